@@ -1,0 +1,54 @@
+// rewind/summary.hpp — what a gradient computation did, returned with every result.
+//
+//   auto result = driver.run(y0, theta);
+//   std::cout << result.summary.brief() << "\n";   // one line
+//   std::cout << result.summary.full();            // a table
+//
+// Conventions (the revolve literature's, so figures compare with other codes): `forward_steps`
+// counts every forward step advanced outside the reverse sweep (the first sweep plus replays
+// from snapshots); each reverse step additionally re-runs its own forward step internally to
+// rebuild the stages, which is not counted in forward_steps but is in rhs_evaluations.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+struct Summary {
+  std::string method;    // integrator and step control, e.g. "rk4, fixed dt = 0.01"
+  std::string schedule;  // "store-all", "revolve(c = 20)", ...
+  std::string backend;   // "eigen", "thrust"
+  Index state_size = 0;
+  Index parameter_size = 0;
+
+  Index steps = 0;             // N: accepted steps of the run
+  Index rejected_steps = 0;    // rejected adaptive attempts during the first forward sweep
+  Index forward_steps = 0;     // steps advanced: first sweep + recomputation
+  Index recomputed_steps = 0;  // forward_steps − steps
+  Index reversed_steps = 0;    // adjoint steps (= steps when complete)
+  Index rhs_evaluations_forward = 0;  // f calls in the first sweep and recomputation
+  Index rhs_evaluations_reverse = 0;  // f calls inside adjoint steps (stage rebuilds)
+  Index vjp_evaluations = 0;
+  Index stores = 0;             // states written to storage
+  Index restores = 0;           // states read back from storage
+  std::int64_t peak_stored_bytes = 0;  // largest storage held at once (states + carries)
+
+  double forward_seconds = 0.0;    // first forward sweep
+  double recompute_seconds = 0.0;  // replays from snapshots
+  double reverse_seconds = 0.0;    // adjoint steps
+  double t_final = 0.0;            // time reached by the run
+
+  double total_seconds() const { return forward_seconds + recompute_seconds + reverse_seconds; }
+  // (forward + recompute + reverse) / forward: the cost of a gradient in forward runs.
+  double gradient_cost_ratio() const {
+    return forward_seconds > 0.0 ? total_seconds() / forward_seconds : 0.0;
+  }
+
+  std::string brief() const;  // one line
+  std::string full() const;   // several lines, one quantity each
+};
+
+}  // namespace rwd

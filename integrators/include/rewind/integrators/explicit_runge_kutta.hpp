@@ -1,0 +1,362 @@
+// rewind/integrators/explicit_runge_kutta.hpp — one explicit Runge–Kutta engine for every
+// tableau, with its exact discrete adjoint.
+//
+//   rwd::Lorenz63<> model;
+//   rwd::ExplicitRungeKutta stepper(model, rwd::ButcherTableau::rk4(),
+//                                   rwd::StepControl::fixed(0.0, 0.01, 1000));
+//   rwd::Carry carry = stepper.initial_carry(y, theta);
+//   while (!stepper.finished(carry)) stepper.step(y, carry, theta);
+//
+// Forward step (s stages, A strictly lower triangular):
+//   Y_i = y_n + h Σ_{j<i} a_ij k_j,   k_i = f(t_n + c_i h, Y_i, θ),   y_{n+1} = y_n + h Σ_i b_i k_i.
+// Adjoint step, the exact derivative of that map (reverse mode through the stages): given
+// λ_{n+1} = ∂J/∂y_{n+1}, for i = s..1
+//   κ_i = h (b_i λ_{n+1} + Σ_{j>i} a_ji ν_j),   (ν_i, μ_i) = ((∂f/∂y)ᵀ κ_i, (∂f/∂θ)ᵀ κ_i) at Y_i,
+// then λ_n = λ_{n+1} + Σ_i ν_i and dJ/dθ += Σ_i μ_i (Hager 2000; Sandu 2006). The adjoint step
+// first re-runs the forward step from (y_n, carry_n) to rebuild the stages — the "each reverse
+// step re-runs its forward step" convention of the revolve literature — so it needs nothing
+// but the stored state and carry.
+//
+// Adaptive runs: the accepted step sizes are treated as constants of the discrete map. The
+// gradient is then exact for the sequence of steps the forward run took, not a derivative of
+// the step-size controller (which is piecewise constant in y and θ almost everywhere).
+//
+// Determinism: the stages, the controller and the final combination run the same floating-point
+// operations in the same order every time, so (y_n, carry_n) → y_{n+1} is bitwise reproducible
+// on a deterministic backend; replays from snapshots depend on it.
+//
+// Allocation: every work vector is allocated in the constructor; step() and adjoint_step() do
+// not allocate (tests/integrators/no_allocation_test.cpp counts operator new calls).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "rewind/backend/backend.hpp"
+#include "rewind/carry.hpp"
+#include "rewind/error.hpp"
+#include "rewind/integrators/butcher_tableau.hpp"
+#include "rewind/integrators/step_control.hpp"
+#include "rewind/problem.hpp"
+
+namespace rwd {
+
+// Work counts since construction (or reset_counters()).
+struct StepperCounters {
+  Index rhs_evaluations = 0;   // calls of f
+  Index vjp_evaluations = 0;   // calls of the vector-Jacobian product
+  Index steps = 0;             // accepted forward steps taken by step()
+  Index adjoint_steps = 0;     // adjoint_step() calls
+  Index rejected_attempts = 0;  // rejected trial steps (adaptive), forward and recomputed
+};
+
+template <Problem P>
+class ExplicitRungeKutta {
+ public:
+  using Backend = typename P::Backend;
+  using Vector = typename Backend::Vector;
+  using B = Backend;
+
+  // Validates the tableau and the step control; adaptive control needs an embedded pair.
+  ExplicitRungeKutta(const P& problem, ButcherTableau tableau, StepControl control)
+      : problem_(problem), tableau_(std::move(tableau)), control_(control) {
+    tableau_.validate();
+    control_.validate();
+    if (control_.is_adaptive() && !tableau_.has_embedded())
+      detail::fail<InvalidArgument>("method '", tableau_.name,
+                                    "' has no embedded error estimate, so it cannot take adaptive "
+                                    "steps; use bs3, dopri5, tsit5 or heun, or fixed steps");
+    if (tableau_.stages + 1 > kMaxCombinationTerms)
+      detail::fail<InvalidArgument>("method '", tableau_.name, "' has ", tableau_.stages,
+                                    " stages; at most ", kMaxCombinationTerms - 1, " are supported");
+    n_ = static_cast<Index>(problem_.state_size());
+    p_ = static_cast<Index>(problem_.parameter_size());
+    if (n_ < 1) detail::fail<InvalidArgument>("problem state_size = ", n_, " must be >= 1");
+    if (p_ < 0) detail::fail<InvalidArgument>("problem parameter_size = ", p_, " must be >= 0");
+    plan_stages();
+    const int s = tableau_.stages;
+    for (int i = 0; i < s; ++i) k_.push_back(B::zeros(n_));
+    for (int i = 0; i < s; ++i) nu_.push_back(B::zeros(adjoint_needed_[i] ? n_ : 0));
+    stage_ = B::zeros(n_);
+    kappa_ = B::zeros(n_);
+    mu_stage_ = B::zeros(p_);
+    if (control_.is_adaptive()) y_new_ = B::zeros(n_);
+    const int q = std::min(tableau_.order, tableau_.embedded_order > 0 ? tableau_.embedded_order
+                                                                        : tableau_.order);
+    alpha_ = 0.7 / (q + 1);
+    beta_ = 0.4 / (q + 1);
+  }
+
+  const P& problem() const { return problem_; }
+  const ButcherTableau& tableau() const { return tableau_; }
+  const StepControl& control() const { return control_; }
+  Index state_size() const { return n_; }
+  Index parameter_size() const { return p_; }
+  // Fixed steps: the number of steps; adaptive: unknown before the run (−1).
+  Index planned_steps() const { return control_.is_adaptive() ? -1 : control_.steps; }
+
+  // The size of the step most recently taken by step() or re-run by adjoint_step().
+  double last_step_size() const { return next_h_; }
+
+  const StepperCounters& counters() const { return counters_; }
+  void reset_counters() { counters_ = {}; }
+
+  // The carry of the initial state. Adaptive runs with dt = 0 choose the first step here
+  // (two right-hand side evaluations), deterministically.
+  Carry initial_carry(const Vector& y0, const Vector& theta) {
+    check_sizes(y0, theta);
+    Carry c;
+    c.t = control_.t0;
+    c.step = 0;
+    c.error_prev = 1.0;
+    c.h = control_.dt;
+    if (control_.is_adaptive() && control_.dt == 0.0) c.h = starting_step(y0, theta);
+    return c;
+  }
+
+  bool finished(const Carry& c) const {
+    return control_.is_adaptive() ? !(c.t < control_.t_final) : c.step >= control_.steps;
+  }
+
+  // One accepted step: y ← y_{n+1}, carry ← carry_{n+1}. Throws SolverError when an adaptive
+  // step cannot be taken (step size underflow, too many rejections, max_steps reached).
+  void step(Vector& y, Carry& carry, const Vector& theta) {
+    if (finished(carry))
+      detail::fail<InvalidArgument>("step() called at step ", carry.step, " (t = ", carry.t,
+                                    ") after the end of the run");
+    const Carry next = advance_stages(y, carry, theta);
+    if (control_.is_adaptive()) {
+      B::copy(y_new_, y);
+    } else {
+      combine_solution(y, y, next_h_);  // in place: y ← y + h Σ b_i k_i
+    }
+    carry = next;
+    ++counters_.steps;
+  }
+
+  // λ ← λ_n = (∂y_{n+1}/∂y_n)ᵀ λ_{n+1};  mu ← mu + (∂y_{n+1}/∂θ)ᵀ λ_{n+1}.
+  // y_n and carry_n are the state and carry at the start of the step being reversed.
+  void adjoint_step(const Vector& y_n, const Carry& carry_n, const Vector& theta, Vector& lambda,
+                    Vector& mu) {
+    check_sizes(y_n, theta);
+    if (B::size(lambda) != n_ || B::size(mu) != p_)
+      detail::fail<InvalidArgument>("adjoint vectors have sizes (", B::size(lambda), ", ",
+                                    B::size(mu), "); expected (", n_, ", ", p_, ")");
+    advance_stages(y_n, carry_n, theta);
+    const double h = next_h_;
+    const double t = carry_n.t;
+    const int s = tableau_.stages;
+    std::array<double, kMaxCombinationTerms> coeff{};
+    std::array<const Vector*, kMaxCombinationTerms> vecs{};
+    for (int i = s - 1; i >= 0; --i) {
+      if (!adjoint_needed_[i]) continue;
+      int m = 0;
+      for (int j = i + 1; j < s; ++j) {
+        if (!adjoint_needed_[j] || tableau_.a_at(j, i) == 0.0) continue;
+        coeff[m] = h * tableau_.a_at(j, i);
+        vecs[m] = &nu_[j];
+        ++m;
+      }
+      B::linear_combination(kappa_, h * tableau_.b[i], lambda, {coeff.data(), std::size_t(m)},
+                            {vecs.data(), std::size_t(m)});
+      const Vector& Yi = stage_state(i, y_n, h);
+      problem_.vjp(t + tableau_.c[i] * h, Yi, theta, kappa_, nu_[i], mu_stage_);
+      ++counters_.vjp_evaluations;
+      if (p_ > 0) B::axpy(1.0, mu_stage_, mu);
+    }
+    int m = 0;
+    for (int i = 0; i < s; ++i) {
+      if (!adjoint_needed_[i]) continue;
+      coeff[m] = 1.0;
+      vecs[m] = &nu_[i];
+      ++m;
+    }
+    B::linear_combination(lambda, 1.0, lambda, {coeff.data(), std::size_t(m)},
+                          {vecs.data(), std::size_t(m)});
+    ++counters_.adjoint_steps;
+  }
+
+ private:
+  // Which stages are evaluated: a stage matters if its weight is non-zero or a stage that
+  // matters reads it. Fixed steps need the stages behind b; adaptive ones also those behind the
+  // error weights. The adjoint needs exactly the stages behind b.
+  void plan_stages() {
+    const int s = tableau_.stages;
+    auto closure = [&](const std::vector<double>& w1, const std::vector<double>* w2) {
+      std::vector<bool> need(static_cast<std::size_t>(s), false);
+      for (int i = s - 1; i >= 0; --i) {
+        bool n = w1[i] != 0.0 || (w2 && (*w2)[i] != 0.0);
+        for (int j = i + 1; j < s && !n; ++j) n = need[j] && tableau_.a_at(j, i) != 0.0;
+        need[i] = n;
+      }
+      return need;
+    };
+    adjoint_needed_ = closure(tableau_.b, nullptr);
+    if (tableau_.has_embedded()) {
+      error_weights_.resize(static_cast<std::size_t>(s));
+      for (int i = 0; i < s; ++i) error_weights_[i] = tableau_.b[i] - tableau_.b_embedded[i];
+    }
+    forward_needed_ =
+        control_.is_adaptive() ? closure(tableau_.b, &error_weights_) : adjoint_needed_;
+  }
+
+  void check_sizes(const Vector& y, const Vector& theta) const {
+    if (B::size(y) != n_)
+      detail::fail<InvalidArgument>("state has ", B::size(y), " components; the problem has ", n_);
+    if (B::size(theta) != p_)
+      detail::fail<InvalidArgument>("parameter vector has ", B::size(theta),
+                                    " components; the problem has ", p_);
+  }
+
+  // Y_i = y + h Σ_{j<i} a_ij k_j (stage 0 is y itself). Returns a reference to Y_i.
+  const Vector& stage_state(int i, const Vector& y, double h) {
+    if (i == 0) return y;
+    std::array<double, kMaxCombinationTerms> coeff{};
+    std::array<const Vector*, kMaxCombinationTerms> vecs{};
+    int m = 0;
+    for (int j = 0; j < i; ++j) {
+      if (tableau_.a_at(i, j) == 0.0) continue;
+      coeff[m] = h * tableau_.a_at(i, j);
+      vecs[m] = &k_[j];
+      ++m;
+    }
+    B::linear_combination(stage_, 1.0, y, {coeff.data(), std::size_t(m)},
+                          {vecs.data(), std::size_t(m)});
+    return stage_;
+  }
+
+  void evaluate_stages(const Vector& y, double t, double h, const Vector& theta, int first) {
+    for (int i = first; i < tableau_.stages; ++i) {
+      if (!forward_needed_[i]) continue;
+      const Vector& Yi = stage_state(i, y, h);
+      problem_.rhs(t + tableau_.c[i] * h, Yi, theta, k_[i]);
+      ++counters_.rhs_evaluations;
+    }
+  }
+
+  // out = y + h Σ_i w_i k_i over the stages with non-zero weight (out may be y).
+  void combine(Vector& out, const Vector& y, double h, const std::vector<double>& w,
+               double base) {
+    std::array<double, kMaxCombinationTerms> coeff{};
+    std::array<const Vector*, kMaxCombinationTerms> vecs{};
+    int m = 0;
+    for (int i = 0; i < tableau_.stages; ++i) {
+      if (w[i] == 0.0) continue;
+      coeff[m] = h * w[i];
+      vecs[m] = &k_[i];
+      ++m;
+    }
+    B::linear_combination(out, base, y, {coeff.data(), std::size_t(m)},
+                          {vecs.data(), std::size_t(m)});
+  }
+  void combine_solution(Vector& out, const Vector& y, double h) { combine(out, y, h, tableau_.b, 1.0); }
+
+  // Runs the stages of the step starting at (y, carry), including any rejected attempts, and
+  // leaves the accepted step's stages in k_, its size in next_h_ and (adaptive) y_{n+1} in
+  // y_new_. Returns carry_{n+1}. Never modifies y.
+  Carry advance_stages(const Vector& y, const Carry& carry, const Vector& theta) {
+    Carry next = carry;
+    next.step = carry.step + 1;
+    if (!control_.is_adaptive()) {
+      next_h_ = control_.dt;
+      evaluate_stages(y, carry.t, next_h_, theta, 0);
+      next.t = control_.t0 + static_cast<double>(next.step) * control_.dt;
+      return next;
+    }
+    if (carry.step >= control_.max_steps)
+      detail::fail<SolverError>("adaptive run reached max_steps = ", control_.max_steps,
+                                " at t = ", carry.t, " before t_final = ", control_.t_final);
+    const double t = carry.t;
+    const double t_final = control_.t_final;
+    const double h_min =
+        control_.min_step_relative * std::max(std::abs(t), std::abs(t_final - control_.t0));
+    double h = carry.h;
+    int rejections = 0;
+    bool first_stage_done = false;
+    for (;;) {
+      bool last = false;
+      if (t + h >= t_final || t_final - (t + h) < h_min) {
+        h = t_final - t;
+        last = true;
+      }
+      // The first stage depends only on (t, y): evaluated once however many attempts follow.
+      evaluate_stages(y, t, h, theta, first_stage_done ? 1 : 0);
+      first_stage_done = true;
+      combine_solution(y_new_, y, h);
+      combine(stage_, y, h, error_weights_, 0.0);  // error estimate h Σ (b_i − b̂_i) k_i
+      const double err = B::error_norm(stage_, y, y_new_, control_.rtol, control_.atol);
+      if (err <= 1.0) {
+        const double e = std::max(err, 1e-10);
+        double factor = control_.safety * std::pow(e, -alpha_) * std::pow(carry.error_prev, beta_);
+        factor = std::clamp(factor, control_.min_factor, control_.max_factor);
+        if (rejections > 0) factor = std::min(factor, 1.0);
+        next_h_ = h;
+        next.h = h * factor;
+        next.error_prev = std::max(err, 1e-4);
+        next.t = last ? t_final : t + h;
+        next.rejected = carry.rejected + rejections;
+        return next;
+      }
+      ++rejections;
+      ++counters_.rejected_attempts;
+      if (rejections > control_.max_rejections)
+        detail::fail<SolverError>("step ", carry.step, " at t = ", t, ": ", rejections,
+                                  " consecutive rejected steps (last error norm ", err,
+                                  std::isfinite(err) ? "" : ", non-finite stage values",
+                                  "); the problem may be stiff or the tolerances too tight");
+      const double factor = std::isfinite(err)
+                                ? std::max(control_.min_factor, control_.safety * std::pow(err, -alpha_))
+                                : control_.min_factor;
+      h *= factor;
+      if (h < h_min)
+        detail::fail<SolverError>("step size underflow at step ", carry.step, ", t = ", t, ": h = ", h,
+                                  " < ", h_min, " (last error norm ", err, ")");
+    }
+  }
+
+  // Hairer, Nørsett & Wanner, Solving ODEs I, §II.4: a first step from the sizes of y0, f(y0)
+  // and an estimate of the second derivative, in the error norm of the run.
+  double starting_step(const Vector& y0, const Vector& theta) {
+    const double rtol = control_.rtol, atol = control_.atol;
+    problem_.rhs(control_.t0, y0, theta, k_[0]);
+    ++counters_.rhs_evaluations;
+    const double d0 = B::error_norm(y0, y0, y0, rtol, atol);
+    const double d1 = B::error_norm(k_[0], y0, y0, rtol, atol);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    h0 = std::min(h0, control_.t_final - control_.t0);
+    const double c1[] = {h0};
+    const Vector* v1[] = {&k_[0]};
+    B::linear_combination(stage_, 1.0, y0, c1, v1);  // explicit Euler step
+    problem_.rhs(control_.t0 + h0, stage_, theta, k_[1 % tableau_.stages]);
+    ++counters_.rhs_evaluations;
+    const double c2[] = {1.0, -1.0};
+    const Vector* v2[] = {&k_[1 % tableau_.stages], &k_[0]};
+    B::linear_combination(stage_, c2, v2);
+    const double d2 = B::error_norm(stage_, y0, y0, rtol, atol) / h0;
+    const int q = tableau_.order;
+    const double h1 = std::max(d1, d2) <= 1e-15 ? std::max(1e-6, h0 * 1e-3)
+                                              : std::pow(0.01 / std::max(d1, d2), 1.0 / (q + 1));
+    double h = std::min(100 * h0, h1);
+    if (!std::isfinite(h) || h <= 0.0)
+      detail::fail<SolverError>("could not choose a starting step at t0 = ", control_.t0,
+                                " (non-finite f(y0)?); give StepControl::dt explicitly");
+    return std::min(h, control_.t_final - control_.t0);
+  }
+
+  const P& problem_;
+  ButcherTableau tableau_;
+  StepControl control_;
+  Index n_ = 0, p_ = 0;
+  std::vector<bool> forward_needed_, adjoint_needed_;
+  std::vector<double> error_weights_;
+  std::vector<Vector> k_, nu_;
+  Vector stage_, kappa_, mu_stage_, y_new_;
+  double next_h_ = 0.0;
+  double alpha_ = 0.0, beta_ = 0.0;
+  StepperCounters counters_;
+};
+
+}  // namespace rwd

@@ -1,0 +1,97 @@
+// rewind/integrators/step_control.hpp — how an explicit Runge–Kutta run chooses its steps.
+//
+//   auto fixed = rwd::StepControl::fixed(/*t0=*/0.0, /*dt=*/0.01, /*steps=*/1000);
+//   auto adapt = rwd::StepControl::adaptive(/*t0=*/0.0, /*t_final=*/10.0, /*rtol=*/1e-6,
+//                                           /*atol=*/1e-9);
+//   adapt.validate();   // throws rwd::InvalidArgument naming the field and the rule
+//
+// Adaptive stepping uses the embedded error estimate of the tableau, the scaled RMS norm
+// ‖e_i / (atol + rtol·max(|y_n,i|, |y_n+1,i|))‖ and a PI controller (Gustafsson 1991; Hairer &
+// Wanner, Solving ODEs II, §IV.2):  h_new = h · safety · err^(−α) · err_prev^(β) with
+// α = 0.7/(q+1), β = 0.4/(q+1), q the lower order of the pair, clamped to
+// [min_factor, max_factor]. A step is accepted when err ≤ 1.
+#pragma once
+
+#include <cmath>
+
+#include "rewind/error.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+struct StepControl {
+  enum class Mode { fixed, adaptive };
+  Mode mode = Mode::fixed;
+
+  double t0 = 0.0;       // initial time
+  // fixed: the step size; adaptive: the first step tried (0 = chosen from the problem by
+  // Hairer's starting-step heuristic, Solving ODEs I, §II.4).
+  double dt = 0.0;
+  Index steps = 0;       // fixed: number of steps (the run ends at t0 + steps·dt)
+  double t_final = 0.0;  // adaptive: end of the interval (must be > t0)
+
+  double rtol = 1e-6;    // adaptive: relative tolerance, > 0
+  double atol = 1e-9;    // adaptive: absolute tolerance, > 0
+  double safety = 0.9;   // adaptive: factor applied to the optimal step, in (0, 1]
+  double min_factor = 0.2;  // adaptive: smallest step ratio, in (0, 1)
+  double max_factor = 5.0;  // adaptive: largest step ratio, > 1
+  Index max_steps = 100'000'000;  // adaptive: refuse to go on past this many accepted steps
+  int max_rejections = 50;        // adaptive: consecutive rejections before giving up
+  // adaptive: steps below min_step_relative·max(|t|, |t_final − t0|) are a step-size underflow.
+  double min_step_relative = 1e-14;
+
+  static StepControl fixed(double t0, double dt, Index steps) {
+    StepControl c;
+    c.mode = Mode::fixed;
+    c.t0 = t0;
+    c.dt = dt;
+    c.steps = steps;
+    return c;
+  }
+  static StepControl adaptive(double t0, double t_final, double rtol, double atol, double dt0 = 0.0) {
+    StepControl c;
+    c.mode = Mode::adaptive;
+    c.t0 = t0;
+    c.t_final = t_final;
+    c.rtol = rtol;
+    c.atol = atol;
+    c.dt = dt0;
+    return c;
+  }
+
+  bool is_adaptive() const { return mode == Mode::adaptive; }
+
+  // Refuses anything that would make the run meaningless, before any work is done.
+  void validate() const {
+    using detail::fail;
+    if (!std::isfinite(t0)) fail<InvalidArgument>("t0 = ", t0, " must be finite");
+    if (mode == Mode::fixed) {
+      if (!(dt > 0.0) || !std::isfinite(dt))
+        fail<InvalidArgument>("dt = ", dt, " must be a finite step size > 0");
+      if (steps < 1) fail<InvalidArgument>("steps = ", steps, " must be >= 1");
+      if (!std::isfinite(t0 + static_cast<double>(steps) * dt))
+        fail<InvalidArgument>("t0 + steps*dt overflows (steps = ", steps, ", dt = ", dt, ")");
+      return;
+    }
+    if (!std::isfinite(t_final) || !(t_final > t0))
+      fail<InvalidArgument>("t_final = ", t_final, " must be finite and > t0 = ", t0);
+    if (!(rtol > 0.0) || !std::isfinite(rtol))
+      fail<InvalidArgument>("rtol = ", rtol, " must be finite and > 0");
+    if (rtol < 1e-15)
+      fail<InvalidArgument>("rtol = ", rtol, " is below double-precision round-off; use rtol >= 1e-15");
+    if (!(atol > 0.0) || !std::isfinite(atol))
+      fail<InvalidArgument>("atol = ", atol, " must be finite and > 0");
+    if (dt < 0.0 || !std::isfinite(dt))
+      fail<InvalidArgument>("initial dt = ", dt, " must be finite and >= 0 (0 = automatic)");
+    if (!(safety > 0.0 && safety <= 1.0)) fail<InvalidArgument>("safety = ", safety, " must be in (0, 1]");
+    if (!(min_factor > 0.0 && min_factor < 1.0))
+      fail<InvalidArgument>("min_factor = ", min_factor, " must be in (0, 1)");
+    if (!(max_factor > 1.0)) fail<InvalidArgument>("max_factor = ", max_factor, " must be > 1");
+    if (max_steps < 1) fail<InvalidArgument>("max_steps = ", max_steps, " must be >= 1");
+    if (max_rejections < 1) fail<InvalidArgument>("max_rejections = ", max_rejections, " must be >= 1");
+    if (!(min_step_relative > 0.0 && min_step_relative < 1.0))
+      fail<InvalidArgument>("min_step_relative = ", min_step_relative, " must be in (0, 1)");
+  }
+};
+
+}  // namespace rwd

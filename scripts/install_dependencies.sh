@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages rewind builds against. Idempotent: packages that are
+# already present are skipped, and apt is only touched when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libeigen3-dev          # CPU vector backend, dense linear algebra
+  libthrust-dev          # Thrust backend (CPP/OMP device systems on the CPU)
+  libsundials-dev        # BDF through CVODES
+  libhdf5-dev hdf5-tools # snapshot files, h5dump
+  libgtest-dev googletest libgmock-dev
+  libbenchmark-dev       # Google Benchmark
+  libcli11-dev           # command-line parsing for the rewind tool
+  nlohmann-json3-dev     # JSON reports
+  python3 python3-numpy python3-matplotlib  # plots from the JSON reports
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "rewind: all dependencies present"
+  exit 0
+fi
+
+echo "rewind: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

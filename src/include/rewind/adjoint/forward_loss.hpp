@@ -1,0 +1,43 @@
+// rewind/adjoint/forward_loss.hpp — J alone, from one forward sweep that stores nothing.
+//
+//   double J = rwd::forward_loss(stepper, objective, y0, theta);
+//
+// Used for finite-difference checks of gradients (each perturbed run is one call) and by
+// anything that needs the loss without its gradient.
+#pragma once
+
+#include "rewind/adjoint/run_checks.hpp"
+#include "rewind/carry.hpp"
+#include "rewind/objective.hpp"
+
+namespace rwd {
+
+template <class Stepper>
+double forward_loss(Stepper& stepper, const Objective<typename Stepper::Backend>& objective,
+                    const typename Stepper::Backend::Vector& y0,
+                    const typename Stepper::Backend::Vector& theta,
+                    typename Stepper::Backend::Vector* y_final = nullptr) {
+  using B = typename Stepper::Backend;
+  const Index n = stepper.state_size();
+  detail::require_size<B>(y0, n, "initial state y0");
+  detail::require_size<B>(theta, stepper.parameter_size(), "parameter vector theta");
+  typename B::Vector y = B::zeros(n);
+  typename B::Vector grad = B::zeros(n);
+  B::copy(y0, y);
+  Carry carry = stepper.initial_carry(y, theta);
+  double loss = 0.0;
+  while (true) {
+    if (objective.observes(carry.step)) loss += objective.observation(carry.step, carry.t, y, grad);
+    if (stepper.finished(carry)) break;
+    stepper.step(y, carry, theta);
+    detail::require_finite_state<B>(y, carry);
+  }
+  if (objective.last_observation_step() > carry.step)
+    detail::fail<InvalidArgument>("objective observes step ", objective.last_observation_step(),
+                                  " but the run took only ", carry.step, " steps");
+  loss += objective.terminal(carry.t, y, grad);
+  if (y_final) B::copy(y, *y_final);
+  return loss;
+}
+
+}  // namespace rwd

@@ -1,0 +1,51 @@
+// rewind/adjoint/run_checks.hpp — the checks every driver makes before and during a run, so
+// that bad input is refused before any work and a NaN never becomes a silent wrong gradient.
+#pragma once
+
+#include <string>
+
+#include "rewind/carry.hpp"
+#include "rewind/error.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd::detail {
+
+template <class B>
+void require_size(const typename B::Vector& v, Index expected, const char* what) {
+  if (B::size(v) != expected)
+    fail<InvalidArgument>(what, " has ", B::size(v), " components; expected ", expected);
+}
+
+template <class B>
+void require_finite_input(const typename B::Vector& v, const char* what) {
+  if (!B::all_finite(v)) fail<InvalidArgument>(what, " contains NaN or Inf");
+}
+
+// A non-finite state after step n stops the run; the message names the step and the time.
+template <class B>
+void require_finite_state(const typename B::Vector& y, const Carry& carry) {
+  if (!B::all_finite(y))
+    fail<NumericalError>("state became non-finite (NaN or Inf) at step ", carry.step,
+                         ", t = ", carry.t,
+                         "; the step size may be too large for stability, or the solution blows "
+                         "up (chaotic or unstable dynamics over a long horizon)");
+}
+
+template <class B>
+void require_finite_adjoint(const typename B::Vector& lambda, const typename B::Vector& mu,
+                            const Carry& carry) {
+  if (!B::all_finite(lambda))
+    fail<NumericalError>("adjoint state became non-finite (NaN or Inf) while reversing step ",
+                         carry.step, " (t = ", carry.t,
+                         "); sensitivities overflow, as in chaotic systems over long horizons");
+  if (!B::all_finite(mu))
+    fail<NumericalError>("parameter gradient became non-finite (NaN or Inf) while reversing step ",
+                         carry.step, " (t = ", carry.t, ")");
+}
+
+inline void require_finite_value(double value, const char* what, Index step, double t) {
+  if (!(value - value == 0.0))
+    fail<NumericalError>(what, " is non-finite (", value, ") at step ", step, ", t = ", t);
+}
+
+}  // namespace rwd::detail
