@@ -112,7 +112,7 @@ class ExplicitRungeKutta {
     c.t = control_.t0;
     c.step = 0;
     c.error_prev = 1.0;
-    c.h = control_.dt;
+    c.h = control_.is_prescribed() ? control_.step_sizes.front() : control_.dt;
     if (control_.is_adaptive() && control_.dt == 0.0) c.h = starting_step(y0, theta);
     return c;
   }
@@ -260,9 +260,16 @@ class ExplicitRungeKutta {
   Carry advance_stages(const Vector& y, const Carry& carry, const Vector& theta) {
     Carry next = carry;
     next.step = carry.step + 1;
+    if (control_.is_prescribed()) {
+      next_h_ = control_.step_sizes[static_cast<std::size_t>(carry.step)];
+      evaluate_stages(y, carry.t, next_h_, theta, 0);
+      next.t = carry.t + next_h_;
+      return next;
+    }
     if (!control_.is_adaptive()) {
       next_h_ = control_.dt;
       evaluate_stages(y, carry.t, next_h_, theta, 0);
+      // t_n = t0 + n·dt rather than a running sum, so long runs do not accumulate round-off.
       next.t = control_.t0 + static_cast<double>(next.step) * control_.dt;
       return next;
     }

@@ -4,6 +4,12 @@
 //   auto adapt = rwd::StepControl::adaptive(/*t0=*/0.0, /*t_final=*/10.0, /*rtol=*/1e-6,
 //                                           /*atol=*/1e-9);
 //   adapt.validate();   // throws rwd::InvalidArgument naming the field and the rule
+//   auto frozen = rwd::StepControl::prescribed(0.0, sizes);   // replay given step sizes
+//
+// Prescribed steps replay a given sequence h_0, h_1, … (t_{n+1} = t_n + h_n). The gradient of an
+// adaptive run treats its accepted steps as constants, so it is exactly the gradient of the
+// prescribed run with those steps: use this to check adaptive gradients by finite differences,
+// or to keep the step sequence fixed while an optimiser perturbs parameters.
 //
 // Adaptive stepping uses the embedded error estimate of the tableau, the scaled RMS norm
 // ‖e_i / (atol + rtol·max(|y_n,i|, |y_n+1,i|))‖ and a PI controller (Gustafsson 1991; Hairer &
@@ -13,6 +19,8 @@
 #pragma once
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "rewind/error.hpp"
 #include "rewind/types.hpp"
@@ -20,7 +28,7 @@
 namespace rwd {
 
 struct StepControl {
-  enum class Mode { fixed, adaptive };
+  enum class Mode { fixed, adaptive, prescribed };
   Mode mode = Mode::fixed;
 
   double t0 = 0.0;       // initial time
@@ -29,6 +37,7 @@ struct StepControl {
   double dt = 0.0;
   Index steps = 0;       // fixed: number of steps (the run ends at t0 + steps·dt)
   double t_final = 0.0;  // adaptive: end of the interval (must be > t0)
+  std::vector<double> step_sizes;  // prescribed: h_n for every step, each finite and > 0
 
   double rtol = 1e-6;    // adaptive: relative tolerance, > 0
   double atol = 1e-9;    // adaptive: absolute tolerance, > 0
@@ -59,12 +68,33 @@ struct StepControl {
     return c;
   }
 
+  static StepControl prescribed(double t0, std::vector<double> sizes) {
+    StepControl c;
+    c.mode = Mode::prescribed;
+    c.t0 = t0;
+    c.steps = static_cast<Index>(sizes.size());
+    c.step_sizes = std::move(sizes);
+    return c;
+  }
+
   bool is_adaptive() const { return mode == Mode::adaptive; }
+  bool is_prescribed() const { return mode == Mode::prescribed; }
 
   // Refuses anything that would make the run meaningless, before any work is done.
   void validate() const {
     using detail::fail;
     if (!std::isfinite(t0)) fail<InvalidArgument>("t0 = ", t0, " must be finite");
+    if (mode == Mode::prescribed) {
+      if (step_sizes.empty()) fail<InvalidArgument>("prescribed steps: the list of step sizes is empty");
+      if (steps != static_cast<Index>(step_sizes.size()))
+        fail<InvalidArgument>("prescribed steps: steps = ", steps, " but ", step_sizes.size(),
+                              " step sizes were given");
+      for (std::size_t i = 0; i < step_sizes.size(); ++i)
+        if (!(step_sizes[i] > 0.0) || !std::isfinite(step_sizes[i]))
+          fail<InvalidArgument>("prescribed step ", i, " has size ", step_sizes[i],
+                                "; every step size must be finite and > 0");
+      return;
+    }
     if (mode == Mode::fixed) {
       if (!(dt > 0.0) || !std::isfinite(dt))
         fail<InvalidArgument>("dt = ", dt, " must be a finite step size > 0");

@@ -69,6 +69,8 @@ std::string describe_method(const Stepper& stepper) {
   out << stepper.tableau().name;
   if (c.is_adaptive())
     out << ", adaptive rtol = " << c.rtol << " atol = " << c.atol;
+  else if (c.is_prescribed())
+    out << ", " << c.steps << " prescribed steps";
   else
     out << ", fixed dt = " << c.dt;
   return out.str();
@@ -150,7 +152,7 @@ class StoreAllAdjoint {
     detail::require_finite_value(terminal, "terminal cost", carry.step, carry.t);
     loss += terminal;
     summary.forward_seconds = detail::seconds_since(start);
-    const StepperCounters forward_counters = stepper_.counters();
+    const auto forward_counters = stepper_.counters();
 
     // ---- reverse sweep ------------------------------------------------------------------
     start = std::chrono::steady_clock::now();
@@ -172,7 +174,7 @@ class StoreAllAdjoint {
     }
     summary.reverse_seconds = detail::seconds_since(start);
 
-    const StepperCounters& total = stepper_.counters();
+    const auto& total = stepper_.counters();
     summary.method = detail::describe_method(stepper_);
     summary.schedule = "store-all";
     summary.backend = B::name;

@@ -1,0 +1,361 @@
+// rewind/problems/gray_scott.hpp — Gray–Scott reaction–diffusion on a periodic n × n grid.
+//
+//   u' = D_u ∇²u − u v² + F (1 − u)
+//   v' = D_v ∇²v + u v² − (F + k) v
+//
+// ∇² is the 5-point Laplacian with unit grid spacing and periodic boundaries:
+// (∇²u)_{r,c} = u_{r−1,c} + u_{r+1,c} + u_{r,c−1} + u_{r,c+1} − 4 u_{r,c} (indices mod n).
+// State layout: y = [u (n² values, row-major: cell (r, c) at r·n + c); v (n² values, same order)],
+// 2n² unknowns. Parameters θ = (D_u, D_v, F, k); defaults (0.16, 0.08, 0.035, 0.065), the classic
+// dimensionless "bacteria" setting that grows spots from a seed (0.060/0.062 gives "coral").
+// Sizes: n ≥ 3 (so the four neighbours are distinct) and n ≤ 46340 (so n² fits 32-bit indices);
+// n = 8 is 128 unknowns, n = 708 is ≈ 10^6.
+//
+// Explicit stability: the Laplacian's eigenvalues lie in [−8, 0] (unit spacing), and RK4's
+// stability interval on the negative real axis is [−2.785, 0], so RK4 needs
+//   dt ≤ 2.785 / (8 · max(D_u, D_v))      (max_stable_dt_rk4)
+// i.e. dt ≤ 2.18 for the defaults; the reaction terms (rates ≲ F + k + v²) shrink this a little,
+// and dt = 1 is stable and accurate enough to form patterns (≈ 5000–10000 steps).
+//
+// Default initial state (default_initial_state(seed)): u = 1, v = 0 everywhere except a centred
+// square of side 2·max(1, n/10) where u = 0.5 + 0.01·ξ and v = 0.25 + 0.01·ξ', with ξ, ξ' in
+// [−1, 1) from a counter-based hash of (seed, cell) — deterministic, computed on the device.
+//
+//   rwd::GrayScott<> gs(256);                           // 131072 unknowns
+//   auto theta = gs.default_parameters();                  // (0.16, 0.08, 0.035, 0.065)
+//   auto y = gs.default_initial_state(/*seed=*/1);
+//   double dt = 0.5 * gs.max_stable_dt_rk4(0.16, 0.08);
+//
+// Cost: rhs is one fused pass over memory (reads u, v and their neighbours, writes u', v');
+// vjp is one pass for (∂f/∂y)ᵀ a plus one 4-sum reduction for (∂f/∂θ)ᵀ a (fused into the same
+// pass on the Eigen backend). No allocation. Kernels come in two shapes with the same arithmetic:
+// one thread per cell (Thrust/CUDA) and one row per index with a vectorisable interior loop
+// (Eigen); rhs gives the same bits on both.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/error.hpp"
+#include "rewind/host_device.hpp"
+#include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+namespace detail {
+
+// --- the arithmetic, written once --------------------------------------------------------------
+// Both kernel shapes below (one cell per index for devices, one row per index for the Eigen
+// backend) call these functions with the same operands in the same order, so they give the same
+// bits.
+
+struct GrayScottParameters {
+  double du, dv, feed, kill;
+  REWIND_HOST_DEVICE static GrayScottParameters load(const double* theta) {
+    return {theta[0], theta[1], theta[2], theta[3]};
+  }
+};
+
+// 5-point Laplacian from the centre value and the four neighbours, in a fixed order.
+REWIND_HOST_DEVICE inline double gray_scott_laplacian(double centre, double up, double down,
+                                                      double left, double right) {
+  return (((up + down) + left) + right) - 4.0 * centre;
+}
+
+REWIND_HOST_DEVICE inline void gray_scott_rhs_cell(const GrayScottParameters& p, double u,
+                                                   double lap_u, double v, double lap_v,
+                                                   double& fu, double& fv) {
+  const double uvv = u * v * v;
+  fu = p.du * lap_u - uvv + p.feed * (1.0 - u);
+  fv = p.dv * lap_v + uvv - (p.feed + p.kill) * v;
+}
+
+// With cotangent a = [a_u; a_v] and the Laplacian symmetric (periodic 5-point stencil):
+//   (∂f/∂u)ᵀ a = D_u ∇²a_u − (v² + F) a_u + v² a_v
+//   (∂f/∂v)ᵀ a = D_v ∇²a_v − 2uv a_u + (2uv − F − k) a_v
+REWIND_HOST_DEVICE inline void gray_scott_vjp_cell(const GrayScottParameters& p, double u,
+                                                   double v, double au, double lap_au, double av,
+                                                   double lap_av, double& out_u, double& out_v) {
+  const double vv = v * v, uv2 = 2.0 * u * v;
+  out_u = p.du * lap_au - (vv + p.feed) * au + vv * av;
+  out_v = p.dv * lap_av - uv2 * au + (uv2 - p.feed - p.kill) * av;
+}
+
+// One cell's terms of (∂f/∂θ)ᵀ a = (Σ a_u ∇²u, Σ a_v ∇²v, Σ a_u (1 − u) − a_v v, −Σ a_v v).
+REWIND_HOST_DEVICE inline Sums<4> gray_scott_parameter_terms(double u, double lap_u, double v,
+                                                             double lap_v, double au, double av) {
+  Sums<4> r;
+  r.v[0] = au * lap_u;
+  r.v[1] = av * lap_v;
+  r.v[2] = au * (1.0 - u) - av * v;
+  r.v[3] = -av * v;
+  return r;
+}
+
+// --- one cell per index (any backend; the shape a GPU wants) -----------------------------------
+
+// Cell c = r·n + col and its four periodic neighbours, in 32-bit arithmetic (cheaper divisions;
+// the constructor of GrayScott guarantees 2n² < 2^32).
+struct GrayScottStencil {
+  std::uint32_t c, up, down, left, right;
+
+  REWIND_HOST_DEVICE GrayScottStencil(Index k, std::uint32_t n, std::uint32_t cells) {
+    c = static_cast<std::uint32_t>(k);
+    const std::uint32_t row = c / n;
+    const std::uint32_t col = c - row * n;
+    up = row == 0 ? c + (cells - n) : c - n;
+    down = row + 1 == n ? c - (cells - n) : c + n;
+    left = col == 0 ? c + (n - 1) : c - 1;
+    right = col + 1 == n ? c - (n - 1) : c + 1;
+  }
+
+  REWIND_HOST_DEVICE double laplacian(const double* x) const {
+    return gray_scott_laplacian(x[c], x[up], x[down], x[left], x[right]);
+  }
+};
+
+struct GrayScottRhsCellKernel {
+  const double* y;  // [u; v]
+  const double* theta;
+  double* f;  // [u'; v']
+  std::uint32_t n, cells;
+
+  REWIND_HOST_DEVICE void operator()(Index k) const {
+    const GrayScottParameters p = GrayScottParameters::load(theta);
+    const double* u = y;
+    const double* v = y + cells;
+    const GrayScottStencil s(k, n, cells);
+    gray_scott_rhs_cell(p, u[s.c], s.laplacian(u), v[s.c], s.laplacian(v), f[s.c],
+                        f[cells + s.c]);
+  }
+};
+
+struct GrayScottVjpStateCellKernel {
+  const double* y;
+  const double* theta;
+  const double* a;
+  double* out;
+  std::uint32_t n, cells;
+
+  REWIND_HOST_DEVICE void operator()(Index k) const {
+    const GrayScottParameters p = GrayScottParameters::load(theta);
+    const double* au = a;
+    const double* av = a + cells;
+    const GrayScottStencil s(k, n, cells);
+    gray_scott_vjp_cell(p, y[s.c], y[cells + s.c], au[s.c], s.laplacian(au), av[s.c],
+                        s.laplacian(av), out[s.c], out[cells + s.c]);
+  }
+};
+
+struct GrayScottVjpParameterCellKernel {
+  const double* y;
+  const double* a;
+  std::uint32_t n, cells;
+
+  REWIND_HOST_DEVICE Sums<4> operator()(Index k) const {
+    const double* u = y;
+    const double* v = y + cells;
+    const GrayScottStencil s(k, n, cells);
+    return gray_scott_parameter_terms(u[s.c], s.laplacian(u), v[s.c], s.laplacian(v), a[s.c],
+                                      a[cells + s.c]);
+  }
+};
+
+// --- one row per index (host backends: no division, interior loop vectorises) ----------------
+
+// The row r, its upper and lower periodic neighbours, as offsets into one n² block.
+struct GrayScottRow {
+  Index row, up, down;
+  GrayScottRow(Index r, Index n)
+      : row(r * n), up((r == 0 ? n - 1 : r - 1) * n), down((r + 1 == n ? 0 : r + 1) * n) {}
+};
+
+// op(col, left, right) for every column of a row: the two wrapping columns separately so that
+// the interior loop has no branch.
+template <class CellOp>
+inline void gray_scott_for_each_column(Index n, CellOp&& op) {
+  op(Index{0}, n - 1, Index{1});
+  for (Index c = 1; c < n - 1; ++c) op(c, c - 1, c + 1);
+  op(n - 1, n - 2, Index{0});
+}
+
+struct GrayScottRhsRowKernel {
+  const double* y;
+  const double* theta;
+  double* f;
+  Index n, cells;
+
+  void operator()(Index r) const {
+    const GrayScottParameters p = GrayScottParameters::load(theta);
+    const GrayScottRow row(r, n);
+    const double *u = y + row.row, *uu = y + row.up, *ud = y + row.down;
+    const double *v = u + cells, *vu = uu + cells, *vd = ud + cells;
+    double* fu = f + row.row;
+    double* fv = fu + cells;
+    gray_scott_for_each_column(n, [&](Index c, Index l, Index rt) {
+      gray_scott_rhs_cell(p, u[c], gray_scott_laplacian(u[c], uu[c], ud[c], u[l], u[rt]), v[c],
+                          gray_scott_laplacian(v[c], vu[c], vd[c], v[l], v[rt]), fu[c], fv[c]);
+    });
+  }
+};
+
+// Writes the row's part of (∂f/∂y)ᵀ a and returns its part of (∂f/∂θ)ᵀ a: one pass over memory
+// for the whole vjp. Used through sum_index, which evaluates every index exactly once.
+struct GrayScottVjpRowKernel {
+  const double* y;
+  const double* theta;
+  const double* a;
+  double* out;
+  Index n, cells;
+
+  Sums<4> operator()(Index r) const {
+    const GrayScottParameters p = GrayScottParameters::load(theta);
+    const GrayScottRow row(r, n);
+    const double *u = y + row.row, *uu = y + row.up, *ud = y + row.down;
+    const double *v = u + cells, *vu = uu + cells, *vd = ud + cells;
+    const double *au = a + row.row, *auu = a + row.up, *aud = a + row.down;
+    const double *av = au + cells, *avu = auu + cells, *avd = aud + cells;
+    double* ou = out + row.row;
+    double* ov = ou + cells;
+    // One loop for both products (one pass over memory; with -O3 faster than two loops even
+    // though the reduction keeps the loop scalar).
+    Sums<4> s = Sums<4>::zero();
+    gray_scott_for_each_column(n, [&](Index c, Index l, Index rt) {
+      gray_scott_vjp_cell(p, u[c], v[c], au[c],
+                          gray_scott_laplacian(au[c], auu[c], aud[c], au[l], au[rt]), av[c],
+                          gray_scott_laplacian(av[c], avu[c], avd[c], av[l], av[rt]), ou[c],
+                          ov[c]);
+      s = s + gray_scott_parameter_terms(
+                  u[c], gray_scott_laplacian(u[c], uu[c], ud[c], u[l], u[rt]), v[c],
+                  gray_scott_laplacian(v[c], vu[c], vd[c], v[l], v[rt]), au[c], av[c]);
+    });
+    return s;
+  }
+};
+
+// Which kernel shape a backend gets: rows for the sequential CPU backend, cells elsewhere.
+template <class B>
+inline constexpr bool kGrayScottRowKernels = std::is_same_v<B, EigenBackend>;
+
+struct GrayScottInitialStateKernel {
+  double* y;
+  std::uint64_t seed;
+  std::uint32_t n, cells, lo, hi;  // the seeded square is rows and columns [lo, hi)
+
+  REWIND_HOST_DEVICE void operator()(Index k) const {
+    const std::uint32_t c = static_cast<std::uint32_t>(k);
+    const std::uint32_t row = c / n;
+    const std::uint32_t col = c - row * n;
+    if (row >= lo && row < hi && col >= lo && col < hi) {
+      y[c] = 0.5 + 0.01 * hash_uniform(seed, 2 * static_cast<std::uint64_t>(c));
+      y[cells + c] = 0.25 + 0.01 * hash_uniform(seed, 2 * static_cast<std::uint64_t>(c) + 1);
+    } else {
+      y[c] = 1.0;
+      y[cells + c] = 0.0;
+    }
+  }
+};
+
+}  // namespace detail
+
+template <class B = EigenBackend>
+class GrayScott {
+ public:
+  using Backend = B;
+  using Vector = typename B::Vector;
+  static constexpr const char* name = "gray-scott";
+  static constexpr Index kMinGridSize = 3;
+  static constexpr Index kMaxGridSize = 46340;  // n² < 2^31
+  // RK4's stability boundary on the negative real axis: |R(z)| ≤ 1 for z ∈ [−2.7852…, 0].
+  static constexpr double kRk4RealStabilityLimit = 2.785293563405282;
+
+  // n: grid points per side, 3 ≤ n ≤ 46340; the state has 2n² unknowns.
+  explicit GrayScott(Index n) : n_(n) {
+    if (n < kMinGridSize || n > kMaxGridSize)
+      detail::fail<InvalidArgument>("GrayScott: grid size n = ", n, " must be in [",
+                                    kMinGridSize, ", ", kMaxGridSize,
+                                    "] (n >= 3 for a periodic 5-point stencil with distinct "
+                                    "neighbours, n² < 2^31 for 32-bit cell indices)");
+  }
+
+  Index grid_size() const { return n_; }
+  Index cell_count() const { return n_ * n_; }
+  Index state_size() const { return 2 * n_ * n_; }
+  Index parameter_size() const { return 4; }
+
+  // θ = (D_u, D_v, F, k); defaults (0.16, 0.08, 0.035, 0.065).
+  static Vector default_parameters(double diffusion_u = 0.16, double diffusion_v = 0.08,
+                                   double feed = 0.035, double kill = 0.065) {
+    return detail::vector_from_host<B>({diffusion_u, diffusion_v, feed, kill});
+  }
+  static std::vector<std::string> parameter_names() { return {"Du", "Dv", "F", "k"}; }
+
+  // The largest RK4 step for which the diffusion part is stable: 2.785 / (8 · max(D_u, D_v)).
+  // The reaction terms shrink the true limit slightly; use a margin (e.g. half of it).
+  static double max_stable_dt_rk4(double diffusion_u, double diffusion_v) {
+    const double d = std::max(diffusion_u, diffusion_v);
+    if (!(d > 0.0))
+      detail::fail<InvalidArgument>("GrayScott::max_stable_dt_rk4: max(Du, Dv) = ", d,
+                                    " must be > 0");
+    return kRk4RealStabilityLimit / (8.0 * d);
+  }
+
+  // u = 1, v = 0 with a noisy seeded square in the centre (see the header comment).
+  Vector default_initial_state(std::uint64_t seed = 0) const {
+    Vector y = B::zeros(state_size());
+    const Index half = std::max<Index>(1, n_ / 10);
+    const Index centre = n_ / 2;
+    B::for_each_index(cell_count(),
+                      detail::GrayScottInitialStateKernel{
+                          B::data(y), seed, u32(n_), u32(cell_count()), u32(centre - half),
+                          u32(std::min(n_, centre + half))});
+    return y;
+  }
+
+  void rhs(double /*t*/, const Vector& y, const Vector& theta, Vector& f) const {
+    detail::require_rhs_sizes<B>(name, state_size(), 4, y, theta, f);
+    if constexpr (detail::kGrayScottRowKernels<B>) {
+      B::for_each_index(n_, detail::GrayScottRhsRowKernel{B::data(y), B::data(theta), B::data(f),
+                                                          n_, cell_count()});
+    } else {
+      B::for_each_index(cell_count(),
+                        detail::GrayScottRhsCellKernel{B::data(y), B::data(theta), B::data(f),
+                                                       u32(n_), u32(cell_count())});
+    }
+  }
+
+  // out_y = (∂f/∂y)ᵀ v, out_theta = (∂f/∂θ)ᵀ v (both overwritten). On the Eigen backend one
+  // fused pass over rows; elsewhere one pass over cells for out_y and one 4-sum reduction for
+  // out_theta.
+  void vjp(double /*t*/, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
+           Vector& out_theta) const {
+    detail::require_vjp_sizes<B>(name, state_size(), 4, y, theta, v, out_y, out_theta);
+    Sums<4> s;
+    if constexpr (detail::kGrayScottRowKernels<B>) {
+      s = B::template sum_index<4>(
+          n_, detail::GrayScottVjpRowKernel{B::data(y), B::data(theta), B::data(v),
+                                            B::data(out_y), n_, cell_count()});
+    } else {
+      const std::uint32_t n = u32(n_), cells = u32(cell_count());
+      B::for_each_index(cell_count(),
+                        detail::GrayScottVjpStateCellKernel{B::data(y), B::data(theta),
+                                                            B::data(v), B::data(out_y), n, cells});
+      s = B::template sum_index<4>(
+          cell_count(),
+          detail::GrayScottVjpParameterCellKernel{B::data(y), B::data(v), n, cells});
+    }
+    const double host[4] = {s.v[0], s.v[1], s.v[2], s.v[3]};
+    B::copy_from_host(std::span<const double>(host, 4), out_theta);
+  }
+
+ private:
+  static std::uint32_t u32(Index x) { return static_cast<std::uint32_t>(x); }
+
+  Index n_;
+};
+
+}  // namespace rwd

@@ -1,0 +1,135 @@
+// rewind/problems/lorenz96.hpp — the Lorenz-96 model, a scalable chaotic toy atmosphere.
+//
+//   dy_i/dt = (y_{i+1} − y_{i−2}) y_{i−1} − y_i + F,     i = 0 … N−1, indices cyclic (mod N)
+//
+// State y of any size N ≥ 4 (for N < 4 the stencil's four neighbours are not distinct and the
+// model is degenerate). Parameters θ = (F), the forcing; F = 8 (default) is chaotic at the usual
+// sizes (N = 36, 40), with a largest Lyapunov exponent ≈ 1.7 at N = 40 (doubling time ≈ 0.4). The default initial
+// state is the equilibrium y_i = F with y_0 perturbed by +0.01. RK4 with dt = 0.01 is accurate;
+// dt = 0.05 (the usual "6 hours") is stable.
+//
+//   rwd::Lorenz96<> l96(40);
+//   auto theta = l96.default_parameters();          // (8)
+//   auto y = l96.default_initial_state();           // y_i = 8, y_0 = 8.01
+//   auto f = rwd::EigenBackend::zeros(40);
+//   l96.rhs(0.0, y, theta, f);
+//
+// Each rhs or vjp is one pass over memory (for_each_index over N); the parameter derivative
+// Σ_i v_i is one extra reduction.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/error.hpp"
+#include "rewind/host_device.hpp"
+#include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+namespace detail {
+
+// Cyclic neighbours of i in [0, n) without a modulo: i − 2, i − 1, i + 1, i + 2.
+struct Lorenz96Neighbours {
+  Index m2, m1, p1, p2;
+  REWIND_HOST_DEVICE Lorenz96Neighbours(Index i, Index n)
+      : m2(i >= 2 ? i - 2 : i - 2 + n),
+        m1(i >= 1 ? i - 1 : n - 1),
+        p1(i + 1 < n ? i + 1 : 0),
+        p2(i + 2 < n ? i + 2 : i + 2 - n) {}
+};
+
+struct Lorenz96RhsKernel {
+  const double* y;
+  const double* theta;
+  double* f;
+  Index n;
+
+  REWIND_HOST_DEVICE void operator()(Index i) const {
+    const Lorenz96Neighbours k(i, n);
+    f[i] = (y[k.p1] - y[k.m2]) * y[k.m1] - y[i] + theta[0];
+  }
+};
+
+// Row i of the Jacobian has ∂f_i/∂y_{i+1} = y_{i−1}, ∂f_i/∂y_{i−2} = −y_{i−1},
+// ∂f_i/∂y_{i−1} = y_{i+1} − y_{i−2}, ∂f_i/∂y_i = −1. Column j therefore collects (for N ≥ 4 the
+// four rows j−1, j+2, j+1, j are distinct):
+//   (Jᵀv)_j = v_{j−1} y_{j−2} − v_{j+2} y_{j+1} + v_{j+1} (y_{j+2} − y_{j−1}) − v_j.
+struct Lorenz96VjpKernel {
+  const double* y;
+  const double* v;
+  double* out_y;
+  Index n;
+
+  REWIND_HOST_DEVICE void operator()(Index j) const {
+    const Lorenz96Neighbours k(j, n);
+    out_y[j] = v[k.m1] * y[k.m2] - v[k.p2] * y[k.p1] + v[k.p1] * (y[k.p2] - y[k.m1]) - v[j];
+  }
+};
+
+// ∂f_i/∂F = 1, so (∂f/∂θ)ᵀ v = Σ_i v_i.
+struct Lorenz96ForcingGradientKernel {
+  const double* v;
+  REWIND_HOST_DEVICE Sums<1> operator()(Index i) const {
+    Sums<1> s;
+    s.v[0] = v[i];
+    return s;
+  }
+};
+
+}  // namespace detail
+
+template <class B = EigenBackend>
+class Lorenz96 {
+ public:
+  using Backend = B;
+  using Vector = typename B::Vector;
+  static constexpr const char* name = "lorenz96";
+  static constexpr Index kMinStateSize = 4;
+
+  // n: the number of variables, n ≥ 4.
+  explicit Lorenz96(Index n) : n_(n) {
+    if (n < kMinStateSize)
+      detail::fail<InvalidArgument>("Lorenz96: state size N = ", n, " must be >= ", kMinStateSize,
+                                    " (the stencil y_{i-2}, y_{i-1}, y_i, y_{i+1} needs four "
+                                    "distinct variables)");
+  }
+
+  Index state_size() const { return n_; }
+  Index parameter_size() const { return 1; }
+
+  // θ = (F); default F = 8 (chaotic).
+  static Vector default_parameters(double forcing = 8.0) {
+    return detail::vector_from_host<B>({forcing});
+  }
+  static std::vector<std::string> parameter_names() { return {"F"}; }
+
+  // y_i = F for all i, then y_0 += perturbation (the equilibrium, nudged off it).
+  Vector default_initial_state(double forcing = 8.0, double perturbation = 0.01) const {
+    std::vector<double> host(static_cast<std::size_t>(n_), forcing);
+    host[0] += perturbation;
+    return detail::vector_from_host<B>(host);
+  }
+
+  void rhs(double /*t*/, const Vector& y, const Vector& theta, Vector& f) const {
+    detail::require_rhs_sizes<B>(name, n_, 1, y, theta, f);
+    B::for_each_index(n_, detail::Lorenz96RhsKernel{B::data(y), B::data(theta), B::data(f), n_});
+  }
+
+  // out_y = (∂f/∂y)ᵀ v (one pass), out_theta = (Σ_i v_i) (one reduction).
+  void vjp(double /*t*/, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
+           Vector& out_theta) const {
+    detail::require_vjp_sizes<B>(name, n_, 1, y, theta, v, out_y, out_theta);
+    B::for_each_index(n_, detail::Lorenz96VjpKernel{B::data(y), B::data(v), B::data(out_y), n_});
+    const Sums<1> s =
+        B::template sum_index<1>(n_, detail::Lorenz96ForcingGradientKernel{B::data(v)});
+    const double host[1] = {s.v[0]};
+    B::copy_from_host(std::span<const double>(host, 1), out_theta);
+  }
+
+ private:
+  Index n_;
+};
+
+}  // namespace rwd

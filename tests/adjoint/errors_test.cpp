@@ -1,0 +1,167 @@
+// Nothing silent: bad input is refused before any work with a message naming the value and the
+// rule, and a NaN/Inf stops the run naming the step and the time.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "rewind/adjoint/store_all_adjoint.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/problems/lorenz96.hpp"
+
+namespace rwd {
+namespace {
+
+using B = EigenBackend;
+
+// y' = θ y, counting right-hand side calls so tests can prove that no work was done.
+struct CountingGrowth {
+  using Backend = B;
+  using Vector = B::Vector;
+  mutable Index rhs_calls = 0;
+  Index state_size() const { return 1; }
+  Index parameter_size() const { return 1; }
+  void rhs(double, const Vector& y, const Vector& th, Vector& f) const {
+    ++rhs_calls;
+    f[0] = th[0] * y[0];
+  }
+  void vjp(double, const Vector& y, const Vector& th, const Vector& v, Vector& oy, Vector& ot) const {
+    oy[0] = th[0] * v[0];
+    ot[0] = y[0] * v[0];
+  }
+};
+
+template <class E, class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception type: ") + e.what();
+  }
+  return "no exception";
+}
+
+B::Vector vec(std::initializer_list<double> v) {
+  B::Vector x(static_cast<Eigen::Index>(v.size()));
+  Index i = 0;
+  for (double e : v) x[i++] = e;
+  return x;
+}
+
+TEST(Errors, OverflowStopsTheRunNamingStepAndTime) {
+  // Explicit Euler on y' = 1000 y with dt = 1: y_n = 1001^n overflows first at n = 103.
+  CountingGrowth problem;
+  ExplicitRungeKutta stepper(problem, ButcherTableau::euler(), StepControl::fixed(0.0, 1.0, 200));
+  StoreAllAdjoint driver(stepper, Objective<B>::terminal_squared_norm());
+  const std::string msg = message_of<NumericalError>([&] { driver.run(vec({1.0}), vec({1000.0})); });
+  EXPECT_NE(msg.find("at step 103, t = 103"), std::string::npos) << msg;
+}
+
+TEST(Errors, ChaoticOverflowIsAClearError) {
+  // Lorenz-96 with a step far beyond stability blows up; the error names where.
+  Lorenz96<> problem(40);
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.5, 2000));
+  StoreAllAdjoint driver(stepper, Objective<B>::terminal_squared_norm());
+  const std::string msg = message_of<NumericalError>(
+      [&] { driver.run(problem.default_initial_state(), problem.default_parameters()); });
+  EXPECT_NE(msg.find("non-finite (NaN or Inf) at step"), std::string::npos) << msg;
+}
+
+TEST(Errors, NonFiniteInputsRefusedBeforeWork) {
+  CountingGrowth problem;
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.1, 10));
+  StoreAllAdjoint driver(stepper, Objective<B>::terminal_squared_norm());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({nan}), vec({1.0})); }).find("y0 contains NaN"),
+            std::string::npos);
+  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({1.0}), vec({INFINITY})); })
+                .find("theta contains NaN or Inf"),
+            std::string::npos);
+  EXPECT_EQ(problem.rhs_calls, 0);
+}
+
+TEST(Errors, WrongSizesRefusedBeforeWork) {
+  CountingGrowth problem;
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.1, 10));
+  StoreAllAdjoint driver(stepper, Objective<B>::terminal_squared_norm());
+  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({1.0, 2.0}), vec({1.0})); })
+                .find("initial state y0 has 2 components; expected 1"),
+            std::string::npos);
+  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({1.0}), vec({})); })
+                .find("parameter vector theta has 0 components; expected 1"),
+            std::string::npos);
+  EXPECT_EQ(problem.rhs_calls, 0);
+}
+
+TEST(Errors, StepControlRefusals) {
+  CountingGrowth problem;
+  auto refuse = [&](StepControl c, const ButcherTableau& t, const char* expected) {
+    const std::string msg =
+        message_of<InvalidArgument>([&] { ExplicitRungeKutta stepper(problem, t, c); });
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+  };
+  const auto rk4 = ButcherTableau::rk4(), dp5 = ButcherTableau::dormand_prince();
+  refuse(StepControl::fixed(0.0, 0.0, 10), rk4, "dt = 0 must be a finite step size > 0");
+  refuse(StepControl::fixed(0.0, -0.1, 10), rk4, "dt = -0.1");
+  refuse(StepControl::fixed(0.0, std::numeric_limits<double>::infinity(), 10), rk4, "dt = inf");
+  refuse(StepControl::fixed(0.0, 0.1, 0), rk4, "steps = 0 must be >= 1");
+  refuse(StepControl::adaptive(0.0, 1.0, 0.0, 1e-9), dp5, "rtol = 0 must be finite and > 0");
+  refuse(StepControl::adaptive(0.0, 1.0, 1e-20, 1e-9), dp5, "below double-precision round-off");
+  refuse(StepControl::adaptive(0.0, 1.0, 1e-6, -1.0), dp5, "atol = -1 must be finite and > 0");
+  refuse(StepControl::adaptive(1.0, 1.0, 1e-6, 1e-9), dp5, "t_final = 1 must be finite and > t0 = 1");
+  refuse(StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9), rk4, "no embedded error estimate");
+  StepControl bad_safety = StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9);
+  bad_safety.safety = 1.5;
+  refuse(bad_safety, dp5, "safety = 1.5 must be in (0, 1]");
+  EXPECT_EQ(problem.rhs_calls, 0);
+}
+
+TEST(Errors, ObservationBeyondTheRunIsRefused) {
+  CountingGrowth problem;
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.1, 10));
+  Objective<B> objective(
+      {}, {5, 11}, [](Index, double, const B::Vector& y, B::Vector& g) {
+        g = y;
+        return 0.5 * y.squaredNorm();
+      });
+  StoreAllAdjoint driver(stepper, objective);
+  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({1.0}), vec({1.0})); })
+                .find("observes step 11 but the run has only 10 steps"),
+            std::string::npos);
+  EXPECT_EQ(problem.rhs_calls, 0);
+}
+
+TEST(Errors, StoreAllBeyondMemoryLimitRefusedBeforeWork) {
+  CountingGrowth problem;
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 1e-6, 1000000));
+  StoreAllOptions options;
+  options.memory_limit_bytes = 1 << 20;
+  StoreAllAdjoint driver(stepper, Objective<B>::terminal_squared_norm(), options);
+  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({1.0}), vec({1.0})); })
+                .find("above the memory limit"),
+            std::string::npos);
+  EXPECT_EQ(problem.rhs_calls, 0);
+}
+
+TEST(Errors, ObjectiveRefusesBadDefinitions) {
+  auto obs = [](Index, double, const B::Vector&, B::Vector&) { return 0.0; };
+  EXPECT_THROW(Objective<B>({}, {3, 3}, obs), InvalidArgument);
+  EXPECT_THROW(Objective<B>({}, {-1}, obs), InvalidArgument);
+  EXPECT_THROW(Objective<B>({}, {2}, {}), InvalidArgument);
+  EXPECT_THROW(Objective<B>(Objective<B>::TerminalFn{}), InvalidArgument);
+}
+
+TEST(Errors, AdaptiveStepSizeUnderflowIsASolverError) {
+  // y' = θ y with θ = 1e300 cannot be resolved: rejections shrink h until it underflows.
+  CountingGrowth problem;
+  StepControl c = StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9, 0.1);
+  c.max_rejections = 10000;
+  ExplicitRungeKutta stepper(problem, ButcherTableau::dormand_prince(), c);
+  StoreAllAdjoint driver(stepper, Objective<B>::terminal_squared_norm());
+  const std::string msg = message_of<SolverError>([&] { driver.run(vec({1.0}), vec({1e300})); });
+  EXPECT_NE(msg.find("step size underflow at step 0, t = 0"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace rwd
