@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds everything (Release) and runs the whole default test suite
+# through ctest. Long sweeps are opt-in: ctest --test-dir build -L long.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build.sh "$@"
+ctest --test-dir build --output-on-failure -LE long -j"$(nproc)"
