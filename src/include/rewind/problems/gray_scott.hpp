@@ -14,15 +14,16 @@
 // Explicit stability: the Laplacian's eigenvalues lie in [−8, 0] (unit spacing), and RK4's
 // stability interval on the negative real axis is [−2.785, 0], so RK4 needs
 //   dt ≤ 2.785 / (8 · max(D_u, D_v))      (max_stable_dt_rk4)
-// i.e. dt ≤ 2.18 for the defaults; the reaction terms (rates ≲ F + k + v²) shrink this a little,
-// and dt = 1 is stable and accurate enough to form patterns (≈ 5000–10000 steps).
+// i.e. dt ≤ 2.18 for the defaults; the reaction terms (rates ≲ F + k + v²) shrink this a little
+// (tests/problems/gray_scott_test.cpp: 0.95× the limit is stable, 1.1× blows up), and dt = 1 is
+// stable and grows the seed into a pattern within a few thousand steps.
 //
 // Default initial state (default_initial_state(seed)): u = 1, v = 0 everywhere except a centred
 // square of side 2·max(1, n/10) where u = 0.5 + 0.01·ξ and v = 0.25 + 0.01·ξ', with ξ, ξ' in
 // [−1, 1) from a counter-based hash of (seed, cell) — deterministic, computed on the device.
 //
-//   rwd::GrayScott<> gs(256);                           // 131072 unknowns
-//   auto theta = gs.default_parameters();                  // (0.16, 0.08, 0.035, 0.065)
+//   rwd::GrayScott<> gs(256);                       // 131072 unknowns
+//   auto theta = gs.default_parameters();           // (0.16, 0.08, 0.035, 0.065)
 //   auto y = gs.default_initial_state(/*seed=*/1);
 //   double dt = 0.5 * gs.max_stable_dt_rk4(0.16, 0.08);
 //
@@ -30,7 +31,8 @@
 // vjp is one pass for (∂f/∂y)ᵀ a plus one 4-sum reduction for (∂f/∂θ)ᵀ a (fused into the same
 // pass on the Eigen backend). No allocation. Kernels come in two shapes with the same arithmetic:
 // one thread per cell (Thrust/CUDA) and one row per index with a vectorisable interior loop
-// (Eigen); rhs gives the same bits on both.
+// (Eigen); compiled by the same compiler they give the same bits (nvcc's FMA contraction makes
+// CUDA differ in the last bits).
 #pragma once
 
 #include <algorithm>
@@ -67,8 +69,8 @@ REWIND_HOST_DEVICE inline double gray_scott_laplacian(double centre, double up, 
 }
 
 REWIND_HOST_DEVICE inline void gray_scott_rhs_cell(const GrayScottParameters& p, double u,
-                                                   double lap_u, double v, double lap_v,
-                                                   double& fu, double& fv) {
+                                                   double lap_u, double v, double lap_v, double& fu,
+                                                   double& fv) {
   const double uvv = u * v * v;
   fu = p.du * lap_u - uvv + p.feed * (1.0 - u);
   fv = p.dv * lap_v + uvv - (p.feed + p.kill) * v;
@@ -77,8 +79,8 @@ REWIND_HOST_DEVICE inline void gray_scott_rhs_cell(const GrayScottParameters& p,
 // With cotangent a = [a_u; a_v] and the Laplacian symmetric (periodic 5-point stencil):
 //   (∂f/∂u)ᵀ a = D_u ∇²a_u − (v² + F) a_u + v² a_v
 //   (∂f/∂v)ᵀ a = D_v ∇²a_v − 2uv a_u + (2uv − F − k) a_v
-REWIND_HOST_DEVICE inline void gray_scott_vjp_cell(const GrayScottParameters& p, double u,
-                                                   double v, double au, double lap_au, double av,
+REWIND_HOST_DEVICE inline void gray_scott_vjp_cell(const GrayScottParameters& p, double u, double v,
+                                                   double au, double lap_au, double av,
                                                    double lap_av, double& out_u, double& out_v) {
   const double vv = v * v, uv2 = 2.0 * u * v;
   out_u = p.du * lap_au - (vv + p.feed) * au + vv * av;
@@ -129,8 +131,7 @@ struct GrayScottRhsCellKernel {
     const double* u = y;
     const double* v = y + cells;
     const GrayScottStencil s(k, n, cells);
-    gray_scott_rhs_cell(p, u[s.c], s.laplacian(u), v[s.c], s.laplacian(v), f[s.c],
-                        f[cells + s.c]);
+    gray_scott_rhs_cell(p, u[s.c], s.laplacian(u), v[s.c], s.laplacian(v), f[s.c], f[cells + s.c]);
   }
 };
 
@@ -227,8 +228,7 @@ struct GrayScottVjpRowKernel {
     gray_scott_for_each_column(n, [&](Index c, Index l, Index rt) {
       gray_scott_vjp_cell(p, u[c], v[c], au[c],
                           gray_scott_laplacian(au[c], auu[c], aud[c], au[l], au[rt]), av[c],
-                          gray_scott_laplacian(av[c], avu[c], avd[c], av[l], av[rt]), ou[c],
-                          ov[c]);
+                          gray_scott_laplacian(av[c], avu[c], avd[c], av[l], av[rt]), ou[c], ov[c]);
       s = s + gray_scott_parameter_terms(
                   u[c], gray_scott_laplacian(u[c], uu[c], ud[c], u[l], u[rt]), v[c],
                   gray_scott_laplacian(v[c], vu[c], vd[c], v[l], v[rt]), au[c], av[c]);
@@ -276,8 +276,8 @@ class GrayScott {
   // n: grid points per side, 3 ≤ n ≤ 46340; the state has 2n² unknowns.
   explicit GrayScott(Index n) : n_(n) {
     if (n < kMinGridSize || n > kMaxGridSize)
-      detail::fail<InvalidArgument>("GrayScott: grid size n = ", n, " must be in [",
-                                    kMinGridSize, ", ", kMaxGridSize,
+      detail::fail<InvalidArgument>("GrayScott: grid size n = ", n, " must be in [", kMinGridSize,
+                                    ", ", kMaxGridSize,
                                     "] (n >= 3 for a periodic 5-point stencil with distinct "
                                     "neighbours, n² < 2^31 for 32-bit cell indices)");
   }
@@ -309,10 +309,9 @@ class GrayScott {
     Vector y = B::zeros(state_size());
     const Index half = std::max<Index>(1, n_ / 10);
     const Index centre = n_ / 2;
-    B::for_each_index(cell_count(),
-                      detail::GrayScottInitialStateKernel{
-                          B::data(y), seed, u32(n_), u32(cell_count()), u32(centre - half),
-                          u32(std::min(n_, centre + half))});
+    B::for_each_index(cell_count(), detail::GrayScottInitialStateKernel{
+                                        B::data(y), seed, u32(n_), u32(cell_count()),
+                                        u32(centre - half), u32(std::min(n_, centre + half))});
     return y;
   }
 
@@ -337,16 +336,15 @@ class GrayScott {
     Sums<4> s;
     if constexpr (detail::kGrayScottRowKernels<B>) {
       s = B::template sum_index<4>(
-          n_, detail::GrayScottVjpRowKernel{B::data(y), B::data(theta), B::data(v),
-                                            B::data(out_y), n_, cell_count()});
+          n_, detail::GrayScottVjpRowKernel{B::data(y), B::data(theta), B::data(v), B::data(out_y),
+                                            n_, cell_count()});
     } else {
       const std::uint32_t n = u32(n_), cells = u32(cell_count());
       B::for_each_index(cell_count(),
-                        detail::GrayScottVjpStateCellKernel{B::data(y), B::data(theta),
-                                                            B::data(v), B::data(out_y), n, cells});
+                        detail::GrayScottVjpStateCellKernel{B::data(y), B::data(theta), B::data(v),
+                                                            B::data(out_y), n, cells});
       s = B::template sum_index<4>(
-          cell_count(),
-          detail::GrayScottVjpParameterCellKernel{B::data(y), B::data(v), n, cells});
+          cell_count(), detail::GrayScottVjpParameterCellKernel{B::data(y), B::data(v), n, cells});
     }
     const double host[4] = {s.v[0], s.v[1], s.v[2], s.v[3]};
     B::copy_from_host(std::span<const double>(host, 4), out_theta);

@@ -124,7 +124,8 @@ class LinearOde {
   // y_i = 1/(i + 1).
   Vector default_initial_state() const {
     std::vector<double> y(static_cast<std::size_t>(n_));
-    for (Index i = 0; i < n_; ++i) y[static_cast<std::size_t>(i)] = 1.0 / static_cast<double>(i + 1);
+    for (Index i = 0; i < n_; ++i)
+      y[static_cast<std::size_t>(i)] = 1.0 / static_cast<double>(i + 1);
     return detail::vector_from_host<B>(y);
   }
 
@@ -139,8 +140,8 @@ class LinearOde {
     detail::require_vjp_sizes<B>(name, n_, n_ * n_, y, theta, v, out_y, out_theta);
     B::for_each_index(n_,
                       detail::LinearVjpStateKernel{B::data(theta), B::data(v), B::data(out_y), n_});
-    B::for_each_index(n_ * n_, detail::LinearVjpParameterKernel{B::data(y), B::data(v),
-                                                                B::data(out_theta), n_});
+    B::for_each_index(
+        n_ * n_, detail::LinearVjpParameterKernel{B::data(y), B::data(v), B::data(out_theta), n_});
   }
 
  private:

@@ -10,7 +10,7 @@
 // is ≈ 0.906: gradients over long horizons grow like e^{0.9 t}, which makes this the standard
 // stress test for adjoint accuracy. RK4 with dt = 0.01 is accurate; dt ≲ 0.05 is stable.
 //
-//   rwd::Lorenz63<> lorenz;                                  // Eigen backend
+//   rwd::Lorenz63<> lorenz;                                     // Eigen backend
 //   auto theta = lorenz.default_parameters();                   // (10, 28, 8/3)
 //   auto y = lorenz.default_initial_state();                    // (1, 1, 1)
 //   auto f = rwd::EigenBackend::zeros(3);

@@ -4,9 +4,9 @@
 //
 // State y of any size N ≥ 4 (for N < 4 the stencil's four neighbours are not distinct and the
 // model is degenerate). Parameters θ = (F), the forcing; F = 8 (default) is chaotic at the usual
-// sizes (N = 36, 40), with a largest Lyapunov exponent ≈ 1.7 at N = 40 (doubling time ≈ 0.4). The default initial
-// state is the equilibrium y_i = F with y_0 perturbed by +0.01. RK4 with dt = 0.01 is accurate;
-// dt = 0.05 (the usual "6 hours") is stable.
+// sizes (N = 36, 40), with a largest Lyapunov exponent ≈ 1.7 at N = 40 (doubling time ≈ 0.4). The
+// default initial state is the equilibrium y_i = F with y_0 perturbed by +0.01. RK4 with dt = 0.01
+// is accurate; dt = 0.05 (the usual "6 hours") is stable.
 //
 //   rwd::Lorenz96<> l96(40);
 //   auto theta = l96.default_parameters();          // (8)

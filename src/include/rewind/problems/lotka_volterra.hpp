@@ -5,8 +5,8 @@
 //
 // State (x, y), 2 unknowns. Parameters θ = (α, β, δ, γ); defaults (1.5, 1, 1, 3), the values used
 // in the SciML/DiffEqFlux tutorials, with initial state (1, 1). Solutions are periodic (period
-// ≈ 4.7 for the defaults; the quantity δx − γ ln x + βy − α ln y is conserved), so the problem is
-// the usual parameter-fitting benchmark: integrate to t = 10 with RK4, dt = 0.01.
+// ≈ 3.32 for the defaults, prey peaking near 6.9; δx − γ ln x + βy − α ln y is conserved), so
+// the problem is the usual parameter-fitting benchmark: integrate to t = 10 with RK4, dt = 0.01.
 //
 //   rwd::LotkaVolterra<> lv;
 //   auto theta = lv.default_parameters();          // (1.5, 1, 1, 3)
