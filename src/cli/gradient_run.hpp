@@ -1,0 +1,181 @@
+// src/cli/gradient_run.hpp — what `rewind run` computes: J = ½|y_N|², its gradient by the
+// store-all adjoint, and a finite-difference spot check of dJ/dy0.
+//
+//   rwd::cli::RunSettings settings = rwd::cli::resolve_run_settings(options);
+//   rwd::cli::RunReport report = rwd::cli::run_gradient(settings);
+//
+// The spot check: d is a unit vector from a seeded, platform-independent hash
+// (rwd::detail::hash_uniform); central differences (J(y0 + εd) − J(y0 − εd)) / 2ε
+// (rwd::forward_loss runs) for ε = ε₀, ε₀/2, … are extrapolated to ε → 0
+// (extrapolated_difference.hpp) and compared with the adjoint's ⟨dJ/dy0, d⟩. The adjoint of
+// an adaptive run is exact for the steps that run accepted, so for adaptive runs the differences
+// rerun those steps (StepControl::prescribed) rather than letting the controller move them.
+// A perturbed run that becomes non-finite counts as "ε too large" and the sweep goes on below it.
+// Cost: typically 10 to 30 forward runs, at most 80 (when the differences do not converge, as
+// for chaotic runs over long horizons; the verdict is then "inconclusive").
+//
+// Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
+#pragma once
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "extrapolated_difference.hpp"
+#include "problem_registry.hpp"
+#include "rewind/adjoint/forward_loss.hpp"
+#include "rewind/adjoint/store_all_adjoint.hpp"
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/error.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/objective.hpp"
+#include "rewind/problems/detail/problem_support.hpp"
+#include "run_report.hpp"
+#include "run_settings.hpp"
+
+namespace rwd::cli {
+
+// The first (largest) step of the finite-difference sweep: 1e-3 · max(1, |y0|_∞). The sweep
+// halves it until the extrapolated differences agree (extrapolated_difference.hpp).
+inline constexpr const char* kFdStepRule = "1e-3 * max(1, |y0|_inf), halved";
+inline double default_fd_step(const Eigen::VectorXd& y0) {
+  return 1e-3 * std::max(1.0, y0.size() ? y0.cwiseAbs().maxCoeff() : 0.0);
+}
+
+// A unit vector of size n from (seed, i) ↦ hash_uniform: the same on every platform.
+inline Eigen::VectorXd spot_check_direction(Index n, std::uint64_t seed) {
+  Eigen::VectorXd d(n);
+  for (Index i = 0; i < n; ++i)
+    d[i] = rwd::detail::hash_uniform(seed, static_cast<std::uint64_t>(i));
+  const double norm = d.norm();
+  if (norm > 0.0) {
+    d /= norm;
+  } else {
+    d.setZero();
+    d[0] = 1.0;
+  }
+  return d;
+}
+
+// |a − b| / max(|a|, |b|, floor); 0 when all three are 0.
+inline double relative_difference(double a, double b, double floor = 0.0) {
+  const double scale = std::max({std::abs(a), std::abs(b), floor});
+  return scale > 0.0 ? std::abs(a - b) / scale : 0.0;
+}
+
+// Agreement within kFdAgreement is "agree"; otherwise the check is "inconclusive" when the
+// differences' own error estimate exceeds kFdConvergence of the value (they did not converge,
+// as for long chaotic runs, where J is too rough at every resolvable ε), else "disagree".
+inline constexpr double kFdAgreement = 1e-6;
+inline constexpr double kFdConvergence = 1e-4;
+inline const char* fd_verdict(const FiniteDifferenceCheck& fd) {
+  if (fd.rel_error <= kFdAgreement) return "agree";
+  if (fd.fd_error_estimate > kFdConvergence * std::max(std::abs(fd.directional_fd), fd.resolution))
+    return "inconclusive";
+  return "disagree";
+}
+
+// The sizes of the steps an adaptive run accepts (one forward sweep).
+template <class P>
+std::vector<double> accepted_step_sizes(const P& problem, const RunSettings& s,
+                                        const Eigen::VectorXd& y0, const Eigen::VectorXd& theta) {
+  ExplicitRungeKutta probe(problem, s.tableau, s.control);
+  Eigen::VectorXd y = y0;
+  Carry carry = probe.initial_carry(y, theta);
+  std::vector<double> sizes;
+  while (!probe.finished(carry)) {
+    probe.step(y, carry, theta);
+    sizes.push_back(probe.last_step_size());
+  }
+  return sizes;
+}
+
+// The finite-difference spot check of dJ/dy0 (see the top of this file).
+template <class P>
+FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& s,
+                                 const Objective<EigenBackend>& objective,
+                                 const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
+                                 const Eigen::VectorXd& grad_y0, double loss) {
+  FiniteDifferenceCheck fd;
+  fd.seed = s.seed;
+  fd.epsilon_rule = s.fd_epsilon ? "--fd-epsilon, halved" : kFdStepRule;
+  const double first_step = s.fd_epsilon.value_or(default_fd_step(y0));
+  fd.steps_frozen = s.control.is_adaptive();
+  const StepControl fd_control =
+      fd.steps_frozen
+          ? StepControl::prescribed(s.control.t0, accepted_step_sizes(problem, s, y0, theta))
+          : s.control;
+  ExplicitRungeKutta fd_stepper(problem, s.tableau, fd_control);
+  const Eigen::VectorXd d = spot_check_direction(static_cast<Index>(y0.size()), s.seed);
+  Eigen::VectorXd y = y0;
+  // A perturbed run that blows up means "step too large": NaN makes the sweep go smaller.
+  auto loss_along_d = [&](double h) {
+    y = y0 + h * d;
+    try {
+      return forward_loss(fd_stepper, objective, y, theta);
+    } catch (const NumericalError&) {
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+  };
+  const ExtrapolatedDifference diff = extrapolated_central_difference(loss_along_d, first_step);
+  fd.directional_fd = diff.value;
+  fd.epsilon = diff.finest_step;
+  fd.first_epsilon = diff.first_step;
+  fd.loss_evaluations = diff.evaluations;
+  fd.directional_adjoint = grad_y0.dot(d);
+  // Differences of J cannot resolve derivatives below ~ machine ε · |J| / ε_finest, however well
+  // their tableau entries happen to agree.
+  fd.resolution = std::numeric_limits<double>::epsilon() * std::abs(loss) / fd.epsilon;
+  fd.fd_error_estimate = std::max(diff.error_estimate, fd.resolution);
+  fd.rel_error = relative_difference(fd.directional_fd, fd.directional_adjoint, fd.resolution);
+  fd.verdict = fd_verdict(fd);
+  return fd;
+}
+
+template <class P>
+RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
+                       std::vector<std::string> parameter_names, const RunSettings& s) {
+  using B = typename P::Backend;
+  static_assert(std::is_same_v<B, EigenBackend>, "the rewind tool runs on the Eigen backend");
+  const auto objective = Objective<B>::terminal_squared_norm();
+
+  ExplicitRungeKutta stepper(problem, s.tableau, s.control);
+  StoreAllAdjoint driver(stepper, objective);
+  const GradientResult<Eigen::VectorXd> result = driver.run(y0, theta);
+
+  RunReport r;
+  r.settings = s;
+  r.state_size = stepper.state_size();
+  r.parameter_size = stepper.parameter_size();
+  r.loss = result.loss;
+  r.grad_y0_norm = result.grad_y0.norm();
+  r.grad_theta_norm = result.grad_theta.norm();
+  r.grad_theta.assign(result.grad_theta.data(),
+                      result.grad_theta.data() + result.grad_theta.size());
+  r.parameter_names = std::move(parameter_names);
+  if (static_cast<Index>(r.parameter_names.size()) != r.parameter_size) r.parameter_names.clear();
+  r.summary = result.summary;
+
+  if (s.fd_check) {
+    r.fd = spot_check(problem, s, objective, y0, theta, result.grad_y0, r.loss);
+    r.fd_checked = true;
+  }
+  return r;
+}
+
+// Builds the problem the settings name and runs it.
+inline RunReport run_gradient(const RunSettings& s) {
+  return with_problem(*s.problem, s.n,
+                      [&](const auto& problem, const Eigen::VectorXd& y0,
+                          const Eigen::VectorXd& theta, const std::vector<std::string>& names) {
+                        return run_gradient(problem, y0, theta, names, s);
+                      });
+}
+
+}  // namespace rwd::cli

@@ -1,0 +1,66 @@
+// src/cli/main.cpp — the `rewind` command-line tool: subcommands, --version, exit statuses.
+//
+//   rewind run lorenz96 --n 40 --steps 200 --method rk4 --dt 0.01
+//   rewind run gray-scott --n 32 --json
+//   rewind --version
+//
+// Exit status 0 on success, 1 when a run fails (NaN/Inf, solver failure), 2 for bad input; every
+// error is one line "rewind: error: ..." on stderr (exit_status.hpp).
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "exit_status.hpp"
+#include "rewind/error.hpp"
+#include "run_command.hpp"
+
+#ifndef REWIND_VERSION
+#define REWIND_VERSION "unknown"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace rwd::cli;
+  CLI::App app{"rewind " REWIND_VERSION
+               " - exact gradients (discrete adjoints) of ODE simulations.",
+               "rewind"};
+  app.set_version_flag("--version", "rewind " REWIND_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Run 'rewind SUBCOMMAND --help' for a subcommand's options.\n"
+      "Exit status: 0 success, 1 the run failed (NaN/Inf, solver failure), 2 bad input.");
+  add_run_command(app);
+
+  // CLI11 would say only "A subcommand is required" for `rewind bogus`.
+  if (argc >= 2 && argv[1][0] != '-') {
+    const std::string name = argv[1];
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      found = found || sub->check_name(name);
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found)
+      return fail_with(kExitBadInput, "unknown subcommand '" + name + "'; the subcommands are: " +
+                                          known + " (see rewind --help)");
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version arrive as "errors" with exit code 0: CLI11 prints them.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    return fail_with(kExitBadInput, std::string(e.what()) + " (see rewind --help)");
+  } catch (const rwd::InvalidArgument& e) {
+    return fail_with(kExitBadInput, e.what());
+  } catch (const rwd::Error& e) {
+    return fail_with(kExitFailure, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail_with(kExitFailure, "out of memory");
+  } catch (const std::exception& e) {
+    return fail_with(kExitFailure, e.what());
+  } catch (...) {
+    return fail_with(kExitFailure, "unknown failure");
+  }
+  return kExitSuccess;
+}

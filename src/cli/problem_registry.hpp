@@ -1,0 +1,139 @@
+// src/cli/problem_registry.hpp — the built-in problems the `rewind` tool can run, by name.
+//
+//   const rwd::cli::ProblemInfo* info = rwd::cli::find_problem("lorenz-96");  // → lorenz96
+//   rwd::cli::with_problem(*info, /*n=*/40, [](const auto& problem, const auto& y0,
+//                                              const auto& theta, const auto& names) { ... });
+//
+// One table holds every problem's canonical name, aliases, a one-line description and the
+// defaults of the `run` subcommand (size, step size, steps), so that the name lookup, the help
+// text and the runs cannot disagree. Names are matched case-insensitively with '-' and '_'
+// interchangeable (lotka-volterra, Gray_Scott, van-der-pol all work).
+//
+// Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
+#pragma once
+
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "rewind/error.hpp"
+#include "rewind/problems/gray_scott.hpp"
+#include "rewind/problems/linear.hpp"
+#include "rewind/problems/lorenz63.hpp"
+#include "rewind/problems/lorenz96.hpp"
+#include "rewind/problems/lotka_volterra.hpp"
+#include "rewind/problems/van_der_pol.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd::cli {
+
+enum class ProblemId { linear, lorenz63, lorenz96, lotka_volterra, van_der_pol, gray_scott };
+
+struct ProblemInfo {
+  ProblemId id;
+  const char* name;         // canonical name, as printed in reports
+  const char* alias;        // one more accepted name besides the '-' spellings (nullptr = none)
+  const char* description;  // one line for --help
+  // --n: what it means for this problem, and its default; nullptr / 0 when the size is fixed.
+  const char* size_meaning;
+  Index default_n;
+  Index fixed_state_size;  // state size of a fixed-size problem (0 for sized ones)
+  double default_dt;       // fixed step size (and, times default_steps, the horizon)
+  Index default_steps;
+
+  bool sized() const { return size_meaning != nullptr; }
+};
+
+// Every problem the tool knows, in the order --help lists them.
+inline const std::vector<ProblemInfo>& problem_table() {
+  static const std::vector<ProblemInfo> table = {
+      {ProblemId::linear, "linear", nullptr,
+       "y' = A y, a damped oscillator chain; theta = the n*n entries of A", "dimension n", 3, 0,
+       0.01, 200},
+      {ProblemId::lorenz63, "lorenz63", nullptr,
+       "Lorenz-63, chaotic; theta = (sigma, rho, beta) = (10, 28, 8/3)", nullptr, 0, 3, 0.01, 200},
+      {ProblemId::lorenz96, "lorenz96", nullptr,
+       "Lorenz-96 ring of N variables, chaotic; theta = (F) = (8)", "N", 40, 0, 0.01, 200},
+      {ProblemId::lotka_volterra, "lotka_volterra", nullptr,
+       "Lotka-Volterra predator-prey; theta = (alpha, beta, delta, gamma)", nullptr, 0, 2, 0.01,
+       200},
+      {ProblemId::van_der_pol, "van_der_pol", "vanderpol",
+       "Van der Pol oscillator; theta = (mu) = (1)", nullptr, 0, 2, 0.01, 200},
+      {ProblemId::gray_scott, "gray_scott", nullptr,
+       "Gray-Scott reaction-diffusion on a periodic n x n grid; theta = (Du, Dv, F, k)",
+       "grid side n", 64, 0, 1.0, 200},
+  };
+  return table;
+}
+
+namespace detail {
+// Lower case, '-' → '_'.
+inline std::string normalise_problem_name(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    out.push_back(ch == '-' ? '_' : static_cast<char>(std::tolower(c)));
+  }
+  return out;
+}
+}  // namespace detail
+
+// The entry for a name or alias; nullptr if there is none.
+inline const ProblemInfo* find_problem(std::string_view name) {
+  const std::string key = detail::normalise_problem_name(name);
+  for (const ProblemInfo& info : problem_table()) {
+    if (key == info.name) return &info;
+    if (info.alias && key == detail::normalise_problem_name(info.alias)) return &info;
+  }
+  return nullptr;
+}
+
+// "linear, lorenz63, lorenz96, lotka_volterra, van_der_pol, gray_scott".
+inline std::string problem_name_list() {
+  std::string out;
+  for (const ProblemInfo& info : problem_table()) {
+    if (!out.empty()) out += ", ";
+    out += info.name;
+  }
+  return out;
+}
+
+// Like find_problem, but refuses an unknown name with an InvalidArgument listing the known ones.
+inline const ProblemInfo& require_problem(std::string_view name) {
+  if (const ProblemInfo* info = find_problem(name)) return *info;
+  rwd::detail::fail<InvalidArgument>("unknown problem '", name, "'; choose one of ",
+                                     problem_name_list());
+}
+
+// Builds the problem (n is its size; ignored for fixed-size problems) with its default initial
+// state and parameters, and returns f(problem, y0, theta, parameter_names). The problem lives
+// only for the duration of the call. Throws InvalidArgument for a size the problem refuses.
+template <class F>
+decltype(auto) with_problem(const ProblemInfo& info, Index n, F&& f) {
+  auto call = [&](const auto& problem) -> decltype(auto) {
+    const auto y0 = problem.default_initial_state();
+    const auto theta = problem.default_parameters();
+    const std::vector<std::string> names = problem.parameter_names();
+    return std::forward<F>(f)(problem, y0, theta, names);
+  };
+  switch (info.id) {
+    case ProblemId::linear:
+      return call(LinearOde<>(n));
+    case ProblemId::lorenz63:
+      return call(Lorenz63<>());
+    case ProblemId::lorenz96:
+      return call(Lorenz96<>(n));
+    case ProblemId::lotka_volterra:
+      return call(LotkaVolterra<>());
+    case ProblemId::van_der_pol:
+      return call(VanDerPol<>());
+    case ProblemId::gray_scott:
+      return call(GrayScott<>(n));
+  }
+  rwd::detail::fail<InvalidArgument>("internal error: problem '", info.name, "' has no builder");
+}
+
+}  // namespace rwd::cli

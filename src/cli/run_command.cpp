@@ -1,0 +1,143 @@
+// src/cli/run_command.cpp — see run_command.hpp.
+#include "run_command.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "gradient_run.hpp"
+#include "json_report.hpp"
+#include "problem_registry.hpp"
+#include "run_settings.hpp"
+#include "text_report.hpp"
+
+namespace rwd::cli {
+namespace {
+
+// The values CLI11 parses into; `given` is read from the options' counts after parsing.
+struct RawRunOptions {
+  std::string problem;
+  Index n = 0;
+  Index steps = 0;
+  double dt = 0.0;
+  std::string method = "rk4";
+  bool adaptive = false;
+  double t_final = 0.0;
+  double rtol = 0.0;
+  double atol = 0.0;
+  std::int64_t seed = 1;  // signed, so that a negative seed is refused, not wrapped
+  double fd_epsilon = 0.0;
+  bool no_fd_check = false;
+  bool json = false;
+};
+
+std::string format_number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", x);
+  return buffer;
+}
+
+// One line per problem: name, description, size option and defaults.
+std::string problems_help() {
+  std::string text = "Problems (defaults: --n, --dt, --steps):\n";
+  for (const ProblemInfo& p : problem_table()) {
+    char name[24];
+    std::snprintf(name, sizeof name, "  %-16s", p.name);
+    text += name;
+    text += p.description;
+    text += "\n                    ";
+    if (p.sized())
+      text +=
+          "--n = " + std::string(p.size_meaning) + " (default " + std::to_string(p.default_n) + ")";
+    else
+      text += "fixed size " + std::to_string(p.fixed_state_size) + " (no --n)";
+    text +=
+        ", dt " + format_number(p.default_dt) + ", " + std::to_string(p.default_steps) + " steps";
+    if (p.alias) text += "; also '" + std::string(p.alias) + "'";
+    text += "\n";
+  }
+  text +=
+      "  Names may use '-' for '_' (lotka-volterra, gray-scott, van-der-pol).\n"
+      "\n"
+      "Output: the problem and sizes, J, |dJ/dy0|, |dJ/dtheta| (and dJ/dtheta when it has\n"
+      "at most 8 entries), a finite-difference spot check of dJ/dy0 and the run's summary;\n"
+      "--json prints the same as one JSON object on stdout.\n"
+      "\n"
+      "Example: rewind run lorenz96 --n 40 --steps 200 --method rk4 --dt 0.01";
+  return text;
+}
+
+}  // namespace
+
+CLI::App* add_run_command(CLI::App& app) {
+  auto raw = std::make_shared<RawRunOptions>();
+  CLI::App* run =
+      app.add_subcommand("run",
+                         "Integrate a built-in problem; J = 1/2 |y_N|^2, its exact gradient\n"
+                         "(store-all adjoint) and a finite-difference check of dJ/dy0.");
+  run->footer(problems_help());
+
+  run->add_option("PROBLEM", raw->problem,
+                  "linear | lorenz63 | lorenz96 | lotka_volterra |\n"
+                  "van_der_pol | gray_scott (see the list below)")
+      ->required();
+  auto* n = run->add_option("-n,--n", raw->n,
+                            "problem size: dimension of linear (default 3), N of\n"
+                            "lorenz96 (40), grid side of gray_scott (64 -> 2*64^2 unknowns)");
+  auto* steps = run->add_option("--steps", raw->steps,
+                                "number of fixed steps (default 200); with --adaptive it\n"
+                                "only sets the default --t-final");
+  auto* dt = run->add_option("--dt", raw->dt,
+                             "step size (default 0.01; gray_scott 1); with --adaptive the\n"
+                             "first step tried (default: chosen automatically)");
+  run->add_option("--method", raw->method,
+                  "euler | heun | rk4 | bs3 | dopri5 | tsit5 (default rk4)");
+  run->add_flag("--adaptive", raw->adaptive,
+                "adaptive steps from the method's embedded error estimate\n"
+                "(heun, bs3, dopri5, tsit5); the gradient is exact for the\n"
+                "steps taken");
+  auto* t_final =
+      run->add_option("--t-final", raw->t_final, "with --adaptive: end time (default steps * dt)");
+  auto* rtol =
+      run->add_option("--rtol", raw->rtol, "with --adaptive: relative tolerance (default 1e-6)");
+  auto* atol =
+      run->add_option("--atol", raw->atol, "with --adaptive: absolute tolerance (default 1e-9)");
+  run->add_option("--seed", raw->seed,
+                  "seed of the random unit direction d of the finite-\n"
+                  "difference check (default 1)");
+  auto* fd_epsilon = run->add_option("--fd-epsilon", raw->fd_epsilon,
+                                     "first step of the finite-difference check, which halves\n"
+                                     "it and extrapolates to 0 (default 1e-3 * max(1, |y0|_inf))");
+  run->add_flag("--no-fd-check", raw->no_fd_check,
+                "skip the finite-difference check (typically 10 to 30\nforward runs, at most 80)");
+  run->add_flag("--json", raw->json, "print one JSON object on stdout instead of the text report");
+
+  run->callback([=] {
+    RunOptions o;
+    o.problem = raw->problem;
+    if (n->count()) o.n = raw->n;
+    if (steps->count()) o.steps = raw->steps;
+    if (dt->count()) o.dt = raw->dt;
+    o.method = raw->method;
+    o.adaptive = raw->adaptive;
+    if (t_final->count()) o.t_final = raw->t_final;
+    if (rtol->count()) o.rtol = raw->rtol;
+    if (atol->count()) o.atol = raw->atol;
+    if (raw->seed < 0) rwd::detail::fail<InvalidArgument>("--seed = ", raw->seed, " must be >= 0");
+    o.seed = static_cast<std::uint64_t>(raw->seed);
+    if (fd_epsilon->count()) o.fd_epsilon = raw->fd_epsilon;
+    o.fd_check = !raw->no_fd_check;
+    o.json = raw->json;
+
+    const RunSettings settings = resolve_run_settings(o);
+    const RunReport report = run_gradient(settings);
+    if (settings.json)
+      std::cout << run_report_json(report).dump(2) << std::endl;
+    else
+      print_text_report(std::cout, report);
+  });
+  return run;
+}
+
+}  // namespace rwd::cli

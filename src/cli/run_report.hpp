@@ -1,0 +1,48 @@
+// src/cli/run_report.hpp — the outcome of `rewind run`, printed as text (text_report.hpp) or
+// JSON (json_report.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rewind/summary.hpp"
+#include "rewind/types.hpp"
+#include "run_settings.hpp"
+
+namespace rwd::cli {
+
+// Finite differences of J along a unit direction d of y0, against the adjoint's ⟨dJ/dy0, d⟩.
+// Central differences (J(y0 + εd) − J(y0 − εd)) / 2ε for ε = first_epsilon, first_epsilon/2, …,
+// extrapolated to ε → 0 (extrapolated_difference.hpp).
+struct FiniteDifferenceCheck {
+  std::uint64_t seed = 0;            // seed of d (rwd::detail::hash_uniform, platform-independent)
+  double first_epsilon = 0.0;        // the largest ε of the sweep
+  double epsilon = 0.0;              // the smallest ε that entered the accepted estimate
+  std::string epsilon_rule;          // how first_epsilon was chosen
+  int loss_evaluations = 0;          // forward runs spent on the check
+  bool steps_frozen = false;         // adaptive: the differences rerun the accepted steps
+  double directional_fd = 0.0;       // the extrapolated difference quotient
+  double fd_error_estimate = 0.0;    // its estimated absolute error (at least `resolution`)
+  double directional_adjoint = 0.0;  // ⟨dJ/dy0, d⟩
+  // The smallest derivative the differences resolve: machine ε · |J| / epsilon.
+  double resolution = 0.0;
+  double rel_error = 0.0;  // |fd − adjoint| / max(|fd|, |adjoint|, resolution)
+  std::string verdict;     // "agree", "disagree" or "inconclusive" (fd_verdict)
+};
+
+struct RunReport {
+  RunSettings settings;
+  Index state_size = 0;
+  Index parameter_size = 0;
+  double loss = 0.0;                         // J = ½|y_N|²
+  double grad_y0_norm = 0.0;                 // |dJ/dy0|₂
+  double grad_theta_norm = 0.0;              // |dJ/dθ|₂
+  std::vector<double> grad_theta;            // dJ/dθ
+  std::vector<std::string> parameter_names;  // one per θ entry
+  bool fd_checked = false;                   // false with --no-fd-check: `fd` is empty
+  FiniteDifferenceCheck fd;
+  Summary summary;
+};
+
+}  // namespace rwd::cli

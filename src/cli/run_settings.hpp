@@ -1,0 +1,138 @@
+// src/cli/run_settings.hpp — what `rewind run` was asked to do, checked and completed.
+//
+//   rwd::cli::RunOptions options;            // as typed: unset fields take the problem's default
+//   options.problem = "lorenz96";
+//   options.dt = 0.01;
+//   rwd::cli::RunSettings s = rwd::cli::resolve_run_settings(options);   // or InvalidArgument
+//
+// resolve_run_settings refuses bad input before any work, naming the command-line flag and the
+// rule ("--dt = -1 must be a finite step size > 0"), fills in the per-problem defaults of
+// problem_registry.hpp and builds the tableau and the step control.
+//
+// Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "problem_registry.hpp"
+#include "rewind/error.hpp"
+#include "rewind/integrators/butcher_tableau.hpp"
+#include "rewind/integrators/step_control.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd::cli {
+
+// The options of `rewind run` as given; std::nullopt = not given on the command line.
+struct RunOptions {
+  std::string problem;
+  std::optional<Index> n;      // problem size (see ProblemInfo::size_meaning)
+  std::optional<Index> steps;  // fixed steps; with --adaptive only sets the default t_final
+  std::optional<double> dt;    // fixed: the step; adaptive: the first step tried
+  std::string method = "rk4";
+  bool adaptive = false;
+  std::optional<double> t_final;     // adaptive only
+  std::optional<double> rtol;        // adaptive only
+  std::optional<double> atol;        // adaptive only
+  std::uint64_t seed = 1;            // direction of the finite-difference spot check
+  std::optional<double> fd_epsilon;  // first (largest) spot-check step; default: default_fd_step
+  bool fd_check = true;              // false: skip the spot check (--no-fd-check)
+  bool json = false;
+};
+
+// Everything a run needs, with defaults filled in.
+struct RunSettings {
+  const ProblemInfo* problem = nullptr;
+  Index n = 0;             // problem size (0 for fixed-size problems)
+  ButcherTableau tableau;  // the method
+  StepControl control;     // fixed (t0 = 0, dt, steps) or adaptive (0 → t_final, rtol, atol)
+  std::uint64_t seed = 1;
+  std::optional<double> fd_epsilon;  // nullopt: chosen from y0 (default_fd_step)
+  bool fd_check = true;
+  bool json = false;
+};
+
+// Adaptive tolerances when not given (StepControl's defaults).
+inline constexpr double kDefaultRtol = 1e-6;
+inline constexpr double kDefaultAtol = 1e-9;
+
+namespace detail {
+// The shortest text that reads back as value: 1e-20, not 9.9999999999999995e-21.
+inline std::string shortest(double value) {
+  char buffer[32];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+  return std::string(buffer, end);
+}
+[[noreturn]] inline void refuse(const char* flag, double value, const char* rule) {
+  rwd::detail::fail<InvalidArgument>(flag, " = ", shortest(value), " ", rule);
+}
+inline void require_positive_finite(const char* flag, double value, const char* rule) {
+  if (!(value > 0.0) || !std::isfinite(value)) refuse(flag, value, rule);
+}
+}  // namespace detail
+
+inline RunSettings resolve_run_settings(const RunOptions& o) {
+  RunSettings s;
+  s.problem = &require_problem(o.problem);
+  const ProblemInfo& p = *s.problem;
+
+  if (p.sized()) {
+    s.n = o.n.value_or(p.default_n);
+  } else if (o.n) {
+    rwd::detail::fail<InvalidArgument>("--n does not apply to ", p.name,
+                                       ", whose state size is fixed at ", p.fixed_state_size);
+  }
+
+  const Index steps = o.steps.value_or(p.default_steps);
+  if (steps < 1) rwd::detail::fail<InvalidArgument>("--steps = ", steps, " must be >= 1");
+  if (o.dt) detail::require_positive_finite("--dt", *o.dt, "must be a finite step size > 0");
+  const double dt = o.dt.value_or(p.default_dt);
+
+  try {
+    s.tableau = ButcherTableau::by_name(o.method);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("--method: ") + e.what());
+  }
+
+  if (o.adaptive) {
+    if (!s.tableau.has_embedded())
+      rwd::detail::fail<InvalidArgument>(
+          "--method ", o.method,
+          " has no embedded error estimate, so it cannot take --adaptive steps; use heun, bs3, "
+          "dopri5 or tsit5");
+    const double t_final = o.t_final.value_or(static_cast<double>(steps) * dt);
+    detail::require_positive_finite("--t-final", t_final, "must be a finite end time > 0");
+    const double rtol = o.rtol.value_or(kDefaultRtol);
+    const double atol = o.atol.value_or(kDefaultAtol);
+    detail::require_positive_finite("--rtol", rtol, "must be finite and > 0");
+    if (rtol < 1e-15)
+      detail::refuse("--rtol", rtol, "is below double-precision round-off; use >= 1e-15");
+    detail::require_positive_finite("--atol", atol, "must be finite and > 0");
+    // An explicit --dt is the first step tried; otherwise the stepper chooses it.
+    s.control = StepControl::adaptive(0.0, t_final, rtol, atol, o.dt.value_or(0.0));
+  } else {
+    if (o.t_final || o.rtol || o.atol)
+      rwd::detail::fail<InvalidArgument>(
+          o.t_final ? "--t-final"
+          : o.rtol  ? "--rtol"
+                    : "--atol",
+          " applies only with --adaptive; fixed steps end at steps * dt");
+    s.control = StepControl::fixed(0.0, dt, steps);
+  }
+  s.control.validate();
+
+  if (o.fd_epsilon)
+    detail::require_positive_finite("--fd-epsilon", *o.fd_epsilon, "must be finite and > 0");
+  if (o.fd_epsilon && !o.fd_check)
+    rwd::detail::fail<InvalidArgument>("--fd-epsilon and --no-fd-check exclude each other");
+  s.fd_check = o.fd_check;
+  s.fd_epsilon = o.fd_epsilon;
+  s.seed = o.seed;
+  s.json = o.json;
+  return s;
+}
+
+}  // namespace rwd::cli
