@@ -1,0 +1,41 @@
+// rewind/adjoint/schedules.hpp — schedule factories for CheckpointedAdjoint::run.
+//
+//   driver.run(y0, theta, rwd::revolve_schedule(20));   // binomial, 20 snapshots
+//   driver.run(y0, theta, rwd::uniform_schedule(100));  // a snapshot every 100 steps
+//   driver.run(y0, theta, rwd::store_all_schedule());   // every state
+//
+// A factory makes the schedule once the number of steps is known (after the counting sweep of
+// an adaptive run).
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+
+#include "rewind/checkpoint/revolve_schedule.hpp"
+#include "rewind/checkpoint/schedule.hpp"
+#include "rewind/checkpoint/store_all_schedule.hpp"
+#include "rewind/checkpoint/uniform_schedule.hpp"
+#include "rewind/error.hpp"
+
+namespace rwd {
+
+using ScheduleFactory = std::function<std::unique_ptr<Schedule>(Index steps)>;
+
+inline ScheduleFactory revolve_schedule(int snapshots) {
+  if (snapshots < 1) detail::fail<InvalidArgument>("revolve needs >= 1 snapshot, got ", snapshots);
+  return [snapshots](Index steps) { return std::make_unique<RevolveSchedule>(steps, snapshots); };
+}
+
+inline ScheduleFactory uniform_schedule(Index interval) {
+  if (interval < 1) detail::fail<InvalidArgument>("uniform interval = ", interval, " must be >= 1");
+  return [interval](Index steps) {
+    return std::make_unique<UniformSchedule>(steps, std::min(interval, steps));
+  };
+}
+
+inline ScheduleFactory store_all_schedule() {
+  return [](Index steps) { return std::make_unique<StoreAllSchedule>(steps); };
+}
+
+}  // namespace rwd
