@@ -73,7 +73,9 @@ void check_all_schedules(const P& problem, const char* method, const StepControl
     EXPECT_EQ(host<B>(result.y_final), host<B>(reference.y_final));
     EXPECT_EQ(result.drift.max_rel_drift, 0.0);
     EXPECT_EQ(result.drift.first_drift_step, -1);
-    if (result.summary.recomputed_steps > 0) EXPECT_GT(result.drift.replayed_steps_checked, 0);
+    if (result.summary.recomputed_steps > 0) {
+      EXPECT_GT(result.drift.replayed_steps_checked, 0);
+    }
   }
 }
 

@@ -1,0 +1,375 @@
+// bench/gradient_cost_bench.cpp — what a store-all gradient costs, in forward runs.
+//
+//   cmake --build build-bench --target gradient_cost_bench
+//   build-bench/bench/gradient_cost_bench                  # every benchmark, console table
+//   bench/run_gradient_cost.sh                             # the same, plus the ratio table
+//
+// For RK4 with fixed steps on Lorenz-96 (N = 40 and N = 10^5) and Gray–Scott (2·71² ≈ 10^4 and
+// 2·708² ≈ 10^6 unknowns), with every state stored:
+//
+//   Forward/<case>   one forward sweep that stores nothing (rwd::forward_loss);
+//   Gradient/<case>  the full store-all gradient (StoreAllAdjoint::run), with a forward sweep
+//                    timed next to it in every iteration so that the ratio
+//                    gradient_ms / forward_ms compares runs taken side by side;
+//   Rhs/<case>, Vjp/<case>, Rk4Step/<case>, Rk4AdjointStep/<case>
+//                    the pieces of one step, which explain the ratio: the RK4
+//                    adjoint step re-runs its forward step (4 rhs) and adds 4 vjp, so
+//                    ratio ≈ 2 + (4 vjp + adjoint vector work) / (forward step);
+//   AllFinite/1e6, LinearCombination/1e6_*   the vector operations of a step at 10^6.
+//
+// Counters of Gradient/<case> (medians over the iterations):
+//   fwd_ms, grad_ms                 forward_loss and StoreAllAdjoint::run, wall time
+//   ratio                           grad_ms / fwd_ms of each iteration (the two runs back to back)
+//   ratio_cpu                       the same ratio from thread CPU times (steadier on a busy
+//                                   machine: time spent descheduled does not count)
+//   drv_fwd_ms, drv_rev_ms, drv_ratio   the driver's own split (Summary::forward_seconds,
+//                                   reverse_seconds, gradient_cost_ratio())
+//   rhs_fwd/step, rhs_rev/step, vjp/step   evaluation counts per step
+//   allocs/run                      malloc calls in one run() after the first (the first
+//                                   allocates the stored states); constant, never ∝ steps
+//
+// Timing: manual (steady_clock around each run), fixed iteration counts, single thread; the
+// driver object is reused across iterations so that the stored states are allocated (and their
+// pages touched) once, before timing, as in any repeated gradient evaluation.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "rewind/problems/gray_scott.hpp"
+#include "rewind/problems/lorenz96.hpp"
+#include "rewind/rewind.hpp"
+
+// ---- allocation counter: Eigen allocates through malloc, so count at malloc itself -------------
+namespace {
+std::atomic<long> g_allocations{0};
+}
+
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t n, std::size_t size);
+void* __libc_realloc(void* p, std::size_t size);
+void* malloc(std::size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t n, std::size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_calloc(n, size);
+}
+void* realloc(void* p, std::size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_realloc(p, size);
+}
+}
+
+namespace {
+
+using rwd::Index;
+using B = rwd::EigenBackend;
+using Vec = B::Vector;
+using Clock = std::chrono::steady_clock;
+
+long allocations() {
+  return g_allocations.load(std::memory_order_relaxed);
+}
+
+double elapsed_ms(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// CPU time of this thread: robust against other processes taking the core for a while.
+double thread_cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// One benchmark case: a problem, a fixed RK4 step, a number of steps and how often to repeat.
+struct Case {
+  const char* name;
+  double dt;
+  Index steps;
+  int forward_iterations;   // Forward/<case>
+  int gradient_iterations;  // Gradient/<case>
+};
+
+// Lorenz-96: dt = 0.01; the horizons (t = 20 and t = 1) keep the chaotic adjoint finite
+// (it grows like e^{1.7 t}). Gray–Scott: dt = 1 (RK4's diffusion limit for the default
+// parameters is 2.18, see gray_scott.hpp).
+constexpr Case kL96Small{"lorenz96_N40", 0.01, 2000, 100, 100};
+constexpr Case kL96Large{"lorenz96_N1e5", 0.01, 100, 20, 20};
+constexpr Case kGsSmall{"grayscott_n71", 1.0, 1000, 20, 20};
+constexpr Case kGsLarge{"grayscott_n708", 1.0, 20, 10, 10};
+
+template <class P>
+void forward_benchmark(benchmark::State& state, const P& problem, Case c) {
+  rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(),
+                                  rwd::StepControl::fixed(0.0, c.dt, c.steps));
+  const auto objective = rwd::Objective<B>::terminal_squared_norm();
+  const Vec theta = problem.default_parameters();
+  const Vec y0 = problem.default_initial_state();
+  benchmark::DoNotOptimize(rwd::forward_loss(stepper, objective, y0, theta));  // warm-up
+  std::vector<double> ms;
+  long allocs = 0;
+  for (auto _ : state) {
+    const long a0 = allocations();
+    const auto start = Clock::now();
+    double loss = rwd::forward_loss(stepper, objective, y0, theta);
+    const double t = elapsed_ms(start);
+    allocs = allocations() - a0;
+    benchmark::DoNotOptimize(loss);
+    state.SetIterationTime(t * 1e-3);
+    ms.push_back(t);
+  }
+  state.counters["unknowns"] = static_cast<double>(problem.state_size());
+  state.counters["steps"] = static_cast<double>(c.steps);
+  state.counters["fwd_ms"] = median(ms);
+  state.counters["allocs/run"] = static_cast<double>(allocs);
+}
+
+template <class P>
+void gradient_benchmark(benchmark::State& state, const P& problem, Case c) {
+  rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(),
+                                  rwd::StepControl::fixed(0.0, c.dt, c.steps));
+  const auto objective = rwd::Objective<B>::terminal_squared_norm();
+  const Vec theta = problem.default_parameters();
+  const Vec y0 = problem.default_initial_state();
+  rwd::StoreAllAdjoint driver(stepper, objective);
+  {  // warm-up: allocates and touches the stored states, checks the gradient is finite
+    const auto r = driver.run(y0, theta);
+    if (!B::all_finite(r.grad_y0) || !B::all_finite(r.grad_theta)) {
+      state.SkipWithError("non-finite gradient: shorten the horizon");
+      return;
+    }
+    benchmark::DoNotOptimize(rwd::forward_loss(stepper, objective, y0, theta));
+  }
+  std::vector<double> fwd, grad, fwd_cpu, grad_cpu, drv_fwd, drv_rev, drv_ratio;
+  rwd::Summary summary;
+  long allocs = 0;
+  for (auto _ : state) {
+    double cpu = thread_cpu_ms();
+    auto start = Clock::now();
+    double loss = rwd::forward_loss(stepper, objective, y0, theta);
+    fwd.push_back(elapsed_ms(start));
+    fwd_cpu.push_back(thread_cpu_ms() - cpu);
+    benchmark::DoNotOptimize(loss);
+
+    const long a0 = allocations();
+    cpu = thread_cpu_ms();
+    start = Clock::now();
+    auto result = driver.run(y0, theta);
+    const double t = elapsed_ms(start);
+    grad_cpu.push_back(thread_cpu_ms() - cpu);
+    allocs = allocations() - a0;
+    benchmark::DoNotOptimize(result.grad_theta.data());
+    state.SetIterationTime(t * 1e-3);
+    grad.push_back(t);
+    summary = result.summary;
+    drv_fwd.push_back(summary.forward_seconds * 1e3);
+    drv_rev.push_back(summary.reverse_seconds * 1e3);
+    drv_ratio.push_back(summary.gradient_cost_ratio());
+  }
+  const double steps = static_cast<double>(summary.steps);
+  state.counters["unknowns"] = static_cast<double>(problem.state_size());
+  state.counters["steps"] = steps;
+  state.counters["fwd_ms"] = median(fwd);
+  state.counters["grad_ms"] = median(grad);
+  // Ratios per iteration (a forward run and the gradient right after it), then the median:
+  // steadier than a ratio of medians when the machine's load changes during the benchmark.
+  std::vector<double> ratio, ratio_cpu;
+  for (std::size_t i = 0; i < grad.size(); ++i) {
+    ratio.push_back(grad[i] / fwd[i]);
+    ratio_cpu.push_back(grad_cpu[i] / fwd_cpu[i]);
+  }
+  state.counters["ratio"] = median(ratio);
+  state.counters["ratio_cpu"] = median(ratio_cpu);
+  state.counters["drv_fwd_ms"] = median(drv_fwd);
+  state.counters["drv_rev_ms"] = median(drv_rev);
+  state.counters["drv_ratio"] = median(drv_ratio);
+  state.counters["rhs_fwd/step"] = static_cast<double>(summary.rhs_evaluations_forward) / steps;
+  state.counters["rhs_rev/step"] = static_cast<double>(summary.rhs_evaluations_reverse) / steps;
+  state.counters["vjp/step"] = static_cast<double>(summary.vjp_evaluations) / steps;
+  state.counters["allocs/run"] = static_cast<double>(allocs);
+  state.counters["stored_MiB"] = static_cast<double>(summary.peak_stored_bytes) / (1 << 20);
+}
+
+// ---- the pieces of one step --------------------------------------------------------------------
+
+template <class P>
+struct StepFixture {
+  const P& problem;
+  Vec theta, y, f, v, out_y, out_theta;
+  explicit StepFixture(const P& p)
+      : problem(p),
+        theta(p.default_parameters()),
+        y(p.default_initial_state()),
+        f(B::zeros(p.state_size())),
+        v(B::zeros(p.state_size())),
+        out_y(B::zeros(p.state_size())),
+        out_theta(B::zeros(p.parameter_size())) {
+    p.rhs(0.0, y, theta, f);  // a cotangent with the shape of a real one
+    v = f;
+  }
+};
+
+void set_items(benchmark::State& state, Index n) {
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * n);
+  state.counters["unknowns"] = static_cast<double>(n);
+}
+
+template <class P>
+void rhs_benchmark(benchmark::State& state, const P& problem) {
+  StepFixture<P> s(problem);
+  for (auto _ : state) {
+    problem.rhs(0.0, s.y, s.theta, s.f);
+    benchmark::ClobberMemory();
+  }
+  set_items(state, problem.state_size());
+}
+
+template <class P>
+void vjp_benchmark(benchmark::State& state, const P& problem) {
+  StepFixture<P> s(problem);
+  for (auto _ : state) {
+    problem.vjp(0.0, s.y, s.theta, s.v, s.out_y, s.out_theta);
+    benchmark::ClobberMemory();
+  }
+  set_items(state, problem.state_size());
+}
+
+template <class P>
+void rk4_step_benchmark(benchmark::State& state, const P& problem, double dt) {
+  rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(),
+                                  rwd::StepControl::fixed(0.0, dt, Index{1} << 40));
+  StepFixture<P> s(problem);
+  rwd::Carry carry = stepper.initial_carry(s.y, s.theta);
+  for (auto _ : state) {
+    // Always the same step (y restored outside the timed region would cost a copy; the state
+    // drifts by a few steps at most over the iterations, which does not change the cost).
+    stepper.step(s.y, carry, s.theta);
+    benchmark::ClobberMemory();
+  }
+  set_items(state, problem.state_size());
+}
+
+template <class P>
+void rk4_adjoint_step_benchmark(benchmark::State& state, const P& problem, double dt) {
+  rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(),
+                                  rwd::StepControl::fixed(0.0, dt, 1));
+  StepFixture<P> s(problem);
+  const rwd::Carry carry = stepper.initial_carry(s.y, s.theta);
+  Vec lambda = s.v;
+  Vec mu = B::zeros(problem.parameter_size());
+  Index k = 0;
+  for (auto _ : state) {
+    stepper.adjoint_step(s.y, carry, s.theta, lambda, mu);
+    // Reversing the same step again and again multiplies λ by the same Jacobian: rescale now
+    // and then so that it never overflows (2 passes every 64 adjoint steps).
+    if ((++k & 63) == 0) {
+      const double m = B::max_norm(lambda);
+      if (m > 1e6) B::scale(1.0 / m, lambda);
+      B::fill(mu, 0.0);
+    }
+    benchmark::ClobberMemory();
+  }
+  set_items(state, problem.state_size());
+}
+
+void all_finite_benchmark(benchmark::State& state, Index n) {
+  const Vec x = Vec::LinSpaced(static_cast<Eigen::Index>(n), 0.0, 1.0);
+  for (auto _ : state) benchmark::DoNotOptimize(B::all_finite(x));
+  set_items(state, n);
+}
+
+// out = x + Σ_{j<terms} c_j v_j: the RK4 stage (1 term), κ (1 term) and final (4 terms) shapes.
+void linear_combination_benchmark(benchmark::State& state, Index n, int terms) {
+  std::vector<Vec> v(static_cast<std::size_t>(terms),
+                     Vec::Constant(static_cast<Eigen::Index>(n), 0.5));
+  std::vector<const Vec*> vp;
+  std::vector<double> c(static_cast<std::size_t>(terms), 0.25);
+  for (const auto& x : v) vp.push_back(&x);
+  const Vec x = Vec::Ones(static_cast<Eigen::Index>(n));
+  Vec out = B::zeros(n);
+  for (auto _ : state) {
+    B::linear_combination(out, 1.0, x, c, vp);
+    benchmark::ClobberMemory();
+  }
+  set_items(state, n);
+}
+
+void register_all() {
+  // Problems live for the whole program; benchmarks keep references to them.
+  static const rwd::Lorenz96<> l96_small(40);
+  static const rwd::Lorenz96<> l96_large(100000);
+  static const rwd::GrayScott<> gs_small(71);
+  static const rwd::GrayScott<> gs_large(708);
+
+  auto cases = [](const char* kind, auto fn) {
+    auto reg = [&](const Case& c, const auto& problem, int iterations) {
+      benchmark::RegisterBenchmark((std::string(kind) + "/" + c.name).c_str(),
+                                   [&problem, c, fn](benchmark::State& s) { fn(s, problem, c); })
+          ->Iterations(iterations)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+    };
+    const bool fwd = std::string(kind) == "Forward";
+    reg(kL96Small, l96_small, fwd ? kL96Small.forward_iterations : kL96Small.gradient_iterations);
+    reg(kL96Large, l96_large, fwd ? kL96Large.forward_iterations : kL96Large.gradient_iterations);
+    reg(kGsSmall, gs_small, fwd ? kGsSmall.forward_iterations : kGsSmall.gradient_iterations);
+    reg(kGsLarge, gs_large, fwd ? kGsLarge.forward_iterations : kGsLarge.gradient_iterations);
+  };
+  cases("Forward", [](benchmark::State& s, const auto& p, Case c) { forward_benchmark(s, p, c); });
+  cases("Gradient",
+        [](benchmark::State& s, const auto& p, Case c) { gradient_benchmark(s, p, c); });
+
+  // The pieces of one step for every case; the vector operations at ≈ 10^6 unknowns.
+  const Index n6 = gs_large.state_size();
+  auto piece = [](const std::string& name, auto fn) {
+    benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMicrosecond)->MinTime(0.1);
+  };
+  auto pieces = [&piece](const Case& c, const auto& problem) {
+    const std::string name = c.name;
+    const double dt = c.dt;
+    piece("Rhs/" + name, [&problem](benchmark::State& s) { rhs_benchmark(s, problem); });
+    piece("Vjp/" + name, [&problem](benchmark::State& s) { vjp_benchmark(s, problem); });
+    piece("Rk4Step/" + name,
+          [&problem, dt](benchmark::State& s) { rk4_step_benchmark(s, problem, dt); });
+    piece("Rk4AdjointStep/" + name,
+          [&problem, dt](benchmark::State& s) { rk4_adjoint_step_benchmark(s, problem, dt); });
+  };
+  pieces(kL96Small, l96_small);
+  pieces(kL96Large, l96_large);
+  pieces(kGsSmall, gs_small);
+  pieces(kGsLarge, gs_large);
+  piece("AllFinite/1e6", [n6](benchmark::State& s) { all_finite_benchmark(s, n6); });
+  piece("LinearCombination/1e6_1term",
+        [n6](benchmark::State& s) { linear_combination_benchmark(s, n6, 1); });
+  piece("LinearCombination/1e6_4terms",
+        [n6](benchmark::State& s) { linear_combination_benchmark(s, n6, 4); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("rewind_method",
+                              "rk4, fixed step, store-all, Eigen backend, 1 thread");
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
