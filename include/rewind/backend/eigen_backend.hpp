@@ -64,10 +64,18 @@ struct EigenBackend {
     return std::sqrt(sum / static_cast<double>(n));
   }
   static bool all_finite(const Vector& x) {
-    // x - x is 0 for finite values and NaN for NaN/Inf: one branch-free pass.
-    double acc = 0.0;
-    for (Eigen::Index i = 0; i < x.size(); ++i) acc += x[i] - x[i];
-    return acc == 0.0;
+    // x − x is 0 for finite values and NaN for NaN/Inf: one branch-free pass, with eight
+    // independent accumulators so the additions do not form one long dependency chain.
+    const double* d = x.data();
+    const Eigen::Index n = x.size();
+    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    Eigen::Index i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (int j = 0; j < 8; ++j) acc[j] += d[i + j] - d[i + j];
+    for (; i < n; ++i) acc[0] += d[i] - d[i];
+    double total = 0.0;
+    for (double a : acc) total += a;
+    return total == 0.0;
   }
 
   static void copy_to_host(const Vector& x, std::span<double> host) {

@@ -80,6 +80,8 @@ class ExplicitRungeKutta {
     const int s = tableau_.stages;
     for (int i = 0; i < s; ++i) k_.push_back(B::zeros(n_));
     for (int i = 0; i < s; ++i) nu_.push_back(B::zeros(adjoint_needed_[i] ? n_ : 0));
+    // Stage states Y_i (Y_0 is y itself): kept so the adjoint reuses its replay's stages.
+    for (int i = 0; i < s; ++i) stages_.push_back(B::zeros(i > 0 ? n_ : 0));
     stage_ = B::zeros(n_);
     kappa_ = B::zeros(n_);
     mu_stage_ = B::zeros(p_);
@@ -145,7 +147,7 @@ class ExplicitRungeKutta {
     if (B::size(lambda) != n_ || B::size(mu) != p_)
       detail::fail<InvalidArgument>("adjoint vectors have sizes (", B::size(lambda), ", ",
                                     B::size(mu), "); expected (", n_, ", ", p_, ")");
-    advance_stages(y_n, carry_n, theta);
+    advance_stages(y_n, carry_n, theta, /*adjoint_replay=*/true);
     const double h = next_h_;
     const double t = carry_n.t;
     const int s = tableau_.stages;
@@ -162,7 +164,7 @@ class ExplicitRungeKutta {
       }
       B::linear_combination(kappa_, h * tableau_.b[i], lambda, {coeff.data(), std::size_t(m)},
                             {vecs.data(), std::size_t(m)});
-      const Vector& Yi = stage_state(i, y_n, h);
+      const Vector& Yi = i == 0 ? y_n : stages_[i];
       problem_.vjp(t + tableau_.c[i] * h, Yi, theta, kappa_, nu_[i], mu_stage_);
       ++counters_.vjp_evaluations;
       if (p_ > 0) B::axpy(1.0, mu_stage_, mu);
@@ -195,6 +197,12 @@ class ExplicitRungeKutta {
       return need;
     };
     adjoint_needed_ = closure(tableau_.b, nullptr);
+    // A fixed-step adjoint replay needs the stage states of the stages it differentiates, and so
+    // the right-hand sides those states read — not the ones that only feed y_{n+1} (RK4's k_4).
+    replay_evaluated_.assign(static_cast<std::size_t>(s), false);
+    for (int j = 0; j < s; ++j)
+      for (int i = j + 1; i < s; ++i)
+        if (adjoint_needed_[i] && tableau_.a_at(i, j) != 0.0) replay_evaluated_[j] = true;
     if (tableau_.has_embedded()) {
       error_weights_.resize(static_cast<std::size_t>(s));
       for (int i = 0; i < s; ++i) error_weights_[i] = tableau_.b[i] - tableau_.b_embedded[i];
@@ -211,9 +219,10 @@ class ExplicitRungeKutta {
                                     " components; the problem has ", p_);
   }
 
-  // Y_i = y + h Σ_{j<i} a_ij k_j (stage 0 is y itself). Returns a reference to Y_i.
+  // Y_i = y + h Σ_{j<i} a_ij k_j into stages_[i] (stage 0 is y itself). Returns Y_i.
   const Vector& stage_state(int i, const Vector& y, double h) {
     if (i == 0) return y;
+    Vector& out = stages_[i];
     std::array<double, kMaxCombinationTerms> coeff{};
     std::array<const Vector*, kMaxCombinationTerms> vecs{};
     int m = 0;
@@ -223,15 +232,22 @@ class ExplicitRungeKutta {
       vecs[m] = &k_[j];
       ++m;
     }
-    B::linear_combination(stage_, 1.0, y, {coeff.data(), std::size_t(m)},
+    B::linear_combination(out, 1.0, y, {coeff.data(), std::size_t(m)},
                           {vecs.data(), std::size_t(m)});
-    return stage_;
+    return out;
   }
 
-  void evaluate_stages(const Vector& y, double t, double h, const Vector& theta, int first) {
+  // Builds the stage states and evaluates the right-hand sides a step needs. A fixed-step
+  // adjoint replay builds the states the adjoint differentiates and evaluates only the right-hand
+  // sides they read; everything else evaluates every stage that the step's weights need.
+  void evaluate_stages(const Vector& y, double t, double h, const Vector& theta, int first,
+                       bool adjoint_replay) {
+    const bool partial = adjoint_replay && !control_.is_adaptive();
     for (int i = first; i < tableau_.stages; ++i) {
-      if (!forward_needed_[i]) continue;
+      const bool state = partial ? adjoint_needed_[i] : forward_needed_[i];
+      if (!state) continue;
       const Vector& Yi = stage_state(i, y, h);
+      if (partial && !replay_evaluated_[i]) continue;
       problem_.rhs(t + tableau_.c[i] * h, Yi, theta, k_[i]);
       ++counters_.rhs_evaluations;
     }
@@ -257,18 +273,19 @@ class ExplicitRungeKutta {
   // Runs the stages of the step starting at (y, carry), including any rejected attempts, and
   // leaves the accepted step's stages in k_, its size in next_h_ and (adaptive) y_{n+1} in
   // y_new_. Returns carry_{n+1}. Never modifies y.
-  Carry advance_stages(const Vector& y, const Carry& carry, const Vector& theta) {
+  Carry advance_stages(const Vector& y, const Carry& carry, const Vector& theta,
+                       bool adjoint_replay = false) {
     Carry next = carry;
     next.step = carry.step + 1;
     if (control_.is_prescribed()) {
       next_h_ = control_.step_sizes[static_cast<std::size_t>(carry.step)];
-      evaluate_stages(y, carry.t, next_h_, theta, 0);
+      evaluate_stages(y, carry.t, next_h_, theta, 0, adjoint_replay);
       next.t = carry.t + next_h_;
       return next;
     }
     if (!control_.is_adaptive()) {
       next_h_ = control_.dt;
-      evaluate_stages(y, carry.t, next_h_, theta, 0);
+      evaluate_stages(y, carry.t, next_h_, theta, 0, adjoint_replay);
       // t_n = t0 + n·dt rather than a running sum, so long runs do not accumulate round-off.
       next.t = control_.t0 + static_cast<double>(next.step) * control_.dt;
       return next;
@@ -290,7 +307,7 @@ class ExplicitRungeKutta {
         last = true;
       }
       // The first stage depends only on (t, y): evaluated once however many attempts follow.
-      evaluate_stages(y, t, h, theta, first_stage_done ? 1 : 0);
+      evaluate_stages(y, t, h, theta, first_stage_done ? 1 : 0, adjoint_replay);
       first_stage_done = true;
       combine_solution(y_new_, y, h);
       combine(stage_, y, h, error_weights_, 0.0);  // error estimate h Σ (b_i − b̂_i) k_i
@@ -357,9 +374,9 @@ class ExplicitRungeKutta {
   ButcherTableau tableau_;
   StepControl control_;
   Index n_ = 0, p_ = 0;
-  std::vector<bool> forward_needed_, adjoint_needed_;
+  std::vector<bool> forward_needed_, adjoint_needed_, replay_evaluated_;
   std::vector<double> error_weights_;
-  std::vector<Vector> k_, nu_;
+  std::vector<Vector> k_, nu_, stages_;
   Vector stage_, kappa_, mu_stage_, y_new_;
   double next_h_ = 0.0;
   double alpha_ = 0.0, beta_ = 0.0;
