@@ -4,10 +4,12 @@
 //   std::cout << result.summary.brief() << "\n";   // one line
 //   std::cout << result.summary.full();            // a table
 //
-// Conventions (the revolve literature's, so figures compare with other codes): `forward_steps`
-// counts every forward step advanced outside the reverse sweep (the first sweep plus replays
-// from snapshots); each reverse step additionally re-runs its own forward step internally to
-// rebuild the stages, which is not counted in forward_steps but is in rhs_evaluations.
+// Conventions (Griewank & Walther's, so figures compare with every revolve code): each reverse
+// step re-runs its own forward step to rebuild the stages, so a run of l steps evaluates at
+// least l forward steps; `recomputed_steps` = p counts the forward steps beyond those l (the
+// schedule's advances: for revolve p(l, c) = r·l − β(c + 1, r − 1)), and `forward_steps` =
+// l + p counts them all. A checkpointed run also takes one step from y_{l−1} to y_l for the
+// terminal cost, which is in rhs_evaluations but not in these counts.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +28,8 @@ struct Summary {
 
   Index steps = 0;             // N: accepted steps of the run
   Index rejected_steps = 0;    // rejected adaptive attempts during the first forward sweep
-  Index forward_steps = 0;     // steps advanced: first sweep + recomputation
-  Index recomputed_steps = 0;  // forward_steps − steps
+  Index forward_steps = 0;     // l + p: every forward step evaluated, reverse re-runs included
+  Index recomputed_steps = 0;  // p: forward steps beyond the l that the reverse steps re-run
   Index reversed_steps = 0;    // adjoint steps (= steps when complete)
   Index rhs_evaluations_forward = 0;  // f calls in the first sweep and recomputation
   Index rhs_evaluations_reverse = 0;  // f calls inside adjoint steps (stage rebuilds)

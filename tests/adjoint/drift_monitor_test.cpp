@@ -50,7 +50,7 @@ TEST(DriftMonitor, DeterministicRunHasExactlyZeroDrift) {
   ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 100));
   CheckpointedAdjoint driver(stepper, Objective<B>::terminal_squared_norm());
   const auto r = driver.run(problem.default_initial_state(), problem.default_parameters(), revolve_schedule(3));
-  EXPECT_GT(r.summary.recomputed_steps, 0);
+  EXPECT_GT(r.summary.recomputed_steps, 99);  // more than the first sweep: replays happened
   EXPECT_GT(r.drift.replayed_steps_checked, 0);
   EXPECT_EQ(r.drift.max_rel_drift, 0.0);
   EXPECT_EQ(r.drift.first_drift_step, -1);

@@ -103,7 +103,7 @@ class CheckpointedAdjoint {
     B::copy(y0, y);
     Carry carry = stepper_.initial_carry(y, theta);
     Index reached = 0;  // furthest step of the first sweep
-    Index advances = 0, first_sweep = 0, stores = 0, restores = 0, reverses = 0;
+    Index advances = 0, stores = 0, restores = 0, reverses = 0;
     double loss = observe(carry, y, grad);
     drift.record(0, y);
     bool terminal_done = false;
@@ -125,7 +125,6 @@ class CheckpointedAdjoint {
             if (options_.check_finite) detail::require_finite_state<B>(y, carry);
             if (carry.step > reached) {
               reached = carry.step;
-              ++first_sweep;
               drift.record(carry.step, y);
               loss += observe(carry, y, grad);
             } else {
@@ -181,8 +180,8 @@ class CheckpointedAdjoint {
     summary.parameter_size = p;
     summary.steps = steps;
     summary.rejected_steps = total.rejected_attempts;
-    summary.forward_steps = advances;
-    summary.recomputed_steps = advances - first_sweep;
+    summary.forward_steps = advances + reverses;  // l + p (see summary.hpp)
+    summary.recomputed_steps = advances;           // p: the schedule's advances
     summary.reversed_steps = reverses;
     summary.rhs_evaluations_forward = total.rhs_evaluations - counted.rhs_evaluations;
     summary.rhs_evaluations_reverse = 0;  // not separable here: included in the forward count

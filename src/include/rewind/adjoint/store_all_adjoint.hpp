@@ -182,8 +182,9 @@ class StoreAllAdjoint {
     summary.parameter_size = p;
     summary.steps = steps;
     summary.rejected_steps = forward_counters.rejected_attempts;
-    summary.forward_steps = steps;
-    summary.recomputed_steps = 0;
+    // The forward sweep advances l steps and each reverse step re-runs one: l + p with p = l.
+    summary.forward_steps = 2 * steps;
+    summary.recomputed_steps = steps;
     summary.reversed_steps = steps;
     summary.rhs_evaluations_forward = forward_counters.rhs_evaluations;
     summary.rhs_evaluations_reverse = total.rhs_evaluations - forward_counters.rhs_evaluations;
