@@ -21,7 +21,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -29,6 +31,8 @@
 
 #include "extrapolated_difference.hpp"
 #include "problem_registry.hpp"
+#include "progress.hpp"
+#include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/eigen_backend.hpp"
@@ -38,6 +42,7 @@
 #include "rewind/problems/detail/problem_support.hpp"
 #include "run_report.hpp"
 #include "run_settings.hpp"
+#include "schedule_plan.hpp"
 
 namespace rwd::cli {
 
@@ -101,7 +106,8 @@ template <class P>
 FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& s,
                                  const Objective<EigenBackend>& objective,
                                  const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
-                                 const Eigen::VectorXd& grad_y0, double loss) {
+                                 const Eigen::VectorXd& grad_y0, double loss,
+                                 ProgressBar* bar = nullptr) {
   FiniteDifferenceCheck fd;
   fd.seed = s.seed;
   fd.epsilon_rule = s.fd_epsilon ? "--fd-epsilon, halved" : kFdStepRule;
@@ -112,13 +118,15 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& s,
           ? StepControl::prescribed(s.control.t0, accepted_step_sizes(problem, s, y0, theta))
           : s.control;
   ExplicitRungeKutta fd_stepper(problem, s.tableau, fd_control);
+  ProgressBar quiet(false);
+  ProgressStepper watched(fd_stepper, bar ? *bar : quiet, "finite-difference check");
   const Eigen::VectorXd d = spot_check_direction(static_cast<Index>(y0.size()), s.seed);
   Eigen::VectorXd y = y0;
   // A perturbed run that blows up means "step too large": NaN makes the sweep go smaller.
   auto loss_along_d = [&](double h) {
     y = y0 + h * d;
     try {
-      return forward_loss(fd_stepper, objective, y, theta);
+      return forward_loss(watched, objective, y, theta);
     } catch (const NumericalError&) {
       return std::numeric_limits<double>::quiet_NaN();
     }
@@ -138,43 +146,98 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& s,
   return fd;
 }
 
+// Called with the plan of a checkpointed run before its scheduled sweep starts.
+using PlanCallback = std::function<void(const CheckpointReport&)>;
+
 template <class P>
 RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
-                       std::vector<std::string> parameter_names, const RunSettings& s) {
+                       std::vector<std::string> parameter_names, const RunSettings& s,
+                       const PlanCallback& on_plan = {}) {
   using B = typename P::Backend;
   static_assert(std::is_same_v<B, EigenBackend>, "the rewind tool runs on the Eigen backend");
   const auto objective = Objective<B>::terminal_squared_norm();
 
   ExplicitRungeKutta stepper(problem, s.tableau, s.control);
-  StoreAllAdjoint driver(stepper, objective);
-  const GradientResult<Eigen::VectorXd> result = driver.run(y0, theta);
+  ProgressBar bar(s.progress);
+  ProgressStepper watched(stepper, bar);
 
   RunReport r;
   r.settings = s;
   r.state_size = stepper.state_size();
   r.parameter_size = stepper.parameter_size();
-  r.loss = result.loss;
-  r.grad_y0_norm = result.grad_y0.norm();
-  r.grad_theta_norm = result.grad_theta.norm();
-  r.grad_theta.assign(result.grad_theta.data(),
-                      result.grad_theta.data() + result.grad_theta.size());
+  auto take = [&](const GradientResult<Eigen::VectorXd>& result) {
+    r.loss = result.loss;
+    r.grad_y0_norm = result.grad_y0.norm();
+    r.grad_theta_norm = result.grad_theta.norm();
+    r.grad_theta.assign(result.grad_theta.data(),
+                        result.grad_theta.data() + result.grad_theta.size());
+    r.summary = result.summary;
+  };
+  Eigen::VectorXd grad_y0;
+
+  if (!s.checkpointed) {
+    StoreAllAdjoint driver(watched, objective);
+    const GradientResult<Eigen::VectorXd> result = driver.run(y0, theta);
+    take(result);
+    grad_y0 = result.grad_y0;
+  } else {
+    r.checkpointed = true;
+    CheckpointReport& cp = r.checkpoint;
+    cp.snapshot_bytes = r.state_size * static_cast<Index>(sizeof(double)) + kCarryBytes;
+    cp.memory_budget = s.memory_bytes;
+    cp.adjoint_cost = s.adjoint_cost;
+    cp.drift_policy = s.drift;
+    ScheduleRequest request = s.schedule;
+    if (s.memory_bytes) request.budget = snapshots_in_memory(*s.memory_bytes, cp.snapshot_bytes);
+    request.validate();
+
+    CheckpointOptions options;
+    options.drift_policy = s.drift;
+    CheckpointedAdjoint driver(watched, objective, options);
+    auto factory = [&](Index steps) -> std::unique_ptr<Schedule> {
+      cp.plan = plan_schedule(request, steps);
+      cp.store_all_bytes =
+          (static_cast<double>(steps) + 1.0) * static_cast<double>(cp.snapshot_bytes);
+      // The store allocates min(slots, l) snapshots before the first step.
+      const double reserved = static_cast<double>(std::min(cp.plan.snapshots, steps)) *
+                              static_cast<double>(cp.snapshot_bytes);
+      const double limit = static_cast<double>(rwd::detail::half_physical_memory());
+      if (reserved > limit)
+        rwd::detail::fail<InvalidArgument>(
+            cp.plan.name, " would reserve ", std::min(cp.plan.snapshots, steps),
+            " snapshots of ", cp.snapshot_bytes, " bytes (", format_bytes(reserved),
+            "), above half the physical memory (", format_bytes(limit),
+            "); use fewer --snapshots or a smaller --memory");
+      if (on_plan) {
+        bar.clear();
+        on_plan(cp);
+      }
+      return make_schedule(cp.plan);
+    };
+    const CheckpointedResult<Eigen::VectorXd> result = driver.run(y0, theta, factory);
+    take(result);
+    grad_y0 = result.grad_y0;
+    cp.drift = result.drift;
+    cp.counting_steps = result.counting_steps;
+  }
+  bar.clear();
+
   r.parameter_names = std::move(parameter_names);
   if (static_cast<Index>(r.parameter_names.size()) != r.parameter_size) r.parameter_names.clear();
-  r.summary = result.summary;
 
   if (s.fd_check) {
-    r.fd = spot_check(problem, s, objective, y0, theta, result.grad_y0, r.loss);
+    r.fd = spot_check(problem, s, objective, y0, theta, grad_y0, r.loss, &bar);
     r.fd_checked = true;
   }
   return r;
 }
 
 // Builds the problem the settings name and runs it.
-inline RunReport run_gradient(const RunSettings& s) {
+inline RunReport run_gradient(const RunSettings& s, const PlanCallback& on_plan = {}) {
   return with_problem(*s.problem, s.n,
                       [&](const auto& problem, const Eigen::VectorXd& y0,
                           const Eigen::VectorXd& theta, const std::vector<std::string>& names) {
-                        return run_gradient(problem, y0, theta, names, s);
+                        return run_gradient(problem, y0, theta, names, s, on_plan);
                       });
 }
 

@@ -2,6 +2,7 @@
 #include "json_report.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #ifndef REWIND_VERSION
 #define REWIND_VERSION "unknown"
@@ -41,6 +42,51 @@ Json stats_json(const Summary& s) {
   j["total_seconds"] = number(s.total_seconds());
   j["gradient_cost_ratio"] = number(s.gradient_cost_ratio());
   j["t_final"] = number(s.t_final);
+  return j;
+}
+
+// An integer count of bytes when it fits exactly in a double's integers, else the double.
+Json bytes(double b) {
+  if (std::isfinite(b) && b >= 0.0 && b < 9007199254740992.0)
+    return Json(static_cast<std::int64_t>(b));
+  return number(b);
+}
+
+Json drift_json(const CheckpointReport& cp) {
+  const DriftReport& d = cp.drift;
+  return {{"max_rel_drift", number(d.max_rel_drift)},
+          {"first_drift_step", d.first_drift_step >= 0 ? Json(d.first_drift_step) : Json(nullptr)},
+          {"replayed_steps_checked", d.replayed_steps_checked},
+          {"mismatched_steps", d.mismatched_steps},
+          {"sampling_stride", d.sampling_stride},
+          {"bitwise_identical", d.bitwise_identical()},
+          {"policy", drift_policy_name(cp.drift_policy)}};
+}
+
+Json schedule_json(const RunReport& r) {
+  const CheckpointReport& cp = r.checkpoint;
+  const SchedulePlan& p = cp.plan;
+  const Summary& s = r.summary;
+  Json j;
+  j["name"] = p.name;
+  j["kind"] = schedule_kind_name(p.kind);
+  j["snapshots"] = p.snapshots;
+  j["interval"] = p.kind == ScheduleKind::uniform ? Json(p.interval) : Json(nullptr);
+  j["memory_budget_bytes"] = cp.memory_budget ? Json(*cp.memory_budget) : Json(nullptr);
+  j["snapshot_bytes"] = cp.snapshot_bytes;
+  // Griewank-Walther counting, as `rewind plan` and Summary: p = the schedule's advances, and
+  // l + p with the forward step each reverse step re-runs.
+  j["forward_steps"] = s.forward_steps;
+  j["recomputed_steps"] = s.recomputed_steps;
+  j["counting_steps"] = cp.counting_steps;
+  j["stores"] = s.stores;
+  j["restores"] = s.restores;
+  j["peak_stored_bytes"] = s.peak_stored_bytes;
+  j["store_all_bytes"] = bytes(cp.store_all_bytes);
+  j["predicted_forward_steps"] = p.forward_steps();
+  j["predicted_recompute_ratio"] = number(p.recompute_ratio());
+  j["predicted_time_ratio"] = number(p.predicted_time_ratio(cp.adjoint_cost));
+  j["adjoint_cost"] = number(cp.adjoint_cost);
   return j;
 }
 
@@ -88,6 +134,8 @@ nlohmann::ordered_json run_report_json(const RunReport& r) {
                      {"verdict", fd.verdict}};
   }
   j["stats"] = stats_json(r.summary);
+  j["schedule"] = r.checkpointed ? schedule_json(r) : Json(nullptr);
+  j["drift"] = r.checkpointed ? drift_json(r.checkpoint) : Json(nullptr);
   return j;
 }
 

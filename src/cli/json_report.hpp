@@ -8,9 +8,20 @@
 // "fd_check" {"seed", "epsilon" (smallest step used), "first_epsilon", "epsilon_rule",
 // "loss_evaluations", "steps_frozen", "directional_fd", "fd_error_estimate",
 // "directional_adjoint", "resolution", "rel_error", "verdict"} (see FiniteDifferenceCheck in
-// run_report.hpp; null with --no-fd-check) and "stats" (every Summary field, plus total_seconds and
-// gradient_cost_ratio). Numbers are written with 17 significant digits; a non-finite number is
-// written as null.
+// run_report.hpp; null with --no-fd-check), "stats" (every Summary field, plus total_seconds and
+// gradient_cost_ratio), and for checkpointed runs (--snapshots, --memory, --schedule; null
+// otherwise):
+//   "schedule" {"name", "kind", "snapshots", "interval", "memory_budget_bytes",
+//     "snapshot_bytes" (state + carry), "forward_steps" (l + p), "recomputed_steps" (p, every
+//     step the schedule advances, the first sweep's l − 1 included; the conventions of
+//     `rewind plan` and of rwd::Summary), "counting_steps" (adaptive), "stores", "restores", "peak_stored_bytes", "store_all_bytes" ((l + 1) states),
+//     "predicted_forward_steps", "predicted_recompute_ratio", "predicted_time_ratio",
+//     "adjoint_cost"},
+//   "drift" {"max_rel_drift", "first_drift_step" (null if none), "replayed_steps_checked",
+//     "mismatched_steps", "sampling_stride", "bitwise_identical", "policy"}.
+// Numbers are written as the shortest text that reads back as the same double (nlohmann's
+// dump), so equal doubles print equal and scripts can compare runs bit for bit; a non-finite
+// number is written as null.
 #pragma once
 
 #include <nlohmann/json.hpp>

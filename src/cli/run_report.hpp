@@ -6,9 +6,13 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "rewind/adjoint/drift_monitor.hpp"
 #include "rewind/summary.hpp"
 #include "rewind/types.hpp"
 #include "run_settings.hpp"
+#include "schedule_plan.hpp"
 
 namespace rwd::cli {
 
@@ -31,6 +35,18 @@ struct FiniteDifferenceCheck {
   std::string verdict;     // "agree", "disagree" or "inconclusive" (fd_verdict)
 };
 
+// What a checkpointed run (--snapshots, --memory, --schedule) planned and found.
+struct CheckpointReport {
+  SchedulePlan plan;                           // the schedule and its predicted costs
+  std::optional<std::int64_t> memory_budget;   // --memory in bytes
+  Index snapshot_bytes = 0;                    // one snapshot: state + carry (kCarryBytes)
+  double store_all_bytes = 0.0;                // (l + 1) snapshots: every state y_0 … y_l
+  double adjoint_cost = kDefaultAdjointCost;   // F of the time prediction
+  DriftPolicy drift_policy = DriftPolicy::warn;
+  DriftReport drift;                           // replays against the first sweep
+  Index counting_steps = 0;                    // adaptive: the counting sweep (0 for fixed)
+};
+
 struct RunReport {
   RunSettings settings;
   Index state_size = 0;
@@ -43,6 +59,8 @@ struct RunReport {
   bool fd_checked = false;                   // false with --no-fd-check: `fd` is empty
   FiniteDifferenceCheck fd;
   Summary summary;
+  bool checkpointed = false;  // false: store-all driver, `checkpoint` is empty
+  CheckpointReport checkpoint;
 };
 
 }  // namespace rwd::cli

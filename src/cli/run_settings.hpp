@@ -9,20 +9,30 @@
 // rule ("--dt = -1 must be a finite step size > 0"), fills in the per-problem defaults of
 // problem_registry.hpp and builds the tableau and the step control.
 //
+// Checkpointing: --snapshots C, --memory BYTES or --schedule K select the checkpointed driver
+// (rwd::CheckpointedAdjoint) with the schedule of schedule_plan.hpp; without them the run uses
+// the store-all driver (rwd::StoreAllAdjoint), as it always has. A budget in bytes becomes a
+// snapshot count only when the state size is known (gradient_run.hpp).
+//
 // Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
 #pragma once
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "byte_size.hpp"
 #include "problem_registry.hpp"
+#include "rewind/adjoint/drift_monitor.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/types.hpp"
+#include "schedule_plan.hpp"
 
 namespace rwd::cli {
 
@@ -41,6 +51,15 @@ struct RunOptions {
   std::optional<double> fd_epsilon;  // first (largest) spot-check step; default: default_fd_step
   bool fd_check = true;              // false: skip the spot check (--no-fd-check)
   bool json = false;
+
+  // Checkpointing; any of the first three selects the checkpointed driver.
+  std::optional<Index> snapshots;         // --snapshots C
+  std::optional<std::string> memory;      // --memory BYTES, as typed ("256MiB")
+  std::optional<std::string> schedule;    // --schedule revolve | uniform | store-all
+  std::optional<Index> interval;          // --interval K (uniform)
+  std::optional<std::string> drift;       // --drift ignore | warn | fail
+  std::optional<double> adjoint_cost;     // --adjoint-cost F (predictions only)
+  bool progress = false;                  // progress bar on stderr (set when it is a terminal)
 };
 
 // Everything a run needs, with defaults filled in.
@@ -53,7 +72,36 @@ struct RunSettings {
   std::optional<double> fd_epsilon;  // nullopt: chosen from y0 (default_fd_step)
   bool fd_check = true;
   bool json = false;
+
+  bool checkpointed = false;                 // CheckpointedAdjoint; false: StoreAllAdjoint
+  ScheduleRequest schedule;                  // kind, budget (--snapshots), interval
+  std::optional<std::int64_t> memory_bytes;  // --memory: the budget in bytes
+  DriftPolicy drift = DriftPolicy::warn;
+  double adjoint_cost = kDefaultAdjointCost;
+  bool progress = false;
 };
+
+inline const char* drift_policy_name(DriftPolicy policy) {
+  switch (policy) {
+    case DriftPolicy::ignore:
+      return "ignore";
+    case DriftPolicy::warn:
+      return "warn";
+    case DriftPolicy::fail:
+      return "fail";
+  }
+  return "?";
+}
+
+inline DriftPolicy parse_drift_policy(std::string_view text) {
+  std::string key(text);
+  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (key == "ignore") return DriftPolicy::ignore;
+  if (key == "warn") return DriftPolicy::warn;
+  if (key == "fail") return DriftPolicy::fail;
+  rwd::detail::fail<InvalidArgument>("--drift = '", text,
+                                     "' is not a policy; choose ignore, warn or fail");
+}
 
 // Adaptive tolerances when not given (StepControl's defaults).
 inline constexpr double kDefaultRtol = 1e-6;
@@ -132,6 +180,31 @@ inline RunSettings resolve_run_settings(const RunOptions& o) {
   s.fd_epsilon = o.fd_epsilon;
   s.seed = o.seed;
   s.json = o.json;
+  s.progress = o.progress;
+
+  s.checkpointed = o.snapshots || o.memory || o.schedule;
+  if (!s.checkpointed && (o.interval || o.drift || o.adjoint_cost))
+    rwd::detail::fail<InvalidArgument>(o.interval ? "--interval"
+                                       : o.drift  ? "--drift"
+                                                  : "--adjoint-cost",
+                                       " applies only to checkpointed runs: add --snapshots C, "
+                                       "--memory BYTES or --schedule");
+  if (o.snapshots && o.memory)
+    rwd::detail::fail<InvalidArgument>(
+        "--snapshots and --memory exclude each other: give the budget one way");
+  if (o.snapshots && *o.snapshots < 1)
+    rwd::detail::fail<InvalidArgument>("--snapshots = ", *o.snapshots, " must be >= 1");
+  if (o.memory) s.memory_bytes = parse_byte_size("--memory", *o.memory);
+  if (o.schedule) s.schedule.kind = parse_schedule_kind(*o.schedule);
+  s.schedule.budget = o.snapshots;
+  s.schedule.interval = o.interval;
+  if (s.checkpointed) s.schedule.validate(s.memory_bytes.has_value());
+  if (o.drift) s.drift = parse_drift_policy(*o.drift);
+  if (o.adjoint_cost) {
+    if (!std::isfinite(*o.adjoint_cost) || *o.adjoint_cost < 0.0)
+      detail::refuse("--adjoint-cost", *o.adjoint_cost, "must be finite and >= 0");
+    s.adjoint_cost = *o.adjoint_cost;
+  }
   return s;
 }
 

@@ -5,6 +5,8 @@
 #include <ostream>
 #include <string>
 
+#include "byte_size.hpp"
+
 namespace rwd::cli {
 namespace {
 
@@ -62,7 +64,80 @@ void print_spot_check(std::ostream& out, const FiniteDifferenceCheck& fd) {
   out << "\n";
 }
 
+std::string drift_verdict(const CheckpointReport& cp) {
+  const DriftReport& d = cp.drift;
+  std::string stride;
+  if (d.sampling_stride > 1)
+    stride = ", every " + std::to_string(d.sampling_stride) + "th step fingerprinted";
+  if (d.replayed_steps_checked == 0) return "no replays to check (nothing was recomputed)";
+  if (d.bitwise_identical())
+    return "replays bitwise identical to the first sweep (" +
+           std::to_string(d.replayed_steps_checked) + " states checked" + stride + ")";
+  return "max relative drift " + format("%.3g", d.max_rel_drift) + ", first at step " +
+         std::to_string(d.first_drift_step) + " (" + std::to_string(d.mismatched_steps) + " of " +
+         std::to_string(d.replayed_steps_checked) + " replayed states differ" + stride +
+         "; --drift " + drift_policy_name(cp.drift_policy) + ")";
+}
+
+void print_checkpointing(std::ostream& out, const RunReport& r) {
+  const CheckpointReport& cp = r.checkpoint;
+  const SchedulePlan& p = cp.plan;
+  const Summary& s = r.summary;
+  out << "checkpointing: " << p.name << ", snapshots of " << cp.snapshot_bytes << " bytes (state "
+      << cp.snapshot_bytes - kCarryBytes << " + carry " << kCarryBytes << ")\n";
+  // Summary's counts follow Griewank-Walther, as `rewind plan`: p = the schedule's advances.
+  row(out, "forward steps l + p",
+      std::to_string(s.forward_steps) + " (predicted " + std::to_string(p.forward_steps()) + ")");
+  row(out, "recomputed steps p",
+      std::to_string(s.recomputed_steps) + " (advances, the first sweep's " +
+          std::to_string(s.steps > 0 ? s.steps - 1 : 0) + " included)");
+  if (cp.counting_steps > 0)
+    row(out, "counting sweep", std::to_string(cp.counting_steps) +
+                                   " steps (adaptive: one forward run to learn l first)");
+  row(out, "stores / restores", std::to_string(s.stores) + " / " + std::to_string(s.restores));
+  const double peak = static_cast<double>(s.peak_stored_bytes);
+  row(out, "snapshot memory",
+      "peak " + format_bytes(peak) + " (" +
+          std::to_string(cp.snapshot_bytes > 0 ? s.peak_stored_bytes / cp.snapshot_bytes : 0) +
+          " snapshots)" + (cp.memory_budget ? ", budget " + format_bytes(static_cast<double>(
+                                                                 *cp.memory_budget))
+                                            : std::string()));
+  row(out, "store-all would need",
+      format_bytes(cp.store_all_bytes) + " (l + 1 = " + std::to_string(s.steps + 1) +
+          " states); checkpointing uses " +
+          format("%.3g%%", 100.0 * peak / cp.store_all_bytes));
+  row(out, "recompute ratio (l+p)/l",
+      format("%.4g", s.steps > 0 ? static_cast<double>(s.forward_steps) /
+                                       static_cast<double>(s.steps)
+                                 : 0.0) +
+          " (predicted " + format("%.4g", p.recompute_ratio()) + ")");
+  row(out, "time / forward run",
+      format("%.3g", s.gradient_cost_ratio()) + " measured, " +
+          format("%.3g", p.predicted_time_ratio(cp.adjoint_cost)) + " predicted (F = " +
+          format("%g", cp.adjoint_cost) + ")");
+  row(out, "drift", drift_verdict(cp));
+  out << "\n";
+}
+
 }  // namespace
+
+void print_plan_prediction(std::ostream& out, const CheckpointReport& cp) {
+  const SchedulePlan& p = cp.plan;
+  out << "checkpointing: " << p.name << " for " << p.steps << " steps";
+  if (cp.memory_budget)
+    out << ",\n  c = floor(--memory " << *cp.memory_budget << " / (state " << cp.snapshot_bytes - kCarryBytes
+        << " + carry " << kCarryBytes << ")) = " << p.budget.value_or(0)
+        << " snapshots (the carry is sizeof(rwd::Carry))";
+  out << "\n";
+  row(out, "predicted recompute ratio",
+      format("%.4g", p.recompute_ratio()) + " = (l + p) / l, p = " + std::to_string(p.advances) +
+          " steps advanced");
+  row(out, "predicted time",
+      format("%.4g", p.predicted_time_ratio(cp.adjoint_cost)) +
+          " forward runs (adjoint cost F = " + format("%g", cp.adjoint_cost) + ")");
+  out << "\n";
+  out.flush();
+}
 
 void print_text_report(std::ostream& out, const RunReport& r) {
   out << "rewind run " << describe_run(r) << "\n";
@@ -90,6 +165,7 @@ void print_text_report(std::ostream& out, const RunReport& r) {
   } else {
     out << "finite-difference spot check: skipped (--no-fd-check)\n\n";
   }
+  if (r.checkpointed) print_checkpointing(out, r);
   out << r.summary.full();
 }
 

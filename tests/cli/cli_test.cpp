@@ -1,5 +1,6 @@
 // The `rewind` tool's logic without its command line: problem names, option checks and defaults,
-// the extrapolated finite differences, and the gradient run with its spot check. (The executable
+// the extrapolated finite differences, the gradient run with its spot check, byte-size parsing,
+// schedule planning and checkpointed runs. (The executable
 // itself — exit statuses, messages, JSON — is tested by the ctests labelled "cli" that
 // src/cli/CMakeLists.txt adds.)
 #include <gtest/gtest.h>
@@ -8,10 +9,15 @@
 #include <limits>
 #include <string>
 
+#include "../../src/cli/byte_size.hpp"
 #include "../../src/cli/extrapolated_difference.hpp"
 #include "../../src/cli/gradient_run.hpp"
 #include "../../src/cli/problem_registry.hpp"
+#include "../../src/cli/progress.hpp"
 #include "../../src/cli/run_settings.hpp"
+#include "../../src/cli/schedule_plan.hpp"
+#include "rewind/checkpoint/revolve_cost.hpp"
+#include "rewind/checkpoint/uniform_schedule.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -233,6 +239,232 @@ TEST(GradientRun, BlowUpIsANumericalErrorNamingTheStep) {
     EXPECT_NE(std::string(e.what()).find("non-finite"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("at step"), std::string::npos) << e.what();
   }
+}
+
+
+// ---- byte sizes and counts ----------------------------------------------------------------
+
+TEST(ByteSize, ReadsUnitsAndNotation) {
+  EXPECT_EQ(parse_byte_size("--memory", "4096"), 4096);
+  EXPECT_EQ(parse_byte_size("--memory", "1e6"), 1000000);
+  EXPECT_EQ(parse_byte_size("--memory", "64KiB"), 65536);
+  EXPECT_EQ(parse_byte_size("--memory", "256MiB"), 268435456);
+  EXPECT_EQ(parse_byte_size("--memory", "1GiB"), 1073741824);
+  EXPECT_EQ(parse_byte_size("--memory", "1.5 GiB"), 1610612736);
+  EXPECT_EQ(parse_byte_size("--memory", "2gib"), 2147483648);
+  EXPECT_EQ(parse_byte_size("--memory", "3G"), 3LL << 30);
+  EXPECT_EQ(parse_byte_size("--memory", "2MB"), 2000000);
+  EXPECT_EQ(parse_byte_size("--memory", "7B"), 7);
+  EXPECT_EQ(parse_byte_size("--memory", "1TiB"), 1LL << 40);
+}
+
+TEST(ByteSize, RefusesGarbageNamingTheFlag) {
+  for (const char* bad : {"", "abc", "12XB", "-5", "0", "0.5", "nan", "inf", "1e400", "0x10",
+                          "GiB", "1 2 MiB", "1e30TiB"}) {
+    try {
+      parse_byte_size("--memory", bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("--memory = '"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ByteSize, CountsAreWholeNumbers) {
+  EXPECT_EQ(parse_count("--steps", "1000"), 1000);
+  EXPECT_EQ(parse_count("--steps", "1e6"), 1000000);
+  EXPECT_EQ(parse_count("--steps", "1e12"), 1000000000000);
+  EXPECT_EQ(parse_count("--steps", "123456789012345678"), 123456789012345678);
+  for (const char* bad : {"0", "-1", "1.5", "ten", "5MiB", "", "1e40"})
+    EXPECT_THROW(parse_count("--steps", bad), InvalidArgument) << bad;
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(1536), "1.50 KiB");
+  EXPECT_EQ(format_bytes(256.0 * 1048576), "256 MiB");
+}
+
+// ---- schedule planning ---------------------------------------------------------------------
+
+ScheduleRequest revolve_request(Index c) {
+  ScheduleRequest r;
+  r.budget = c;
+  return r;
+}
+
+TEST(SchedulePlan, RevolveCountsAreTheClosedForm) {
+  const SchedulePlan p = plan_schedule(revolve_request(10), 1000);
+  EXPECT_TRUE(p.simulated);
+  EXPECT_EQ(p.advances, 3636);
+  EXPECT_EQ(p.forward_steps(), 4636);
+  EXPECT_DOUBLE_EQ(p.recompute_ratio(), 4.636);
+  EXPECT_EQ(p.restores, 999);
+  EXPECT_EQ(p.reverses, 1000);
+  EXPECT_EQ(p.peak_slots, 10);
+  EXPECT_EQ(p.name, "revolve(c = 10)");
+  EXPECT_DOUBLE_EQ(p.predicted_time_ratio(1.5), (3636 + 1000 * 2.5) / 1000.0);
+  for (Index l : {1, 2, 3, 10, 99, 100, 101, 1000, 4321})
+    for (Index c : {1, 2, 3, 5, 20, 100, 5000}) {
+      const SchedulePlan q = plan_schedule(revolve_request(c), l);
+      EXPECT_EQ(q.advances, revolve_advances(l, c)) << l << " " << c;
+      EXPECT_LE(q.peak_slots, std::min(c, l)) << l << " " << c;
+      EXPECT_EQ(q.store_all_fits(), c >= l);
+    }
+}
+
+TEST(SchedulePlan, LargeHorizonsUseTheClosedForm) {
+  const SchedulePlan p = plan_schedule(revolve_request(20), Index{1} << 40);
+  EXPECT_FALSE(p.simulated);
+  EXPECT_FALSE(p.peak_exact);
+  EXPECT_FALSE(p.stores.has_value());
+  EXPECT_EQ(p.advances, revolve_advances(Index{1} << 40, 20));
+}
+
+TEST(SchedulePlan, UniformMatchesTheScheduleAndFitsItsBudget) {
+  ScheduleRequest r;
+  r.kind = ScheduleKind::uniform;
+  for (Index l : {1, 2, 5, 31, 32, 33, 1000})
+    for (Index k : {1, 2, 7, 32, 2000}) {
+      r.interval = k;
+      const SchedulePlan p = plan_schedule(r, l);
+      const UniformSchedule u(l, std::min(k, l));
+      EXPECT_EQ(p.snapshots, u.slots()) << l << " " << k;
+      EXPECT_EQ(p.advances, u.predicted_advances()) << l << " " << k;
+      EXPECT_EQ(*p.stores, u.predicted_stores()) << l << " " << k;
+    }
+  r.interval.reset();
+  for (Index budget : {61, 100, 300, 999, 5000}) {
+    r.budget = budget;
+    const SchedulePlan p = plan_schedule(r, 1000);
+    EXPECT_TRUE(p.interval_chosen);
+    EXPECT_LE(p.peak_slots, budget);
+    // No other interval that fits advances fewer steps.
+    for (Index k = 1; k <= 1000; ++k) {
+      const UniformSchedule u(1000, k);
+      if (u.slots() <= budget) {
+        EXPECT_GE(u.predicted_advances(), p.advances) << k;
+      }
+    }
+  }
+  r.budget = 60;  // uniform needs about 2 sqrt(l) slots: 61 for l = 1000
+  EXPECT_THROW(plan_schedule(r, 1000), InvalidArgument);
+  r.budget = 30;
+  r.interval = 5;  // 200 segments do not fit in 30
+  EXPECT_THROW(plan_schedule(r, 1000), InvalidArgument);
+}
+
+TEST(SchedulePlan, StoreAllAndRefusals) {
+  ScheduleRequest r;
+  r.kind = ScheduleKind::store_all;
+  const SchedulePlan p = plan_schedule(r, 500);
+  EXPECT_EQ(p.advances, 499);
+  EXPECT_EQ(*p.stores, 500);
+  EXPECT_EQ(p.peak_slots, 500);
+  r.budget = 499;
+  EXPECT_THROW(plan_schedule(r, 500), InvalidArgument);
+  EXPECT_THROW(plan_schedule(revolve_request(0), 10), InvalidArgument);
+  EXPECT_THROW(plan_schedule(revolve_request(3), 0), InvalidArgument);
+  EXPECT_THROW(plan_schedule(ScheduleRequest{}, 10), InvalidArgument);  // revolve, no budget
+  EXPECT_EQ(snapshots_in_memory(1 << 20, 8192 + kCarryBytes), (1 << 20) / (8192 + 40));
+  EXPECT_THROW(snapshots_in_memory(100, 101), InvalidArgument);
+  EXPECT_EQ(kCarryBytes, 40);
+}
+
+// ---- checkpointed runs ---------------------------------------------------------------------
+
+RunReport run_with(RunOptions o) { return run_gradient(resolve_run_settings(o)); }
+
+void expect_same_gradient(const RunReport& a, const RunReport& b) {
+  EXPECT_EQ(a.loss, b.loss);
+  EXPECT_EQ(a.grad_theta, b.grad_theta);
+  EXPECT_EQ(a.grad_y0_norm, b.grad_y0_norm);
+}
+
+TEST(CheckpointedRun, IsBitForBitTheStoreAllRun) {
+  RunOptions o = options_for("gray_scott");
+  o.n = 8;
+  o.steps = 150;
+  o.fd_check = false;
+  const RunReport reference = run_with(o);
+  EXPECT_FALSE(reference.checkpointed);
+  o.snapshots = 4;
+  const RunReport r = run_with(o);
+  ASSERT_TRUE(r.checkpointed);
+  expect_same_gradient(r, reference);
+  EXPECT_EQ(r.checkpoint.drift.max_rel_drift, 0.0);
+  EXPECT_GT(r.checkpoint.drift.replayed_steps_checked, 0);
+  EXPECT_EQ(r.summary.recomputed_steps, revolve_advances(150, 4));
+  EXPECT_EQ(r.summary.recomputed_steps, r.checkpoint.plan.advances);
+  EXPECT_EQ(r.summary.stores, *r.checkpoint.plan.stores);
+  EXPECT_EQ(r.checkpoint.snapshot_bytes, 2 * 8 * 8 * 8 + 40);
+  EXPECT_EQ(r.summary.peak_stored_bytes, 4 * r.checkpoint.snapshot_bytes);
+  EXPECT_DOUBLE_EQ(r.checkpoint.store_all_bytes, 151.0 * r.checkpoint.snapshot_bytes);
+
+  o.snapshots.reset();
+  o.memory = std::to_string(5 * r.checkpoint.snapshot_bytes + 7);
+  const RunReport m = run_with(o);
+  EXPECT_EQ(m.checkpoint.plan.snapshots, 5);
+  expect_same_gradient(m, reference);
+
+  o.memory = "100";
+  EXPECT_THROW(run_with(o), InvalidArgument);
+}
+
+TEST(CheckpointedRun, CallsBackWithThePlanFirst) {
+  RunOptions o = options_for("lorenz63");
+  o.snapshots = 3;
+  o.fd_check = false;
+  int calls = 0;
+  const RunReport r = run_gradient(resolve_run_settings(o), [&](const CheckpointReport& cp) {
+    ++calls;
+    EXPECT_EQ(cp.plan.steps, 200);
+    EXPECT_EQ(cp.plan.advances, revolve_advances(200, 3));
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(r.checkpoint.plan.name, "revolve(c = 3)");
+}
+
+TEST(CheckpointedRun, SpotCheckStillRuns) {
+  RunOptions o = options_for("lorenz96");
+  o.n = 10;
+  o.steps = 100;
+  o.snapshots = 3;
+  const RunReport r = run_with(o);
+  ASSERT_TRUE(r.fd_checked);
+  EXPECT_EQ(r.fd.verdict, "agree");
+}
+
+TEST(CheckpointedRun, RefusesBadCombinations) {
+  RunOptions o = options_for("lorenz63");
+  o.interval = 5;
+  EXPECT_NE(refusal(o).find("--interval applies only to checkpointed runs"), std::string::npos)
+      << refusal(o);
+  o = options_for("lorenz63");
+  o.schedule = "revolve";
+  EXPECT_NE(refusal(o).find("needs a snapshot budget"), std::string::npos) << refusal(o);
+  o.schedule = "bogus";
+  EXPECT_NE(refusal(o).find("--schedule = 'bogus'"), std::string::npos) << refusal(o);
+  o = options_for("lorenz63");
+  o.snapshots = 3;
+  o.memory = "1MiB";
+  EXPECT_NE(refusal(o).find("exclude each other"), std::string::npos) << refusal(o);
+  o = options_for("lorenz63");
+  o.snapshots = 3;
+  o.drift = "maybe";
+  EXPECT_NE(refusal(o).find("--drift = 'maybe'"), std::string::npos) << refusal(o);
+  o.drift = "fail";
+  EXPECT_EQ(resolve_run_settings(o).drift, DriftPolicy::fail);
+  o.adjoint_cost = -1.0;
+  EXPECT_NE(refusal(o).find("--adjoint-cost = -1"), std::string::npos) << refusal(o);
+  o = options_for("lorenz63");
+  o.schedule = "store-all";
+  EXPECT_TRUE(resolve_run_settings(o).checkpointed);
+}
+
+TEST(Progress, DisabledBarDrawsNothingAndForwardsEveryCall) {
+  ProgressBar bar(false);
+  EXPECT_FALSE(bar.due());
+  EXPECT_EQ(percent(0.0), "  0%");
+  EXPECT_EQ(percent(0.999), " 99%");
+  EXPECT_EQ(percent(1.0), "100%");
 }
 
 }  // namespace

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Checks a checkpointed `rewind run ... --json` against the store-all run and `rewind plan`
+(a ctest added by src/cli/CMakeLists.txt).
+
+    check_checkpointed_run.py path/to/rewind CASE
+
+CASE is one of
+  revolve   gray_scott --n 16 --steps 300 --snapshots 5: the drift monitor saw every replay
+            match bit for bit, schedule.recomputed_steps equals `rewind plan --steps 300
+            --snapshots 5`, and J, dJ/dtheta, |dJ/dy0| and the spot check's <dJ/dy0, d> are
+            bit for bit those of the same run without --snapshots (the JSON prints each double
+            as the shortest text that reads back as it, so equal text = equal bits)
+  memory    --memory 41360 on the same run: 8*512 + 40 = 4136 bytes per snapshot, so c = 10
+  schedules --schedule uniform --interval 20, --schedule store-all, revolve with c = 1 and
+            an adaptive run: all bit for bit the store-all gradient
+"""
+import json
+import subprocess
+import sys
+
+CARRY_BYTES = 40
+
+
+def fail(message):
+    print("check_checkpointed_run: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def run_json(rewind, *args):
+    command = [rewind, *args, "--json"]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        fail(f"{' '.join(command)} exited with {proc.returncode}: {proc.stderr.strip()}")
+    if proc.stderr:  # stderr is not a terminal here: no progress bar, no warning
+        fail(f"{' '.join(command)} wrote to stderr: {proc.stderr!r}")
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError as e:
+        fail(f"stdout of {' '.join(command)} is not one JSON document: {e}")
+
+
+def same_gradient(a, b, what):
+    for key in ("loss", "grad_theta", "grad_y0_norm", "grad_theta_norm"):
+        if a[key] != b[key]:
+            fail(f"{what}: {key} differs from the store-all run: {a[key]!r} vs {b[key]!r}")
+    if a["fd_check"] and b["fd_check"]:
+        if a["fd_check"]["directional_adjoint"] != b["fd_check"]["directional_adjoint"]:
+            fail(f"{what}: <dJ/dy0, d> differs from the store-all run")
+
+
+def check_drift(report, what, replays=True):
+    drift = report["drift"]
+    if drift is None:
+        fail(f"{what}: no drift report")
+    if drift["max_rel_drift"] != 0 or drift["mismatched_steps"] != 0:
+        fail(f"{what}: replays drifted: {drift}")
+    if replays and not drift["replayed_steps_checked"] > 0:
+        fail(f"{what}: no replayed state was checked: {drift}")
+    if drift["first_drift_step"] is not None or not drift["bitwise_identical"]:
+        fail(f"{what}: drift report inconsistent: {drift}")
+
+
+def case_revolve(rewind):
+    base = ["run", "gray_scott", "--n", "16", "--steps", "300"]
+    reference = run_json(rewind, *base)
+    if reference["schedule"] is not None or reference["drift"] is not None:
+        fail("a store-all run reports a schedule or drift")
+    report = run_json(rewind, *base, "--snapshots", "5")
+    check_drift(report, "revolve c=5")
+    if report["drift"]["policy"] != "warn":
+        fail(f"default drift policy is {report['drift']['policy']}, expected warn")
+    same_gradient(report, reference, "revolve c=5")
+    plan = run_json(rewind, "plan", "--steps", "300", "--snapshots", "5")
+    schedule = report["schedule"]
+    for key in ("recomputed_steps", "forward_steps", "stores", "restores"):
+        if schedule[key] != plan[key]:
+            fail(f"schedule.{key} = {schedule[key]}, rewind plan says {plan[key]}")
+    if schedule["recomputed_steps"] != 1338:  # p(300, 5), Griewank-Walther
+        fail(f"schedule.recomputed_steps = {schedule['recomputed_steps']}, expected 1338")
+    if schedule["name"] != "revolve(c = 5)" or schedule["snapshots"] != 5:
+        fail(f"schedule = {schedule}")
+    snapshot = 8 * 2 * 16 * 16 + CARRY_BYTES
+    if schedule["snapshot_bytes"] != snapshot:
+        fail(f"snapshot_bytes = {schedule['snapshot_bytes']}, expected {snapshot}")
+    if schedule["peak_stored_bytes"] != plan["peak_slots"] * snapshot:
+        fail(f"peak_stored_bytes = {schedule['peak_stored_bytes']}, expected "
+             f"{plan['peak_slots']} x {snapshot}")
+    if schedule["store_all_bytes"] != 301 * snapshot:
+        fail(f"store_all_bytes = {schedule['store_all_bytes']}, expected 301 x {snapshot}")
+    for key, plan_key in (("predicted_recompute_ratio", "recompute_ratio"),
+                          ("predicted_time_ratio", "predicted_time_ratio")):
+        if schedule[key] != plan[plan_key]:
+            fail(f"schedule.{key} = {schedule[key]}, rewind plan's {plan_key} = {plan[plan_key]}")
+    stats = report["stats"]
+    if stats["recomputed_steps"] != schedule["recomputed_steps"]:
+        fail("stats.recomputed_steps and schedule.recomputed_steps disagree")
+    if report["fd_check"] is None:  # the spot check still runs (forward runs only)
+        fail("a checkpointed run skipped the finite-difference check")
+    print(f"ok: revolve(c = 5) is bit for bit store-all, p = {schedule['recomputed_steps']}, "
+          f"{report['drift']['replayed_steps_checked']} replays checked")
+
+
+def case_memory(rewind):
+    base = ["run", "gray_scott", "--n", "16", "--steps", "300", "--no-fd-check"]
+    reference = run_json(rewind, *base)
+    report = run_json(rewind, *base, "--memory", "41360")
+    schedule = report["schedule"]
+    if schedule["snapshots"] != 10 or schedule["memory_budget_bytes"] != 41360:
+        fail(f"--memory 41360 with 4136-byte snapshots: {schedule}")
+    if schedule["peak_stored_bytes"] > 41360:
+        fail(f"peak_stored_bytes {schedule['peak_stored_bytes']} above the budget")
+    check_drift(report, "--memory")
+    same_gradient(report, reference, "--memory")
+    report = run_json(rewind, *base, "--memory", "40KiB")  # 40960 / 4136 = 9.9
+    if report["schedule"]["snapshots"] != 9:
+        fail(f"--memory 40KiB: {report['schedule']}")
+    print("ok: --memory 41360 = 10 snapshots of 4136 bytes")
+
+
+def case_schedules(rewind):
+    base = ["run", "gray_scott", "--n", "8", "--steps", "120", "--no-fd-check"]
+    reference = run_json(rewind, *base)
+    for extra, replays in [(["--schedule", "uniform", "--interval", "20"], True),
+                           (["--schedule", "uniform", "--snapshots", "30"], True),
+                           (["--schedule", "store-all"], False),
+                           (["--snapshots", "1", "--drift", "fail"], True),
+                           (["--snapshots", "500"], False)]:
+        report = run_json(rewind, *base, *extra)
+        what = " ".join(extra)
+        check_drift(report, what, replays)
+        same_gradient(report, reference, what)
+    adaptive = ["run", "lorenz63", "--method", "dopri5", "--adaptive", "--t-final", "2",
+                "--no-fd-check"]
+    reference = run_json(rewind, *adaptive)
+    report = run_json(rewind, *adaptive, "--snapshots", "4")
+    check_drift(report, "adaptive")
+    same_gradient(report, reference, "adaptive")
+    if report["schedule"]["counting_steps"] != report["steps"]:
+        fail(f"adaptive: counting_steps = {report['schedule']['counting_steps']}, "
+             f"steps = {report['steps']}")
+    print("ok: uniform, store-all, revolve c = 1 and adaptive runs are bit for bit store-all")
+
+
+def main():
+    if len(sys.argv) != 3:
+        fail("usage: check_checkpointed_run.py REWIND revolve|memory|schedules")
+    rewind, case = sys.argv[1], sys.argv[2]
+    cases = {"revolve": case_revolve, "memory": case_memory, "schedules": case_schedules}
+    if case not in cases:
+        fail(f"unknown case '{case}'")
+    cases[case](rewind)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Checks `rewind plan ... --json` against the Griewank-Walther closed form (a ctest added by
+src/cli/CMakeLists.txt).
+
+    check_plan_json.py path/to/rewind CASE
+
+CASE is one of
+  revolve  --steps 1000 --snapshots 10: p(1000, 10) = 3636, forward 4636, simulated counts;
+           and a sweep of (l, c) pairs against the closed form computed here with exact integers
+  memory   --memory 1MiB --state-bytes 8KiB: c = floor(1048576 / (8192 + 40)) = 127, and the
+           byte counts that follow from it; a budget >= l says store-all is possible
+  large    --steps 1e12: closed forms (no simulation), still exact p
+  uniform  --schedule uniform with --interval and with an interval chosen from the budget;
+           --schedule store-all
+"""
+import json
+import math
+import subprocess
+import sys
+
+CARRY_BYTES = 40  # sizeof(rwd::Carry): t, h, error_prev (doubles), step, rejected (int64)
+
+KEYS = ["steps", "snapshots", "forward_steps", "recomputed_steps", "stores", "restores",
+        "peak_slots", "recompute_ratio", "peak_snapshot_bytes", "store_all_bytes",
+        "predicted_time_ratio", "schedule"]
+
+
+def fail(message):
+    print("check_plan_json: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def beta(c, r):
+    return math.comb(c + r, c) if r >= 0 else 0
+
+
+def revolve_p(l, c):
+    """p(l, c) = r*l - beta(c + 1, r - 1), r the smallest with beta(c, r) >= l."""
+    r = 0
+    while beta(c, r) < l:
+        r += 1
+    return r * l - beta(c + 1, r - 1), r
+
+
+def plan(rewind, *args):
+    command = [rewind, "plan", *args, "--json"]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        fail(f"{' '.join(command)} exited with {proc.returncode}: {proc.stderr.strip()}")
+    if proc.stderr:
+        fail(f"{' '.join(command)} wrote to stderr: {proc.stderr!r}")
+    try:
+        report = json.loads(proc.stdout)
+    except json.JSONDecodeError as e:
+        fail(f"stdout is not one JSON document: {e}\n{proc.stdout}")
+    for key in KEYS:
+        if key not in report:
+            fail(f"{' '.join(command)}: no key '{key}'")
+    return report
+
+
+def expect(report, key, value, what=""):
+    got = report[key]
+    ok = math.isclose(got, value, rel_tol=1e-12) if isinstance(value, float) else got == value
+    if not ok:
+        fail(f"{what} {key} = {got!r}, expected {value!r}")
+
+
+def check_revolve_counts(report, l, c, adjoint_cost=1.5):
+    p, r = revolve_p(l, c)
+    what = f"revolve l={l} c={c}:"
+    expect(report, "steps", l, what)
+    expect(report, "snapshots", c, what)
+    expect(report, "recomputed_steps", p, what)
+    expect(report, "forward_steps", l + p, what)
+    expect(report, "repetitions", r, what)
+    expect(report, "recompute_ratio", (l + p) / l, what)
+    expect(report, "restores", l - 1, what)
+    expect(report, "reverses", l, what)
+    expect(report, "predicted_time_ratio", (p + l * (1 + adjoint_cost)) / l, what)
+    if report["peak_slots"] > min(c, l):
+        fail(f"{what} peak_slots = {report['peak_slots']} > min(c, l)")
+
+
+def case_revolve(rewind):
+    report = plan(rewind, "--steps", "1000", "--snapshots", "10")
+    # The issue's numbers, spelled out.
+    expect(report, "recomputed_steps", 3636)
+    expect(report, "forward_steps", 4636)
+    expect(report, "schedule", "revolve(c = 10)")
+    expect(report, "counts", "simulated")
+    expect(report, "peak_slots", 10)
+    expect(report, "peak_snapshot_bytes", None)  # no --state-bytes: bytes unknown
+    check_revolve_counts(report, 1000, 10)
+    for l, c in [(1, 1), (2, 1), (7, 1), (100, 2), (300, 5), (1000, 3), (5000, 17), (100, 99),
+                 (100, 100), (100000, 20)]:
+        check_revolve_counts(plan(rewind, "--steps", str(l), "--snapshots", str(c)), l, c)
+    report = plan(rewind, "--steps", "1e3", "--snapshots", "10", "--adjoint-cost", "2")
+    check_revolve_counts(report, 1000, 10, adjoint_cost=2.0)
+    print("ok: revolve counts equal the closed form")
+
+
+def case_memory(rewind):
+    state = 8 * 1024
+    report = plan(rewind, "--steps", "1000", "--memory", "1MiB", "--state-bytes", "8KiB")
+    c = (1 << 20) // (state + CARRY_BYTES)
+    expect(report, "snapshots", c)
+    expect(report, "memory_bytes", 1 << 20)
+    expect(report, "state_bytes", state)
+    expect(report, "carry_bytes", CARRY_BYTES)
+    expect(report, "snapshot_bytes", state + CARRY_BYTES)
+    expect(report, "store_all_bytes", 1001 * (state + CARRY_BYTES))
+    expect(report, "peak_snapshot_bytes", report["peak_slots"] * (state + CARRY_BYTES))
+    check_revolve_counts(report, 1000, c)
+    expect(report, "store_all_possible", False)
+    # Decimal and scientific budgets, and one that holds every state.
+    report = plan(rewind, "--steps", "50", "--memory", "1e6", "--state-bytes", "1000")
+    expect(report, "snapshots", 10**6 // 1040)
+    expect(report, "store_all_possible", True)
+    report = plan(rewind, "--steps", "50", "--memory", "2 MB", "--state-bytes", "1000B")
+    expect(report, "snapshots", 2 * 10**6 // 1040)
+    print(f"ok: --memory 1MiB / (8KiB + {CARRY_BYTES}) = {c} snapshots")
+
+
+def case_large(rewind):
+    l, c = 10**12, 30
+    report = plan(rewind, "--steps", "1e12", "--snapshots", str(c))
+    expect(report, "counts", "closed form")
+    check_revolve_counts(report, l, c)
+    expect(report, "stores", None)  # revolve's stores have no closed form
+    expect(report, "peak_slots_exact", False)
+    print("ok: closed form for l = 1e12")
+
+
+def case_uniform(rewind):
+    l, k = 1000, 32
+    report = plan(rewind, "--steps", str(l), "--schedule", "uniform", "--interval", str(k))
+    m = (l - 1) // k + 1
+    last = l - (m - 1) * k
+    expect(report, "schedule", "uniform(k = 32)")
+    expect(report, "recomputed_steps", (m - 1) * k + (l - m))
+    expect(report, "forward_steps", l + (m - 1) * k + (l - m))
+    expect(report, "stores", m + (m - 1) * (k - 2) + max(last - 2, 0))
+    slots = max(m + max(last - 2, 0), m - 1 + k - 2)
+    expect(report, "snapshots", slots)
+    expect(report, "peak_slots", slots)
+    # Chosen from a budget: must fit.
+    report = plan(rewind, "--steps", "10000", "--snapshots", "300", "--schedule", "uniform")
+    if report["peak_slots"] > 300 or not report["interval_chosen"]:
+        fail(f"uniform from a budget of 300: {report}")
+    report = plan(rewind, "--steps", "500", "--schedule", "store-all", "--state-bytes", "800")
+    expect(report, "recomputed_steps", 499)
+    expect(report, "forward_steps", 999)
+    expect(report, "stores", 500)
+    expect(report, "peak_slots", 500)
+    expect(report, "store_all_bytes", 501 * 840)
+    print("ok: uniform and store-all counts")
+
+
+def main():
+    if len(sys.argv) != 3:
+        fail("usage: check_plan_json.py REWIND revolve|memory|large|uniform")
+    rewind, case = sys.argv[1], sys.argv[2]
+    cases = {"revolve": case_revolve, "memory": case_memory, "large": case_large,
+             "uniform": case_uniform}
+    if case not in cases:
+        fail(f"unknown case '{case}'")
+    cases[case](rewind)
+
+
+if __name__ == "__main__":
+    main()
