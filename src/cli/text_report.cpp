@@ -68,7 +68,7 @@ std::string drift_verdict(const CheckpointReport& cp) {
   const DriftReport& d = cp.drift;
   std::string stride;
   if (d.sampling_stride > 1)
-    stride = ", every " + std::to_string(d.sampling_stride) + "th step fingerprinted";
+    stride = ", one step in " + std::to_string(d.sampling_stride) + " fingerprinted";
   if (d.replayed_steps_checked == 0) return "no replays to check (nothing was recomputed)";
   if (d.bitwise_identical())
     return "replays bitwise identical to the first sweep (" +
