@@ -42,8 +42,9 @@ namespace rwd {
 
 struct CheckpointOptions {
   DriftPolicy drift_policy = DriftPolicy::warn;  // what a replay that differs does
-  // Drift monitor: at most this many fingerprints (one every ⌈l / max⌉ steps). Each costs about
-  // as much as an RK4 step of a small model, so the default keeps the overhead near 1%.
+  // Drift monitor: at most this many fingerprints (one every ⌈l / max⌉ steps), first sweep and
+  // replays alike. A fingerprint costs about one RK4 step of a small model (a host copy, a hash
+  // and one projection pass), so this bounds the monitor's share of the run; see README.
   Index max_fingerprints = 4096;
   bool check_finite = true;                      // NaN/Inf checks of states and adjoints
 
@@ -102,6 +103,7 @@ class CheckpointedAdjoint {
     const auto counted = stepper_.counters();
 
     Vector y = B::zeros(n), grad = B::zeros(n), lambda = B::zeros(n), mu = B::zeros(p);
+    y_final_ = B::zeros(n);  // y_l, formed at the first reverse; allocated before the loop
     B::copy(y0, y);
     Carry carry = stepper_.initial_carry(y, theta);
     Index reached = 0;  // furthest step of the first sweep
@@ -217,7 +219,6 @@ class CheckpointedAdjoint {
   // two drivers agree bit for bit.
   void terminal(const Vector& y, const Carry& carry, const Vector& theta, Vector& grad, Vector& lambda,
                 double& loss) {
-    y_final_ = B::zeros(B::size(y));
     B::copy(y, y_final_);
     Carry last = carry;
     stepper_.step(y_final_, last, theta);

@@ -48,21 +48,23 @@ struct DriftReport {
 
 namespace detail {
 
-// Uniform in [−1, 1] from (seed, j, i): SplitMix64 finaliser, usable on host and device.
+// Four weights in [−1, 1] per index from one SplitMix64 hash of (seed, i): 16 bits each. One
+// hash per element instead of one per weight keeps a fingerprint near the cost of one vector
+// pass; 16-bit weights are plenty for sizing a difference. Usable on host and device.
 struct ProjectionKernel {
   const double* y;
   std::uint64_t seed;
-  REWIND_HOST_DEVICE static double weight(std::uint64_t seed, int j, Index i) {
-    std::uint64_t x = seed ^ (static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL) ^
-                      (static_cast<std::uint64_t>(j + 1) * 0xD1B54A32D192ED03ULL);
+  REWIND_HOST_DEVICE static std::uint64_t mix(std::uint64_t seed, Index i) {
+    std::uint64_t x = seed ^ (static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL);
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    x ^= x >> 31;
-    return static_cast<double>(x >> 11) * 0x1.0p-52 - 1.0;
+    return x ^ (x >> 31);
   }
   REWIND_HOST_DEVICE Sums<4> operator()(Index i) const {
+    const std::uint64_t x = mix(seed, i);
     Sums<4> s;
-    for (int j = 0; j < 4; ++j) s.v[j] = weight(seed, j, i) * y[i];
+    for (int j = 0; j < 4; ++j)
+      s.v[j] = (static_cast<double>((x >> (16 * j)) & 0xFFFFULL) * (2.0 / 65535.0) - 1.0) * y[i];
     return s;
   }
 };
@@ -133,13 +135,18 @@ class DriftMonitor {
   Fingerprint fingerprint(const Vector& y) {
     Fingerprint f;
     B::copy_to_host(y, host_);
-    // FNV-1a over 64-bit words: any changed bit changes the hash (up to 2^-64 collisions).
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (double v : host_) {
+    // FNV-1a over 64-bit words in four interleaved lanes (one serial multiply chain would cost
+    // as much as the rest of the fingerprint), then combined: any changed bit changes the hash
+    // up to 2^-64 collisions.
+    std::uint64_t lane[4] = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL, 0x9ce484222325cbf2ULL,
+                             0x2325cbf29ce48422ULL};
+    for (std::size_t i = 0; i < host_.size(); ++i) {
       std::uint64_t word;
-      std::memcpy(&word, &v, sizeof word);
-      h = (h ^ word) * 0x100000001b3ULL;
+      std::memcpy(&word, &host_[i], sizeof word);
+      lane[i & 3] = (lane[i & 3] ^ word) * 0x100000001b3ULL;
     }
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (std::uint64_t l : lane) h = (h ^ l) * 0x100000001b3ULL;
     f.hash = h;
     const Sums<4> p = B::template sum_index<4>(B::size(y), detail::ProjectionKernel{B::data(y), seed_});
     for (int j = 0; j < 4; ++j) f.proj[j] = p[j];
