@@ -9,7 +9,7 @@ foreach(dir include integrators/include checkpoint/include src/include)
           FILES_MATCHING PATTERN "*.hpp" PATTERN "*.cuh")
 endforeach()
 
-set(REWIND_EXPORTED_TARGETS rewind_core rewind_integrators rewind_checkpoint rewind)
+set(REWIND_EXPORTED_TARGETS rewind_core rewind_integrators rewind_checkpoint rewind_disk rewind)
 set(REWIND_COMPONENTS core)
 if(TARGET rewind_thrust_cpp)
   list(APPEND REWIND_EXPORTED_TARGETS rewind_thrust_cpp)

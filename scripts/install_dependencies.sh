@@ -9,6 +9,7 @@ packages=(
   libthrust-dev          # Thrust backend (CPP/OMP device systems on the CPU)
   libsundials-dev        # BDF through CVODES
   libhdf5-dev hdf5-tools # snapshot files, h5dump
+  libxxhash-dev          # XXH3 checksums of snapshots (header-only use)
   libgtest-dev googletest libgmock-dev
   libbenchmark-dev       # Google Benchmark
   libcli11-dev           # command-line parsing for the rewind tool

@@ -7,7 +7,9 @@
 // The subclasses say which contract was violated:
 //   InvalidArgument — bad input refused before any work (sizes, budgets, tableaux, tolerances);
 //   NumericalError  — NaN/Inf in a state or adjoint; the message names the step and the time;
-//   SolverError     — an integrator could not proceed (step size underflow, too many rejections).
+//   SolverError     — an integrator could not proceed (step size underflow, too many rejections);
+//   StorageError    — a snapshot could not be written or read back intact (full disk, missing or
+//                     replaced file, checksum mismatch, permissions): never a wrong gradient.
 //
 //   try { driver.run(...); } catch (const rwd::NumericalError& e) { std::cerr << e.what(); }
 #pragma once
@@ -35,6 +37,11 @@ class NumericalError : public Error {
 };
 
 class SolverError : public Error {
+ public:
+  using Error::Error;
+};
+
+class StorageError : public Error {
  public:
   using Error::Error;
 };
