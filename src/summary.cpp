@@ -35,6 +35,12 @@ std::string Summary::brief() const {
   out << " | f " << (rhs_evaluations_forward + rhs_evaluations_reverse) << ", vjp "
       << vjp_evaluations << " | stored " << format_bytes(peak_stored_bytes) << " | "
       << seconds(total_seconds());
+  if (disk_stores > 0) {
+    const double io = disk_write_seconds + disk_read_seconds;
+    char hidden[96];
+    std::snprintf(hidden, sizeof hidden, "%.0f%% of %.3g s hidden", io > 0.0 ? 100.0 * disk_hidden_seconds() / io : 100.0, io);
+    out << " | disk " << disk_stores << " writes, " << disk_restores << " reads, " << hidden;
+  }
   if (forward_seconds > 0.0) {
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "%.2f", gradient_cost_ratio());
@@ -65,6 +71,17 @@ std::string Summary::full() const {
   row("vjp evaluations", std::to_string(vjp_evaluations));
   row("stores / restores", std::to_string(stores) + " / " + std::to_string(restores));
   row("peak stored", format_bytes(peak_stored_bytes));
+  if (disk_stores > 0 || !snapshot_file.empty()) {
+    row("snapshot file", snapshot_file);
+    row("disk stores / restores", std::to_string(disk_stores) + " / " + std::to_string(disk_restores) +
+                                      " (" + std::to_string(prefetch_hits) + " prefetched)");
+    row("peak on disk", format_bytes(peak_disk_bytes));
+    row("disk written / read", format_bytes(disk_bytes_written) + " / " + format_bytes(disk_bytes_read));
+    row("staging buffers", format_bytes(staging_bytes));
+    row("disk write / read time", seconds(disk_write_seconds) + " / " + seconds(disk_read_seconds) +
+                                      (disk_asynchronous ? " (background thread)" : " (inline)"));
+    row("waited for disk", seconds(disk_wait_seconds) + " (hidden " + seconds(disk_hidden_seconds()) + ")");
+  }
   row("time forward", seconds(forward_seconds));
   row("time recompute", seconds(recompute_seconds));
   row("time reverse", seconds(reverse_seconds));

@@ -1,7 +1,8 @@
 // Contract 2, schedule independence: on a deterministic backend the checkpointed gradient is
 // bit-for-bit the store-all gradient, for every schedule and budget — problems × tableaux ×
-// (fixed, adaptive) × (revolve with c = 1, 2, 3, 7, l and beyond, uniform, store-all) — and
-// every replay is bitwise faithful (drift exactly zero).
+// (fixed, adaptive) × (revolve with c = 1, 2, 3, 7, l and beyond, uniform, store-all, revolve
+// with its snapshots in an HDF5 file through background or inline I/O, two-level memory + disk
+// schedules) — and every replay is bitwise faithful (drift exactly zero).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/problems/van_der_pol.hpp"
+#include "../support/scratch_directory.hpp"
 
 namespace rwd {
 namespace {
@@ -58,11 +60,18 @@ void check_all_schedules(const P& problem, const char* method, const StepControl
       {"revolve c=3", revolve_schedule(3)},      {"revolve c=7", revolve_schedule(7)},
       {"revolve c=l", revolve_schedule(static_cast<int>(l))},
       {"revolve c=l+5", revolve_schedule(static_cast<int>(l) + 5)},
-      {"uniform k=4", uniform_schedule(4)},      {"store-all", store_all_schedule()}};
+      {"uniform k=4", uniform_schedule(4)},      {"store-all", store_all_schedule()},
+      {"revolve c=3 on disk, background I/O", on_disk(revolve_schedule(3))},
+      {"revolve c=7 on disk, inline I/O", on_disk(revolve_schedule(7))},
+      {"uniform k=5 on disk, background I/O, 1 buffer", on_disk(uniform_schedule(5))}};
+  test::ScratchDirectory scratch;
   for (const auto& [name, factory] : schedules) {
     SCOPED_TRACE(name);
     CheckpointOptions options;
     options.drift_policy = DriftPolicy::fail;
+    options.disk.directory = scratch.path();
+    options.disk.asynchronous = name.find("inline") == std::string::npos;
+    if (name.find("1 buffer") != std::string::npos) options.disk.staging_buffers = 1;
     CheckpointedAdjoint driver(stepper, objective, options);
     const auto result = driver.run(y0, theta, factory);
     EXPECT_EQ(result.summary.steps, l);
@@ -77,6 +86,15 @@ void check_all_schedules(const P& problem, const char* method, const StepControl
     if (result.summary.recomputed_steps > l - 1) {  // some step was replayed
       EXPECT_GT(result.drift.replayed_steps_checked, 0);
     }
+    if (name.find("disk") != std::string::npos) {
+      EXPECT_EQ(result.summary.disk_stores, result.summary.stores);
+      EXPECT_EQ(result.summary.disk_restores, result.summary.restores);
+      EXPECT_GT(result.summary.disk_stores, 0);
+      EXPECT_EQ(result.summary.peak_stored_bytes, 0);  // nothing in memory
+    } else {
+      EXPECT_EQ(result.summary.disk_stores, 0);
+    }
+    EXPECT_TRUE(scratch.files().empty()) << "the snapshot file is removed after the run";
   }
 }
 

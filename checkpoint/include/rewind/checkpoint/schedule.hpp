@@ -30,6 +30,10 @@ class Schedule {
   // The snapshot budget: slot indices lie in [0, slots()), and never more than slots() are held
   // at once. The initial state's snapshot counts, as in Griewank & Walther.
   virtual int slots() const = 0;
+  // Two storage levels: slots [0, memory_slots()) are in memory, slots [memory_slots(), slots())
+  // on disk, where a store and a restore cost a disk write and read. Single-level schedules keep
+  // every slot in memory (the default).
+  virtual int memory_slots() const { return slots(); }
   // For summaries and messages, e.g. "revolve(c = 20)".
   virtual std::string name() const = 0;
   // Back to the first action.

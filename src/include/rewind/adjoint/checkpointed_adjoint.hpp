@@ -9,10 +9,14 @@
 //   result.drift    // proof that every replay reproduced the first sweep
 //
 // The driver executes the schedule's action stream (checkpoint/action.hpp): advance, store,
-// restore, reverse, free. Snapshots hold (y_n, carry_n) in a MemorySnapshotStore allocated up
-// front. Contract: on a deterministic backend the gradient is bit-for-bit that of
-// StoreAllAdjoint, whatever the schedule and budget — the same adjoint steps run on the same
-// bits in the same order, and the loss is summed in the same order.
+// restore, reverse, free. Snapshots hold (y_n, carry_n). Slots below the schedule's
+// memory_slots() live in a MemorySnapshotStore allocated up front; the rest (two-level
+// schedules, or any schedule wrapped by on_disk()) in an HDF5 file in options.disk.directory,
+// written behind and read ahead by a background thread: a second instance of the schedule runs
+// ahead (RestoreLookahead) so each disk snapshot is being read while the computation before its
+// restore still runs. Contract: on a deterministic backend the gradient is bit-for-bit that of
+// StoreAllAdjoint, whatever the schedule, budget and store — the same adjoint steps run on the
+// same bits in the same order, and the loss is summed in the same order.
 //
 // The terminal cost needs y_l, which a revolve schedule never advances to (its first reverse
 // re-runs the last step): the driver computes y_l from y_{l−1} once, at the first reverse.
@@ -23,6 +27,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -33,8 +38,12 @@
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/checkpoint/action.hpp"
+#include "rewind/checkpoint/disk_snapshot_store.hpp"
 #include "rewind/checkpoint/memory_snapshot_store.hpp"
+#include "rewind/checkpoint/restore_lookahead.hpp"
 #include "rewind/checkpoint/schedule.hpp"
+#include "rewind/checkpoint/snapshot_store.hpp"
+#include "rewind/checkpoint/tiered_snapshot_store.hpp"
 #include "rewind/error.hpp"
 #include "rewind/objective.hpp"
 
@@ -47,6 +56,9 @@ struct CheckpointOptions {
   // and one projection pass), so this bounds the monitor's share of the run; see README.
   Index max_fingerprints = 4096;
   bool check_finite = true;                      // NaN/Inf checks of states and adjoints
+  // Where and how slots at or above the schedule's memory_slots() are kept: the directory (or
+  // file), background I/O, compression, whether to keep the file. Unused by memory-only schedules.
+  DiskStoreOptions disk;
 
   void validate() const {
     if (max_fingerprints < 1)
@@ -97,8 +109,10 @@ class CheckpointedAdjoint {
     if (schedule->steps() != steps)
       detail::fail<InvalidArgument>("schedule '", schedule->name(), "' plans ", schedule->steps(),
                                     " steps but the run has ", steps);
-    const int slots = static_cast<int>(std::min<Index>(schedule->slots(), steps));
-    MemorySnapshotStore<B, Carry> store(std::max(slots, 1), n);
+    std::unique_ptr<SnapshotStore<B, Carry>> store = make_store(*schedule, make_schedule, steps, n);
+    std::optional<RestoreLookahead> lookahead;
+    if (schedule->memory_slots() < schedule->slots())
+      lookahead.emplace(make_schedule(steps), schedule->memory_slots());
     DriftMonitor<B> drift(steps, n, options_.drift_policy, options_.max_fingerprints);
     const auto counted = stepper_.counters();
 
@@ -114,7 +128,9 @@ class CheckpointedAdjoint {
     Index adjoint_at = steps;  // λ currently holds ∂J/∂y_{adjoint_at}
     double forward_s = 0.0, recompute_s = 0.0, reverse_s = 0.0;
 
-    for (;;) {
+    for (Index index = 0;; ++index) {
+      if (lookahead)
+        if (const auto fetch = lookahead->before(index)) store->prefetch(fetch->slot, fetch->step);
       const Action action = schedule->next();
       if (action.kind == ActionKind::done) break;
       const auto start = std::chrono::steady_clock::now();
@@ -139,15 +155,21 @@ class CheckpointedAdjoint {
           break;
         }
         case ActionKind::store:
-          store.store(action.slot, y, carry);
+          if (action.step != carry.step)
+            detail::fail<InvalidArgument>("schedule stores y_", action.step, " but the state is y_",
+                                          carry.step);
+          store->store(action.slot, carry.step, y, carry);
           ++stores;
           break;
         case ActionKind::restore:
-          store.restore(action.slot, y, carry);
+          store->restore(action.slot, action.step, y, carry);
+          if (carry.step != action.step)
+            detail::fail<StorageError>("restoring y_", action.step, " from slot ", action.slot,
+                                       " gave the carry of step ", carry.step);
           ++restores;
           break;
         case ActionKind::free:
-          store.free(action.slot);
+          store->free(action.slot);
           break;
         case ActionKind::reverse: {
           if (action.step != carry.step || action.step != adjoint_at - 1)
@@ -175,6 +197,7 @@ class CheckpointedAdjoint {
     if (reverses != steps || adjoint_at != 0)
       detail::fail<InvalidArgument>("schedule '", schedule->name(), "' ended after reversing ", reverses,
                                     " of ", steps, " steps");
+    store->finish();  // every background write done; a failed one is an error even now
 
     const auto& total = stepper_.counters();
     summary.method = detail::describe_method(stepper_);
@@ -192,7 +215,20 @@ class CheckpointedAdjoint {
     summary.vjp_evaluations = total.vjp_evaluations;
     summary.stores = stores;
     summary.restores = restores;
-    summary.peak_stored_bytes = store.peak_bytes();
+    const SnapshotStoreStatistics storage = store->statistics();
+    summary.peak_stored_bytes = storage.peak_memory_bytes;
+    summary.snapshot_file = storage.file;
+    summary.disk_asynchronous = storage.asynchronous;
+    summary.disk_stores = storage.disk_stores;
+    summary.disk_restores = storage.disk_restores;
+    summary.prefetch_hits = storage.io.prefetch_hits;
+    summary.peak_disk_bytes = storage.peak_disk_bytes;
+    summary.disk_bytes_written = storage.io.bytes_written;
+    summary.disk_bytes_read = storage.io.bytes_read;
+    summary.staging_bytes = storage.io.staging_bytes;
+    summary.disk_write_seconds = storage.io.write_seconds;
+    summary.disk_read_seconds = storage.io.read_seconds;
+    summary.disk_wait_seconds = storage.io.wait_seconds;
     summary.forward_seconds = forward_s;
     summary.recompute_seconds = recompute_s;
     summary.reverse_seconds = reverse_s;
@@ -207,6 +243,32 @@ class CheckpointedAdjoint {
   }
 
  private:
+  // Memory slots in memory; slots at or above memory_slots() on disk, as many as the schedule
+  // actually uses (found by running a copy of it: O(actions) integer work, no I/O).
+  std::unique_ptr<SnapshotStore<B, Carry>> make_store(const Schedule& schedule,
+                                                      const ScheduleFactory& make_schedule,
+                                                      Index steps, Index n) const {
+    const int memory = schedule.memory_slots();
+    if (memory < 0 || memory > schedule.slots())
+      detail::fail<InvalidArgument>("schedule '", schedule.name(), "' has ", memory,
+                                    " memory slots out of ", schedule.slots());
+    if (memory == schedule.slots())
+      return std::make_unique<MemorySnapshotStore<B, Carry>>(
+          std::max<int>(static_cast<int>(std::min<Index>(memory, steps)), 1), n);
+    int highest = -1;
+    std::unique_ptr<Schedule> scout = make_schedule(steps);
+    for (Action a = scout->next(); a.kind != ActionKind::done; a = scout->next())
+      if (a.kind == ActionKind::store) highest = std::max(highest, a.slot);
+    const int disk = std::max(highest + 1 - memory, 0);
+    if (disk > 0 && options_.disk.directory.empty() && options_.disk.file.empty())
+      detail::fail<InvalidArgument>("schedule '", schedule.name(), "' keeps up to ", disk,
+                                    " snapshots on disk: set CheckpointOptions::disk.directory");
+    if (disk == 0)
+      return std::make_unique<MemorySnapshotStore<B, Carry>>(std::max(std::min(memory, highest + 1), 1), n);
+    return std::make_unique<TieredSnapshotStore<B, Carry>>(std::min(memory, highest + 1), disk, n,
+                                                           options_.disk);
+  }
+
   double observe(const Carry& carry, const Vector& y, Vector& grad) {
     if (!objective_.observes(carry.step)) return 0.0;
     const double value = objective_.observation(carry.step, carry.t, y, grad);

@@ -3,6 +3,7 @@
 //   driver.run(y0, theta, rwd::revolve_schedule(20));   // binomial, 20 snapshots
 //   driver.run(y0, theta, rwd::uniform_schedule(100));  // a snapshot every 100 steps
 //   driver.run(y0, theta, rwd::store_all_schedule());   // every state
+//   driver.run(y0, theta, rwd::on_disk(rwd::revolve_schedule(20)));  // revolve, snapshots on disk
 //
 // A factory makes the schedule once the number of steps is known (after the counting sweep of
 // an adaptive run).
@@ -12,6 +13,7 @@
 #include <functional>
 #include <memory>
 
+#include "rewind/checkpoint/disk_only_schedule.hpp"
 #include "rewind/checkpoint/revolve_schedule.hpp"
 #include "rewind/checkpoint/schedule.hpp"
 #include "rewind/checkpoint/store_all_schedule.hpp"
@@ -36,6 +38,14 @@ inline ScheduleFactory uniform_schedule(Index interval) {
 
 inline ScheduleFactory store_all_schedule() {
   return [](Index steps) { return std::make_unique<StoreAllSchedule>(steps); };
+}
+
+// The same schedule with every snapshot in the disk level (CheckpointOptions::disk says where).
+inline ScheduleFactory on_disk(ScheduleFactory factory) {
+  if (!factory) detail::fail<InvalidArgument>("on_disk needs a schedule factory");
+  return [factory = std::move(factory)](Index steps) -> std::unique_ptr<Schedule> {
+    return std::make_unique<DiskOnlySchedule>(factory(steps));
+  };
 }
 
 }  // namespace rwd
