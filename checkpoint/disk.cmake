@@ -10,7 +10,8 @@ find_path(REWIND_XXHASH_INCLUDE_DIR xxhash.h REQUIRED)
 
 add_library(rewind_disk STATIC
   ${CMAKE_CURRENT_LIST_DIR}/src/hdf5_snapshot_file.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/snapshot_file_io.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/src/snapshot_file_io.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/disk_cost_probe.cpp)
 add_library(rewind::disk ALIAS rewind_disk)
 set_target_properties(rewind_disk PROPERTIES EXPORT_NAME disk POSITION_INDEPENDENT_CODE ON)
 target_include_directories(rewind_disk PRIVATE ${REWIND_XXHASH_INCLUDE_DIR})

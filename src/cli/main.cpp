@@ -4,6 +4,7 @@
 //   rewind run gray-scott --n 32 --json
 //   rewind run gray_scott --n 71 --steps 2000 --snapshots 20
 //   rewind plan --steps 100000 --snapshots 20
+//   rewind inspect snapshots.h5
 //   rewind --version
 //
 // Exit status 0 on success, 1 when a run fails (NaN/Inf, solver failure), 2 for bad input; every
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "exit_status.hpp"
+#include "inspect_command.hpp"
 #include "plan_command.hpp"
 #include "rewind/error.hpp"
 #include "run_command.hpp"
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
       "Exit status: 0 success, 1 the run failed (NaN/Inf, solver failure), 2 bad input.");
   add_run_command(app);
   add_plan_command(app);
+  add_inspect_command(app);
 
   // CLI11 would say only "A subcommand is required" for `rewind bogus`.
   if (argc >= 2 && argv[1][0] != '-') {
