@@ -116,7 +116,7 @@ using Problem = rwd::GrayScott<B>;
 using Stepper = rwd::ExplicitRungeKutta<Problem>;
 using Clock = std::chrono::steady_clock;
 
-constexpr Index kDefaultMaxFingerprints = rwd::CheckpointOptions{}.max_fingerprints;
+const Index kDefaultMaxFingerprints = rwd::CheckpointOptions{}.max_fingerprints;
 
 struct Args {
   std::string variant = "revolve";

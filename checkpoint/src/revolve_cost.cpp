@@ -43,6 +43,11 @@ void require_snapshots(Index snapshots) {
 
 }  // namespace
 
+std::optional<Index> revolve_beta_at_most(Index snapshots, Index repetitions, Index cap) {
+  if (repetitions < 0) return Index{0};
+  return binomial_at_most(snapshots, repetitions, cap);
+}
+
 Index revolve_beta(Index snapshots, Index repetitions) {
   if (snapshots < 0) detail::fail<InvalidArgument>("beta: c = ", snapshots, " must be >= 0");
   if (repetitions < -1) detail::fail<InvalidArgument>("beta: r = ", repetitions, " must be >= -1");

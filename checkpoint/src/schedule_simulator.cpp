@@ -16,15 +16,26 @@ std::string ScheduleCost::to_string() const {
       << first_sweep_advances << " first sweep, " << recomputed_steps << " recomputed), "
       << reverses << " reverses, " << stores << " stores, " << restores << " restores, " << frees
       << " frees, peak " << peak_slots << " slots, " << actions << " actions";
+  if (disk_slots > 0 || disk_stores > 0 || disk_restores > 0 || peak_disk_slots > 0)
+    out << "; disk level (" << disk_slots << " slots): " << disk_stores << " stores, "
+        << disk_restores << " restores, peak " << peak_disk_slots << " slots";
   return out.str();
 }
 
-ScheduleValidator::ScheduleValidator(Index steps, int slots, std::string name)
-    : name_(std::move(name)), steps_(steps), slots_(slots), adjoint_(steps) {
+ScheduleValidator::ScheduleValidator(Index steps, int slots, std::string name, int memory_slots)
+    : name_(std::move(name)),
+      steps_(steps),
+      slots_(slots),
+      memory_slots_(memory_slots < 0 ? slots : memory_slots),
+      adjoint_(steps) {
   if (steps < 1) detail::fail<InvalidArgument>(name_, ": steps l = ", steps, " must be >= 1");
   if (slots < 1) detail::fail<InvalidArgument>(name_, ": slots c = ", slots, " must be >= 1");
+  if (memory_slots < -1 || memory_slots > slots)
+    detail::fail<InvalidArgument>(name_, ": memory slots = ", memory_slots,
+                                  " must lie in [0, c = ", slots, "] (or be -1: all memory)");
   cost_.steps = steps;
   cost_.slots = slots;
+  cost_.disk_slots = slots - memory_slots_;
 }
 
 void ScheduleValidator::violation(const Action& action, const std::string& what) const {
@@ -79,6 +90,11 @@ void ScheduleValidator::apply(const Action& action) {
       ++in_use_;
       if (in_use_ > cost_.peak_slots) cost_.peak_slots = in_use_;
       ++cost_.stores;
+      if (action.slot >= memory_slots_) {
+        ++cost_.disk_stores;
+        ++disk_in_use_;
+        if (disk_in_use_ > cost_.peak_disk_slots) cost_.peak_disk_slots = disk_in_use_;
+      }
       break;
     }
     case ActionKind::restore: {
@@ -89,6 +105,7 @@ void ScheduleValidator::apply(const Action& action) {
         violation(action, "names y_" + n() + " but the slot holds y_" + std::to_string(holds));
       current_ = holds;
       ++cost_.restores;
+      if (action.slot >= memory_slots_) ++cost_.disk_restores;
       break;
     }
     case ActionKind::reverse: {
@@ -114,6 +131,7 @@ void ScheduleValidator::apply(const Action& action) {
         violation(action, "names y_" + n() + " but the slot holds y_" + std::to_string(holds));
       slot_step_[static_cast<std::size_t>(action.slot)] = -1;
       --in_use_;
+      if (action.slot >= memory_slots_) --disk_in_use_;
       ++cost_.frees;
       break;
     }
@@ -144,7 +162,7 @@ ScheduleCost simulate(Schedule& schedule, const SimulatorOptions& options) {
                                   " must be >= 0 (0 = automatic)");
   const Index l = schedule.steps();
   const int c = schedule.slots();
-  ScheduleValidator validator(l, c, "schedule '" + schedule.name() + "'");
+  ScheduleValidator validator(l, c, "schedule '" + schedule.name() + "'", schedule.memory_slots());
   Index limit = options.max_actions;
   if (limit == 0) {
     Index scaled = 0;
@@ -177,6 +195,8 @@ void CostModel::validate() const {
   check(adjoint_cost_factor, "adjoint_cost_factor", false);
   check(write_time, "write_time", false);
   check(read_time, "read_time", false);
+  check(disk_write_time, "disk_write_time", false);
+  check(disk_read_time, "disk_read_time", false);
 }
 
 double predicted_time(const ScheduleCost& cost, const CostModel& model) {
@@ -184,8 +204,10 @@ double predicted_time(const ScheduleCost& cost, const CostModel& model) {
   return model.step_time *
              (static_cast<double>(cost.advances) +
               static_cast<double>(cost.reverses) * (1.0 + model.adjoint_cost_factor)) +
-         model.write_time * static_cast<double>(cost.stores) +
-         model.read_time * static_cast<double>(cost.restores);
+         model.write_time * static_cast<double>(cost.stores - cost.disk_stores) +
+         model.read_time * static_cast<double>(cost.restores - cost.disk_restores) +
+         model.disk_write_time * static_cast<double>(cost.disk_stores) +
+         model.disk_read_time * static_cast<double>(cost.disk_restores);
 }
 
 double predicted_time_ratio(const ScheduleCost& cost, const CostModel& model) {

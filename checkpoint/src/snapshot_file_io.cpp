@@ -61,7 +61,11 @@ StagingBuffer* SnapshotFileIo::take_free_buffer(std::unique_lock<std::mutex>& lo
     rethrow_if_failed();
     for (StagingBuffer& buffer : buffers_)
       if (buffer.status == StagingBuffer::Status::free) {
-        if (waited) statistics_.wait_seconds += seconds_since(start);
+        if (waited) {
+          const double waited_s = seconds_since(start);
+          statistics_.wait_seconds += waited_s;
+          statistics_.buffer_wait_seconds += waited_s;
+        }
         return &buffer;
       }
     // Waiting helps only if a request is in flight; otherwise give up a finished prefetch.
@@ -74,7 +78,11 @@ StagingBuffer* SnapshotFileIo::take_free_buffer(std::unique_lock<std::mutex>& lo
         if (buffer.status == StagingBuffer::Status::read_done) {
           buffer.status = StagingBuffer::Status::free;
           buffer.error = nullptr;
-          if (waited) statistics_.wait_seconds += seconds_since(start);
+          if (waited) {
+            const double waited_s = seconds_since(start);
+            statistics_.wait_seconds += waited_s;
+            statistics_.buffer_wait_seconds += waited_s;
+          }
           return &buffer;
         }
       detail::fail<InvalidArgument>("snapshot I/O: every staging buffer is held by the caller");
@@ -180,7 +188,9 @@ const StagingBuffer& SnapshotFileIo::read(int slot, Index step) {
   if (found->status == StagingBuffer::Status::read_queued) {
     const auto start = Clock::now();
     changed_.wait(lock, [found] { return found->status != StagingBuffer::Status::read_queued; });
-    statistics_.wait_seconds += seconds_since(start);
+    const double waited_s = seconds_since(start);
+    statistics_.wait_seconds += waited_s;
+    statistics_.read_wait_seconds += waited_s;
   }
   if (found->error) {
     std::exception_ptr error = std::exchange(found->error, nullptr);

@@ -19,6 +19,8 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -36,6 +38,7 @@
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/eigen_backend.hpp"
+#include "rewind/checkpoint/disk_cost_probe.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/objective.hpp"
@@ -146,6 +149,34 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& s,
   return fd;
 }
 
+// Seconds of one forward step of this problem and method, timed on a copy of y0 (the median of
+// a few batches of steps, at least 20 ms each), for weighing disk I/O against recomputation.
+template <class P>
+double measure_step_seconds(const P& problem, const RunSettings& s, const Eigen::VectorXd& y0,
+                            const Eigen::VectorXd& theta) {
+  ExplicitRungeKutta stepper(problem, s.tableau, s.control);
+  Eigen::VectorXd y = y0;
+  Carry carry = stepper.initial_carry(y, theta);
+  std::vector<double> samples;
+  for (int batch = 0; batch < 5; ++batch) {
+    const auto start = std::chrono::steady_clock::now();
+    Index taken = 0;
+    double elapsed = 0.0;
+    do {
+      if (stepper.finished(carry)) {  // short runs: start over
+        y = y0;
+        carry = stepper.initial_carry(y, theta);
+      }
+      stepper.step(y, carry, theta);
+      ++taken;
+      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    } while (elapsed < 0.02 && taken < 100000);
+    samples.push_back(elapsed / static_cast<double>(taken));
+  }
+  std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
+  return std::max(samples[2], 1e-9);
+}
+
 // Called with the plan of a checkpointed run before its scheduled sweep starts.
 using PlanCallback = std::function<void(const CheckpointReport&)>;
 
@@ -193,18 +224,43 @@ RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen:
 
     CheckpointOptions options;
     options.drift_policy = s.drift;
+    if (!s.disk_directory.empty()) {
+      options.disk.directory = s.disk_directory;
+      options.disk.asynchronous = !s.sync_io;
+      options.disk.keep_file = s.keep_snapshots;
+      options.disk.compression_level = s.compression;
+      if (request.kind == ScheduleKind::two_level && (!s.disk_write_cost || !s.disk_read_cost)) {
+        // Weigh the disk against this problem's own step, measured now.
+        cp.disk_costs_measured = true;
+        cp.step_seconds = measure_step_seconds(problem, s, y0, theta);
+        cp.disk_costs = measure_disk_costs(s.disk_directory, r.state_size, static_cast<int>(kCarryBytes));
+        request.costs.disk_write_time =
+            s.disk_write_cost.value_or(cp.disk_costs.write_seconds / cp.step_seconds);
+        request.costs.disk_read_time =
+            s.disk_read_cost.value_or(cp.disk_costs.read_seconds / cp.step_seconds);
+      }
+      request.costs.adjoint_cost_factor = s.adjoint_cost;
+    }
     CheckpointedAdjoint driver(watched, objective, options);
+    // The driver asks for the schedule more than once (a scout runs ahead to prefetch disk
+    // reads; the disk slots in use are counted first): plan once, then hand out copies.
+    std::optional<Index> planned_steps;
     auto factory = [&](Index steps) -> std::unique_ptr<Schedule> {
+      if (planned_steps && *planned_steps == steps) return make_schedule(cp.plan);
+      planned_steps = steps;
       cp.plan = plan_schedule(request, steps);
       cp.store_all_bytes =
           (static_cast<double>(steps) + 1.0) * static_cast<double>(cp.snapshot_bytes);
       // The store allocates min(slots, l) snapshots before the first step.
-      const double reserved = static_cast<double>(std::min(cp.plan.snapshots, steps)) *
+      const Index in_memory = cp.plan.all_on_disk ? 0
+                              : cp.plan.kind == ScheduleKind::two_level ? cp.plan.memory_snapshots
+                                                                        : cp.plan.snapshots;
+      const double reserved = static_cast<double>(std::min(in_memory, steps)) *
                               static_cast<double>(cp.snapshot_bytes);
       const double limit = static_cast<double>(rwd::detail::half_physical_memory());
       if (reserved > limit)
         rwd::detail::fail<InvalidArgument>(
-            cp.plan.name, " would reserve ", std::min(cp.plan.snapshots, steps),
+            cp.plan.name, " would reserve ", std::min(in_memory, steps),
             " snapshots of ", cp.snapshot_bytes, " bytes (", format_bytes(reserved),
             "), above half the physical memory (", format_bytes(limit),
             "); use fewer --snapshots or a smaller --memory");

@@ -42,6 +42,19 @@ Json stats_json(const Summary& s) {
   j["total_seconds"] = number(s.total_seconds());
   j["gradient_cost_ratio"] = number(s.gradient_cost_ratio());
   j["t_final"] = number(s.t_final);
+  j["snapshot_file"] = s.snapshot_file.empty() ? Json(nullptr) : Json(s.snapshot_file);
+  j["disk_asynchronous"] = s.disk_asynchronous;
+  j["disk_stores"] = s.disk_stores;
+  j["disk_restores"] = s.disk_restores;
+  j["prefetch_hits"] = s.prefetch_hits;
+  j["peak_disk_bytes"] = s.peak_disk_bytes;
+  j["disk_bytes_written"] = s.disk_bytes_written;
+  j["disk_bytes_read"] = s.disk_bytes_read;
+  j["staging_bytes"] = s.staging_bytes;
+  j["disk_write_seconds"] = number(s.disk_write_seconds);
+  j["disk_read_seconds"] = number(s.disk_read_seconds);
+  j["disk_wait_seconds"] = number(s.disk_wait_seconds);
+  j["disk_hidden_seconds"] = number(s.disk_hidden_seconds());
   return j;
 }
 
@@ -83,6 +96,16 @@ Json schedule_json(const RunReport& r) {
   j["restores"] = s.restores;
   j["peak_stored_bytes"] = s.peak_stored_bytes;
   j["store_all_bytes"] = bytes(cp.store_all_bytes);
+  j["memory_snapshots"] = p.kind == ScheduleKind::two_level ? Json(p.memory_snapshots) : Json(nullptr);
+  j["disk_snapshots"] = p.kind == ScheduleKind::two_level ? Json(p.disk_snapshots) : Json(nullptr);
+  j["all_on_disk"] = p.all_on_disk;
+  j["disk_write_cost_steps"] = p.uses_disk() ? number(p.costs.disk_write_time) : Json(nullptr);
+  j["disk_read_cost_steps"] = p.uses_disk() ? number(p.costs.disk_read_time) : Json(nullptr);
+  j["predicted_disk_stores"] = p.disk_stores ? Json(*p.disk_stores) : Json(nullptr);
+  j["predicted_disk_restores"] = p.disk_restores ? Json(*p.disk_restores) : Json(nullptr);
+  j["measured_step_seconds"] = cp.disk_costs_measured ? number(cp.step_seconds) : Json(nullptr);
+  j["measured_disk_write_seconds"] = cp.disk_costs_measured ? number(cp.disk_costs.write_seconds) : Json(nullptr);
+  j["measured_disk_read_seconds"] = cp.disk_costs_measured ? number(cp.disk_costs.read_seconds) : Json(nullptr);
   j["predicted_forward_steps"] = p.forward_steps();
   j["predicted_recompute_ratio"] = number(p.recompute_ratio());
   j["predicted_time_ratio"] = number(p.predicted_time_ratio(cp.adjoint_cost));

@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "byte_size.hpp"
+#include "rewind/checkpoint/disk_cost_probe.hpp"
 #include "rewind/error.hpp"
 #include "schedule_plan.hpp"
 
@@ -28,11 +30,22 @@ struct RawPlanOptions {
   std::string interval;
   double adjoint_cost = kDefaultAdjointCost;
   bool json = false;
+  std::string ram_snapshots;
+  std::string disk_snapshots;
+  std::string disk;
+  double disk_write_cost = 1.0;
+  double disk_read_cost = 1.0;
+  double step_time = 0.0;
 };
 
 // What was asked for, checked, and what it costs.
 struct PlanOutcome {
   SchedulePlan plan;
+  std::optional<DiskCosts> measured;  // --disk with --state-bytes and --step-time
+  std::optional<double> step_time;
+  // Two-level: the same run with only the memory snapshots, and with every snapshot free.
+  std::optional<double> memory_only_ratio;
+  std::optional<double> free_io_ratio;
   std::optional<std::int64_t> memory_bytes;
   std::optional<std::int64_t> state_bytes;
   double adjoint_cost = kDefaultAdjointCost;
@@ -94,6 +107,23 @@ void print_text(std::ostream& out, const PlanOutcome& o) {
   if (p.kind == ScheduleKind::revolve)
     row(out, "repetitions r",
         std::to_string(p.repetitions) + " (no step is advanced more than r times)");
+  if (p.uses_disk()) {
+    if (p.kind == ScheduleKind::two_level)
+      row(out, "memory / disk snapshots",
+          std::to_string(p.memory_snapshots) + " / " + std::to_string(p.disk_snapshots));
+    if (o.measured)
+      row(out, "measured in --disk",
+          "one snapshot write " + fmt("%.3g ms", 1e3 * o.measured->write_seconds) + ", read " +
+              fmt("%.3g ms", 1e3 * o.measured->read_seconds) + "; one step " +
+              fmt("%.3g ms", 1e3 * *o.step_time) + " (--step-time)");
+    row(out, "disk write / read cost",
+        fmt("%.4g", p.costs.disk_write_time) + " / " + fmt("%.4g", p.costs.disk_read_time) +
+            " forward steps per snapshot");
+    row(out, "disk stores / restores",
+        (p.disk_stores ? std::to_string(*p.disk_stores) : std::string("?")) + " / " +
+            (p.disk_restores ? std::to_string(*p.disk_restores) : std::string("?")) +
+            ", peak " + std::to_string(p.peak_disk_slots) + " on disk");
+  }
   row(out, "forward steps l + p", std::to_string(p.forward_steps()));
   row(out, "recomputed steps p",
       std::to_string(p.advances) + " (advances; the first sweep's " + std::to_string(l - 1) +
@@ -122,8 +152,17 @@ void print_text(std::ostream& out, const PlanOutcome& o) {
   }
   row(out, "predicted time",
       fmt("%.4g", p.predicted_time_ratio(o.adjoint_cost)) +
-          " forward runs = (p + l*(1 + F)) / l, F = " + fmt("%g", o.adjoint_cost) +
-          " (--adjoint-cost)");
+          (p.uses_disk() ? " forward runs = (p + l*(1 + F) + disk I/O) / l, F = "
+                         : " forward runs = (p + l*(1 + F)) / l, F = ") +
+          fmt("%g", o.adjoint_cost) + " (--adjoint-cost)");
+  if (o.memory_only_ratio)
+    row(out, "  memory only",
+        fmt("%.4g", *o.memory_only_ratio) + " forward runs: revolve(c = " +
+            std::to_string(p.memory_snapshots) + ") without the disk");
+  if (o.free_io_ratio)
+    row(out, "  if the disk were free",
+        fmt("%.4g", *o.free_io_ratio) + " forward runs: revolve(c = " +
+            std::to_string(p.memory_snapshots + p.disk_snapshots) + ") in memory (a lower bound)");
   if (p.simulated)
     row(out, "counts",
         "exact: rwd::simulate ran the schedule's " + std::to_string(p.actions) + " actions in " +
@@ -173,6 +212,18 @@ Json plan_json(const PlanOutcome& o) {
   j["store_all_possible"] = p.kind == ScheduleKind::store_all || (p.budget && *p.budget >= l);
   j["adjoint_cost"] = o.adjoint_cost;
   j["predicted_time_ratio"] = p.predicted_time_ratio(o.adjoint_cost);
+  j["memory_snapshots"] = p.kind == ScheduleKind::two_level ? Json(p.memory_snapshots) : null;
+  j["disk_snapshots"] = p.kind == ScheduleKind::two_level ? Json(p.disk_snapshots) : null;
+  j["all_on_disk"] = p.all_on_disk;
+  j["disk_write_cost"] = p.uses_disk() ? Json(p.costs.disk_write_time) : null;
+  j["disk_read_cost"] = p.uses_disk() ? Json(p.costs.disk_read_time) : null;
+  j["disk_stores"] = opt(p.disk_stores);
+  j["disk_restores"] = opt(p.disk_restores);
+  j["peak_disk_slots"] = p.uses_disk() ? Json(p.peak_disk_slots) : null;
+  j["measured_disk_write_seconds"] = o.measured ? Json(o.measured->write_seconds) : null;
+  j["measured_disk_read_seconds"] = o.measured ? Json(o.measured->read_seconds) : null;
+  j["memory_only_time_ratio"] = opt(o.memory_only_ratio);
+  j["free_io_time_ratio"] = opt(o.free_io_ratio);
   j["counts"] = p.simulated ? "simulated" : "closed form";
   j["simulated_actions"] = p.simulated ? Json(p.actions) : null;
   return j;
@@ -206,7 +257,15 @@ std::string plan_help() {
          "Examples:\n"
          "  rewind plan --steps 100000 --snapshots 20\n"
          "  rewind plan --steps 1e6 --memory 1GiB --state-bytes 8MiB --json\n"
-         "  rewind plan --steps 5000 --schedule uniform --interval 100";
+         "  rewind plan --steps 5000 --schedule uniform --interval 100\n"
+         "  rewind plan --steps 1e5 --ram-snapshots 4 --disk-snapshots 100 --disk-write-cost 2 \\\n"
+         "              --disk-read-cost 1\n"
+         "  rewind plan --steps 1e5 --ram-snapshots 4 --disk-snapshots 100 --disk /scratch \\\n"
+         "              --state-bytes 8MiB --step-time 0.004\n"
+         "Two levels: K snapshots in memory and D on disk; the schedule minimises the predicted\n"
+         "time with a disk write and read costing --disk-write-cost and --disk-read-cost forward\n"
+         "steps (default 1 each), or as measured in --disk DIR (--state-bytes and --step-time\n"
+         "needed). `rewind run` measures both itself.";
 }
 
 }  // namespace
@@ -242,6 +301,26 @@ CLI::App* add_plan_command(CLI::App& app) {
                                         "(default 1.5); only for the predicted time")
                            ->type_name("F");
   plan->add_flag("--json", raw->json, "print one JSON object on stdout instead of the table");
+  auto* ram_snapshots = plan->add_option("--ram-snapshots", raw->ram_snapshots,
+                                         "two-level: K snapshots in memory")
+                            ->type_name("K");
+  auto* disk_snapshots = plan->add_option("--disk-snapshots", raw->disk_snapshots,
+                                          "two-level: D snapshots on disk")
+                             ->type_name("D");
+  auto* disk = plan->add_option("--disk", raw->disk,
+                                "with --snapshots: every snapshot on disk; with --state-bytes\n"
+                                "and --step-time: measure the disk costs in DIR")
+                   ->type_name("DIR");
+  auto* write_cost = plan->add_option("--disk-write-cost", raw->disk_write_cost,
+                                      "one snapshot write, in forward steps (default 1)")
+                         ->type_name("STEPS");
+  auto* read_cost = plan->add_option("--disk-read-cost", raw->disk_read_cost,
+                                     "one snapshot read, in forward steps (default 1)")
+                        ->type_name("STEPS");
+  auto* step_time = plan->add_option("--step-time", raw->step_time,
+                                     "seconds of one forward step, to weigh measured disk\n"
+                                     "costs (with --disk and --state-bytes)")
+                        ->type_name("SECONDS");
 
   plan->callback([=] {
     PlanOutcome o;
@@ -265,10 +344,48 @@ CLI::App* add_plan_command(CLI::App& app) {
       rwd::detail::fail<InvalidArgument>("--adjoint-cost = ", raw->adjoint_cost,
                                          " must be finite and >= 0");
     o.adjoint_cost = raw->adjoint_cost;
+    const bool two_level = ram_snapshots->count() || disk_snapshots->count();
+    if (two_level) {
+      request.kind = ScheduleKind::two_level;
+      if (ram_snapshots->count()) request.memory_slots = parse_count("--ram-snapshots", raw->ram_snapshots);
+      if (disk_snapshots->count()) request.disk_slots = parse_count("--disk-snapshots", raw->disk_snapshots);
+    }
+    for (const auto& [flag, value] : {std::pair{"--disk-write-cost", raw->disk_write_cost},
+                                      std::pair{"--disk-read-cost", raw->disk_read_cost}})
+      if (!std::isfinite(value) || value < 0.0)
+        rwd::detail::fail<InvalidArgument>(flag, " = ", value, " must be finite and >= 0");
+    if ((write_cost->count() || read_cost->count()) && !two_level && !disk->count())
+      rwd::detail::fail<InvalidArgument>(
+          "--disk-write-cost/--disk-read-cost apply to --ram-snapshots/--disk-snapshots or --disk");
+    request.costs.disk_write_time = raw->disk_write_cost;
+    request.costs.disk_read_time = raw->disk_read_cost;
+    request.costs.adjoint_cost_factor = o.adjoint_cost;
+    if (disk->count()) {
+      request.all_on_disk = !two_level;
+      if (step_time->count()) {
+        if (!(raw->step_time > 0.0) || !std::isfinite(raw->step_time))
+          rwd::detail::fail<InvalidArgument>("--step-time = ", raw->step_time, " must be finite and > 0");
+        if (!o.state_bytes)
+          rwd::detail::fail<InvalidArgument>("measuring the disk needs --state-bytes S");
+        o.step_time = raw->step_time;
+        o.measured = measure_disk_costs(raw->disk, (*o.state_bytes + 7) / 8, static_cast<int>(kCarryBytes));
+        if (!write_cost->count()) request.costs.disk_write_time = o.measured->write_seconds / raw->step_time;
+        if (!read_cost->count()) request.costs.disk_read_time = o.measured->read_seconds / raw->step_time;
+      }
+    }
     if (request.kind == ScheduleKind::revolve && !request.budget)
       rwd::detail::fail<InvalidArgument>(
-          "rewind plan needs a budget: --snapshots C, or --memory BYTES with --state-bytes S");
+          "rewind plan needs a budget: --snapshots C, or --memory BYTES with --state-bytes S, or "
+          "--ram-snapshots K --disk-snapshots D");
     o.plan = plan_schedule(request, l);
+    if (two_level) {
+      ScheduleRequest memory_only;
+      memory_only.budget = request.memory_slots;
+      o.memory_only_ratio = plan_schedule(memory_only, l).predicted_time_ratio(o.adjoint_cost);
+      ScheduleRequest free_io;
+      free_io.budget = *request.memory_slots + *request.disk_slots;
+      o.free_io_ratio = plan_schedule(free_io, l).predicted_time_ratio(o.adjoint_cost);
+    }
     if (raw->json)
       std::cout << plan_json(o).dump(2) << std::endl;
     else

@@ -20,6 +20,7 @@
 
 #include "rewind/error.hpp"
 #include "rewind/problems/gray_scott.hpp"
+#include "rewind/problems/heat2d.hpp"
 #include "rewind/problems/linear.hpp"
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
@@ -29,7 +30,15 @@
 
 namespace rwd::cli {
 
-enum class ProblemId { linear, lorenz63, lorenz96, lotka_volterra, van_der_pol, gray_scott };
+enum class ProblemId {
+  linear,
+  lorenz63,
+  lorenz96,
+  lotka_volterra,
+  van_der_pol,
+  gray_scott,
+  heat2d
+};
 
 struct ProblemInfo {
   ProblemId id;
@@ -64,6 +73,12 @@ inline const std::vector<ProblemInfo>& problem_table() {
       {ProblemId::gray_scott, "gray_scott", nullptr,
        "Gray-Scott reaction-diffusion on a periodic n x n grid; theta = (Du, Dv, F, k)",
        "grid side n", 64, 0, 1.0, 200},
+      // dt = 1 is stable (and monotone) for Euler and RK4 at every n with kappa = 0.2: the
+      // limits are 2/(8 kappa) and 2.785/(8 kappa) or more (rewind/problems/heat2d.hpp).
+      {ProblemId::heat2d, "heat2d", "heat",
+       "2D heat equation u' = kappa Lap(u) + s0 g on an n x n grid, cold walls; theta = (kappa, "
+       "s0)",
+       "grid side n", 64, 0, 1.0, 1000},
   };
   return table;
 }
@@ -91,7 +106,7 @@ inline const ProblemInfo* find_problem(std::string_view name) {
   return nullptr;
 }
 
-// "linear, lorenz63, lorenz96, lotka_volterra, van_der_pol, gray_scott".
+// "linear, lorenz63, lorenz96, lotka_volterra, van_der_pol, gray_scott, heat2d".
 inline std::string problem_name_list() {
   std::string out;
   for (const ProblemInfo& info : problem_table()) {
@@ -132,6 +147,8 @@ decltype(auto) with_problem(const ProblemInfo& info, Index n, F&& f) {
       return call(VanDerPol<>());
     case ProblemId::gray_scott:
       return call(GrayScott<>(n));
+    case ProblemId::heat2d:
+      return call(Heat2D<>(n));
   }
   rwd::detail::fail<InvalidArgument>("internal error: problem '", info.name, "' has no builder");
 }

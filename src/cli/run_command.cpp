@@ -37,6 +37,14 @@ struct RawRunOptions {
   Index interval = 0;
   std::string drift;
   double adjoint_cost = 0.0;
+  std::string disk;
+  Index ram_snapshots = 0;
+  Index disk_snapshots = 0;
+  bool sync_io = false;
+  bool keep_snapshots = false;
+  int compression = 0;
+  double disk_write_cost = 0.0;
+  double disk_read_cost = 0.0;
 };
 
 std::string format_number(double x) {
@@ -77,6 +85,14 @@ std::string problems_help() {
       "for bit that of the store-all run; the report adds the schedule's counts (as in\n"
       "`rewind plan`), memory against store-all, and the drift monitor's verdict on every\n"
       "replay. Text mode first prints the predicted recompute ratio and time.\n"
+      "\n"
+      "Disk: --disk DIR keeps snapshots in an HDF5 file in DIR (removed at the end unless\n"
+      "--keep-snapshots; check it with `rewind inspect`): with --ram-snapshots K\n"
+      "--disk-snapshots D the two-level schedule places K in memory and D on disk to\n"
+      "minimise time under the disk's write and read costs (measured before the run unless\n"
+      "--disk-write-cost/--disk-read-cost give them in forward steps); with --snapshots C\n"
+      "all C go to disk. Writes run behind and reads ahead on a background thread\n"
+      "(--sync-io: inline); the summary reports how much disk time was hidden.\n"
       "When stderr is a terminal, a progress bar shows the forward and reverse sweeps.\n"
       "\n"
       "Examples: rewind run lorenz96 --n 40 --steps 200 --method rk4 --dt 0.01\n"
@@ -152,6 +168,30 @@ CLI::App* add_run_command(CLI::App& app) {
                                        "checkpointed: adjoint part of a reverse step in forward\n"
                                        "steps, for the predicted time only (default 1.5)")
                           ->type_name("F");
+  auto* disk = run->add_option("--disk", raw->disk,
+                               "snapshots in an HDF5 file in DIR: the disk level of\n"
+                               "--ram-snapshots/--disk-snapshots, or all --snapshots")
+                   ->type_name("DIR");
+  auto* ram_snapshots = run->add_option("--ram-snapshots", raw->ram_snapshots,
+                                        "two-level: K snapshots in memory (with --disk)")
+                            ->type_name("K");
+  auto* disk_snapshots = run->add_option("--disk-snapshots", raw->disk_snapshots,
+                                         "two-level: D snapshots on disk (with --disk)")
+                             ->type_name("D");
+  run->add_flag("--sync-io", raw->sync_io, "disk writes and reads inline, not in the background");
+  run->add_flag("--keep-snapshots", raw->keep_snapshots,
+                "leave the snapshot file in DIR after the run");
+  auto* compression = run->add_option("--compression", raw->compression,
+                                      "deflate level 1-9 of the snapshot file (default 0: none)")
+                          ->type_name("LEVEL");
+  auto* disk_write_cost =
+      run->add_option("--disk-write-cost", raw->disk_write_cost,
+                      "two-level: one snapshot write in forward steps (default:\nmeasured)")
+          ->type_name("STEPS");
+  auto* disk_read_cost =
+      run->add_option("--disk-read-cost", raw->disk_read_cost,
+                      "two-level: one snapshot read in forward steps (default:\nmeasured)")
+          ->type_name("STEPS");
 
   run->callback([=] {
     RunOptions o;
@@ -175,6 +215,14 @@ CLI::App* add_run_command(CLI::App& app) {
     if (interval->count()) o.interval = raw->interval;
     if (drift->count()) o.drift = raw->drift;
     if (adjoint_cost->count()) o.adjoint_cost = raw->adjoint_cost;
+    if (disk->count()) o.disk = raw->disk;
+    if (ram_snapshots->count()) o.ram_snapshots = raw->ram_snapshots;
+    if (disk_snapshots->count()) o.disk_snapshots = raw->disk_snapshots;
+    o.sync_io = raw->sync_io;
+    o.keep_snapshots = raw->keep_snapshots;
+    if (compression->count()) o.compression = raw->compression;
+    if (disk_write_cost->count()) o.disk_write_cost = raw->disk_write_cost;
+    if (disk_read_cost->count()) o.disk_read_cost = raw->disk_read_cost;
     o.progress = stderr_is_terminal();
 
     const RunSettings settings = resolve_run_settings(o);

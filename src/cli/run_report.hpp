@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "rewind/adjoint/drift_monitor.hpp"
+#include "rewind/checkpoint/disk_cost_probe.hpp"
 #include "rewind/summary.hpp"
 #include "rewind/types.hpp"
 #include "run_settings.hpp"
@@ -45,6 +46,9 @@ struct CheckpointReport {
   DriftPolicy drift_policy = DriftPolicy::warn;
   DriftReport drift;                           // replays against the first sweep
   Index counting_steps = 0;                    // adaptive: the counting sweep (0 for fixed)
+  bool disk_costs_measured = false;            // two-level: step and disk times measured first
+  double step_seconds = 0.0;                   // one forward step, measured
+  DiskCosts disk_costs;                        // one snapshot write / read, measured
 };
 
 struct RunReport {

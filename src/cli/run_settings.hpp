@@ -21,9 +21,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "byte_size.hpp"
 #include "problem_registry.hpp"
@@ -60,6 +62,17 @@ struct RunOptions {
   std::optional<std::string> drift;       // --drift ignore | warn | fail
   std::optional<double> adjoint_cost;     // --adjoint-cost F (predictions only)
   bool progress = false;                  // progress bar on stderr (set when it is a terminal)
+
+  // Disk level: --disk DIR puts snapshots in an HDF5 file there — all of them with --snapshots,
+  // or the disk level of the two-level schedule (--ram-snapshots K --disk-snapshots D).
+  std::optional<std::string> disk;        // --disk DIR
+  std::optional<Index> ram_snapshots;     // --ram-snapshots K
+  std::optional<Index> disk_snapshots;    // --disk-snapshots D
+  bool sync_io = false;                   // --sync-io: disk I/O inline, not in the background
+  bool keep_snapshots = false;            // --keep-snapshots: leave the file for rewind inspect
+  std::optional<int> compression;         // --compression 0..9
+  std::optional<double> disk_write_cost;  // --disk-write-cost STEPS (default: measured)
+  std::optional<double> disk_read_cost;   // --disk-read-cost STEPS (default: measured)
 };
 
 // Everything a run needs, with defaults filled in.
@@ -79,6 +92,14 @@ struct RunSettings {
   DriftPolicy drift = DriftPolicy::warn;
   double adjoint_cost = kDefaultAdjointCost;
   bool progress = false;
+
+  // Disk level (see RunOptions); disk_directory empty: every snapshot in memory.
+  std::string disk_directory;
+  bool sync_io = false;
+  bool keep_snapshots = false;
+  int compression = 0;
+  std::optional<double> disk_write_cost;  // in forward steps; nullopt: measured before the run
+  std::optional<double> disk_read_cost;
 };
 
 inline const char* drift_policy_name(DriftPolicy policy) {
@@ -182,7 +203,23 @@ inline RunSettings resolve_run_settings(const RunOptions& o) {
   s.json = o.json;
   s.progress = o.progress;
 
-  s.checkpointed = o.snapshots || o.memory || o.schedule;
+  const bool two_level = o.ram_snapshots || o.disk_snapshots;
+  s.checkpointed = o.snapshots || o.memory || o.schedule || two_level || o.disk;
+  const bool disk_tuning = o.sync_io || o.keep_snapshots || o.compression;
+  if (!o.disk && (disk_tuning || two_level))
+    rwd::detail::fail<InvalidArgument>(
+        two_level ? "--ram-snapshots/--disk-snapshots" : o.sync_io ? "--sync-io"
+        : o.keep_snapshots                                         ? "--keep-snapshots"
+                                                                   : "--compression",
+        " needs --disk DIR (where the snapshot file goes)");
+  if (o.disk && !two_level && !o.snapshots && !o.memory)
+    rwd::detail::fail<InvalidArgument>(
+        "--disk needs a budget: --ram-snapshots K --disk-snapshots D (two-level), or --snapshots C "
+        "(every snapshot on disk)");
+  if ((o.disk_write_cost || o.disk_read_cost) && !two_level)
+    rwd::detail::fail<InvalidArgument>(
+        "--disk-write-cost/--disk-read-cost weigh the two-level schedule: add --ram-snapshots K "
+        "--disk-snapshots D");
   if (!s.checkpointed && (o.interval || o.drift || o.adjoint_cost))
     rwd::detail::fail<InvalidArgument>(o.interval ? "--interval"
                                        : o.drift  ? "--drift"
@@ -196,6 +233,39 @@ inline RunSettings resolve_run_settings(const RunOptions& o) {
     rwd::detail::fail<InvalidArgument>("--snapshots = ", *o.snapshots, " must be >= 1");
   if (o.memory) s.memory_bytes = parse_byte_size("--memory", *o.memory);
   if (o.schedule) s.schedule.kind = parse_schedule_kind(*o.schedule);
+  if (two_level) {
+    if (o.schedule && s.schedule.kind != ScheduleKind::two_level)
+      rwd::detail::fail<InvalidArgument>("--ram-snapshots/--disk-snapshots select the two-level "
+                                         "schedule, not --schedule ", *o.schedule);
+    s.schedule.kind = ScheduleKind::two_level;
+    s.schedule.memory_slots = o.ram_snapshots;
+    s.schedule.disk_slots = o.disk_snapshots;
+  }
+  if (o.disk) {
+    if (o.disk->empty()) rwd::detail::fail<InvalidArgument>("--disk needs a directory");
+    std::error_code error;
+    const auto status = std::filesystem::status(*o.disk, error);
+    if (!std::filesystem::exists(status))
+      rwd::detail::fail<InvalidArgument>("--disk '", *o.disk, "': the snapshot directory does not exist");
+    if (!std::filesystem::is_directory(status))
+      rwd::detail::fail<InvalidArgument>("--disk '", *o.disk, "' is not a directory");
+    s.disk_directory = *o.disk;
+    s.schedule.all_on_disk = !two_level;
+    s.sync_io = o.sync_io;
+    s.keep_snapshots = o.keep_snapshots;
+    if (o.compression && (*o.compression < 0 || *o.compression > 9))
+      rwd::detail::fail<InvalidArgument>("--compression = ", *o.compression, " must lie in [0, 9]");
+    s.compression = o.compression.value_or(0);
+    for (const auto& [flag, value] : {std::pair{"--disk-write-cost", o.disk_write_cost},
+                                      std::pair{"--disk-read-cost", o.disk_read_cost}})
+      if (value && (!std::isfinite(*value) || *value < 0.0))
+        detail::refuse(flag, *value, "must be finite and >= 0 (forward steps per snapshot)");
+    s.disk_write_cost = o.disk_write_cost;
+    s.disk_read_cost = o.disk_read_cost;
+    // Placeholders until measured (gradient_run.hpp); validate() needs finite values.
+    s.schedule.costs.disk_write_time = o.disk_write_cost.value_or(0.0);
+    s.schedule.costs.disk_read_time = o.disk_read_cost.value_or(0.0);
+  }
   s.schedule.budget = o.snapshots;
   s.schedule.interval = o.interval;
   if (s.checkpointed) s.schedule.validate(s.memory_bytes.has_value());

@@ -36,6 +36,8 @@
 #include <string_view>
 
 #include "rewind/carry.hpp"
+#include "rewind/checkpoint/disk_only_schedule.hpp"
+#include "rewind/checkpoint/multilevel_schedule.hpp"
 #include "rewind/checkpoint/revolve_cost.hpp"
 #include "rewind/checkpoint/revolve_schedule.hpp"
 #include "rewind/checkpoint/schedule.hpp"
@@ -47,7 +49,7 @@
 
 namespace rwd::cli {
 
-enum class ScheduleKind { revolve, uniform, store_all };
+enum class ScheduleKind { revolve, uniform, store_all, two_level };
 
 inline const char* schedule_kind_name(ScheduleKind kind) {
   switch (kind) {
@@ -57,6 +59,8 @@ inline const char* schedule_kind_name(ScheduleKind kind) {
       return "uniform";
     case ScheduleKind::store_all:
       return "store-all";
+    case ScheduleKind::two_level:
+      return "two-level";
   }
   return "?";
 }
@@ -68,8 +72,9 @@ inline ScheduleKind parse_schedule_kind(std::string_view text) {
   if (key == "revolve" || key == "binomial") return ScheduleKind::revolve;
   if (key == "uniform") return ScheduleKind::uniform;
   if (key == "store-all" || key == "storeall") return ScheduleKind::store_all;
-  rwd::detail::fail<InvalidArgument>("--schedule = '", text,
-                                     "' is not a schedule; choose revolve, uniform or store-all");
+  if (key == "two-level" || key == "multilevel" || key == "multi-level") return ScheduleKind::two_level;
+  rwd::detail::fail<InvalidArgument>(
+      "--schedule = '", text, "' is not a schedule; choose revolve, uniform, store-all or two-level");
 }
 
 // Bytes of the metadata kept with every snapshot: the integrator's carry (t, h, controller
@@ -89,6 +94,12 @@ struct ScheduleRequest {
   ScheduleKind kind = ScheduleKind::revolve;
   std::optional<Index> budget;    // c >= 1
   std::optional<Index> interval;  // uniform only: k >= 1
+  // two-level: --ram-snapshots K (>= 1) and --disk-snapshots D (>= 0), scheduled for `costs`
+  // (step_time 1: disk_write_time and disk_read_time are in forward steps).
+  std::optional<Index> memory_slots;
+  std::optional<Index> disk_slots;
+  CostModel costs;
+  bool all_on_disk = false;  // --disk with a single-level schedule: every snapshot in the file
 
   // The rules that do not depend on l. Throws InvalidArgument naming the flags.
   // budget_from_memory: the budget will come from --memory once the state size is known.
@@ -103,6 +114,26 @@ struct ScheduleRequest {
       rwd::detail::fail<InvalidArgument>("--interval applies only with --schedule uniform");
     if (interval && *interval < 1)
       rwd::detail::fail<InvalidArgument>("--interval = ", *interval, " must be >= 1");
+    if (kind == ScheduleKind::two_level) {
+      if (!memory_slots || !disk_slots)
+        rwd::detail::fail<InvalidArgument>(
+            "the two-level schedule needs --ram-snapshots K and --disk-snapshots D");
+      if (*memory_slots < 1 || *memory_slots > (1 << 20))
+        rwd::detail::fail<InvalidArgument>("--ram-snapshots = ", *memory_slots,
+                                           " must lie in [1, 1048576]");
+      if (*disk_slots < 0 || *disk_slots > (1 << 24))
+        rwd::detail::fail<InvalidArgument>("--disk-snapshots = ", *disk_slots,
+                                           " must lie in [0, 16777216]");
+      if (budget)
+        rwd::detail::fail<InvalidArgument>(
+            "--snapshots and --ram-snapshots/--disk-snapshots exclude each other");
+      costs.validate();
+      return;
+    }
+    if (memory_slots || disk_slots)
+      rwd::detail::fail<InvalidArgument>(
+          "--ram-snapshots/--disk-snapshots select the two-level schedule, not ",
+          schedule_kind_name(kind));
     if (kind == ScheduleKind::revolve && !has_budget)
       rwd::detail::fail<InvalidArgument>(
           "--schedule revolve needs a snapshot budget: --snapshots C or --memory BYTES");
@@ -135,6 +166,16 @@ struct SchedulePlan {
   Index peak_slots = 0;   // most snapshots held at once (an upper bound when !peak_exact)
   bool peak_exact = true;
 
+  // Disk level: two-level schedules, or any schedule with --disk (all_on_disk).
+  Index memory_snapshots = 0;           // two-level: K
+  Index disk_snapshots = 0;             // two-level: D
+  bool all_on_disk = false;
+  std::optional<Index> disk_stores;     // of `stores`, those to disk (unknown without simulation)
+  std::optional<Index> disk_restores;
+  Index peak_disk_slots = 0;
+  CostModel costs;                      // disk costs in forward steps (step_time = 1)
+  bool uses_disk() const { return all_on_disk || disk_snapshots > 0; }
+
   // l + p: forward evaluations, the reverse steps' own re-runs included.
   Index forward_steps() const { return steps + advances; }
   // (l + p) / l.
@@ -144,6 +185,8 @@ struct SchedulePlan {
   }
   // Time of the gradient in forward runs of l steps, from rwd::predicted_time_ratio with
   // adjoint_cost_factor = adjoint_cost and free snapshot I/O.
+  // With a disk level, disk writes and reads are charged at `costs` (in forward steps, taken as
+  // synchronous: background I/O can only do better).
   double predicted_time_ratio(double adjoint_cost) const {
     ScheduleCost cost;
     cost.steps = steps;
@@ -151,7 +194,10 @@ struct SchedulePlan {
     cost.reverses = reverses;
     cost.stores = stores.value_or(0);
     cost.restores = restores;
-    CostModel model;
+    cost.disk_stores = disk_stores.value_or(0);
+    cost.disk_restores = disk_restores.value_or(0);
+    CostModel model = costs;
+    model.step_time = 1.0;
     model.adjoint_cost_factor = adjoint_cost;
     return rwd::predicted_time_ratio(cost, model);
   }
@@ -258,6 +304,19 @@ inline SchedulePlan plan_schedule(const ScheduleRequest& request, Index steps) {
       plan.peak_slots = plan.snapshots;
       break;
     }
+    case ScheduleKind::two_level: {
+      plan.memory_snapshots = *request.memory_slots;
+      plan.disk_snapshots = *request.disk_slots;
+      plan.snapshots = plan.memory_snapshots + plan.disk_snapshots;
+      plan.costs = request.costs;
+      const MultiLevelSchedule schedule(steps, static_cast<int>(plan.memory_snapshots),
+                                        static_cast<int>(plan.disk_snapshots), plan.costs);
+      plan.name = schedule.name();
+      plan.peak_slots = std::min(plan.snapshots, steps);
+      plan.peak_exact = false;
+      plan.advances = steps - 1;  // a lower bound until simulated
+      break;
+    }
     case ScheduleKind::store_all: {
       if (request.budget && *request.budget < steps)
         rwd::detail::fail<InvalidArgument>("--schedule store-all keeps all ", steps,
@@ -278,9 +337,21 @@ inline SchedulePlan plan_schedule(const ScheduleRequest& request, Index steps) {
   const bool small = steps <= kSimulateMaxSteps &&
                      std::min(plan.snapshots, steps) <= kSimulateMaxSlots &&
                      plan.snapshots <= std::numeric_limits<int>::max();
+  plan.all_on_disk = request.all_on_disk;
+  if (plan.all_on_disk) {
+    plan.costs = request.costs;
+    plan.name += " on disk";
+    if (plan.stores) plan.disk_stores = plan.stores;
+    plan.disk_restores = plan.restores;
+  }
   if (small) {
     std::unique_ptr<Schedule> schedule;
     switch (plan.kind) {
+      case ScheduleKind::two_level:
+        schedule = std::make_unique<MultiLevelSchedule>(
+            steps, static_cast<int>(plan.memory_snapshots), static_cast<int>(plan.disk_snapshots),
+            plan.costs);
+        break;
       case ScheduleKind::revolve:
         schedule = std::make_unique<RevolveSchedule>(steps, static_cast<int>(plan.snapshots));
         break;
@@ -304,13 +375,23 @@ inline SchedulePlan plan_schedule(const ScheduleRequest& request, Index steps) {
     plan.reverses = cost.reverses;
     plan.peak_slots = cost.peak_slots;
     plan.peak_exact = true;
+    plan.disk_stores = plan.all_on_disk ? cost.stores : cost.disk_stores;
+    plan.disk_restores = plan.all_on_disk ? cost.restores : cost.disk_restores;
+    plan.peak_disk_slots = plan.all_on_disk ? cost.peak_slots : cost.peak_disk_slots;
+    if (plan.all_on_disk) plan.name += " on disk";
+  } else if (plan.kind == ScheduleKind::two_level) {
+    rwd::detail::fail<InvalidArgument>("the two-level schedule is simulated to cost it; ", steps,
+                                       " steps is more than the ", kSimulateMaxSteps, " it simulates");
   }
   return plan;
 }
 
 // A fresh schedule for a plan (the one plan_schedule costed).
-inline std::unique_ptr<Schedule> make_schedule(const SchedulePlan& plan) {
+inline std::unique_ptr<Schedule> make_base_schedule(const SchedulePlan& plan) {
   switch (plan.kind) {
+    case ScheduleKind::two_level:
+      return std::make_unique<MultiLevelSchedule>(plan.steps, static_cast<int>(plan.memory_snapshots),
+                                                  static_cast<int>(plan.disk_snapshots), plan.costs);
     case ScheduleKind::revolve:
       return std::make_unique<RevolveSchedule>(plan.steps, static_cast<int>(plan.snapshots));
     case ScheduleKind::uniform:
@@ -319,6 +400,11 @@ inline std::unique_ptr<Schedule> make_schedule(const SchedulePlan& plan) {
       return std::make_unique<StoreAllSchedule>(plan.steps);
   }
   rwd::detail::fail<InvalidArgument>("internal error: unknown schedule kind");
+}
+inline std::unique_ptr<Schedule> make_schedule(const SchedulePlan& plan) {
+  std::unique_ptr<Schedule> schedule = make_base_schedule(plan);
+  if (plan.all_on_disk) return std::make_unique<DiskOnlySchedule>(std::move(schedule));
+  return schedule;
 }
 
 // Snapshots of `snapshot_bytes` (state + carry) that fit in `budget_bytes`:

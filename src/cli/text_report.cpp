@@ -115,6 +115,17 @@ void print_checkpointing(std::ostream& out, const RunReport& r) {
       format("%.3g", s.gradient_cost_ratio()) + " measured, " +
           format("%.3g", p.predicted_time_ratio(cp.adjoint_cost)) + " predicted (F = " +
           format("%g", cp.adjoint_cost) + ")");
+  if (p.uses_disk()) {
+    row(out, "disk level", std::to_string(s.disk_stores) + " writes, " +
+                               std::to_string(s.disk_restores) + " reads (" +
+                               std::to_string(s.prefetch_hits) + " read ahead), peak " +
+                               format_bytes(static_cast<double>(s.peak_disk_bytes)) + " on disk");
+    const double io = s.disk_write_seconds + s.disk_read_seconds;
+    row(out, "disk time hidden",
+        format("%.3g s", s.disk_hidden_seconds()) + " of " + format("%.3g s", io) +
+            (io > 0.0 ? format(" (%.0f%%)", 100.0 * s.disk_hidden_seconds() / io) : std::string()) +
+            (s.disk_asynchronous ? ", background I/O" : ", inline I/O"));
+  }
   row(out, "drift", drift_verdict(cp));
   out << "\n";
 }
@@ -123,6 +134,19 @@ void print_checkpointing(std::ostream& out, const RunReport& r) {
 
 void print_plan_prediction(std::ostream& out, const CheckpointReport& cp) {
   const SchedulePlan& p = cp.plan;
+  if (cp.disk_costs_measured)
+    out << "measured: one step " << format("%.3g ms", 1e3 * cp.step_seconds)
+        << ", one snapshot write " << format("%.3g ms", 1e3 * cp.disk_costs.write_seconds)
+        << " / read " << format("%.3g ms", 1e3 * cp.disk_costs.read_seconds) << " ("
+        << format("%.0f MB/s", cp.disk_costs.write_bytes_per_second() / 1e6) << " / "
+        << format("%.0f MB/s", cp.disk_costs.read_bytes_per_second() / 1e6) << ")\n";
+  if (p.kind == ScheduleKind::two_level)
+    out << "two-level: " << p.memory_snapshots << " in memory, " << p.disk_snapshots
+        << " on disk; a disk write costs " << format("%.3g", p.costs.disk_write_time)
+        << " steps, a read " << format("%.3g", p.costs.disk_read_time) << " steps; "
+        << (p.disk_stores ? std::to_string(*p.disk_stores) : std::string("?")) << " disk writes, "
+        << (p.disk_restores ? std::to_string(*p.disk_restores) : std::string("?"))
+        << " disk reads planned\n";
   out << "checkpointing: " << p.name << " for " << p.steps << " steps";
   if (cp.memory_budget)
     out << ",\n  c = floor(--memory " << *cp.memory_budget << " / (state " << cp.snapshot_bytes - kCarryBytes

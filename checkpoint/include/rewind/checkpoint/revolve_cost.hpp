@@ -18,12 +18,18 @@
 // so, never wraps. Invalid arguments (l < 1, c < 1, ...) are refused naming the value and rule.
 #pragma once
 
+#include <optional>
+
 #include "rewind/types.hpp"
 
 namespace rwd {
 
 // β(c, r) = C(c + r, c) for c, r ≥ 0 (and 0 for r = −1, so that β(c + 1, r − 1) works at r = 0).
 Index revolve_beta(Index snapshots, Index repetitions);
+
+// β(c, r) when it is at most `cap`, else nothing (also when it would not fit in 64 bits);
+// 0 for r < 0. Never throws: for searches that only care about values up to a bound.
+std::optional<Index> revolve_beta_at_most(Index snapshots, Index repetitions, Index cap);
 
 // r(l, c): the smallest r ≥ 0 with β(c, r) ≥ l, for l ≥ 1, c ≥ 1. O(min(c, r) · log l).
 Index revolve_repetitions(Index steps, Index snapshots);

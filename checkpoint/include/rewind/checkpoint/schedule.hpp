@@ -9,7 +9,8 @@
 //     execute(a);
 //
 // Implementations: StoreAllSchedule, UniformSchedule, RevolveSchedule (Griewank & Walther,
-// ACM TOMS 26(1), 2000).
+// ACM TOMS 26(1), 2000), and MultiLevelSchedule, which places snapshots on two storage levels
+// (memory_slots() below).
 #pragma once
 
 #include <string>

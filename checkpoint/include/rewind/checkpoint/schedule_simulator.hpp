@@ -16,6 +16,12 @@
 // ScheduleValidator does the same one action at a time, for drivers and tests that produce their
 // own streams. Counting follows Griewank & Walther (ACM TOMS 26(1), 2000): advances are steps run
 // forward by `advance` actions; the forward step re-run inside each reverse step is not one.
+//
+// Two storage levels (Schedule::memory_slots()): slots [0, memory_slots) are memory, the rest disk.
+// `stores` and `restores` count both levels; `disk_stores`, `disk_restores` and `peak_disk_slots`
+// the disk level alone, so that the cost model can charge each level its own time. The rules do
+// not depend on the level: a state may be held in two slots at once (e.g. a disk snapshot copied
+// into memory after a restore, by storing the current state again).
 #pragma once
 
 #include <string>
@@ -41,8 +47,14 @@ struct ScheduleCost {
   Index frees = 0;
   int peak_slots = 0;  // most snapshots held at once
   Index actions = 0;   // actions issued, the final done included
+  // The disk level (slots ≥ the schedule's memory_slots()); zero for single-level schedules.
+  int disk_slots = 0;       // slots on the disk level: slots − memory slots
+  Index disk_stores = 0;    // of `stores`, those into disk slots
+  Index disk_restores = 0;  // of `restores`, those from disk slots
+  int peak_disk_slots = 0;  // most disk snapshots held at once
 
-  std::string to_string() const;  // one line
+  // One line; the disk counts are appended when there is a disk level (or disk I/O was counted).
+  std::string to_string() const;
 };
 
 // The first broken rule of a schedule.
@@ -61,8 +73,10 @@ class ScheduleViolation : public InvalidArgument {
 // Checks a stream of actions one at a time against a horizon l and a budget c.
 class ScheduleValidator {
  public:
-  // `name` prefixes messages. Throws InvalidArgument for l < 1 or c < 1.
-  ScheduleValidator(Index steps, int slots, std::string name = "schedule");
+  // `name` prefixes messages. Slots [0, memory_slots) are memory and [memory_slots, slots) disk;
+  // −1 (the default) means all memory. Throws InvalidArgument for l < 1, c < 1, or memory_slots
+  // outside [−1, c].
+  ScheduleValidator(Index steps, int slots, std::string name = "schedule", int memory_slots = -1);
 
   // Throws ScheduleViolation at the first broken rule; the validator is then unusable.
   void apply(const Action& action);
@@ -71,6 +85,8 @@ class ScheduleValidator {
   Index current_step() const { return current_; }
   Index adjoint_step() const { return adjoint_; }
   int slots_in_use() const { return in_use_; }
+  int disk_slots_in_use() const { return disk_in_use_; }
+  int memory_slots() const { return memory_slots_; }
   const ScheduleCost& cost() const { return cost_; }
 
  private:
@@ -81,10 +97,12 @@ class ScheduleValidator {
   std::string name_;
   Index steps_;
   int slots_;
+  int memory_slots_;  // slots below this index are memory, the others disk
   Index current_ = 0;
   Index adjoint_;
   Index reached_ = 0;  // furthest step reached so far
   int in_use_ = 0;
+  int disk_in_use_ = 0;
   bool finished_ = false;
   std::vector<Index> slot_step_;  // grows to the largest slot used; −1 = empty
   ScheduleCost cost_;
@@ -96,7 +114,8 @@ struct SimulatorOptions {
   Index max_actions = 0;
 };
 
-// Resets the schedule, runs it to done through a ScheduleValidator and returns the cost.
+// Resets the schedule, runs it to done through a ScheduleValidator (with the schedule's
+// memory_slots()) and returns the cost.
 ScheduleCost simulate(Schedule& schedule, const SimulatorOptions& options = {});
 
 // Time per operation, to predict run time from a ScheduleCost. Any time unit; only ratios matter
@@ -105,15 +124,18 @@ struct CostModel {
   double step_time = 1.0;            // one forward step
   double adjoint_cost_factor = 1.0;  // adjoint of a step, in forward steps, on top of the forward
                                      // step it re-runs internally (≈ 1–3 for Runge–Kutta)
-  double write_time = 0.0;           // one store (snapshot write); per-level costs come with
-  double read_time = 0.0;            // one restore (snapshot read)  multi-level stores
+  double write_time = 0.0;           // one store into a memory slot (snapshot write)
+  double read_time = 0.0;            // one restore from a memory slot (snapshot read)
+  double disk_write_time = 0.0;      // one store into a disk slot (two-level schedules)
+  double disk_read_time = 0.0;       // one restore from a disk slot
 
   // Throws InvalidArgument naming the field: all finite and ≥ 0, step_time > 0.
   void validate() const;
 };
 
-// step_time·(advances + reverses·(1 + adjoint_cost_factor)) + write_time·stores
-// + read_time·restores.
+// step_time·(advances + reverses·(1 + adjoint_cost_factor))
+// + write_time·(stores − disk_stores) + read_time·(restores − disk_restores)
+// + disk_write_time·disk_stores + disk_read_time·disk_restores.
 double predicted_time(const ScheduleCost& cost, const CostModel& model = {});
 
 // predicted_time / (l · step_time): the gradient's cost in forward runs. With free snapshot I/O,

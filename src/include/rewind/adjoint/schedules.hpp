@@ -4,6 +4,7 @@
 //   driver.run(y0, theta, rwd::uniform_schedule(100));  // a snapshot every 100 steps
 //   driver.run(y0, theta, rwd::store_all_schedule());   // every state
 //   driver.run(y0, theta, rwd::on_disk(rwd::revolve_schedule(20)));  // revolve, snapshots on disk
+//   driver.run(y0, theta, rwd::two_level_schedule(4, 100, costs));   // 4 in memory, 100 on disk
 //
 // A factory makes the schedule once the number of steps is known (after the counting sweep of
 // an adaptive run).
@@ -14,7 +15,9 @@
 #include <memory>
 
 #include "rewind/checkpoint/disk_only_schedule.hpp"
+#include "rewind/checkpoint/multilevel_schedule.hpp"
 #include "rewind/checkpoint/revolve_schedule.hpp"
+#include "rewind/checkpoint/schedule_simulator.hpp"
 #include "rewind/checkpoint/schedule.hpp"
 #include "rewind/checkpoint/store_all_schedule.hpp"
 #include "rewind/checkpoint/uniform_schedule.hpp"
@@ -45,6 +48,27 @@ inline ScheduleFactory on_disk(ScheduleFactory factory) {
   if (!factory) detail::fail<InvalidArgument>("on_disk needs a schedule factory");
   return [factory = std::move(factory)](Index steps) -> std::unique_ptr<Schedule> {
     return std::make_unique<DiskOnlySchedule>(factory(steps));
+  };
+}
+
+// The same schedule with every snapshot in memory: the actions of a two-level schedule without
+// its disk I/O (the reference of the disk benchmarks).
+inline ScheduleFactory in_memory(ScheduleFactory factory) {
+  if (!factory) detail::fail<InvalidArgument>("in_memory needs a schedule factory");
+  return [factory = std::move(factory)](Index steps) -> std::unique_ptr<Schedule> {
+    return std::make_unique<MemoryOnlySchedule>(factory(steps));
+  };
+}
+
+// Two levels: `memory` snapshots in memory and `disk` in the snapshot file
+// (CheckpointOptions::disk), placed to minimise the predicted time under `costs`
+// (rwd::MultiLevelSchedule; costs.step_time and the disk times in any one unit).
+inline ScheduleFactory two_level_schedule(int memory, int disk, const CostModel& costs) {
+  if (memory < 1) detail::fail<InvalidArgument>("two-level schedule: ", memory, " memory snapshots (need >= 1)");
+  if (disk < 0) detail::fail<InvalidArgument>("two-level schedule: ", disk, " disk snapshots (need >= 0)");
+  costs.validate();
+  return [memory, disk, costs](Index steps) -> std::unique_ptr<Schedule> {
+    return std::make_unique<MultiLevelSchedule>(steps, memory, disk, costs);
   };
 }
 
