@@ -5,6 +5,7 @@
 //   rewind run gray_scott --n 71 --steps 2000 --snapshots 20
 //   rewind plan --steps 100000 --snapshots 20
 //   rewind inspect snapshots.h5
+//   rewind generate spiral && rewind train spiral --json spiral.json
 //   rewind --version
 //
 // Exit status 0 on success, 1 when a run fails (NaN/Inf, solver failure), 2 for bad input; every
@@ -15,10 +16,12 @@
 #include <string>
 
 #include "exit_status.hpp"
+#include "generate_command.hpp"
 #include "inspect_command.hpp"
 #include "plan_command.hpp"
 #include "rewind/error.hpp"
 #include "run_command.hpp"
+#include "train_command.hpp"
 
 #ifndef REWIND_VERSION
 #define REWIND_VERSION "unknown"
@@ -37,6 +40,8 @@ int main(int argc, char** argv) {
   add_run_command(app);
   add_plan_command(app);
   add_inspect_command(app);
+  add_train_command(app);
+  add_generate_command(app);
 
   // CLI11 would say only "A subcommand is required" for `rewind bogus`.
   if (argc >= 2 && argv[1][0] != '-') {

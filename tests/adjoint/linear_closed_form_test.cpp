@@ -76,7 +76,7 @@ TEST_P(LinearClosedForm, GradientMatchesMatrixAlgebra) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTableaux, LinearClosedForm,
-                         ::testing::Values("euler", "heun", "rk4", "bs3", "dopri5", "tsit5"));
+                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5", "tsit5"));
 
 }  // namespace
 }  // namespace rwd

@@ -144,7 +144,7 @@ TEST_P(ScheduleIndependence, Lorenz96AdaptiveOnThrust) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTableaux, ScheduleIndependence,
-                         ::testing::Values("euler", "heun", "rk4", "bs3", "dopri5", "tsit5"));
+                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5", "tsit5"));
 
 TEST(ScheduleIndependence, RevolveCountsMatchTheSchedule) {
   Lorenz96<> problem(16);

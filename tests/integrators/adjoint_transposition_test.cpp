@@ -98,7 +98,7 @@ TEST_P(Transposition, GrayScott) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTableaux, Transposition,
-                         ::testing::Values("euler", "heun", "rk4", "bs3", "dopri5", "tsit5"));
+                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5", "tsit5"));
 
 }  // namespace
 }  // namespace rwd

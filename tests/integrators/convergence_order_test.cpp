@@ -38,7 +38,7 @@ TEST_P(ConvergenceOrder, MatchesClaimedOrder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTableaux, ConvergenceOrder,
-                         ::testing::Values("euler", "heun", "rk4", "bs3", "dopri5", "tsit5"));
+                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5", "tsit5"));
 
 TEST(AdaptiveConvergence, ErrorFollowsTolerance) {
   // Tightening rtol by 10^3 must shrink the global error by a large factor for every pair.

@@ -42,6 +42,7 @@ struct ButcherTableau {
   static ButcherTableau euler();             // explicit Euler, order 1
   static ButcherTableau heun();              // Heun's method (explicit trapezoid), order 2(1)
   static ButcherTableau rk4();               // classical Runge–Kutta, order 4
+  static ButcherTableau rk38();              // Kutta's 3/8 rule, order 4 (torchdiffeq's "rk4")
   static ButcherTableau bogacki_shampine();  // Bogacki & Shampine 1989, order 3(2), FSAL
   static ButcherTableau dormand_prince();    // Dormand & Prince 1980, order 5(4), FSAL
   static ButcherTableau tsitouras();         // Tsitouras 2011, order 5(4), FSAL

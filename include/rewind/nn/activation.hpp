@@ -1,0 +1,32 @@
+// rewind/nn/activation.hpp — the elementwise nonlinearities of rwd::nn::Mlp and their exact
+// derivatives.
+//
+//   identity  x
+//   tanh      tanh x
+//   relu      max(0, x)                 derivative 1 for x > 0, else 0 (the usual convention at 0)
+//   softplus  log(1 + eˣ)               computed without overflow for large |x|
+//   gelu      x Φ(x), Φ the standard normal CDF — the exact erf form of Hendrycks & Gimpel
+//             (2016), not the tanh approximation
+#pragma once
+
+#include <string_view>
+
+#include <Eigen/Dense>
+
+namespace rwd::nn {
+
+enum class Activation { identity, tanh, relu, softplus, gelu };
+
+// "identity" (or "linear"), "tanh", "relu", "softplus", "gelu"; rwd::InvalidArgument otherwise.
+Activation parse_activation(std::string_view name);
+std::string_view to_string(Activation activation);
+
+// out = σ(pre), elementwise; out and pre have the same shape (out may not alias pre).
+void apply_activation(Activation activation, const Eigen::Ref<const Eigen::MatrixXd>& pre,
+                      Eigen::Ref<Eigen::MatrixXd> out);
+
+// grad ⊙= σ'(pre), elementwise: turns ∂L/∂(activation output) into ∂L/∂(pre-activation).
+void multiply_by_derivative(Activation activation, const Eigen::Ref<const Eigen::MatrixXd>& pre,
+                            Eigen::Ref<Eigen::MatrixXd> grad);
+
+}  // namespace rwd::nn

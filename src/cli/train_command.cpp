@@ -1,0 +1,222 @@
+// src/cli/train_command.cpp — see train_command.hpp.
+#include "train_command.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "progress.hpp"
+#include "rewind/error.hpp"
+#include "rewind/nn/mlp.hpp"
+#include "rewind/nn/neural_ode.hpp"
+#include "rewind/nn/parameter_file.hpp"
+#include "rewind/training/adam.hpp"
+#include "rewind/training/neural_ode_trainer.hpp"
+#include "rewind/training/sgd.hpp"
+#include "rewind/training/time_series.hpp"
+
+namespace rwd::cli {
+namespace {
+
+struct TrainSettings {
+  std::string data = "data/spiral.csv";
+  Index iterations = 2000;
+  Index batch = 20;
+  Index window = 10;
+  Index substeps = 1;
+  std::string method = "rk4";
+  Index hidden = 50;
+  std::string activation = "tanh";
+  std::string features = "cube";
+  std::string optimizer = "adam";
+  double learning_rate = 1e-2;
+  std::uint64_t seed = 1;
+  std::uint64_t init_seed = 1;
+  std::optional<Index> snapshots;
+  Index eval_every = 50;
+  std::optional<std::string> json;
+  std::optional<std::string> save_parameters;
+  std::optional<std::string> load_parameters;
+  std::optional<double> target_mse;
+  bool quiet = false;
+};
+
+std::unique_ptr<training::Optimizer> make_optimizer(const TrainSettings& s) {
+  if (s.optimizer == "adam") {
+    training::AdamOptions o;
+    o.learning_rate = s.learning_rate;
+    return std::make_unique<training::Adam>(o);
+  }
+  if (s.optimizer == "sgd") {
+    training::SgdOptions o;
+    o.learning_rate = s.learning_rate;
+    return std::make_unique<training::Sgd>(o);
+  }
+  throw InvalidArgument("--optimizer '" + s.optimizer + "' is not known (adam, sgd)");
+}
+
+nlohmann::ordered_json matrix_rows(const Eigen::MatrixXd& dimension_by_points) {
+  // Row per time point, as numpy would hold it: y[k] = (y0, y1, …) at t_k.
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (Eigen::Index k = 0; k < dimension_by_points.cols(); ++k) {
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
+    for (Eigen::Index i = 0; i < dimension_by_points.rows(); ++i) row.push_back(dimension_by_points(i, k));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string short_number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3e", x);
+  return buffer;
+}
+
+void train_spiral(const TrainSettings& s) {
+  if (s.iterations < 0) throw InvalidArgument("--iterations must be >= 0");
+  if (s.hidden < 1) throw InvalidArgument("--hidden must be >= 1");
+  if (s.eval_every < 1) throw InvalidArgument("--eval-every must be >= 1");
+  if (!(s.learning_rate > 0.0)) throw InvalidArgument("--learning-rate must be > 0");
+  if (s.snapshots && *s.snapshots < 1) throw InvalidArgument("--snapshots must be >= 1");
+  if (!std::filesystem::exists(s.data))
+    throw InvalidArgument("data file '" + s.data +
+                          "' does not exist; write it with: rewind generate spiral --out " + s.data);
+  if (s.save_parameters && std::filesystem::exists(*s.save_parameters))
+    throw InvalidArgument("--save-parameters '" + *s.save_parameters + "' exists; remove it first");
+
+  const nn::Mlp mlp({2, s.hidden, 2}, nn::parse_activation(s.activation));
+  const nn::InputFeatures features = nn::parse_input_features(s.features);
+  training::TrainerOptions options;
+  options.window = s.window;
+  options.batch = s.batch;
+  options.substeps = s.substeps;
+  options.tableau = ButcherTableau::by_name(s.method);
+  options.seed = s.seed;
+  options.schedule = s.snapshots ? revolve_schedule(static_cast<int>(*s.snapshots)) : store_all_schedule();
+  options.checkpoint.drift_policy = DriftPolicy::fail;  // a replay that differs is a bug here
+  std::unique_ptr<training::Optimizer> optimizer = make_optimizer(s);
+  training::NeuralOdeTrainer trainer(mlp, features, training::load_time_series(s.data), options);
+  if (trainer.data().dimension() != 2)
+    throw InvalidArgument("spiral training needs 2-dimensional data; '" + s.data + "' has " +
+                          std::to_string(trainer.data().dimension()) + " components");
+
+  Eigen::VectorXd theta = s.load_parameters ? nn::load_parameters(*s.load_parameters, mlp)
+                                            : mlp.initial_parameters(s.init_seed);
+  const Eigen::MatrixXd initial_prediction = trainer.predict(theta);
+
+  nlohmann::ordered_json iterations = nlohmann::ordered_json::array();
+  nlohmann::ordered_json evaluations = nlohmann::ordered_json::array();
+  evaluations.push_back({{"iteration", 0}, {"trajectory_mse", trainer.trajectory_error(theta)}});
+
+  ProgressBar bar(stderr_is_terminal() && !s.quiet);
+  double gradient_seconds = 0.0, loss = std::nan(""), smoothed = std::nan("");
+  const auto start = std::chrono::steady_clock::now();
+  for (Index i = 1; i <= s.iterations; ++i) {
+    const training::IterationRecord record = trainer.step(theta, *optimizer);
+    loss = record.loss;
+    smoothed = std::isnan(smoothed) ? loss : 0.95 * smoothed + 0.05 * loss;
+    gradient_seconds += record.gradient_seconds;
+    iterations.push_back({{"iteration", record.iteration},
+                          {"loss", record.loss},
+                          {"gradient_norm", record.gradient_norm},
+                          {"seconds", record.gradient_seconds + record.update_seconds}});
+    if (i % s.eval_every == 0 || i == s.iterations)
+      evaluations.push_back({{"iteration", i}, {"trajectory_mse", trainer.trajectory_error(theta)}});
+    if (bar.due())
+      bar.draw("rewind: train " + percent(static_cast<double>(i) / static_cast<double>(s.iterations)) +
+               " | iteration " + std::to_string(i) + "/" + std::to_string(s.iterations) + " | loss " +
+               short_number(smoothed));
+  }
+  bar.clear();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double final_mse = trainer.trajectory_error(theta);
+  const double per_iteration = s.iterations > 0 ? seconds / static_cast<double>(s.iterations) : 0.0;
+
+  if (s.save_parameters) nn::save_parameters(*s.save_parameters, mlp, theta);
+
+  if (!s.quiet)
+    std::cout << "trained " << trainer.model().describe() << " (" << theta.size() << " parameters) on "
+              << s.data << ": " << s.iterations << " iterations of " << optimizer->name() << ", "
+              << s.batch << " windows of " << s.window << " intervals, " << s.method << " × "
+              << s.substeps << "\n"
+              << "minibatch loss " << short_number(loss) << " (last), " << short_number(smoothed)
+              << " (smoothed); trajectory MSE " << short_number(evaluations.front()["trajectory_mse"].get<double>())
+              << " -> " << short_number(final_mse) << "; " << short_number(per_iteration * 1e3)
+              << " ms per iteration (" << short_number(gradient_seconds / std::max<double>(1.0, static_cast<double>(s.iterations)) * 1e3)
+              << " ms in the gradient)\n";
+
+  if (s.json) {
+    nlohmann::ordered_json log;
+    log["problem"] = "spiral";
+    log["model"] = {{"network", mlp.describe()},
+                    {"features", std::string(nn::to_string(features))},
+                    {"parameters", theta.size()}};
+    log["options"] = {{"data", s.data},         {"iterations", s.iterations},
+                      {"batch", s.batch},       {"window", s.window},
+                      {"substeps", s.substeps}, {"method", s.method},
+                      {"optimizer", optimizer->name()}, {"learning_rate", s.learning_rate},
+                      {"seed", s.seed},         {"init_seed", s.init_seed},
+                      {"schedule", s.snapshots ? "revolve(c = " + std::to_string(*s.snapshots) + ")" : "store-all"}};
+    log["iterations"] = std::move(iterations);
+    log["evaluations"] = std::move(evaluations);
+    log["data"] = {{"t", trainer.data().times}, {"y", matrix_rows(trainer.data().values)}};
+    log["predictions"] = nlohmann::ordered_json::array(
+        {{{"iteration", 0}, {"y", matrix_rows(initial_prediction)}},
+         {{"iteration", s.iterations}, {"y", matrix_rows(trainer.predict(theta))}}});
+    log["final_loss"] = loss;
+    log["final_trajectory_mse"] = final_mse;
+    log["seconds"] = seconds;
+    log["seconds_per_iteration"] = per_iteration;
+    log["parameters_file"] = s.save_parameters ? nlohmann::ordered_json(*s.save_parameters) : nlohmann::ordered_json();
+    std::ofstream out(*s.json);
+    if (!out) throw StorageError("cannot write the training log '" + *s.json + "'");
+    out << log.dump(1) << "\n";
+    if (!out) throw StorageError("writing the training log '" + *s.json + "' failed");
+  }
+  if (s.target_mse && !(final_mse <= *s.target_mse))
+    throw Error("final trajectory MSE " + short_number(final_mse) + " is above --target-mse " +
+                short_number(*s.target_mse));
+}
+
+}  // namespace
+
+CLI::App* add_train_command(CLI::App& app) {
+  CLI::App* train = app.add_subcommand("train", "Train a neural ODE (see 'train spiral --help').");
+  train->require_subcommand(1);
+  auto s = std::make_shared<TrainSettings>();
+  CLI::App* spiral = train->add_subcommand(
+      "spiral", "Fit dy/dt = mlp(y^3) to the cubic spiral (data: rewind generate spiral).");
+  spiral->add_option("--data", s->data, "time series, .csv or .h5")->capture_default_str();
+  spiral->add_option("--iterations,-i", s->iterations, "optimizer steps")->capture_default_str();
+  spiral->add_option("--batch", s->batch, "windows per minibatch")->capture_default_str();
+  spiral->add_option("--window", s->window, "data intervals per window")->capture_default_str();
+  spiral->add_option("--substeps", s->substeps, "integrator steps per data interval")->capture_default_str();
+  spiral->add_option("--method", s->method, "Runge-Kutta tableau (fixed steps)")->capture_default_str();
+  spiral->add_option("--hidden", s->hidden, "hidden width H of the 2-H-2 network")->capture_default_str();
+  spiral->add_option("--activation", s->activation, "tanh, relu, softplus, gelu")->capture_default_str();
+  spiral->add_option("--features", s->features, "cube (y^3) or identity")->capture_default_str();
+  spiral->add_option("--optimizer", s->optimizer, "adam or sgd")->capture_default_str();
+  spiral->add_option("--learning-rate,--lr", s->learning_rate, "step size")->capture_default_str();
+  spiral->add_option("--seed", s->seed, "seed of the window sampler")->capture_default_str();
+  spiral->add_option("--init-seed", s->init_seed, "seed of the initial weights")->capture_default_str();
+  spiral->add_option("--snapshots", s->snapshots, "revolve with this many snapshots per window (default: store all)");
+  spiral->add_option("--eval-every", s->eval_every, "iterations between whole-trajectory evaluations")->capture_default_str();
+  spiral->add_option("--json", s->json, "write the training log here");
+  spiral->add_option("--save-parameters", s->save_parameters, "write the trained parameters (HDF5)");
+  spiral->add_option("--load-parameters", s->load_parameters, "start from these parameters (HDF5)");
+  spiral->add_option("--target-mse", s->target_mse, "exit 1 if the final trajectory MSE is above this");
+  spiral->add_flag("--quiet,-q", s->quiet, "no progress bar, no summary");
+  spiral->callback([s] { train_spiral(*s); });
+  return train;
+}
+
+}  // namespace rwd::cli

@@ -1,0 +1,170 @@
+// src/nn/mlp.cpp — see rewind/nn/mlp.hpp.
+#include "rewind/nn/mlp.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "rewind/error.hpp"
+
+namespace rwd::nn {
+namespace {
+
+using ConstMatrixMap = Eigen::Map<const Eigen::MatrixXd>;
+using ConstVectorMap = Eigen::Map<const Eigen::VectorXd>;
+using MatrixMap = Eigen::Map<Eigen::MatrixXd>;
+using VectorMap = Eigen::Map<Eigen::VectorXd>;
+
+std::vector<DenseLayerShape> chain(const std::vector<Index>& widths, Activation hidden, Activation output) {
+  if (widths.size() < 2)
+    detail::fail<InvalidArgument>("an MLP needs at least an input and an output width, got ", widths.size(),
+                                  " widths");
+  std::vector<DenseLayerShape> layers;
+  for (std::size_t i = 0; i + 1 < widths.size(); ++i)
+    layers.push_back({widths[i], widths[i + 1], i + 2 == widths.size() ? output : hidden});
+  return layers;
+}
+
+}  // namespace
+
+Mlp::Mlp(std::vector<Index> widths, Activation hidden, Activation output)
+    : Mlp(chain(widths, hidden, output)) {}
+
+Mlp::Mlp(std::vector<DenseLayerShape> layers) : layers_(std::move(layers)) {
+  if (layers_.empty()) detail::fail<InvalidArgument>("an MLP needs at least one layer");
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const DenseLayerShape& l = layers_[i];
+    if (l.inputs < 1 || l.outputs < 1)
+      detail::fail<InvalidArgument>("MLP layer ", i, " is ", l.inputs, " → ", l.outputs,
+                                    "; widths must be >= 1");
+    if (i > 0 && layers_[i - 1].outputs != l.inputs)
+      detail::fail<InvalidArgument>("MLP layer ", i - 1, " has ", layers_[i - 1].outputs,
+                                    " outputs but layer ", i, " takes ", l.inputs, " inputs");
+    offsets_.push_back(parameter_size_);
+    parameter_size_ += l.outputs * l.inputs + l.outputs;
+    widest_ = std::max({widest_, l.inputs, l.outputs});
+  }
+}
+
+std::string Mlp::describe() const {
+  std::string text = std::to_string(input_size());
+  for (const DenseLayerShape& l : layers_) {
+    text += '-';
+    text += std::to_string(l.outputs);
+  }
+  if (layers_.size() > 1) {
+    text += ' ';
+    text += to_string(layers_.front().activation);
+  }
+  if (layers_.back().activation != Activation::identity) {
+    text += ", output ";
+    text += to_string(layers_.back().activation);
+  }
+  return text;
+}
+
+Mlp::Workspace Mlp::make_workspace(Index max_batch) const {
+  if (max_batch < 1) detail::fail<InvalidArgument>("MLP workspace: max_batch = ", max_batch, " must be >= 1");
+  Workspace ws;
+  ws.max_batch_ = max_batch;
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    ws.pre.emplace_back(layers_[i].outputs, max_batch);
+    if (i + 1 < layers_.size()) ws.post.emplace_back(layers_[i].outputs, max_batch);
+  }
+  ws.grad_a.resize(widest_, max_batch);
+  ws.grad_b.resize(widest_, max_batch);
+  return ws;
+}
+
+void Mlp::check_batch(const char* what, Index rows, Index expected_rows, Index batch, const Workspace& ws) const {
+  if (rows != expected_rows)
+    detail::fail<InvalidArgument>("MLP ", describe(), ": ", what, " has ", rows, " rows but must have ",
+                                  expected_rows);
+  if (batch > ws.max_batch())
+    detail::fail<InvalidArgument>("MLP ", describe(), ": batch of ", batch,
+                                  " samples exceeds the workspace's max_batch ", ws.max_batch());
+  if (static_cast<Index>(ws.pre.size()) != static_cast<Index>(layers_.size()) ||
+      (!layers_.empty() && ws.pre.front().rows() != layers_.front().outputs))
+    detail::fail<InvalidArgument>("MLP ", describe(), ": the workspace was made for another network");
+}
+
+void Mlp::run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X, Index batch,
+                      Workspace& ws) const {
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const DenseLayerShape& l = layers_[i];
+    const ConstMatrixMap W(theta + offsets_[i], l.outputs, l.inputs);
+    const ConstVectorMap b(theta + offsets_[i] + l.outputs * l.inputs, l.outputs);
+    auto pre = ws.pre[i].leftCols(batch);
+    if (i == 0)
+      pre.noalias() = W * X;
+    else
+      pre.noalias() = W * ws.post[i - 1].leftCols(batch);
+    pre.colwise() += b;
+    if (i + 1 < layers_.size()) apply_activation(l.activation, pre, ws.post[i].leftCols(batch));
+  }
+}
+
+void Mlp::forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y,
+                  Workspace& ws) const {
+  const Index batch = X.cols();
+  check_batch("input X", X.rows(), input_size(), batch, ws);
+  if (Y.rows() != output_size() || Y.cols() != batch)
+    detail::fail<InvalidArgument>("MLP ", describe(), ": output Y is ", Y.rows(), " × ", Y.cols(),
+                                  " but must be ", output_size(), " × ", batch);
+  run_forward(theta, X, batch, ws);
+  apply_activation(layers_.back().activation, ws.pre.back().leftCols(batch), Y);
+}
+
+void Mlp::vjp(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+              const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd> grad_X, double* grad_theta,
+              Workspace& ws) const {
+  const Index batch = X.cols();
+  check_batch("input X", X.rows(), input_size(), batch, ws);
+  if (V.rows() != output_size() || V.cols() != batch)
+    detail::fail<InvalidArgument>("MLP ", describe(), ": cotangent V is ", V.rows(), " × ", V.cols(),
+                                  " but must be ", output_size(), " × ", batch);
+  if (grad_X.rows() != input_size() || grad_X.cols() != batch)
+    detail::fail<InvalidArgument>("MLP ", describe(), ": grad_X is ", grad_X.rows(), " × ", grad_X.cols(),
+                                  " but must be ", input_size(), " × ", batch);
+  run_forward(theta, X, batch, ws);
+
+  // G holds ∂L/∂(output of layer i); it moves between the two buffers as i descends.
+  Eigen::MatrixXd* g = &ws.grad_a;
+  Eigen::MatrixXd* next = &ws.grad_b;
+  g->topLeftCorner(output_size(), batch) = V;
+  for (std::size_t k = layers_.size(); k-- > 0;) {
+    const DenseLayerShape& l = layers_[k];
+    auto G = g->topLeftCorner(l.outputs, batch);
+    multiply_by_derivative(l.activation, ws.pre[k].leftCols(batch), G);  // now ∂L/∂pre
+    const ConstMatrixMap W(theta + offsets_[k], l.outputs, l.inputs);
+    MatrixMap dW(grad_theta + offsets_[k], l.outputs, l.inputs);
+    VectorMap db(grad_theta + offsets_[k] + l.outputs * l.inputs, l.outputs);
+    if (k == 0)
+      dW.noalias() = G * X.transpose();
+    else
+      dW.noalias() = G * ws.post[k - 1].leftCols(batch).transpose();
+    db.noalias() = G.rowwise().sum();
+    if (k == 0) {
+      grad_X.noalias() = W.transpose() * G;
+    } else {
+      next->topLeftCorner(l.inputs, batch).noalias() = W.transpose() * G;
+      std::swap(g, next);
+    }
+  }
+}
+
+Eigen::VectorXd Mlp::initial_parameters(std::uint64_t seed) const {
+  std::mt19937_64 generator(seed);
+  // 53 random bits → a double uniform on [0, 1), exactly representable, the same everywhere.
+  const auto unit = [&generator] { return static_cast<double>(generator() >> 11) * 0x1.0p-53; };
+  Eigen::VectorXd theta = Eigen::VectorXd::Zero(parameter_size_);
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const DenseLayerShape& l = layers_[i];
+    const double limit = std::sqrt(6.0 / static_cast<double>(l.inputs + l.outputs));
+    for (Index j = 0; j < l.outputs * l.inputs; ++j) theta[offsets_[i] + j] = limit * (2.0 * unit() - 1.0);
+  }
+  return theta;
+}
+
+}  // namespace rwd::nn
