@@ -70,7 +70,7 @@ Mlp::Workspace Mlp::make_workspace(Index max_batch) const {
   ws.max_batch_ = max_batch;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     ws.pre.emplace_back(layers_[i].outputs, max_batch);
-    if (i + 1 < layers_.size()) ws.post.emplace_back(layers_[i].outputs, max_batch);
+    ws.post.emplace_back(layers_[i].outputs, max_batch);
   }
   ws.grad_a.resize(widest_, max_batch);
   ws.grad_b.resize(widest_, max_batch);
@@ -101,7 +101,7 @@ void Mlp::run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixX
     else
       pre.noalias() = W * ws.post[i - 1].leftCols(batch);
     pre.colwise() += b;
-    if (i + 1 < layers_.size()) apply_activation(l.activation, pre, ws.post[i].leftCols(batch));
+    apply_activation(l.activation, pre, ws.post[i].leftCols(batch));
   }
 }
 
@@ -113,7 +113,7 @@ void Mlp::forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& 
     detail::fail<InvalidArgument>("MLP ", describe(), ": output Y is ", Y.rows(), " × ", Y.cols(),
                                   " but must be ", output_size(), " × ", batch);
   run_forward(theta, X, batch, ws);
-  apply_activation(layers_.back().activation, ws.pre.back().leftCols(batch), Y);
+  Y = ws.post.back().leftCols(batch);
 }
 
 void Mlp::vjp(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
@@ -136,7 +136,7 @@ void Mlp::vjp(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
   for (std::size_t k = layers_.size(); k-- > 0;) {
     const DenseLayerShape& l = layers_[k];
     auto G = g->topLeftCorner(l.outputs, batch);
-    multiply_by_derivative(l.activation, ws.pre[k].leftCols(batch), G);  // now ∂L/∂pre
+    multiply_by_derivative(l.activation, ws.pre[k].leftCols(batch), ws.post[k].leftCols(batch), G);  // ∂L/∂pre
     const ConstMatrixMap W(theta + offsets_[k], l.outputs, l.inputs);
     MatrixMap dW(grad_theta + offsets_[k], l.outputs, l.inputs);
     VectorMap db(grad_theta + offsets_[k] + l.outputs * l.inputs, l.outputs);

@@ -2,7 +2,7 @@
 // derivatives.
 //
 //   identity  x
-//   tanh      tanh x
+//   tanh      tanh x                    vectorised, within a few ulp of std::tanh
 //   relu      max(0, x)                 derivative 1 for x > 0, else 0 (the usual convention at 0)
 //   softplus  log(1 + eˣ)               computed without overflow for large |x|
 //   gelu      x Φ(x), Φ the standard normal CDF — the exact erf form of Hendrycks & Gimpel
@@ -26,7 +26,8 @@ void apply_activation(Activation activation, const Eigen::Ref<const Eigen::Matri
                       Eigen::Ref<Eigen::MatrixXd> out);
 
 // grad ⊙= σ'(pre), elementwise: turns ∂L/∂(activation output) into ∂L/∂(pre-activation).
+// post = σ(pre) as apply_activation computed it (tanh's derivative is 1 − post²).
 void multiply_by_derivative(Activation activation, const Eigen::Ref<const Eigen::MatrixXd>& pre,
-                            Eigen::Ref<Eigen::MatrixXd> grad);
+                            const Eigen::Ref<const Eigen::MatrixXd>& post, Eigen::Ref<Eigen::MatrixXd> grad);
 
 }  // namespace rwd::nn

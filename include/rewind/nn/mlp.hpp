@@ -66,7 +66,7 @@ class Mlp {
     friend class Mlp;
     Index max_batch_ = 0;
     std::vector<Eigen::MatrixXd> pre;   // W a + b of each layer
-    std::vector<Eigen::MatrixXd> post;  // σ(pre) of each layer but the last
+    std::vector<Eigen::MatrixXd> post;  // σ(pre) of each layer
     Eigen::MatrixXd grad_a, grad_b;     // cotangents, widest layer × max_batch, used in turn
   };
   Workspace make_workspace(Index max_batch) const;
