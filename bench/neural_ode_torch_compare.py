@@ -29,6 +29,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -217,7 +218,7 @@ def main():
               "window": args.window, "method": "rk38 (torchdiffeq rk4)", "hidden": HIDDEN}
     t, _ = load_series(args.data)
     theta = rewind(args, "--mode", "parameters")["theta"]
-    theta_file = os.path.abspath(f"neural_ode_theta_{os.getpid()}.json")
+    theta_file = os.path.join(tempfile.gettempdir(), f"rewind_neural_ode_theta_{os.getpid()}.json")
     with open(theta_file, "w") as f:
         json.dump({"theta": theta}, f)
     variants = ["torch-direct", "torchdiffeq", "torchdiffeq-adj"]
