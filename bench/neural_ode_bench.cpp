@@ -16,6 +16,8 @@
 //       {"steps", "seconds", "peak_rss_bytes", "rss_before_bytes", "loss", "grad_norm", "snapshots",
 //        "peak_stored_bytes"}
 //
+// --adjoint backsolve: the continuous adjoint (rwd::BacksolveAdjoint) in the gradient and train
+// modes instead of the exact discrete one.
 // Common: --data data/spiral.csv, --hidden 50, --activation tanh, --features cube, --method rk4,
 // --substeps 1, --init-seed 1 (used when --parameters is not given), --learning-rate 1e-2.
 // The model is the one of `rewind train spiral`: dy/dt = mlp(y³; θ), MLP 2-H-2.
@@ -56,7 +58,8 @@ long long peak_rss_bytes() {
 
 struct Arguments {
   std::string mode = "gradient", data = "data/spiral.csv", parameters, activation = "tanh",
-              features = "cube", method = "rk4";
+              features = "cube", method = "rk4",
+              adjoint = "discrete";
   std::vector<Index> starts;
   Index window = 10, batch = 20, substeps = 1, hidden = 50, iterations = 200, steps = 10000, snapshots = 8;
   std::uint64_t seed = 1, init_seed = 1;
@@ -75,6 +78,7 @@ Arguments parse(int argc, char** argv) {
     else if (key == "--activation") a.activation = value;
     else if (key == "--features") a.features = value;
     else if (key == "--method") a.method = value;
+    else if (key == "--adjoint") a.adjoint = value;
     else if (key == "--window") a.window = std::stoll(value);
     else if (key == "--batch") a.batch = std::stoll(value);
     else if (key == "--substeps") a.substeps = std::stoll(value);
@@ -102,6 +106,10 @@ rwd::training::TrainerOptions trainer_options(const Arguments& a, Index batch) {
   o.substeps = a.substeps;
   o.tableau = rwd::ButcherTableau::by_name(a.method);
   o.seed = a.seed;
+  if (a.adjoint == "backsolve")
+    o.method = rwd::training::GradientMethod::backsolve;
+  else if (a.adjoint != "discrete")
+    throw rwd::InvalidArgument("--adjoint must be discrete or backsolve");
   return o;
 }
 

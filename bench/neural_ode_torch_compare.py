@@ -238,6 +238,15 @@ def main():
             rel = float(np.linalg.norm(g - g_ref) / np.linalg.norm(g_ref))
             print(f"   {v:16s} {r['loss']:22.15e} {np.linalg.norm(g):12.5e} {rel:26.3e}")
             report["gradient"][v] = {"loss": r["loss"], "grad_norm": float(np.linalg.norm(g)), "rel_difference": rel}
+            if v == "torchdiffeq-adj":
+                # Both continuous adjoints, same solver and grid: they should agree with each other.
+                ours = np.array(rewind(args, "--mode", "gradient", "--starts", starts, "--window", str(args.window),
+                                       "--adjoint", "backsolve")["grad_theta"])
+                rel_b = float(np.linalg.norm(ours - g) / np.linalg.norm(g))
+                rel_e = float(np.linalg.norm(ours - g_ref) / np.linalg.norm(g_ref))
+                print(f"   {'rewind backsolve':16s} {'':22s} {np.linalg.norm(ours):12.5e} {rel_e:26.3e}"
+                      f"   (vs torchdiffeq-adj: {rel_b:.3e})")
+                report["gradient"]["rewind-backsolve"] = {"rel_difference": rel_e, "rel_difference_to_torchdiffeq_adj": rel_b}
 
         # 2. training iterations
         print(f"\n2. time per training iteration (batch {args.batch}, window {args.window}, Adam, one thread)")

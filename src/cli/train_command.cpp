@@ -42,6 +42,8 @@ struct TrainSettings {
   std::uint64_t seed = 1;
   std::uint64_t init_seed = 1;
   std::optional<Index> snapshots;
+  std::string adjoint = "discrete";
+  bool reanchor = false;
   Index eval_every = 50;
   std::optional<std::string> json;
   std::optional<std::string> save_parameters;
@@ -103,6 +105,15 @@ void train_spiral(const TrainSettings& s) {
   options.seed = s.seed;
   options.schedule = s.snapshots ? revolve_schedule(static_cast<int>(*s.snapshots)) : store_all_schedule();
   options.checkpoint.drift_policy = DriftPolicy::fail;  // a replay that differs is a bug here
+  if (s.adjoint == "backsolve") {
+    options.method = training::GradientMethod::backsolve;
+    options.backsolve.reanchor = s.reanchor;
+  } else if (s.adjoint != "discrete") {
+    throw InvalidArgument("--adjoint '" + s.adjoint + "' is not known (discrete, backsolve)");
+  }
+  if (s.snapshots && s.adjoint == "backsolve")
+    throw InvalidArgument("--snapshots schedules the discrete adjoint; backsolve keeps its own anchors");
+  if (s.reanchor && s.adjoint != "backsolve") throw InvalidArgument("--reanchor needs --adjoint backsolve");
   std::unique_ptr<training::Optimizer> optimizer = make_optimizer(s);
   training::NeuralOdeTrainer trainer(mlp, features, training::load_time_series(s.data), options);
   if (trainer.data().dimension() != 2)
@@ -165,6 +176,7 @@ void train_spiral(const TrainSettings& s) {
                       {"substeps", s.substeps}, {"method", s.method},
                       {"optimizer", optimizer->name()}, {"learning_rate", s.learning_rate},
                       {"seed", s.seed},         {"init_seed", s.init_seed},
+                      {"adjoint", s.adjoint + (s.reanchor ? " (re-anchored)" : "")},
                       {"schedule", s.snapshots ? "revolve(c = " + std::to_string(*s.snapshots) + ")" : "store-all"}};
     log["iterations"] = std::move(iterations);
     log["evaluations"] = std::move(evaluations);
@@ -209,6 +221,8 @@ CLI::App* add_train_command(CLI::App& app) {
   spiral->add_option("--seed", s->seed, "seed of the window sampler")->capture_default_str();
   spiral->add_option("--init-seed", s->init_seed, "seed of the initial weights")->capture_default_str();
   spiral->add_option("--snapshots", s->snapshots, "revolve with this many snapshots per window (default: store all)");
+  spiral->add_option("--adjoint", s->adjoint, "discrete (exact) or backsolve (continuous)")->capture_default_str();
+  spiral->add_flag("--reanchor", s->reanchor, "backsolve: reset the backward state at each checkpoint");
   spiral->add_option("--eval-every", s->eval_every, "iterations between whole-trajectory evaluations")->capture_default_str();
   spiral->add_option("--json", s->json, "write the training log here");
   spiral->add_option("--save-parameters", s->save_parameters, "write the trained parameters (HDF5)");

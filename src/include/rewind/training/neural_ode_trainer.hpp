@@ -27,6 +27,7 @@
 
 #include <Eigen/Dense>
 
+#include "rewind/adjoint/backsolve_adjoint.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/schedules.hpp"
 #include "rewind/error.hpp"
@@ -41,6 +42,12 @@
 
 namespace rwd::training {
 
+// Which gradient a training step uses.
+enum class GradientMethod {
+  discrete,   // exact discrete adjoint (rwd::CheckpointedAdjoint with `schedule`)
+  backsolve,  // continuous adjoint solved backwards (rwd::BacksolveAdjoint with `backsolve`)
+};
+
 struct TrainerOptions {
   Index window = 10;       // data intervals per window (W)
   Index batch = 20;        // windows per minibatch (B)
@@ -49,6 +56,8 @@ struct TrainerOptions {
   std::uint64_t seed = 1;  // window sampling
   ScheduleFactory schedule = store_all_schedule();
   CheckpointOptions checkpoint;  // drift policy etc. of the driver
+  GradientMethod method = GradientMethod::discrete;
+  BacksolveOptions backsolve;    // anchors and re-anchoring, for GradientMethod::backsolve
 
   void validate() const {
     if (window < 1) rwd::detail::fail<InvalidArgument>("window = ", window, " intervals must be >= 1");
@@ -98,14 +107,20 @@ class NeuralOdeTrainer {
   Index iterations() const { return iterations_; }
   const nn::NeuralOde& model() const { return model_; }
 
-  // Loss and exact gradient on the windows starting at `starts` (B of them), at θ.
-  CheckpointedResult<Eigen::VectorXd> gradient(const Eigen::VectorXd& theta, const std::vector<Index>& starts) {
+  // Loss and gradient on the windows starting at `starts` (B of them), at θ: the exact discrete
+  // gradient, or the continuous backsolve one when options().method says so.
+  GradientResult<Eigen::VectorXd> gradient(const Eigen::VectorXd& theta, const std::vector<Index>& starts) {
     if (static_cast<Index>(starts.size()) != options_.batch)
       rwd::detail::fail<InvalidArgument>("gradient: ", starts.size(), " window starts given, the batch is ",
                                          options_.batch);
-    CheckpointedAdjoint driver(stepper_, window_misfit(data_, starts, options_.window, options_.substeps),
-                               options_.checkpoint);
-    return driver.run(window_initial_states(data_, starts), theta, options_.schedule);
+    auto objective = window_misfit(data_, starts, options_.window, options_.substeps);
+    const Eigen::VectorXd y0 = window_initial_states(data_, starts);
+    if (options_.method == GradientMethod::backsolve) {
+      BacksolveAdjoint driver(stepper_, std::move(objective), options_.backsolve);
+      return driver.run(y0, theta);
+    }
+    CheckpointedAdjoint driver(stepper_, std::move(objective), options_.checkpoint);
+    return driver.run(y0, theta, options_.schedule);
   }
 
   // One iteration: sample, gradient, update θ in place.
