@@ -20,39 +20,15 @@
 #include <filesystem>
 #include <string>
 
-#include <rewind/integrators/explicit_runge_kutta.hpp>
 #include <rewind/nn/mlp.hpp>
 #include <rewind/nn/neural_ode.hpp>
 #include <rewind/nn/parameter_file.hpp>
 #include <rewind/problems/cubic_spiral.hpp>
 #include <rewind/training/adam.hpp>
 #include <rewind/training/neural_ode_trainer.hpp>
+#include <rewind/training/sampled_solution.hpp>
 #include <rewind/training/time_series.hpp>
 
-namespace {
-
-// The spiral sampled at `points` times on [0, t_final], RK4 with 100 steps per interval.
-rwd::training::TimeSeries make_spiral(rwd::Index points, double t_final) {
-  rwd::CubicSpiral spiral;
-  const Eigen::VectorXd A = spiral.default_parameters();
-  Eigen::VectorXd y = spiral.default_initial_state();
-  const double spacing = t_final / static_cast<double>(points - 1);
-  rwd::ExplicitRungeKutta stepper(spiral, rwd::ButcherTableau::rk4(),
-                                  rwd::StepControl::fixed(0.0, spacing / 100, (points - 1) * 100));
-  rwd::Carry carry = stepper.initial_carry(y, A);
-  rwd::training::TimeSeries series;
-  series.names = {"y0", "y1"};
-  series.values.resize(2, points);
-  for (rwd::Index k = 0; k < points; ++k) {
-    if (k > 0)
-      for (int i = 0; i < 100; ++i) stepper.step(y, carry, A);
-    series.times.push_back(t_final * static_cast<double>(k) / static_cast<double>(points - 1));
-    series.values.col(k) = y;
-  }
-  return series;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) try {
   std::string data_file = "data/spiral.csv", save;
@@ -70,9 +46,14 @@ int main(int argc, char** argv) try {
     }
   }
 
-  rwd::training::TimeSeries data = std::filesystem::exists(data_file)
-                                       ? rwd::training::load_time_series(data_file)
-                                       : make_spiral(1000, 25.0);
+  // The data: the file, or the same series made here (RK4, 100 steps per sample interval).
+  const rwd::CubicSpiral spiral;
+  rwd::training::TimeSeries data =
+      std::filesystem::exists(data_file)
+          ? rwd::training::load_time_series(data_file)
+          : rwd::training::sample_solution(spiral, spiral.default_initial_state(), spiral.default_parameters(),
+                                           rwd::ButcherTableau::rk4(), /*t_final=*/25.0, /*points=*/1000,
+                                           /*substeps=*/100);
 
   // The network and the neural ODE it defines; θ is one flat vector.
   const rwd::nn::Mlp mlp({2, 50, 2}, rwd::nn::Activation::tanh);

@@ -20,6 +20,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "rewind/checkpoint/detail/hdf5_handles.hpp"
 #include "rewind/error.hpp"
 
 namespace rwd {
@@ -79,39 +80,8 @@ std::string explain(const std::string& hdf5_text) {
   throw StorageError(message);
 }
 
-// Turns off HDF5's automatic printing of errors while rewind calls it, restoring the previous
-// handler afterwards (the setting is per thread in a thread-safe HDF5 build).
-class QuietHdf5 {
- public:
-  QuietHdf5() {
-    H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
-  QuietHdf5(const QuietHdf5&) = delete;
-  QuietHdf5& operator=(const QuietHdf5&) = delete;
-
- private:
-  H5E_auto2_t function_ = nullptr;
-  void* data_ = nullptr;
-};
-
-// An HDF5 identifier closed on scope exit.
-class Id {
- public:
-  Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~Id() {
-    if (id_ >= 0) close_(id_);
-  }
-  Id(const Id&) = delete;
-  Id& operator=(const Id&) = delete;
-  hid_t get() const { return id_; }
-  hid_t release() { return std::exchange(id_, -1); }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
+using QuietHdf5 = rwd::detail::QuietHdf5;
+using Id = rwd::detail::Hdf5Id;
 
 hid_t checked(hid_t id, const std::string& what) {
   if (id < 0) fail_hdf5(what);

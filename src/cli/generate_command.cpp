@@ -7,8 +7,8 @@
 #include <string>
 
 #include "rewind/error.hpp"
-#include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/cubic_spiral.hpp"
+#include "rewind/training/sampled_solution.hpp"
 #include "rewind/training/time_series.hpp"
 
 namespace rwd::cli {
@@ -23,30 +23,9 @@ struct SpiralSettings {
 };
 
 training::TimeSeries spiral_series(const SpiralSettings& s) {
-  if (s.points < 2) throw InvalidArgument("--points " + std::to_string(s.points) + " must be >= 2");
-  if (!(s.t_final > 0.0)) throw InvalidArgument("--t-final must be > 0");
-  if (s.substeps < 1) throw InvalidArgument("--substeps must be >= 1");
-  CubicSpiral spiral;
-  const auto theta = spiral.default_parameters();
-  Eigen::VectorXd y = spiral.default_initial_state();
-  const double spacing = s.t_final / static_cast<double>(s.points - 1);
-  ExplicitRungeKutta stepper(spiral, ButcherTableau::rk4(),
-                             StepControl::fixed(0.0, spacing / static_cast<double>(s.substeps),
-                                                (s.points - 1) * s.substeps));
-  Carry carry = stepper.initial_carry(y, theta);
-  training::TimeSeries series;
-  series.names = {"y0", "y1"};
-  series.values.resize(2, s.points);
-  series.times.resize(static_cast<std::size_t>(s.points));
-  for (Index k = 0; k < s.points; ++k) {
-    // Times as t_final·k/(points−1), not accumulated sums, so the grid is exactly uniform up to
-    // one rounding per value.
-    series.times[static_cast<std::size_t>(k)] = s.t_final * static_cast<double>(k) / static_cast<double>(s.points - 1);
-    if (k > 0)
-      for (Index i = 0; i < s.substeps; ++i) stepper.step(y, carry, theta);
-    series.values.col(k) = y;
-  }
-  return series;
+  const CubicSpiral spiral;
+  return training::sample_solution(spiral, spiral.default_initial_state(), spiral.default_parameters(),
+                                   ButcherTableau::rk4(), s.t_final, s.points, s.substeps, {"y0", "y1"});
 }
 
 }  // namespace

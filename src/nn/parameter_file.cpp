@@ -1,7 +1,7 @@
 // src/nn/parameter_file.cpp — see rewind/nn/parameter_file.hpp.
 #include "rewind/nn/parameter_file.hpp"
 
-#include <hdf5.h>
+#include "rewind/checkpoint/detail/hdf5_handles.hpp"
 
 #include <cmath>
 #include <string>
@@ -16,37 +16,15 @@ namespace {
 constexpr const char* kFormat = "rewind mlp parameters";
 constexpr std::int64_t kFormatVersion = 1;
 
-// HDF5 prints its own error stack unless told not to; rewind reports errors itself.
-class QuietHdf5 {
- public:
-  QuietHdf5() {
-    H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
-  QuietHdf5(const QuietHdf5&) = delete;
-  QuietHdf5& operator=(const QuietHdf5&) = delete;
+using rwd::detail::QuietHdf5;
 
- private:
-  H5E_auto2_t function_ = nullptr;
-  void* data_ = nullptr;
-};
-
-// An HDF5 identifier closed on scope exit; a negative id is an error named by `what`.
-class Handle {
+// An identifier closed on scope exit; a negative one (HDF5's failure) is an error naming the file.
+class Handle : public rwd::detail::Hdf5Id {
  public:
   Handle(hid_t id, herr_t (*close)(hid_t), const std::filesystem::path& file, const std::string& what)
-      : id_(id), close_(close) {
-    if (id_ < 0) throw StorageError("parameter file '" + file.string() + "': " + what);
+      : Hdf5Id(id, close) {
+    if (!valid()) throw StorageError("parameter file '" + file.string() + "': " + what);
   }
-  ~Handle() { close_(id_); }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  hid_t get() const { return id_; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
 };
 
 void check(herr_t status, const std::filesystem::path& file, const std::string& what) {

@@ -1,7 +1,7 @@
 // src/training/time_series.cpp — see rewind/training/time_series.hpp.
 #include "rewind/training/time_series.hpp"
 
-#include <hdf5.h>
+#include "rewind/checkpoint/detail/hdf5_handles.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -42,35 +42,15 @@ double parse_number(const std::string& field, const std::filesystem::path& file,
   return value;
 }
 
-class QuietHdf5 {
- public:
-  QuietHdf5() {
-    H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
-  QuietHdf5(const QuietHdf5&) = delete;
-  QuietHdf5& operator=(const QuietHdf5&) = delete;
+using rwd::detail::QuietHdf5;
 
- private:
-  H5E_auto2_t function_ = nullptr;
-  void* data_ = nullptr;
-};
-
-class Handle {
+// An identifier closed on scope exit; a negative one (HDF5's failure) is an error naming the file.
+class Handle : public rwd::detail::Hdf5Id {
  public:
   Handle(hid_t id, herr_t (*close)(hid_t), const std::filesystem::path& file, const std::string& what)
-      : id_(id), close_(close) {
-    if (id_ < 0) throw StorageError("time series '" + file.string() + "': " + what);
+      : Hdf5Id(id, close) {
+    if (!valid()) throw StorageError("time series '" + file.string() + "': " + what);
   }
-  ~Handle() { close_(id_); }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  hid_t get() const { return id_; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
 };
 
 void check(herr_t status, const std::filesystem::path& file, const std::string& what) {

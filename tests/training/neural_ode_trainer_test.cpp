@@ -10,6 +10,7 @@
 #include "rewind/problems/cubic_spiral.hpp"
 #include "rewind/training/adam.hpp"
 #include "rewind/training/neural_ode_trainer.hpp"
+#include "rewind/training/sampled_solution.hpp"
 #include "rewind/training/window_fit.hpp"
 
 namespace {
@@ -21,23 +22,9 @@ using rwd::training::TrainerOptions;
 
 // The spiral at `points` samples on [0, t_final] (RK4, 20 steps per interval).
 TimeSeries spiral_series(Index points = 400, double t_final = 10.0) {
-  rwd::CubicSpiral spiral;
-  const Eigen::VectorXd A = spiral.default_parameters();
-  Eigen::VectorXd y = spiral.default_initial_state();
-  const double spacing = t_final / static_cast<double>(points - 1);
-  rwd::ExplicitRungeKutta stepper(spiral, rwd::ButcherTableau::rk4(),
-                                  rwd::StepControl::fixed(0.0, spacing / 20, (points - 1) * 20));
-  rwd::Carry carry = stepper.initial_carry(y, A);
-  TimeSeries s;
-  s.names = {"y0", "y1"};
-  s.values.resize(2, points);
-  for (Index k = 0; k < points; ++k) {
-    if (k > 0)
-      for (int i = 0; i < 20; ++i) stepper.step(y, carry, A);
-    s.times.push_back(t_final * static_cast<double>(k) / static_cast<double>(points - 1));
-    s.values.col(k) = y;
-  }
-  return s;
+  const rwd::CubicSpiral spiral;
+  return rwd::training::sample_solution(spiral, spiral.default_initial_state(), spiral.default_parameters(),
+                                        rwd::ButcherTableau::rk4(), t_final, points, 20, {"y0", "y1"});
 }
 
 const rwd::nn::Mlp kMlp({2, 16, 2}, rwd::nn::Activation::tanh);
