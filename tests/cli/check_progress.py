@@ -33,8 +33,9 @@ def run_piped(rewind, args):
     return json.loads(proc.stdout)
 
 
-def run_on_pty(rewind, args):
-    """stdout to a pipe, stderr to a pseudo-terminal; returns (report, stderr text, seconds)."""
+def run_on_pty(rewind, args, parse_json=True):
+    """stdout to a pipe, stderr to a pseudo-terminal; returns (report, stderr text, seconds); the
+    report is stdout's JSON, or its text when parse_json is false."""
     master, slave = pty.openpty()
     start = time.monotonic()
     proc = subprocess.Popen([rewind, *args], stdout=subprocess.PIPE, stderr=slave,
@@ -65,7 +66,8 @@ def run_on_pty(rewind, args):
     os.close(master)
     if proc.returncode != 0:
         fail(f"{args} on a terminal exited with {proc.returncode}: {err!r}")
-    return json.loads(b"".join(out_chunks)), err.decode(errors="replace"), seconds
+    out = b"".join(out_chunks)
+    return (json.loads(out) if parse_json else out.decode()), err.decode(errors="replace"), seconds
 
 
 def main():

@@ -9,6 +9,7 @@ src/cli/CMakeLists.txt).
   the whole-trajectory MSE falls at least fivefold; the parameters file is written and a
   second run starting from it (--load-parameters) starts at the trained error.
 - the same seeds give the same log bit for bit, with store-all and with revolve(2) per window.
+- on a terminal, a progress bar shows the iteration and the loss and is erased at the end.
 - bad input: missing data file, unknown activation (exit 2).
 - with the plot script and a python that has matplotlib (/usr/bin/python3), both PNGs appear.
 """
@@ -80,6 +81,14 @@ def main():
              "--load-parameters", params])
         if json.load(open(resumed))["evaluations"][0]["trajectory_mse"] != last:
             fail("--load-parameters did not start from the trained parameters")
+
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from check_progress import run_on_pty
+        _, err, seconds = run_on_pty(rewind, ["train", "spiral", "--data", data, "--iterations", "1500"],
+                                     parse_json=False)
+        if seconds > 0.6:  # long enough that the bar must have been drawn (first draw at 0.2 s)
+            if "iteration" not in err or "loss" not in err or not err.endswith("\r\x1b[K"):
+                fail(f"no progress bar (or not erased) on a terminal after {seconds:.2f} s: {err[-120:]!r}")
 
         run([rewind, "train", "spiral", "--data", os.path.join(tmp, "absent.csv")], expect=2)
         run([rewind, "train", "spiral", "--data", data, "--activation", "swish"], expect=2)
