@@ -63,17 +63,21 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 
 template <class Stepper>
 std::string describe_method(const Stepper& stepper) {
-  const auto& c = stepper.control();
-  std::ostringstream out;
-  out.precision(6);
-  out << stepper.tableau().name;
-  if (c.is_adaptive())
-    out << ", adaptive rtol = " << c.rtol << " atol = " << c.atol;
-  else if (c.is_prescribed())
-    out << ", " << c.steps << " prescribed steps";
-  else
-    out << ", fixed dt = " << c.dt;
-  return out.str();
+  if constexpr (requires { stepper.describe(); }) {
+    return stepper.describe();  // steppers that are not Runge–Kutta describe themselves
+  } else {
+    const auto& c = stepper.control();
+    std::ostringstream out;
+    out.precision(6);
+    out << stepper.tableau().name;
+    if (c.is_adaptive())
+      out << ", adaptive rtol = " << c.rtol << " atol = " << c.atol;
+    else if (c.is_prescribed())
+      out << ", " << c.steps << " prescribed steps";
+    else
+      out << ", fixed dt = " << c.dt;
+    return out.str();
+  }
 }
 }  // namespace detail
 

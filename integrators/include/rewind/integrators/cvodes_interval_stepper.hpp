@@ -1,0 +1,400 @@
+// rewind/integrators/cvodes_interval_stepper.hpp — variable-order, variable-step BDF (SUNDIALS
+// CVODES) on macro-intervals, with CVODES's own adjoint inside each interval.
+//
+//   rwd::Robertson<> model;
+//   rwd::CvodesOptions bdf;                                    // rtol, atol per component, …
+//   bdf.rtol = 1e-6;
+//   bdf.atol = {1e-8, 1e-14, 1e-6, 1e-6};
+//   rwd::CvodesIntervalStepper stepper(model, bdf, rwd::IntervalGrid{0.0, 4e7, /*intervals=*/40});
+//   rwd::CheckpointedAdjoint driver(stepper, objective);      // revolve over the 40 intervals
+//   auto result = driver.run(y0, theta, rwd::revolve_schedule(4));
+//
+// Why intervals. CVODES integrates with its own step sizes and order; rewind's schedules need
+// "steps" that can be replayed from a snapshot bit for bit. One step of this stepper is one
+// macro-interval [τ_n, τ_{n+1}] of a fixed grid, integrated by a CVODES run that starts fresh at
+// τ_n (a new solver: order 1, a new initial step) and stops exactly at τ_{n+1} (stop time). The
+// forward sweep and every replay therefore restart CVODES identically, and the state at each
+// boundary is a pure function of the state at the previous one — the drift monitor checks it.
+// A snapshot is the state at a boundary (the carry holds τ_n and the interval index).
+//
+// Each interval gets a new CVODES solver (not CVodeReInit, which keeps linear-solver history):
+// the cost is a few allocations per interval, the gain replays that are bit-identical whatever
+// ran before them — schedule independence, checked in tests/integrators/.
+//
+// The adjoint step of interval n is CVODES's: CVodeF integrates the interval again from y_n
+// storing its interpolation data (CVODES checkpoints every `steps_per_adjoint_checkpoint`
+// internal steps, Hermite interpolation), then CVodeB solves the adjoint ODE backwards
+//   dλ/dt = −(∂f/∂y)ᵀ λ,   λ(τ_{n+1}) = λ_{n+1},
+// with the backward quadrature  μ += ∫_{τ_n}^{τ_{n+1}} (∂f/∂θ)ᵀ λ dt, both with the problem's vjp,
+// and hands λ(τ_n) to the next interval down. Memory is one interval's interpolation data. The
+// result is the continuous adjoint: accurate to the solver tolerances, not to round-off — check
+// it against finite differences with a tolerance to match (see tests/integrators/).
+//
+// Linear solver: dense (SUNDIALS' dense matrix + LU), with the problem's Jacobian when it has
+// `void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const`
+// (J overwritten, n × n), else CVODES's difference quotients. The backward problem uses −Jᵀ.
+//
+// Errors: a CVODES failure (Newton convergence, too much work, step size underflow, …) in a
+// forward or backward solve throws rwd::SolverError naming the interval, its time span, the
+// time reached and CVODES's reason; nothing partial is returned.
+//
+// Settings CVODES mishandles are refused: in 6.4.1 its polynomial interpolation crashes when the
+// checkpoint spacing is shorter than the method order, so only Hermite interpolation is used and
+// `steps_per_adjoint_checkpoint` must be ≥ 6 (more than the maximum BDF order, 5).
+#pragma once
+
+#include <cvodes/cvodes.h>
+#include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <cmath>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/carry.hpp"
+#include "rewind/error.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"  // StepperCounters
+#include "rewind/problem.hpp"
+
+namespace rwd {
+
+struct CvodesOptions {
+  double rtol = 1e-6;
+  std::vector<double> atol = {1e-8};  // one value for every component, or one per component
+  long max_steps_per_interval = 100000;
+  int max_order = 5;                  // BDF order limit, 1..5
+  // Adjoint tolerances (the backward solve), and the backward quadrature's absolute tolerance.
+  double rtol_adjoint = 1e-6;
+  double atol_adjoint = 1e-8;
+  double atol_quadrature = 1e-6;
+  // CVODES's own checkpoints inside an interval being reversed (CVodeAdjInit's Nd).
+  long steps_per_adjoint_checkpoint = 100;
+
+  void validate(Index n) const {
+    if (!(rtol > 0.0) || !(rtol_adjoint > 0.0))
+      detail::fail<InvalidArgument>("CVODES: relative tolerances must be > 0 (rtol = ", rtol, ", adjoint ", rtol_adjoint, ")");
+    if (atol.size() != 1 && static_cast<Index>(atol.size()) != n)
+      detail::fail<InvalidArgument>("CVODES: ", atol.size(), " absolute tolerances given; give 1 or one per component (", n, ")");
+    for (double a : atol)
+      if (!(a >= 0.0)) detail::fail<InvalidArgument>("CVODES: absolute tolerance ", a, " must be >= 0");
+    if (!(atol_adjoint > 0.0) || !(atol_quadrature > 0.0))
+      detail::fail<InvalidArgument>("CVODES: adjoint and quadrature absolute tolerances must be > 0");
+    if (max_steps_per_interval < 1) detail::fail<InvalidArgument>("CVODES: max_steps_per_interval must be >= 1");
+    if (max_order < 1 || max_order > 5) detail::fail<InvalidArgument>("CVODES: BDF max_order = ", max_order, " must be in 1..5");
+    if (steps_per_adjoint_checkpoint < 6)
+      detail::fail<InvalidArgument>("CVODES: steps_per_adjoint_checkpoint = ", steps_per_adjoint_checkpoint,
+                                    " must be >= 6: CVODES 6.4.1 crashes when its checkpoint spacing is shorter "
+                                    "than the method order");
+  }
+};
+
+// The macro-interval grid: [t0, t_final] cut into `intervals` equal pieces.
+struct IntervalGrid {
+  double t0 = 0.0;
+  double t_final = 1.0;
+  Index intervals = 1;
+  double boundary(Index n) const {
+    return n == intervals ? t_final : t0 + (t_final - t0) * static_cast<double>(n) / static_cast<double>(intervals);
+  }
+};
+
+namespace detail {
+
+template <class P>
+concept HasJacobian = requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::MatrixXd& J) {
+  p.jacobian(t, y, y, J);
+};
+
+// Owns a SUNDIALS object and frees it with the matching function.
+template <class T, void (*Free)(T)>
+struct SundialsHandle {
+  T value = nullptr;
+  SundialsHandle() = default;
+  explicit SundialsHandle(T v) : value(v) {}
+  ~SundialsHandle() { reset(nullptr); }
+  void reset(T v) {
+    if (value) Free(value);
+    value = v;
+  }
+  SundialsHandle(const SundialsHandle&) = delete;
+  SundialsHandle& operator=(const SundialsHandle&) = delete;
+};
+inline void free_context(SUNContext c) { SUNContext_Free(&c); }
+inline void free_cvode(void* m) { CVodeFree(&m); }
+inline void free_matrix(SUNMatrix m) { SUNMatDestroy(m); }
+inline void free_solver(SUNLinearSolver s) { SUNLinSolFree(s); }
+inline void free_vector(N_Vector v) { N_VDestroy(v); }
+
+}  // namespace detail
+
+template <Problem P>
+class CvodesIntervalStepper {
+ public:
+  using Backend = EigenBackend;
+  using Vector = EigenBackend::Vector;
+  static_assert(std::is_same_v<typename P::Backend, EigenBackend>, "the CVODES stepper runs on the Eigen backend");
+
+  // The problem must outlive the stepper.
+  CvodesIntervalStepper(const P& problem, CvodesOptions options, IntervalGrid grid)
+      : problem_(problem), options_(std::move(options)), grid_(grid), n_(problem.state_size()),
+        p_(problem.parameter_size()) {
+    options_.validate(n_);
+    if (grid_.intervals < 1) detail::fail<InvalidArgument>("CVODES: the grid needs at least one interval");
+    if (!(grid_.t_final > grid_.t0)) detail::fail<InvalidArgument>("CVODES: t_final must be after t0");
+    y_ = Vector::Zero(n_);
+    f_ = Vector::Zero(n_);
+    v_ = Vector::Zero(n_);
+    out_y_ = Vector::Zero(n_);
+    out_theta_ = Vector::Zero(p_);
+    theta_ = Vector::Zero(p_);
+    setup();
+  }
+  CvodesIntervalStepper(const CvodesIntervalStepper&) = delete;
+  CvodesIntervalStepper& operator=(const CvodesIntervalStepper&) = delete;
+
+  const P& problem() const { return problem_; }
+  Index state_size() const { return n_; }
+  Index parameter_size() const { return p_; }
+  Index planned_steps() const { return grid_.intervals; }
+  const IntervalGrid& grid() const { return grid_; }
+  const CvodesOptions& options() const { return options_; }
+  const StepperCounters& counters() const { return counters_; }
+  void reset_counters() { counters_ = {}; }
+  bool finished(const Carry& c) const { return c.step >= grid_.intervals; }
+  // Internal CVODES steps of the last forward interval (statistics).
+  long last_interval_steps() const { return last_steps_; }
+  std::string describe() const {
+    std::ostringstream out;
+    out << "cvodes bdf, rtol = " << options_.rtol << ", " << grid_.intervals << " intervals on [" << grid_.t0 << ", "
+        << grid_.t_final << "]";
+    return out.str();
+  }
+
+  Carry initial_carry(const Vector& y0, const Vector&) const {
+    if (y0.size() != n_) detail::fail<InvalidArgument>("CVODES: y0 has ", y0.size(), " values, the problem ", n_);
+    Carry c;
+    c.t = grid_.t0;
+    c.step = 0;
+    return c;
+  }
+
+  // One interval forward: y_n → y_{n+1}.
+  void step(Vector& y, Carry& carry, const Vector& theta) {
+    const Index n = carry.step;
+    const double t_end = grid_.boundary(n + 1);
+    theta_ = theta;
+    last_message_.clear();
+    N_Vector state = wrap(y);
+    start_solver(carry.t, state, n);
+    check(CVodeSetStopTime(cvode_.value, t_end), n, carry.t, "CVodeSetStopTime");
+    double reached = carry.t;
+    check(CVode(cvode_.value, t_end, state, &reached, CV_NORMAL), n, reached, "forward solve");
+    N_VDestroy(state);
+    collect_forward_statistics();
+    carry.t = t_end;
+    carry.step = n + 1;
+    ++counters_.steps;
+  }
+
+  // Interval n backwards: λ = λ(τ_{n+1}) in, λ(τ_n) out; mu += ∫ (∂f/∂θ)ᵀ λ dt over the interval.
+  void adjoint_step(const Vector& y_n, const Carry& carry_n, const Vector& theta, Vector& lambda, Vector& mu) {
+    const Index n = carry_n.step;
+    const double t_begin = carry_n.t, t_end = grid_.boundary(n + 1);
+    theta_ = theta;
+    last_message_.clear();
+    Vector y = y_n;
+    N_Vector state = wrap(y);
+    start_solver(t_begin, state, n);
+    check(CVodeAdjInit(cvode_.value, options_.steps_per_adjoint_checkpoint, CV_HERMITE), n, t_begin, "CVodeAdjInit");
+    check(CVodeSetStopTime(cvode_.value, t_end), n, t_begin, "CVodeSetStopTime");
+    double reached = t_begin;
+    int checkpoints = 0;
+    check(CVodeF(cvode_.value, t_end, state, &reached, CV_NORMAL, &checkpoints), n, reached, "forward solve (adjoint pass)");
+    N_VDestroy(state);
+    collect_forward_statistics();
+
+    N_Vector adjoint = wrap(lambda);
+    Vector quadrature = Vector::Zero(p_);
+    N_Vector q = wrap(quadrature);
+    {
+      check(CVodeCreateB(cvode_.value, CV_BDF, &which_), n, t_end, "CVodeCreateB");
+      check(CVodeInitB(cvode_.value, which_, &backward_rhs, t_end, adjoint), n, t_end, "CVodeInitB");
+      check(CVodeSStolerancesB(cvode_.value, which_, options_.rtol_adjoint, options_.atol_adjoint), n, t_end, "tolerances");
+      check(CVodeSetUserDataB(cvode_.value, which_, this), n, t_end, "user data");
+      check(CVodeSetMaxNumStepsB(cvode_.value, which_, options_.max_steps_per_interval), n, t_end, "max steps");
+      matrix_b_.reset(SUNDenseMatrix(n_, n_, context_.value));
+      solver_b_.reset(SUNLinSol_Dense(adjoint, matrix_b_.value, context_.value));
+      check(CVodeSetLinearSolverB(cvode_.value, which_, solver_b_.value, matrix_b_.value), n, t_end, "linear solver");
+      if constexpr (detail::HasJacobian<P>)
+        check(CVodeSetJacFnB(cvode_.value, which_, &backward_jacobian), n, t_end, "Jacobian");
+      check(CVodeQuadInitB(cvode_.value, which_, &backward_quadrature, q), n, t_end, "CVodeQuadInitB");
+      check(CVodeSetQuadErrConB(cvode_.value, which_, SUNTRUE), n, t_end, "quadrature error control");
+      check(CVodeQuadSStolerancesB(cvode_.value, which_, options_.rtol_adjoint, options_.atol_quadrature), n, t_end,
+            "quadrature tolerances");
+    }
+    check(CVodeB(cvode_.value, t_begin, CV_NORMAL), n, t_begin, "backward (adjoint) solve");
+    double t_back = t_end;
+    check(CVodeGetB(cvode_.value, which_, &t_back, adjoint), n, t_back, "CVodeGetB");
+    check(CVodeGetQuadB(cvode_.value, which_, &t_back, q), n, t_back, "CVodeGetQuadB");
+    N_VDestroy(adjoint);
+    N_VDestroy(q);
+    mu += quadrature;
+    void* backward_mem = CVodeGetAdjCVodeBmem(cvode_.value, which_);
+    long rhs_b = 0, quad_b = 0;
+    CVodeGetNumRhsEvals(backward_mem, &rhs_b);  // a new backward problem per interval
+    CVodeGetQuadNumRhsEvals(backward_mem, &quad_b);
+    counters_.vjp_evaluations += rhs_b + quad_b;
+    ++counters_.adjoint_steps;
+  }
+
+ private:
+  // An N_Vector over an Eigen vector's memory (no copy; SUNDIALS does not free it).
+  N_Vector wrap(Vector& v) const { return N_VMake_Serial(static_cast<sunindextype>(v.size()), v.data(), context_.value); }
+
+  void setup() {
+    SUNContext context = nullptr;
+    if (SUNContext_Create(nullptr, &context) != 0) detail::fail<SolverError>("CVODES: cannot create a SUNDIALS context");
+    context_.value = context;
+    atol_ = Vector(n_);
+    for (Index i = 0; i < n_; ++i) atol_[i] = options_.atol.size() == 1 ? options_.atol[0] : options_.atol[static_cast<std::size_t>(i)];
+  }
+
+  // A new CVODES solver at (t, state) for one interval. CVodeReInit would keep history that
+  // shapes the next solve (the linear solver's saved Jacobian and its age, the Newton
+  // convergence-rate estimate), so a replay after other work would take different steps; a
+  // fresh solver per interval makes an interval's result a function of its start alone.
+  void start_solver(double t, N_Vector state, Index interval) {
+    cvode_.reset(nullptr);
+    solver_b_.reset(nullptr);
+    matrix_b_.reset(nullptr);
+    solver_.reset(nullptr);
+    matrix_.reset(nullptr);
+    cvode_.reset(CVodeCreate(CV_BDF, context_.value));
+    if (!cvode_.value) detail::fail<SolverError>("CVODES: CVodeCreate failed");
+    check(CVodeSetErrHandlerFn(cvode_.value, &error_handler, this), interval, t, "error handler");
+    check(CVodeInit(cvode_.value, &forward_rhs, t, state), interval, t, "CVodeInit");
+    N_Vector atol = wrap(atol_);
+    const int flag = CVodeSVtolerances(cvode_.value, options_.rtol, atol);
+    N_VDestroy(atol);
+    check(flag, interval, t, "tolerances");
+    check(CVodeSetUserData(cvode_.value, this), interval, t, "user data");
+    check(CVodeSetMaxNumSteps(cvode_.value, options_.max_steps_per_interval), interval, t, "max steps");
+    check(CVodeSetMaxOrd(cvode_.value, options_.max_order), interval, t, "max order");
+    matrix_.reset(SUNDenseMatrix(n_, n_, context_.value));
+    solver_.reset(SUNLinSol_Dense(state, matrix_.value, context_.value));
+    check(CVodeSetLinearSolver(cvode_.value, solver_.value, matrix_.value), interval, t, "linear solver");
+    if constexpr (detail::HasJacobian<P>) check(CVodeSetJacFn(cvode_.value, &forward_jacobian), interval, t, "Jacobian");
+  }
+
+  void collect_forward_statistics() {
+    long rhs = 0, steps = 0, failures = 0;
+    CVodeGetNumRhsEvals(cvode_.value, &rhs);
+    CVodeGetNumSteps(cvode_.value, &steps);
+    CVodeGetNumErrTestFails(cvode_.value, &failures);
+    counters_.rhs_evaluations += rhs;  // a new solver per interval: its counts are this interval's
+    counters_.rejected_attempts += failures;
+    last_steps_ = steps;
+  }
+
+  void check(int flag, Index interval, double t, const char* what) const {
+    if (flag >= 0) return;
+    std::ostringstream out;
+    out << "CVODES " << what << " failed in interval " << interval << " [" << grid_.boundary(interval) << ", "
+        << grid_.boundary(interval + 1) << "] at t = " << t << ": " << CVodeGetReturnFlagName(flag);
+    if (!last_message_.empty()) out << " (" << last_message_ << ")";
+    throw SolverError(out.str());
+  }
+
+  static void error_handler(int, const char* module, const char* function, char* message, void* data) {
+    static_cast<CvodesIntervalStepper*>(data)->last_message_ =
+        std::string(module) + "::" + function + ": " + message;
+  }
+
+  // Callbacks: CVODES vectors are copied into the work vectors the problem's interface takes.
+  static void load(Vector& target, N_Vector source) {
+    target = Eigen::Map<const Vector>(N_VGetArrayPointer(source), target.size());
+  }
+  static void store(N_Vector target, const Vector& source) {
+    Eigen::Map<Vector>(N_VGetArrayPointer(target), source.size()) = source;
+  }
+  static bool finite(const Vector& v) { return v.allFinite(); }
+
+  static int forward_rhs(double t, N_Vector y, N_Vector ydot, void* data) {
+    auto* self = static_cast<CvodesIntervalStepper*>(data);
+    load(self->y_, y);
+    self->problem_.rhs(t, self->y_, self->theta_, self->f_);
+    store(ydot, self->f_);
+    return finite(self->f_) ? 0 : 1;  // 1: recoverable, CVODES retries with a smaller step
+  }
+  static int forward_jacobian(double t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vector, N_Vector, N_Vector) {
+    auto* self = static_cast<CvodesIntervalStepper*>(data);
+    if constexpr (detail::HasJacobian<P>) {
+      load(self->y_, y);
+      self->jacobian_.resize(self->n_, self->n_);
+      self->problem_.jacobian(t, self->y_, self->theta_, self->jacobian_);
+      // SUNDIALS' dense matrix is column-major like Eigen's.
+      Eigen::Map<Eigen::MatrixXd>(SUNDenseMatrix_Data(J), self->n_, self->n_) = self->jacobian_;
+      return self->jacobian_.allFinite() ? 0 : 1;
+    }
+    return -1;
+  }
+  // dλ/dt = −(∂f/∂y)ᵀ λ.
+  static int backward_rhs(double t, N_Vector y, N_Vector yB, N_Vector yBdot, void* data) {
+    auto* self = static_cast<CvodesIntervalStepper*>(data);
+    load(self->y_, y);
+    load(self->v_, yB);
+    self->problem_.vjp(t, self->y_, self->theta_, self->v_, self->out_y_, self->out_theta_);
+    self->out_y_ = -self->out_y_;
+    store(yBdot, self->out_y_);
+    return finite(self->out_y_) ? 0 : 1;
+  }
+  static int backward_jacobian(double t, N_Vector y, N_Vector, N_Vector, SUNMatrix JB, void* data, N_Vector, N_Vector,
+                               N_Vector) {
+    auto* self = static_cast<CvodesIntervalStepper*>(data);
+    if constexpr (detail::HasJacobian<P>) {
+      load(self->y_, y);
+      self->jacobian_.resize(self->n_, self->n_);
+      self->problem_.jacobian(t, self->y_, self->theta_, self->jacobian_);
+      Eigen::Map<Eigen::MatrixXd>(SUNDenseMatrix_Data(JB), self->n_, self->n_) = -self->jacobian_.transpose();
+      return self->jacobian_.allFinite() ? 0 : 1;
+    }
+    return -1;
+  }
+  // Integrated backwards from τ_{n+1} (where it is 0) to τ_n: dq/dt = −(∂f/∂θ)ᵀ λ gives
+  // q(τ_n) = ∫_{τ_n}^{τ_{n+1}} (∂f/∂θ)ᵀ λ dt.
+  static int backward_quadrature(double t, N_Vector y, N_Vector yB, N_Vector qBdot, void* data) {
+    auto* self = static_cast<CvodesIntervalStepper*>(data);
+    load(self->y_, y);
+    load(self->v_, yB);
+    self->problem_.vjp(t, self->y_, self->theta_, self->v_, self->out_y_, self->out_theta_);
+    self->out_theta_ = -self->out_theta_;
+    store(qBdot, self->out_theta_);
+    return finite(self->out_theta_) ? 0 : 1;
+  }
+
+  const P& problem_;
+  CvodesOptions options_;
+  IntervalGrid grid_;
+  Index n_, p_;
+  Vector y_, f_, v_, out_y_, out_theta_, theta_, atol_;
+  Eigen::MatrixXd jacobian_;
+  // Destroyed in reverse order: CVODES first, then its solvers and matrices, the context last.
+  detail::SundialsHandle<SUNContext, detail::free_context> context_;
+  detail::SundialsHandle<SUNMatrix, detail::free_matrix> matrix_, matrix_b_;
+  detail::SundialsHandle<SUNLinearSolver, detail::free_solver> solver_, solver_b_;
+  detail::SundialsHandle<void*, detail::free_cvode> cvode_;
+  int which_ = -1;
+  long last_steps_ = 0;
+  StepperCounters counters_;
+  std::string last_message_;
+};
+
+}  // namespace rwd

@@ -1,0 +1,86 @@
+// rewind/problems/robertson.hpp — Robertson's chemical kinetics (1966), the classic stiff test.
+//
+//   y1' = −p1 y1 + p2 y2 y3
+//   y2' =  p1 y1 − p2 y2 y3 − p3 y2²
+//   y3' =  p3 y2²
+//  (q'  =  y3                     with_integral: q(T) = ∫ y3 dt, the functional of SUNDIALS'
+//                                 cvsRoberts_ASAi_dns example, as a fourth state component)
+//
+// θ = (p1, p2, p3) = (0.04, 10⁴, 3·10⁷) by default, y(0) = (1, 0, 0 [, 0]). The rates span eleven
+// orders of magnitude: explicit methods need steps below ~10⁻⁴ for stability over a horizon of
+// 4·10⁷, BDF takes a few hundred. Provides the Jacobian for implicit solvers.
+//
+//   rwd::Robertson model(/*with_integral=*/true);
+//   rwd::CvodesIntervalStepper stepper(model, options, rwd::IntervalGrid{0.0, 4e7, 20});
+#pragma once
+
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+class Robertson {
+ public:
+  using Backend = EigenBackend;
+  using Vector = EigenBackend::Vector;
+  static constexpr const char* name = "robertson";
+
+  explicit Robertson(bool with_integral = false) : n_(with_integral ? 4 : 3) {}
+
+  Index state_size() const { return n_; }
+  Index parameter_size() const { return 3; }
+  bool with_integral() const { return n_ == 4; }
+
+  Vector default_parameters() const {
+    Vector theta(3);
+    theta << 0.04, 1.0e4, 3.0e7;
+    return theta;
+  }
+  Vector default_initial_state() const {
+    Vector y = Vector::Zero(n_);
+    y[0] = 1.0;
+    return y;
+  }
+
+  void rhs(double, const Vector& y, const Vector& theta, Vector& f) const {
+    detail::require_rhs_sizes<Backend>(name, n_, 3, y, theta, f);
+    const double p1 = theta[0], p2 = theta[1], p3 = theta[2];
+    f[0] = -p1 * y[0] + p2 * y[1] * y[2];
+    f[2] = p3 * y[1] * y[1];
+    f[1] = -f[0] - f[2];
+    if (n_ == 4) f[3] = y[2];
+  }
+
+  void vjp(double, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y, Vector& out_theta) const {
+    detail::require_vjp_sizes<Backend>(name, n_, 3, y, theta, v, out_y, out_theta);
+    const double p1 = theta[0], p2 = theta[1], p3 = theta[2];
+    const double d12 = v[1] - v[0], d23 = v[2] - v[1];  // the reactions move mass 1→2 and 2→3
+    out_y[0] = p1 * d12;
+    out_y[1] = -p2 * y[2] * d12 + 2.0 * p3 * y[1] * d23;
+    out_y[2] = -p2 * y[1] * d12 + (n_ == 4 ? v[3] : 0.0);
+    if (n_ == 4) out_y[3] = 0.0;
+    out_theta[0] = y[0] * d12;
+    out_theta[1] = -y[1] * y[2] * d12;
+    out_theta[2] = y[1] * y[1] * d23;
+  }
+
+  // ∂f/∂y, n × n (overwritten).
+  void jacobian(double, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const {
+    const double p1 = theta[0], p2 = theta[1], p3 = theta[2];
+    J.setZero(n_, n_);
+    J(0, 0) = -p1;
+    J(0, 1) = p2 * y[2];
+    J(0, 2) = p2 * y[1];
+    J(2, 1) = 2.0 * p3 * y[1];
+    J(1, 0) = p1;
+    J(1, 1) = -p2 * y[2] - 2.0 * p3 * y[1];
+    J(1, 2) = -p2 * y[1];
+    if (n_ == 4) J(3, 2) = 1.0;
+  }
+
+ private:
+  Index n_;
+};
+
+}  // namespace rwd
