@@ -12,6 +12,7 @@
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/derivative_checker.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
+#include "rewind/problems/brusselator2d.hpp"
 #include "rewind/problems/robertson.hpp"
 
 namespace {
@@ -142,6 +143,41 @@ TEST(CvodesIntervals, FailuresNameTheIntervalAndBadSettingsAreRefused) {
   EXPECT_THROW(rwd::CvodesIntervalStepper(model, bad, rwd::IntervalGrid{0.0, 1.0, 1}), rwd::InvalidArgument);
   EXPECT_THROW(rwd::CvodesIntervalStepper(model, example_tolerances(), rwd::IntervalGrid{0.0, 1.0, 0}),
                rwd::InvalidArgument);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CvodesIntervals, BandSolverOnTheBrusselatorIsScheduleIndependentAndMatchesFiniteDifferences) {
+  rwd::Brusselator2D model(12);  // 288 unknowns, half-bandwidth 24
+  rwd::CvodesOptions o;
+  o.rtol = 1e-9;
+  o.atol = {1e-11};
+  o.rtol_adjoint = 1e-9;
+  o.atol_adjoint = 1e-11;
+  o.atol_quadrature = 1e-11;
+  o.linear_solver = rwd::CvodesLinearSolver::band;
+  rwd::CvodesIntervalStepper stepper(model, o, rwd::IntervalGrid{0.0, 2.0, 6});
+  const Objective J = Objective::terminal_squared_norm();
+  const V theta = model.default_parameters(), y0 = model.default_initial_state();
+  rwd::StoreAllAdjoint reference_driver(stepper, J);
+  const auto reference = reference_driver.run(y0, theta);
+  rwd::CheckpointOptions options;
+  options.drift_policy = rwd::DriftPolicy::fail;
+  rwd::CheckpointedAdjoint driver(stepper, J, options);
+  const auto r = driver.run(y0, theta, rwd::revolve_schedule(2));
+  EXPECT_EQ(r.grad_theta, reference.grad_theta);
+  EXPECT_EQ(r.grad_y0, reference.grad_y0);
+  for (int k = 0; k < 3; ++k) {
+    const double h = 1e-5 * theta[k];
+    V plus = theta, minus = theta;
+    plus[k] += h;
+    minus[k] -= h;
+    const double fd = (rwd::forward_loss(stepper, J, y0, plus) - rwd::forward_loss(stepper, J, y0, minus)) / (2 * h);
+    EXPECT_NEAR(r.grad_theta[k], fd, 1e-5 * std::abs(fd) + 1e-9) << "theta[" << k << "]";
+  }
+  EXPECT_NE(r.summary.method.find("band"), std::string::npos) << r.summary.method;
 }
 
 }  // namespace

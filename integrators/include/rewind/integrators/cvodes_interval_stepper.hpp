@@ -32,7 +32,9 @@
 //
 // Linear solver: dense (SUNDIALS' dense matrix + LU), with the problem's Jacobian when it has
 // `void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const`
-// (J overwritten, n × n), else CVODES's difference quotients. The backward problem uses −Jᵀ.
+// (J overwritten, n × n), else CVODES's difference quotients; the backward problem uses −Jᵀ.
+// Or band (CvodesLinearSolver::band) for semi-discretised PDEs: difference-quotient Jacobians
+// with column grouping, half-bandwidths from the options or the problem's band_width().
 //
 // Errors: a CVODES failure (Newton convergence, too much work, step size underflow, …) in a
 // forward or backward solve throws rwd::SolverError naming the interval, its time span, the
@@ -45,10 +47,13 @@
 
 #include <cvodes/cvodes.h>
 #include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include <cmath>
+#include <concepts>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -66,6 +71,13 @@
 
 namespace rwd {
 
+// The linear solver inside CVODES's Newton iteration.
+enum class CvodesLinearSolver {
+  dense,  // SUNDIALS dense LU; the problem's jacobian() if it has one, else difference quotients
+  band,   // SUNDIALS band LU with difference-quotient Jacobians (column grouping: 2·width + 1
+          // right-hand sides per Jacobian); widths from the options or the problem's band_width()
+};
+
 struct CvodesOptions {
   double rtol = 1e-6;
   std::vector<double> atol = {1e-8};  // one value for every component, or one per component
@@ -77,6 +89,8 @@ struct CvodesOptions {
   double atol_quadrature = 1e-6;
   // CVODES's own checkpoints inside an interval being reversed (CVodeAdjInit's Nd).
   long steps_per_adjoint_checkpoint = 100;
+  CvodesLinearSolver linear_solver = CvodesLinearSolver::dense;
+  Index band_upper = -1, band_lower = -1;  // band: half-bandwidths of ∂f/∂y (−1: problem.band_width())
 
   void validate(Index n) const {
     if (!(rtol > 0.0) || !(rtol_adjoint > 0.0))
@@ -107,6 +121,9 @@ struct IntervalGrid {
 };
 
 namespace detail {
+
+template <class P>
+concept HasBandWidth = requires(const P& p) { { p.band_width() } -> std::convertible_to<Index>; };
 
 template <class P>
 concept HasJacobian = requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::MatrixXd& J) {
@@ -173,7 +190,8 @@ class CvodesIntervalStepper {
   long last_interval_steps() const { return last_steps_; }
   std::string describe() const {
     std::ostringstream out;
-    out << "cvodes bdf, rtol = " << options_.rtol << ", " << grid_.intervals << " intervals on [" << grid_.t0 << ", "
+    out << "cvodes bdf (" << (options_.linear_solver == CvodesLinearSolver::band ? "band" : "dense")
+        << "), rtol = " << options_.rtol << ", " << grid_.intervals << " intervals on [" << grid_.t0 << ", "
         << grid_.t_final << "]";
     return out.str();
   }
@@ -230,11 +248,18 @@ class CvodesIntervalStepper {
       check(CVodeSStolerancesB(cvode_.value, which_, options_.rtol_adjoint, options_.atol_adjoint), n, t_end, "tolerances");
       check(CVodeSetUserDataB(cvode_.value, which_, this), n, t_end, "user data");
       check(CVodeSetMaxNumStepsB(cvode_.value, which_, options_.max_steps_per_interval), n, t_end, "max steps");
-      matrix_b_.reset(SUNDenseMatrix(n_, n_, context_.value));
-      solver_b_.reset(SUNLinSol_Dense(adjoint, matrix_b_.value, context_.value));
+      if (options_.linear_solver == CvodesLinearSolver::band) {
+        // −(∂f/∂y)ᵀ: the upper and lower widths swap.
+        matrix_b_.reset(SUNBandMatrix(n_, lower_, upper_, context_.value));
+        solver_b_.reset(SUNLinSol_Band(adjoint, matrix_b_.value, context_.value));
+      } else {
+        matrix_b_.reset(SUNDenseMatrix(n_, n_, context_.value));
+        solver_b_.reset(SUNLinSol_Dense(adjoint, matrix_b_.value, context_.value));
+      }
       check(CVodeSetLinearSolverB(cvode_.value, which_, solver_b_.value, matrix_b_.value), n, t_end, "linear solver");
       if constexpr (detail::HasJacobian<P>)
-        check(CVodeSetJacFnB(cvode_.value, which_, &backward_jacobian), n, t_end, "Jacobian");
+        if (options_.linear_solver == CvodesLinearSolver::dense)
+          check(CVodeSetJacFnB(cvode_.value, which_, &backward_jacobian), n, t_end, "Jacobian");
       check(CVodeQuadInitB(cvode_.value, which_, &backward_quadrature, q), n, t_end, "CVodeQuadInitB");
       check(CVodeSetQuadErrConB(cvode_.value, which_, SUNTRUE), n, t_end, "quadrature error control");
       check(CVodeQuadSStolerancesB(cvode_.value, which_, options_.rtol_adjoint, options_.atol_quadrature), n, t_end,
@@ -265,6 +290,16 @@ class CvodesIntervalStepper {
     context_.value = context;
     atol_ = Vector(n_);
     for (Index i = 0; i < n_; ++i) atol_[i] = options_.atol.size() == 1 ? options_.atol[0] : options_.atol[static_cast<std::size_t>(i)];
+    if (options_.linear_solver == CvodesLinearSolver::band) {
+      upper_ = options_.band_upper, lower_ = options_.band_lower;
+      if constexpr (detail::HasBandWidth<P>) {
+        if (upper_ < 0) upper_ = problem_.band_width();
+        if (lower_ < 0) lower_ = problem_.band_width();
+      }
+      if (upper_ < 0 || lower_ < 0 || upper_ >= n_ || lower_ >= n_)
+        detail::fail<InvalidArgument>("CVODES band solver: half-bandwidths (", upper_, ", ", lower_,
+                                      ") must be given (or the problem's band_width()) and below the size ", n_);
+    }
   }
 
   // A new CVODES solver at (t, state) for one interval. CVodeReInit would keep history that
@@ -288,10 +323,18 @@ class CvodesIntervalStepper {
     check(CVodeSetUserData(cvode_.value, this), interval, t, "user data");
     check(CVodeSetMaxNumSteps(cvode_.value, options_.max_steps_per_interval), interval, t, "max steps");
     check(CVodeSetMaxOrd(cvode_.value, options_.max_order), interval, t, "max order");
-    matrix_.reset(SUNDenseMatrix(n_, n_, context_.value));
-    solver_.reset(SUNLinSol_Dense(state, matrix_.value, context_.value));
+    if (options_.linear_solver == CvodesLinearSolver::band) {
+      matrix_.reset(SUNBandMatrix(n_, upper_, lower_, context_.value));
+      solver_.reset(SUNLinSol_Band(state, matrix_.value, context_.value));
+    } else {
+      matrix_.reset(SUNDenseMatrix(n_, n_, context_.value));
+      solver_.reset(SUNLinSol_Dense(state, matrix_.value, context_.value));
+    }
+    if (!matrix_.value || !solver_.value) detail::fail<SolverError>("CVODES: cannot create the linear solver");
     check(CVodeSetLinearSolver(cvode_.value, solver_.value, matrix_.value), interval, t, "linear solver");
-    if constexpr (detail::HasJacobian<P>) check(CVodeSetJacFn(cvode_.value, &forward_jacobian), interval, t, "Jacobian");
+    if constexpr (detail::HasJacobian<P>)
+      if (options_.linear_solver == CvodesLinearSolver::dense)
+        check(CVodeSetJacFn(cvode_.value, &forward_jacobian), interval, t, "Jacobian");
   }
 
   void collect_forward_statistics() {
@@ -386,6 +429,7 @@ class CvodesIntervalStepper {
   Index n_, p_;
   Vector y_, f_, v_, out_y_, out_theta_, theta_, atol_;
   Eigen::MatrixXd jacobian_;
+  sunindextype upper_ = 0, lower_ = 0;  // band half-bandwidths
   // Destroyed in reverse order: CVODES first, then its solvers and matrices, the context last.
   detail::SundialsHandle<SUNContext, detail::free_context> context_;
   detail::SundialsHandle<SUNMatrix, detail::free_matrix> matrix_, matrix_b_;
