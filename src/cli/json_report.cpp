@@ -154,6 +154,7 @@ nlohmann::ordered_json run_report_json(const RunReport& r) {
                      {"directional_adjoint", number(fd.directional_adjoint)},
                      {"resolution", number(fd.resolution)},
                      {"rel_error", number(fd.rel_error)},
+                     {"agreement", number(fd.agreement)},
                      {"verdict", fd.verdict}};
   }
   j["stats"] = stats_json(r.summary);

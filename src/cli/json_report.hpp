@@ -7,7 +7,8 @@
 // "loss", "grad_y0_norm", "grad_theta_norm", "grad_theta", "parameter_names",
 // "fd_check" {"seed", "epsilon" (smallest step used), "first_epsilon", "epsilon_rule",
 // "loss_evaluations", "steps_frozen", "directional_fd", "fd_error_estimate",
-// "directional_adjoint", "resolution", "rel_error", "verdict"} (see FiniteDifferenceCheck in
+// "directional_adjoint", "resolution", "rel_error", "agreement" (the bound of "agree":
+// 1e-6, or 1e4·rtol for --method bdf), "verdict"} (see FiniteDifferenceCheck in
 // run_report.hpp; null with --no-fd-check), "stats" (every Summary field, plus total_seconds and
 // gradient_cost_ratio), and for checkpointed runs (--snapshots, --memory, --schedule; null
 // otherwise):

@@ -19,12 +19,14 @@
 #include <vector>
 
 #include "rewind/error.hpp"
+#include "rewind/problems/brusselator2d.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/problems/heat2d.hpp"
 #include "rewind/problems/linear.hpp"
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/problems/lotka_volterra.hpp"
+#include "rewind/problems/robertson.hpp"
 #include "rewind/problems/van_der_pol.hpp"
 #include "rewind/types.hpp"
 
@@ -37,7 +39,9 @@ enum class ProblemId {
   lotka_volterra,
   van_der_pol,
   gray_scott,
-  heat2d
+  heat2d,
+  robertson,
+  brusselator
 };
 
 struct ProblemInfo {
@@ -79,6 +83,13 @@ inline const std::vector<ProblemInfo>& problem_table() {
        "2D heat equation u' = kappa Lap(u) + s0 g on an n x n grid, cold walls; theta = (kappa, "
        "s0)",
        "grid side n", 64, 0, 1.0, 1000},
+      // Stiff: meant for --method bdf, where a step is one interval (40 of 1e6 make 4e7).
+      {ProblemId::robertson, "robertson", "roberts",
+       "Robertson kinetics, stiff (use --method bdf); theta = (p1, p2, p3) = (0.04, 1e4, 3e7)",
+       nullptr, 0, 3, 1.0e6, 40},
+      {ProblemId::brusselator, "brusselator", nullptr,
+       "2D Brusselator on an n x n grid, no-flux, stiff (use --method bdf); theta = (A, B, alpha)",
+       "grid side n", 16, 0, 0.5, 20},
   };
   return table;
 }
@@ -149,6 +160,10 @@ decltype(auto) with_problem(const ProblemInfo& info, Index n, F&& f) {
       return call(GrayScott<>(n));
     case ProblemId::heat2d:
       return call(Heat2D<>(n));
+    case ProblemId::robertson:
+      return call(Robertson());
+    case ProblemId::brusselator:
+      return call(Brusselator2D(n));
   }
   rwd::detail::fail<InvalidArgument>("internal error: problem '", info.name, "' has no builder");
 }

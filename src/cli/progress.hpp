@@ -113,6 +113,12 @@ class ProgressStepper {
       : inner_(inner), bar_(bar), label_(std::move(label)) {}
 
   decltype(auto) problem() const { return inner_.problem(); }
+  // Steppers that are not Runge–Kutta describe themselves (rwd::CvodesIntervalStepper).
+  std::string describe() const
+    requires requires(const Inner& i) { i.describe(); }
+  {
+    return inner_.describe();
+  }
   decltype(auto) tableau() const { return inner_.tableau(); }
   decltype(auto) control() const { return inner_.control(); }
   Index state_size() const { return inner_.state_size(); }
@@ -153,10 +159,12 @@ class ProgressStepper {
 
  private:
   double forward_fraction() const {
-    const auto& c = inner_.control();
-    if (c.is_adaptive()) {
-      const double span = c.t_final - t0_;
-      return span > 0.0 ? (reached_t_ - t0_) / span : 1.0;
+    if constexpr (requires { inner_.control().is_adaptive(); }) {
+      const auto& c = inner_.control();
+      if (c.is_adaptive()) {
+        const double span = c.t_final - t0_;
+        return span > 0.0 ? (reached_t_ - t0_) / span : 1.0;
+      }
     }
     const Index planned = inner_.planned_steps();
     return planned > 0 ? static_cast<double>(reached_) / static_cast<double>(planned) : 1.0;

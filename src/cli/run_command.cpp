@@ -125,7 +125,9 @@ CLI::App* add_run_command(CLI::App& app) {
                              "step size (default 0.01; gray_scott 1); with --adaptive the\n"
                              "first step tried (default: chosen automatically)");
   run->add_option("--method", raw->method,
-                  "euler | heun | rk4 | bs3 | dopri5 | tsit5 (default rk4)");
+                  "euler | heun | rk4 | rk38 | bs3 | dopri5 | tsit5 (default rk4), or\n"
+                  "bdf: CVODES BDF on --steps intervals of length --dt, with\n"
+                  "--rtol/--atol; the adjoint is CVODES's, interval by interval");
   run->add_flag("--adaptive", raw->adaptive,
                 "adaptive steps from the method's embedded error estimate\n"
                 "(heun, bs3, dopri5, tsit5); the gradient is exact for the\n"
@@ -133,9 +135,9 @@ CLI::App* add_run_command(CLI::App& app) {
   auto* t_final =
       run->add_option("--t-final", raw->t_final, "with --adaptive: end time (default steps * dt)");
   auto* rtol =
-      run->add_option("--rtol", raw->rtol, "with --adaptive: relative tolerance (default 1e-6)");
+      run->add_option("--rtol", raw->rtol, "with --adaptive or bdf: relative tolerance (default 1e-6)");
   auto* atol =
-      run->add_option("--atol", raw->atol, "with --adaptive: absolute tolerance (default 1e-9)");
+      run->add_option("--atol", raw->atol, "with --adaptive or bdf: absolute tolerance (default 1e-9)");
   run->add_option("--seed", raw->seed,
                   "seed of the random unit direction d of the finite-\n"
                   "difference check (default 1)");

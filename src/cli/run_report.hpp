@@ -33,6 +33,7 @@ struct FiniteDifferenceCheck {
   // The smallest derivative the differences resolve: machine ε · |J| / epsilon.
   double resolution = 0.0;
   double rel_error = 0.0;  // |fd − adjoint| / max(|fd|, |adjoint|, resolution)
+  double agreement = 1e-6;  // rel_error up to this is "agree" (BDF: 10⁴ · rtol, a continuous adjoint's accuracy)
   std::string verdict;     // "agree", "disagree" or "inconclusive" (fd_verdict)
 };
 

@@ -32,6 +32,7 @@
 #include "rewind/adjoint/drift_monitor.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
+#include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/types.hpp"
 #include "schedule_plan.hpp"
@@ -79,8 +80,13 @@ struct RunOptions {
 struct RunSettings {
   const ProblemInfo* problem = nullptr;
   Index n = 0;             // problem size (0 for fixed-size problems)
-  ButcherTableau tableau;  // the method
+  ButcherTableau tableau;  // the method (Runge–Kutta)
   StepControl control;     // fixed (t0 = 0, dt, steps) or adaptive (0 → t_final, rtol, atol)
+  // --method bdf: CVODES on macro-intervals; a "step" is one interval of length --dt, and
+  // --steps intervals make the horizon (rwd::CvodesIntervalStepper).
+  bool bdf = false;
+  CvodesOptions bdf_options;
+  IntervalGrid grid;
   std::uint64_t seed = 1;
   std::optional<double> fd_epsilon;  // nullopt: chosen from y0 (default_fd_step)
   bool fd_check = true;
@@ -160,10 +166,28 @@ inline RunSettings resolve_run_settings(const RunOptions& o) {
   if (o.dt) detail::require_positive_finite("--dt", *o.dt, "must be a finite step size > 0");
   const double dt = o.dt.value_or(p.default_dt);
 
+  s.bdf = o.method == "bdf";
+  if (s.bdf) {
+    if (o.adaptive)
+      rwd::detail::fail<InvalidArgument>("--method bdf chooses its own steps; --adaptive is for Runge-Kutta methods");
+    if (o.t_final)
+      rwd::detail::fail<InvalidArgument>("--method bdf: the horizon is --steps intervals of --dt; drop --t-final");
+    const double rtol = o.rtol.value_or(kDefaultRtol);
+    const double atol = o.atol.value_or(kDefaultAtol);
+    detail::require_positive_finite("--rtol", rtol, "must be finite and > 0");
+    if (rtol < 1e-15) detail::refuse("--rtol", rtol, "is below double-precision round-off; use >= 1e-15");
+    detail::require_positive_finite("--atol", atol, "must be finite and > 0");
+    s.bdf_options.rtol = s.bdf_options.rtol_adjoint = rtol;
+    s.bdf_options.atol = {atol};
+    s.bdf_options.atol_adjoint = s.bdf_options.atol_quadrature = atol;
+    s.grid = IntervalGrid{0.0, static_cast<double>(steps) * dt, steps};
+    s.tableau = ButcherTableau::rk4();  // unused: reports name the method from the stepper
+    s.control = StepControl::fixed(0.0, dt, steps);
+  } else {
   try {
     s.tableau = ButcherTableau::by_name(o.method);
   } catch (const InvalidArgument& e) {
-    throw InvalidArgument(std::string("--method: ") + e.what());
+    throw InvalidArgument(std::string("--method: ") + e.what() + " (or bdf: CVODES on intervals)");
   }
 
   if (o.adaptive) {
@@ -190,6 +214,7 @@ inline RunSettings resolve_run_settings(const RunOptions& o) {
                     : "--atol",
           " applies only with --adaptive; fixed steps end at steps * dt");
     s.control = StepControl::fixed(0.0, dt, steps);
+  }
   }
   s.control.validate();
 

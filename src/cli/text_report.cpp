@@ -51,7 +51,8 @@ void print_spot_check(std::ostream& out, const FiniteDifferenceCheck& fd) {
   row(out, "finite differences",
       format("%.15g", fd.directional_fd) + " +- " + format("%.2g", fd.fd_error_estimate));
   row(out, "adjoint <dJ/dy0, d>", format("%.15g", fd.directional_adjoint));
-  row(out, "relative error", format("%.2e", fd.rel_error) + "  (" + fd.verdict + ")");
+  row(out, "relative error", format("%.2e", fd.rel_error) + "  (" + fd.verdict + ", within " +
+                                 format("%.0e", fd.agreement) + ")");
   row(out, "forward runs, smallest eps",
       std::to_string(fd.loss_evaluations) + ", " + format("%.3g", fd.epsilon));
   if (fd.verdict == "inconclusive")

@@ -20,6 +20,9 @@
 
 #include <cmath>
 
+#include <string>
+#include <vector>
+
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/types.hpp"
@@ -40,6 +43,8 @@ class Brusselator2D {
   Index state_size() const { return 2 * n_ * n_; }
   Index parameter_size() const { return 3; }
   Index band_width() const { return 2 * n_; }  // upper and lower half-bandwidth of ∂f/∂y
+
+  std::vector<std::string> parameter_names() const { return {"A", "B", "alpha"}; }
 
   Vector default_parameters() const {
     Vector theta(3);

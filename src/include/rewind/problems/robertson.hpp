@@ -14,6 +14,9 @@
 //   rwd::CvodesIntervalStepper stepper(model, options, rwd::IntervalGrid{0.0, 4e7, 20});
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/types.hpp"
@@ -31,6 +34,8 @@ class Robertson {
   Index state_size() const { return n_; }
   Index parameter_size() const { return 3; }
   bool with_integral() const { return n_ == 4; }
+
+  std::vector<std::string> parameter_names() const { return {"p1", "p2", "p3"}; }
 
   Vector default_parameters() const {
     Vector theta(3);
