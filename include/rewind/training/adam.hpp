@@ -1,22 +1,40 @@
-// rewind/training/adam.hpp — Adam (Kingma & Ba 2015) with bias correction and optional
-// decoupled weight decay (AdamW, Loshchilov & Hutter 2019).
+// rewind/training/adam.hpp — Adam with bias correction (Kingma & Ba, "Adam: A Method for
+// Stochastic Optimization", ICLR 2015, Algorithm 1) and optional decoupled weight decay (AdamW:
+// Loshchilov & Hutter, "Decoupled Weight Decay Regularization", ICLR 2019, Algorithm 2).
 //
-//   m ← β₁ m + (1 − β₁) g,   v ← β₂ v + (1 − β₂) g²,
-//   θ ← θ − lr · ( m/(1 − β₁ᵗ) / (√(v/(1 − β₂ᵗ)) + ε) + weight_decay · θ ).
+// Step t = 1, 2, … with gradient g, elementwise:
+//   m ← β₁ m + (1 − β₁) g                  m̂ = m / (1 − β₁ᵗ)
+//   v ← β₂ v + (1 − β₂) g²                 v̂ = v / (1 − β₂ᵗ)
+//   θ ← (1 − lr·λ) θ − lr · m̂ / (√v̂ + ε)     (λ = weight_decay)
+//
+// The decay multiplies θ directly instead of being added to g, so it does not pass through the
+// adaptive scaling (that is what "decoupled" means). As in PyTorch's AdamW it is scaled by the
+// learning rate: the paper's λ (with schedule multiplier η_t = 1) is lr·weight_decay here.
+// β₁ᵗ and β₂ᵗ are kept as running products (one multiplication per step), so the bits do not
+// depend on the platform's pow().
+//
+//   rwd::training::AdamOptions options;
+//   options.learning_rate = 1e-2;
+//   options.weight_decay = 1e-4;     // AdamW
+//   rwd::training::Adam adam(options);
+//   adam.step(theta, gradient);
 #pragma once
 
 #include <string>
+
+#include <Eigen/Dense>
 
 #include "rewind/training/optimizer.hpp"
 
 namespace rwd::training {
 
 struct AdamOptions {
-  double learning_rate = 1e-3;  // > 0
-  double beta1 = 0.9;           // in [0, 1)
-  double beta2 = 0.999;         // in [0, 1)
-  double epsilon = 1e-8;        // > 0
-  double weight_decay = 0.0;    // >= 0, decoupled from the gradient
+  double learning_rate = 1e-3;  // α, step size; finite, > 0
+  double beta1 = 0.9;           // decay rate of the first-moment (mean) estimate; in [0, 1)
+  double beta2 = 0.999;         // decay rate of the second-moment (uncentred variance) estimate; in [0, 1)
+  double epsilon = 1e-8;        // added to √v̂ against division by zero; finite, > 0
+  double weight_decay = 0.0;    // λ, decoupled (AdamW); finite, >= 0, and learning_rate·λ < 1
+  // Throws rwd::InvalidArgument naming the first field that breaks its rule.
   void validate() const;
 };
 
@@ -27,11 +45,17 @@ class Adam : public Optimizer {
   std::string name() const override;
   Index iterations() const override { return t_; }
   void reset() override;
+
   const AdamOptions& options() const { return options_; }
+  // The moment estimates after the last step (empty before the first step).
+  const Eigen::VectorXd& first_moment() const { return m_; }
+  const Eigen::VectorXd& second_moment() const { return v_; }
 
  private:
   AdamOptions options_;
-  Eigen::VectorXd m_, v_;  // first and second moment estimates, sized on the first step
+  Eigen::VectorXd m_, v_;     // sized on the first step for a given size, reused after reset()
+  double beta1_power_ = 1.0;  // β₁ᵗ
+  double beta2_power_ = 1.0;  // β₂ᵗ
   Index t_ = 0;
 };
 
