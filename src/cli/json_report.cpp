@@ -122,13 +122,13 @@ nlohmann::ordered_json run_report_json(const RunReport& r) {
   j["rewind_version"] = REWIND_VERSION;
   j["problem"] = s.problem->name;
   j["n"] = s.problem->sized() ? Json(s.n) : Json(nullptr);
-  j["method"] = s.tableau.name;
+  j["method"] = s.bdf ? std::string("bdf") : s.tableau.name;
   j["adaptive"] = adaptive;
   // Fixed: the step; adaptive: the first step tried (0 = chosen automatically).
   j["dt"] = number(s.control.dt);
   j["t_final"] = number(r.summary.t_final);
-  j["rtol"] = adaptive ? number(s.control.rtol) : Json(nullptr);
-  j["atol"] = adaptive ? number(s.control.atol) : Json(nullptr);
+  j["rtol"] = adaptive ? number(s.control.rtol) : s.bdf ? number(s.bdf_options.rtol) : Json(nullptr);
+  j["atol"] = adaptive ? number(s.control.atol) : s.bdf ? number(s.bdf_options.atol.front()) : Json(nullptr);
   j["state_size"] = r.state_size;
   j["parameter_size"] = r.parameter_size;
   j["steps"] = r.summary.steps;

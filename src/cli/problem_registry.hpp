@@ -55,6 +55,7 @@ struct ProblemInfo {
   Index fixed_state_size;  // state size of a fixed-size problem (0 for sized ones)
   double default_dt;       // fixed step size (and, times default_steps, the horizon)
   Index default_steps;
+  bool stiff = false;      // its default method is bdf (a step is then one interval)
 
   bool sized() const { return size_meaning != nullptr; }
 };
@@ -86,10 +87,10 @@ inline const std::vector<ProblemInfo>& problem_table() {
       // Stiff: meant for --method bdf, where a step is one interval (40 of 1e6 make 4e7).
       {ProblemId::robertson, "robertson", "roberts",
        "Robertson kinetics, stiff (use --method bdf); theta = (p1, p2, p3) = (0.04, 1e4, 3e7)",
-       nullptr, 0, 3, 1.0e6, 40},
+       nullptr, 0, 3, 1.0e6, 40, true},
       {ProblemId::brusselator, "brusselator", nullptr,
        "2D Brusselator on an n x n grid, no-flux, stiff (use --method bdf); theta = (A, B, alpha)",
-       "grid side n", 16, 0, 0.5, 20},
+       "grid side n", 16, 0, 0.5, 20, true},
   };
   return table;
 }

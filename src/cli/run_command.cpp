@@ -22,7 +22,7 @@ struct RawRunOptions {
   Index n = 0;
   Index steps = 0;
   double dt = 0.0;
-  std::string method = "rk4";
+  std::string method;
   bool adaptive = false;
   double t_final = 0.0;
   double rtol = 0.0;
@@ -125,7 +125,8 @@ CLI::App* add_run_command(CLI::App& app) {
                              "step size (default 0.01; gray_scott 1); with --adaptive the\n"
                              "first step tried (default: chosen automatically)");
   run->add_option("--method", raw->method,
-                  "euler | heun | rk4 | rk38 | bs3 | dopri5 | tsit5 (default rk4), or\n"
+                  "euler | heun | rk4 | rk38 | bs3 | dopri5 | tsit5 (default rk4;\n"
+                  "bdf for robertson and brusselator), or\n"
                   "bdf: CVODES BDF on --steps intervals of length --dt, with\n"
                   "--rtol/--atol; the adjoint is CVODES's, interval by interval");
   run->add_flag("--adaptive", raw->adaptive,

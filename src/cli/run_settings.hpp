@@ -45,7 +45,7 @@ struct RunOptions {
   std::optional<Index> n;      // problem size (see ProblemInfo::size_meaning)
   std::optional<Index> steps;  // fixed steps; with --adaptive only sets the default t_final
   std::optional<double> dt;    // fixed: the step; adaptive: the first step tried
-  std::string method = "rk4";
+  std::string method;  // empty: the problem's default (rk4, or bdf for stiff problems)
   bool adaptive = false;
   std::optional<double> t_final;     // adaptive only
   std::optional<double> rtol;        // adaptive only
@@ -166,7 +166,8 @@ inline RunSettings resolve_run_settings(const RunOptions& o) {
   if (o.dt) detail::require_positive_finite("--dt", *o.dt, "must be a finite step size > 0");
   const double dt = o.dt.value_or(p.default_dt);
 
-  s.bdf = o.method == "bdf";
+  const std::string method = o.method.empty() ? (p.stiff ? "bdf" : "rk4") : o.method;
+  s.bdf = method == "bdf";
   if (s.bdf) {
     if (o.adaptive)
       rwd::detail::fail<InvalidArgument>("--method bdf chooses its own steps; --adaptive is for Runge-Kutta methods");
@@ -185,7 +186,7 @@ inline RunSettings resolve_run_settings(const RunOptions& o) {
     s.control = StepControl::fixed(0.0, dt, steps);
   } else {
   try {
-    s.tableau = ButcherTableau::by_name(o.method);
+    s.tableau = ButcherTableau::by_name(method);
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(std::string("--method: ") + e.what() + " (or bdf: CVODES on intervals)");
   }
@@ -193,7 +194,7 @@ inline RunSettings resolve_run_settings(const RunOptions& o) {
   if (o.adaptive) {
     if (!s.tableau.has_embedded())
       rwd::detail::fail<InvalidArgument>(
-          "--method ", o.method,
+          "--method ", method,
           " has no embedded error estimate, so it cannot take --adaptive steps; use heun, bs3, "
           "dopri5 or tsit5");
     const double t_final = o.t_final.value_or(static_cast<double>(steps) * dt);

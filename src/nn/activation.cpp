@@ -1,6 +1,7 @@
 // src/nn/activation.cpp — see rewind/nn/activation.hpp.
 #include "rewind/nn/activation.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "rewind/error.hpp"
@@ -20,6 +21,10 @@ double logistic(double x) {
   const double e = std::exp(x);
   return e / (1.0 + e);
 }
+// GELU (Hendrycks & Gimpel 2016, "Gaussian Error Linear Units (GELUs)", arXiv:1606.08415) is
+// x·Φ(x) with Φ the standard normal CDF. The exact erf form is used, not the paper's tanh
+// approximation, so that the derivative below is the derivative of the function computed.
+// Φ(x) = ½ erfc(−x/√2) rather than ½(1 + erf(x/√2)): no cancellation for very negative x.
 double normal_cdf(double x) { return 0.5 * std::erfc(-x * kInvSqrt2); }
 double normal_pdf(double x) { return kInvSqrt2Pi * std::exp(-0.5 * x * x); }
 
@@ -89,7 +94,7 @@ void multiply_by_derivative(Activation activation, const Eigen::Ref<const Eigen:
       grad.array() *= pre.unaryExpr([](double x) { return logistic(x); }).array();
       return;
     case Activation::gelu:
-      // d/dx x Φ(x) = Φ(x) + x φ(x).
+      // d/dx x Φ(x) = Φ(x) + x φ(x), φ the standard normal density (Hendrycks & Gimpel 2016).
       grad.array() *= pre.unaryExpr([](double x) { return normal_cdf(x) + x * normal_pdf(x); }).array();
       return;
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "rewind/error.hpp"
 
@@ -38,6 +39,9 @@ Mlp::Mlp(std::vector<DenseLayerShape> layers) : layers_(std::move(layers)) {
     if (l.inputs < 1 || l.outputs < 1)
       detail::fail<InvalidArgument>("MLP layer ", i, " is ", l.inputs, " → ", l.outputs,
                                     "; widths must be >= 1");
+    if (to_string(l.activation) == "?")
+      detail::fail<InvalidArgument>("MLP layer ", i, " has an invalid activation (enum value ",
+                                    static_cast<int>(l.activation), ")");
     if (i > 0 && layers_[i - 1].outputs != l.inputs)
       detail::fail<InvalidArgument>("MLP layer ", i - 1, " has ", layers_[i - 1].outputs,
                                     " outputs but layer ", i, " takes ", l.inputs, " inputs");
@@ -53,9 +57,13 @@ std::string Mlp::describe() const {
     text += '-';
     text += std::to_string(l.outputs);
   }
-  if (layers_.size() > 1) {
-    text += ' ';
-    text += to_string(layers_.front().activation);
+  // Hidden activations: one name when they agree (the usual case), else each in order.
+  const std::size_t hidden = layers_.size() - 1;
+  bool uniform = true;
+  for (std::size_t i = 1; i < hidden; ++i) uniform = uniform && layers_[i].activation == layers_[0].activation;
+  for (std::size_t i = 0; i < (uniform ? std::min<std::size_t>(hidden, 1) : hidden); ++i) {
+    text += i == 0 ? ' ' : ',';
+    text += to_string(layers_[i].activation);
   }
   if (layers_.back().activation != Activation::identity) {
     text += ", output ";
@@ -77,16 +85,23 @@ Mlp::Workspace Mlp::make_workspace(Index max_batch) const {
   return ws;
 }
 
-void Mlp::check_batch(const char* what, Index rows, Index expected_rows, Index batch, const Workspace& ws) const {
-  if (rows != expected_rows)
-    detail::fail<InvalidArgument>("MLP ", describe(), ": ", what, " has ", rows, " rows but must have ",
-                                  expected_rows);
-  if (batch > ws.max_batch())
-    detail::fail<InvalidArgument>("MLP ", describe(), ": batch of ", batch,
+// The checks every call shares: θ present, X's rows, the batch within the workspace, and a
+// workspace made for this network's widths.
+void Mlp::check_call(const char* call, const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                     const Workspace& ws) const {
+  if (theta == nullptr) detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": theta is a null pointer");
+  if (X.rows() != input_size())
+    detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": input X has ", X.rows(),
+                                  " rows but must have ", input_size(), " (one sample per column)");
+  if (X.cols() > ws.max_batch())
+    detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": batch of ", X.cols(),
                                   " samples exceeds the workspace's max_batch ", ws.max_batch());
-  if (static_cast<Index>(ws.pre.size()) != static_cast<Index>(layers_.size()) ||
-      (!layers_.empty() && ws.pre.front().rows() != layers_.front().outputs))
-    detail::fail<InvalidArgument>("MLP ", describe(), ": the workspace was made for another network");
+  bool same_widths = ws.pre.size() == layers_.size() && ws.grad_a.rows() == widest_;
+  for (std::size_t i = 0; same_widths && i < layers_.size(); ++i)
+    same_widths = ws.pre[i].rows() == layers_[i].outputs;
+  if (!same_widths)
+    detail::fail<InvalidArgument>("MLP ", describe(), " ", call,
+                                  ": the workspace was made for a network with other layer widths");
 }
 
 void Mlp::run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X, Index batch,
@@ -108,9 +123,9 @@ void Mlp::run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixX
 void Mlp::forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y,
                   Workspace& ws) const {
   const Index batch = X.cols();
-  check_batch("input X", X.rows(), input_size(), batch, ws);
+  check_call("forward", theta, X, ws);
   if (Y.rows() != output_size() || Y.cols() != batch)
-    detail::fail<InvalidArgument>("MLP ", describe(), ": output Y is ", Y.rows(), " × ", Y.cols(),
+    detail::fail<InvalidArgument>("MLP ", describe(), " forward: output Y is ", Y.rows(), " × ", Y.cols(),
                                   " but must be ", output_size(), " × ", batch);
   run_forward(theta, X, batch, ws);
   Y = ws.post.back().leftCols(batch);
@@ -120,16 +135,21 @@ void Mlp::vjp(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
               const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd> grad_X, double* grad_theta,
               Workspace& ws) const {
   const Index batch = X.cols();
-  check_batch("input X", X.rows(), input_size(), batch, ws);
+  check_call("vjp", theta, X, ws);
+  if (grad_theta == nullptr)
+    detail::fail<InvalidArgument>("MLP ", describe(), " vjp: grad_theta is a null pointer");
   if (V.rows() != output_size() || V.cols() != batch)
-    detail::fail<InvalidArgument>("MLP ", describe(), ": cotangent V is ", V.rows(), " × ", V.cols(),
+    detail::fail<InvalidArgument>("MLP ", describe(), " vjp: cotangent V is ", V.rows(), " × ", V.cols(),
                                   " but must be ", output_size(), " × ", batch);
   if (grad_X.rows() != input_size() || grad_X.cols() != batch)
-    detail::fail<InvalidArgument>("MLP ", describe(), ": grad_X is ", grad_X.rows(), " × ", grad_X.cols(),
+    detail::fail<InvalidArgument>("MLP ", describe(), " vjp: grad_X is ", grad_X.rows(), " × ", grad_X.cols(),
                                   " but must be ", input_size(), " × ", batch);
   run_forward(theta, X, batch, ws);
 
-  // G holds ∂L/∂(output of layer i); it moves between the two buffers as i descends.
+  // Reverse mode by hand. With z = W a + b and a' = σ(z), a cotangent G = ∂L/∂a' becomes
+  // ∂L/∂z = σ'(z) ⊙ G, and then ∂L/∂W = (∂L/∂z) aᵀ, ∂L/∂b = (∂L/∂z) 1 (sums over the batch's
+  // columns) and ∂L/∂a = Wᵀ (∂L/∂z). G moves between the workspace's two cotangent buffers as
+  // the layer index descends; the first layer's ∂L/∂a goes straight into grad_X.
   Eigen::MatrixXd* g = &ws.grad_a;
   Eigen::MatrixXd* next = &ws.grad_b;
   g->topLeftCorner(output_size(), batch) = V;
@@ -154,9 +174,17 @@ void Mlp::vjp(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
   }
 }
 
+// Glorot & Bengio (2010), "Understanding the difficulty of training deep feedforward neural
+// networks", AISTATS: U(−a, a) with a = √(6 / (fan_in + fan_out)) keeps the variance of
+// activations and of back-propagated gradients roughly constant from layer to layer for tanh
+// networks, which is why it is the default here; biases start at zero.
+//
+// Bits to doubles, identically on every platform: the top 53 bits of each 64-bit output, times
+// 2^−53, are exactly a double u in [0, 1); 2u − 1 is then exact too (a multiple of 2^−52 in
+// [−1, 1)), and a · (2u − 1) is one correctly rounded IEEE multiplication (a itself is a
+// correctly rounded division and square root). Weights are drawn in θ's order, layer by layer.
 Eigen::VectorXd Mlp::initial_parameters(std::uint64_t seed) const {
   std::mt19937_64 generator(seed);
-  // 53 random bits → a double uniform on [0, 1), exactly representable, the same everywhere.
   const auto unit = [&generator] { return static_cast<double>(generator() >> 11) * 0x1.0p-53; };
   Eigen::VectorXd theta = Eigen::VectorXd::Zero(parameter_size_);
   for (std::size_t i = 0; i < layers_.size(); ++i) {

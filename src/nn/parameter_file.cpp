@@ -1,13 +1,14 @@
-// src/nn/parameter_file.cpp — see rewind/nn/parameter_file.hpp.
+// src/nn/parameter_file.cpp — see rewind/nn/parameter_file.hpp. HDF5 1.10 C API.
 #include "rewind/nn/parameter_file.hpp"
 
-#include "rewind/checkpoint/detail/hdf5_handles.hpp"
-
-#include <cmath>
+#include <algorithm>
+#include <cstdint>
 #include <string>
-#include <utility>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
+#include "rewind/checkpoint/detail/hdf5_handles.hpp"
 #include "rewind/error.hpp"
 
 namespace rwd::nn {
@@ -16,53 +17,190 @@ namespace {
 constexpr const char* kFormat = "rewind mlp parameters";
 constexpr std::int64_t kFormatVersion = 1;
 
+using rwd::detail::Hdf5Id;
 using rwd::detail::QuietHdf5;
 
-// An identifier closed on scope exit; a negative one (HDF5's failure) is an error naming the file.
-class Handle : public rwd::detail::Hdf5Id {
+std::string quoted(const std::filesystem::path& file) { return "'" + file.string() + "'"; }
+
+[[noreturn]] void fail_file(const std::filesystem::path& file, const std::string& what) {
+  throw StorageError("parameter file " + quoted(file) + ": " + what);
+}
+
+// An identifier closed on scope exit; a negative one (HDF5's failure value) is an error naming
+// the file and what was being done.
+class Handle : public Hdf5Id {
  public:
   Handle(hid_t id, herr_t (*close)(hid_t), const std::filesystem::path& file, const std::string& what)
       : Hdf5Id(id, close) {
-    if (!valid()) throw StorageError("parameter file '" + file.string() + "': " + what);
+    if (!valid()) fail_file(file, what);
   }
 };
 
 void check(herr_t status, const std::filesystem::path& file, const std::string& what) {
-  if (status < 0) throw StorageError("parameter file '" + file.string() + "': " + what);
+  if (status < 0) fail_file(file, what);
 }
 
-std::string activation_list(const Mlp& mlp) {
+// "tanh,identity": one name per layer, in order.
+std::string activation_names(const std::vector<DenseLayerShape>& layers) {
   std::string list;
-  for (const DenseLayerShape& l : mlp.layers()) {
+  for (const DenseLayerShape& l : layers) {
     if (!list.empty()) list += ',';
     list += to_string(l.activation);
   }
   return list;
 }
 
+// "2-50-2": the input width, then each layer's output width.
+std::string width_list(const std::vector<DenseLayerShape>& layers) {
+  std::string text = layers.empty() ? std::string("(no layers)") : std::to_string(layers.front().inputs);
+  for (const DenseLayerShape& l : layers) text += "-" + std::to_string(l.outputs);
+  return text;
+}
+
 void write_string(hid_t object, const char* name, const std::string& value, const std::filesystem::path& file) {
   Handle type(H5Tcopy(H5T_C_S1), H5Tclose, file, "string type");
-  check(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)), file, "string type");
+  check(H5Tset_size(type.get(), value.empty() ? 1 : value.size()), file, "string type");
   Handle space(H5Screate(H5S_SCALAR), H5Sclose, file, "attribute space");
   Handle attribute(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, file,
                    std::string("creating attribute ") + name);
   check(H5Awrite(attribute.get(), type.get(), value.c_str()), file, std::string("writing attribute ") + name);
 }
 
+// A scalar string attribute, fixed-length (as rewind writes it) or variable-length (as h5py
+// writes a Python str).
 std::string read_string(hid_t object, const char* name, const std::filesystem::path& file) {
   if (H5Aexists(object, name) <= 0)
-    throw StorageError("parameter file '" + file.string() + "' has no attribute '" + name +
-                       "': not a rewind parameter file");
+    fail_file(file, std::string("has no attribute '") + name + "': not a rewind parameter file");
   Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose, file, std::string("opening attribute ") + name);
-  Handle type(H5Aget_type(attribute.get()), H5Tclose, file, std::string("attribute type of ") + name);
-  if (H5Tget_class(type.get()) != H5T_STRING)
-    throw StorageError("parameter file '" + file.string() + "': attribute " + name + " is not a string");
+  Handle type(H5Aget_type(attribute.get()), H5Tclose, file, std::string("type of attribute ") + name);
+  if (H5Tget_class(type.get()) != H5T_STRING) fail_file(file, std::string("attribute ") + name + " is not a string");
+  Handle space(H5Aget_space(attribute.get()), H5Sclose, file, std::string("space of attribute ") + name);
+  if (H5Sget_simple_extent_npoints(space.get()) != 1)
+    fail_file(file, std::string("attribute ") + name + " is not a single string");
+  if (H5Tis_variable_str(type.get()) > 0) {
+    Handle memory(H5Tcopy(H5T_C_S1), H5Tclose, file, "string type");
+    check(H5Tset_size(memory.get(), H5T_VARIABLE), file, "string type");
+    char* text = nullptr;
+    check(H5Aread(attribute.get(), memory.get(), &text), file, std::string("reading attribute ") + name);
+    std::string value = text ? text : "";
+    H5free_memory(text);
+    return value;
+  }
   const std::size_t size = H5Tget_size(type.get());
   std::vector<char> buffer(size + 1, '\0');
   Handle memory(H5Tcopy(H5T_C_S1), H5Tclose, file, "string type");
   check(H5Tset_size(memory.get(), size + 1), file, "string type");
   check(H5Aread(attribute.get(), memory.get(), buffer.data()), file, std::string("reading attribute ") + name);
   return buffer.data();
+}
+
+std::int64_t read_integer(hid_t object, const char* name, const std::filesystem::path& file) {
+  if (H5Aexists(object, name) <= 0)
+    fail_file(file, std::string("has no attribute '") + name + "': not a rewind parameter file");
+  Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose, file, std::string("opening attribute ") + name);
+  Handle type(H5Aget_type(attribute.get()), H5Tclose, file, std::string("type of attribute ") + name);
+  Handle space(H5Aget_space(attribute.get()), H5Sclose, file, std::string("space of attribute ") + name);
+  if (H5Tget_class(type.get()) != H5T_INTEGER || H5Sget_simple_extent_npoints(space.get()) != 1)
+    fail_file(file, std::string("attribute ") + name + " is not a single integer");
+  std::int64_t value = 0;
+  check(H5Aread(attribute.get(), H5T_NATIVE_INT64, &value), file, std::string("reading attribute ") + name);
+  return value;
+}
+
+// The architecture the file records: /layers (inputs, outputs per row) and the activations
+// attribute, one name per layer.
+std::vector<DenseLayerShape> read_architecture(hid_t h5, const std::filesystem::path& file) {
+  if (H5Lexists(h5, "layers", H5P_DEFAULT) <= 0) fail_file(file, "has no /layers dataset");
+  Handle set(H5Dopen2(h5, "layers", H5P_DEFAULT), H5Dclose, file, "opening /layers");
+  Handle type(H5Dget_type(set.get()), H5Tclose, file, "type of /layers");
+  Handle space(H5Dget_space(set.get()), H5Sclose, file, "space of /layers");
+  hsize_t dims[2] = {0, 0};
+  if (H5Tget_class(type.get()) != H5T_INTEGER || H5Sget_simple_extent_ndims(space.get()) != 2 ||
+      H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2 || dims[1] != 2 || dims[0] < 1)
+    fail_file(file, "/layers must be an integer table with one (inputs, outputs) row per layer");
+  std::vector<std::int64_t> table(dims[0] * 2);
+  check(H5Dread(set.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, table.data()), file,
+        "reading /layers (is the file truncated?)");
+
+  const std::string names = read_string(h5, "activations", file);
+  std::vector<Activation> activations;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = names.find(',', start);
+    const std::string name = names.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    try {
+      activations.push_back(parse_activation(name));
+    } catch (const InvalidArgument&) {
+      fail_file(file, "layer " + std::to_string(activations.size()) + " has an unknown activation '" + name +
+                          "' (attribute activations = \"" + names + "\")");
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (activations.size() != dims[0])
+    fail_file(file, "/layers has " + std::to_string(dims[0]) + " layers but attribute activations names " +
+                        std::to_string(activations.size()) + " (\"" + names + "\")");
+
+  std::vector<DenseLayerShape> layers;
+  for (hsize_t i = 0; i < dims[0]; ++i) layers.push_back({table[2 * i], table[2 * i + 1], activations[i]});
+  return layers;
+}
+
+// "" when the file's layers are the network's; else every difference, e.g. "layer 0 has 9
+// outputs in the file but 10 in the network given".
+std::string differences(const std::vector<DenseLayerShape>& in_file, const Mlp& mlp) {
+  const std::vector<DenseLayerShape>& ours = mlp.layers();
+  std::string text;
+  const auto add = [&text](const std::string& item) { text += (text.empty() ? "" : "; ") + item; };
+  if (in_file.size() != ours.size())
+    add("the file has " + std::to_string(in_file.size()) + " layers but the network given has " +
+        std::to_string(ours.size()));
+  for (std::size_t i = 0; i < std::min(in_file.size(), ours.size()); ++i) {
+    const std::string layer = "layer " + std::to_string(i) + " has ";
+    if (in_file[i].inputs != ours[i].inputs)
+      add(layer + std::to_string(in_file[i].inputs) + " inputs in the file but " + std::to_string(ours[i].inputs) +
+          " in the network given");
+    if (in_file[i].outputs != ours[i].outputs)
+      add(layer + std::to_string(in_file[i].outputs) + " outputs in the file but " +
+          std::to_string(ours[i].outputs) + " in the network given");
+    if (in_file[i].activation != ours[i].activation)
+      add(layer + "activation " + std::string(to_string(in_file[i].activation)) + " in the file but " +
+          std::string(to_string(ours[i].activation)) + " in the network given");
+  }
+  return text;
+}
+
+// Everything a parameter file holds, written into the freshly created file h5.
+void write_contents(hid_t h5, const Mlp& mlp, const Eigen::VectorXd& theta, const std::filesystem::path& file) {
+  const hsize_t n = static_cast<hsize_t>(theta.size());
+  {
+    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, file, "space of /theta");
+    Handle set(H5Dcreate2(h5, "theta", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+               H5Dclose, file, "creating /theta");
+    check(H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, theta.data()), file,
+          "writing /theta");
+  }
+  {
+    std::vector<std::int64_t> table;
+    for (const DenseLayerShape& l : mlp.layers()) {
+      table.push_back(l.inputs);
+      table.push_back(l.outputs);
+    }
+    const hsize_t dims[2] = {mlp.layers().size(), 2};
+    Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose, file, "space of /layers");
+    Handle set(H5Dcreate2(h5, "layers", H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+               H5Dclose, file, "creating /layers");
+    check(H5Dwrite(set.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, table.data()), file,
+          "writing /layers");
+  }
+  write_string(h5, "format", kFormat, file);
+  {
+    Handle space(H5Screate(H5S_SCALAR), H5Sclose, file, "attribute space");
+    Handle attribute(H5Acreate2(h5, "format_version", H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                     H5Aclose, file, "creating attribute format_version");
+    check(H5Awrite(attribute.get(), H5T_NATIVE_INT64, &kFormatVersion), file, "writing attribute format_version");
+  }
+  write_string(h5, "activations", activation_names(mlp.layers()), file);
+  write_string(h5, "description", mlp.describe(), file);
 }
 
 }  // namespace
@@ -72,93 +210,63 @@ void save_parameters(const std::filesystem::path& file, const Mlp& mlp, const Ei
     detail::fail<InvalidArgument>("save_parameters: theta has ", theta.size(), " values but the network ",
                                   mlp.describe(), " has ", mlp.parameter_size());
   if (!theta.allFinite())
-    detail::fail<InvalidArgument>("save_parameters: theta contains NaN or Inf; refusing to save it to '",
-                                  file.string(), "'");
+    detail::fail<InvalidArgument>("save_parameters: theta contains NaN or Inf; refusing to save it to ",
+                                  quoted(file));
   QuietHdf5 quiet;
+  // H5F_ACC_EXCL: an existing file (perhaps the parameters of another run) is never replaced.
   Handle h5(H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, file,
             std::filesystem::exists(file) ? "exists already; not overwritten" : "cannot be created");
-  const hsize_t n = static_cast<hsize_t>(theta.size());
-  {
-    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, file, "theta space");
-    Handle set(H5Dcreate2(h5.get(), "theta", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-               H5Dclose, file, "creating /theta");
-    check(H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, theta.data()), file,
-          "writing /theta");
+  // A failed save leaves nothing behind that a later load could mistake for parameters.
+  try {
+    write_contents(h5.get(), mlp, theta, file);
+    // Closing writes the metadata cache: its failure (a full disk) must not pass unnoticed.
+    check(H5Fclose(h5.release()), file, "closing after writing (is the disk full?)");
+  } catch (...) {
+    if (h5.valid()) H5Fclose(h5.release());
+    std::error_code ignored;
+    std::filesystem::remove(file, ignored);
+    throw;
   }
-  {
-    std::vector<std::int64_t> shapes;
-    for (const DenseLayerShape& l : mlp.layers()) {
-      shapes.push_back(l.inputs);
-      shapes.push_back(l.outputs);
-    }
-    const hsize_t dims[2] = {mlp.layers().size(), 2};
-    Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose, file, "layers space");
-    Handle set(H5Dcreate2(h5.get(), "layers", H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-               H5Dclose, file, "creating /layers");
-    check(H5Dwrite(set.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, shapes.data()), file,
-          "writing /layers");
-  }
-  write_string(h5.get(), "format", kFormat, file);
-  write_string(h5.get(), "activations", activation_list(mlp), file);
-  write_string(h5.get(), "description", mlp.describe(), file);
-  {
-    Handle space(H5Screate(H5S_SCALAR), H5Sclose, file, "attribute space");
-    Handle attribute(H5Acreate2(h5.get(), "format_version", H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                     H5Aclose, file, "creating attribute format_version");
-    check(H5Awrite(attribute.get(), H5T_NATIVE_INT64, &kFormatVersion), file, "writing format_version");
-  }
-  check(H5Fflush(h5.get(), H5F_SCOPE_LOCAL), file, "flushing (is the disk full?)");
 }
 
 Eigen::VectorXd load_parameters(const std::filesystem::path& file, const Mlp& mlp) {
-  if (!std::filesystem::exists(file)) throw StorageError("parameter file '" + file.string() + "' does not exist");
+  std::error_code error;
+  if (!std::filesystem::exists(file, error)) fail_file(file, "does not exist");
+  if (!std::filesystem::is_regular_file(file, error)) fail_file(file, "is not a regular file");
   QuietHdf5 quiet;
-  if (H5Fis_hdf5(file.c_str()) <= 0)
-    throw StorageError("parameter file '" + file.string() + "' is not an HDF5 file (or is truncated)");
-  Handle h5(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, file, "cannot be opened");
-  if (read_string(h5.get(), "format", file) != kFormat)
-    throw StorageError("parameter file '" + file.string() + "' is not a rewind parameter file");
+  if (H5Fis_hdf5(file.c_str()) <= 0) fail_file(file, "is not an HDF5 file (or its header is damaged)");
+  Handle h5(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, file,
+            "cannot be opened (truncated or damaged?)");
+  if (read_string(h5.get(), "format", file) != kFormat) fail_file(file, "is not a rewind parameter file");
+  const std::int64_t version = read_integer(h5.get(), "format_version", file);
+  if (version != kFormatVersion)
+    fail_file(file, "has format_version " + std::to_string(version) + "; this build of rewind reads version " +
+                        std::to_string(kFormatVersion));
 
-  // Architecture: layer shapes, then activations.
-  Handle layers(H5Dopen2(h5.get(), "layers", H5P_DEFAULT), H5Dclose, file, "has no /layers dataset");
-  Handle layer_space(H5Dget_space(layers.get()), H5Sclose, file, "/layers space");
-  hsize_t dims[2] = {0, 0};
-  if (H5Sget_simple_extent_ndims(layer_space.get()) != 2 || H5Sget_simple_extent_dims(layer_space.get(), dims, nullptr) != 2 ||
-      dims[1] != 2)
-    throw StorageError("parameter file '" + file.string() + "': /layers must be a [layers × 2] table");
-  std::vector<std::int64_t> shapes(dims[0] * 2);
-  check(H5Dread(layers.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, shapes.data()), file,
-        "reading /layers");
-  std::string file_architecture;
-  for (hsize_t i = 0; i < dims[0]; ++i)
-    file_architecture += (i == 0 ? std::to_string(shapes[0]) : std::string()) + "-" + std::to_string(shapes[2 * i + 1]);
-  const std::string activations = read_string(h5.get(), "activations", file);
-  std::string our_architecture;
-  for (std::size_t i = 0; i < mlp.layers().size(); ++i)
-    our_architecture += (i == 0 ? std::to_string(mlp.input_size()) : std::string()) + "-" +
-                        std::to_string(mlp.layers()[i].outputs);
-  bool same_shapes = dims[0] == mlp.layers().size();
-  for (std::size_t i = 0; same_shapes && i < mlp.layers().size(); ++i)
-    same_shapes = shapes[2 * i] == mlp.layers()[i].inputs && shapes[2 * i + 1] == mlp.layers()[i].outputs;
-  if (!same_shapes)
-    throw StorageError("parameter file '" + file.string() + "' holds a " + file_architecture +
-                       " network but the network given is " + our_architecture);
-  if (activations != activation_list(mlp))
-    throw StorageError("parameter file '" + file.string() + "' has activations " + activations +
-                       " but the network given has " + activation_list(mlp));
+  const std::vector<DenseLayerShape> in_file = read_architecture(h5.get(), file);
+  const std::string mismatch = differences(in_file, mlp);
+  if (!mismatch.empty())
+    fail_file(file, "holds parameters of a " + width_list(in_file) + " network (" + activation_names(in_file) +
+                        ") but the network given is " + width_list(mlp.layers()) + " (" + activation_names(mlp.layers()) +
+                        "): " + mismatch);
 
-  Handle set(H5Dopen2(h5.get(), "theta", H5P_DEFAULT), H5Dclose, file, "has no /theta dataset");
-  Handle space(H5Dget_space(set.get()), H5Sclose, file, "/theta space");
+  if (H5Lexists(h5.get(), "theta", H5P_DEFAULT) <= 0) fail_file(file, "has no /theta dataset");
+  Handle set(H5Dopen2(h5.get(), "theta", H5P_DEFAULT), H5Dclose, file, "opening /theta");
+  Handle type(H5Dget_type(set.get()), H5Tclose, file, "type of /theta");
+  Handle space(H5Dget_space(set.get()), H5Sclose, file, "space of /theta");
+  // float64 only: a float32 θ would load "successfully" with digits the network never had.
+  if (H5Tget_class(type.get()) != H5T_FLOAT || H5Tget_size(type.get()) != 8)
+    fail_file(file, "/theta is not float64");
   hsize_t n = 0;
   if (H5Sget_simple_extent_ndims(space.get()) != 1 || H5Sget_simple_extent_dims(space.get(), &n, nullptr) != 1 ||
       n != static_cast<hsize_t>(mlp.parameter_size()))
-    throw StorageError("parameter file '" + file.string() + "': /theta has " + std::to_string(n) +
-                       " values but the network has " + std::to_string(mlp.parameter_size()));
+    fail_file(file, "/theta has " + std::to_string(H5Sget_simple_extent_npoints(space.get())) +
+                        " values but the network " + mlp.describe() + " has " +
+                        std::to_string(mlp.parameter_size()));
   Eigen::VectorXd theta(mlp.parameter_size());
   check(H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, theta.data()), file,
         "reading /theta (is the file truncated?)");
-  if (!theta.allFinite())
-    throw StorageError("parameter file '" + file.string() + "': /theta contains NaN or Inf");
+  if (!theta.allFinite()) fail_file(file, "/theta contains NaN or Inf");
   return theta;
 }
 

@@ -66,6 +66,7 @@
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/integrators/eigen_nvector.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"  // StepperCounters
 #include "rewind/problem.hpp"
 
@@ -76,6 +77,12 @@ enum class CvodesLinearSolver {
   dense,  // SUNDIALS dense LU; the problem's jacobian() if it has one, else difference quotients
   band,   // SUNDIALS band LU with difference-quotient Jacobians (column grouping: 2·width + 1
           // right-hand sides per Jacobian); widths from the options or the problem's band_width()
+};
+
+// Which N_Vector CVODES computes with.
+enum class CvodesVectors {
+  rewind,  // rwd::sundials eigen vectors: optimised kernels, rhs/vjp called without copies
+  serial,  // SUNDIALS' serial vector as packaged (Debian builds it unoptimised), for comparison
 };
 
 struct CvodesOptions {
@@ -90,6 +97,7 @@ struct CvodesOptions {
   // CVODES's own checkpoints inside an interval being reversed (CVodeAdjInit's Nd).
   long steps_per_adjoint_checkpoint = 100;
   CvodesLinearSolver linear_solver = CvodesLinearSolver::dense;
+  CvodesVectors vectors = CvodesVectors::rewind;
   Index band_upper = -1, band_lower = -1;  // band: half-bandwidths of ∂f/∂y (−1: problem.band_width())
 
   void validate(Index n) const {
@@ -170,6 +178,7 @@ class CvodesIntervalStepper {
     f_ = Vector::Zero(n_);
     v_ = Vector::Zero(n_);
     out_y_ = Vector::Zero(n_);
+    quad_out_y_ = Vector::Zero(n_);
     out_theta_ = Vector::Zero(p_);
     theta_ = Vector::Zero(p_);
     setup();
@@ -281,8 +290,12 @@ class CvodesIntervalStepper {
   }
 
  private:
-  // An N_Vector over an Eigen vector's memory (no copy; SUNDIALS does not free it).
-  N_Vector wrap(Vector& v) const { return N_VMake_Serial(static_cast<sunindextype>(v.size()), v.data(), context_.value); }
+  // An N_Vector over an Eigen vector's memory (no copy; SUNDIALS does not free it). CVODES clones
+  // it for its own vectors, so the kind chosen here is the kind it computes with.
+  N_Vector wrap(Vector& v) const {
+    if (options_.vectors == CvodesVectors::rewind) return sundials::make_eigen_nvector_view(v.data(), v.size(), context_.value);
+    return N_VMake_Serial(static_cast<sunindextype>(v.size()), v.data(), context_.value);
+  }
 
   void setup() {
     SUNContext context = nullptr;
@@ -361,28 +374,37 @@ class CvodesIntervalStepper {
         std::string(module) + "::" + function + ": " + message;
   }
 
-  // Callbacks: CVODES vectors are copied into the work vectors the problem's interface takes.
-  static void load(Vector& target, N_Vector source) {
-    target = Eigen::Map<const Vector>(N_VGetArrayPointer(source), target.size());
+  // Callbacks hand CVODES's vectors to the problem, which takes Eigen vectors: rewind's vectors
+  // are Eigen vectors already (no copy); serial ones are copied through the work vectors.
+  static const Vector& in(N_Vector source, Vector& scratch) {
+    if (sundials::is_eigen_nvector(source))
+      if (const Vector* own = sundials::owned(source)) return *own;
+    scratch = Eigen::Map<const Vector>(N_VGetArrayPointer(source), scratch.size());
+    return scratch;
+  }
+  static Vector& out(N_Vector target, Vector& scratch) {
+    if (sundials::is_eigen_nvector(target))
+      if (Vector* own = sundials::owned_mutable(target)) return *own;
+    return scratch;
   }
   static void store(N_Vector target, const Vector& source) {
-    Eigen::Map<Vector>(N_VGetArrayPointer(target), source.size()) = source;
+    double* data = N_VGetArrayPointer(target);
+    if (data != source.data()) Eigen::Map<Vector>(data, source.size()) = source;
   }
   static bool finite(const Vector& v) { return v.allFinite(); }
 
   static int forward_rhs(double t, N_Vector y, N_Vector ydot, void* data) {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
-    load(self->y_, y);
-    self->problem_.rhs(t, self->y_, self->theta_, self->f_);
-    store(ydot, self->f_);
-    return finite(self->f_) ? 0 : 1;  // 1: recoverable, CVODES retries with a smaller step
+    Vector& f = out(ydot, self->f_);
+    self->problem_.rhs(t, in(y, self->y_), self->theta_, f);
+    store(ydot, f);
+    return finite(f) ? 0 : 1;  // 1: recoverable, CVODES retries with a smaller step
   }
   static int forward_jacobian(double t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vector, N_Vector, N_Vector) {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
     if constexpr (detail::HasJacobian<P>) {
-      load(self->y_, y);
       self->jacobian_.resize(self->n_, self->n_);
-      self->problem_.jacobian(t, self->y_, self->theta_, self->jacobian_);
+      self->problem_.jacobian(t, in(y, self->y_), self->theta_, self->jacobian_);
       // SUNDIALS' dense matrix is column-major like Eigen's.
       Eigen::Map<Eigen::MatrixXd>(SUNDenseMatrix_Data(J), self->n_, self->n_) = self->jacobian_;
       return self->jacobian_.allFinite() ? 0 : 1;
@@ -392,20 +414,18 @@ class CvodesIntervalStepper {
   // dλ/dt = −(∂f/∂y)ᵀ λ.
   static int backward_rhs(double t, N_Vector y, N_Vector yB, N_Vector yBdot, void* data) {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
-    load(self->y_, y);
-    load(self->v_, yB);
-    self->problem_.vjp(t, self->y_, self->theta_, self->v_, self->out_y_, self->out_theta_);
-    self->out_y_ = -self->out_y_;
-    store(yBdot, self->out_y_);
-    return finite(self->out_y_) ? 0 : 1;
+    Vector& dl = out(yBdot, self->out_y_);
+    self->problem_.vjp(t, in(y, self->y_), self->theta_, in(yB, self->v_), dl, self->out_theta_);
+    dl = -dl;
+    store(yBdot, dl);
+    return finite(dl) ? 0 : 1;
   }
   static int backward_jacobian(double t, N_Vector y, N_Vector, N_Vector, SUNMatrix JB, void* data, N_Vector, N_Vector,
                                N_Vector) {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
     if constexpr (detail::HasJacobian<P>) {
-      load(self->y_, y);
       self->jacobian_.resize(self->n_, self->n_);
-      self->problem_.jacobian(t, self->y_, self->theta_, self->jacobian_);
+      self->problem_.jacobian(t, in(y, self->y_), self->theta_, self->jacobian_);
       Eigen::Map<Eigen::MatrixXd>(SUNDenseMatrix_Data(JB), self->n_, self->n_) = -self->jacobian_.transpose();
       return self->jacobian_.allFinite() ? 0 : 1;
     }
@@ -415,19 +435,18 @@ class CvodesIntervalStepper {
   // q(τ_n) = ∫_{τ_n}^{τ_{n+1}} (∂f/∂θ)ᵀ λ dt.
   static int backward_quadrature(double t, N_Vector y, N_Vector yB, N_Vector qBdot, void* data) {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
-    load(self->y_, y);
-    load(self->v_, yB);
-    self->problem_.vjp(t, self->y_, self->theta_, self->v_, self->out_y_, self->out_theta_);
-    self->out_theta_ = -self->out_theta_;
-    store(qBdot, self->out_theta_);
-    return finite(self->out_theta_) ? 0 : 1;
+    Vector& dq = out(qBdot, self->out_theta_);
+    self->problem_.vjp(t, in(y, self->y_), self->theta_, in(yB, self->v_), self->quad_out_y_, dq);
+    dq = -dq;
+    store(qBdot, dq);
+    return finite(dq) ? 0 : 1;
   }
 
   const P& problem_;
   CvodesOptions options_;
   IntervalGrid grid_;
   Index n_, p_;
-  Vector y_, f_, v_, out_y_, out_theta_, theta_, atol_;
+  Vector y_, f_, v_, out_y_, out_theta_, quad_out_y_, theta_, atol_;
   Eigen::MatrixXd jacobian_;
   sunindextype upper_ = 0, lower_ = 0;  // band half-bandwidths
   // Destroyed in reverse order: CVODES first, then its solvers and matrices, the context last.
