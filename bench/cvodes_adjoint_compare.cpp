@@ -4,6 +4,8 @@
 //
 //   cvodes_adjoint_compare --variant cvodes --horizon 10 [--n 64]
 //   cvodes_adjoint_compare --variant rewind --horizon 10 --interval 0.5 --snapshots 4
+//   cvodes_adjoint_compare --variant cvodes --horizon 10 --vectors serial --band sundials
+//       # Debian's SUNDIALS as packaged: its serial vector and its band LU
 //
 // Problem: the 2D Brusselator (rwd::Brusselator2D, 2n² unknowns, band BDF), J = ½|y_T|²,
 // gradient with respect to θ = (A, B, α) and y0. Both variants use rwd::CvodesIntervalStepper with
@@ -43,7 +45,7 @@ long long peak_rss_bytes() {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  std::string variant = "rewind";
+  std::string variant = "rewind", vectors = "rewind", band = "lapack";
   double horizon = 10.0, interval = 0.5, rtol = 1e-6, atol = 1e-8;
   rwd::Index n = 64;
   int snapshots = 4;
@@ -58,6 +60,8 @@ int main(int argc, char** argv) try {
     else if (key == "--nd") nd = std::stol(value);
     else if (key == "--rtol") rtol = std::stod(value);
     else if (key == "--atol") atol = std::stod(value);
+    else if (key == "--vectors") vectors = value;
+    else if (key == "--band") band = value;
     else throw rwd::InvalidArgument("unknown option " + key);
   }
   if (variant != "rewind" && variant != "cvodes") throw rwd::InvalidArgument("--variant must be rewind or cvodes");
@@ -69,6 +73,10 @@ int main(int argc, char** argv) try {
   options.linear_solver = rwd::CvodesLinearSolver::band;
   options.steps_per_adjoint_checkpoint = nd;
   options.max_steps_per_interval = 10000000;
+  if (vectors != "rewind" && vectors != "serial") throw rwd::InvalidArgument("--vectors must be rewind or serial");
+  options.vectors = vectors == "serial" ? rwd::CvodesVectors::serial : rwd::CvodesVectors::rewind;
+  if (band != "lapack" && band != "sundials") throw rwd::InvalidArgument("--band must be lapack or sundials");
+  options.band_lapack = band == "lapack";
   const rwd::Index intervals =
       variant == "cvodes" ? 1 : std::max<rwd::Index>(1, static_cast<rwd::Index>(horizon / interval + 0.5));
   rwd::CvodesIntervalStepper stepper(model, options, rwd::IntervalGrid{0.0, horizon, intervals});
@@ -95,6 +103,8 @@ int main(int argc, char** argv) try {
   out["intervals"] = intervals;
   out["snapshots"] = variant == "cvodes" ? 0 : snapshots;
   out["nd"] = nd;
+  out["vectors"] = vectors;
+  out["band"] = band;
   out["seconds"] = seconds;
   out["peak_rss_bytes"] = peak_rss_bytes();
   out["rss_before_bytes"] = before;

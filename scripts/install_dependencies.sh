@@ -8,6 +8,7 @@ packages=(
   libeigen3-dev          # CPU vector backend, dense linear algebra
   libthrust-dev          # Thrust backend (CPP/OMP device systems on the CPU)
   libsundials-dev        # BDF through CVODES
+  liblapack-dev          # band LU for CVODES's Newton iterations (dgbtrf/dgbtrs)
   libhdf5-dev hdf5-tools # snapshot files, h5dump
   libxxhash-dev          # XXH3 checksums of snapshots (header-only use)
   libgtest-dev googletest libgmock-dev

@@ -34,7 +34,8 @@
 // `void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const`
 // (J overwritten, n × n), else CVODES's difference quotients; the backward problem uses −Jᵀ.
 // Or band (CvodesLinearSolver::band) for semi-discretised PDEs: difference-quotient Jacobians
-// with column grouping, half-bandwidths from the options or the problem's band_width().
+// with column grouping, half-bandwidths from the options or the problem's band_width(), factored
+// by LAPACK (rwd::sundials::make_lapack_band_solver) rather than Debian's unoptimised band LU.
 //
 // Errors: a CVODES failure (Newton convergence, too much work, step size underflow, …) in a
 // forward or backward solve throws rwd::SolverError naming the interval, its time span, the
@@ -67,6 +68,7 @@
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/eigen_nvector.hpp"
+#include "rewind/integrators/lapack_band_solver.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"  // StepperCounters
 #include "rewind/problem.hpp"
 
@@ -98,6 +100,7 @@ struct CvodesOptions {
   long steps_per_adjoint_checkpoint = 100;
   CvodesLinearSolver linear_solver = CvodesLinearSolver::dense;
   CvodesVectors vectors = CvodesVectors::rewind;
+  bool band_lapack = true;  // band: factor with LAPACK (false: SUNDIALS' own band LU, for comparison)
   Index band_upper = -1, band_lower = -1;  // band: half-bandwidths of ∂f/∂y (−1: problem.band_width())
 
   void validate(Index n) const {
@@ -260,7 +263,7 @@ class CvodesIntervalStepper {
       if (options_.linear_solver == CvodesLinearSolver::band) {
         // −(∂f/∂y)ᵀ: the upper and lower widths swap.
         matrix_b_.reset(SUNBandMatrix(n_, lower_, upper_, context_.value));
-        solver_b_.reset(SUNLinSol_Band(adjoint, matrix_b_.value, context_.value));
+        solver_b_.reset(band_solver(adjoint, matrix_b_.value));
       } else {
         matrix_b_.reset(SUNDenseMatrix(n_, n_, context_.value));
         solver_b_.reset(SUNLinSol_Dense(adjoint, matrix_b_.value, context_.value));
@@ -338,7 +341,7 @@ class CvodesIntervalStepper {
     check(CVodeSetMaxOrd(cvode_.value, options_.max_order), interval, t, "max order");
     if (options_.linear_solver == CvodesLinearSolver::band) {
       matrix_.reset(SUNBandMatrix(n_, upper_, lower_, context_.value));
-      solver_.reset(SUNLinSol_Band(state, matrix_.value, context_.value));
+      solver_.reset(band_solver(state, matrix_.value));
     } else {
       matrix_.reset(SUNDenseMatrix(n_, n_, context_.value));
       solver_.reset(SUNLinSol_Dense(state, matrix_.value, context_.value));
@@ -348,6 +351,12 @@ class CvodesIntervalStepper {
     if constexpr (detail::HasJacobian<P>)
       if (options_.linear_solver == CvodesLinearSolver::dense)
         check(CVodeSetJacFn(cvode_.value, &forward_jacobian), interval, t, "Jacobian");
+  }
+
+  SUNLinearSolver band_solver(N_Vector like, SUNMatrix matrix) const {
+    if (options_.band_lapack)
+      if (SUNLinearSolver lapack = sundials::make_lapack_band_solver(matrix, context_.value)) return lapack;
+    return SUNLinSol_Band(like, matrix, context_.value);
   }
 
   void collect_forward_statistics() {
