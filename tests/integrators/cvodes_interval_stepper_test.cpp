@@ -181,3 +181,31 @@ TEST(CvodesIntervals, BandSolverOnTheBrusselatorIsScheduleIndependentAndMatchesF
 }
 
 }  // namespace
+
+namespace {
+
+// Robertson whose vector-Jacobian product turns NaN: the forward solve succeeds, the backward
+// one cannot, and the run must stop naming the backward solve and its interval.
+struct RobertsonWithBrokenAdjoint : rwd::Robertson {
+  using rwd::Robertson::Robertson;
+  void vjp(double t, const V& y, const V& theta, const V& v, V& out_y, V& out_theta) const {
+    rwd::Robertson::vjp(t, y, theta, v, out_y, out_theta);
+    out_y[0] = std::nan("");
+  }
+};
+
+TEST(CvodesIntervals, BackwardFailureNamesTheIntervalAndReturnsNothing) {
+  RobertsonWithBrokenAdjoint model(true);
+  rwd::CvodesIntervalStepper stepper(model, example_tolerances(), rwd::IntervalGrid{0.0, 40.0, 4});
+  rwd::StoreAllAdjoint driver(stepper, integral_of_y3());
+  try {
+    driver.run(model.default_initial_state(), model.default_parameters());
+    FAIL() << "a NaN adjoint right-hand side produced a gradient";
+  } catch (const rwd::SolverError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("backward"), std::string::npos) << what;
+    EXPECT_NE(what.find("interval 3"), std::string::npos) << what;  // the last interval is reversed first
+  }
+}
+
+}  // namespace
