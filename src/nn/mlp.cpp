@@ -17,10 +17,11 @@ using ConstVectorMap = Eigen::Map<const Eigen::VectorXd>;
 using MatrixMap = Eigen::Map<Eigen::MatrixXd>;
 using VectorMap = Eigen::Map<Eigen::VectorXd>;
 
-std::vector<DenseLayerShape> chain(const std::vector<Index>& widths, Activation hidden, Activation output) {
+std::vector<DenseLayerShape> chain(const std::vector<Index>& widths, Activation hidden,
+                                   Activation output) {
   if (widths.size() < 2)
-    detail::fail<InvalidArgument>("an MLP needs at least an input and an output width, got ", widths.size(),
-                                  " widths");
+    detail::fail<InvalidArgument>("an MLP needs at least an input and an output width, got ",
+                                  widths.size(), " widths");
   std::vector<DenseLayerShape> layers;
   for (std::size_t i = 0; i + 1 < widths.size(); ++i)
     layers.push_back({widths[i], widths[i + 1], i + 2 == widths.size() ? output : hidden});
@@ -60,7 +61,8 @@ std::string Mlp::describe() const {
   // Hidden activations: one name when they agree (the usual case), else each in order.
   const std::size_t hidden = layers_.size() - 1;
   bool uniform = true;
-  for (std::size_t i = 1; i < hidden; ++i) uniform = uniform && layers_[i].activation == layers_[0].activation;
+  for (std::size_t i = 1; i < hidden; ++i)
+    uniform = uniform && layers_[i].activation == layers_[0].activation;
   for (std::size_t i = 0; i < (uniform ? std::min<std::size_t>(hidden, 1) : hidden); ++i) {
     text += i == 0 ? ' ' : ',';
     text += to_string(layers_[i].activation);
@@ -73,7 +75,8 @@ std::string Mlp::describe() const {
 }
 
 Mlp::Workspace Mlp::make_workspace(Index max_batch) const {
-  if (max_batch < 1) detail::fail<InvalidArgument>("MLP workspace: max_batch = ", max_batch, " must be >= 1");
+  if (max_batch < 1)
+    detail::fail<InvalidArgument>("MLP workspace: max_batch = ", max_batch, " must be >= 1");
   Workspace ws;
   ws.max_batch_ = max_batch;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
@@ -87,9 +90,10 @@ Mlp::Workspace Mlp::make_workspace(Index max_batch) const {
 
 // The checks every call shares: θ present, X's rows, the batch within the workspace, and a
 // workspace made for this network's widths.
-void Mlp::check_call(const char* call, const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
-                     const Workspace& ws) const {
-  if (theta == nullptr) detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": theta is a null pointer");
+void Mlp::check_call(const char* call, const double* theta,
+                     const Eigen::Ref<const Eigen::MatrixXd>& X, const Workspace& ws) const {
+  if (theta == nullptr)
+    detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": theta is a null pointer");
   if (X.rows() != input_size())
     detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": input X has ", X.rows(),
                                   " rows but must have ", input_size(), " (one sample per column)");
@@ -120,30 +124,30 @@ void Mlp::run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixX
   }
 }
 
-void Mlp::forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y,
-                  Workspace& ws) const {
+void Mlp::forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                  Eigen::Ref<Eigen::MatrixXd> Y, Workspace& ws) const {
   const Index batch = X.cols();
   check_call("forward", theta, X, ws);
   if (Y.rows() != output_size() || Y.cols() != batch)
-    detail::fail<InvalidArgument>("MLP ", describe(), " forward: output Y is ", Y.rows(), " × ", Y.cols(),
-                                  " but must be ", output_size(), " × ", batch);
+    detail::fail<InvalidArgument>("MLP ", describe(), " forward: output Y is ", Y.rows(), " × ",
+                                  Y.cols(), " but must be ", output_size(), " × ", batch);
   run_forward(theta, X, batch, ws);
   Y = ws.post.back().leftCols(batch);
 }
 
 void Mlp::vjp(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
-              const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd> grad_X, double* grad_theta,
-              Workspace& ws) const {
+              const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd> grad_X,
+              double* grad_theta, Workspace& ws) const {
   const Index batch = X.cols();
   check_call("vjp", theta, X, ws);
   if (grad_theta == nullptr)
     detail::fail<InvalidArgument>("MLP ", describe(), " vjp: grad_theta is a null pointer");
   if (V.rows() != output_size() || V.cols() != batch)
-    detail::fail<InvalidArgument>("MLP ", describe(), " vjp: cotangent V is ", V.rows(), " × ", V.cols(),
-                                  " but must be ", output_size(), " × ", batch);
+    detail::fail<InvalidArgument>("MLP ", describe(), " vjp: cotangent V is ", V.rows(), " × ",
+                                  V.cols(), " but must be ", output_size(), " × ", batch);
   if (grad_X.rows() != input_size() || grad_X.cols() != batch)
-    detail::fail<InvalidArgument>("MLP ", describe(), " vjp: grad_X is ", grad_X.rows(), " × ", grad_X.cols(),
-                                  " but must be ", input_size(), " × ", batch);
+    detail::fail<InvalidArgument>("MLP ", describe(), " vjp: grad_X is ", grad_X.rows(), " × ",
+                                  grad_X.cols(), " but must be ", input_size(), " × ", batch);
   run_forward(theta, X, batch, ws);
 
   // Reverse mode by hand. With z = W a + b and a' = σ(z), a cotangent G = ∂L/∂a' becomes
@@ -156,7 +160,8 @@ void Mlp::vjp(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
   for (std::size_t k = layers_.size(); k-- > 0;) {
     const DenseLayerShape& l = layers_[k];
     auto G = g->topLeftCorner(l.outputs, batch);
-    multiply_by_derivative(l.activation, ws.pre[k].leftCols(batch), ws.post[k].leftCols(batch), G);  // ∂L/∂pre
+    multiply_by_derivative(l.activation, ws.pre[k].leftCols(batch), ws.post[k].leftCols(batch),
+                           G);  // ∂L/∂pre
     const ConstMatrixMap W(theta + offsets_[k], l.outputs, l.inputs);
     MatrixMap dW(grad_theta + offsets_[k], l.outputs, l.inputs);
     VectorMap db(grad_theta + offsets_[k] + l.outputs * l.inputs, l.outputs);
@@ -190,7 +195,8 @@ Eigen::VectorXd Mlp::initial_parameters(std::uint64_t seed) const {
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     const DenseLayerShape& l = layers_[i];
     const double limit = std::sqrt(6.0 / static_cast<double>(l.inputs + l.outputs));
-    for (Index j = 0; j < l.outputs * l.inputs; ++j) theta[offsets_[i] + j] = limit * (2.0 * unit() - 1.0);
+    for (Index j = 0; j < l.outputs * l.inputs; ++j)
+      theta[offsets_[i] + j] = limit * (2.0 * unit() - 1.0);
   }
   return theta;
 }

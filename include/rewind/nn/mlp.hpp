@@ -62,7 +62,8 @@ class Mlp {
   // Σ over layers of outputs·inputs + outputs.
   Index parameter_size() const { return parameter_size_; }
   const std::vector<DenseLayerShape>& layers() const { return layers_; }
-  // Where layer ℓ's W starts in θ (its b follows W, outputs·inputs entries later).
+  // Where layer ℓ's W starts in θ (its b follows W, outputs·inputs entries later);
+  // ℓ < layers().size().
   Index parameter_offset(std::size_t layer) const { return offsets_.at(layer); }
   // The widths, then the hidden activation, then the output activation unless identity:
   // "2-50-2 tanh", "3-8-1 relu, output softplus", "2-2" (one identity layer). Hidden layers
@@ -82,20 +83,20 @@ class Mlp {
     std::vector<Eigen::MatrixXd> post;  // σ(pre) of each layer, outputs × max_batch
     Eigen::MatrixXd grad_a, grad_b;     // cotangents, widest layer × max_batch, used in turn
   };
-  // max_batch >= 1. The only call here that allocates.
+  // max_batch >= 1. Allocates; forward and vjp with this workspace then never do.
   Workspace make_workspace(Index max_batch) const;
 
-  // Y = mlp(X).  X: inputs × batch, Y: outputs × batch (overwritten), batch <= ws.max_batch(),
-  // theta: parameter_size() values. Wrong shapes are an rwd::InvalidArgument.
-  void forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> Y,
-               Workspace& ws) const;
+  // Y = mlp(X).  X: inputs × batch, Y: outputs × batch (overwritten), 0 <= batch <=
+  // ws.max_batch(), theta: parameter_size() values. Wrong shapes are an rwd::InvalidArgument.
+  void forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+               Eigen::Ref<Eigen::MatrixXd> Y, Workspace& ws) const;
 
   // With V = ∂L/∂Y (outputs × batch): grad_X = (∂Y/∂X)ᵀ V (inputs × batch) and grad_theta =
   // Σ over the batch of (∂Y/∂θ)ᵀ V (parameter_size() values). Both are overwritten. The
   // forward pass is recomputed from X, so no call depends on an earlier one.
   void vjp(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
-           const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd> grad_X, double* grad_theta,
-           Workspace& ws) const;
+           const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd> grad_X,
+           double* grad_theta, Workspace& ws) const;
 
   // Glorot/Xavier-uniform weights, W ~ U(−a, a) with a = √(6 / (inputs + outputs)) (Glorot &
   // Bengio 2010), zero biases. The same seed gives the same bits on every platform: the
