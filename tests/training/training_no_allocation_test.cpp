@@ -11,29 +11,7 @@
 #include "rewind/training/sgd.hpp"
 #include "rewind/training/window_sampler.hpp"
 
-namespace {
-std::atomic<long> g_allocations{0};
-}
-
-// Eigen allocates through malloc, not operator new, so the count is taken at malloc itself:
-// glibc lets the executable interpose malloc and reach the real one as __libc_malloc.
-extern "C" {
-void* __libc_malloc(std::size_t size);
-void* __libc_calloc(std::size_t n, std::size_t size);
-void* __libc_realloc(void* p, std::size_t size);
-void* malloc(std::size_t size) {
-  ++g_allocations;
-  return __libc_malloc(size);
-}
-void* calloc(std::size_t n, std::size_t size) {
-  ++g_allocations;
-  return __libc_calloc(n, size);
-}
-void* realloc(void* p, std::size_t size) {
-  ++g_allocations;
-  return __libc_realloc(p, size);
-}
-}
+#include "../support/malloc_counter.hpp"
 
 namespace {
 
