@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # rewind's checkpointed BDF adjoint against CVODES's own adjoint (bench/cvodes_adjoint_compare.cpp)
 # on the 2D Brusselator for horizons growing x10 and x100: peak RSS, wall time, gradient agreement.
-# Each variant runs in its own process. ~4 minutes at the defaults.
+# Each variant runs in its own process. ~5 minutes at the defaults (2048 unknowns, intervals of 20
+# time units, revolve(20)).
+#   N=16 INTERVAL=5 SNAPSHOTS=4 bench/run_cvodes_compare.sh     # the first, tighter setting
 #
 #   bench/run_cvodes_compare.sh
 #   N=32 HORIZONS="10 100" INTERVAL=5 SNAPSHOTS=4 bench/run_cvodes_compare.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-$PWD/build}
-N=${N:-16}
+N=${N:-32}
 HORIZONS=${HORIZONS:-"10 100 1000"}
-INTERVAL=${INTERVAL:-5}
-SNAPSHOTS=${SNAPSHOTS:-4}
+INTERVAL=${INTERVAL:-20}
+SNAPSHOTS=${SNAPSHOTS:-20}
 if [[ ! -x $BUILD_DIR/bench/cvodes_adjoint_compare ]]; then
   cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DREWIND_BUILD_BENCHMARKS=ON >/dev/null
   cmake --build "$BUILD_DIR" -j"$(nproc)" --target cvodes_adjoint_compare
