@@ -209,3 +209,33 @@ TEST(CvodesIntervals, BackwardFailureNamesTheIntervalAndReturnsNothing) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CvodesIntervals, MatrixFreeGmresAgreesWithTheBandSolver) {
+  rwd::Brusselator2D model(12);
+  // The jvp is the transpose of the vjp.
+  const V y = model.default_initial_state(), theta = model.default_parameters();
+  V v = V::LinSpaced(model.state_size(), -1.0, 1.0), w = V::LinSpaced(model.state_size(), 0.5, -0.3);
+  V jv(model.state_size()), jtw(model.state_size()), dtheta(3);
+  model.jvp(0.0, y, theta, v, jv);
+  model.vjp(0.0, y, theta, w, jtw, dtheta);
+  EXPECT_NEAR(w.dot(jv), v.dot(jtw), 1e-12 * std::abs(w.dot(jv)));
+
+  rwd::CvodesOptions o;
+  o.rtol = o.rtol_adjoint = 1e-9;
+  o.atol = {1e-11};
+  o.atol_adjoint = o.atol_quadrature = 1e-11;
+  o.linear_solver = rwd::CvodesLinearSolver::band;
+  rwd::CvodesIntervalStepper band(model, o, rwd::IntervalGrid{0.0, 2.0, 4});
+  o.linear_solver = rwd::CvodesLinearSolver::gmres;
+  rwd::CvodesIntervalStepper gmres(model, o, rwd::IntervalGrid{0.0, 2.0, 4});
+  const Objective J = Objective::terminal_squared_norm();
+  rwd::StoreAllAdjoint band_driver(band, J), gmres_driver(gmres, J);
+  const auto a = band_driver.run(y, theta), b = gmres_driver.run(y, theta);
+  EXPECT_LT((a.grad_theta - b.grad_theta).norm(), 1e-5 * a.grad_theta.norm());
+  EXPECT_LT((a.grad_y0 - b.grad_y0).norm(), 1e-5 * a.grad_y0.norm());
+  EXPECT_NE(b.summary.method.find("gmres"), std::string::npos);
+}
+
+}  // namespace

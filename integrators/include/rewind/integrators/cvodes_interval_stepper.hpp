@@ -50,6 +50,7 @@
 #include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
@@ -79,6 +80,9 @@ enum class CvodesLinearSolver {
   dense,  // SUNDIALS dense LU; the problem's jacobian() if it has one, else difference quotients
   band,   // SUNDIALS band LU with difference-quotient Jacobians (column grouping: 2·width + 1
           // right-hand sides per Jacobian); widths from the options or the problem's band_width()
+  gmres,  // matrix-free SPGMR, no preconditioner: forward Jacobian-vector products from the
+          // problem's `jvp(t, y, θ, v, out)` if it has one, else CVODES's difference quotients;
+          // the backward solve's (−∂f/∂y)ᵀ v is the problem's exact vjp
 };
 
 // Which N_Vector CVODES computes with.
@@ -101,6 +105,7 @@ struct CvodesOptions {
   CvodesLinearSolver linear_solver = CvodesLinearSolver::dense;
   CvodesVectors vectors = CvodesVectors::rewind;
   bool band_lapack = true;  // band: factor with LAPACK (false: SUNDIALS' own band LU, for comparison)
+  int gmres_krylov_dimension = 30;  // gmres: the Krylov subspace size (SPGMR's maxl)
   Index band_upper = -1, band_lower = -1;  // band: half-bandwidths of ∂f/∂y (−1: problem.band_width())
 
   void validate(Index n) const {
@@ -135,6 +140,11 @@ namespace detail {
 
 template <class P>
 concept HasBandWidth = requires(const P& p) { { p.band_width() } -> std::convertible_to<Index>; };
+
+template <class P>
+concept HasJvp = requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::VectorXd& out) {
+  p.jvp(t, y, y, y, out);
+};
 
 template <class P>
 concept HasJacobian = requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::MatrixXd& J) {
@@ -182,6 +192,7 @@ class CvodesIntervalStepper {
     v_ = Vector::Zero(n_);
     out_y_ = Vector::Zero(n_);
     quad_out_y_ = Vector::Zero(n_);
+    quad_out_y_theta_ = Vector::Zero(p_);
     out_theta_ = Vector::Zero(p_);
     theta_ = Vector::Zero(p_);
     setup();
@@ -202,7 +213,10 @@ class CvodesIntervalStepper {
   long last_interval_steps() const { return last_steps_; }
   std::string describe() const {
     std::ostringstream out;
-    out << "cvodes bdf (" << (options_.linear_solver == CvodesLinearSolver::band ? "band" : "dense")
+    out << "cvodes bdf ("
+        << (options_.linear_solver == CvodesLinearSolver::band    ? "band"
+            : options_.linear_solver == CvodesLinearSolver::gmres ? "gmres"
+                                                                  : "dense")
         << "), rtol = " << options_.rtol << ", " << grid_.intervals << " intervals on [" << grid_.t0 << ", "
         << grid_.t_final << "]";
     return out.str();
@@ -260,7 +274,9 @@ class CvodesIntervalStepper {
       check(CVodeSStolerancesB(cvode_.value, which_, options_.rtol_adjoint, options_.atol_adjoint), n, t_end, "tolerances");
       check(CVodeSetUserDataB(cvode_.value, which_, this), n, t_end, "user data");
       check(CVodeSetMaxNumStepsB(cvode_.value, which_, options_.max_steps_per_interval), n, t_end, "max steps");
-      if (options_.linear_solver == CvodesLinearSolver::band) {
+      if (options_.linear_solver == CvodesLinearSolver::gmres) {
+        solver_b_.reset(SUNLinSol_SPGMR(adjoint, SUN_PREC_NONE, options_.gmres_krylov_dimension, context_.value));
+      } else if (options_.linear_solver == CvodesLinearSolver::band) {
         // −(∂f/∂y)ᵀ: the upper and lower widths swap.
         matrix_b_.reset(SUNBandMatrix(n_, lower_, upper_, context_.value));
         solver_b_.reset(band_solver(adjoint, matrix_b_.value));
@@ -269,6 +285,8 @@ class CvodesIntervalStepper {
         solver_b_.reset(SUNLinSol_Dense(adjoint, matrix_b_.value, context_.value));
       }
       check(CVodeSetLinearSolverB(cvode_.value, which_, solver_b_.value, matrix_b_.value), n, t_end, "linear solver");
+      if (options_.linear_solver == CvodesLinearSolver::gmres)
+        check(CVodeSetJacTimesB(cvode_.value, which_, nullptr, &backward_jacobian_times), n, t_end, "Jacobian products");
       if constexpr (detail::HasJacobian<P>)
         if (options_.linear_solver == CvodesLinearSolver::dense)
           check(CVodeSetJacFnB(cvode_.value, which_, &backward_jacobian), n, t_end, "Jacobian");
@@ -339,15 +357,21 @@ class CvodesIntervalStepper {
     check(CVodeSetUserData(cvode_.value, this), interval, t, "user data");
     check(CVodeSetMaxNumSteps(cvode_.value, options_.max_steps_per_interval), interval, t, "max steps");
     check(CVodeSetMaxOrd(cvode_.value, options_.max_order), interval, t, "max order");
-    if (options_.linear_solver == CvodesLinearSolver::band) {
+    if (options_.linear_solver == CvodesLinearSolver::gmres) {
+      solver_.reset(SUNLinSol_SPGMR(state, SUN_PREC_NONE, options_.gmres_krylov_dimension, context_.value));
+    } else if (options_.linear_solver == CvodesLinearSolver::band) {
       matrix_.reset(SUNBandMatrix(n_, upper_, lower_, context_.value));
       solver_.reset(band_solver(state, matrix_.value));
     } else {
       matrix_.reset(SUNDenseMatrix(n_, n_, context_.value));
       solver_.reset(SUNLinSol_Dense(state, matrix_.value, context_.value));
     }
-    if (!matrix_.value || !solver_.value) detail::fail<SolverError>("CVODES: cannot create the linear solver");
+    if (!solver_.value || (!matrix_.value && options_.linear_solver != CvodesLinearSolver::gmres))
+      detail::fail<SolverError>("CVODES: cannot create the linear solver");
     check(CVodeSetLinearSolver(cvode_.value, solver_.value, matrix_.value), interval, t, "linear solver");
+    if constexpr (detail::HasJvp<P>)
+      if (options_.linear_solver == CvodesLinearSolver::gmres)
+        check(CVodeSetJacTimes(cvode_.value, nullptr, &forward_jacobian_times), interval, t, "Jacobian products");
     if constexpr (detail::HasJacobian<P>)
       if (options_.linear_solver == CvodesLinearSolver::dense)
         check(CVodeSetJacFn(cvode_.value, &forward_jacobian), interval, t, "Jacobian");
@@ -440,6 +464,28 @@ class CvodesIntervalStepper {
     }
     return -1;
   }
+  // Jv for the forward Newton iteration (gmres), from the problem's jvp.
+  static int forward_jacobian_times(N_Vector v, N_Vector Jv, double t, N_Vector y, N_Vector, void* data, N_Vector) {
+    auto* self = static_cast<CvodesIntervalStepper*>(data);
+    if constexpr (detail::HasJvp<P>) {
+      Vector& out_v = out(Jv, self->f_);
+      self->problem_.jvp(t, in(y, self->y_), self->theta_, in(v, self->v_), out_v);
+      store(Jv, out_v);
+      return finite(out_v) ? 0 : 1;
+    }
+    return -1;
+  }
+  // The backward system's Jacobian is −(∂f/∂y)ᵀ: its products are the problem's exact vjp.
+  static int backward_jacobian_times(N_Vector vB, N_Vector JvB, double t, N_Vector y, N_Vector, N_Vector, void* data,
+                                     N_Vector) {
+    auto* self = static_cast<CvodesIntervalStepper*>(data);
+    Vector& product = out(JvB, self->out_y_);
+    self->problem_.vjp(t, in(y, self->y_), self->theta_, in(vB, self->v_), product, self->quad_out_y_theta_);
+    product = -product;
+    store(JvB, product);
+    return finite(product) ? 0 : 1;
+  }
+
   // Integrated backwards from τ_{n+1} (where it is 0) to τ_n: dq/dt = −(∂f/∂θ)ᵀ λ gives
   // q(τ_n) = ∫_{τ_n}^{τ_{n+1}} (∂f/∂θ)ᵀ λ dt.
   static int backward_quadrature(double t, N_Vector y, N_Vector yB, N_Vector qBdot, void* data) {
@@ -455,7 +501,7 @@ class CvodesIntervalStepper {
   CvodesOptions options_;
   IntervalGrid grid_;
   Index n_, p_;
-  Vector y_, f_, v_, out_y_, out_theta_, quad_out_y_, theta_, atol_;
+  Vector y_, f_, v_, out_y_, out_theta_, quad_out_y_, quad_out_y_theta_, theta_, atol_;
   Eigen::MatrixXd jacobian_;
   sunindextype upper_ = 0, lower_ = 0;  // band half-bandwidths
   // Destroyed in reverse order: CVODES first, then its solvers and matrices, the context last.

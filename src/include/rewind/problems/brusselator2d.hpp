@@ -79,6 +79,19 @@ class Brusselator2D {
       }
   }
 
+  // out = (∂f/∂y) v: the Jacobian-vector product a matrix-free Newton solver (GMRES) uses.
+  void jvp(double, const Vector& y, const Vector& theta, const Vector& v, Vector& out) const {
+    detail::require_rhs_sizes<Backend>(name, state_size(), 3, y, theta, out);
+    const double b = theta[1], k = theta[2] * static_cast<double>(n_ * n_);
+    for (Index r = 0; r < n_; ++r)
+      for (Index c = 0; c < n_; ++c) {
+        const Index i = 2 * (r * n_ + c);
+        const double u = y[i], w = y[i + 1], vu = v[i], vv = v[i + 1];
+        out[i] = (2.0 * u * w - (b + 1.0)) * vu + u * u * vv + k * laplacian(v, r, c, 0);
+        out[i + 1] = (b - 2.0 * u * w) * vu - u * u * vv + k * laplacian(v, r, c, 1);
+      }
+  }
+
   // out_y = (∂f/∂y)ᵀ w, out_theta = (∂f/∂θ)ᵀ w. The Laplacian with mirrored ghost cells is
   // symmetric (a missing neighbour adds +1 to the diagonal; neighbour pairs are symmetric), so
   // its transpose is itself.
