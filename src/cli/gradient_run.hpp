@@ -96,7 +96,8 @@ decltype(auto) with_stepper(const P& problem, const RunSettings& s, const StepCo
   if (s.bdf) {
     CvodesOptions options = s.bdf_options;
     // Semi-discretised PDEs state their band: the band solver instead of a dense n × n one.
-    if constexpr (rwd::detail::HasBandWidth<P>) options.linear_solver = CvodesLinearSolver::band;
+    if constexpr (rwd::detail::HasBandWidth<P>)
+      if (!s.linear_solver_given) options.linear_solver = CvodesLinearSolver::band;
     CvodesIntervalStepper stepper(problem, options, s.grid);
     return f(stepper);
   }

@@ -27,6 +27,7 @@ struct RawRunOptions {
   double t_final = 0.0;
   double rtol = 0.0;
   double atol = 0.0;
+  std::string linear_solver;
   std::int64_t seed = 1;  // signed, so that a negative seed is refused, not wrapped
   double fd_epsilon = 0.0;
   bool no_fd_check = false;
@@ -139,6 +140,9 @@ CLI::App* add_run_command(CLI::App& app) {
       run->add_option("--rtol", raw->rtol, "with --adaptive or bdf: relative tolerance (default 1e-6)");
   auto* atol =
       run->add_option("--atol", raw->atol, "with --adaptive or bdf: absolute tolerance (default 1e-9)");
+  run->add_option("--linear-solver", raw->linear_solver,
+                  "with bdf: dense | band | gmres (default: band for problems\n"
+                  "with a band, dense otherwise)");
   run->add_option("--seed", raw->seed,
                   "seed of the random unit direction d of the finite-\n"
                   "difference check (default 1)");
@@ -207,6 +211,7 @@ CLI::App* add_run_command(CLI::App& app) {
     if (t_final->count()) o.t_final = raw->t_final;
     if (rtol->count()) o.rtol = raw->rtol;
     if (atol->count()) o.atol = raw->atol;
+    o.linear_solver = raw->linear_solver;
     if (raw->seed < 0) rwd::detail::fail<InvalidArgument>("--seed = ", raw->seed, " must be >= 0");
     o.seed = static_cast<std::uint64_t>(raw->seed);
     if (fd_epsilon->count()) o.fd_epsilon = raw->fd_epsilon;

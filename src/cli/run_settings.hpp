@@ -50,6 +50,7 @@ struct RunOptions {
   std::optional<double> t_final;     // adaptive only
   std::optional<double> rtol;        // adaptive only
   std::optional<double> atol;        // adaptive only
+  std::string linear_solver;         // bdf: dense | band | gmres; empty: band if the problem has one
   std::uint64_t seed = 1;            // direction of the finite-difference spot check
   std::optional<double> fd_epsilon;  // first (largest) spot-check step; default: default_fd_step
   bool fd_check = true;              // false: skip the spot check (--no-fd-check)
@@ -86,6 +87,7 @@ struct RunSettings {
   // --steps intervals make the horizon (rwd::CvodesIntervalStepper).
   bool bdf = false;
   CvodesOptions bdf_options;
+  bool linear_solver_given = false;  // --linear-solver; otherwise band when the problem has a band
   IntervalGrid grid;
   std::uint64_t seed = 1;
   std::optional<double> fd_epsilon;  // nullopt: chosen from y0 (default_fd_step)
@@ -182,9 +184,19 @@ inline RunSettings resolve_run_settings(const RunOptions& o) {
     s.bdf_options.atol = {atol};
     s.bdf_options.atol_adjoint = s.bdf_options.atol_quadrature = atol;
     s.grid = IntervalGrid{0.0, static_cast<double>(steps) * dt, steps};
+    if (!o.linear_solver.empty()) {
+      s.linear_solver_given = true;
+      if (o.linear_solver == "dense") s.bdf_options.linear_solver = CvodesLinearSolver::dense;
+      else if (o.linear_solver == "band") s.bdf_options.linear_solver = CvodesLinearSolver::band;
+      else if (o.linear_solver == "gmres") s.bdf_options.linear_solver = CvodesLinearSolver::gmres;
+      else
+        rwd::detail::fail<InvalidArgument>("--linear-solver '", o.linear_solver, "' is not known (dense, band, gmres)");
+    }
     s.tableau = ButcherTableau::rk4();  // unused: reports name the method from the stepper
     s.control = StepControl::fixed(0.0, dt, steps);
   } else {
+  if (!o.linear_solver.empty())
+    rwd::detail::fail<InvalidArgument>("--linear-solver applies to --method bdf (Runge-Kutta solves no linear systems)");
   try {
     s.tableau = ButcherTableau::by_name(method);
   } catch (const InvalidArgument& e) {
