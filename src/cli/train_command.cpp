@@ -39,6 +39,7 @@ struct TrainSettings {
   std::string features = "cube";
   std::string optimizer = "adam";
   double learning_rate = 1e-2;
+  std::optional<double> final_learning_rate = 1e-4;  // geometric decay to this by the last iteration
   std::uint64_t seed = 1;
   std::uint64_t init_seed = 1;
   std::optional<Index> snapshots;
@@ -88,6 +89,7 @@ void train_spiral(const TrainSettings& s) {
   if (s.hidden < 1) throw InvalidArgument("--hidden must be >= 1");
   if (s.eval_every < 1) throw InvalidArgument("--eval-every must be >= 1");
   if (!(s.learning_rate > 0.0)) throw InvalidArgument("--learning-rate must be > 0");
+  if (s.final_learning_rate && !(*s.final_learning_rate > 0.0)) throw InvalidArgument("--final-learning-rate must be > 0");
   if (s.snapshots && *s.snapshots < 1) throw InvalidArgument("--snapshots must be >= 1");
   if (!std::filesystem::exists(s.data))
     throw InvalidArgument("data file '" + s.data +
@@ -131,7 +133,12 @@ void train_spiral(const TrainSettings& s) {
   ProgressBar bar(stderr_is_terminal() && !s.quiet);
   double gradient_seconds = 0.0, loss = std::nan(""), smoothed = std::nan("");
   const auto start = std::chrono::steady_clock::now();
+  // Geometric decay from --learning-rate to --final-learning-rate over the run (constant without).
+  const double decay = s.final_learning_rate && s.iterations > 1
+                           ? std::pow(*s.final_learning_rate / s.learning_rate, 1.0 / static_cast<double>(s.iterations - 1))
+                           : 1.0;
   for (Index i = 1; i <= s.iterations; ++i) {
+    if (i > 1 && decay != 1.0) optimizer->set_learning_rate(optimizer->learning_rate() * decay);
     const training::IterationRecord record = trainer.step(theta, *optimizer);
     loss = record.loss;
     smoothed = std::isnan(smoothed) ? loss : 0.95 * smoothed + 0.05 * loss;
@@ -175,6 +182,7 @@ void train_spiral(const TrainSettings& s) {
                       {"batch", s.batch},       {"window", s.window},
                       {"substeps", s.substeps}, {"method", s.method},
                       {"optimizer", optimizer->name()}, {"learning_rate", s.learning_rate},
+                      {"final_learning_rate", s.final_learning_rate.value_or(s.learning_rate)},
                       {"seed", s.seed},         {"init_seed", s.init_seed},
                       {"adjoint", s.adjoint + (s.reanchor ? " (re-anchored)" : "")},
                       {"schedule", s.snapshots ? "revolve(c = " + std::to_string(*s.snapshots) + ")" : "store-all"}};
@@ -218,6 +226,9 @@ CLI::App* add_train_command(CLI::App& app) {
   spiral->add_option("--features", s->features, "cube (y^3) or identity")->capture_default_str();
   spiral->add_option("--optimizer", s->optimizer, "adam or sgd")->capture_default_str();
   spiral->add_option("--learning-rate,--lr", s->learning_rate, "step size")->capture_default_str();
+  spiral->add_option("--final-learning-rate", s->final_learning_rate,
+                     "decay the learning rate geometrically to this by the last\n"
+                     "iteration (default 1e-4; equal to --learning-rate: constant)")->capture_default_str();
   spiral->add_option("--seed", s->seed, "seed of the window sampler")->capture_default_str();
   spiral->add_option("--init-seed", s->init_seed, "seed of the initial weights")->capture_default_str();
   spiral->add_option("--snapshots", s->snapshots, "revolve with this many snapshots per window (default: store all)");

@@ -13,7 +13,8 @@
 // intervals (seeded by --seed), integrates them together with --method (default rk4) at
 // --substeps steps per interval, takes the exact discrete gradient of the window MSE
 // (rwd::training::NeuralOdeTrainer, store-all or revolve(--snapshots)) and updates θ with
-// --optimizer adam|sgd at --learning-rate. --adjoint backsolve [--reanchor] uses the continuous
+// --optimizer adam|sgd at --learning-rate, decayed geometrically to --final-learning-rate
+// (default 1e-4) by the last iteration. --adjoint backsolve [--reanchor] uses the continuous
 // backsolve adjoint instead of the exact discrete one (for comparison). Every --eval-every iterations the whole trajectory is
 // predicted from the first point and its MSE against the data is recorded.
 //

@@ -74,4 +74,11 @@ std::string Adam::name() const {
 
 void Adam::reset() { t_ = 0; }  // the moments are zeroed by the next step, in place
 
+void Adam::set_learning_rate(double learning_rate) {
+  AdamOptions changed = options_;
+  changed.learning_rate = learning_rate;
+  changed.validate();
+  options_ = changed;
+}
+
 }  // namespace rwd::training

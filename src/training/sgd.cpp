@@ -61,4 +61,11 @@ void Sgd::reset() {
   size_ = 0;
 }
 
+void Sgd::set_learning_rate(double learning_rate) {
+  SgdOptions changed = options_;
+  changed.learning_rate = learning_rate;
+  changed.validate();
+  options_ = changed;
+}
+
 }  // namespace rwd::training

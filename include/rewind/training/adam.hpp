@@ -47,6 +47,8 @@ class Adam : public Optimizer {
   void reset() override;
 
   const AdamOptions& options() const { return options_; }
+  double learning_rate() const override { return options_.learning_rate; }
+  void set_learning_rate(double learning_rate) override;
   // The moment estimates after the last step (empty before the first step).
   const Eigen::VectorXd& first_moment() const { return m_; }
   const Eigen::VectorXd& second_moment() const { return v_; }

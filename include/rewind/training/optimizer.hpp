@@ -36,6 +36,10 @@ class Optimizer {
   virtual Index iterations() const = 0;
   // Forgets the state (moments, velocity, step count); keeps the options and the memory.
   virtual void reset() = 0;
+  // The step size, changeable between steps for a schedule (the state is kept); a value that
+  // is not finite and > 0 is refused (rwd::InvalidArgument) and the old one kept.
+  virtual double learning_rate() const = 0;
+  virtual void set_learning_rate(double learning_rate) = 0;
 };
 
 namespace detail {
