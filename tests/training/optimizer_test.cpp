@@ -333,4 +333,28 @@ TEST(Optimizers, RefuseBadInputLeavingThetaAndStateUntouched) {
   }
 }
 
+TEST(Optimizers, LearningRateChangesBetweenStepsKeepingTheState) {
+  // Halving Adam's rate halves its next step exactly (the moments are untouched), and SGD's
+  // step is the new rate times the gradient; invalid rates are refused and the old one kept.
+  Adam a, b;
+  Eigen::VectorXd ta = Eigen::VectorXd::Constant(2, 1.0), tb = ta;
+  const Eigen::VectorXd g = Eigen::VectorXd::Constant(2, 0.5);
+  a.step(ta, g);
+  b.step(tb, g);
+  b.set_learning_rate(b.learning_rate() / 2);
+  const Eigen::VectorXd before_a = ta, before_b = tb;
+  a.step(ta, g);
+  b.step(tb, g);
+  EXPECT_NEAR((before_b - tb).norm(), 0.5 * (before_a - ta).norm(), 1e-16);
+  EXPECT_THROW(b.set_learning_rate(0.0), rwd::InvalidArgument);
+  EXPECT_THROW(b.set_learning_rate(std::nan("")), rwd::InvalidArgument);
+  EXPECT_EQ(b.learning_rate(), a.learning_rate() / 2);
+  Sgd sgd;
+  sgd.set_learning_rate(0.25);
+  Eigen::VectorXd theta = Eigen::VectorXd::Zero(2);
+  sgd.step(theta, g);
+  EXPECT_EQ(theta, Eigen::VectorXd::Constant(2, -0.125));
+  EXPECT_THROW(sgd.set_learning_rate(-1.0), rwd::InvalidArgument);
+}
+
 }  // namespace
