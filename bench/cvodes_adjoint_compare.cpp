@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "peak_rss.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
@@ -34,13 +35,7 @@
 
 namespace {
 
-long long peak_rss_bytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024LL;
-  return -1;
-}
+using rwd::bench::peak_rss_bytes;
 
 }  // namespace
 

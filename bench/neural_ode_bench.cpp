@@ -33,6 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "peak_rss.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/schedules.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
@@ -48,13 +49,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using rwd::Index;
 
-long long peak_rss_bytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6) * 1024LL;
-  return -1;
-}
+using rwd::bench::peak_rss_bytes;
 
 struct Arguments {
   std::string mode = "gradient", data = "data/spiral.csv", parameters, activation = "tanh",

@@ -209,8 +209,6 @@ class CvodesIntervalStepper {
   const StepperCounters& counters() const { return counters_; }
   void reset_counters() { counters_ = {}; }
   bool finished(const Carry& c) const { return c.step >= grid_.intervals; }
-  // Internal CVODES steps of the last forward interval (statistics).
-  long last_interval_steps() const { return last_steps_; }
   std::string describe() const {
     std::ostringstream out;
     out << "cvodes bdf ("
@@ -384,13 +382,11 @@ class CvodesIntervalStepper {
   }
 
   void collect_forward_statistics() {
-    long rhs = 0, steps = 0, failures = 0;
+    long rhs = 0, failures = 0;
     CVodeGetNumRhsEvals(cvode_.value, &rhs);
-    CVodeGetNumSteps(cvode_.value, &steps);
     CVodeGetNumErrTestFails(cvode_.value, &failures);
     counters_.rhs_evaluations += rhs;  // a new solver per interval: its counts are this interval's
     counters_.rejected_attempts += failures;
-    last_steps_ = steps;
   }
 
   void check(int flag, Index interval, double t, const char* what) const {
@@ -510,7 +506,6 @@ class CvodesIntervalStepper {
   detail::SundialsHandle<SUNLinearSolver, detail::free_solver> solver_, solver_b_;
   detail::SundialsHandle<void*, detail::free_cvode> cvode_;
   int which_ = -1;
-  long last_steps_ = 0;
   StepperCounters counters_;
   std::string last_message_;
 };

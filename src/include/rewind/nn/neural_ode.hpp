@@ -82,9 +82,8 @@ class NeuralOde {
 
   void rhs(double, const Vector& y, const Vector& theta, Vector& f) const {
     check_sizes(y, theta, f.size(), "output f");
-    apply_features(y);
     Eigen::Map<Eigen::MatrixXd> out(f.data(), dimension(), batch_);
-    mlp_.forward(theta.data(), phi_, out, workspace_);
+    mlp_.forward(theta.data(), features_of(y), out, workspace_);
   }
 
   // out_y = (∂f/∂y)ᵀ v = φ'(y) ⊙ (∂mlp/∂φ)ᵀ v;  out_theta = Σ_b (∂mlp/∂θ)ᵀ v_b.
@@ -95,9 +94,8 @@ class NeuralOde {
       rwd::detail::fail<InvalidArgument>("neural ODE vjp: outputs have ", out_y.size(), " and ",
                                     out_theta.size(), " elements but must have ", y.size(),
                                     " and ", theta.size());
-    apply_features(y);
     const Eigen::Map<const Eigen::MatrixXd> cotangent(v.data(), dimension(), batch_);
-    mlp_.vjp(theta.data(), phi_, cotangent, grad_phi_, out_theta.data(), workspace_);
+    mlp_.vjp(theta.data(), features_of(y), cotangent, grad_phi_, out_theta.data(), workspace_);
     Eigen::Map<Eigen::MatrixXd> gy(out_y.data(), dimension(), batch_);
     const Eigen::Map<const Eigen::MatrixXd> state(y.data(), dimension(), batch_);
     if (features_ == InputFeatures::cube)
@@ -117,19 +115,20 @@ class NeuralOde {
                                     " elements but the network has ", parameter_size());
   }
 
-  void apply_features(const Vector& y) const {
+  // φ(y) as the network's D × B input: the state itself for identity features (no copy), the
+  // cubes in phi_ otherwise.
+  Eigen::Map<const Eigen::MatrixXd> features_of(const Vector& y) const {
     const Eigen::Map<const Eigen::MatrixXd> state(y.data(), dimension(), batch_);
-    if (features_ == InputFeatures::cube)
-      phi_ = state.array().cube().matrix();
-    else
-      phi_ = state;
+    if (features_ == InputFeatures::identity) return state;
+    phi_ = state.array().cube().matrix();
+    return Eigen::Map<const Eigen::MatrixXd>(phi_.data(), dimension(), batch_);
   }
 
   Mlp mlp_;
   Index batch_;
   InputFeatures features_;
   mutable Mlp::Workspace workspace_;
-  mutable Eigen::MatrixXd phi_;       // φ(y), D × B
+  mutable Eigen::MatrixXd phi_;       // φ(y) = y³, D × B (unused for identity features)
   mutable Eigen::MatrixXd grad_phi_;  // (∂mlp/∂φ)ᵀ v, D × B
 };
 

@@ -27,6 +27,7 @@
 #include "rewind/error.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/training/time_series.hpp"
+#include "rewind/training/window_sampler.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd::training {
@@ -56,17 +57,11 @@ inline void check_window_starts(const TimeSeries& data, const std::vector<Index>
                                          " intervals runs past the series' ", data.points(), " points");
 }
 
-// The first point of every window, one after another: the batched initial state (D·B values).
+// The first point of every window, one after another: the batched initial state (D·B values) —
+// the D × B matrix of gather_initial_states read column by column.
 inline Eigen::VectorXd window_initial_states(const TimeSeries& data, const std::vector<Index>& starts) {
-  if (starts.empty()) rwd::detail::fail<InvalidArgument>("a minibatch needs at least one window");
-  for (Index s : starts)
-    if (s < 0 || s >= data.points())
-      rwd::detail::fail<InvalidArgument>("window start ", s, " is outside the series' ", data.points(), " points");
-  const Index d = data.dimension();
-  Eigen::VectorXd y0(d * static_cast<Index>(starts.size()));
-  for (std::size_t b = 0; b < starts.size(); ++b)
-    y0.segment(static_cast<Index>(b) * d, d) = data.values.col(starts[b]);
-  return y0;
+  const Eigen::MatrixXd columns = gather_initial_states(data, starts);
+  return Eigen::Map<const Eigen::VectorXd>(columns.data(), columns.size());
 }
 
 // J above as an Objective over the batched state: observation at step k·substeps compares the
@@ -79,9 +74,10 @@ inline Objective<EigenBackend> window_misfit(const TimeSeries& data, const std::
   const Index batch = static_cast<Index>(starts.size());
   // targets.col(k − 1) holds the D·B target values of observation k.
   auto targets = std::make_shared<Eigen::MatrixXd>(d * batch, window);
-  for (Index k = 1; k <= window; ++k)
-    for (Index b = 0; b < batch; ++b)
-      targets->col(k - 1).segment(b * d, d) = data.values.col(starts[static_cast<std::size_t>(b)] + k);
+  for (Index k = 1; k <= window; ++k) {
+    const Eigen::MatrixXd at_k = gather_targets(data, starts, k);  // D × B, flattened below
+    targets->col(k - 1) = Eigen::Map<const Eigen::VectorXd>(at_k.data(), at_k.size());
+  }
   std::vector<Index> steps;
   for (Index k = 1; k <= window; ++k) steps.push_back(k * substeps);
   const double scale = 1.0 / static_cast<double>(d * batch * window);
