@@ -14,8 +14,8 @@
 #include "rewind/adjoint/backsolve_adjoint.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
-#include "rewind/nn/mlp.hpp"
-#include "rewind/nn/neural_ode.hpp"
+#include "rewind/neural/mlp.hpp"
+#include "rewind/neural/neural_ode.hpp"
 #include "rewind/problems/cubic_spiral.hpp"
 #include "rewind/problems/lorenz63.hpp"
 

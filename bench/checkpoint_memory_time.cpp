@@ -100,10 +100,10 @@
 #include <vector>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/adjoint/schedules.hpp"
-#include "rewind/checkpoint/revolve_schedule.hpp"
-#include "rewind/checkpoint/schedule_simulator.hpp"
-#include "rewind/checkpoint/store_all_schedule.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "rewind/schedule/revolve_schedule.hpp"
+#include "rewind/schedule/schedule_simulator.hpp"
+#include "rewind/schedule/store_all_schedule.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/rewind.hpp"
 

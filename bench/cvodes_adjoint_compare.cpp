@@ -28,7 +28,7 @@
 
 #include "peak_rss.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/adjoint/schedules.hpp"
+#include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/problems/brusselator2d.hpp"

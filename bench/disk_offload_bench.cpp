@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/adjoint/schedules.hpp"
-#include "rewind/checkpoint/disk_cost_probe.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/gray_scott.hpp"
 

@@ -35,14 +35,14 @@
 
 #include "peak_rss.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/adjoint/schedules.hpp"
+#include "rewind/schedule/schedules.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
-#include "rewind/nn/mlp.hpp"
-#include "rewind/nn/neural_ode.hpp"
-#include "rewind/nn/parameter_file.hpp"
-#include "rewind/training/adam.hpp"
-#include "rewind/training/neural_ode_trainer.hpp"
-#include "rewind/training/time_series.hpp"
+#include "rewind/neural/mlp.hpp"
+#include "rewind/neural/neural_ode.hpp"
+#include "rewind/neural/parameter_file.hpp"
+#include "rewind/neural/adam.hpp"
+#include "rewind/neural/neural_ode_trainer.hpp"
+#include "rewind/neural/time_series.hpp"
 
 namespace {
 

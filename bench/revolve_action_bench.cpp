@@ -29,9 +29,9 @@
 #include <cstdint>
 #include <utility>
 
-#include "rewind/checkpoint/revolve_cost.hpp"
-#include "rewind/checkpoint/revolve_schedule.hpp"
-#include "rewind/checkpoint/schedule.hpp"
+#include "rewind/schedule/revolve_cost.hpp"
+#include "rewind/schedule/revolve_schedule.hpp"
+#include "rewind/schedule/schedule.hpp"
 
 namespace {
 

@@ -1,15 +1,19 @@
-# Installs headers, libraries and the CMake package: find_package(rewind) → rewind::rewind.
+# Installs headers, libraries and the CMake package: find_package(rewind) → rewind::rewind, and
+# each part on its own (rewind::schedule, rewind::store, rewind::checkpoint, rewind::integrators,
+# rewind::adjoint, rewind::problems, rewind::neural, rewind::core).
 include(CMakePackageConfigHelpers)
 
 set(REWIND_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/rewind)
 
-# Public headers of every component land in one include/rewind/ tree.
-foreach(dir include integrators/include checkpoint/include src/include)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+# Public headers of every part land in one include/rewind/ tree.
+get_property(_rewind_roots GLOBAL PROPERTY REWIND_INCLUDE_ROOTS)
+foreach(dir ${PROJECT_SOURCE_DIR}/include ${_rewind_roots})
+  install(DIRECTORY ${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.hpp" PATTERN "*.cuh")
 endforeach()
 
-set(REWIND_EXPORTED_TARGETS rewind_core rewind_integrators rewind_checkpoint rewind_disk rewind)
+get_property(_rewind_parts GLOBAL PROPERTY REWIND_EXPORTED_TARGETS)
+set(REWIND_EXPORTED_TARGETS rewind_core ${_rewind_parts} rewind_checkpoint rewind)
 set(REWIND_COMPONENTS core)
 if(TARGET rewind_thrust_cpp)
   list(APPEND REWIND_EXPORTED_TARGETS rewind_thrust_cpp)

@@ -40,9 +40,9 @@
 #include <vector>
 
 #include <rewind/adjoint/checkpointed_adjoint.hpp>
-#include <rewind/adjoint/schedules.hpp>
-#include <rewind/checkpoint/disk_cost_probe.hpp>
-#include <rewind/checkpoint/schedule_simulator.hpp>
+#include <rewind/schedule/schedules.hpp>
+#include <rewind/store/disk_cost_probe.hpp>
+#include <rewind/schedule/schedule_simulator.hpp>
 #include <rewind/problems/heat2d.hpp>
 #include <rewind/rewind.hpp>
 

@@ -22,14 +22,14 @@
 #include <filesystem>
 #include <string>
 
-#include <rewind/nn/mlp.hpp>
-#include <rewind/nn/neural_ode.hpp>
-#include <rewind/nn/parameter_file.hpp>
+#include <rewind/neural/mlp.hpp>
+#include <rewind/neural/neural_ode.hpp>
+#include <rewind/neural/parameter_file.hpp>
 #include <rewind/problems/cubic_spiral.hpp>
-#include <rewind/training/adam.hpp>
-#include <rewind/training/neural_ode_trainer.hpp>
-#include <rewind/training/sampled_solution.hpp>
-#include <rewind/training/time_series.hpp>
+#include <rewind/neural/adam.hpp>
+#include <rewind/neural/neural_ode_trainer.hpp>
+#include <rewind/neural/sampled_solution.hpp>
+#include <rewind/neural/time_series.hpp>
 
 
 int main(int argc, char** argv) try {

@@ -27,7 +27,7 @@
 
 #include <rewind/adjoint/checkpointed_adjoint.hpp>
 #include <rewind/adjoint/forward_loss.hpp>
-#include <rewind/adjoint/schedules.hpp>
+#include <rewind/schedule/schedules.hpp>
 #include <rewind/integrators/cvodes_interval_stepper.hpp>
 #include <rewind/problems/brusselator2d.hpp>
 

@@ -8,8 +8,8 @@
 
 #include "rewind/error.hpp"
 #include "rewind/problems/cubic_spiral.hpp"
-#include "rewind/training/sampled_solution.hpp"
-#include "rewind/training/time_series.hpp"
+#include "rewind/neural/sampled_solution.hpp"
+#include "rewind/neural/time_series.hpp"
 
 namespace rwd::cli {
 namespace {

@@ -38,7 +38,7 @@
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/eigen_backend.hpp"
-#include "rewind/checkpoint/disk_cost_probe.hpp"
+#include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/objective.hpp"

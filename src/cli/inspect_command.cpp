@@ -12,7 +12,7 @@
 
 #include "exit_status.hpp"
 #include "rewind/carry.hpp"
-#include "rewind/checkpoint/hdf5_snapshot_file.hpp"
+#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
 
 namespace rwd::cli {

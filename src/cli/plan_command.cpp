@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "byte_size.hpp"
-#include "rewind/checkpoint/disk_cost_probe.hpp"
+#include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/error.hpp"
 #include "schedule_plan.hpp"
 

@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "rewind/adjoint/drift_monitor.hpp"
-#include "rewind/checkpoint/disk_cost_probe.hpp"
-#include "rewind/summary.hpp"
+#include "rewind/store/disk_cost_probe.hpp"
+#include "rewind/adjoint/summary.hpp"
 #include "rewind/types.hpp"
 #include "run_settings.hpp"
 #include "schedule_plan.hpp"

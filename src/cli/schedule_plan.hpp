@@ -9,7 +9,7 @@
 //   plan.predicted_time_ratio(1.5);
 //   std::unique_ptr<rwd::Schedule> s = rwd::cli::make_schedule(plan);
 //
-// Conventions (Griewank & Walther, ACM TOMS 26(1), 2000; rewind/checkpoint/revolve_cost.hpp):
+// Conventions (Griewank & Walther, ACM TOMS 26(1), 2000; rewind/schedule/revolve_cost.hpp):
 // the initial state takes one of the c snapshots; p counts every step advanced by the schedule,
 // the first sweep's l − 1 included; each reverse step re-runs its own forward step, which p does
 // not count, so forward evaluations total l + p and the recompute ratio is (l + p) / l. The
@@ -36,14 +36,14 @@
 #include <string_view>
 
 #include "rewind/carry.hpp"
-#include "rewind/checkpoint/disk_only_schedule.hpp"
-#include "rewind/checkpoint/multilevel_schedule.hpp"
-#include "rewind/checkpoint/revolve_cost.hpp"
-#include "rewind/checkpoint/revolve_schedule.hpp"
-#include "rewind/checkpoint/schedule.hpp"
-#include "rewind/checkpoint/schedule_simulator.hpp"
-#include "rewind/checkpoint/store_all_schedule.hpp"
-#include "rewind/checkpoint/uniform_schedule.hpp"
+#include "rewind/schedule/disk_only_schedule.hpp"
+#include "rewind/schedule/multilevel_schedule.hpp"
+#include "rewind/schedule/revolve_cost.hpp"
+#include "rewind/schedule/revolve_schedule.hpp"
+#include "rewind/schedule/schedule.hpp"
+#include "rewind/schedule/schedule_simulator.hpp"
+#include "rewind/schedule/store_all_schedule.hpp"
+#include "rewind/schedule/uniform_schedule.hpp"
 #include "rewind/error.hpp"
 #include "rewind/types.hpp"
 

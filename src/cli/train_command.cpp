@@ -16,13 +16,13 @@
 
 #include "progress.hpp"
 #include "rewind/error.hpp"
-#include "rewind/nn/mlp.hpp"
-#include "rewind/nn/neural_ode.hpp"
-#include "rewind/nn/parameter_file.hpp"
-#include "rewind/training/adam.hpp"
-#include "rewind/training/neural_ode_trainer.hpp"
-#include "rewind/training/sgd.hpp"
-#include "rewind/training/time_series.hpp"
+#include "rewind/neural/mlp.hpp"
+#include "rewind/neural/neural_ode.hpp"
+#include "rewind/neural/parameter_file.hpp"
+#include "rewind/neural/adam.hpp"
+#include "rewind/neural/neural_ode_trainer.hpp"
+#include "rewind/neural/sgd.hpp"
+#include "rewind/neural/time_series.hpp"
 
 namespace rwd::cli {
 namespace {

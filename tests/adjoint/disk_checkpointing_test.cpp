@@ -6,10 +6,10 @@
 
 #include <functional>
 
-#include "../support/scratch_directory.hpp"
+#include "support/scratch_directory.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/adjoint/schedules.hpp"
-#include "rewind/checkpoint/hdf5_snapshot_file.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/lorenz96.hpp"
 

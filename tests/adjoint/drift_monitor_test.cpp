@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/adjoint/schedules.hpp"
+#include "rewind/schedule/schedules.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/lorenz63.hpp"
 

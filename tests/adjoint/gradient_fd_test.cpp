@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "../support/gradient_check.hpp"
+#include "support/gradient_check.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/gray_scott.hpp"

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/adjoint/schedules.hpp"
+#include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/thrust_backend.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
@@ -16,7 +16,7 @@
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/problems/van_der_pol.hpp"
-#include "../support/scratch_directory.hpp"
+#include "support/scratch_directory.hpp"
 
 namespace rwd {
 namespace {

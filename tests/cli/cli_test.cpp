@@ -16,8 +16,8 @@
 #include "../../src/cli/progress.hpp"
 #include "../../src/cli/run_settings.hpp"
 #include "../../src/cli/schedule_plan.hpp"
-#include "rewind/checkpoint/revolve_cost.hpp"
-#include "rewind/checkpoint/uniform_schedule.hpp"
+#include "rewind/schedule/revolve_cost.hpp"
+#include "rewind/schedule/uniform_schedule.hpp"
 
 namespace rwd::cli {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <random>
 
-#include "../support/tangent_linear.hpp"
-#include "../support/test_problems.hpp"
+#include "support/tangent_linear.hpp"
+#include "support/test_problems.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/problems/lorenz63.hpp"

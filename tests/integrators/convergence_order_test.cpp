@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "../support/test_problems.hpp"
+#include "support/test_problems.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 
 namespace rwd {

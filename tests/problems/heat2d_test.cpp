@@ -19,9 +19,9 @@
 
 #include <unistd.h>
 
-#include "../support/gradient_check.hpp"
+#include "support/gradient_check.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/adjoint/schedules.hpp"
+#include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/derivative_checker.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"

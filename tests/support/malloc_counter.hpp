@@ -1,7 +1,7 @@
 // tests/support/malloc_counter.hpp — counts every heap allocation of the test executable that
 // includes it (exactly one translation unit per executable: it defines malloc).
 //
-//   #include "../support/malloc_counter.hpp"
+//   #include "support/malloc_counter.hpp"
 //   const long before = g_allocations.load();
 //   … the code that must not allocate …
 //   EXPECT_EQ(g_allocations.load(), before);

@@ -1,0 +1,145 @@
+// rewind/schedule/schedule_simulator.hpp — runs any Schedule on integers only: checks every
+// action against the rules of rewind/schedule/action.hpp and counts what it would cost.
+//
+//   rwd::RevolveSchedule schedule(100000, 20);
+//   rwd::ScheduleCost cost = rwd::simulate(schedule);   // throws rwd::ScheduleViolation if broken
+//   cost.advances == rwd::revolve_advances(100000, 20);  // Griewank & Walther's minimum
+//   double t = rwd::predicted_time_ratio(cost, {.adjoint_cost_factor = 2.0});
+//
+// Rules checked, action by action: slots in range and never stored into while occupied, never
+// restored or freed while empty; at most slots() held; advance only forward and never past l;
+// every step reversed exactly once, in the order l−1, l−2, …, 0, with the current step equal to
+// the step reversed; `step` of store/restore/free equal to the state concerned; at `done` every
+// step reversed and every slot freed; nothing after done. The first violation throws
+// ScheduleViolation naming the action's index, the action and the rule.
+//
+// ScheduleValidator does the same one action at a time, for drivers and tests that produce their
+// own streams. Counting follows Griewank & Walther (ACM TOMS 26(1), 2000): advances are steps run
+// forward by `advance` actions; the forward step re-run inside each reverse step is not one.
+//
+// Two storage levels (Schedule::memory_slots()): slots [0, memory_slots) are memory, the rest disk.
+// `stores` and `restores` count both levels; `disk_stores`, `disk_restores` and `peak_disk_slots`
+// the disk level alone, so that the cost model can charge each level its own time. The rules do
+// not depend on the level: a state may be held in two slots at once (e.g. a disk snapshot copied
+// into memory after a restore, by storing the current state again).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rewind/schedule/action.hpp"
+#include "rewind/schedule/schedule.hpp"
+#include "rewind/error.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+// What a schedule costs, in actions and steps.
+struct ScheduleCost {
+  Index steps = 0;                 // l
+  int slots = 0;                   // the schedule's budget c
+  Index advances = 0;              // steps advanced in total: first sweep + recomputation
+  Index first_sweep_advances = 0;  // advances reaching a step for the first time (l − 1 if valid)
+  Index recomputed_steps = 0;      // advances − first_sweep_advances
+  Index stores = 0;
+  Index restores = 0;
+  Index reverses = 0;  // l if valid
+  Index frees = 0;
+  int peak_slots = 0;  // most snapshots held at once
+  Index actions = 0;   // actions issued, the final done included
+  // The disk level (slots ≥ the schedule's memory_slots()); zero for single-level schedules.
+  int disk_slots = 0;       // slots on the disk level: slots − memory slots
+  Index disk_stores = 0;    // of `stores`, those into disk slots
+  Index disk_restores = 0;  // of `restores`, those from disk slots
+  int peak_disk_slots = 0;  // most disk snapshots held at once
+
+  // One line; the disk counts are appended when there is a disk level (or disk I/O was counted).
+  std::string to_string() const;
+};
+
+// The first broken rule of a schedule.
+class ScheduleViolation : public InvalidArgument {
+ public:
+  ScheduleViolation(const std::string& message, Index action_index, Action action)
+      : InvalidArgument(message), action_index_(action_index), action_(action) {}
+  Index action_index() const { return action_index_; }  // 0-based position in the stream
+  const Action& action() const { return action_; }
+
+ private:
+  Index action_index_;
+  Action action_;
+};
+
+// Checks a stream of actions one at a time against a horizon l and a budget c.
+class ScheduleValidator {
+ public:
+  // `name` prefixes messages. Slots [0, memory_slots) are memory and [memory_slots, slots) disk;
+  // −1 (the default) means all memory. Throws InvalidArgument for l < 1, c < 1, or memory_slots
+  // outside [−1, c].
+  ScheduleValidator(Index steps, int slots, std::string name = "schedule", int memory_slots = -1);
+
+  // Throws ScheduleViolation at the first broken rule; the validator is then unusable.
+  void apply(const Action& action);
+
+  bool finished() const { return finished_; }  // done was applied
+  Index current_step() const { return current_; }
+  Index adjoint_step() const { return adjoint_; }
+  int slots_in_use() const { return in_use_; }
+  int disk_slots_in_use() const { return disk_in_use_; }
+  int memory_slots() const { return memory_slots_; }
+  const ScheduleCost& cost() const { return cost_; }
+
+ private:
+  [[noreturn]] void violation(const Action& action, const std::string& what) const;
+  void check_slot(const Action& action) const;
+  Index held(int slot) const;  // step held in the slot, −1 when empty
+
+  std::string name_;
+  Index steps_;
+  int slots_;
+  int memory_slots_;  // slots below this index are memory, the others disk
+  Index current_ = 0;
+  Index adjoint_;
+  Index reached_ = 0;  // furthest step reached so far
+  int in_use_ = 0;
+  int disk_in_use_ = 0;
+  bool finished_ = false;
+  std::vector<Index> slot_step_;  // grows to the largest slot used; −1 = empty
+  ScheduleCost cost_;
+};
+
+struct SimulatorOptions {
+  // Give up (ScheduleViolation) if no done came after this many actions; 0 = 16·l + 4·c + 64,
+  // far above what the shipped schedules need (< 8 actions per step).
+  Index max_actions = 0;
+};
+
+// Resets the schedule, runs it to done through a ScheduleValidator (with the schedule's
+// memory_slots()) and returns the cost.
+ScheduleCost simulate(Schedule& schedule, const SimulatorOptions& options = {});
+
+// Time per operation, to predict run time from a ScheduleCost. Any time unit; only ratios matter
+// to predicted_time_ratio.
+struct CostModel {
+  double step_time = 1.0;            // one forward step
+  double adjoint_cost_factor = 1.0;  // adjoint of a step, in forward steps, on top of the forward
+                                     // step it re-runs internally (≈ 1–3 for Runge–Kutta)
+  double write_time = 0.0;           // one store into a memory slot (snapshot write)
+  double read_time = 0.0;            // one restore from a memory slot (snapshot read)
+  double disk_write_time = 0.0;      // one store into a disk slot (two-level schedules)
+  double disk_read_time = 0.0;       // one restore from a disk slot
+
+  // Throws InvalidArgument naming the field: all finite and ≥ 0, step_time > 0.
+  void validate() const;
+};
+
+// step_time·(advances + reverses·(1 + adjoint_cost_factor))
+// + write_time·(stores − disk_stores) + read_time·(restores − disk_restores)
+// + disk_write_time·disk_stores + disk_read_time·disk_restores.
+double predicted_time(const ScheduleCost& cost, const CostModel& model = {});
+
+// predicted_time / (l · step_time): the gradient's cost in forward runs. With free snapshot I/O,
+// (advances + reverses·(1 + adjoint_cost_factor)) / l.
+double predicted_time_ratio(const ScheduleCost& cost, const CostModel& model = {});
+
+}  // namespace rwd

@@ -1,0 +1,124 @@
+// rewind/store/hdf5_snapshot_file.hpp — snapshots in one HDF5 file: fixed slots, each a
+// state vector of doubles plus a few bytes of metadata, every slot checksummed.
+//
+//   auto file = rwd::Hdf5SnapshotFile::create("/scratch/run.h5", /*slots=*/100,
+//                                             /*state size=*/1 << 20, /*meta size=*/40);
+//   file.write(3, /*step=*/1700, state, meta);    // state: span<const double>, meta: bytes
+//   file.read(3, /*expected step=*/1700, state, meta);  // verified, or rwd::StorageError
+//   file.remove();
+//
+// Layout (format_version 1; readable with h5dump and h5py):
+//   /states   float64 [slots × state_size], chunked one slot per chunk (a slot wider than 2^27
+//             values spans several chunks), optionally shuffle + deflate; written and read
+//             straight through (no chunk cache), so an error surfaces at the write that caused it.
+//   /slots    compound [slots]: step (int64; −1 = never written), checksum (uint64),
+//             run_id (32-character string), meta (uint8 [meta_size], absent when 0).
+//   attributes of /: format = "rewind snapshots", format_version, run_id, slots, state_size,
+//             meta_size, compression_level, checksum (what the checksum covers), created (UTC).
+// The checksum is XXH3-64 of the state's bytes seeded with XXH3-64 of (meta bytes, step, slot,
+// run id): a flipped bit anywhere in a snapshot, a snapshot read from the wrong slot or step, or
+// one written by another run all fail it.
+//
+// Nothing is silent. create() refuses an existing file (naming the run that left it), a missing
+// or unwritable directory, and a disk without room for every slot, before anything is written.
+// write() reports a full disk or a file-size limit as such; read() checks that the file is still
+// the one this object created (not removed, not replaced), that the slot was written by this run
+// and holds the expected step, and the checksum. Every failure is an rwd::StorageError whose
+// message names the file, the slot and the step.
+//
+// One object must not be used from two threads at once (the asynchronous store gives it to one
+// I/O thread). This folder knows nothing about what the metadata means.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+struct SnapshotFileOptions {
+  // 0: no compression (the default: snapshots of floating-point states rarely shrink much and the
+  // write is on the critical path); 1–9: byte shuffle followed by deflate at that level.
+  int compression_level = 0;
+};
+
+// What one slot holds, as recorded in /slots.
+struct SnapshotSlotRecord {
+  int slot = -1;
+  Index step = -1;  // −1: never written
+  std::uint64_t checksum = 0;
+  std::string run_id;
+  std::int64_t stored_bytes = 0;  // bytes the state occupies in the file (after compression)
+};
+
+class Hdf5SnapshotFile {
+ public:
+  // Creates `path` for `slots` snapshots of `state_size` doubles and `meta_size` metadata bytes,
+  // under a fresh random run id. Throws StorageError (existing file, directory missing or not
+  // writable, not enough free space) or InvalidArgument (sizes) before writing anything.
+  static Hdf5SnapshotFile create(const std::filesystem::path& path, int slots, Index state_size,
+                                 int meta_size, const SnapshotFileOptions& options = {});
+  // Opens an existing snapshot file read-only (inspection, tests). Throws StorageError if it is
+  // missing, not HDF5, or not a rewind snapshot file.
+  static Hdf5SnapshotFile open(const std::filesystem::path& path);
+
+  Hdf5SnapshotFile(Hdf5SnapshotFile&& other) noexcept;
+  Hdf5SnapshotFile& operator=(Hdf5SnapshotFile&& other) noexcept;
+  Hdf5SnapshotFile(const Hdf5SnapshotFile&) = delete;
+  Hdf5SnapshotFile& operator=(const Hdf5SnapshotFile&) = delete;
+  ~Hdf5SnapshotFile();  // closes the file (never removes it; see remove())
+
+  const std::filesystem::path& path() const { return path_; }
+  const std::string& run_id() const { return run_id_; }
+  int slots() const { return slots_; }
+  Index state_size() const { return state_size_; }
+  int meta_size() const { return meta_size_; }
+  int compression_level() const { return compression_level_; }
+  bool writable() const { return writable_; }
+  // Uncompressed bytes of one snapshot: the state and its metadata.
+  std::int64_t bytes_per_snapshot() const {
+    return state_size_ * static_cast<std::int64_t>(sizeof(double)) + meta_size_;
+  }
+
+  // Writes a snapshot of y_step into `slot` (overwriting what it held) with its checksum.
+  void write(int slot, Index step, std::span<const double> state, std::span<const std::byte> meta);
+  // Reads `slot` into the buffers after checking file identity, run id, step and checksum.
+  void read(int slot, Index expected_step, std::span<double> state, std::span<std::byte> meta);
+
+  // The slot's record, without reading its state.
+  SnapshotSlotRecord record(int slot) const;
+  // Reads the slot and recomputes its checksum: empty if intact (or never written), otherwise
+  // why not. For inspection; read() does this and more.
+  std::string verify(int slot) const;
+
+  // Flushes and closes; an error while flushing (a full disk) throws StorageError. Idempotent.
+  void close();
+  // Closes and deletes the file. Never throws; returns false if the file could not be removed.
+  bool remove() noexcept;
+
+ private:
+  Hdf5SnapshotFile() = default;
+  void check_slot(int slot, const char* operation) const;
+  void check_file_in_place(const char* operation, int slot, Index step) const;
+  void read_state(int slot, std::span<double> state) const;
+  void release() noexcept;
+
+  std::filesystem::path path_;
+  std::string run_id_;
+  int slots_ = 0;
+  Index state_size_ = 0;
+  int meta_size_ = 0;
+  int compression_level_ = 0;
+  bool writable_ = false;
+  Index chunk_width_ = 0;  // values per chunk along a slot
+  // HDF5 identifiers (hid_t is int64_t); −1 when closed.
+  std::int64_t file_ = -1, states_ = -1, records_ = -1, record_type_ = -1;
+  // Identity of the file this object created, to notice removal or replacement.
+  std::uint64_t device_ = 0, inode_ = 0;
+};
+
+}  // namespace rwd

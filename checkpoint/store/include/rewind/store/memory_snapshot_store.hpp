@@ -1,0 +1,116 @@
+// rewind/store/memory_snapshot_store.hpp — snapshots in the backend's own memory (host RAM
+// for Eigen, device memory for Thrust/CUDA), in slots allocated once, up front.
+//
+//   rwd::MemorySnapshotStore<rwd::EigenBackend, MyMeta> store(/*slots=*/20, /*state size=*/n);
+//   store.store(3, /*step=*/17, y, meta);     // copy y_17 and its metadata into slot 3
+//   store.restore(3, /*step=*/17, y, meta);   // and back
+//   store.free(3);
+//
+// A snapshot is a state vector, its step and a small trivially copyable metadata record (the
+// adjoint driver stores the integrator's carry there; this folder knows nothing about what it
+// means). No allocation happens after construction, so a reverse sweep never touches the heap.
+// Misuse — an out-of-range slot, storing into an occupied slot, restoring an empty one or the
+// wrong step, a state of the wrong size — is an error, never a silent overwrite.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "rewind/backend/backend.hpp"
+#include "rewind/store/snapshot_store.hpp"
+#include "rewind/error.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+template <VectorBackend B, class Meta>
+class MemorySnapshotStore final : public SnapshotStore<B, Meta> {
+  static_assert(std::is_trivially_copyable_v<Meta>, "snapshot metadata must be trivially copyable");
+
+ public:
+  using Vector = typename B::Vector;
+
+  MemorySnapshotStore(int slots, Index state_size) : state_size_(state_size) {
+    if (slots < 1) detail::fail<InvalidArgument>("snapshot store needs >= 1 slot, got ", slots);
+    if (state_size < 0) detail::fail<InvalidArgument>("state size ", state_size, " must be >= 0");
+    states_.reserve(static_cast<std::size_t>(slots));
+    for (int s = 0; s < slots; ++s) states_.push_back(B::zeros(state_size));
+    meta_.resize(static_cast<std::size_t>(slots));
+    steps_.assign(static_cast<std::size_t>(slots), -1);
+  }
+
+  int slots() const override { return static_cast<int>(states_.size()); }
+  bool occupied(int slot) const { return steps_[checked(slot)] >= 0; }
+  int slots_in_use() const { return in_use_; }
+  int peak_slots_in_use() const { return peak_in_use_; }
+  // Bytes held by one snapshot: the state and its metadata.
+  std::int64_t bytes_per_snapshot() const {
+    return state_size_ * static_cast<std::int64_t>(sizeof(double)) +
+           static_cast<std::int64_t>(sizeof(Meta));
+  }
+  std::int64_t peak_bytes() const { return peak_in_use_ * bytes_per_snapshot(); }
+  // Memory reserved by the store (every slot is allocated up front).
+  std::int64_t reserved_bytes() const { return slots() * bytes_per_snapshot(); }
+
+  void store(int slot, Index step, const Vector& state, const Meta& meta) override {
+    const std::size_t s = checked(slot);
+    if (steps_[s] >= 0)
+      detail::fail<InvalidArgument>("snapshot slot ", slot, " holds y_", steps_[s],
+                                    "; free it before storing y_", step);
+    if (step < 0) detail::fail<InvalidArgument>("snapshot of step ", step, " < 0");
+    if (B::size(state) != state_size_)
+      detail::fail<InvalidArgument>("snapshot of ", B::size(state), " values for a store of size ",
+                                    state_size_);
+    B::copy(state, states_[s]);
+    meta_[s] = meta;
+    steps_[s] = step;
+    ++stores_;
+    ++in_use_;
+    if (in_use_ > peak_in_use_) peak_in_use_ = in_use_;
+  }
+
+  void restore(int slot, Index step, Vector& state, Meta& meta) override {
+    const std::size_t s = checked(slot);
+    if (steps_[s] < 0)
+      detail::fail<InvalidArgument>("snapshot slot ", slot, " is empty; cannot restore y_", step);
+    if (steps_[s] != step)
+      detail::fail<InvalidArgument>("snapshot slot ", slot, " holds y_", steps_[s], ", not y_", step);
+    B::copy(states_[s], state);
+    meta = meta_[s];
+    ++restores_;
+  }
+
+  void free(int slot) override {
+    const std::size_t s = checked(slot);
+    if (steps_[s] < 0) detail::fail<InvalidArgument>("snapshot slot ", slot, " is already free");
+    steps_[s] = -1;
+    --in_use_;
+  }
+
+  SnapshotStoreStatistics statistics() const override {
+    SnapshotStoreStatistics statistics;
+    statistics.memory_stores = stores_;
+    statistics.memory_restores = restores_;
+    statistics.peak_memory_bytes = peak_bytes();
+    return statistics;
+  }
+
+ private:
+  std::size_t checked(int slot) const {
+    if (slot < 0 || slot >= slots())
+      detail::fail<InvalidArgument>("snapshot slot ", slot, " is outside [0, ", slots(), ")");
+    return static_cast<std::size_t>(slot);
+  }
+
+  Index state_size_;
+  std::vector<Vector> states_;
+  std::vector<Meta> meta_;
+  std::vector<Index> steps_;  // step held per slot, −1 = free
+  int in_use_ = 0;
+  int peak_in_use_ = 0;
+  Index stores_ = 0;
+  Index restores_ = 0;
+};
+
+}  // namespace rwd

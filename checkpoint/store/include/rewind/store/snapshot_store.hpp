@@ -1,0 +1,68 @@
+// rewind/store/snapshot_store.hpp — the interface every snapshot store implements: slots
+// addressed by index, each holding one state vector, the step it belongs to and a small
+// trivially copyable metadata record.
+//
+//   std::unique_ptr<rwd::SnapshotStore<B, Meta>> store = ...;   // memory, disk or tiered
+//   store->store(slot, step, y, meta);
+//   store->prefetch(slot, step);           // a hint: the snapshot will be restored soon
+//   store->restore(slot, step, y, meta);   // the step is checked: a mix-up is an error
+//   store->free(slot);
+//   store->finish();                       // waits for background writes, reports their errors
+//
+// Implementations: MemorySnapshotStore (backend memory), DiskSnapshotStore (an HDF5 file through
+// a background I/O thread), TieredSnapshotStore (memory slots in front of disk slots). A store is
+// pure storage: it knows nothing about schedules or what the metadata means. Misuse — a slot out
+// of range, a store into an occupied slot, a restore of an empty one or of the wrong step — is an
+// rwd::InvalidArgument; an I/O failure is an rwd::StorageError. Neither ever yields wrong data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "rewind/backend/backend.hpp"
+#include "rewind/store/snapshot_io_statistics.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+// What a store did. Memory and disk levels are counted apart.
+struct SnapshotStoreStatistics {
+  Index memory_stores = 0;
+  Index memory_restores = 0;
+  Index disk_stores = 0;
+  Index disk_restores = 0;
+  std::int64_t peak_memory_bytes = 0;  // snapshots held in memory at once (states + metadata)
+  std::int64_t peak_disk_bytes = 0;    // snapshots held on disk at once (uncompressed)
+  std::string file;                    // the snapshot file, empty without a disk level
+  bool asynchronous = false;           // disk I/O on a background thread
+  SnapshotIoStatistics io;             // disk traffic and timing; zero without a disk level
+};
+
+template <VectorBackend B, class Meta>
+class SnapshotStore {
+ public:
+  using Vector = typename B::Vector;
+
+  virtual ~SnapshotStore() = default;
+
+  virtual int slots() const = 0;
+  // Copies y_step and its metadata into a free slot.
+  virtual void store(int slot, Index step, const Vector& state, const Meta& meta) = 0;
+  // Copies the snapshot of y_step held in `slot` into state and meta; the slot keeps it.
+  virtual void restore(int slot, Index step, Vector& state, Meta& meta) = 0;
+  // Empties the slot.
+  virtual void free(int slot) = 0;
+  // The snapshot of y_step in `slot` will be restored soon: a store that can fetch it ahead of
+  // time starts now. Never required for correctness.
+  virtual void prefetch(int /*slot*/, Index /*step*/) {}
+  // Waits for every background operation and rethrows the first failure.
+  virtual void finish() {}
+  virtual SnapshotStoreStatistics statistics() const = 0;
+
+ protected:
+  SnapshotStore() = default;
+  SnapshotStore(const SnapshotStore&) = default;
+  SnapshotStore& operator=(const SnapshotStore&) = default;
+};
+
+}  // namespace rwd

@@ -1,0 +1,650 @@
+// Hdf5SnapshotFile (rewind/store/hdf5_snapshot_file.hpp): HDF5 1.10 C API.
+#include "rewind/store/hdf5_snapshot_file.hpp"
+
+#include <hdf5.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <random>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "rewind/hdf5/hdf5_handles.hpp"
+#include "rewind/error.hpp"
+
+namespace rwd {
+namespace {
+
+constexpr int kFormatVersion = 1;
+constexpr const char* kFormat = "rewind snapshots";
+constexpr std::size_t kRunIdLength = 32;  // hex digits of a 128-bit random id
+constexpr Index kMaxChunkWidth = Index{1} << 27;  // 1 GiB of doubles: under HDF5's 4 GiB chunk limit
+
+// Record layout in memory and in the file: step, checksum, run id, meta bytes.
+constexpr std::size_t kStepOffset = 0;
+constexpr std::size_t kChecksumOffset = 8;
+constexpr std::size_t kRunIdOffset = 16;
+constexpr std::size_t kMetaOffset = kRunIdOffset + kRunIdLength;
+
+std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+
+// Collects the messages of HDF5's error stack (innermost last) and clears it.
+std::string hdf5_error_text() {
+  std::vector<std::string> lines;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_DOWNWARD,
+      [](unsigned, const H5E_error2_t* error, void* data) -> herr_t {
+        auto* out = static_cast<std::vector<std::string>*>(data);
+        if (error->desc && *error->desc) out->emplace_back(error->desc);
+        return 0;
+      },
+      &lines);
+  H5Eclear2(H5E_DEFAULT);
+  std::string text;
+  for (const auto& line : lines) {
+    if (!text.empty()) text += "; ";
+    text += line;
+  }
+  return text;
+}
+
+// What an OS error recorded in HDF5's messages means for the user.
+std::string explain(const std::string& hdf5_text) {
+  const auto has = [&](const char* s) { return hdf5_text.find(s) != std::string::npos; };
+  if (has("errno = 28") || has("No space left")) return "the disk is full (No space left on device)";
+  if (has("errno = 27") || has("File too large"))
+    return "the file size limit was reached (File too large)";
+  if (has("errno = 122") || has("quota")) return "the disk quota is exceeded";
+  if (has("errno = 13") || has("Permission denied")) return "permission denied";
+  if (has("errno = 5,") || has("Input/output error")) return "an input/output error";
+  return "";
+}
+
+[[noreturn]] void fail_hdf5(const std::string& what) {
+  const std::string text = hdf5_error_text();
+  const std::string meaning = explain(text);
+  std::string message = what;
+  if (!meaning.empty()) message += ": " + meaning;
+  if (!text.empty()) message += " [HDF5: " + text + "]";
+  throw StorageError(message);
+}
+
+using QuietHdf5 = rwd::detail::QuietHdf5;
+using Id = rwd::detail::Hdf5Id;
+
+hid_t checked(hid_t id, const std::string& what) {
+  if (id < 0) fail_hdf5(what);
+  return id;
+}
+
+void checked_status(herr_t status, const std::string& what) {
+  if (status < 0) fail_hdf5(what);
+}
+
+std::string random_run_id() {
+  std::random_device device;
+  std::array<std::uint32_t, 4> words{device(), device(), device(), device()};
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id;
+  for (std::uint32_t word : words)
+    for (int shift = 28; shift >= 0; shift -= 4) id += kHex[(word >> shift) & 0xf];
+  return id;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+std::uint64_t snapshot_checksum(std::span<const double> state, std::span<const std::byte> meta,
+                                Index step, int slot, const std::string& run_id) {
+  XXH3_state_t* header = XXH3_createState();
+  XXH3_64bits_reset(header);
+  XXH3_64bits_update(header, meta.data(), meta.size());
+  const std::int64_t step64 = step;
+  const std::int64_t slot64 = slot;
+  XXH3_64bits_update(header, &step64, sizeof step64);
+  XXH3_64bits_update(header, &slot64, sizeof slot64);
+  XXH3_64bits_update(header, run_id.data(), run_id.size());
+  const XXH64_hash_t seed = XXH3_64bits_digest(header);
+  XXH3_freeState(header);
+  return XXH3_64bits_withSeed(state.data(), state.size_bytes(), seed);
+}
+
+// The compound type of one /slots record (native in memory, little-endian in the file).
+hid_t make_record_type(int meta_size, bool file_type) {
+  const std::size_t size = kMetaOffset + static_cast<std::size_t>(meta_size);
+  Id type(checked(H5Tcreate(H5T_COMPOUND, size), "creating the slot record type"), H5Tclose);
+  checked_status(H5Tinsert(type.get(), "step", kStepOffset,
+                           file_type ? H5T_STD_I64LE : H5T_NATIVE_INT64),
+                 "slot record type");
+  checked_status(H5Tinsert(type.get(), "checksum", kChecksumOffset,
+                           file_type ? H5T_STD_U64LE : H5T_NATIVE_UINT64),
+                 "slot record type");
+  Id text(checked(H5Tcopy(H5T_C_S1), "slot record type"), H5Tclose);
+  checked_status(H5Tset_size(text.get(), kRunIdLength), "slot record type");
+  checked_status(H5Tset_strpad(text.get(), H5T_STR_NULLPAD), "slot record type");
+  checked_status(H5Tinsert(type.get(), "run_id", kRunIdOffset, text.get()), "slot record type");
+  if (meta_size > 0) {
+    const hsize_t length = static_cast<hsize_t>(meta_size);
+    Id bytes(checked(H5Tarray_create2(H5T_STD_U8LE, 1, &length), "slot record type"), H5Tclose);
+    checked_status(H5Tinsert(type.get(), "meta", kMetaOffset, bytes.get()), "slot record type");
+  }
+  return type.release();
+}
+
+void write_string_attribute(hid_t object, const char* name, const std::string& value) {
+  Id type(checked(H5Tcopy(H5T_C_S1), "string attribute"), H5Tclose);
+  checked_status(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)), "string attribute");
+  Id space(checked(H5Screate(H5S_SCALAR), "string attribute"), H5Sclose);
+  Id attribute(checked(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                       std::string("creating attribute ") + name),
+               H5Aclose);
+  checked_status(H5Awrite(attribute.get(), type.get(), value.c_str()),
+                 std::string("writing attribute ") + name);
+}
+
+void write_int_attribute(hid_t object, const char* name, std::int64_t value) {
+  Id space(checked(H5Screate(H5S_SCALAR), "integer attribute"), H5Sclose);
+  Id attribute(checked(H5Acreate2(object, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                       std::string("creating attribute ") + name),
+               H5Aclose);
+  checked_status(H5Awrite(attribute.get(), H5T_NATIVE_INT64, &value),
+                 std::string("writing attribute ") + name);
+}
+
+// Attribute readers return false when the attribute is absent or unreadable.
+bool read_string_attribute(hid_t object, const char* name, std::string& value) {
+  if (H5Aexists(object, name) <= 0) return false;
+  Id attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+  if (attribute.get() < 0) return false;
+  Id type(H5Aget_type(attribute.get()), H5Tclose);
+  if (type.get() < 0 || H5Tget_class(type.get()) != H5T_STRING) return false;
+  const std::size_t size = H5Tget_size(type.get());
+  std::vector<char> buffer(size + 1, '\0');
+  Id memory(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(memory.get(), size + 1);
+  if (H5Aread(attribute.get(), memory.get(), buffer.data()) < 0) return false;
+  value.assign(buffer.data());
+  return true;
+}
+
+bool read_int_attribute(hid_t object, const char* name, std::int64_t& value) {
+  if (H5Aexists(object, name) <= 0) return false;
+  Id attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+  if (attribute.get() < 0) return false;
+  return H5Aread(attribute.get(), H5T_NATIVE_INT64, &value) >= 0;
+}
+
+// A dataset access property list without chunk cache: every read and write reaches the file.
+hid_t uncached_access() {
+  Id access(checked(H5Pcreate(H5P_DATASET_ACCESS), "dataset access properties"), H5Pclose);
+  checked_status(H5Pset_chunk_cache(access.get(), 0, 0, 1.0), "disabling the chunk cache");
+  return access.release();
+}
+
+std::string describe_existing(const std::filesystem::path& path) {
+  QuietHdf5 quiet;
+  std::string detail;
+  if (H5Fis_hdf5(path.c_str()) > 0) {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file >= 0) {
+      std::string run_id, created;
+      if (read_string_attribute(file, "run_id", run_id)) {
+        detail = " (a snapshot file of run " + run_id;
+        if (read_string_attribute(file, "created", created)) detail += ", created " + created;
+        detail += ")";
+      }
+      H5Fclose(file);
+    }
+  }
+  H5Eclear2(H5E_DEFAULT);
+  return detail;
+}
+
+void check_directory(const std::filesystem::path& path, std::int64_t needed_bytes) {
+  std::filesystem::path directory = path.parent_path();
+  if (directory.empty()) directory = ".";
+  std::error_code error;
+  const auto status = std::filesystem::status(directory, error);
+  if (!std::filesystem::exists(status))
+    detail::fail<StorageError>("snapshot directory ", quoted(directory), " does not exist");
+  if (!std::filesystem::is_directory(status))
+    detail::fail<StorageError>("snapshot directory ", quoted(directory), " is not a directory");
+  if (access(directory.c_str(), W_OK | X_OK) != 0)
+    detail::fail<StorageError>("snapshot directory ", quoted(directory),
+                               " is not writable: ", std::strerror(errno));
+  struct statvfs space {};
+  if (statvfs(directory.c_str(), &space) == 0) {
+    const auto available =
+        static_cast<long double>(space.f_bavail) * static_cast<long double>(space.f_frsize);
+    if (available < static_cast<long double>(needed_bytes))
+      detail::fail<StorageError>("snapshot directory ", quoted(directory), " has ",
+                                 static_cast<std::int64_t>(available),
+                                 " bytes free but the snapshot file needs ", needed_bytes,
+                                 ": free space or choose fewer disk snapshots");
+  }
+}
+
+}  // namespace
+
+Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int slots,
+                                          Index state_size, int meta_size,
+                                          const SnapshotFileOptions& options) {
+  if (slots < 1) detail::fail<InvalidArgument>("snapshot file needs >= 1 slot, got ", slots);
+  if (state_size < 1)
+    detail::fail<InvalidArgument>("snapshot file: state size ", state_size, " must be >= 1");
+  if (meta_size < 0 || meta_size > (1 << 16))
+    detail::fail<InvalidArgument>("snapshot file: metadata size ", meta_size,
+                                  " must lie in [0, 65536] bytes");
+  if (options.compression_level < 0 || options.compression_level > 9)
+    detail::fail<InvalidArgument>("snapshot file: compression level ", options.compression_level,
+                                  " must lie in [0, 9]");
+  if (path.empty()) detail::fail<InvalidArgument>("snapshot file: empty path");
+  std::error_code error;
+  if (std::filesystem::exists(std::filesystem::symlink_status(path, error)))
+    detail::fail<StorageError>("snapshot file ", quoted(path), " already exists",
+                               describe_existing(path),
+                               "; remove it or choose another file — rewind never overwrites one");
+  const long double total = static_cast<long double>(slots) *
+                            (static_cast<long double>(state_size) * sizeof(double) +
+                             static_cast<long double>(kMetaOffset + meta_size));
+  if (total > 9.0e18L) detail::fail<InvalidArgument>("snapshot file of ", total, " bytes is too large");
+  check_directory(path, static_cast<std::int64_t>(total));
+
+  QuietHdf5 quiet;
+  Hdf5SnapshotFile file;
+  file.path_ = path;
+  file.run_id_ = random_run_id();
+  file.slots_ = slots;
+  file.state_size_ = state_size;
+  file.meta_size_ = meta_size;
+  file.compression_level_ = options.compression_level;
+  file.writable_ = true;
+  file.chunk_width_ = std::min(state_size, kMaxChunkWidth);
+  const std::string where = "creating snapshot file " + quoted(path);
+
+  file.file_ = checked(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), where);
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0)
+    detail::fail<StorageError>(where, ": it vanished right after creation");
+  file.device_ = info.st_dev;
+  file.inode_ = info.st_ino;
+
+  // /states: one chunk per slot (or several for very wide states).
+  {
+    const hsize_t dims[2] = {static_cast<hsize_t>(slots), static_cast<hsize_t>(state_size)};
+    const hsize_t chunk[2] = {1, static_cast<hsize_t>(file.chunk_width_)};
+    Id space(checked(H5Screate_simple(2, dims, nullptr), where), H5Sclose);
+    Id create(checked(H5Pcreate(H5P_DATASET_CREATE), where), H5Pclose);
+    checked_status(H5Pset_chunk(create.get(), 2, chunk), where);
+    checked_status(H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER), where);
+    if (options.compression_level > 0) {
+      checked_status(H5Pset_shuffle(create.get()), where + " (shuffle filter)");
+      checked_status(H5Pset_deflate(create.get(), static_cast<unsigned>(options.compression_level)),
+                     where + " (deflate filter)");
+    } else {
+      // Reserve the file space now: the file's size is known and fixed from the start.
+      checked_status(H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY), where);
+    }
+    Id access(uncached_access(), H5Pclose);
+    file.states_ = checked(H5Dcreate2(file.file_, "states", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                                      create.get(), access.get()),
+                           where + " (dataset /states)");
+  }
+  // /slots: one record per slot; never-written slots read step −1.
+  {
+    file.record_type_ = make_record_type(meta_size, false);
+    Id file_type(make_record_type(meta_size, true), H5Tclose);
+    const hsize_t dims[1] = {static_cast<hsize_t>(slots)};
+    const hsize_t chunk[1] = {static_cast<hsize_t>(std::min(slots, 256))};
+    Id space(checked(H5Screate_simple(1, dims, nullptr), where), H5Sclose);
+    Id create(checked(H5Pcreate(H5P_DATASET_CREATE), where), H5Pclose);
+    checked_status(H5Pset_chunk(create.get(), 1, chunk), where);
+    std::vector<unsigned char> fill(kMetaOffset + static_cast<std::size_t>(meta_size), 0);
+    const std::int64_t never = -1;
+    std::memcpy(fill.data() + kStepOffset, &never, sizeof never);
+    checked_status(H5Pset_fill_value(create.get(), file.record_type_, fill.data()), where);
+    checked_status(H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY), where);
+    checked_status(H5Pset_fill_time(create.get(), H5D_FILL_TIME_ALLOC), where);
+    Id access(uncached_access(), H5Pclose);
+    file.records_ = checked(H5Dcreate2(file.file_, "slots", file_type.get(), space.get(), H5P_DEFAULT,
+                                       create.get(), access.get()),
+                            where + " (dataset /slots)");
+  }
+  write_string_attribute(file.file_, "format", kFormat);
+  write_int_attribute(file.file_, "format_version", kFormatVersion);
+  write_string_attribute(file.file_, "run_id", file.run_id_);
+  write_int_attribute(file.file_, "slots", slots);
+  write_int_attribute(file.file_, "state_size", state_size);
+  write_int_attribute(file.file_, "meta_size", meta_size);
+  write_int_attribute(file.file_, "compression_level", options.compression_level);
+  write_string_attribute(file.file_, "checksum",
+                         "XXH3-64 of the state bytes (little-endian float64), seeded with XXH3-64 "
+                         "of (meta bytes, step as int64, slot as int64, run_id)");
+  write_string_attribute(file.file_, "created", utc_now());
+  checked_status(H5Fflush(file.file_, H5F_SCOPE_LOCAL), where + " (flush)");
+  return file;
+}
+
+Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error))
+    detail::fail<StorageError>("snapshot file ", quoted(path), " does not exist");
+  QuietHdf5 quiet;
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    detail::fail<StorageError>(quoted(path), " is not an HDF5 file (or is truncated or unreadable)");
+  }
+  Hdf5SnapshotFile file;
+  file.path_ = path;
+  file.file_ = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT),
+                       "opening snapshot file " + quoted(path));
+  std::string format;
+  std::int64_t version = 0, slots = 0, state_size = 0, meta_size = 0, compression = 0;
+  if (!read_string_attribute(file.file_, "format", format) || format != kFormat)
+    detail::fail<StorageError>(quoted(path), " is an HDF5 file but not a rewind snapshot file");
+  if (!read_int_attribute(file.file_, "format_version", version) || version != kFormatVersion)
+    detail::fail<StorageError>(quoted(path), " has snapshot format version ", version,
+                               "; this rewind reads version ", kFormatVersion);
+  if (!read_string_attribute(file.file_, "run_id", file.run_id_) ||
+      !read_int_attribute(file.file_, "slots", slots) ||
+      !read_int_attribute(file.file_, "state_size", state_size) ||
+      !read_int_attribute(file.file_, "meta_size", meta_size))
+    detail::fail<StorageError>(quoted(path), " lacks the attributes of a rewind snapshot file");
+  read_int_attribute(file.file_, "compression_level", compression);
+  if (slots < 1 || slots > (1 << 30) || state_size < 1 || meta_size < 0 || meta_size > (1 << 16))
+    detail::fail<StorageError>(quoted(path), " records impossible sizes (", slots, " slots of ",
+                               state_size, " values, ", meta_size, " metadata bytes)");
+  file.slots_ = static_cast<int>(slots);
+  file.state_size_ = state_size;
+  file.meta_size_ = static_cast<int>(meta_size);
+  file.compression_level_ = static_cast<int>(compression);
+  file.chunk_width_ = std::min<Index>(state_size, kMaxChunkWidth);
+  Id access(uncached_access(), H5Pclose);
+  file.states_ = checked(H5Dopen2(file.file_, "states", access.get()),
+                         "opening /states of " + quoted(path));
+  file.records_ = checked(H5Dopen2(file.file_, "slots", access.get()),
+                          "opening /slots of " + quoted(path));
+  file.record_type_ = make_record_type(file.meta_size_, false);
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    file.device_ = info.st_dev;
+    file.inode_ = info.st_ino;
+  }
+  return file;
+}
+
+Hdf5SnapshotFile::Hdf5SnapshotFile(Hdf5SnapshotFile&& other) noexcept { *this = std::move(other); }
+
+Hdf5SnapshotFile& Hdf5SnapshotFile::operator=(Hdf5SnapshotFile&& other) noexcept {
+  if (this != &other) {
+    release();
+    path_ = std::move(other.path_);
+    run_id_ = std::move(other.run_id_);
+    slots_ = other.slots_;
+    state_size_ = other.state_size_;
+    meta_size_ = other.meta_size_;
+    compression_level_ = other.compression_level_;
+    writable_ = other.writable_;
+    chunk_width_ = other.chunk_width_;
+    file_ = std::exchange(other.file_, -1);
+    states_ = std::exchange(other.states_, -1);
+    records_ = std::exchange(other.records_, -1);
+    record_type_ = std::exchange(other.record_type_, -1);
+    device_ = other.device_;
+    inode_ = other.inode_;
+  }
+  return *this;
+}
+
+Hdf5SnapshotFile::~Hdf5SnapshotFile() { release(); }
+
+void Hdf5SnapshotFile::release() noexcept {
+  QuietHdf5 quiet;
+  if (record_type_ >= 0) H5Tclose(record_type_);
+  if (records_ >= 0) H5Dclose(records_);
+  if (states_ >= 0) H5Dclose(states_);
+  if (file_ >= 0) H5Fclose(file_);
+  record_type_ = records_ = states_ = file_ = -1;
+  H5Eclear2(H5E_DEFAULT);
+}
+
+void Hdf5SnapshotFile::close() {
+  if (file_ < 0) return;
+  QuietHdf5 quiet;
+  const std::string where = "closing snapshot file " + quoted(path_);
+  if (writable_ && H5Fflush(file_, H5F_SCOPE_LOCAL) < 0) {
+    const std::string text = hdf5_error_text();
+    release();
+    const std::string meaning = explain(text);
+    throw StorageError(where + (meaning.empty() ? "" : ": " + meaning) +
+                       (text.empty() ? "" : " [HDF5: " + text + "]"));
+  }
+  herr_t status = 0;
+  H5Tclose(record_type_);
+  H5Dclose(records_);
+  H5Dclose(states_);
+  status = H5Fclose(file_);
+  record_type_ = records_ = states_ = file_ = -1;
+  if (status < 0) fail_hdf5(where);
+}
+
+bool Hdf5SnapshotFile::remove() noexcept {
+  release();
+  if (path_.empty()) return true;
+  std::error_code error;
+  std::filesystem::remove(path_, error);
+  return !error;
+}
+
+void Hdf5SnapshotFile::check_slot(int slot, const char* operation) const {
+  if (file_ < 0)
+    detail::fail<StorageError>(operation, " slot ", slot, " of ", quoted(path_),
+                               ": the file is closed");
+  if (slot < 0 || slot >= slots_)
+    detail::fail<InvalidArgument>(operation, " slot ", slot, " of ", quoted(path_),
+                                  ": outside [0, ", slots_, ")");
+}
+
+void Hdf5SnapshotFile::check_file_in_place(const char* operation, int slot, Index step) const {
+  struct stat info {};
+  if (::stat(path_.c_str(), &info) != 0)
+    detail::fail<StorageError>(operation, " y_", step, " (slot ", slot, "): snapshot file ",
+                               quoted(path_), " was removed while the run was using it");
+  if (static_cast<std::uint64_t>(info.st_dev) != device_ ||
+      static_cast<std::uint64_t>(info.st_ino) != inode_)
+    detail::fail<StorageError>(operation, " y_", step, " (slot ", slot, "): snapshot file ",
+                               quoted(path_),
+                               " was replaced by another file while the run was using it");
+}
+
+void Hdf5SnapshotFile::write(int slot, Index step, std::span<const double> state,
+                             std::span<const std::byte> meta) {
+  check_slot(slot, "writing");
+  if (!writable_)
+    detail::fail<StorageError>("writing slot ", slot, " of ", quoted(path_), ": opened read-only");
+  if (static_cast<Index>(state.size()) != state_size_ ||
+      meta.size() != static_cast<std::size_t>(meta_size_))
+    detail::fail<InvalidArgument>("writing slot ", slot, " of ", quoted(path_), ": ", state.size(),
+                                  " values and ", meta.size(), " metadata bytes for a file of ",
+                                  state_size_, " and ", meta_size_);
+  if (step < 0) detail::fail<InvalidArgument>("writing slot ", slot, ": step ", step, " < 0");
+  check_file_in_place("writing", slot, step);
+  QuietHdf5 quiet;
+  std::ostringstream where_stream;
+  where_stream << "writing y_" << step << " to slot " << slot << " of snapshot file " << quoted(path_);
+  const std::string where = where_stream.str();
+
+  const hsize_t dims[2] = {static_cast<hsize_t>(slots_), static_cast<hsize_t>(state_size_)};
+  Id file_space(checked(H5Screate_simple(2, dims, nullptr), where), H5Sclose);
+  const hsize_t start[2] = {static_cast<hsize_t>(slot), 0};
+  const hsize_t count[2] = {1, static_cast<hsize_t>(state_size_)};
+  checked_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+                 where);
+  const hsize_t length = static_cast<hsize_t>(state_size_);
+  Id memory_space(checked(H5Screate_simple(1, &length, nullptr), where), H5Sclose);
+  checked_status(H5Dwrite(states_, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(),
+                          H5P_DEFAULT, state.data()),
+                 where);
+
+  // The record last, so that a crash between the two leaves a checksum that fails.
+  std::vector<unsigned char> record(kMetaOffset + static_cast<std::size_t>(meta_size_), 0);
+  const std::int64_t step64 = step;
+  const std::uint64_t checksum = snapshot_checksum(state, meta, step, slot, run_id_);
+  std::memcpy(record.data() + kStepOffset, &step64, sizeof step64);
+  std::memcpy(record.data() + kChecksumOffset, &checksum, sizeof checksum);
+  std::memcpy(record.data() + kRunIdOffset, run_id_.data(), std::min(run_id_.size(), kRunIdLength));
+  if (meta_size_ > 0) std::memcpy(record.data() + kMetaOffset, meta.data(), meta.size());
+  const hsize_t record_dims[1] = {static_cast<hsize_t>(slots_)};
+  Id record_space(checked(H5Screate_simple(1, record_dims, nullptr), where), H5Sclose);
+  const hsize_t record_start[1] = {static_cast<hsize_t>(slot)};
+  const hsize_t one[1] = {1};
+  checked_status(H5Sselect_hyperslab(record_space.get(), H5S_SELECT_SET, record_start, nullptr, one,
+                                     nullptr),
+                 where);
+  Id record_memory(checked(H5Screate_simple(1, one, nullptr), where), H5Sclose);
+  checked_status(H5Dwrite(records_, record_type_, record_memory.get(), record_space.get(), H5P_DEFAULT,
+                          record.data()),
+                 where + " (slot record)");
+}
+
+void Hdf5SnapshotFile::read_state(int slot, std::span<double> state) const {
+  QuietHdf5 quiet;
+  const std::string where = "reading slot " + std::to_string(slot) + " of snapshot file " + quoted(path_);
+  const hsize_t dims[2] = {static_cast<hsize_t>(slots_), static_cast<hsize_t>(state_size_)};
+  Id file_space(checked(H5Screate_simple(2, dims, nullptr), where), H5Sclose);
+  const hsize_t start[2] = {static_cast<hsize_t>(slot), 0};
+  const hsize_t count[2] = {1, static_cast<hsize_t>(state_size_)};
+  checked_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+                 where);
+  const hsize_t length = static_cast<hsize_t>(state_size_);
+  Id memory_space(checked(H5Screate_simple(1, &length, nullptr), where), H5Sclose);
+  checked_status(H5Dread(states_, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT,
+                         state.data()),
+                 where + " (the file may be truncated or damaged)");
+}
+
+namespace {
+
+struct RawRecord {
+  SnapshotSlotRecord record;
+  std::vector<std::byte> meta;
+};
+
+RawRecord read_record(std::int64_t records, std::int64_t record_type, int slots, int slot,
+                      int meta_size, const std::filesystem::path& path) {
+  QuietHdf5 quiet;
+  const std::string where = "reading the record of slot " + std::to_string(slot) +
+                            " of snapshot file " + quoted(path);
+  std::vector<unsigned char> buffer(kMetaOffset + static_cast<std::size_t>(meta_size), 0);
+  const hsize_t dims[1] = {static_cast<hsize_t>(slots)};
+  Id space(checked(H5Screate_simple(1, dims, nullptr), where), H5Sclose);
+  const hsize_t start[1] = {static_cast<hsize_t>(slot)};
+  const hsize_t one[1] = {1};
+  checked_status(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, one, nullptr), where);
+  Id memory(checked(H5Screate_simple(1, one, nullptr), where), H5Sclose);
+  checked_status(H5Dread(records, record_type, memory.get(), space.get(), H5P_DEFAULT, buffer.data()),
+                 where + " (the file may be truncated or damaged)");
+  RawRecord raw;
+  raw.record.slot = slot;
+  std::int64_t step = 0;
+  std::memcpy(&step, buffer.data() + kStepOffset, sizeof step);
+  std::memcpy(&raw.record.checksum, buffer.data() + kChecksumOffset, sizeof raw.record.checksum);
+  const char* id = reinterpret_cast<const char*>(buffer.data() + kRunIdOffset);
+  raw.record.run_id.assign(id, strnlen(id, kRunIdLength));
+  raw.record.step = step;
+  raw.meta.resize(static_cast<std::size_t>(meta_size));
+  if (meta_size > 0) std::memcpy(raw.meta.data(), buffer.data() + kMetaOffset, raw.meta.size());
+  return raw;
+}
+
+}  // namespace
+
+void Hdf5SnapshotFile::read(int slot, Index expected_step, std::span<double> state,
+                            std::span<std::byte> meta) {
+  check_slot(slot, "reading");
+  if (static_cast<Index>(state.size()) != state_size_ ||
+      meta.size() != static_cast<std::size_t>(meta_size_))
+    detail::fail<InvalidArgument>("reading slot ", slot, " of ", quoted(path_), ": buffers of ",
+                                  state.size(), " values and ", meta.size(), " bytes for a file of ",
+                                  state_size_, " and ", meta_size_);
+  if (writable_) check_file_in_place("reading", slot, expected_step);
+  RawRecord raw = read_record(records_, record_type_, slots_, slot, meta_size_, path_);
+  const auto where = [&] {
+    return "reading y_" + std::to_string(expected_step) + " from slot " + std::to_string(slot) +
+           " of snapshot file " + quoted(path_);
+  };
+  if (raw.record.step < 0)
+    detail::fail<StorageError>(where(), ": the slot was never written");
+  if (raw.record.run_id != run_id_)
+    detail::fail<StorageError>(where(), ": the slot was written by run ", raw.record.run_id,
+                               ", not by this run (", run_id_,
+                               "); another run wrote into this file");
+  if (raw.record.step != expected_step)
+    detail::fail<StorageError>(where(), ": the slot holds y_", raw.record.step, " instead");
+  read_state(slot, state);
+  const std::uint64_t checksum = snapshot_checksum(state, raw.meta, raw.record.step, slot, run_id_);
+  if (checksum != raw.record.checksum) {
+    std::ostringstream out;
+    out << where() << ": checksum mismatch (stored " << std::hex << raw.record.checksum
+        << ", computed " << checksum << "): the snapshot is corrupt";
+    throw StorageError(out.str());
+  }
+  if (meta_size_ > 0) std::memcpy(meta.data(), raw.meta.data(), raw.meta.size());
+}
+
+SnapshotSlotRecord Hdf5SnapshotFile::record(int slot) const {
+  check_slot(slot, "inspecting");
+  SnapshotSlotRecord record = read_record(records_, record_type_, slots_, slot, meta_size_, path_).record;
+  QuietHdf5 quiet;
+  std::int64_t stored = 0;
+  for (Index first = 0; first < state_size_; first += chunk_width_) {
+    const hsize_t offset[2] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(first)};
+    hsize_t bytes = 0;
+    if (H5Dget_chunk_storage_size(states_, offset, &bytes) >= 0) stored += static_cast<std::int64_t>(bytes);
+  }
+  H5Eclear2(H5E_DEFAULT);
+  record.stored_bytes = stored;
+  return record;
+}
+
+std::string Hdf5SnapshotFile::verify(int slot) const {
+  check_slot(slot, "verifying");
+  try {
+    RawRecord raw = read_record(records_, record_type_, slots_, slot, meta_size_, path_);
+    if (raw.record.step < 0) return "";
+    if (raw.record.run_id != run_id_)
+      return "written by run " + raw.record.run_id + ", but the file belongs to run " + run_id_;
+    std::vector<double> state(static_cast<std::size_t>(state_size_));
+    read_state(slot, state);
+    const std::uint64_t checksum =
+        snapshot_checksum(state, raw.meta, raw.record.step, slot, run_id_);
+    if (checksum != raw.record.checksum) {
+      std::ostringstream out;
+      out << "checksum mismatch (stored " << std::hex << raw.record.checksum << ", computed "
+          << checksum << ")";
+      return out.str();
+    }
+    return "";
+  } catch (const StorageError& error) {
+    return error.what();
+  }
+}
+
+}  // namespace rwd

@@ -1,0 +1,318 @@
+// rewind/adjoint/checkpointed_adjoint.hpp — the adjoint driver that runs any checkpointing
+// schedule with any stepper, in a fixed snapshot budget.
+//
+//   rwd::ExplicitRungeKutta stepper(model, rwd::ButcherTableau::rk4(),
+//                                   rwd::StepControl::fixed(0.0, 0.01, 100000));
+//   rwd::CheckpointedAdjoint driver(stepper, objective);
+//   auto result = driver.run(y0, theta, rwd::revolve_schedule(/*snapshots=*/20));
+//   result.summary  // forward / recomputed / reversed steps, stores, restores, peak bytes
+//   result.drift    // proof that every replay reproduced the first sweep
+//
+// The driver executes the schedule's action stream (checkpoint/action.hpp): advance, store,
+// restore, reverse, free. Snapshots hold (y_n, carry_n). Slots below the schedule's
+// memory_slots() live in a MemorySnapshotStore allocated up front; the rest (two-level
+// schedules, or any schedule wrapped by on_disk()) in an HDF5 file in options.disk.directory,
+// written behind and read ahead by a background thread: a second instance of the schedule runs
+// ahead (RestoreLookahead) so each disk snapshot is being read while the computation before its
+// restore still runs. Contract: on a deterministic backend the gradient is bit-for-bit that of
+// StoreAllAdjoint, whatever the schedule, budget and store — the same adjoint steps run on the
+// same bits in the same order, and the loss is summed in the same order.
+//
+// The terminal cost needs y_l, which a revolve schedule never advances to (its first reverse
+// re-runs the last step): the driver computes y_l from y_{l−1} once, at the first reverse.
+// Adaptive runs do not know l in advance; an offline schedule then needs a counting sweep (one
+// extra forward run without storage) before the scheduled run, reported in the summary.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "rewind/adjoint/drift_monitor.hpp"
+#include "rewind/adjoint/gradient_result.hpp"
+#include "rewind/adjoint/run_checks.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "rewind/adjoint/store_all_adjoint.hpp"
+#include "rewind/carry.hpp"
+#include "rewind/schedule/action.hpp"
+#include "rewind/store/disk_snapshot_store.hpp"
+#include "rewind/store/memory_snapshot_store.hpp"
+#include "rewind/store/restore_lookahead.hpp"
+#include "rewind/schedule/schedule.hpp"
+#include "rewind/store/snapshot_store.hpp"
+#include "rewind/store/tiered_snapshot_store.hpp"
+#include "rewind/error.hpp"
+#include "rewind/objective.hpp"
+
+namespace rwd {
+
+struct CheckpointOptions {
+  DriftPolicy drift_policy = DriftPolicy::warn;  // what a replay that differs does
+  // Drift monitor: at most this many fingerprints (one every ⌈l / max⌉ steps), first sweep and
+  // replays alike. A fingerprint costs about one RK4 step of a small model (a host copy, a hash
+  // and one projection pass), so this bounds the monitor's share of the run; see README.
+  Index max_fingerprints = 4096;
+  bool check_finite = true;                      // NaN/Inf checks of states and adjoints
+  // Where and how slots at or above the schedule's memory_slots() are kept: the directory (or
+  // file), background I/O, compression, whether to keep the file. Unused by memory-only schedules.
+  DiskStoreOptions disk;
+
+  void validate() const {
+    if (max_fingerprints < 1)
+      detail::fail<InvalidArgument>("max_fingerprints = ", max_fingerprints, " must be >= 1");
+  }
+};
+
+template <class Vector>
+struct CheckpointedResult : GradientResult<Vector> {
+  DriftReport drift;
+  Index counting_steps = 0;  // steps of the counting sweep of an adaptive run (0 for fixed)
+};
+
+template <class Stepper>
+class CheckpointedAdjoint {
+ public:
+  using Backend = typename Stepper::Backend;
+  using Vector = typename Backend::Vector;
+  using B = Backend;
+
+  // The stepper must outlive the driver; the objective is copied.
+  CheckpointedAdjoint(Stepper& stepper, Objective<Backend> objective, CheckpointOptions options = {})
+      : stepper_(stepper), objective_(std::move(objective)), options_(options) {
+    options_.validate();
+  }
+
+  CheckpointedResult<Vector> run(const Vector& y0, const Vector& theta, const ScheduleFactory& make_schedule) {
+    const Index n = stepper_.state_size();
+    const Index p = stepper_.parameter_size();
+    detail::require_size<B>(y0, n, "initial state y0");
+    detail::require_size<B>(theta, p, "parameter vector theta");
+    detail::require_finite_input<B>(y0, "initial state y0");
+    detail::require_finite_input<B>(theta, "parameter vector theta");
+
+    CheckpointedResult<Vector> result;
+    Summary& summary = result.summary;
+    stepper_.reset_counters();
+    Index steps = stepper_.planned_steps();
+    if (steps < 0) {
+      result.counting_steps = count_steps(y0, theta);
+      steps = result.counting_steps;
+    }
+    if (objective_.last_observation_step() > steps)
+      detail::fail<InvalidArgument>("objective observes step ", objective_.last_observation_step(),
+                                    " but the run has only ", steps, " steps");
+    std::unique_ptr<Schedule> schedule = make_schedule(steps);
+    if (!schedule) detail::fail<InvalidArgument>("the schedule factory returned no schedule");
+    if (schedule->steps() != steps)
+      detail::fail<InvalidArgument>("schedule '", schedule->name(), "' plans ", schedule->steps(),
+                                    " steps but the run has ", steps);
+    std::unique_ptr<SnapshotStore<B, Carry>> store = make_store(*schedule, make_schedule, steps, n);
+    std::optional<RestoreLookahead> lookahead;
+    if (schedule->memory_slots() < schedule->slots())
+      lookahead.emplace(make_schedule(steps), schedule->memory_slots());
+    DriftMonitor<B> drift(steps, n, options_.drift_policy, options_.max_fingerprints);
+    const auto counted = stepper_.counters();
+
+    Vector y = B::zeros(n), grad = B::zeros(n), lambda = B::zeros(n), mu = B::zeros(p);
+    y_final_ = B::zeros(n);  // y_l, formed at the first reverse; allocated before the loop
+    B::copy(y0, y);
+    Carry carry = stepper_.initial_carry(y, theta);
+    Index reached = 0;  // furthest step of the first sweep
+    Index advances = 0, stores = 0, restores = 0, reverses = 0;
+    double loss = observe(carry, y, grad);
+    drift.record(0, y);
+    bool terminal_done = false;
+    Index adjoint_at = steps;  // λ currently holds ∂J/∂y_{adjoint_at}
+    double forward_s = 0.0, recompute_s = 0.0, reverse_s = 0.0;
+
+    for (Index index = 0;; ++index) {
+      if (lookahead)
+        if (const auto fetch = lookahead->before(index)) store->prefetch(fetch->slot, fetch->step);
+      const Action action = schedule->next();
+      if (action.kind == ActionKind::done) break;
+      const auto start = std::chrono::steady_clock::now();
+      switch (action.kind) {
+        case ActionKind::advance: {
+          if (action.step <= carry.step || action.step > steps)
+            detail::fail<InvalidArgument>("schedule advances from step ", carry.step, " to ", action.step);
+          const bool first = carry.step >= reached;
+          while (carry.step < action.step) {
+            stepper_.step(y, carry, theta);
+            ++advances;
+            if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+            if (carry.step > reached) {
+              reached = carry.step;
+              drift.record(carry.step, y);
+              loss += observe(carry, y, grad);
+            } else {
+              drift.check(carry.step, carry.t, y);
+            }
+          }
+          (first ? forward_s : recompute_s) += detail::seconds_since(start);
+          break;
+        }
+        case ActionKind::store:
+          if (action.step != carry.step)
+            detail::fail<InvalidArgument>("schedule stores y_", action.step, " but the state is y_",
+                                          carry.step);
+          store->store(action.slot, carry.step, y, carry);
+          ++stores;
+          break;
+        case ActionKind::restore:
+          store->restore(action.slot, action.step, y, carry);
+          if (carry.step != action.step)
+            detail::fail<StorageError>("restoring y_", action.step, " from slot ", action.slot,
+                                       " gave the carry of step ", carry.step);
+          ++restores;
+          break;
+        case ActionKind::free:
+          store->free(action.slot);
+          break;
+        case ActionKind::reverse: {
+          if (action.step != carry.step || action.step != adjoint_at - 1)
+            detail::fail<InvalidArgument>("schedule reverses step ", action.step, " with the state at step ",
+                                          carry.step, " and the adjoint at step ", adjoint_at);
+          if (!terminal_done) {
+            terminal(y, carry, theta, grad, lambda, loss);
+            terminal_done = true;
+          }
+          stepper_.adjoint_step(y, carry, theta, lambda, mu);
+          if (objective_.observes(carry.step)) {
+            objective_.observation(carry.step, carry.t, y, grad);
+            B::axpy(1.0, grad, lambda);
+          }
+          if (options_.check_finite) detail::require_finite_adjoint<B>(lambda, mu, carry);
+          --adjoint_at;
+          ++reverses;
+          reverse_s += detail::seconds_since(start);
+          break;
+        }
+        case ActionKind::done:
+          break;
+      }
+    }
+    if (reverses != steps || adjoint_at != 0)
+      detail::fail<InvalidArgument>("schedule '", schedule->name(), "' ended after reversing ", reverses,
+                                    " of ", steps, " steps");
+    store->finish();  // every background write done; a failed one is an error even now
+
+    const auto& total = stepper_.counters();
+    summary.method = detail::describe_method(stepper_);
+    summary.schedule = schedule->name();
+    summary.backend = B::name;
+    summary.state_size = n;
+    summary.parameter_size = p;
+    summary.steps = steps;
+    summary.rejected_steps = total.rejected_attempts;
+    summary.forward_steps = advances + reverses;  // l + p (see summary.hpp)
+    summary.recomputed_steps = advances;           // p: the schedule's advances
+    summary.reversed_steps = reverses;
+    summary.rhs_evaluations_forward = total.rhs_evaluations - counted.rhs_evaluations;
+    summary.rhs_evaluations_reverse = 0;  // not separable here: included in the forward count
+    summary.vjp_evaluations = total.vjp_evaluations;
+    summary.stores = stores;
+    summary.restores = restores;
+    const SnapshotStoreStatistics storage = store->statistics();
+    summary.peak_stored_bytes = storage.peak_memory_bytes;
+    summary.snapshot_file = storage.file;
+    summary.disk_asynchronous = storage.asynchronous;
+    summary.disk_stores = storage.disk_stores;
+    summary.disk_restores = storage.disk_restores;
+    summary.prefetch_hits = storage.io.prefetch_hits;
+    summary.peak_disk_bytes = storage.peak_disk_bytes;
+    summary.disk_bytes_written = storage.io.bytes_written;
+    summary.disk_bytes_read = storage.io.bytes_read;
+    summary.staging_bytes = storage.io.staging_bytes;
+    summary.disk_write_seconds = storage.io.write_seconds;
+    summary.disk_read_seconds = storage.io.read_seconds;
+    summary.disk_wait_seconds = storage.io.wait_seconds;
+    summary.forward_seconds = forward_s;
+    summary.recompute_seconds = recompute_s;
+    summary.reverse_seconds = reverse_s;
+    summary.t_final = final_t_;
+
+    result.loss = loss;
+    result.grad_y0 = std::move(lambda);
+    result.grad_theta = std::move(mu);
+    result.y_final = std::move(y_final_);
+    result.drift = drift.report();
+    return result;
+  }
+
+ private:
+  // Memory slots in memory; slots at or above memory_slots() on disk, as many as the schedule
+  // actually uses (found by running a copy of it: O(actions) integer work, no I/O).
+  std::unique_ptr<SnapshotStore<B, Carry>> make_store(const Schedule& schedule,
+                                                      const ScheduleFactory& make_schedule,
+                                                      Index steps, Index n) const {
+    const int memory = schedule.memory_slots();
+    if (memory < 0 || memory > schedule.slots())
+      detail::fail<InvalidArgument>("schedule '", schedule.name(), "' has ", memory,
+                                    " memory slots out of ", schedule.slots());
+    if (memory == schedule.slots())
+      return std::make_unique<MemorySnapshotStore<B, Carry>>(
+          std::max<int>(static_cast<int>(std::min<Index>(memory, steps)), 1), n);
+    int highest = -1;
+    std::unique_ptr<Schedule> scout = make_schedule(steps);
+    for (Action a = scout->next(); a.kind != ActionKind::done; a = scout->next())
+      if (a.kind == ActionKind::store) highest = std::max(highest, a.slot);
+    const int disk = std::max(highest + 1 - memory, 0);
+    if (disk > 0 && options_.disk.directory.empty() && options_.disk.file.empty())
+      detail::fail<InvalidArgument>("schedule '", schedule.name(), "' keeps up to ", disk,
+                                    " snapshots on disk: set CheckpointOptions::disk.directory");
+    if (disk == 0)
+      return std::make_unique<MemorySnapshotStore<B, Carry>>(std::max(std::min(memory, highest + 1), 1), n);
+    return std::make_unique<TieredSnapshotStore<B, Carry>>(std::min(memory, highest + 1), disk, n,
+                                                           options_.disk);
+  }
+
+  double observe(const Carry& carry, const Vector& y, Vector& grad) {
+    if (!objective_.observes(carry.step)) return 0.0;
+    const double value = objective_.observation(carry.step, carry.t, y, grad);
+    detail::require_finite_value(value, "observation term", carry.step, carry.t);
+    return value;
+  }
+
+  // y_l from y_{l−1}: the terminal cost, its gradient into λ, and an observation at l. The loss
+  // is summed in StoreAllAdjoint's order (observations by step, then the terminal cost), so the
+  // two drivers agree bit for bit.
+  void terminal(const Vector& y, const Carry& carry, const Vector& theta, Vector& grad, Vector& lambda,
+                double& loss) {
+    B::copy(y, y_final_);
+    Carry last = carry;
+    stepper_.step(y_final_, last, theta);
+    if (options_.check_finite) detail::require_finite_state<B>(y_final_, last);
+    final_t_ = last.t;
+    loss += observe(last, y_final_, grad);
+    const double g = objective_.terminal(last.t, y_final_, grad);
+    detail::require_finite_value(g, "terminal cost", last.step, last.t);
+    loss += g;
+    B::copy(grad, lambda);
+    if (objective_.observes(last.step)) {
+      objective_.observation(last.step, last.t, y_final_, grad);
+      B::axpy(1.0, grad, lambda);
+    }
+  }
+
+  Index count_steps(const Vector& y0, const Vector& theta) {
+    Vector y = B::zeros(B::size(y0));
+    B::copy(y0, y);
+    Carry carry = stepper_.initial_carry(y, theta);
+    while (!stepper_.finished(carry)) {
+      stepper_.step(y, carry, theta);
+      if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+    }
+    return carry.step;
+  }
+
+  Stepper& stepper_;
+  Objective<Backend> objective_;
+  CheckpointOptions options_;
+  Vector y_final_;
+  double final_t_ = 0.0;
+};
+
+}  // namespace rwd

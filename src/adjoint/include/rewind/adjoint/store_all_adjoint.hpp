@@ -1,0 +1,230 @@
+// rewind/adjoint/store_all_adjoint.hpp — the reference adjoint driver: keep every state.
+//
+//   rwd::ExplicitRungeKutta stepper(model, rwd::ButcherTableau::rk4(),
+//                                   rwd::StepControl::fixed(0.0, 0.01, 1000));
+//   auto J = rwd::Objective<rwd::EigenBackend>::terminal_squared_norm();
+//   rwd::StoreAllAdjoint driver(stepper, J);
+//   auto result = driver.run(y0, theta);       // result.loss, .grad_y0, .grad_theta, .summary
+//
+// One forward sweep stores (y_n, carry_n) for every step; the reverse sweep runs the adjoint
+// step of each in reverse order. Memory is O(N · state size): the checkpointed driver exists for
+// everything long, and must reproduce this driver's gradient bit for bit.
+//
+// Gradient: J = g(y_N) + Σ_k g_k(y_k);  λ_N = ∂g/∂y_N (+ ∂g_N/∂y_N if step N is observed),
+// λ_n = Φ_n'ᵀ λ_{n+1} + ∂g_n/∂y_n,  dJ/dy0 = λ_0,  dJ/dθ = Σ_n (∂Φ_n/∂θ)ᵀ λ_{n+1}.
+//
+// With fixed steps all storage is allocated before the first step, and the step and reverse
+// loops do not allocate. With adaptive steps the number of states is unknown, so a state vector
+// is allocated each time the run grows past what is held (amortised growth of the index).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+#include "rewind/adjoint/gradient_result.hpp"
+#include "rewind/adjoint/run_checks.hpp"
+#include "rewind/carry.hpp"
+#include "rewind/error.hpp"
+#include "rewind/objective.hpp"
+#include "rewind/adjoint/summary.hpp"
+
+namespace rwd {
+
+struct StoreAllOptions {
+  // Refuse runs whose stored states would exceed this many bytes (0 = half of physical memory).
+  // Fixed-step runs are refused before any work; adaptive ones as soon as they grow past it.
+  std::int64_t memory_limit_bytes = 0;
+  // Check every state and adjoint for NaN/Inf (one extra pass over each vector per step).
+  bool check_finite = true;
+
+  void validate() const {
+    if (memory_limit_bytes < 0)
+      detail::fail<InvalidArgument>("memory_limit_bytes = ", memory_limit_bytes,
+                                    " must be >= 0 (0 = half of physical memory)");
+  }
+};
+
+namespace detail {
+inline std::int64_t half_physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return std::int64_t{8} << 30;
+  return static_cast<std::int64_t>(pages) * page / 2;
+}
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <class Stepper>
+std::string describe_method(const Stepper& stepper) {
+  if constexpr (requires { stepper.describe(); }) {
+    return stepper.describe();  // steppers that are not Runge–Kutta describe themselves
+  } else {
+    const auto& c = stepper.control();
+    std::ostringstream out;
+    out.precision(6);
+    out << stepper.tableau().name;
+    if (c.is_adaptive())
+      out << ", adaptive rtol = " << c.rtol << " atol = " << c.atol;
+    else if (c.is_prescribed())
+      out << ", " << c.steps << " prescribed steps";
+    else
+      out << ", fixed dt = " << c.dt;
+    return out.str();
+  }
+}
+}  // namespace detail
+
+template <class Stepper>
+class StoreAllAdjoint {
+ public:
+  using Backend = typename Stepper::Backend;
+  using Vector = typename Backend::Vector;
+  using B = Backend;
+
+  // The stepper must outlive the driver; the objective is copied.
+  StoreAllAdjoint(Stepper& stepper, const Objective<Backend>& objective, StoreAllOptions options = {})
+      : stepper_(stepper), objective_(objective), options_(options) {
+    options_.validate();
+  }
+
+  GradientResult<Vector> run(const Vector& y0, const Vector& theta) {
+    const Index n = stepper_.state_size();
+    const Index p = stepper_.parameter_size();
+    detail::require_size<B>(y0, n, "initial state y0");
+    detail::require_size<B>(theta, p, "parameter vector theta");
+    detail::require_finite_input<B>(y0, "initial state y0");
+    detail::require_finite_input<B>(theta, "parameter vector theta");
+    const std::int64_t bytes_per_state =
+        n * static_cast<std::int64_t>(sizeof(double)) + static_cast<std::int64_t>(sizeof(Carry));
+    const std::int64_t limit =
+        options_.memory_limit_bytes > 0 ? options_.memory_limit_bytes : detail::half_physical_memory();
+    const Index planned = stepper_.planned_steps();
+    if (planned > 0) {
+      if (objective_.last_observation_step() > planned)
+        detail::fail<InvalidArgument>("objective observes step ", objective_.last_observation_step(),
+                                      " but the run has only ", planned, " steps");
+      if (planned > limit / bytes_per_state)
+        detail::fail<InvalidArgument>("store-all would keep ", planned, " states of ", bytes_per_state,
+                                      " bytes (", planned * bytes_per_state / (1 << 20),
+                                      " MiB), above the memory limit of ", limit / (1 << 20),
+                                      " MiB; use the checkpointed driver or raise memory_limit_bytes");
+      ensure_capacity(planned);
+    }
+
+    GradientResult<Vector> result;
+    Summary& summary = result.summary;
+    stepper_.reset_counters();
+    auto start = std::chrono::steady_clock::now();
+
+    // ---- forward sweep: store (y_n, carry_n) for n = 0..N−1 -------------------------------
+    Vector y = B::zeros(n);
+    Vector grad = B::zeros(n);
+    B::copy(y0, y);
+    Carry carry = stepper_.initial_carry(y, theta);
+    double loss = 0.0;
+    Index count = 0;
+    while (!stepper_.finished(carry)) {
+      if (count >= static_cast<Index>(states_.size())) {
+        if ((count + 1) > limit / bytes_per_state)
+          detail::fail<InvalidArgument>("store-all passed the memory limit of ", limit / (1 << 20),
+                                        " MiB at step ", count, " (t = ", carry.t,
+                                        "); use the checkpointed driver or raise memory_limit_bytes");
+        states_.push_back(B::zeros(n));
+        carries_.push_back(Carry{});
+      }
+      loss += observe(carry, y, grad);
+      B::copy(y, states_[static_cast<std::size_t>(count)]);
+      carries_[static_cast<std::size_t>(count)] = carry;
+      stepper_.step(y, carry, theta);
+      ++count;
+      if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+    }
+    const Index steps = count;
+    if (objective_.last_observation_step() > steps)
+      detail::fail<InvalidArgument>("objective observes step ", objective_.last_observation_step(),
+                                    " but the run took only ", steps, " steps (t_final = ", carry.t, ")");
+    const Carry final_carry = carry;
+    loss += observe(carry, y, grad);
+    const double terminal = objective_.terminal(carry.t, y, grad);
+    detail::require_finite_value(terminal, "terminal cost", carry.step, carry.t);
+    loss += terminal;
+    summary.forward_seconds = detail::seconds_since(start);
+    const auto forward_counters = stepper_.counters();
+
+    // ---- reverse sweep ------------------------------------------------------------------
+    start = std::chrono::steady_clock::now();
+    Vector lambda = B::zeros(n);
+    Vector mu = B::zeros(p);
+    B::copy(grad, lambda);  // ∂g/∂y_N
+    if (objective_.observes(steps)) {
+      objective_.observation(steps, final_carry.t, y, grad);
+      B::axpy(1.0, grad, lambda);
+    }
+    for (Index k = steps - 1; k >= 0; --k) {
+      const auto i = static_cast<std::size_t>(k);
+      stepper_.adjoint_step(states_[i], carries_[i], theta, lambda, mu);
+      if (objective_.observes(k)) {
+        objective_.observation(k, carries_[i].t, states_[i], grad);
+        B::axpy(1.0, grad, lambda);
+      }
+      if (options_.check_finite) detail::require_finite_adjoint<B>(lambda, mu, carries_[i]);
+    }
+    summary.reverse_seconds = detail::seconds_since(start);
+
+    const auto& total = stepper_.counters();
+    summary.method = detail::describe_method(stepper_);
+    summary.schedule = "store-all";
+    summary.backend = B::name;
+    summary.state_size = n;
+    summary.parameter_size = p;
+    summary.steps = steps;
+    summary.rejected_steps = forward_counters.rejected_attempts;
+    // The forward sweep advances l steps and each reverse step re-runs one: l + p with p = l.
+    summary.forward_steps = 2 * steps;
+    summary.recomputed_steps = steps;
+    summary.reversed_steps = steps;
+    summary.rhs_evaluations_forward = forward_counters.rhs_evaluations;
+    summary.rhs_evaluations_reverse = total.rhs_evaluations - forward_counters.rhs_evaluations;
+    summary.vjp_evaluations = total.vjp_evaluations;
+    summary.stores = steps;
+    summary.restores = steps;
+    summary.peak_stored_bytes = steps * bytes_per_state;
+    summary.t_final = final_carry.t;
+
+    result.loss = loss;
+    result.grad_y0 = std::move(lambda);
+    result.grad_theta = std::move(mu);
+    result.y_final = std::move(y);
+    return result;
+  }
+
+ private:
+  double observe(const Carry& carry, const Vector& y, Vector& grad) {
+    if (!objective_.observes(carry.step)) return 0.0;
+    const double value = objective_.observation(carry.step, carry.t, y, grad);
+    detail::require_finite_value(value, "observation term", carry.step, carry.t);
+    return value;
+  }
+
+  void ensure_capacity(Index steps) {
+    const Index n = stepper_.state_size();
+    states_.reserve(static_cast<std::size_t>(steps));
+    while (static_cast<Index>(states_.size()) < steps) states_.push_back(B::zeros(n));
+    carries_.resize(static_cast<std::size_t>(steps));
+  }
+
+  Stepper& stepper_;
+  Objective<Backend> objective_;
+  StoreAllOptions options_;
+  std::vector<Vector> states_;
+  std::vector<Carry> carries_;
+};
+
+}  // namespace rwd

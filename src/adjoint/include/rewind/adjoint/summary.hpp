@@ -1,0 +1,75 @@
+// rewind/adjoint/summary.hpp — what a gradient computation did, returned with every result.
+//
+//   auto result = driver.run(y0, theta);
+//   std::cout << result.summary.brief() << "\n";   // one line
+//   std::cout << result.summary.full();            // a table
+//
+// Conventions (Griewank & Walther's, so figures compare with every revolve code): each reverse
+// step re-runs its own forward step to rebuild the stages, so a run of l steps evaluates at
+// least l forward steps; `recomputed_steps` = p counts the forward steps beyond those l (the
+// schedule's advances: for revolve p(l, c) = r·l − β(c + 1, r − 1)), and `forward_steps` =
+// l + p counts them all. A checkpointed run also takes one step from y_{l−1} to y_l for the
+// terminal cost, which is in rhs_evaluations but not in these counts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+struct Summary {
+  std::string method;    // integrator and step control, e.g. "rk4, fixed dt = 0.01"
+  std::string schedule;  // "store-all", "revolve(c = 20)", ...
+  std::string backend;   // "eigen", "thrust"
+  Index state_size = 0;
+  Index parameter_size = 0;
+
+  Index steps = 0;             // N: accepted steps of the run
+  Index rejected_steps = 0;    // rejected adaptive attempts during the first forward sweep
+  Index forward_steps = 0;     // l + p: every forward step evaluated, reverse re-runs included
+  Index recomputed_steps = 0;  // p: forward steps beyond the l that the reverse steps re-run
+  Index reversed_steps = 0;    // adjoint steps (= steps when complete)
+  Index rhs_evaluations_forward = 0;  // f calls in the first sweep and recomputation
+  Index rhs_evaluations_reverse = 0;  // f calls inside adjoint steps (stage rebuilds)
+  Index vjp_evaluations = 0;
+  Index stores = 0;             // states written to storage
+  Index restores = 0;           // states read back from storage
+  std::int64_t peak_stored_bytes = 0;  // largest memory storage held at once (states + carries)
+
+  // Disk level (zero when every snapshot stays in memory).
+  std::string snapshot_file;         // the HDF5 snapshot file (removed at the end unless kept)
+  bool disk_asynchronous = false;    // disk I/O on a background thread
+  Index disk_stores = 0;             // of `stores`, those written to disk
+  Index disk_restores = 0;           // of `restores`, those read from disk
+  Index prefetch_hits = 0;           // disk restores whose read had started ahead of time
+  std::int64_t peak_disk_bytes = 0;  // largest disk storage held at once
+  std::int64_t disk_bytes_written = 0;
+  std::int64_t disk_bytes_read = 0;
+  std::int64_t staging_bytes = 0;    // host buffers of the disk I/O (memory besides snapshots)
+  double disk_write_seconds = 0.0;   // time inside disk writes, on whichever thread
+  double disk_read_seconds = 0.0;    // time inside disk reads
+  double disk_wait_seconds = 0.0;    // time the computation waited for the disk
+
+  double forward_seconds = 0.0;    // first forward sweep
+  double recompute_seconds = 0.0;  // replays from snapshots
+  double reverse_seconds = 0.0;    // adjoint steps
+  double t_final = 0.0;            // time reached by the run
+
+  double total_seconds() const { return forward_seconds + recompute_seconds + reverse_seconds; }
+  // Disk time that overlapped computation (write + read − wait, at least 0).
+  double disk_hidden_seconds() const {
+    const double hidden = disk_write_seconds + disk_read_seconds - disk_wait_seconds;
+    return hidden > 0.0 ? hidden : 0.0;
+  }
+  // (forward + recompute + reverse) / forward: the cost of a gradient in forward runs.
+  double gradient_cost_ratio() const {
+    return forward_seconds > 0.0 ? total_seconds() / forward_seconds : 0.0;
+  }
+
+  std::string brief() const;  // one line
+  std::string full() const;   // several lines, one quantity each
+};
+
+}  // namespace rwd

@@ -1,0 +1,94 @@
+#include "rewind/adjoint/summary.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+namespace rwd {
+namespace {
+
+std::string format_bytes(std::int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int u = 0;
+  while (value >= 1024.0 && u < 4) {
+    value /= 1024.0;
+    ++u;
+  }
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, u == 0 ? "%.0f %s" : "%.2f %s", value, units[u]);
+  return buffer;
+}
+
+std::string seconds(double s) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.4g s", s);
+  return buffer;
+}
+
+}  // namespace
+
+std::string Summary::brief() const {
+  std::ostringstream out;
+  out << method << " | " << schedule << " | " << steps << " steps";
+  if (recomputed_steps > 0) out << ", " << recomputed_steps << " recomputed";
+  out << " | f " << (rhs_evaluations_forward + rhs_evaluations_reverse) << ", vjp "
+      << vjp_evaluations << " | stored " << format_bytes(peak_stored_bytes) << " | "
+      << seconds(total_seconds());
+  if (disk_stores > 0) {
+    const double io = disk_write_seconds + disk_read_seconds;
+    char hidden[96];
+    std::snprintf(hidden, sizeof hidden, "%.0f%% of %.3g s hidden", io > 0.0 ? 100.0 * disk_hidden_seconds() / io : 100.0, io);
+    out << " | disk " << disk_stores << " writes, " << disk_restores << " reads, " << hidden;
+  }
+  if (forward_seconds > 0.0) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.2f", gradient_cost_ratio());
+    out << " (" << ratio << "x forward)";
+  }
+  return out.str();
+}
+
+std::string Summary::full() const {
+  std::ostringstream out;
+  auto row = [&](const char* name, const std::string& value) {
+    char label[40];
+    std::snprintf(label, sizeof label, "  %-28s", name);
+    out << label << value << "\n";
+  };
+  out << "rewind gradient summary\n";
+  row("method", method);
+  row("schedule", schedule);
+  row("backend", backend);
+  row("state / parameters", std::to_string(state_size) + " / " + std::to_string(parameter_size));
+  row("steps (t_final)", std::to_string(steps) + " (" + std::to_string(t_final) + ")");
+  row("rejected steps", std::to_string(rejected_steps));
+  row("forward steps", std::to_string(forward_steps));
+  row("recomputed steps", std::to_string(recomputed_steps));
+  row("reversed steps", std::to_string(reversed_steps));
+  row("rhs evaluations fwd / rev", std::to_string(rhs_evaluations_forward) + " / " +
+                                       std::to_string(rhs_evaluations_reverse));
+  row("vjp evaluations", std::to_string(vjp_evaluations));
+  row("stores / restores", std::to_string(stores) + " / " + std::to_string(restores));
+  row("peak stored", format_bytes(peak_stored_bytes));
+  if (disk_stores > 0 || !snapshot_file.empty()) {
+    row("snapshot file", snapshot_file);
+    row("disk stores / restores", std::to_string(disk_stores) + " / " + std::to_string(disk_restores) +
+                                      " (" + std::to_string(prefetch_hits) + " prefetched)");
+    row("peak on disk", format_bytes(peak_disk_bytes));
+    row("disk written / read", format_bytes(disk_bytes_written) + " / " + format_bytes(disk_bytes_read));
+    row("staging buffers", format_bytes(staging_bytes));
+    row("disk write / read time", seconds(disk_write_seconds) + " / " + seconds(disk_read_seconds) +
+                                      (disk_asynchronous ? " (background thread)" : " (inline)"));
+    row("waited for disk", seconds(disk_wait_seconds) + " (hidden " + seconds(disk_hidden_seconds()) + ")");
+  }
+  row("time forward", seconds(forward_seconds));
+  row("time recompute", seconds(recompute_seconds));
+  row("time reverse", seconds(reverse_seconds));
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.3f", gradient_cost_ratio());
+  row("gradient / forward time", ratio);
+  return out.str();
+}
+
+}  // namespace rwd

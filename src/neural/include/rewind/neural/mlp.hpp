@@ -1,0 +1,120 @@
+// rewind/neural/mlp.hpp — a multilayer perceptron with one flat parameter vector and exact batched
+// vector-Jacobian products, for neural-ODE right-hand sides.
+//
+//   rwd::nn::Mlp mlp({2, 50, 2}, rwd::nn::Activation::tanh);   // 2 → 50 (tanh) → 2 (identity)
+//   Eigen::VectorXd theta = mlp.initial_parameters(/*seed=*/1);  // 252 numbers
+//   auto ws = mlp.make_workspace(/*max_batch=*/20);              // allocates, once
+//   Eigen::MatrixXd X(2, 20), Y(2, 20);                           // one sample per column
+//   mlp.forward(theta.data(), X, Y, ws);                          // Y = mlp(X)
+//   Eigen::MatrixXd V = …, grad_X(2, 20);                         // V = ∂L/∂Y
+//   Eigen::VectorXd grad_theta(mlp.parameter_size());
+//   mlp.vjp(theta.data(), X, V, grad_X, grad_theta.data(), ws);  // ∂L/∂X and ∂L/∂θ
+//
+// Layout. A batch is a matrix with one sample per column (inputs × batch), so B samples of
+// dimension D stored one after another — a neural ODE's batched state — are a D × B
+// column-major matrix without copying: Eigen::Map<Eigen::MatrixXd>(y.data(), D, B). θ holds,
+// for each layer in order, W (outputs × inputs, column-major) and then b (outputs): layer ℓ
+// computes a_ℓ = σ_ℓ(W_ℓ a_{ℓ−1} + b_ℓ). One batch pass is one matrix product per layer (W X),
+// and the reverse pass two (Wᵀ G for the input cotangent, G Xᵀ for dW), so the cost is that of
+// matrix-matrix kernels, not of B matrix-vector products.
+//
+// Exactness and determinism: vjp is the exact transpose of the forward map's Jacobian (reverse
+// mode by hand, activation derivatives in closed form); the same inputs give the same bits
+// every call (fixed operation order, no threads). vjp recomputes the forward pass itself, so
+// the object holds no hidden state between calls — what a replay from a snapshot relies on.
+//
+// Allocation: forward and vjp allocate nothing; every intermediate matrix lives in a Workspace
+// made once for the largest batch, and smaller batches use its leading columns. Pass
+// column-major matrices, Maps or column blocks (anything an Eigen::Ref<MatrixXd> binds to
+// without a copy); an expression such as a transpose would be copied into a temporary first.
+// A Workspace must not be shared between threads; the Mlp itself is immutable and may be.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "rewind/neural/activation.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd::nn {
+
+// One dense layer: outputs = activation(W · inputs + b).
+struct DenseLayerShape {
+  Index inputs = 0;
+  Index outputs = 0;
+  Activation activation = Activation::identity;
+  friend bool operator==(const DenseLayerShape&, const DenseLayerShape&) = default;
+};
+
+class Mlp {
+ public:
+  // widths = {in, h1, …, out} (at least two, each >= 1); `hidden` after every layer but the
+  // last, `output` after the last.
+  Mlp(std::vector<Index> widths, Activation hidden, Activation output = Activation::identity);
+  // Any chain of layers: layers[i].outputs == layers[i + 1].inputs.
+  explicit Mlp(std::vector<DenseLayerShape> layers);
+
+  Index input_size() const { return layers_.front().inputs; }
+  Index output_size() const { return layers_.back().outputs; }
+  // Σ over layers of outputs·inputs + outputs.
+  Index parameter_size() const { return parameter_size_; }
+  const std::vector<DenseLayerShape>& layers() const { return layers_; }
+  // Where layer ℓ's W starts in θ (its b follows W, outputs·inputs entries later);
+  // ℓ < layers().size().
+  Index parameter_offset(std::size_t layer) const { return offsets_.at(layer); }
+  // The widths, then the hidden activation, then the output activation unless identity:
+  // "2-50-2 tanh", "3-8-1 relu, output softplus", "2-2" (one identity layer). Hidden layers
+  // with different activations are listed in order: "2-4-4-2 tanh,relu".
+  std::string describe() const;
+
+  // Intermediate results of one pass, for batches of up to max_batch samples. Made by
+  // make_workspace; only the Mlp that made it (or one with the same layer widths) may use it.
+  class Workspace {
+   public:
+    Index max_batch() const { return max_batch_; }
+
+   private:
+    friend class Mlp;
+    Index max_batch_ = 0;
+    std::vector<Eigen::MatrixXd> pre;   // W a + b of each layer, outputs × max_batch
+    std::vector<Eigen::MatrixXd> post;  // σ(pre) of each layer, outputs × max_batch
+    Eigen::MatrixXd grad_a, grad_b;     // cotangents, widest layer × max_batch, used in turn
+  };
+  // max_batch >= 1. Allocates; forward and vjp with this workspace then never do.
+  Workspace make_workspace(Index max_batch) const;
+
+  // Y = mlp(X).  X: inputs × batch, Y: outputs × batch (overwritten), 0 <= batch <=
+  // ws.max_batch(), theta: parameter_size() values. Wrong shapes are an rwd::InvalidArgument.
+  void forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+               Eigen::Ref<Eigen::MatrixXd> Y, Workspace& ws) const;
+
+  // With V = ∂L/∂Y (outputs × batch): grad_X = (∂Y/∂X)ᵀ V (inputs × batch) and grad_theta =
+  // Σ over the batch of (∂Y/∂θ)ᵀ V (parameter_size() values). Both are overwritten. The
+  // forward pass is recomputed from X, so no call depends on an earlier one.
+  void vjp(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+           const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd> grad_X,
+           double* grad_theta, Workspace& ws) const;
+
+  // Glorot/Xavier-uniform weights, W ~ U(−a, a) with a = √(6 / (inputs + outputs)) (Glorot &
+  // Bengio 2010), zero biases. The same seed gives the same bits on every platform: the
+  // generator is std::mt19937_64 (its output sequence is fixed by the standard) and the
+  // conversion to doubles is done here, not by std::uniform_real_distribution (whose algorithm
+  // is left to the library).
+  Eigen::VectorXd initial_parameters(std::uint64_t seed) const;
+
+ private:
+  void check_call(const char* call, const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                  const Workspace& ws) const;
+  void run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X, Index batch,
+                   Workspace& ws) const;
+
+  std::vector<DenseLayerShape> layers_;
+  std::vector<Index> offsets_;  // start of layer ℓ's W in θ; its b follows W
+  Index parameter_size_ = 0;
+  Index widest_ = 0;
+};
+
+}  // namespace rwd::nn

@@ -1,0 +1,135 @@
+// rewind/neural/neural_ode.hpp — a neural network as the right-hand side of an ODE, batched, as a
+// rwd::Problem: every integrator, schedule, store and adjoint driver takes it unchanged.
+//
+//   dy/dt = mlp(φ(y); θ)      for each of B samples at once,
+//
+// where φ is an elementwise input feature map (identity, or y³ as in the spiral demonstration of
+// Chen et al. 2018) and θ is the network's flat parameter vector. The state vector holds the B
+// samples one after another (sample b's D components at [b·D, (b+1)·D)), which is exactly a
+// column-major D × B matrix, so one right-hand side is one batched pass through the network:
+// a few matrix products, not B small ones.
+//
+//   rwd::nn::Mlp mlp({2, 50, 2}, rwd::nn::Activation::tanh);
+//   rwd::nn::NeuralOde model(mlp, /*batch=*/20, rwd::nn::InputFeatures::cube);
+//   Eigen::VectorXd theta = mlp.initial_parameters(/*seed=*/1);
+//   rwd::ExplicitRungeKutta stepper(model, rwd::ButcherTableau::rk4(),
+//                                   rwd::StepControl::fixed(0.0, 0.025, 10));
+//   rwd::CheckpointedAdjoint driver(stepper, objective);      // exact discrete adjoint
+//
+// The vector-Jacobian product is exact: the network's own VJP (Mlp::vjp, which sums the
+// parameter gradient over the batch) followed by the chain rule through φ. The time argument
+// is ignored: the network is autonomous. Not thread-safe: rhs and vjp share preallocated work
+// matrices (so they never allocate); give each thread its own NeuralOde.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <Eigen/Dense>
+
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/error.hpp"
+#include "rewind/neural/mlp.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd::nn {
+
+// φ, applied to every component of y before the network sees it.
+enum class InputFeatures {
+  identity,  // φ(y) = y
+  cube,      // φ(y) = y³ (the spiral's true dynamics are linear in y³)
+};
+
+inline std::string_view to_string(InputFeatures features) {
+  return features == InputFeatures::cube ? "cube" : "identity";
+}
+
+inline InputFeatures parse_input_features(std::string_view name) {
+  if (name == "identity" || name == "none") return InputFeatures::identity;
+  if (name == "cube") return InputFeatures::cube;
+  rwd::detail::fail<InvalidArgument>("unknown input features '", name, "' (known: identity, cube)");
+}
+
+class NeuralOde {
+ public:
+  using Backend = EigenBackend;
+  using Vector = EigenBackend::Vector;
+  static constexpr const char* name = "neural-ode";
+
+  NeuralOde(Mlp mlp, Index batch, InputFeatures features = InputFeatures::identity)
+      : mlp_(std::move(mlp)), batch_(batch), features_(features), workspace_(mlp_.make_workspace(batch)) {
+    if (mlp_.input_size() != mlp_.output_size())
+      rwd::detail::fail<InvalidArgument>("a neural ODE needs a network whose output size equals its input size (",
+                                    mlp_.describe(), " maps ", mlp_.input_size(), " to ",
+                                    mlp_.output_size(), ")");
+    if (batch_ < 1) rwd::detail::fail<InvalidArgument>("neural ODE batch = ", batch_, " must be >= 1");
+    const Index d = mlp_.input_size();
+    phi_.resize(d, batch_);
+    grad_phi_.resize(d, batch_);
+  }
+
+  Index dimension() const { return mlp_.input_size(); }
+  Index batch() const { return batch_; }
+  Index state_size() const { return dimension() * batch_; }
+  Index parameter_size() const { return mlp_.parameter_size(); }
+  const Mlp& network() const { return mlp_; }
+  InputFeatures features() const { return features_; }
+  std::string describe() const {
+    return "neural ODE " + mlp_.describe() + " on " + std::string(to_string(features_)) +
+           " features, batch " + std::to_string(batch_);
+  }
+
+  void rhs(double, const Vector& y, const Vector& theta, Vector& f) const {
+    check_sizes(y, theta, f.size(), "output f");
+    Eigen::Map<Eigen::MatrixXd> out(f.data(), dimension(), batch_);
+    mlp_.forward(theta.data(), features_of(y), out, workspace_);
+  }
+
+  // out_y = (∂f/∂y)ᵀ v = φ'(y) ⊙ (∂mlp/∂φ)ᵀ v;  out_theta = Σ_b (∂mlp/∂θ)ᵀ v_b.
+  void vjp(double, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
+           Vector& out_theta) const {
+    check_sizes(y, theta, v.size(), "cotangent v");
+    if (out_y.size() != y.size() || out_theta.size() != theta.size())
+      rwd::detail::fail<InvalidArgument>("neural ODE vjp: outputs have ", out_y.size(), " and ",
+                                    out_theta.size(), " elements but must have ", y.size(),
+                                    " and ", theta.size());
+    const Eigen::Map<const Eigen::MatrixXd> cotangent(v.data(), dimension(), batch_);
+    mlp_.vjp(theta.data(), features_of(y), cotangent, grad_phi_, out_theta.data(), workspace_);
+    Eigen::Map<Eigen::MatrixXd> gy(out_y.data(), dimension(), batch_);
+    const Eigen::Map<const Eigen::MatrixXd> state(y.data(), dimension(), batch_);
+    if (features_ == InputFeatures::cube)
+      gy = (3.0 * state.array().square() * grad_phi_.array()).matrix();
+    else
+      gy = grad_phi_;
+  }
+
+ private:
+  void check_sizes(const Vector& y, const Vector& theta, Eigen::Index third, const char* what) const {
+    if (y.size() != state_size() || third != state_size())
+      rwd::detail::fail<InvalidArgument>(describe(), ": state y and ", what, " have ", y.size(), " and ",
+                                    third, " elements but must have ", state_size(), " (",
+                                    dimension(), " × batch ", batch_, ")");
+    if (theta.size() != parameter_size())
+      rwd::detail::fail<InvalidArgument>(describe(), ": parameter vector theta has ", theta.size(),
+                                    " elements but the network has ", parameter_size());
+  }
+
+  // φ(y) as the network's D × B input: the state itself for identity features (no copy), the
+  // cubes in phi_ otherwise.
+  Eigen::Map<const Eigen::MatrixXd> features_of(const Vector& y) const {
+    const Eigen::Map<const Eigen::MatrixXd> state(y.data(), dimension(), batch_);
+    if (features_ == InputFeatures::identity) return state;
+    phi_ = state.array().cube().matrix();
+    return Eigen::Map<const Eigen::MatrixXd>(phi_.data(), dimension(), batch_);
+  }
+
+  Mlp mlp_;
+  Index batch_;
+  InputFeatures features_;
+  mutable Mlp::Workspace workspace_;
+  mutable Eigen::MatrixXd phi_;       // φ(y) = y³, D × B (unused for identity features)
+  mutable Eigen::MatrixXd grad_phi_;  // (∂mlp/∂φ)ᵀ v, D × B
+};
+
+}  // namespace rwd::nn
