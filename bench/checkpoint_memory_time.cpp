@@ -471,7 +471,7 @@ int run(const Args& a) {
        << "," << str("replayed_steps") << ":" << replayed                              //
        << "," << str("stores") << ":" << s.stores                                      //
        << "," << str("restores") << ":" << s.restores                                  //
-       << "," << str("peak_stored_bytes") << ":" << s.peak_stored_bytes                //
+       << "," << str("peak_stored_bytes") << ":" << s.storage.peak_memory_bytes                //
        << "," << str("peak_rss_bytes") << ":" << peak_rss                              //
        << "," << str("rss_before_gradient_bytes") << ":" << rss_before                 //
        << "," << str("loss") << ":" << num(result.loss)                                //

@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
   costs.disk_write_time = disk.write_seconds / step_seconds;
   costs.disk_read_time = disk.read_seconds / step_seconds;
 
-  rwd::ScheduleFactory base = a.schedule == "revolve" ? rwd::on_disk(rwd::revolve_schedule(a.disk))
+  rwd::Planner base = a.schedule == "revolve" ? rwd::on_disk(rwd::revolve_schedule(a.disk))
                                                       : rwd::two_level_schedule(a.memory, a.disk, costs);
   const char* names[3] = {"memory", "async", "sync"};
   std::vector<Sample> samples[3];
@@ -172,9 +172,9 @@ int main(int argc, char** argv) {
               1e3 * step_seconds, 1e3 * disk.write_seconds, 1e3 * disk.read_seconds, costs.disk_write_time,
               costs.disk_read_time);
   std::printf("disk writes %lld, disk reads %lld (%lld read ahead), memory stores %lld, restores %lld\n",
-              static_cast<long long>(first.disk_stores), static_cast<long long>(first.disk_restores),
-              static_cast<long long>(first.prefetch_hits), static_cast<long long>(first.stores - first.disk_stores),
-              static_cast<long long>(first.restores - first.disk_restores));
+              static_cast<long long>(first.storage.disk_stores), static_cast<long long>(first.storage.disk_restores),
+              static_cast<long long>(first.storage.io.prefetch_hits), static_cast<long long>(first.stores - first.storage.disk_stores),
+              static_cast<long long>(first.restores - first.storage.disk_restores));
   std::printf("gradients: bit for bit identical in all %d runs\n\n", 3 * a.repeat);
   std::printf("%-8s %10s %10s %12s %12s %12s %10s\n", "variant", "wall s", "/ memory", "disk I/O s",
               "waited s", "hidden", "peak RAM");
@@ -187,20 +187,20 @@ int main(int argc, char** argv) {
     std::vector<double> wall, io, wait;
     for (const Sample& s : samples[v]) {
       wall.push_back(s.wall);
-      io.push_back(s.summary.disk_write_seconds + s.summary.disk_read_seconds);
-      wait.push_back(s.summary.disk_wait_seconds);
+      io.push_back(s.summary.storage.io.write_seconds + s.summary.storage.io.read_seconds);
+      wait.push_back(s.summary.storage.io.wait_seconds);
     }
     const rwd::Summary& s = samples[v][0].summary;
     const double io_m = median(io), wait_m = median(wait);
     std::printf("%-8s %10.3f %10.3f %12.3f %12.3f %11.0f%% %7.1f MiB\n", names[v], median(wall),
                 median(wall) / memory_wall, io_m, wait_m, io_m > 0 ? 100.0 * std::max(io_m - wait_m, 0.0) / io_m : 0.0,
-                static_cast<double>(s.peak_stored_bytes + s.staging_bytes) / 1048576.0);
+                static_cast<double>(s.storage.peak_memory_bytes + s.storage.io.staging_bytes) / 1048576.0);
   }
 
   // Bandwidth of the snapshot file against plain sequential I/O of the same bytes.
   const rwd::Summary& sync = samples[2][0].summary;
   const std::int64_t block = n * 8 + static_cast<std::int64_t>(sizeof(rwd::Carry));
-  const rwd::Index blocks = std::max<rwd::Index>(sync.disk_stores, 1);
+  const rwd::Index blocks = std::max<rwd::Index>(sync.storage.disk_stores, 1);
   std::vector<double> plain_w, plain_r;
   for (int r = 0; r < a.repeat; ++r) {
     const auto [w, rd] = plain_io(a.dir, block, blocks);
@@ -208,8 +208,8 @@ int main(int argc, char** argv) {
     plain_r.push_back(rd);
   }
   const double mb = 1e6;
-  const double achieved_w = static_cast<double>(sync.disk_bytes_written) / sync.disk_write_seconds / mb;
-  const double achieved_r = static_cast<double>(sync.disk_bytes_read) / sync.disk_read_seconds / mb;
+  const double achieved_w = static_cast<double>(sync.storage.io.bytes_written) / sync.storage.io.write_seconds / mb;
+  const double achieved_r = static_cast<double>(sync.storage.io.bytes_read) / sync.storage.io.read_seconds / mb;
   const double plain_write = static_cast<double>(blocks * block) / median(plain_w) / mb;
   const double plain_read = static_cast<double>(blocks * block) / median(plain_r) / mb;
   std::printf("\nbandwidth (MB/s)   snapshot file   plain write(2)/read(2)   ratio\n");

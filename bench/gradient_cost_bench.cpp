@@ -203,7 +203,7 @@ void gradient_benchmark(benchmark::State& state, const P& problem, Case c) {
   state.counters["rhs_rev/step"] = static_cast<double>(summary.rhs_evaluations_reverse) / steps;
   state.counters["vjp/step"] = static_cast<double>(summary.vjp_evaluations) / steps;
   state.counters["allocs/run"] = static_cast<double>(allocs);
-  state.counters["stored_MiB"] = static_cast<double>(summary.peak_stored_bytes) / (1 << 20);
+  state.counters["stored_MiB"] = static_cast<double>(summary.storage.peak_memory_bytes) / (1 << 20);
 }
 
 // ---- the pieces of one step --------------------------------------------------------------------

@@ -252,16 +252,16 @@ int main(int argc, char** argv) try {
       1e3 * step_seconds, adjoint_factor, 1e3 * disk.write_seconds,
       mib(disk.write_bytes_per_second()), 1e3 * disk.read_seconds, costs.disk_write_time,
       costs.disk_read_time, o.disk.c_str());
-  // The plan, costed before the run: simulate() walks its action stream (integers only).
-  const rwd::ScheduleFactory factory =
-      rwd::two_level_schedule(o.ram_snapshots, o.disk_snapshots, costs);
-  const std::unique_ptr<rwd::Schedule> plan = factory(o.steps);
-  const rwd::ScheduleCost planned = rwd::simulate(*plan);
+  // The plan, made and costed once before the run (the simulation walks its action stream,
+  // integers only); the driver runs this same plan.
+  const rwd::CheckpointPlan plan = rwd::plan_checkpoints(
+      rwd::PlanRequest::two_level(o.ram_snapshots, o.disk_snapshots, costs), o.steps);
+  const rwd::ScheduleCost planned = rwd::simulate(*plan.schedule());
   const double predicted_seconds = rwd::predicted_time(planned, costs) * step_seconds;
   std::printf(
       "plan: %s: %lld advances, %lld stores (%lld to disk), %lld restores (%lld from "
       "disk); predicted %.3g s\n",
-      plan->name().c_str(), static_cast<long long>(planned.advances),
+      plan.name.c_str(), static_cast<long long>(planned.advances),
       static_cast<long long>(planned.stores), static_cast<long long>(planned.disk_stores),
       static_cast<long long>(planned.restores), static_cast<long long>(planned.disk_restores),
       predicted_seconds);
@@ -273,7 +273,7 @@ int main(int argc, char** argv) try {
   options.disk.asynchronous = !o.sync;
   rwd::CheckpointedAdjoint driver(stepper, objective, options);
   const auto run_start = Clock::now();
-  const auto result = driver.run(y0, theta, factory);
+  const auto result = driver.run(y0, theta, plan);
   const double run_seconds = seconds_since(run_start);
   const long long peak_rss = peak_rss_bytes();
   const rwd::Summary& s = result.summary;
@@ -343,7 +343,7 @@ int main(int argc, char** argv) try {
     std::fprintf(f, "  \"peak_rss_bytes\": %lld,\n  \"setup_rss_bytes\": %lld,\n", peak_rss,
                  setup_rss);
     std::fprintf(f, "  \"store_all_bytes\": %.0f,\n  \"peak_stored_bytes\": %lld,\n",
-                 store_all_bytes, static_cast<long long>(s.peak_stored_bytes));
+                 store_all_bytes, static_cast<long long>(s.storage.peak_memory_bytes));
     std::fprintf(f, "  \"forward_steps\": %lld,\n  \"recomputed_steps\": %lld,\n",
                  static_cast<long long>(s.forward_steps),
                  static_cast<long long>(s.recomputed_steps));
@@ -351,18 +351,18 @@ int main(int argc, char** argv) try {
                  "  \"stores\": %lld,\n  \"restores\": %lld,\n  \"disk_stores\": %lld,\n"
                  "  \"disk_restores\": %lld,\n  \"prefetch_hits\": %lld,\n",
                  static_cast<long long>(s.stores), static_cast<long long>(s.restores),
-                 static_cast<long long>(s.disk_stores), static_cast<long long>(s.disk_restores),
-                 static_cast<long long>(s.prefetch_hits));
+                 static_cast<long long>(s.storage.disk_stores), static_cast<long long>(s.storage.disk_restores),
+                 static_cast<long long>(s.storage.io.prefetch_hits));
     std::fprintf(
         f,
         "  \"peak_disk_bytes\": %lld,\n  \"disk_bytes_written\": %lld,\n"
         "  \"disk_bytes_read\": %lld,\n  \"staging_bytes\": %lld,\n",
-        static_cast<long long>(s.peak_disk_bytes), static_cast<long long>(s.disk_bytes_written),
-        static_cast<long long>(s.disk_bytes_read), static_cast<long long>(s.staging_bytes));
+        static_cast<long long>(s.storage.peak_disk_bytes), static_cast<long long>(s.storage.io.bytes_written),
+        static_cast<long long>(s.storage.io.bytes_read), static_cast<long long>(s.storage.io.staging_bytes));
     std::fprintf(f,
                  "  \"disk_write_seconds\": %.6g,\n  \"disk_read_seconds\": %.6g,\n"
                  "  \"disk_wait_seconds\": %.6g,\n  \"disk_hidden_seconds\": %.6g,\n",
-                 s.disk_write_seconds, s.disk_read_seconds, s.disk_wait_seconds,
+                 s.storage.io.write_seconds, s.storage.io.read_seconds, s.storage.io.wait_seconds,
                  s.disk_hidden_seconds());
     std::fprintf(
         f,

@@ -33,13 +33,13 @@ std::string Summary::brief() const {
   out << method << " | " << schedule << " | " << steps << " steps";
   if (recomputed_steps > 0) out << ", " << recomputed_steps << " recomputed";
   out << " | f " << (rhs_evaluations_forward + rhs_evaluations_reverse) << ", vjp "
-      << vjp_evaluations << " | stored " << format_bytes(peak_stored_bytes) << " | "
+      << vjp_evaluations << " | stored " << format_bytes(storage.peak_memory_bytes) << " | "
       << seconds(total_seconds());
-  if (disk_stores > 0) {
-    const double io = disk_write_seconds + disk_read_seconds;
+  if (storage.disk_stores > 0) {
+    const double io = storage.io.write_seconds + storage.io.read_seconds;
     char hidden[96];
     std::snprintf(hidden, sizeof hidden, "%.0f%% of %.3g s hidden", io > 0.0 ? 100.0 * disk_hidden_seconds() / io : 100.0, io);
-    out << " | disk " << disk_stores << " writes, " << disk_restores << " reads, " << hidden;
+    out << " | disk " << storage.disk_stores << " writes, " << storage.disk_restores << " reads, " << hidden;
   }
   if (forward_seconds > 0.0) {
     char ratio[32];
@@ -70,17 +70,17 @@ std::string Summary::full() const {
                                        std::to_string(rhs_evaluations_reverse));
   row("vjp evaluations", std::to_string(vjp_evaluations));
   row("stores / restores", std::to_string(stores) + " / " + std::to_string(restores));
-  row("peak stored", format_bytes(peak_stored_bytes));
-  if (disk_stores > 0 || !snapshot_file.empty()) {
-    row("snapshot file", snapshot_file);
-    row("disk stores / restores", std::to_string(disk_stores) + " / " + std::to_string(disk_restores) +
-                                      " (" + std::to_string(prefetch_hits) + " prefetched)");
-    row("peak on disk", format_bytes(peak_disk_bytes));
-    row("disk written / read", format_bytes(disk_bytes_written) + " / " + format_bytes(disk_bytes_read));
-    row("staging buffers", format_bytes(staging_bytes));
-    row("disk write / read time", seconds(disk_write_seconds) + " / " + seconds(disk_read_seconds) +
-                                      (disk_asynchronous ? " (background thread)" : " (inline)"));
-    row("waited for disk", seconds(disk_wait_seconds) + " (hidden " + seconds(disk_hidden_seconds()) + ")");
+  row("peak stored", format_bytes(storage.peak_memory_bytes));
+  if (storage.disk_stores > 0 || !storage.file.empty()) {
+    row("snapshot file", storage.file);
+    row("disk stores / restores", std::to_string(storage.disk_stores) + " / " + std::to_string(storage.disk_restores) +
+                                      " (" + std::to_string(storage.io.prefetch_hits) + " prefetched)");
+    row("peak on disk", format_bytes(storage.peak_disk_bytes));
+    row("disk written / read", format_bytes(storage.io.bytes_written) + " / " + format_bytes(storage.io.bytes_read));
+    row("staging buffers", format_bytes(storage.io.staging_bytes));
+    row("disk write / read time", seconds(storage.io.write_seconds) + " / " + seconds(storage.io.read_seconds) +
+                                      (storage.asynchronous ? " (background thread)" : " (inline)"));
+    row("waited for disk", seconds(storage.io.wait_seconds) + " (hidden " + seconds(disk_hidden_seconds()) + ")");
   }
   row("time forward", seconds(forward_seconds));
   row("time recompute", seconds(recompute_seconds));

@@ -242,8 +242,8 @@ RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen:
     cp.memory_budget = s.memory_bytes;
     cp.adjoint_cost = s.adjoint_cost;
     cp.drift_policy = s.drift;
-    ScheduleRequest request = s.schedule;
-    if (s.memory_bytes) request.budget = snapshots_in_memory(*s.memory_bytes, cp.snapshot_bytes);
+    PlanRequest request = s.schedule;
+    if (s.memory_bytes) request.budget = snapshots_in_memory(*s.memory_bytes, cp.snapshot_bytes, "--memory");
     request.validate();
 
     CheckpointOptions options;
@@ -266,35 +266,29 @@ RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen:
       request.costs.adjoint_cost_factor = s.adjoint_cost;
     }
     CheckpointedAdjoint driver(watched, objective, options);
-    // The driver asks for the schedule more than once (a scout runs ahead to prefetch disk
-    // reads; the disk slots in use are counted first): plan once, then hand out copies.
-    std::optional<Index> planned_steps;
-    auto factory = [&](Index steps) -> std::unique_ptr<Schedule> {
-      if (planned_steps && *planned_steps == steps) return make_schedule(cp.plan);
-      planned_steps = steps;
-      cp.plan = plan_schedule(request, steps);
+    // The driver calls the planner once, when the number of steps is known (after the counting
+    // sweep of an adaptive run): the plan is reported before the scheduled sweep starts.
+    auto planner = [&](Index steps) -> CheckpointPlan {
+      cp.plan = plan_checkpoints(request, steps);
       cp.store_all_bytes =
           (static_cast<double>(steps) + 1.0) * static_cast<double>(cp.snapshot_bytes);
-      // The store allocates min(slots, l) snapshots before the first step.
-      const Index in_memory = cp.plan.all_on_disk ? 0
-                              : cp.plan.kind == ScheduleKind::two_level ? cp.plan.memory_snapshots
-                                                                        : cp.plan.snapshots;
-      const double reserved = static_cast<double>(std::min(in_memory, steps)) *
+      // The store allocates the plan's memory slots before the first step.
+      const double reserved = static_cast<double>(cp.plan.memory_slots_used) *
                               static_cast<double>(cp.snapshot_bytes);
       const double limit = static_cast<double>(rwd::detail::half_physical_memory());
       if (reserved > limit)
         rwd::detail::fail<InvalidArgument>(
-            cp.plan.name, " would reserve ", std::min(in_memory, steps),
-            " snapshots of ", cp.snapshot_bytes, " bytes (", format_bytes(reserved),
+            cp.plan.name, " would reserve ", cp.plan.memory_slots_used, " snapshots of ",
+            cp.snapshot_bytes, " bytes (", format_bytes(reserved),
             "), above half the physical memory (", format_bytes(limit),
             "); use fewer --snapshots or a smaller --memory");
       if (on_plan) {
         bar.clear();
         on_plan(cp);
       }
-      return make_schedule(cp.plan);
+      return cp.plan;
     };
-    const CheckpointedResult<Eigen::VectorXd> result = driver.run(y0, theta, factory);
+    const CheckpointedResult<Eigen::VectorXd> result = driver.run(y0, theta, Planner(planner));
     take(result);
     grad_y0 = result.grad_y0;
     cp.drift = result.drift;

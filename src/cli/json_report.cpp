@@ -35,25 +35,25 @@ Json stats_json(const Summary& s) {
   j["vjp_evaluations"] = s.vjp_evaluations;
   j["stores"] = s.stores;
   j["restores"] = s.restores;
-  j["peak_stored_bytes"] = s.peak_stored_bytes;
+  j["peak_stored_bytes"] = s.storage.peak_memory_bytes;
   j["forward_seconds"] = number(s.forward_seconds);
   j["recompute_seconds"] = number(s.recompute_seconds);
   j["reverse_seconds"] = number(s.reverse_seconds);
   j["total_seconds"] = number(s.total_seconds());
   j["gradient_cost_ratio"] = number(s.gradient_cost_ratio());
   j["t_final"] = number(s.t_final);
-  j["snapshot_file"] = s.snapshot_file.empty() ? Json(nullptr) : Json(s.snapshot_file);
-  j["disk_asynchronous"] = s.disk_asynchronous;
-  j["disk_stores"] = s.disk_stores;
-  j["disk_restores"] = s.disk_restores;
-  j["prefetch_hits"] = s.prefetch_hits;
-  j["peak_disk_bytes"] = s.peak_disk_bytes;
-  j["disk_bytes_written"] = s.disk_bytes_written;
-  j["disk_bytes_read"] = s.disk_bytes_read;
-  j["staging_bytes"] = s.staging_bytes;
-  j["disk_write_seconds"] = number(s.disk_write_seconds);
-  j["disk_read_seconds"] = number(s.disk_read_seconds);
-  j["disk_wait_seconds"] = number(s.disk_wait_seconds);
+  j["snapshot_file"] = s.storage.file.empty() ? Json(nullptr) : Json(s.storage.file);
+  j["disk_asynchronous"] = s.storage.asynchronous;
+  j["disk_stores"] = s.storage.disk_stores;
+  j["disk_restores"] = s.storage.disk_restores;
+  j["prefetch_hits"] = s.storage.io.prefetch_hits;
+  j["peak_disk_bytes"] = s.storage.peak_disk_bytes;
+  j["disk_bytes_written"] = s.storage.io.bytes_written;
+  j["disk_bytes_read"] = s.storage.io.bytes_read;
+  j["staging_bytes"] = s.storage.io.staging_bytes;
+  j["disk_write_seconds"] = number(s.storage.io.write_seconds);
+  j["disk_read_seconds"] = number(s.storage.io.read_seconds);
+  j["disk_wait_seconds"] = number(s.storage.io.wait_seconds);
   j["disk_hidden_seconds"] = number(s.disk_hidden_seconds());
   return j;
 }
@@ -78,7 +78,7 @@ Json drift_json(const CheckpointReport& cp) {
 
 Json schedule_json(const RunReport& r) {
   const CheckpointReport& cp = r.checkpoint;
-  const SchedulePlan& p = cp.plan;
+  const CheckpointPlan& p = cp.plan;
   const Summary& s = r.summary;
   Json j;
   j["name"] = p.name;
@@ -94,7 +94,7 @@ Json schedule_json(const RunReport& r) {
   j["counting_steps"] = cp.counting_steps;
   j["stores"] = s.stores;
   j["restores"] = s.restores;
-  j["peak_stored_bytes"] = s.peak_stored_bytes;
+  j["peak_stored_bytes"] = s.storage.peak_memory_bytes;
   j["store_all_bytes"] = bytes(cp.store_all_bytes);
   j["memory_snapshots"] = p.kind == ScheduleKind::two_level ? Json(p.memory_snapshots) : Json(nullptr);
   j["disk_snapshots"] = p.kind == ScheduleKind::two_level ? Json(p.disk_snapshots) : Json(nullptr);

@@ -40,7 +40,7 @@ struct RawPlanOptions {
 
 // What was asked for, checked, and what it costs.
 struct PlanOutcome {
-  SchedulePlan plan;
+  CheckpointPlan plan;
   std::optional<DiskCosts> measured;  // --disk with --state-bytes and --step-time
   std::optional<double> step_time;
   // Two-level: the same run with only the memory snapshots, and with every snapshot free.
@@ -81,7 +81,7 @@ std::string share(double part, double whole) {
 }
 
 void print_text(std::ostream& out, const PlanOutcome& o) {
-  const SchedulePlan& p = o.plan;
+  const CheckpointPlan& p = o.plan;
   const Index l = p.steps;
   out << "rewind plan: " << p.name << " for " << l << " steps\n";
   row(out, "steps l", std::to_string(l));
@@ -180,7 +180,7 @@ void print_text(std::ostream& out, const PlanOutcome& o) {
 }
 
 Json plan_json(const PlanOutcome& o) {
-  const SchedulePlan& p = o.plan;
+  const CheckpointPlan& p = o.plan;
   const Index l = p.steps;
   const auto null = Json(nullptr);
   const auto opt = [&](const auto& v) { return v ? Json(*v) : null; };
@@ -325,7 +325,7 @@ CLI::App* add_plan_command(CLI::App& app) {
   plan->callback([=] {
     PlanOutcome o;
     const Index l = parse_count("--steps", raw->steps);
-    ScheduleRequest request;
+    PlanRequest request;
     request.kind = parse_schedule_kind(raw->schedule);
     if (snapshots->count() && memory->count())
       rwd::detail::fail<InvalidArgument>(
@@ -336,7 +336,7 @@ CLI::App* add_plan_command(CLI::App& app) {
       if (!o.state_bytes)
         rwd::detail::fail<InvalidArgument>(
             "--memory needs --state-bytes S, the bytes of one state, to count snapshots");
-      request.budget = snapshots_in_memory(*o.memory_bytes, *o.state_bytes + kCarryBytes);
+      request.budget = snapshots_in_memory(*o.memory_bytes, *o.state_bytes + kCarryBytes, "--memory");
     }
     if (snapshots->count()) request.budget = parse_count("--snapshots", raw->snapshots);
     if (interval->count()) request.interval = parse_count("--interval", raw->interval);
@@ -377,14 +377,14 @@ CLI::App* add_plan_command(CLI::App& app) {
       rwd::detail::fail<InvalidArgument>(
           "rewind plan needs a budget: --snapshots C, or --memory BYTES with --state-bytes S, or "
           "--ram-snapshots K --disk-snapshots D");
-    o.plan = plan_schedule(request, l);
+    o.plan = plan_checkpoints(request, l);
     if (two_level) {
-      ScheduleRequest memory_only;
+      PlanRequest memory_only;
       memory_only.budget = request.memory_slots;
-      o.memory_only_ratio = plan_schedule(memory_only, l).predicted_time_ratio(o.adjoint_cost);
-      ScheduleRequest free_io;
+      o.memory_only_ratio = plan_checkpoints(memory_only, l).predicted_time_ratio(o.adjoint_cost);
+      PlanRequest free_io;
       free_io.budget = *request.memory_slots + *request.disk_slots;
-      o.free_io_ratio = plan_schedule(free_io, l).predicted_time_ratio(o.adjoint_cost);
+      o.free_io_ratio = plan_checkpoints(free_io, l).predicted_time_ratio(o.adjoint_cost);
     }
     if (raw->json)
       std::cout << plan_json(o).dump(2) << std::endl;

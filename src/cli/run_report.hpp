@@ -39,7 +39,7 @@ struct FiniteDifferenceCheck {
 
 // What a checkpointed run (--snapshots, --memory, --schedule) planned and found.
 struct CheckpointReport {
-  SchedulePlan plan;                           // the schedule and its predicted costs
+  CheckpointPlan plan;                           // the schedule and its predicted costs
   std::optional<std::int64_t> memory_budget;   // --memory in bytes
   Index snapshot_bytes = 0;                    // one snapshot: state + carry (kCarryBytes)
   double store_all_bytes = 0.0;                // (l + 1) snapshots: every state y_0 … y_l

@@ -95,7 +95,7 @@ struct RunSettings {
   bool json = false;
 
   bool checkpointed = false;                 // CheckpointedAdjoint; false: StoreAllAdjoint
-  ScheduleRequest schedule;                  // kind, budget (--snapshots), interval
+  PlanRequest schedule;                  // kind, budget (--snapshots), interval
   std::optional<std::int64_t> memory_bytes;  // --memory: the budget in bytes
   DriftPolicy drift = DriftPolicy::warn;
   double adjoint_cost = kDefaultAdjointCost;
@@ -306,7 +306,7 @@ inline RunSettings resolve_run_settings(const RunOptions& o) {
   }
   s.schedule.budget = o.snapshots;
   s.schedule.interval = o.interval;
-  if (s.checkpointed) s.schedule.validate(s.memory_bytes.has_value());
+  if (s.checkpointed) validate_schedule_flags(s.schedule, s.memory_bytes.has_value());
   if (o.drift) s.drift = parse_drift_policy(*o.drift);
   if (o.adjoint_cost) {
     if (!std::isfinite(*o.adjoint_cost) || *o.adjoint_cost < 0.0)

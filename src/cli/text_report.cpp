@@ -82,7 +82,7 @@ std::string drift_verdict(const CheckpointReport& cp) {
 
 void print_checkpointing(std::ostream& out, const RunReport& r) {
   const CheckpointReport& cp = r.checkpoint;
-  const SchedulePlan& p = cp.plan;
+  const CheckpointPlan& p = cp.plan;
   const Summary& s = r.summary;
   out << "checkpointing: " << p.name << ", snapshots of " << cp.snapshot_bytes << " bytes (state "
       << cp.snapshot_bytes - kCarryBytes << " + carry " << kCarryBytes << ")\n";
@@ -96,10 +96,10 @@ void print_checkpointing(std::ostream& out, const RunReport& r) {
     row(out, "counting sweep", std::to_string(cp.counting_steps) +
                                    " steps (adaptive: one forward run to learn l first)");
   row(out, "stores / restores", std::to_string(s.stores) + " / " + std::to_string(s.restores));
-  const double peak = static_cast<double>(s.peak_stored_bytes);
+  const double peak = static_cast<double>(s.storage.peak_memory_bytes);
   row(out, "snapshot memory",
       "peak " + format_bytes(peak) + " (" +
-          std::to_string(cp.snapshot_bytes > 0 ? s.peak_stored_bytes / cp.snapshot_bytes : 0) +
+          std::to_string(cp.snapshot_bytes > 0 ? s.storage.peak_memory_bytes / cp.snapshot_bytes : 0) +
           " snapshots)" + (cp.memory_budget ? ", budget " + format_bytes(static_cast<double>(
                                                                  *cp.memory_budget))
                                             : std::string()));
@@ -117,15 +117,15 @@ void print_checkpointing(std::ostream& out, const RunReport& r) {
           format("%.3g", p.predicted_time_ratio(cp.adjoint_cost)) + " predicted (F = " +
           format("%g", cp.adjoint_cost) + ")");
   if (p.uses_disk()) {
-    row(out, "disk level", std::to_string(s.disk_stores) + " writes, " +
-                               std::to_string(s.disk_restores) + " reads (" +
-                               std::to_string(s.prefetch_hits) + " read ahead), peak " +
-                               format_bytes(static_cast<double>(s.peak_disk_bytes)) + " on disk");
-    const double io = s.disk_write_seconds + s.disk_read_seconds;
+    row(out, "disk level", std::to_string(s.storage.disk_stores) + " writes, " +
+                               std::to_string(s.storage.disk_restores) + " reads (" +
+                               std::to_string(s.storage.io.prefetch_hits) + " read ahead), peak " +
+                               format_bytes(static_cast<double>(s.storage.peak_disk_bytes)) + " on disk");
+    const double io = s.storage.io.write_seconds + s.storage.io.read_seconds;
     row(out, "disk time hidden",
         format("%.3g s", s.disk_hidden_seconds()) + " of " + format("%.3g s", io) +
             (io > 0.0 ? format(" (%.0f%%)", 100.0 * s.disk_hidden_seconds() / io) : std::string()) +
-            (s.disk_asynchronous ? ", background I/O" : ", inline I/O"));
+            (s.storage.asynchronous ? ", background I/O" : ", inline I/O"));
   }
   row(out, "drift", drift_verdict(cp));
   out << "\n";
@@ -134,7 +134,7 @@ void print_checkpointing(std::ostream& out, const RunReport& r) {
 }  // namespace
 
 void print_plan_prediction(std::ostream& out, const CheckpointReport& cp) {
-  const SchedulePlan& p = cp.plan;
+  const CheckpointPlan& p = cp.plan;
   if (cp.disk_costs_measured)
     out << "measured: one step " << format("%.3g ms", 1e3 * cp.step_seconds)
         << ", one snapshot write " << format("%.3g ms", 1e3 * cp.disk_costs.write_seconds)

@@ -73,12 +73,12 @@ TEST(DiskCheckpointing, SameGradientAsMemoryAndReadsArePrefetched) {
   EXPECT_TRUE(on_disk.grad_theta == in_memory.grad_theta);
   const Summary& summary = on_disk.summary;
   EXPECT_EQ(summary.stores, in_memory.summary.stores);
-  EXPECT_EQ(summary.disk_stores, summary.stores);
-  EXPECT_EQ(summary.disk_restores, summary.restores);
-  EXPECT_GT(summary.prefetch_hits, summary.disk_restores / 2) << summary.full();
-  EXPECT_EQ(summary.disk_bytes_written, summary.disk_stores * (40 * 8 + static_cast<Index>(sizeof(Carry))));
-  EXPECT_TRUE(summary.disk_asynchronous);
-  EXPECT_GT(summary.staging_bytes, 0);
+  EXPECT_EQ(summary.storage.disk_stores, summary.stores);
+  EXPECT_EQ(summary.storage.disk_restores, summary.restores);
+  EXPECT_GT(summary.storage.io.prefetch_hits, summary.storage.disk_restores / 2) << summary.full();
+  EXPECT_EQ(summary.storage.io.bytes_written, summary.storage.disk_stores * (40 * 8 + static_cast<Index>(sizeof(Carry))));
+  EXPECT_TRUE(summary.storage.asynchronous);
+  EXPECT_GT(summary.storage.io.staging_bytes, 0);
   EXPECT_NE(summary.full().find("snapshot file"), std::string::npos);
   EXPECT_NE(summary.brief().find("disk"), std::string::npos);
   EXPECT_TRUE(scratch.files().empty());
@@ -92,7 +92,7 @@ TEST(DiskCheckpointing, KeptFileIsInspectableAndIntact) {
   options.disk.keep_file = true;
   CheckpointedAdjoint driver(s.stepper, s.objective, options);
   const auto result = driver.run(s.y0, s.theta, rwd::on_disk(revolve_schedule(5)));
-  EXPECT_EQ(result.summary.snapshot_file, (scratch / "kept.h5").string());
+  EXPECT_EQ(result.summary.storage.file, (scratch / "kept.h5").string());
   auto file = Hdf5SnapshotFile::open(scratch / "kept.h5");
   EXPECT_EQ(file.slots(), 5);
   EXPECT_EQ(file.state_size(), 40);

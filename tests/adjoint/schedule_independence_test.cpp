@@ -71,7 +71,7 @@ void check_all_schedules(const P& problem, const char* method, const StepControl
   ASSERT_GT(l, 8);
   ASSERT_LT(l, 400) << "keep c = 1 (quadratic recomputation) cheap";
 
-  std::vector<std::pair<std::string, ScheduleFactory>> schedules = {
+  std::vector<std::pair<std::string, Planner>> schedules = {
       {"revolve c=1", revolve_schedule(1)},      {"revolve c=2", revolve_schedule(2)},
       {"revolve c=3", revolve_schedule(3)},      {"revolve c=7", revolve_schedule(7)},
       {"revolve c=l", revolve_schedule(static_cast<int>(l))},
@@ -105,16 +105,16 @@ void check_all_schedules(const P& problem, const char* method, const StepControl
       EXPECT_GT(result.drift.replayed_steps_checked, 0);
     }
     if (name.find("two-level") != std::string::npos) {
-      EXPECT_LE(result.summary.disk_stores, result.summary.stores);
-      EXPECT_LE(result.summary.peak_stored_bytes,
+      EXPECT_LE(result.summary.storage.disk_stores, result.summary.stores);
+      EXPECT_LE(result.summary.storage.peak_memory_bytes,
                 2 * (B::size(y0) * 8 + static_cast<Index>(sizeof(Carry))));
     } else if (name.find("disk") != std::string::npos) {
-      EXPECT_EQ(result.summary.disk_stores, result.summary.stores);
-      EXPECT_EQ(result.summary.disk_restores, result.summary.restores);
-      EXPECT_GT(result.summary.disk_stores, 0);
-      EXPECT_EQ(result.summary.peak_stored_bytes, 0);  // nothing in memory
+      EXPECT_EQ(result.summary.storage.disk_stores, result.summary.stores);
+      EXPECT_EQ(result.summary.storage.disk_restores, result.summary.restores);
+      EXPECT_GT(result.summary.storage.disk_stores, 0);
+      EXPECT_EQ(result.summary.storage.peak_memory_bytes, 0);  // nothing in memory
     } else {
-      EXPECT_EQ(result.summary.disk_stores, 0);
+      EXPECT_EQ(result.summary.storage.disk_stores, 0);
     }
     EXPECT_TRUE(scratch.files().empty()) << "the snapshot file is removed after the run";
   }
@@ -155,7 +155,7 @@ TEST(ScheduleIndependence, RevolveCountsMatchTheSchedule) {
   // ≤ β(5, 5) = 252), so r = 5 and p = 5·200 − β(6, 4) = 1000 − 210 = 790 advances.
   EXPECT_EQ(r.summary.recomputed_steps, 790);
   EXPECT_EQ(r.summary.forward_steps, 200 + 790);
-  EXPECT_LE(r.summary.peak_stored_bytes, 5 * (16 * 8 + static_cast<std::int64_t>(sizeof(Carry))));
+  EXPECT_LE(r.summary.storage.peak_memory_bytes, 5 * (16 * 8 + static_cast<std::int64_t>(sizeof(Carry))));
 }
 
 }  // namespace

@@ -287,14 +287,14 @@ TEST(ByteSize, CountsAreWholeNumbers) {
 
 // ---- schedule planning ---------------------------------------------------------------------
 
-ScheduleRequest revolve_request(Index c) {
-  ScheduleRequest r;
+PlanRequest revolve_request(Index c) {
+  PlanRequest r;
   r.budget = c;
   return r;
 }
 
-TEST(SchedulePlan, RevolveCountsAreTheClosedForm) {
-  const SchedulePlan p = plan_schedule(revolve_request(10), 1000);
+TEST(CheckpointPlan, RevolveCountsAreTheClosedForm) {
+  const CheckpointPlan p = plan_checkpoints(revolve_request(10), 1000);
   EXPECT_TRUE(p.simulated);
   EXPECT_EQ(p.advances, 3636);
   EXPECT_EQ(p.forward_steps(), 4636);
@@ -306,28 +306,28 @@ TEST(SchedulePlan, RevolveCountsAreTheClosedForm) {
   EXPECT_DOUBLE_EQ(p.predicted_time_ratio(1.5), (3636 + 1000 * 2.5) / 1000.0);
   for (Index l : {1, 2, 3, 10, 99, 100, 101, 1000, 4321})
     for (Index c : {1, 2, 3, 5, 20, 100, 5000}) {
-      const SchedulePlan q = plan_schedule(revolve_request(c), l);
+      const CheckpointPlan q = plan_checkpoints(revolve_request(c), l);
       EXPECT_EQ(q.advances, revolve_advances(l, c)) << l << " " << c;
       EXPECT_LE(q.peak_slots, std::min(c, l)) << l << " " << c;
       EXPECT_EQ(q.store_all_fits(), c >= l);
     }
 }
 
-TEST(SchedulePlan, LargeHorizonsUseTheClosedForm) {
-  const SchedulePlan p = plan_schedule(revolve_request(20), Index{1} << 40);
+TEST(CheckpointPlan, LargeHorizonsUseTheClosedForm) {
+  const CheckpointPlan p = plan_checkpoints(revolve_request(20), Index{1} << 40);
   EXPECT_FALSE(p.simulated);
   EXPECT_FALSE(p.peak_exact);
   EXPECT_FALSE(p.stores.has_value());
   EXPECT_EQ(p.advances, revolve_advances(Index{1} << 40, 20));
 }
 
-TEST(SchedulePlan, UniformMatchesTheScheduleAndFitsItsBudget) {
-  ScheduleRequest r;
+TEST(CheckpointPlan, UniformMatchesTheScheduleAndFitsItsBudget) {
+  PlanRequest r;
   r.kind = ScheduleKind::uniform;
   for (Index l : {1, 2, 5, 31, 32, 33, 1000})
     for (Index k : {1, 2, 7, 32, 2000}) {
       r.interval = k;
-      const SchedulePlan p = plan_schedule(r, l);
+      const CheckpointPlan p = plan_checkpoints(r, l);
       const UniformSchedule u(l, std::min(k, l));
       EXPECT_EQ(p.snapshots, u.slots()) << l << " " << k;
       EXPECT_EQ(p.advances, u.predicted_advances()) << l << " " << k;
@@ -336,7 +336,7 @@ TEST(SchedulePlan, UniformMatchesTheScheduleAndFitsItsBudget) {
   r.interval.reset();
   for (Index budget : {61, 100, 300, 999, 5000}) {
     r.budget = budget;
-    const SchedulePlan p = plan_schedule(r, 1000);
+    const CheckpointPlan p = plan_checkpoints(r, 1000);
     EXPECT_TRUE(p.interval_chosen);
     EXPECT_LE(p.peak_slots, budget);
     // No other interval that fits advances fewer steps.
@@ -348,24 +348,24 @@ TEST(SchedulePlan, UniformMatchesTheScheduleAndFitsItsBudget) {
     }
   }
   r.budget = 60;  // uniform needs about 2 sqrt(l) slots: 61 for l = 1000
-  EXPECT_THROW(plan_schedule(r, 1000), InvalidArgument);
+  EXPECT_THROW(plan_checkpoints(r, 1000), InvalidArgument);
   r.budget = 30;
   r.interval = 5;  // 200 segments do not fit in 30
-  EXPECT_THROW(plan_schedule(r, 1000), InvalidArgument);
+  EXPECT_THROW(plan_checkpoints(r, 1000), InvalidArgument);
 }
 
-TEST(SchedulePlan, StoreAllAndRefusals) {
-  ScheduleRequest r;
+TEST(CheckpointPlan, StoreAllAndRefusals) {
+  PlanRequest r;
   r.kind = ScheduleKind::store_all;
-  const SchedulePlan p = plan_schedule(r, 500);
+  const CheckpointPlan p = plan_checkpoints(r, 500);
   EXPECT_EQ(p.advances, 499);
   EXPECT_EQ(*p.stores, 500);
   EXPECT_EQ(p.peak_slots, 500);
   r.budget = 499;
-  EXPECT_THROW(plan_schedule(r, 500), InvalidArgument);
-  EXPECT_THROW(plan_schedule(revolve_request(0), 10), InvalidArgument);
-  EXPECT_THROW(plan_schedule(revolve_request(3), 0), InvalidArgument);
-  EXPECT_THROW(plan_schedule(ScheduleRequest{}, 10), InvalidArgument);  // revolve, no budget
+  EXPECT_THROW(plan_checkpoints(r, 500), InvalidArgument);
+  EXPECT_THROW(plan_checkpoints(revolve_request(0), 10), InvalidArgument);
+  EXPECT_THROW(plan_checkpoints(revolve_request(3), 0), InvalidArgument);
+  EXPECT_THROW(plan_checkpoints(PlanRequest{}, 10), InvalidArgument);  // revolve, no budget
   EXPECT_EQ(snapshots_in_memory(1 << 20, 8192 + kCarryBytes), (1 << 20) / (8192 + 40));
   EXPECT_THROW(snapshots_in_memory(100, 101), InvalidArgument);
   EXPECT_EQ(kCarryBytes, 40);
@@ -398,7 +398,7 @@ TEST(CheckpointedRun, IsBitForBitTheStoreAllRun) {
   EXPECT_EQ(r.summary.recomputed_steps, r.checkpoint.plan.advances);
   EXPECT_EQ(r.summary.stores, *r.checkpoint.plan.stores);
   EXPECT_EQ(r.checkpoint.snapshot_bytes, 2 * 8 * 8 * 8 + 40);
-  EXPECT_EQ(r.summary.peak_stored_bytes, 4 * r.checkpoint.snapshot_bytes);
+  EXPECT_EQ(r.summary.storage.peak_memory_bytes, 4 * r.checkpoint.snapshot_bytes);
   EXPECT_DOUBLE_EQ(r.checkpoint.store_all_bytes, 151.0 * r.checkpoint.snapshot_bytes);
 
   o.snapshots.reset();

@@ -90,6 +90,10 @@ void ScheduleValidator::apply(const Action& action) {
       ++in_use_;
       if (in_use_ > cost_.peak_slots) cost_.peak_slots = in_use_;
       ++cost_.stores;
+      if (action.slot >= memory_slots_)
+        cost_.disk_slots_used = std::max(cost_.disk_slots_used, action.slot - memory_slots_ + 1);
+      else
+        cost_.memory_slots_used = std::max(cost_.memory_slots_used, action.slot + 1);
       if (action.slot >= memory_slots_) {
         ++cost_.disk_stores;
         ++disk_in_use_;

@@ -27,6 +27,7 @@
 #include <tuple>
 #include <unordered_map>
 #include <utility>
+#include <memory>
 #include <vector>
 
 #include "rewind/schedule/action.hpp"
@@ -171,6 +172,11 @@ class ActionListSchedule final : public Schedule {
   int memory_slots() const override { return memory_slots_; }
   std::string name() const override { return "list"; }
   void reset() override { position_ = 0; }
+  std::unique_ptr<Schedule> clone() const override {
+    auto copy = std::make_unique<ActionListSchedule>(*this);
+    copy->reset();
+    return copy;
+  }
 
  private:
   Index steps_;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <utility>
+#include <memory>
 #include <vector>
 
 #include "rewind/schedule/revolve_schedule.hpp"
@@ -28,6 +29,11 @@ class ListSchedule final : public Schedule {
   int slots() const override { return slots_; }
   std::string name() const override { return "list"; }
   void reset() override { position_ = 0; }
+  std::unique_ptr<Schedule> clone() const override {
+    auto copy = std::make_unique<ListSchedule>(*this);
+    copy->reset();
+    return copy;
+  }
 
  private:
   Index steps_;

@@ -29,6 +29,9 @@ class DiskOnlySchedule final : public Schedule {
   int memory_slots() const override { return 0; }
   std::string name() const override { return inner_->name() + " on disk"; }
   void reset() override { inner_->reset(); }
+  std::unique_ptr<Schedule> clone() const override {
+    return std::make_unique<DiskOnlySchedule>(inner_->clone());
+  }
 
  private:
   std::unique_ptr<Schedule> inner_;
@@ -45,6 +48,9 @@ class MemoryOnlySchedule final : public Schedule {
   int memory_slots() const override { return inner_->slots(); }
   std::string name() const override { return inner_->name() + " in memory"; }
   void reset() override { inner_->reset(); }
+  std::unique_ptr<Schedule> clone() const override {
+    return std::make_unique<MemoryOnlySchedule>(inner_->clone());
+  }
 
  private:
   std::unique_ptr<Schedule> inner_;

@@ -79,6 +79,8 @@
 // the table when one is used.
 #pragma once
 
+#include <memory>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -103,6 +105,11 @@ class MultiLevelSchedule final : public Schedule {
   int memory_slots() const override { return memory_; }
   std::string name() const override;  // "two-level(memory = 4, disk = 100)"
   void reset() override;
+  std::unique_ptr<Schedule> clone() const override {
+    auto copy = std::make_unique<MultiLevelSchedule>(*this);
+    copy->reset();
+    return copy;
+  }
 
   // The plan's makespan under the costs it was planned for: rwd::predicted_time(predicted_cost(),
   // costs()), equal to rwd::predicted_time(rwd::simulate(*this), costs()).

@@ -32,6 +32,8 @@
 // state copy, cheap in RAM). A store-minimising tie-break matters for disk stores.
 #pragma once
 
+#include <memory>
+
 #include <string>
 #include <vector>
 
@@ -49,6 +51,11 @@ class RevolveSchedule final : public Schedule {
   int slots() const override { return snapshots_; }
   std::string name() const override;  // "revolve(c = 20)"
   void reset() override;
+  std::unique_ptr<Schedule> clone() const override {
+    auto copy = std::make_unique<RevolveSchedule>(*this);
+    copy->reset();
+    return copy;
+  }
 
   // r(l, c): the largest number of times any step is advanced (rewind/schedule/revolve_cost.hpp).
   Index repetitions() const { return repetitions_; }

@@ -13,6 +13,7 @@
 // (memory_slots() below).
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "rewind/schedule/action.hpp"
@@ -39,6 +40,10 @@ class Schedule {
   virtual std::string name() const = 0;
   // Back to the first action.
   virtual void reset() = 0;
+  // A second instance of the same schedule, at its first action, without planning it again
+  // (e.g. the read-ahead scout that runs in front of the driver). Copies what the constructor
+  // computed; never repeats it.
+  virtual std::unique_ptr<Schedule> clone() const = 0;
 
  protected:
   Schedule() = default;

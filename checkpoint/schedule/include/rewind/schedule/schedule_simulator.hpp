@@ -52,6 +52,11 @@ struct ScheduleCost {
   Index disk_stores = 0;    // of `stores`, those into disk slots
   Index disk_restores = 0;  // of `restores`, those from disk slots
   int peak_disk_slots = 0;  // most disk snapshots held at once
+  // Slots a store must provide: the highest slot index used on each level, plus one (memory
+  // slots count from 0, disk slots from the first disk slot). A store sized to these never sees
+  // an index out of range, and allocates nothing the schedule leaves unused.
+  int memory_slots_used = 0;
+  int disk_slots_used = 0;
 
   // One line; the disk counts are appended when there is a disk level (or disk I/O was counted).
   std::string to_string() const;

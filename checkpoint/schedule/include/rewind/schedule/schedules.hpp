@@ -1,74 +1,83 @@
-// rewind/schedule/schedules.hpp — schedule factories for CheckpointedAdjoint::run.
+// rewind/schedule/schedules.hpp — planners for CheckpointedAdjoint::run: what to plan, once the
+// number of steps is known.
 //
 //   driver.run(y0, theta, rwd::revolve_schedule(20));   // binomial, 20 snapshots
 //   driver.run(y0, theta, rwd::uniform_schedule(100));  // a snapshot every 100 steps
 //   driver.run(y0, theta, rwd::store_all_schedule());   // every state
 //   driver.run(y0, theta, rwd::on_disk(rwd::revolve_schedule(20)));  // revolve, snapshots on disk
 //   driver.run(y0, theta, rwd::two_level_schedule(4, 100, costs));   // 4 in memory, 100 on disk
+//   driver.run(y0, theta, rwd::custom_schedule([](rwd::Index l) { return my_schedule(l); }));
 //
-// A factory makes the schedule once the number of steps is known (after the counting sweep of
-// an adaptive run).
+// A planner is called once per run, after the counting sweep of an adaptive run; it returns a
+// rwd::CheckpointPlan (rewind/schedule/checkpoint_plan.hpp), from which the driver, the snapshot
+// store and the read-ahead scout all take what they need. With a known number of steps, plan
+// yourself and hand the plan over: driver.run(y0, theta, rwd::plan_checkpoints(request, l)).
 #pragma once
 
-#include <algorithm>
 #include <functional>
 #include <memory>
+#include <utility>
 
-#include "rewind/schedule/disk_only_schedule.hpp"
-#include "rewind/schedule/multilevel_schedule.hpp"
-#include "rewind/schedule/revolve_schedule.hpp"
-#include "rewind/schedule/schedule_simulator.hpp"
-#include "rewind/schedule/schedule.hpp"
-#include "rewind/schedule/store_all_schedule.hpp"
-#include "rewind/schedule/uniform_schedule.hpp"
 #include "rewind/error.hpp"
+#include "rewind/schedule/checkpoint_plan.hpp"
+#include "rewind/schedule/disk_only_schedule.hpp"
+#include "rewind/schedule/schedule.hpp"
 
 namespace rwd {
 
-using ScheduleFactory = std::function<std::unique_ptr<Schedule>(Index steps)>;
+// Plans `request` for the run's number of steps.
+inline Planner planner_for(PlanRequest request) {
+  request.validate();
+  return [request](Index steps) { return plan_checkpoints(request, steps); };
+}
 
-inline ScheduleFactory revolve_schedule(int snapshots) {
+inline Planner revolve_schedule(int snapshots) {
   if (snapshots < 1) detail::fail<InvalidArgument>("revolve needs >= 1 snapshot, got ", snapshots);
-  return [snapshots](Index steps) { return std::make_unique<RevolveSchedule>(steps, snapshots); };
+  return planner_for(PlanRequest::revolve(snapshots));
 }
 
-inline ScheduleFactory uniform_schedule(Index interval) {
+inline Planner uniform_schedule(Index interval) {
   if (interval < 1) detail::fail<InvalidArgument>("uniform interval = ", interval, " must be >= 1");
-  return [interval](Index steps) {
-    return std::make_unique<UniformSchedule>(steps, std::min(interval, steps));
-  };
+  return planner_for(PlanRequest::uniform(interval));
 }
 
-inline ScheduleFactory store_all_schedule() {
-  return [](Index steps) { return std::make_unique<StoreAllSchedule>(steps); };
+inline Planner store_all_schedule() { return planner_for(PlanRequest::store_all()); }
+
+// Two levels: `memory` snapshots in memory and `disk` in the snapshot file
+// (CheckpointOptions::disk), placed to minimise the predicted time under `costs`
+// (rwd::MultiLevelSchedule; costs.step_time and the disk times in any one unit).
+inline Planner two_level_schedule(int memory, int disk, const CostModel& costs) {
+  if (memory < 1) detail::fail<InvalidArgument>("two-level schedule: ", memory, " memory snapshots (need >= 1)");
+  if (disk < 0) detail::fail<InvalidArgument>("two-level schedule: ", disk, " disk snapshots (need >= 0)");
+  return planner_for(PlanRequest::two_level(memory, disk, costs));
+}
+
+// A schedule of your own: `make(l)` builds it for l steps; it is simulated once to plan.
+inline Planner custom_schedule(std::function<std::unique_ptr<Schedule>(Index steps)> make) {
+  if (!make) detail::fail<InvalidArgument>("custom_schedule needs a function that makes a schedule");
+  return [make = std::move(make)](Index steps) { return CheckpointPlan::of(make(steps)); };
 }
 
 // The same schedule with every snapshot in the disk level (CheckpointOptions::disk says where).
-inline ScheduleFactory on_disk(ScheduleFactory factory) {
-  if (!factory) detail::fail<InvalidArgument>("on_disk needs a schedule factory");
-  return [factory = std::move(factory)](Index steps) -> std::unique_ptr<Schedule> {
-    return std::make_unique<DiskOnlySchedule>(factory(steps));
+inline Planner on_disk(Planner planner) {
+  if (!planner) detail::fail<InvalidArgument>("on_disk needs a planner");
+  return [planner = std::move(planner)](Index steps) {
+    CheckpointPlan inner = planner(steps);
+    CheckpointPlan plan = CheckpointPlan::of(std::make_unique<DiskOnlySchedule>(inner.schedule()), inner.kind);
+    plan.budget = inner.budget;
+    plan.interval = inner.interval;
+    plan.repetitions = inner.repetitions;
+    return plan;
   };
 }
 
 // The same schedule with every snapshot in memory: the actions of a two-level schedule without
 // its disk I/O (the reference of the disk benchmarks).
-inline ScheduleFactory in_memory(ScheduleFactory factory) {
-  if (!factory) detail::fail<InvalidArgument>("in_memory needs a schedule factory");
-  return [factory = std::move(factory)](Index steps) -> std::unique_ptr<Schedule> {
-    return std::make_unique<MemoryOnlySchedule>(factory(steps));
-  };
-}
-
-// Two levels: `memory` snapshots in memory and `disk` in the snapshot file
-// (CheckpointOptions::disk), placed to minimise the predicted time under `costs`
-// (rwd::MultiLevelSchedule; costs.step_time and the disk times in any one unit).
-inline ScheduleFactory two_level_schedule(int memory, int disk, const CostModel& costs) {
-  if (memory < 1) detail::fail<InvalidArgument>("two-level schedule: ", memory, " memory snapshots (need >= 1)");
-  if (disk < 0) detail::fail<InvalidArgument>("two-level schedule: ", disk, " disk snapshots (need >= 0)");
-  costs.validate();
-  return [memory, disk, costs](Index steps) -> std::unique_ptr<Schedule> {
-    return std::make_unique<MultiLevelSchedule>(steps, memory, disk, costs);
+inline Planner in_memory(Planner planner) {
+  if (!planner) detail::fail<InvalidArgument>("in_memory needs a planner");
+  return [planner = std::move(planner)](Index steps) {
+    CheckpointPlan inner = planner(steps);
+    return CheckpointPlan::of(std::make_unique<MemoryOnlySchedule>(inner.schedule()), inner.kind);
   };
 }
 

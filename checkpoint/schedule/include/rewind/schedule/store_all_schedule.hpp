@@ -9,6 +9,8 @@
 // store y_{l−1}, which the first reverse step uses as it stands.)
 #pragma once
 
+#include <memory>
+
 #include <string>
 
 #include "rewind/schedule/schedule.hpp"
@@ -25,6 +27,11 @@ class StoreAllSchedule final : public Schedule {
   int slots() const override { return static_cast<int>(steps_); }
   std::string name() const override { return "store-all"; }
   void reset() override;
+  std::unique_ptr<Schedule> clone() const override {
+    auto copy = std::make_unique<StoreAllSchedule>(*this);
+    copy->reset();
+    return copy;
+  }
 
  private:
   Index steps_;

@@ -21,6 +21,8 @@
 // re-runs its own forward step, which is not an advance.
 #pragma once
 
+#include <memory>
+
 #include <string>
 
 #include "rewind/schedule/schedule.hpp"
@@ -43,6 +45,11 @@ class UniformSchedule final : public Schedule {
   int slots() const override { return slots_; }
   std::string name() const override;  // "uniform(k = 32)" or "uniform(k = 32, recompute)"
   void reset() override;
+  std::unique_ptr<Schedule> clone() const override {
+    auto copy = std::make_unique<UniformSchedule>(*this);
+    copy->reset();
+    return copy;
+  }
 
   Index interval() const { return interval_; }
   Index segments() const { return segments_; }

@@ -367,7 +367,7 @@ class BacksolveAdjoint {
     summary.vjp_evaluations = backward.counters().rhs_evaluations;
     summary.stores = stores;
     summary.restores = drift.reanchored;
-    summary.peak_stored_bytes =
+    summary.storage.peak_memory_bytes =
         static_cast<std::int64_t>(anchors.size() + observed.size()) * state_bytes +
         static_cast<std::int64_t>(sizes.size() + times.size()) *
             static_cast<std::int64_t>(sizeof(double));

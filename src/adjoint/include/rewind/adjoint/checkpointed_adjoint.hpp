@@ -8,13 +8,13 @@
 //   result.summary  // forward / recomputed / reversed steps, stores, restores, peak bytes
 //   result.drift    // proof that every replay reproduced the first sweep
 //
-// The driver executes the schedule's action stream (checkpoint/action.hpp): advance, store,
-// restore, reverse, free. Snapshots hold (y_n, carry_n). Slots below the schedule's
-// memory_slots() live in a MemorySnapshotStore allocated up front; the rest (two-level
-// schedules, or any schedule wrapped by on_disk()) in an HDF5 file in options.disk.directory,
-// written behind and read ahead by a background thread: a second instance of the schedule runs
-// ahead (RestoreLookahead) so each disk snapshot is being read while the computation before its
-// restore still runs. Contract: on a deterministic backend the gradient is bit-for-bit that of
+// The run is planned once (rwd::CheckpointPlan, rewind/schedule/checkpoint_plan.hpp): the driver
+// executes the plan's action stream (rewind/schedule/action.hpp: advance, store, restore,
+// reverse, free) on the store the plan asks for (rwd::make_snapshot_store): memory slots in a
+// MemorySnapshotStore allocated up front, disk slots (two-level schedules, or any schedule
+// wrapped by on_disk()) in an HDF5 file in options.disk.directory, written behind and read ahead
+// by a background thread. A copy of the plan's schedule runs ahead (RestoreLookahead) so each
+// disk snapshot is being read while the computation before its restore still runs. Contract: on a deterministic backend the gradient is bit-for-bit that of
 // StoreAllAdjoint, whatever the schedule, budget and store — the same adjoint steps run on the
 // same bits in the same order, and the loss is summed in the same order.
 //
@@ -34,16 +34,16 @@
 #include "rewind/adjoint/drift_monitor.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/run_checks.hpp"
+#include "rewind/schedule/checkpoint_plan.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/schedule/action.hpp"
 #include "rewind/store/disk_snapshot_store.hpp"
-#include "rewind/store/memory_snapshot_store.hpp"
 #include "rewind/store/restore_lookahead.hpp"
 #include "rewind/schedule/schedule.hpp"
 #include "rewind/store/snapshot_store.hpp"
-#include "rewind/store/tiered_snapshot_store.hpp"
+#include "rewind/store/store_for_plan.hpp"
 #include "rewind/error.hpp"
 #include "rewind/objective.hpp"
 
@@ -85,34 +85,52 @@ class CheckpointedAdjoint {
     options_.validate();
   }
 
-  CheckpointedResult<Vector> run(const Vector& y0, const Vector& theta, const ScheduleFactory& make_schedule) {
-    const Index n = stepper_.state_size();
-    const Index p = stepper_.parameter_size();
-    detail::require_size<B>(y0, n, "initial state y0");
-    detail::require_size<B>(theta, p, "parameter vector theta");
+  // Plans once the number of steps is known (adaptive runs count them first) and runs the plan.
+  // The planner is called exactly once.
+  CheckpointedResult<Vector> run(const Vector& y0, const Vector& theta, const Planner& planner) {
+    if (!planner) detail::fail<InvalidArgument>("CheckpointedAdjoint::run needs a planner");
+    check_inputs(y0, theta);
+    stepper_.reset_counters();
+    const Index steps = steps_of_run(y0, theta);
+    return execute(y0, theta, planner(steps), steps);
+  }
+
+  // Runs a plan made beforehand (rwd::plan_checkpoints); its steps must be the run's.
+  CheckpointedResult<Vector> run(const Vector& y0, const Vector& theta, const CheckpointPlan& plan) {
+    check_inputs(y0, theta);
+    stepper_.reset_counters();
+    return execute(y0, theta, plan, steps_of_run(y0, theta));
+  }
+
+ private:
+  void check_inputs(const Vector& y0, const Vector& theta) const {
+    detail::require_size<B>(y0, stepper_.state_size(), "initial state y0");
+    detail::require_size<B>(theta, stepper_.parameter_size(), "parameter vector theta");
     detail::require_finite_input<B>(y0, "initial state y0");
     detail::require_finite_input<B>(theta, "parameter vector theta");
+  }
 
+  // The fixed number of steps, or for an adaptive run the steps of a counting sweep.
+  Index steps_of_run(const Vector& y0, const Vector& theta) {
+    return stepper_.planned_steps() >= 0 ? stepper_.planned_steps() : count_steps(y0, theta);
+  }
+
+  CheckpointedResult<Vector> execute(const Vector& y0, const Vector& theta, const CheckpointPlan& plan,
+                                     Index steps) {
+    const Index n = stepper_.state_size();
+    const Index p = stepper_.parameter_size();
     CheckpointedResult<Vector> result;
+    result.counting_steps = stepper_.planned_steps() < 0 ? steps : 0;
     Summary& summary = result.summary;
-    stepper_.reset_counters();
-    Index steps = stepper_.planned_steps();
-    if (steps < 0) {
-      result.counting_steps = count_steps(y0, theta);
-      steps = result.counting_steps;
-    }
     if (objective_.last_observation_step() > steps)
       detail::fail<InvalidArgument>("objective observes step ", objective_.last_observation_step(),
                                     " but the run has only ", steps, " steps");
-    std::unique_ptr<Schedule> schedule = make_schedule(steps);
-    if (!schedule) detail::fail<InvalidArgument>("the schedule factory returned no schedule");
-    if (schedule->steps() != steps)
-      detail::fail<InvalidArgument>("schedule '", schedule->name(), "' plans ", schedule->steps(),
+    if (plan.steps != steps)
+      detail::fail<InvalidArgument>("schedule '", plan.name, "' plans ", plan.steps,
                                     " steps but the run has ", steps);
-    std::unique_ptr<SnapshotStore<B, Carry>> store = make_store(*schedule, make_schedule, steps, n);
-    std::optional<RestoreLookahead> lookahead;
-    if (schedule->memory_slots() < schedule->slots())
-      lookahead.emplace(make_schedule(steps), schedule->memory_slots());
+    std::unique_ptr<Schedule> schedule = plan.schedule();
+    std::unique_ptr<SnapshotStore<B, Carry>> store = make_snapshot_store<B, Carry>(plan, n, options_.disk);
+    std::optional<RestoreLookahead> lookahead = make_restore_lookahead(plan);
     DriftMonitor<B> drift(steps, n, options_.drift_policy, options_.max_fingerprints);
     const auto counted = stepper_.counters();
 
@@ -215,20 +233,7 @@ class CheckpointedAdjoint {
     summary.vjp_evaluations = total.vjp_evaluations;
     summary.stores = stores;
     summary.restores = restores;
-    const SnapshotStoreStatistics storage = store->statistics();
-    summary.peak_stored_bytes = storage.peak_memory_bytes;
-    summary.snapshot_file = storage.file;
-    summary.disk_asynchronous = storage.asynchronous;
-    summary.disk_stores = storage.disk_stores;
-    summary.disk_restores = storage.disk_restores;
-    summary.prefetch_hits = storage.io.prefetch_hits;
-    summary.peak_disk_bytes = storage.peak_disk_bytes;
-    summary.disk_bytes_written = storage.io.bytes_written;
-    summary.disk_bytes_read = storage.io.bytes_read;
-    summary.staging_bytes = storage.io.staging_bytes;
-    summary.disk_write_seconds = storage.io.write_seconds;
-    summary.disk_read_seconds = storage.io.read_seconds;
-    summary.disk_wait_seconds = storage.io.wait_seconds;
+    summary.storage = store->statistics();
     summary.forward_seconds = forward_s;
     summary.recompute_seconds = recompute_s;
     summary.reverse_seconds = reverse_s;
@@ -240,33 +245,6 @@ class CheckpointedAdjoint {
     result.y_final = std::move(y_final_);
     result.drift = drift.report();
     return result;
-  }
-
- private:
-  // Memory slots in memory; slots at or above memory_slots() on disk, as many as the schedule
-  // actually uses (found by running a copy of it: O(actions) integer work, no I/O).
-  std::unique_ptr<SnapshotStore<B, Carry>> make_store(const Schedule& schedule,
-                                                      const ScheduleFactory& make_schedule,
-                                                      Index steps, Index n) const {
-    const int memory = schedule.memory_slots();
-    if (memory < 0 || memory > schedule.slots())
-      detail::fail<InvalidArgument>("schedule '", schedule.name(), "' has ", memory,
-                                    " memory slots out of ", schedule.slots());
-    if (memory == schedule.slots())
-      return std::make_unique<MemorySnapshotStore<B, Carry>>(
-          std::max<int>(static_cast<int>(std::min<Index>(memory, steps)), 1), n);
-    int highest = -1;
-    std::unique_ptr<Schedule> scout = make_schedule(steps);
-    for (Action a = scout->next(); a.kind != ActionKind::done; a = scout->next())
-      if (a.kind == ActionKind::store) highest = std::max(highest, a.slot);
-    const int disk = std::max(highest + 1 - memory, 0);
-    if (disk > 0 && options_.disk.directory.empty() && options_.disk.file.empty())
-      detail::fail<InvalidArgument>("schedule '", schedule.name(), "' keeps up to ", disk,
-                                    " snapshots on disk: set CheckpointOptions::disk.directory");
-    if (disk == 0)
-      return std::make_unique<MemorySnapshotStore<B, Carry>>(std::max(std::min(memory, highest + 1), 1), n);
-    return std::make_unique<TieredSnapshotStore<B, Carry>>(std::min(memory, highest + 1), disk, n,
-                                                           options_.disk);
   }
 
   double observe(const Carry& carry, const Vector& y, Vector& grad) {

@@ -195,7 +195,7 @@ class StoreAllAdjoint {
     summary.vjp_evaluations = total.vjp_evaluations;
     summary.stores = steps;
     summary.restores = steps;
-    summary.peak_stored_bytes = steps * bytes_per_state;
+    summary.storage.peak_memory_bytes = steps * bytes_per_state;
     summary.t_final = final_carry.t;
 
     result.loss = loss;

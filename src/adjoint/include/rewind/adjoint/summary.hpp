@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "rewind/store/snapshot_store.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -36,21 +37,10 @@ struct Summary {
   Index vjp_evaluations = 0;
   Index stores = 0;             // states written to storage
   Index restores = 0;           // states read back from storage
-  std::int64_t peak_stored_bytes = 0;  // largest memory storage held at once (states + carries)
-
-  // Disk level (zero when every snapshot stays in memory).
-  std::string snapshot_file;         // the HDF5 snapshot file (removed at the end unless kept)
-  bool disk_asynchronous = false;    // disk I/O on a background thread
-  Index disk_stores = 0;             // of `stores`, those written to disk
-  Index disk_restores = 0;           // of `restores`, those read from disk
-  Index prefetch_hits = 0;           // disk restores whose read had started ahead of time
-  std::int64_t peak_disk_bytes = 0;  // largest disk storage held at once
-  std::int64_t disk_bytes_written = 0;
-  std::int64_t disk_bytes_read = 0;
-  std::int64_t staging_bytes = 0;    // host buffers of the disk I/O (memory besides snapshots)
-  double disk_write_seconds = 0.0;   // time inside disk writes, on whichever thread
-  double disk_read_seconds = 0.0;    // time inside disk reads
-  double disk_wait_seconds = 0.0;    // time the computation waited for the disk
+  // What the snapshot store did: memory and disk counts, peak bytes on each level, the snapshot
+  // file, disk traffic and time (zero on the disk level when every snapshot stays in memory).
+  // Store-all and backsolve fill storage.peak_memory_bytes with what they keep.
+  SnapshotStoreStatistics storage;
 
   double forward_seconds = 0.0;    // first forward sweep
   double recompute_seconds = 0.0;  // replays from snapshots
@@ -60,7 +50,7 @@ struct Summary {
   double total_seconds() const { return forward_seconds + recompute_seconds + reverse_seconds; }
   // Disk time that overlapped computation (write + read − wait, at least 0).
   double disk_hidden_seconds() const {
-    const double hidden = disk_write_seconds + disk_read_seconds - disk_wait_seconds;
+    const double hidden = storage.io.write_seconds + storage.io.read_seconds - storage.io.wait_seconds;
     return hidden > 0.0 ? hidden : 0.0;
   }
   // (forward + recompute + reverse) / forward: the cost of a gradient in forward runs.

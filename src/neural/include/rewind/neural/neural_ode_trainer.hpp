@@ -54,7 +54,7 @@ struct TrainerOptions {
   Index substeps = 1;      // integrator steps per data interval
   ButcherTableau tableau = ButcherTableau::rk4();
   std::uint64_t seed = 1;  // window sampling
-  ScheduleFactory schedule = store_all_schedule();
+  Planner schedule = store_all_schedule();
   CheckpointOptions checkpoint;  // drift policy etc. of the driver
   GradientMethod method = GradientMethod::discrete;
   BacksolveOptions backsolve;    // anchors and re-anchoring, for GradientMethod::backsolve

@@ -1,0 +1,159 @@
+// rewind/schedule/checkpoint_plan.hpp — a checkpointing plan as a value: which schedule, what it
+// costs, and how many slots each storage level must provide. Planned once per run.
+//
+//   rwd::CheckpointPlan plan = rwd::plan_checkpoints(rwd::PlanRequest::revolve(20), 100000);
+//   plan.advances;                     // p = 534220 (simulated; = revolve_advances(l, c))
+//   plan.forward_steps();              // l + p = 634220
+//   plan.memory_slots_used;            // 20: what a snapshot store must hold in memory
+//   auto schedule = plan.schedule();   // a fresh instance, at its first action (a copy: the
+//                                      // plan is never computed twice)
+//
+// A plan comes from a request (kind and budget) or from any Schedule a user wrote
+// (CheckpointPlan::of). It is copyable and immutable; the adjoint driver, the snapshot store
+// (rwd::make_snapshot_store) and the read-ahead scout all work from the same plan.
+//
+// Conventions (Griewank & Walther, ACM TOMS 26(1), 2000; rewind/schedule/revolve_cost.hpp): the
+// initial state takes one of the c snapshots; p counts every step advanced by the schedule, the
+// first sweep's l − 1 included; each reverse step re-runs its own forward step, which p does not
+// count, so forward evaluations total l + p and the recompute ratio is (l + p) / l. The
+// predicted time, in forward runs of l steps, is (p + l·(1 + F)) / l with F the adjoint part of
+// a reverse step in forward steps (CostModel::adjoint_cost_factor), plus disk I/O at the costs'
+// rates when there is a disk level.
+//
+// Counts are exact: rwd::simulate runs the schedule on integers (about 10 ns per action) when
+// l <= kSimulateMaxSteps and at most kSimulateMaxSlots slots are used; otherwise they come from
+// the closed forms (revolve_advances; uniform's counts; store-all's l − 1 advances), where
+// revolve's stores have no closed form (unknown) and its peak is bounded by min(c, l).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "rewind/carry.hpp"
+#include "rewind/schedule/schedule.hpp"
+#include "rewind/schedule/schedule_simulator.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+enum class ScheduleKind { revolve, uniform, store_all, two_level, custom };
+
+// "revolve", "uniform", "store-all", "two-level", "custom".
+const char* schedule_kind_name(ScheduleKind kind);
+
+// Bytes of the metadata kept with every snapshot: the integrator's carry (t, h, controller
+// memory, step index), which the adjoint drivers store next to each state.
+inline constexpr Index kCarryBytes = static_cast<Index>(sizeof(Carry));
+
+// Above these, plan_checkpoints uses the closed forms instead of rwd::simulate.
+inline constexpr Index kSimulateMaxSteps = 100'000'000;
+inline constexpr Index kSimulateMaxSlots = 10'000'000;
+
+// What a run asks for: a kind and its budget.
+struct PlanRequest {
+  ScheduleKind kind = ScheduleKind::revolve;
+  std::optional<Index> budget;    // c >= 1 snapshots (revolve, store-all; uniform: its limit)
+  std::optional<Index> interval;  // uniform only: k >= 1 (else chosen from the budget)
+  // two-level: memory_slots K >= 1 and disk_slots D >= 0, placed to minimise the predicted time
+  // under `costs` (step_time 1: disk_write_time and disk_read_time are in forward steps).
+  std::optional<Index> memory_slots;
+  std::optional<Index> disk_slots;
+  CostModel costs;
+  bool all_on_disk = false;  // a single-level schedule with every snapshot in the disk level
+
+  static PlanRequest revolve(Index snapshots);
+  static PlanRequest uniform(Index interval);
+  static PlanRequest store_all();
+  static PlanRequest two_level(Index memory_snapshots, Index disk_snapshots, const CostModel& costs);
+
+  // The rules that do not depend on l; InvalidArgument naming the field otherwise.
+  void validate() const;
+};
+
+class CheckpointPlan {
+ public:
+  // The plan of any schedule (simulated: O(actions) integer work). `kind` names what it is.
+  static CheckpointPlan of(std::unique_ptr<Schedule> schedule, ScheduleKind kind = ScheduleKind::custom);
+
+  ScheduleKind kind = ScheduleKind::revolve;
+  std::string name;              // "revolve(c = 20)", "uniform(k = 32)", "store-all", …
+  Index steps = 0;               // l
+  Index snapshots = 0;           // the schedule's slot budget c (uniform: its exact peak)
+  std::optional<Index> budget;   // the budget asked for, if any
+  Index interval = 0;            // uniform: k (0 otherwise)
+  bool interval_chosen = false;  // uniform: k was chosen from the budget
+  Index repetitions = 0;         // revolve: r(l, c), the most times a step is advanced
+
+  bool simulated = false;         // counts from rwd::simulate; false: closed forms
+  Index actions = 0;              // actions simulated (0 for closed forms)
+  double simulate_seconds = 0.0;  // time the simulation took
+
+  Index advances = 0;           // p: steps advanced by the schedule (first sweep included)
+  std::optional<Index> stores;  // unknown for revolve's closed form
+  Index restores = 0;
+  Index reverses = 0;    // l
+  Index peak_slots = 0;  // most snapshots held at once (an upper bound when !peak_exact)
+  bool peak_exact = true;
+
+  // Disk level: two-level schedules, or any schedule with all_on_disk.
+  Index memory_snapshots = 0;  // two-level: K
+  Index disk_snapshots = 0;    // two-level: D
+  bool all_on_disk = false;
+  std::optional<Index> disk_stores;  // of `stores`, those to disk (unknown without simulation)
+  std::optional<Index> disk_restores;
+  Index peak_disk_slots = 0;
+  CostModel costs;  // disk costs in forward steps (step_time = 1)
+
+  // Slots a snapshot store must provide on each level (the highest index used + 1; from the
+  // simulation, or min(c, l) for the closed forms). rwd::make_snapshot_store sizes itself so.
+  Index memory_slots_used = 0;
+  Index disk_slots_used = 0;
+  // The slot index where the disk level begins (the schedule's memory_slots(); equal to
+  // `snapshots` when every slot is in memory, 0 when every slot is on disk).
+  Index first_disk_slot = 0;
+
+  bool uses_disk() const { return disk_slots_used > 0 || all_on_disk || disk_snapshots > 0; }
+  // l + p: forward evaluations, the reverse steps' own re-runs included.
+  Index forward_steps() const { return steps + advances; }
+  // (l + p) / l.
+  double recompute_ratio() const;
+  // Time of the gradient in forward runs of l steps (adjoint part F = adjoint_cost; disk I/O at
+  // `costs`, taken as synchronous: background I/O can only do better).
+  double predicted_time_ratio(double adjoint_cost) const;
+  // Whether every state fits in the budget (store-all needs l slots: y_0 … y_{l−1}).
+  bool store_all_fits() const { return budget && *budget >= steps; }
+
+  // A fresh instance of the planned schedule, at its first action. Never plans again.
+  std::unique_ptr<Schedule> schedule() const;
+
+ private:
+  friend CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps);
+  std::shared_ptr<const Schedule> prototype_;
+};
+
+// The plan of `request` for l steps, with its costs. Throws InvalidArgument for a request that
+// cannot be met (a budget below what the schedule needs, l < 1, counts beyond 64 bits).
+CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps);
+
+// Plans for a number of steps known only when the run starts (adaptive runs count their steps
+// first). The adjoint driver calls it exactly once per run.
+using Planner = std::function<CheckpointPlan(Index steps)>;
+
+// Snapshots of `snapshot_bytes` (state + carry) that fit in `budget_bytes`. Refuses a budget
+// below one snapshot, naming `what` (e.g. "--memory").
+Index snapshots_in_memory(std::int64_t budget_bytes, Index snapshot_bytes,
+                          const char* what = "memory budget");
+
+namespace detail {
+// UniformSchedule's slot count and advances for interval k, without constructing one.
+Index uniform_slots(Index l, Index k);
+Index uniform_advances(Index l, Index k);
+// The interval k whose schedule fits in `budget` slots with the fewest advances (ties: fewer
+// slots). Refuses a budget below uniform's minimum, naming the least that works.
+Index choose_uniform_interval(Index l, Index budget);
+}  // namespace detail
+
+}  // namespace rwd

@@ -1,0 +1,341 @@
+// checkpoint/schedule/src/checkpoint_plan.cpp — see rewind/schedule/checkpoint_plan.hpp.
+#include "rewind/schedule/checkpoint_plan.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "rewind/error.hpp"
+#include "rewind/schedule/disk_only_schedule.hpp"
+#include "rewind/schedule/multilevel_schedule.hpp"
+#include "rewind/schedule/revolve_cost.hpp"
+#include "rewind/schedule/revolve_schedule.hpp"
+#include "rewind/schedule/store_all_schedule.hpp"
+#include "rewind/schedule/uniform_schedule.hpp"
+
+namespace rwd {
+
+const char* schedule_kind_name(ScheduleKind kind) {
+  switch (kind) {
+    case ScheduleKind::revolve:
+      return "revolve";
+    case ScheduleKind::uniform:
+      return "uniform";
+    case ScheduleKind::store_all:
+      return "store-all";
+    case ScheduleKind::two_level:
+      return "two-level";
+    case ScheduleKind::custom:
+      return "custom";
+  }
+  return "?";
+}
+
+PlanRequest PlanRequest::revolve(Index snapshots) {
+  PlanRequest request;
+  request.kind = ScheduleKind::revolve;
+  request.budget = snapshots;
+  return request;
+}
+PlanRequest PlanRequest::uniform(Index interval) {
+  PlanRequest request;
+  request.kind = ScheduleKind::uniform;
+  request.interval = interval;
+  return request;
+}
+PlanRequest PlanRequest::store_all() {
+  PlanRequest request;
+  request.kind = ScheduleKind::store_all;
+  return request;
+}
+PlanRequest PlanRequest::two_level(Index memory_snapshots, Index disk_snapshots,
+                                   const CostModel& costs) {
+  PlanRequest request;
+  request.kind = ScheduleKind::two_level;
+  request.memory_slots = memory_snapshots;
+  request.disk_slots = disk_snapshots;
+  request.costs = costs;
+  return request;
+}
+
+void PlanRequest::validate() const {
+  if (kind == ScheduleKind::custom)
+    detail::fail<InvalidArgument>("a custom schedule is planned with CheckpointPlan::of");
+  if (budget && *budget < 1) detail::fail<InvalidArgument>("snapshots = ", *budget, " must be >= 1");
+  if (budget && *budget > std::numeric_limits<int>::max())
+    detail::fail<InvalidArgument>("snapshots = ", *budget, " must be <= ",
+                                  std::numeric_limits<int>::max());
+  if (interval && kind != ScheduleKind::uniform)
+    detail::fail<InvalidArgument>("an interval applies only to the uniform schedule");
+  if (interval && *interval < 1)
+    detail::fail<InvalidArgument>("uniform interval = ", *interval, " must be >= 1");
+  if (kind == ScheduleKind::two_level) {
+    if (!memory_slots || !disk_slots)
+      detail::fail<InvalidArgument>("the two-level schedule needs memory and disk snapshot counts");
+    if (*memory_slots < 1 || *memory_slots > (1 << 20))
+      detail::fail<InvalidArgument>("two-level schedule: ", *memory_slots,
+                                    " memory snapshots (need 1 ... 1048576)");
+    if (*disk_slots < 0 || *disk_slots > (1 << 24))
+      detail::fail<InvalidArgument>("two-level schedule: ", *disk_slots,
+                                    " disk snapshots (need 0 ... 16777216)");
+    if (budget)
+      detail::fail<InvalidArgument>("the two-level schedule takes memory and disk counts, not a budget");
+    costs.validate();
+    return;
+  }
+  if (memory_slots || disk_slots)
+    detail::fail<InvalidArgument>("memory and disk snapshot counts select the two-level schedule, not ",
+                                  schedule_kind_name(kind));
+  if (kind == ScheduleKind::revolve && !budget)
+    detail::fail<InvalidArgument>("revolve needs a snapshot budget");
+  if (kind == ScheduleKind::uniform && !budget && !interval)
+    detail::fail<InvalidArgument>("the uniform schedule needs an interval, or a budget to choose one from");
+  if (all_on_disk) costs.validate();
+}
+
+double CheckpointPlan::recompute_ratio() const {
+  return (static_cast<double>(steps) + static_cast<double>(advances)) / static_cast<double>(steps);
+}
+
+double CheckpointPlan::predicted_time_ratio(double adjoint_cost) const {
+  ScheduleCost cost;
+  cost.steps = steps;
+  cost.advances = advances;
+  cost.reverses = reverses;
+  cost.stores = stores.value_or(0);
+  cost.restores = restores;
+  cost.disk_stores = disk_stores.value_or(0);
+  cost.disk_restores = disk_restores.value_or(0);
+  CostModel model = costs;
+  model.step_time = 1.0;
+  model.adjoint_cost_factor = adjoint_cost;
+  return rwd::predicted_time_ratio(cost, model);
+}
+
+std::unique_ptr<Schedule> CheckpointPlan::schedule() const {
+  if (!prototype_) detail::fail<InvalidArgument>("an empty CheckpointPlan has no schedule");
+  return prototype_->clone();
+}
+
+namespace {
+
+// Fills the counts of `plan` from one simulation of its schedule.
+void take_simulation(CheckpointPlan& plan, const Schedule& prototype) {
+  std::unique_ptr<Schedule> run = prototype.clone();
+  const auto start = std::chrono::steady_clock::now();
+  const ScheduleCost cost = simulate(*run);
+  plan.simulate_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  plan.simulated = true;
+  plan.actions = cost.actions;
+  plan.advances = cost.advances;
+  plan.stores = cost.stores;
+  plan.restores = cost.restores;
+  plan.reverses = cost.reverses;
+  plan.peak_slots = cost.peak_slots;
+  plan.peak_exact = true;
+  plan.disk_stores = cost.disk_stores;
+  plan.disk_restores = cost.disk_restores;
+  plan.peak_disk_slots = cost.peak_disk_slots;
+  plan.memory_slots_used = cost.memory_slots_used;
+  plan.disk_slots_used = cost.disk_slots_used;
+  plan.first_disk_slot = prototype.memory_slots();
+}
+
+std::unique_ptr<Schedule> make_base_schedule(const CheckpointPlan& plan) {
+  switch (plan.kind) {
+    case ScheduleKind::two_level:
+      return std::make_unique<MultiLevelSchedule>(plan.steps, static_cast<int>(plan.memory_snapshots),
+                                                  static_cast<int>(plan.disk_snapshots), plan.costs);
+    case ScheduleKind::revolve:
+      return std::make_unique<RevolveSchedule>(plan.steps, static_cast<int>(plan.snapshots));
+    case ScheduleKind::uniform:
+      return std::make_unique<UniformSchedule>(plan.steps, plan.interval);
+    case ScheduleKind::store_all:
+      return std::make_unique<StoreAllSchedule>(plan.steps);
+    case ScheduleKind::custom:
+      break;
+  }
+  detail::fail<InvalidArgument>("internal error: no schedule for this plan kind");
+}
+
+}  // namespace
+
+CheckpointPlan CheckpointPlan::of(std::unique_ptr<Schedule> schedule, ScheduleKind kind) {
+  if (!schedule) detail::fail<InvalidArgument>("CheckpointPlan::of needs a schedule");
+  schedule->reset();
+  CheckpointPlan plan;
+  plan.kind = kind;
+  plan.name = schedule->name();
+  plan.steps = schedule->steps();
+  plan.snapshots = schedule->slots();
+  plan.reverses = plan.steps;
+  plan.all_on_disk = schedule->memory_slots() == 0;
+  if (schedule->memory_slots() > 0 && schedule->memory_slots() < schedule->slots()) {
+    plan.memory_snapshots = schedule->memory_slots();
+    plan.disk_snapshots = schedule->slots() - schedule->memory_slots();
+  }
+  take_simulation(plan, *schedule);
+  plan.prototype_ = std::move(schedule);
+  return plan;
+}
+
+CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps) {
+  request.validate();
+  if (steps < 1) detail::fail<InvalidArgument>("steps = ", steps, " must be >= 1");
+  CheckpointPlan plan;
+  plan.kind = request.kind;
+  plan.steps = steps;
+  plan.budget = request.budget;
+  plan.reverses = steps;
+  plan.restores = steps - 1;
+  switch (request.kind) {
+    case ScheduleKind::revolve: {
+      const Index c = *request.budget;
+      plan.snapshots = c;
+      plan.name = "revolve(c = " + std::to_string(c) + ")";
+      plan.repetitions = revolve_repetitions(steps, c);
+      plan.advances = revolve_advances(steps, c);
+      plan.peak_slots = std::min(c, steps);
+      plan.peak_exact = false;
+      break;
+    }
+    case ScheduleKind::uniform: {
+      if (request.interval) {
+        plan.interval = std::min(*request.interval, steps);
+      } else {
+        plan.interval = detail::choose_uniform_interval(steps, *request.budget);
+        plan.interval_chosen = true;
+      }
+      plan.snapshots = detail::uniform_slots(steps, plan.interval);
+      if (request.budget && plan.snapshots > *request.budget)
+        detail::fail<InvalidArgument>(
+            "uniform checkpointing every ", plan.interval, " steps holds up to ", plan.snapshots,
+            " snapshots of ", steps, " steps, more than the budget of ", *request.budget,
+            "; leave the interval out to choose one that fits");
+      plan.name = "uniform(k = " + std::to_string(plan.interval) + ")";
+      plan.advances = detail::uniform_advances(steps, plan.interval);
+      const Index m = (steps - 1) / plan.interval + 1;
+      Index extra = 0;  // Σ over segments of max(L − 2, 0)
+      extra += (m - 1) * std::max<Index>(plan.interval - 2, 0);
+      extra += std::max<Index>(steps - (m - 1) * plan.interval - 2, 0);
+      plan.stores = m + extra;
+      plan.peak_slots = plan.snapshots;
+      break;
+    }
+    case ScheduleKind::two_level: {
+      plan.memory_snapshots = *request.memory_slots;
+      plan.disk_snapshots = *request.disk_slots;
+      plan.snapshots = plan.memory_snapshots + plan.disk_snapshots;
+      plan.costs = request.costs;
+      plan.peak_slots = std::min(plan.snapshots, steps);
+      plan.peak_exact = false;
+      plan.advances = steps - 1;  // a lower bound until simulated
+      break;
+    }
+    case ScheduleKind::store_all: {
+      if (request.budget && *request.budget < steps)
+        detail::fail<InvalidArgument>("store-all keeps all ", steps, " states y_0 ... y_", steps - 1,
+                                      ", more than the budget of ", *request.budget,
+                                      " snapshots; use revolve");
+      plan.snapshots = steps;
+      plan.name = "store-all";
+      plan.advances = steps - 1;
+      plan.stores = steps;
+      plan.peak_slots = steps;
+      break;
+    }
+    case ScheduleKind::custom:
+      break;
+  }
+  if (plan.advances > std::numeric_limits<Index>::max() - steps)
+    detail::fail<InvalidArgument>("l + p does not fit in 64 bits for l = ", steps);
+  if (plan.kind == ScheduleKind::two_level && steps > kSimulateMaxSteps)
+    detail::fail<InvalidArgument>("the two-level schedule is simulated to cost it; ", steps,
+                                  " steps is more than the ", kSimulateMaxSteps, " it simulates");
+
+  plan.all_on_disk = request.all_on_disk;
+  if (plan.all_on_disk) plan.costs = request.costs;
+  std::unique_ptr<Schedule> schedule = make_base_schedule(plan);
+  if (plan.all_on_disk) schedule = std::make_unique<DiskOnlySchedule>(std::move(schedule));
+  plan.name = schedule->name();
+
+  const bool small = steps <= kSimulateMaxSteps && std::min(plan.snapshots, steps) <= kSimulateMaxSlots;
+  if (small) {
+    take_simulation(plan, *schedule);
+  } else {
+    // Closed forms: every slot of the budget may be used, on the one level there is.
+    const Index used = std::min(plan.snapshots, steps);
+    (plan.all_on_disk ? plan.disk_slots_used : plan.memory_slots_used) = used;
+    plan.first_disk_slot = schedule->memory_slots();
+    if (plan.all_on_disk) {
+      plan.disk_stores = plan.stores;
+      plan.disk_restores = plan.restores;
+    }
+  }
+  plan.prototype_ = std::move(schedule);
+  return plan;
+}
+
+Index snapshots_in_memory(std::int64_t budget_bytes, Index snapshot_bytes, const char* what) {
+  if (budget_bytes < snapshot_bytes)
+    detail::fail<InvalidArgument>(what, " = ", budget_bytes, " bytes holds no snapshot: one takes ",
+                                  snapshot_bytes, " bytes (state ", snapshot_bytes - kCarryBytes,
+                                  " + carry ", kCarryBytes, ")");
+  return snapshots_for_budget(budget_bytes, snapshot_bytes);
+}
+
+namespace detail {
+
+Index uniform_slots(Index l, Index k) {
+  const Index m = (l - 1) / k + 1;
+  const Index last = l - (m - 1) * k;
+  Index slots = m + std::max<Index>(last - 2, 0);
+  if (m >= 2) slots = std::max(slots, m - 1 + std::max<Index>(k - 2, 0));
+  return slots;
+}
+
+Index uniform_advances(Index l, Index k) {
+  const Index m = (l - 1) / k + 1;
+  return (m - 1) * std::min(k, l) + (l - m);
+}
+
+Index choose_uniform_interval(Index l, Index budget) {
+  if (budget >= std::max<Index>(l - 1, 1)) return l;  // one segment: l − 1 advances, the least
+  // slots >= m >= l / k and slots >= k − 2 (m >= 2): only k in [⌈l / c⌉, c + 2] can fit.
+  const Index lo = std::max<Index>(1, (l + budget - 1) / budget);
+  const Index hi = std::min<Index>(l, budget + 2);
+  constexpr Index kMaxCandidates = 2'000'000;
+  const Index stride = hi >= lo ? std::max<Index>(1, (hi - lo) / kMaxCandidates) : 1;
+  Index best = -1, best_advances = 0, best_slots = 0;
+  auto consider = [&](Index k) {
+    const Index slots = uniform_slots(l, k);
+    if (slots > budget) return;
+    const Index advances = uniform_advances(l, k);
+    if (best < 0 || advances < best_advances || (advances == best_advances && slots < best_slots)) {
+      best = k;
+      best_advances = advances;
+      best_slots = slots;
+    }
+  };
+  for (Index k = lo; k <= hi; k += stride) consider(k);
+  if (hi >= lo) consider(hi);
+  if (best > 0) return best;
+  // The fewest slots any interval needs is near k = sqrt(l): say how many.
+  Index least = l, least_k = l;
+  const auto root = static_cast<Index>(std::sqrt(static_cast<double>(l)));
+  for (Index k = std::max<Index>(1, root - 3); k <= std::min(l, root + 3); ++k)
+    if (uniform_slots(l, k) < least) {
+      least = uniform_slots(l, k);
+      least_k = k;
+    }
+  fail<InvalidArgument>("uniform checkpointing of ", l, " steps needs at least ", least,
+                        " snapshots (--interval ", least_k, "); the budget is ", budget,
+                        " (revolve needs only 1)");
+}
+
+}  // namespace detail
+}  // namespace rwd
