@@ -135,6 +135,12 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
     if (steps_[s] != step)
       detail::fail<InvalidArgument>("disk snapshot slot ", slot, " holds y_", steps_[s], ", not y_",
                                     step);
+    // Checked before the read: a copy that throws below would keep the staging buffer held, and
+    // with every buffer held no later store or restore could run.
+    if (B::size(state) != io_->file().state_size())
+      detail::fail<InvalidArgument>("restoring y_", step, " from disk snapshot slot ", slot,
+                                    " into a state of ", B::size(state),
+                                    " values; the store holds ", io_->file().state_size());
     const StagingBuffer& buffer = io_->read(slot, step);
     B::copy_from_host(std::span<const double>(buffer.state), state);
     std::memcpy(&meta, buffer.meta.data(), sizeof(Meta));
