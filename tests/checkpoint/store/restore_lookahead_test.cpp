@@ -40,6 +40,11 @@ class ScriptedSchedule final : public Schedule {
   int slots() const override { return slots_; }
   std::string name() const override { return "scripted"; }
   void reset() override { position_ = 0; }
+  std::unique_ptr<Schedule> clone() const override {
+    auto copy = std::make_unique<ScriptedSchedule>(*this);
+    copy->reset();
+    return copy;
+  }
 
  private:
   std::vector<Action> actions_;
