@@ -12,6 +12,7 @@
 // error is one line "rewind: error: ..." on stderr (exit_status.hpp).
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <iostream>
 #include <new>
 #include <string>
 
@@ -20,6 +21,7 @@
 #include "inspect_command.hpp"
 #include "plan_command.hpp"
 #include "rewind/error.hpp"
+#include "rewind/warning.hpp"
 #include "run_command.hpp"
 #include "train_command.hpp"
 
@@ -29,6 +31,9 @@
 
 int main(int argc, char** argv) {
   using namespace rwd::cli;
+  // The library's warnings: one line each on stderr, "rewind: warning: ...", like the errors.
+  rwd::set_warning_handler(
+      [](const rwd::Warning& w) { std::cerr << "rewind: warning: " << w.message << std::endl; });
   CLI::App app{"rewind " REWIND_VERSION
                " - exact gradients (discrete adjoints) of ODE simulations.",
                "rewind"};

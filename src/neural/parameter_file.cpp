@@ -14,8 +14,8 @@
 #include <system_error>
 #include <vector>
 
-#include "rewind/hdf5/hdf5_handles.hpp"
 #include "rewind/error.hpp"
+#include "rewind/hdf5/hdf5_handles.hpp"
 
 namespace rwd::nn {
 namespace {
@@ -23,7 +23,8 @@ namespace {
 constexpr const char* kFormat = "rewind mlp parameters";
 constexpr std::int64_t kFormatVersion = 1;
 
-using rwd::detail::Hdf5Id;
+using rwd::detail::Hdf5Handle;
+using rwd::detail::Hdf5Kind;
 using rwd::detail::QuietHdf5;
 
 // Appending piecewise, not "'" + string: GCC 12 warns falsely (-Wrestrict) about the latter.
@@ -38,16 +39,13 @@ std::string quoted(const std::filesystem::path& file) {
   throw StorageError("parameter file " + quoted(file) + ": " + what);
 }
 
-// An identifier closed on scope exit; a negative one (HDF5's failure value) is an error naming
-// the file and what was being done.
-class Handle : public Hdf5Id {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t), const std::filesystem::path& file,
-         const std::string& what)
-      : Hdf5Id(id, close) {
-    if (!valid()) fail_file(file, what);
-  }
-};
+// `id` in a handle that closes it; a negative one (HDF5's failure value) is an error naming the
+// file and what was being done.
+Hdf5Handle checked(hid_t id, Hdf5Kind kind, const std::filesystem::path& file,
+                   const std::string& what) {
+  if (id < 0) fail_file(file, what);
+  return Hdf5Handle(id, kind);
+}
 
 void check(herr_t status, const std::filesystem::path& file, const std::string& what) {
   if (status < 0) fail_file(file, what);
@@ -76,11 +74,12 @@ std::string width_list(const std::vector<DenseLayerShape>& layers) {
 
 void write_string(hid_t object, const char* name, const std::string& value,
                   const std::filesystem::path& file) {
-  Handle type(H5Tcopy(H5T_C_S1), H5Tclose, file, "string type");
+  Hdf5Handle type = checked(H5Tcopy(H5T_C_S1), Hdf5Kind::datatype, file, "string type");
   check(H5Tset_size(type.get(), value.empty() ? 1 : value.size()), file, "string type");
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose, file, "attribute space");
-  Handle attribute(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                   H5Aclose, file, std::string("creating attribute ") + name);
+  Hdf5Handle space = checked(H5Screate(H5S_SCALAR), Hdf5Kind::dataspace, file, "attribute space");
+  Hdf5Handle attribute =
+      checked(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              Hdf5Kind::attribute, file, std::string("creating attribute ") + name);
   check(H5Awrite(attribute.get(), type.get(), value.c_str()), file,
         std::string("writing attribute ") + name);
 }
@@ -90,18 +89,18 @@ void write_string(hid_t object, const char* name, const std::string& value,
 std::string read_string(hid_t object, const char* name, const std::filesystem::path& file) {
   if (H5Aexists(object, name) <= 0)
     fail_file(file, std::string("has no attribute '") + name + "': not a rewind parameter file");
-  Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose, file,
-                   std::string("opening attribute ") + name);
-  Handle type(H5Aget_type(attribute.get()), H5Tclose, file,
-              std::string("type of attribute ") + name);
+  Hdf5Handle attribute = checked(H5Aopen(object, name, H5P_DEFAULT), Hdf5Kind::attribute, file,
+                                 std::string("opening attribute ") + name);
+  Hdf5Handle type = checked(H5Aget_type(attribute.get()), Hdf5Kind::datatype, file,
+                            std::string("type of attribute ") + name);
   if (H5Tget_class(type.get()) != H5T_STRING)
     fail_file(file, std::string("attribute ") + name + " is not a string");
-  Handle space(H5Aget_space(attribute.get()), H5Sclose, file,
-               std::string("space of attribute ") + name);
+  Hdf5Handle space = checked(H5Aget_space(attribute.get()), Hdf5Kind::dataspace, file,
+                             std::string("space of attribute ") + name);
   if (H5Sget_simple_extent_npoints(space.get()) != 1)
     fail_file(file, std::string("attribute ") + name + " is not a single string");
   if (H5Tis_variable_str(type.get()) > 0) {
-    Handle memory(H5Tcopy(H5T_C_S1), H5Tclose, file, "string type");
+    Hdf5Handle memory = checked(H5Tcopy(H5T_C_S1), Hdf5Kind::datatype, file, "string type");
     check(H5Tset_size(memory.get(), H5T_VARIABLE), file, "string type");
     char* text = nullptr;
     check(H5Aread(attribute.get(), memory.get(), &text), file,
@@ -112,7 +111,7 @@ std::string read_string(hid_t object, const char* name, const std::filesystem::p
   }
   const std::size_t size = H5Tget_size(type.get());
   std::vector<char> buffer(size + 1, '\0');
-  Handle memory(H5Tcopy(H5T_C_S1), H5Tclose, file, "string type");
+  Hdf5Handle memory = checked(H5Tcopy(H5T_C_S1), Hdf5Kind::datatype, file, "string type");
   check(H5Tset_size(memory.get(), size + 1), file, "string type");
   check(H5Aread(attribute.get(), memory.get(), buffer.data()), file,
         std::string("reading attribute ") + name);
@@ -122,12 +121,12 @@ std::string read_string(hid_t object, const char* name, const std::filesystem::p
 std::int64_t read_integer(hid_t object, const char* name, const std::filesystem::path& file) {
   if (H5Aexists(object, name) <= 0)
     fail_file(file, std::string("has no attribute '") + name + "': not a rewind parameter file");
-  Handle attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose, file,
-                   std::string("opening attribute ") + name);
-  Handle type(H5Aget_type(attribute.get()), H5Tclose, file,
-              std::string("type of attribute ") + name);
-  Handle space(H5Aget_space(attribute.get()), H5Sclose, file,
-               std::string("space of attribute ") + name);
+  Hdf5Handle attribute = checked(H5Aopen(object, name, H5P_DEFAULT), Hdf5Kind::attribute, file,
+                                 std::string("opening attribute ") + name);
+  Hdf5Handle type = checked(H5Aget_type(attribute.get()), Hdf5Kind::datatype, file,
+                            std::string("type of attribute ") + name);
+  Hdf5Handle space = checked(H5Aget_space(attribute.get()), Hdf5Kind::dataspace, file,
+                             std::string("space of attribute ") + name);
   if (H5Tget_class(type.get()) != H5T_INTEGER || H5Sget_simple_extent_npoints(space.get()) != 1)
     fail_file(file, std::string("attribute ") + name + " is not a single integer");
   std::int64_t value = 0;
@@ -140,9 +139,11 @@ std::int64_t read_integer(hid_t object, const char* name, const std::filesystem:
 // attribute, one name per layer.
 std::vector<DenseLayerShape> read_architecture(hid_t h5, const std::filesystem::path& file) {
   if (H5Lexists(h5, "layers", H5P_DEFAULT) <= 0) fail_file(file, "has no /layers dataset");
-  Handle set(H5Dopen2(h5, "layers", H5P_DEFAULT), H5Dclose, file, "opening /layers");
-  Handle type(H5Dget_type(set.get()), H5Tclose, file, "type of /layers");
-  Handle space(H5Dget_space(set.get()), H5Sclose, file, "space of /layers");
+  Hdf5Handle set =
+      checked(H5Dopen2(h5, "layers", H5P_DEFAULT), Hdf5Kind::dataset, file, "opening /layers");
+  Hdf5Handle type = checked(H5Dget_type(set.get()), Hdf5Kind::datatype, file, "type of /layers");
+  Hdf5Handle space =
+      checked(H5Dget_space(set.get()), Hdf5Kind::dataspace, file, "space of /layers");
   hsize_t dims[2] = {0, 0};
   if (H5Tget_class(type.get()) != H5T_INTEGER || H5Sget_simple_extent_ndims(space.get()) != 2 ||
       H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2 || dims[1] != 2 || dims[0] < 1)
@@ -211,10 +212,11 @@ void write_contents(hid_t h5, const Mlp& mlp, const Eigen::VectorXd& theta,
                     const std::filesystem::path& file) {
   const hsize_t n = static_cast<hsize_t>(theta.size());
   {
-    Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, file, "space of /theta");
-    Handle set(
+    Hdf5Handle space =
+        checked(H5Screate_simple(1, &n, nullptr), Hdf5Kind::dataspace, file, "space of /theta");
+    Hdf5Handle set = checked(
         H5Dcreate2(h5, "theta", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-        H5Dclose, file, "creating /theta");
+        Hdf5Kind::dataset, file, "creating /theta");
     check(H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, theta.data()), file,
           "writing /theta");
   }
@@ -225,19 +227,20 @@ void write_contents(hid_t h5, const Mlp& mlp, const Eigen::VectorXd& theta,
       table.push_back(l.outputs);
     }
     const hsize_t dims[2] = {mlp.layers().size(), 2};
-    Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose, file, "space of /layers");
-    Handle set(
+    Hdf5Handle space =
+        checked(H5Screate_simple(2, dims, nullptr), Hdf5Kind::dataspace, file, "space of /layers");
+    Hdf5Handle set = checked(
         H5Dcreate2(h5, "layers", H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-        H5Dclose, file, "creating /layers");
+        Hdf5Kind::dataset, file, "creating /layers");
     check(H5Dwrite(set.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, table.data()), file,
           "writing /layers");
   }
   write_string(h5, "format", kFormat, file);
   {
-    Handle space(H5Screate(H5S_SCALAR), H5Sclose, file, "attribute space");
-    Handle attribute(
+    Hdf5Handle space = checked(H5Screate(H5S_SCALAR), Hdf5Kind::dataspace, file, "attribute space");
+    Hdf5Handle attribute = checked(
         H5Acreate2(h5, "format_version", H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-        H5Aclose, file, "creating attribute format_version");
+        Hdf5Kind::attribute, file, "creating attribute format_version");
     check(H5Awrite(attribute.get(), H5T_NATIVE_INT64, &kFormatVersion), file,
           "writing attribute format_version");
   }
@@ -252,10 +255,11 @@ void write_contents(hid_t h5, const Mlp& mlp, const Eigen::VectorXd& theta,
 std::vector<char> file_image(const Mlp& mlp, const Eigen::VectorXd& theta,
                              const std::filesystem::path& file) {
   QuietHdf5 quiet;
-  Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, file, "file access properties");
+  Hdf5Handle access =
+      checked(H5Pcreate(H5P_FILE_ACCESS), Hdf5Kind::property_list, file, "file access properties");
   check(H5Pset_fapl_core(access.get(), 64 * 1024, /*backing_store=*/0), file, "in-memory driver");
-  Handle h5(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose, file,
-            "creating the file in memory");
+  Hdf5Handle h5 = checked(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
+                          Hdf5Kind::file, file, "creating the file in memory");
   write_contents(h5.get(), mlp, theta, file);
   check(H5Fflush(h5.get(), H5F_SCOPE_LOCAL), file, "flushing the file in memory");
   const ssize_t size = H5Fget_file_image(h5.get(), nullptr, 0);
@@ -317,8 +321,8 @@ Eigen::VectorXd load_parameters(const std::filesystem::path& file, const Mlp& ml
   QuietHdf5 quiet;
   if (H5Fis_hdf5(file.c_str()) <= 0)
     fail_file(file, "is not an HDF5 file (or its header is damaged)");
-  Handle h5(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, file,
-            "cannot be opened (truncated or damaged?)");
+  Hdf5Handle h5 = checked(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), Hdf5Kind::file, file,
+                          "cannot be opened (truncated or damaged?)");
   if (read_string(h5.get(), "format", file) != kFormat)
     fail_file(file, "is not a rewind parameter file");
   const std::int64_t version = read_integer(h5.get(), "format_version", file);
@@ -335,9 +339,10 @@ Eigen::VectorXd load_parameters(const std::filesystem::path& file, const Mlp& ml
                         "): " + mismatch);
 
   if (H5Lexists(h5.get(), "theta", H5P_DEFAULT) <= 0) fail_file(file, "has no /theta dataset");
-  Handle set(H5Dopen2(h5.get(), "theta", H5P_DEFAULT), H5Dclose, file, "opening /theta");
-  Handle type(H5Dget_type(set.get()), H5Tclose, file, "type of /theta");
-  Handle space(H5Dget_space(set.get()), H5Sclose, file, "space of /theta");
+  Hdf5Handle set =
+      checked(H5Dopen2(h5.get(), "theta", H5P_DEFAULT), Hdf5Kind::dataset, file, "opening /theta");
+  Hdf5Handle type = checked(H5Dget_type(set.get()), Hdf5Kind::datatype, file, "type of /theta");
+  Hdf5Handle space = checked(H5Dget_space(set.get()), Hdf5Kind::dataspace, file, "space of /theta");
   // float64 only: a float32 θ would load "successfully" with digits the network never had.
   if (H5Tget_class(type.get()) != H5T_FLOAT || H5Tget_size(type.get()) != 8)
     fail_file(file, "/theta is not float64");

@@ -20,8 +20,9 @@
 #include <unordered_set>
 #include <utility>
 
-#include "rewind/hdf5/hdf5_handles.hpp"
 #include "rewind/error.hpp"
+#include "rewind/hdf5/hdf5_errors.hpp"
+#include "rewind/hdf5/hdf5_handles.hpp"
 
 namespace rwd::training {
 namespace {
@@ -146,42 +147,22 @@ void replace_atomically(const std::filesystem::path& file, Write&& write) {
 // ---------------------------------------------------------------------------------------------
 // HDF5
 
+using rwd::detail::hdf5_error_suffix;
+using rwd::detail::Hdf5Handle;
+using rwd::detail::Hdf5Kind;
 using rwd::detail::QuietHdf5;
 
-// The descriptions on HDF5's error stack, outermost first; clears the stack.
-std::string hdf5_reason() {
-  std::string text;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_DOWNWARD,
-      [](unsigned, const H5E_error2_t* error, void* data) -> herr_t {
-        auto* out = static_cast<std::string*>(data);
-        if (!error->desc || !*error->desc) return 0;
-        if (!out->empty()) *out += "; ";
-        *out += error->desc;
-        return 0;
-      },
-      &text);
-  H5Eclear2(H5E_DEFAULT);
-  if (text.empty()) return text;
-  text.insert(0, " [HDF5: ");
-  text += ']';
-  return text;
-}
-
 [[noreturn]] void fail_hdf5(const std::filesystem::path& file, const std::string& what) {
-  const std::string reason = hdf5_reason();
+  const std::string reason = hdf5_error_suffix();
   fail<StorageError>(where_of(file), ": ", what, reason);
 }
 
-// An identifier closed on scope exit; a negative one (HDF5's failure value) is an
-// rwd::StorageError naming the file and what was being done.
-class Handle : public rwd::detail::Hdf5Id {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t), const std::filesystem::path& file, const char* what)
-      : Hdf5Id(id, close) {
-    if (!valid()) fail_hdf5(file, what);
-  }
-};
+// `id` in a handle that closes it; a negative one (HDF5's failure value) is an rwd::StorageError
+// naming the file and what was being done.
+Hdf5Handle checked(hid_t id, Hdf5Kind kind, const std::filesystem::path& file, const char* what) {
+  if (id < 0) fail_hdf5(file, what);
+  return Hdf5Handle(id, kind);
+}
 
 void check(herr_t status, const std::filesystem::path& file, const char* what) {
   if (status < 0) fail_hdf5(file, what);
@@ -200,24 +181,27 @@ const char* class_name(H5T_class_t c) {
   }
 }
 
-// Opens dataset `name` of `group`, which must hold numbers, and returns its extent.
-hid_t open_numeric_dataset(hid_t group, const char* name, const std::string& group_name,
-                           const std::filesystem::path& file, std::vector<hsize_t>& extent) {
+// Opens dataset `name` of `group`, which must hold numbers; its extent goes to `extent`.
+Hdf5Handle open_numeric_dataset(hid_t group, const char* name, const std::string& group_name,
+                                const std::filesystem::path& file, std::vector<hsize_t>& extent) {
   if (H5Lexists(group, name, H5P_DEFAULT) <= 0)
     fail<StorageError>(where_of(file), " has no dataset '", name, "' in group '", group_name,
                        "' (a time series needs t [points] and y [points x dimension])");
-  Handle dataset(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose, file, "opening a dataset (is it a group?)");
-  Handle type(H5Dget_type(dataset.get()), H5Tclose, file, "reading a dataset's type");
+  Hdf5Handle dataset = checked(H5Dopen2(group, name, H5P_DEFAULT), Hdf5Kind::dataset, file,
+                               "opening a dataset (is it a group?)");
+  Hdf5Handle type =
+      checked(H5Dget_type(dataset.get()), Hdf5Kind::datatype, file, "reading a dataset's type");
   const H5T_class_t type_class = H5Tget_class(type.get());
   if (type_class != H5T_FLOAT && type_class != H5T_INTEGER)
     fail<StorageError>(where_of(file), ": dataset '", name, "' holds ", class_name(type_class), ", not numbers");
-  Handle space(H5Dget_space(dataset.get()), H5Sclose, file, "reading a dataset's extent");
+  Hdf5Handle space =
+      checked(H5Dget_space(dataset.get()), Hdf5Kind::dataspace, file, "reading a dataset's extent");
   const int rank = H5Sget_simple_extent_ndims(space.get());
   if (rank < 0) fail_hdf5(file, "reading a dataset's extent");
   extent.assign(static_cast<std::size_t>(rank), 0);
   if (rank > 0 && H5Sget_simple_extent_dims(space.get(), extent.data(), nullptr) < 0)
     fail_hdf5(file, "reading a dataset's extent");
-  return dataset.release();
+  return dataset;
 }
 
 // The group's optional "names" attribute: one comma-separated string, or an array of strings
@@ -225,17 +209,20 @@ hid_t open_numeric_dataset(hid_t group, const char* name, const std::string& gro
 std::vector<std::string> read_names(hid_t group, const std::filesystem::path& file) {
   std::vector<std::string> names;
   if (H5Aexists(group, "names") <= 0) return names;
-  Handle attribute(H5Aopen(group, "names", H5P_DEFAULT), H5Aclose, file, "opening attribute 'names'");
-  Handle type(H5Aget_type(attribute.get()), H5Tclose, file, "reading the type of attribute 'names'");
+  Hdf5Handle attribute = checked(H5Aopen(group, "names", H5P_DEFAULT), Hdf5Kind::attribute, file,
+                                 "opening attribute 'names'");
+  Hdf5Handle type = checked(H5Aget_type(attribute.get()), Hdf5Kind::datatype, file,
+                            "reading the type of attribute 'names'");
   if (H5Tget_class(type.get()) != H5T_STRING)
     fail<StorageError>(where_of(file), ": attribute 'names' holds ", class_name(H5Tget_class(type.get())),
                        ", not strings");
-  Handle space(H5Aget_space(attribute.get()), H5Sclose, file, "reading the extent of attribute 'names'");
+  Hdf5Handle space = checked(H5Aget_space(attribute.get()), Hdf5Kind::dataspace, file,
+                             "reading the extent of attribute 'names'");
   const int rank = H5Sget_simple_extent_ndims(space.get());
   const hssize_t count = H5Sget_simple_extent_npoints(space.get());
   if (rank < 0 || rank > 1 || count < 0)
     fail<StorageError>(where_of(file), ": attribute 'names' must be one string or a one-dimensional array of strings");
-  Handle memory(H5Tcopy(H5T_C_S1), H5Tclose, file, "string type");
+  Hdf5Handle memory = checked(H5Tcopy(H5T_C_S1), Hdf5Kind::datatype, file, "string type");
   check(H5Tset_cset(memory.get(), H5Tget_cset(type.get())), file, "string type");
   std::vector<std::string> items;
   if (H5Tis_variable_str(type.get()) > 0) {
@@ -266,19 +253,22 @@ std::vector<std::string> read_names(hid_t group, const std::filesystem::path& fi
 }
 
 void write_names(hid_t object, const std::string& names, const std::filesystem::path& file) {
-  Handle type(H5Tcopy(H5T_C_S1), H5Tclose, file, "string type");
+  Hdf5Handle type = checked(H5Tcopy(H5T_C_S1), Hdf5Kind::datatype, file, "string type");
   check(H5Tset_size(type.get(), std::max<std::size_t>(names.size(), 1)), file, "string type");
-  Handle space(H5Screate(H5S_SCALAR), H5Sclose, file, "attribute extent");
-  Handle attribute(H5Acreate2(object, "names", type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, file,
-                   "creating attribute 'names'");
+  Hdf5Handle space = checked(H5Screate(H5S_SCALAR), Hdf5Kind::dataspace, file, "attribute extent");
+  Hdf5Handle attribute =
+      checked(H5Acreate2(object, "names", type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              Hdf5Kind::attribute, file, "creating attribute 'names'");
   check(H5Awrite(attribute.get(), type.get(), names.c_str()), file, "writing attribute 'names'");
 }
 
 void write_dataset(hid_t file_id, const char* name, int rank, const hsize_t* extent, const double* data,
                    const std::filesystem::path& file) {
-  Handle space(H5Screate_simple(rank, extent, nullptr), H5Sclose, file, "dataset extent");
-  Handle dataset(H5Dcreate2(file_id, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                 H5Dclose, file, "creating a dataset");
+  Hdf5Handle space =
+      checked(H5Screate_simple(rank, extent, nullptr), Hdf5Kind::dataspace, file, "dataset extent");
+  Hdf5Handle dataset = checked(
+      H5Dcreate2(file_id, name, H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      Hdf5Kind::dataset, file, "creating a dataset");
   check(H5Dwrite(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file,
         "writing a dataset (is the disk full?)");
 }
@@ -464,17 +454,18 @@ TimeSeries load_time_series_hdf5(const std::filesystem::path& file, const std::s
   const htri_t is_hdf5 = H5Fis_hdf5(file.c_str());
   H5Eclear2(H5E_DEFAULT);
   if (is_hdf5 <= 0) fail<StorageError>(where, " is not an HDF5 file (or its superblock is damaged)");
-  Handle h5(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, file,
-            "cannot be opened (damaged or truncated?)");
+  Hdf5Handle h5 = checked(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), Hdf5Kind::file, file,
+                          "cannot be opened (damaged or truncated?)");
   if (group_name != "/" && H5Lexists(h5.get(), group_name.c_str(), H5P_DEFAULT) <= 0) {
     H5Eclear2(H5E_DEFAULT);
     fail<StorageError>(where, " has no group '", group_name, "'");
   }
-  Handle g(H5Gopen2(h5.get(), group_name.c_str(), H5P_DEFAULT), H5Gclose, file, "opening the group");
+  Hdf5Handle g = checked(H5Gopen2(h5.get(), group_name.c_str(), H5P_DEFAULT), Hdf5Kind::group, file,
+                         "opening the group");
 
   std::vector<hsize_t> t_extent, y_extent;
-  Handle t(open_numeric_dataset(g.get(), "t", group_name, file, t_extent), H5Dclose, file, "opening 't'");
-  Handle y(open_numeric_dataset(g.get(), "y", group_name, file, y_extent), H5Dclose, file, "opening 'y'");
+  const Hdf5Handle t = open_numeric_dataset(g.get(), "t", group_name, file, t_extent);
+  const Hdf5Handle y = open_numeric_dataset(g.get(), "y", group_name, file, y_extent);
   if (t_extent.size() != 1)
     fail<StorageError>(where, ": dataset 't' must be one-dimensional [points], it has ", t_extent.size(),
                        " dimensions");
@@ -528,8 +519,8 @@ void save_time_series_hdf5(const std::filesystem::path& file, const TimeSeries& 
   }
   replace_atomically(file, [&](const std::filesystem::path& temporary) {
     QuietHdf5 quiet;
-    Handle h5(H5Fcreate(temporary.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, file,
-              "cannot be created");
+    Hdf5Handle h5 = checked(H5Fcreate(temporary.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT),
+                            Hdf5Kind::file, file, "cannot be created");
     const hsize_t points = static_cast<hsize_t>(series.points());
     const hsize_t extent[2] = {points, static_cast<hsize_t>(series.dimension())};
     write_dataset(h5.get(), "t", 1, &points, series.times.data(), file);
@@ -538,7 +529,7 @@ void save_time_series_hdf5(const std::filesystem::path& file, const TimeSeries& 
     write_dataset(h5.get(), "y", 2, extent, series.values.data(), file);
     write_names(h5.get(), names, file);
     check(H5Fflush(h5.get(), H5F_SCOPE_LOCAL), file, "flushing the file (is the disk full?)");
-    check(H5Fclose(h5.release()), file, "closing the file (is the disk full?)");
+    check(h5.close(), file, "closing the file (is the disk full?)");
   });
 }
 

@@ -19,6 +19,7 @@
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lotka_volterra.hpp"
 #include "rewind/problems/van_der_pol.hpp"
+#include "rewind/warning.hpp"
 
 namespace rwd {
 namespace {
@@ -341,6 +342,24 @@ TEST(BacksolveAdjoint, DriftPolicyWarnsOrFails) {
   EXPECT_NE(warned.find("backsolve"), std::string::npos);
   EXPECT_EQ(std::count(warned.begin(), warned.end(), '\n'), 1) << warned;  // once per run
   EXPECT_GT(c.backsolve.drift.anchors_above_threshold, 0);
+}
+
+TEST(BacksolveAdjoint, DriftWarningReachesTheUserHandlerNotStderr) {
+  Lorenz63<> lorenz;
+  BacksolveOptions options;
+  options.drift_policy = DriftPolicy::warn;
+  options.drift_threshold = 1e-3;
+  std::vector<Warning> seen;
+  ScopedWarningHandler capture([&](const Warning& w) { seen.push_back(w); });
+  ::testing::internal::CaptureStderr();
+  const auto c =
+      compare(lorenz, StepControl::fixed(0.0, 0.01, 150), J::terminal_squared_norm(), options);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_GT(c.backsolve.drift.anchors_above_threshold, 0);
+  ASSERT_EQ(seen.size(), 1u);  // once per run
+  EXPECT_EQ(seen[0].source, "backsolve");
+  EXPECT_NE(seen[0].message.find("drifted from the forward checkpoint"), std::string::npos)
+      << seen[0].message;
 }
 
 // ---- step control ----------------------------------------------------------------------------

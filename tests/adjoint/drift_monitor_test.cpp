@@ -1,15 +1,19 @@
 // Contract 4, drift: a deterministic run reports exactly zero drift; a right-hand side that
 // changes its last bit when a step is re-evaluated is caught, at the right step, under every
-// policy (ignore records, warn records and prints, fail throws naming the step).
+// policy (ignore records; warn records and warns, on stderr or through the program's warning
+// handler; fail throws naming the step).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/schedule/schedules.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/lorenz63.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "rewind/warning.hpp"
 
 namespace rwd {
 namespace {
@@ -84,6 +88,24 @@ TEST(DriftMonitor, WarnPolicyRecordsAndPrints) {
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(r.drift.first_drift_step, 34);
   EXPECT_NE(err.find("differs from the first forward sweep"), std::string::npos) << err;
+}
+
+TEST(DriftMonitor, WarnPolicyReachesTheUserHandlerNotStderr) {
+  std::vector<Warning> seen;
+  ScopedWarningHandler capture([&](const Warning& w) { seen.push_back(w); });
+  ::testing::internal::CaptureStderr();
+  const auto r = run_perturbed(DriftPolicy::warn, 33);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(r.drift.first_drift_step, 34);
+  ASSERT_EQ(seen.size(), 1u);  // once per run, at the first drift
+  EXPECT_EQ(seen[0].source, "drift monitor");
+  EXPECT_EQ(seen[0].message.rfind("replayed state at step 34 (t = 0.34) differs from the first "
+                                  "forward sweep (relative drift ",
+                                  0),
+            0u)
+      << seen[0].message;
+  EXPECT_EQ(seen[0].message.find('\n'), std::string::npos);
 }
 
 TEST(DriftMonitor, FailPolicyThrowsNamingTheStep) {

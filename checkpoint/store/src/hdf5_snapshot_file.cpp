@@ -20,8 +20,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "rewind/hdf5/hdf5_handles.hpp"
 #include "rewind/error.hpp"
+#include "rewind/hdf5/hdf5_errors.hpp"
+#include "rewind/hdf5/hdf5_handles.hpp"
 
 namespace rwd {
 namespace {
@@ -37,26 +38,13 @@ constexpr std::size_t kChecksumOffset = 8;
 constexpr std::size_t kRunIdOffset = 16;
 constexpr std::size_t kMetaOffset = kRunIdOffset + kRunIdLength;
 
-std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+using detail::hdf5_error_text;
+using detail::Hdf5Handle;
+using detail::Hdf5Kind;
+using detail::QuietHdf5;
 
-// Collects the messages of HDF5's error stack (innermost last) and clears it.
-std::string hdf5_error_text() {
-  std::vector<std::string> lines;
-  H5Ewalk2(
-      H5E_DEFAULT, H5E_WALK_DOWNWARD,
-      [](unsigned, const H5E_error2_t* error, void* data) -> herr_t {
-        auto* out = static_cast<std::vector<std::string>*>(data);
-        if (error->desc && *error->desc) out->emplace_back(error->desc);
-        return 0;
-      },
-      &lines);
-  H5Eclear2(H5E_DEFAULT);
-  std::string text;
-  for (const auto& line : lines) {
-    if (!text.empty()) text += "; ";
-    text += line;
-  }
-  return text;
+std::string quoted(const std::filesystem::path& path) {
+  return "'" + path.string() + "'";
 }
 
 // What an OS error recorded in HDF5's messages means for the user.
@@ -71,17 +59,18 @@ std::string explain(const std::string& hdf5_text) {
   return "";
 }
 
-[[noreturn]] void fail_hdf5(const std::string& what) {
-  const std::string text = hdf5_error_text();
-  const std::string meaning = explain(text);
+// "<what>: <meaning> [HDF5: <text>]" (each part only when known), from the HDF5 error text.
+std::string failure_message(const std::string& what, const std::string& hdf5_text) {
+  const std::string meaning = explain(hdf5_text);
   std::string message = what;
   if (!meaning.empty()) message += ": " + meaning;
-  if (!text.empty()) message += " [HDF5: " + text + "]";
-  throw StorageError(message);
+  if (!hdf5_text.empty()) message += " [HDF5: " + hdf5_text + "]";
+  return message;
 }
 
-using QuietHdf5 = rwd::detail::QuietHdf5;
-using Id = rwd::detail::Hdf5Id;
+[[noreturn]] void fail_hdf5(const std::string& what) {
+  throw StorageError(failure_message(what, hdf5_error_text()));
+}
 
 hid_t checked(hid_t id, const std::string& what) {
   if (id < 0) fail_hdf5(what);
@@ -129,41 +118,45 @@ std::uint64_t snapshot_checksum(std::span<const double> state, std::span<const s
 // The compound type of one /slots record (native in memory, little-endian in the file).
 hid_t make_record_type(int meta_size, bool file_type) {
   const std::size_t size = kMetaOffset + static_cast<std::size_t>(meta_size);
-  Id type(checked(H5Tcreate(H5T_COMPOUND, size), "creating the slot record type"), H5Tclose);
+  Hdf5Handle type(checked(H5Tcreate(H5T_COMPOUND, size), "creating the slot record type"),
+                  Hdf5Kind::datatype);
   checked_status(H5Tinsert(type.get(), "step", kStepOffset,
                            file_type ? H5T_STD_I64LE : H5T_NATIVE_INT64),
                  "slot record type");
   checked_status(H5Tinsert(type.get(), "checksum", kChecksumOffset,
                            file_type ? H5T_STD_U64LE : H5T_NATIVE_UINT64),
                  "slot record type");
-  Id text(checked(H5Tcopy(H5T_C_S1), "slot record type"), H5Tclose);
+  Hdf5Handle text(checked(H5Tcopy(H5T_C_S1), "slot record type"), Hdf5Kind::datatype);
   checked_status(H5Tset_size(text.get(), kRunIdLength), "slot record type");
   checked_status(H5Tset_strpad(text.get(), H5T_STR_NULLPAD), "slot record type");
   checked_status(H5Tinsert(type.get(), "run_id", kRunIdOffset, text.get()), "slot record type");
   if (meta_size > 0) {
     const hsize_t length = static_cast<hsize_t>(meta_size);
-    Id bytes(checked(H5Tarray_create2(H5T_STD_U8LE, 1, &length), "slot record type"), H5Tclose);
+    Hdf5Handle bytes(checked(H5Tarray_create2(H5T_STD_U8LE, 1, &length), "slot record type"),
+                     Hdf5Kind::datatype);
     checked_status(H5Tinsert(type.get(), "meta", kMetaOffset, bytes.get()), "slot record type");
   }
   return type.release();
 }
 
 void write_string_attribute(hid_t object, const char* name, const std::string& value) {
-  Id type(checked(H5Tcopy(H5T_C_S1), "string attribute"), H5Tclose);
+  Hdf5Handle type(checked(H5Tcopy(H5T_C_S1), "string attribute"), Hdf5Kind::datatype);
   checked_status(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)), "string attribute");
-  Id space(checked(H5Screate(H5S_SCALAR), "string attribute"), H5Sclose);
-  Id attribute(checked(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                       std::string("creating attribute ") + name),
-               H5Aclose);
+  Hdf5Handle space(checked(H5Screate(H5S_SCALAR), "string attribute"), Hdf5Kind::dataspace);
+  Hdf5Handle attribute(
+      checked(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              std::string("creating attribute ") + name),
+      Hdf5Kind::attribute);
   checked_status(H5Awrite(attribute.get(), type.get(), value.c_str()),
                  std::string("writing attribute ") + name);
 }
 
 void write_int_attribute(hid_t object, const char* name, std::int64_t value) {
-  Id space(checked(H5Screate(H5S_SCALAR), "integer attribute"), H5Sclose);
-  Id attribute(checked(H5Acreate2(object, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                       std::string("creating attribute ") + name),
-               H5Aclose);
+  Hdf5Handle space(checked(H5Screate(H5S_SCALAR), "integer attribute"), Hdf5Kind::dataspace);
+  Hdf5Handle attribute(
+      checked(H5Acreate2(object, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              std::string("creating attribute ") + name),
+      Hdf5Kind::attribute);
   checked_status(H5Awrite(attribute.get(), H5T_NATIVE_INT64, &value),
                  std::string("writing attribute ") + name);
 }
@@ -171,13 +164,13 @@ void write_int_attribute(hid_t object, const char* name, std::int64_t value) {
 // Attribute readers return false when the attribute is absent or unreadable.
 bool read_string_attribute(hid_t object, const char* name, std::string& value) {
   if (H5Aexists(object, name) <= 0) return false;
-  Id attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+  Hdf5Handle attribute(H5Aopen(object, name, H5P_DEFAULT), Hdf5Kind::attribute);
   if (attribute.get() < 0) return false;
-  Id type(H5Aget_type(attribute.get()), H5Tclose);
+  Hdf5Handle type(H5Aget_type(attribute.get()), Hdf5Kind::datatype);
   if (type.get() < 0 || H5Tget_class(type.get()) != H5T_STRING) return false;
   const std::size_t size = H5Tget_size(type.get());
   std::vector<char> buffer(size + 1, '\0');
-  Id memory(H5Tcopy(H5T_C_S1), H5Tclose);
+  Hdf5Handle memory(H5Tcopy(H5T_C_S1), Hdf5Kind::datatype);
   H5Tset_size(memory.get(), size + 1);
   if (H5Aread(attribute.get(), memory.get(), buffer.data()) < 0) return false;
   value.assign(buffer.data());
@@ -186,14 +179,15 @@ bool read_string_attribute(hid_t object, const char* name, std::string& value) {
 
 bool read_int_attribute(hid_t object, const char* name, std::int64_t& value) {
   if (H5Aexists(object, name) <= 0) return false;
-  Id attribute(H5Aopen(object, name, H5P_DEFAULT), H5Aclose);
+  Hdf5Handle attribute(H5Aopen(object, name, H5P_DEFAULT), Hdf5Kind::attribute);
   if (attribute.get() < 0) return false;
   return H5Aread(attribute.get(), H5T_NATIVE_INT64, &value) >= 0;
 }
 
 // A dataset access property list without chunk cache: every read and write reaches the file.
 hid_t uncached_access() {
-  Id access(checked(H5Pcreate(H5P_DATASET_ACCESS), "dataset access properties"), H5Pclose);
+  Hdf5Handle access(checked(H5Pcreate(H5P_DATASET_ACCESS), "dataset access properties"),
+                    Hdf5Kind::property_list);
   checked_status(H5Pset_chunk_cache(access.get(), 0, 0, 1.0), "disabling the chunk cache");
   return access.release();
 }
@@ -202,15 +196,14 @@ std::string describe_existing(const std::filesystem::path& path) {
   QuietHdf5 quiet;
   std::string detail;
   if (H5Fis_hdf5(path.c_str()) > 0) {
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file >= 0) {
+    const Hdf5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), Hdf5Kind::file);
+    if (file.valid()) {
       std::string run_id, created;
-      if (read_string_attribute(file, "run_id", run_id)) {
+      if (read_string_attribute(file.get(), "run_id", run_id)) {
         detail = " (a snapshot file of run " + run_id;
-        if (read_string_attribute(file, "created", created)) detail += ", created " + created;
+        if (read_string_attribute(file.get(), "created", created)) detail += ", created " + created;
         detail += ")";
       }
-      H5Fclose(file);
     }
   }
   H5Eclear2(H5E_DEFAULT);
@@ -290,8 +283,8 @@ Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int
   {
     const hsize_t dims[2] = {static_cast<hsize_t>(slots), static_cast<hsize_t>(state_size)};
     const hsize_t chunk[2] = {1, static_cast<hsize_t>(file.chunk_width_)};
-    Id space(checked(H5Screate_simple(2, dims, nullptr), where), H5Sclose);
-    Id create(checked(H5Pcreate(H5P_DATASET_CREATE), where), H5Pclose);
+    Hdf5Handle space(checked(H5Screate_simple(2, dims, nullptr), where), Hdf5Kind::dataspace);
+    Hdf5Handle create(checked(H5Pcreate(H5P_DATASET_CREATE), where), Hdf5Kind::property_list);
     checked_status(H5Pset_chunk(create.get(), 2, chunk), where);
     checked_status(H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER), where);
     if (options.compression_level > 0) {
@@ -302,7 +295,7 @@ Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int
       // Reserve the file space now: the file's size is known and fixed from the start.
       checked_status(H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY), where);
     }
-    Id access(uncached_access(), H5Pclose);
+    Hdf5Handle access(uncached_access(), Hdf5Kind::property_list);
     file.states_ = checked(H5Dcreate2(file.file_, "states", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
                                       create.get(), access.get()),
                            where + " (dataset /states)");
@@ -310,11 +303,11 @@ Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int
   // /slots: one record per slot; never-written slots read step −1.
   {
     file.record_type_ = make_record_type(meta_size, false);
-    Id file_type(make_record_type(meta_size, true), H5Tclose);
+    Hdf5Handle file_type(make_record_type(meta_size, true), Hdf5Kind::datatype);
     const hsize_t dims[1] = {static_cast<hsize_t>(slots)};
     const hsize_t chunk[1] = {static_cast<hsize_t>(std::min(slots, 256))};
-    Id space(checked(H5Screate_simple(1, dims, nullptr), where), H5Sclose);
-    Id create(checked(H5Pcreate(H5P_DATASET_CREATE), where), H5Pclose);
+    Hdf5Handle space(checked(H5Screate_simple(1, dims, nullptr), where), Hdf5Kind::dataspace);
+    Hdf5Handle create(checked(H5Pcreate(H5P_DATASET_CREATE), where), Hdf5Kind::property_list);
     checked_status(H5Pset_chunk(create.get(), 1, chunk), where);
     std::vector<unsigned char> fill(kMetaOffset + static_cast<std::size_t>(meta_size), 0);
     const std::int64_t never = -1;
@@ -322,7 +315,7 @@ Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int
     checked_status(H5Pset_fill_value(create.get(), file.record_type_, fill.data()), where);
     checked_status(H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY), where);
     checked_status(H5Pset_fill_time(create.get(), H5D_FILL_TIME_ALLOC), where);
-    Id access(uncached_access(), H5Pclose);
+    Hdf5Handle access(uncached_access(), Hdf5Kind::property_list);
     file.records_ = checked(H5Dcreate2(file.file_, "slots", file_type.get(), space.get(), H5P_DEFAULT,
                                        create.get(), access.get()),
                             where + " (dataset /slots)");
@@ -376,7 +369,7 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
   file.meta_size_ = static_cast<int>(meta_size);
   file.compression_level_ = static_cast<int>(compression);
   file.chunk_width_ = std::min<Index>(state_size, kMaxChunkWidth);
-  Id access(uncached_access(), H5Pclose);
+  Hdf5Handle access(uncached_access(), Hdf5Kind::property_list);
   file.states_ = checked(H5Dopen2(file.file_, "states", access.get()),
                          "opening /states of " + quoted(path));
   file.records_ = checked(H5Dopen2(file.file_, "slots", access.get()),
@@ -432,9 +425,7 @@ void Hdf5SnapshotFile::close() {
   if (writable_ && H5Fflush(file_, H5F_SCOPE_LOCAL) < 0) {
     const std::string text = hdf5_error_text();
     release();
-    const std::string meaning = explain(text);
-    throw StorageError(where + (meaning.empty() ? "" : ": " + meaning) +
-                       (text.empty() ? "" : " [HDF5: " + text + "]"));
+    throw StorageError(failure_message(where, text));
   }
   herr_t status = 0;
   H5Tclose(record_type_);
@@ -492,13 +483,14 @@ void Hdf5SnapshotFile::write(int slot, Index step, std::span<const double> state
   const std::string where = where_stream.str();
 
   const hsize_t dims[2] = {static_cast<hsize_t>(slots_), static_cast<hsize_t>(state_size_)};
-  Id file_space(checked(H5Screate_simple(2, dims, nullptr), where), H5Sclose);
+  Hdf5Handle file_space(checked(H5Screate_simple(2, dims, nullptr), where), Hdf5Kind::dataspace);
   const hsize_t start[2] = {static_cast<hsize_t>(slot), 0};
   const hsize_t count[2] = {1, static_cast<hsize_t>(state_size_)};
   checked_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
                  where);
   const hsize_t length = static_cast<hsize_t>(state_size_);
-  Id memory_space(checked(H5Screate_simple(1, &length, nullptr), where), H5Sclose);
+  Hdf5Handle memory_space(checked(H5Screate_simple(1, &length, nullptr), where),
+                          Hdf5Kind::dataspace);
   checked_status(H5Dwrite(states_, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(),
                           H5P_DEFAULT, state.data()),
                  where);
@@ -512,13 +504,14 @@ void Hdf5SnapshotFile::write(int slot, Index step, std::span<const double> state
   std::memcpy(record.data() + kRunIdOffset, run_id_.data(), std::min(run_id_.size(), kRunIdLength));
   if (meta_size_ > 0) std::memcpy(record.data() + kMetaOffset, meta.data(), meta.size());
   const hsize_t record_dims[1] = {static_cast<hsize_t>(slots_)};
-  Id record_space(checked(H5Screate_simple(1, record_dims, nullptr), where), H5Sclose);
+  Hdf5Handle record_space(checked(H5Screate_simple(1, record_dims, nullptr), where),
+                          Hdf5Kind::dataspace);
   const hsize_t record_start[1] = {static_cast<hsize_t>(slot)};
   const hsize_t one[1] = {1};
   checked_status(H5Sselect_hyperslab(record_space.get(), H5S_SELECT_SET, record_start, nullptr, one,
                                      nullptr),
                  where);
-  Id record_memory(checked(H5Screate_simple(1, one, nullptr), where), H5Sclose);
+  Hdf5Handle record_memory(checked(H5Screate_simple(1, one, nullptr), where), Hdf5Kind::dataspace);
   checked_status(H5Dwrite(records_, record_type_, record_memory.get(), record_space.get(), H5P_DEFAULT,
                           record.data()),
                  where + " (slot record)");
@@ -528,13 +521,14 @@ void Hdf5SnapshotFile::read_state(int slot, std::span<double> state) const {
   QuietHdf5 quiet;
   const std::string where = "reading slot " + std::to_string(slot) + " of snapshot file " + quoted(path_);
   const hsize_t dims[2] = {static_cast<hsize_t>(slots_), static_cast<hsize_t>(state_size_)};
-  Id file_space(checked(H5Screate_simple(2, dims, nullptr), where), H5Sclose);
+  Hdf5Handle file_space(checked(H5Screate_simple(2, dims, nullptr), where), Hdf5Kind::dataspace);
   const hsize_t start[2] = {static_cast<hsize_t>(slot), 0};
   const hsize_t count[2] = {1, static_cast<hsize_t>(state_size_)};
   checked_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
                  where);
   const hsize_t length = static_cast<hsize_t>(state_size_);
-  Id memory_space(checked(H5Screate_simple(1, &length, nullptr), where), H5Sclose);
+  Hdf5Handle memory_space(checked(H5Screate_simple(1, &length, nullptr), where),
+                          Hdf5Kind::dataspace);
   checked_status(H5Dread(states_, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT,
                          state.data()),
                  where + " (the file may be truncated or damaged)");
@@ -554,11 +548,11 @@ RawRecord read_record(std::int64_t records, std::int64_t record_type, int slots,
                             " of snapshot file " + quoted(path);
   std::vector<unsigned char> buffer(kMetaOffset + static_cast<std::size_t>(meta_size), 0);
   const hsize_t dims[1] = {static_cast<hsize_t>(slots)};
-  Id space(checked(H5Screate_simple(1, dims, nullptr), where), H5Sclose);
+  Hdf5Handle space(checked(H5Screate_simple(1, dims, nullptr), where), Hdf5Kind::dataspace);
   const hsize_t start[1] = {static_cast<hsize_t>(slot)};
   const hsize_t one[1] = {1};
   checked_status(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, one, nullptr), where);
-  Id memory(checked(H5Screate_simple(1, one, nullptr), where), H5Sclose);
+  Hdf5Handle memory(checked(H5Screate_simple(1, one, nullptr), where), Hdf5Kind::dataspace);
   checked_status(H5Dread(records, record_type, memory.get(), space.get(), H5P_DEFAULT, buffer.data()),
                  where + " (the file may be truncated or damaged)");
   RawRecord raw;

@@ -1,49 +1,71 @@
-// rewind/hdf5/hdf5_handles.hpp — the two pieces of plumbing every rewind file that
-// speaks HDF5's C API needs: silencing HDF5's own error printing, and identifiers closed on
-// scope exit. Not public API; included by .cpp files that link HDF5 (snapshot files, parameter
-// files, time series).
+// rewind/hdf5/hdf5_handles.hpp — HDF5 identifiers that close themselves, and a scope that keeps
+// HDF5 from printing its own error stack. Not public API: included only by .cpp files of the
+// parts that link rewind::hdf5 privately (snapshot files, parameter files, time series), never by
+// a public header, so HDF5 stays out of every part's interface.
+//
+//   rwd::detail::QuietHdf5 quiet;  // rewind reports errors itself, in one line
+//   rwd::detail::Hdf5Handle file(H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT),
+//                                rwd::detail::Hdf5Kind::file);
+//   if (!file.valid()) ...;        // H5Fclose runs when `file` goes out of scope
 #pragma once
 
 #include <hdf5.h>
 
-#include <utility>
-
 namespace rwd::detail {
+
+// What an identifier names; it chooses the function that closes it.
+enum class Hdf5Kind {
+  file,           // H5Fclose
+  group,          // H5Gclose
+  dataset,        // H5Dclose
+  datatype,       // H5Tclose
+  dataspace,      // H5Sclose
+  attribute,      // H5Aclose
+  property_list,  // H5Pclose
+};
+
+// Closes `id` with the function of its kind; returns HDF5's status (negative on failure).
+herr_t close_hdf5_id(hid_t id, Hdf5Kind kind) noexcept;
+
+// Owns one HDF5 identifier and closes it on scope exit (a negative identifier, HDF5's failure
+// value, is held but never closed). Move-only; a moved-from handle holds nothing.
+class Hdf5Handle {
+ public:
+  Hdf5Handle() = default;
+  Hdf5Handle(hid_t id, Hdf5Kind kind) noexcept : id_(id), kind_(kind) {}
+  Hdf5Handle(Hdf5Handle&& other) noexcept;
+  Hdf5Handle& operator=(Hdf5Handle&& other) noexcept;
+  Hdf5Handle(const Hdf5Handle&) = delete;
+  Hdf5Handle& operator=(const Hdf5Handle&) = delete;
+  ~Hdf5Handle() { close(); }
+
+  hid_t get() const { return id_; }
+  Hdf5Kind kind() const { return kind_; }
+  bool valid() const { return id_ >= 0; }
+  // Gives up ownership: the caller closes the returned identifier.
+  hid_t release() noexcept;
+  // Closes the identifier now and returns HDF5's status (0 when nothing was held), for callers
+  // that must report a failed close (a file's last flush happens there).
+  herr_t close() noexcept;
+
+ private:
+  hid_t id_ = -1;
+  Hdf5Kind kind_ = Hdf5Kind::file;
+};
 
 // Turns off HDF5's automatic printing of errors while rewind calls it (rewind reports errors
 // itself, in one line), restoring the previous handler afterwards (per thread in a thread-safe
 // HDF5 build).
 class QuietHdf5 {
  public:
-  QuietHdf5() {
-    H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
+  QuietHdf5();
+  ~QuietHdf5();
   QuietHdf5(const QuietHdf5&) = delete;
   QuietHdf5& operator=(const QuietHdf5&) = delete;
 
  private:
   H5E_auto2_t function_ = nullptr;
   void* data_ = nullptr;
-};
-
-// An HDF5 identifier closed on scope exit (a negative one, HDF5's failure value, is not closed).
-class Hdf5Id {
- public:
-  Hdf5Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~Hdf5Id() {
-    if (id_ >= 0) close_(id_);
-  }
-  Hdf5Id(const Hdf5Id&) = delete;
-  Hdf5Id& operator=(const Hdf5Id&) = delete;
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-  hid_t release() { return std::exchange(id_, -1); }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
 };
 
 }  // namespace rwd::detail

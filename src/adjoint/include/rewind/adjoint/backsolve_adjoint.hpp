@@ -71,7 +71,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -84,11 +83,12 @@
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
+#include "rewind/adjoint/summary.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/objective.hpp"
-#include "rewind/adjoint/summary.hpp"
+#include "rewind/warning.hpp"
 
 namespace rwd {
 
@@ -109,9 +109,9 @@ struct BacksolveOptions {
   // A relative drift ‖y_back − y_fwd‖ / ‖y_fwd‖ above this at an anchor counts as drift in the
   // report (first_drift_step, anchors_above_threshold) and triggers drift_policy. ≥ 0.
   double drift_threshold = 1e-6;
-  // What drift above the threshold does: ignore (report only), warn (one line on stderr at the
-  // first such anchor), fail (throw rwd::DriftError there). Backsolve always drifts a little,
-  // so the default only reports.
+  // What drift above the threshold does: ignore (report only), warn (one rwd::warn at the first
+  // such anchor: by default a line on stderr), fail (throw rwd::DriftError there). Backsolve always
+  // drifts a little, so the default only reports.
   DriftPolicy drift_policy = DriftPolicy::ignore;
   // NaN/Inf in a forward state, in the augmented state or in an observation gradient stops the
   // run with rwd::NumericalError naming the step and the time (one pass over each vector per step).
@@ -401,9 +401,9 @@ class BacksolveAdjoint {
                                "; set BacksolveOptions::reanchor, shorten anchor_interval or the "
                                "step size, or use the exact discrete adjoint");
     if (options_.drift_policy == DriftPolicy::warn && first)
-      std::cerr << "rewind: warning: backsolve state at step " << k << " (t = " << t
-                << ") drifted from the forward checkpoint by " << rel << " (relative, threshold "
-                << options_.drift_threshold << "); the gradient follows a different trajectory\n";
+      warn("backsolve", "backsolve state at step ", k, " (t = ", t,
+           ") drifted from the forward checkpoint by ", rel, " (relative, threshold ",
+           options_.drift_threshold, "); the gradient follows a different trajectory");
   }
 
   // Names the part of z that is not finite, the step and the time, and the drift seen so far.

@@ -12,21 +12,22 @@
 // Memory is O(max_fingerprints), independent of the horizon: with l steps the monitor samples
 // every ⌈l / max_fingerprints⌉-th step (every step when l ≤ max_fingerprints).
 //
-// Policy: ignore (record only), warn (one line on stderr at the first drift, and in the report),
-// fail (throw rwd::DriftError at the first drift, naming the step).
+// Policy: ignore (record only), warn (one rwd::warn at the first drift — by default a line on
+// stderr, see rewind/warning.hpp — and in the report), fail (throw rwd::DriftError at the first
+// drift, naming the step).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <algorithm>
-#include <iostream>
 #include <limits>
 #include <vector>
 
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/types.hpp"
+#include "rewind/warning.hpp"
 
 namespace rwd {
 
@@ -117,9 +118,9 @@ class DriftMonitor {
                                ") differs from the first forward sweep (relative drift ", rel,
                                "): the right-hand side or backend is not deterministic");
     if (policy_ == DriftPolicy::warn && first_seen)
-      std::cerr << "rewind: warning: replayed state at step " << step << " (t = " << t
-                << ") differs from the first forward sweep (relative drift " << rel
-                << "); the gradient is that of slightly different trajectories\n";
+      warn("drift monitor", "replayed state at step ", step, " (t = ", t,
+           ") differs from the first forward sweep (relative drift ", rel,
+           "); the gradient is that of slightly different trajectories");
   }
 
   const DriftReport& report() const { return report_; }
