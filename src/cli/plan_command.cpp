@@ -1,7 +1,11 @@
 // src/cli/plan_command.cpp — see plan_command.hpp.
 #include "plan_command.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -14,6 +18,7 @@
 #include "byte_size.hpp"
 #include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/error.hpp"
+#include "rewind/schedule/revolve_cost.hpp"
 #include "schedule_plan.hpp"
 
 namespace rwd::cli {
@@ -36,6 +41,7 @@ struct RawPlanOptions {
   double disk_write_cost = 1.0;
   double disk_read_cost = 1.0;
   double step_time = 0.0;
+  std::string plot;
 };
 
 // What was asked for, checked, and what it costs.
@@ -229,6 +235,111 @@ Json plan_json(const PlanOutcome& o) {
   return j;
 }
 
+// The picture's data (scripts/plot_plan.py documents the format): the trade-off of memory-only
+// revolve over budgets spread geometrically from 1 to l, the two-level curve over disk budgets
+// for the plan's K when there is one, the chosen point, and for l <= kPlotMaxActionSteps every
+// action of the schedule.
+constexpr Index kPlotMaxActionSteps = 200;
+
+Json plot_json(const PlanOutcome& outcome) {
+  const CheckpointPlan& plan = outcome.plan;
+  const Index l = plan.steps;
+  const auto ratio_of = [l](Index c) {
+    return (static_cast<double>(l) + static_cast<double>(revolve_advances(l, c))) /
+           static_cast<double>(l);
+  };
+  Json memory_curve = Json::array();
+  Index previous = 0;
+  for (double c = 1.0; previous < l; c *= 1.25) {
+    const Index budget = std::min<Index>(l, std::max<Index>(previous + 1, static_cast<Index>(c)));
+    memory_curve.push_back({budget, ratio_of(budget)});
+    previous = budget;
+  }
+  Json tradeoff = {{"memory", memory_curve}};
+  const bool two_level = plan.kind == ScheduleKind::two_level;
+  Json chosen = {{"snapshots", std::max<Index>(plan.snapshots, 1)},
+                 {"ratio", plan.recompute_ratio()},
+                 {"disk_snapshots", two_level ? Json(plan.disk_snapshots) : Json(nullptr)},
+                 {"time_ratio", plan.predicted_time_ratio(outcome.adjoint_cost)}};
+  if (two_level) {
+    // The same K with fewer and more disk snapshots: a dozen plans, each simulated once.
+    Json curve = Json::array();
+    const Index top = std::max<Index>(2 * plan.disk_snapshots, 8);
+    for (Index d = 0; d <= top; d += std::max<Index>(top / 12, 1)) {
+      PlanRequest request = PlanRequest::two_level(plan.memory_snapshots, d, plan.costs);
+      request.costs.adjoint_cost_factor = outcome.adjoint_cost;
+      curve.push_back({d, plan_checkpoints(request, l).predicted_time_ratio(outcome.adjoint_cost)});
+    }
+    tradeoff["two_level"] = curve;
+    tradeoff["two_level_memory_snapshots"] = plan.memory_snapshots;
+  }
+  Json j;
+  j["steps"] = l;
+  j["schedule"] = plan.name;
+  j["kind"] = schedule_kind_name(plan.kind);
+  j["snapshots"] = plan.snapshots;
+  j["memory_snapshots"] = two_level ? Json(plan.memory_snapshots) : Json(nullptr);
+  j["disk_snapshots"] = two_level ? Json(plan.disk_snapshots) : Json(nullptr);
+  j["all_on_disk"] = plan.all_on_disk;
+  j["chosen"] = chosen;
+  j["tradeoff"] = tradeoff;
+  if (l <= kPlotMaxActionSteps) {
+    Json actions = Json::array();
+    const std::unique_ptr<Schedule> schedule = plan.schedule();
+    Index at = 0;
+    const auto level = [&](int slot) { return slot >= plan.first_disk_slot ? "disk" : "memory"; };
+    for (Action a = schedule->next(); a.kind != ActionKind::done; a = schedule->next()) {
+      switch (a.kind) {
+        case ActionKind::advance:
+          actions.push_back({{"kind", "advance"}, {"from", at}, {"to", a.step}});
+          at = a.step;
+          break;
+        case ActionKind::store:
+          actions.push_back({{"kind", "store"}, {"step", a.step}, {"slot", a.slot}, {"level", level(a.slot)}});
+          break;
+        case ActionKind::restore:
+          actions.push_back({{"kind", "restore"}, {"step", a.step}, {"slot", a.slot}, {"level", level(a.slot)}});
+          at = a.step;
+          break;
+        case ActionKind::reverse:
+          actions.push_back({{"kind", "reverse"}, {"step", a.step}});
+          break;
+        case ActionKind::free:
+          actions.push_back({{"kind", "free"}, {"slot", a.slot}});
+          break;
+        case ActionKind::done:
+          break;
+      }
+    }
+    j["actions"] = actions;
+  }
+  return j;
+}
+
+// Writes FILE.png through scripts/plot_plan.py (Debian's matplotlib, /usr/bin/python3); the data
+// stays beside it as FILE.plan.json.
+void write_plot(const PlanOutcome& outcome, const std::string& png) {
+  const std::filesystem::path data = std::filesystem::path(png).replace_extension(".plan.json");
+  {
+    std::ofstream out(data);
+    out << plot_json(outcome).dump(1) << "\n";
+    if (!out)
+      rwd::detail::fail<StorageError>("--plot: cannot write the plot data '", data.string(), "'");
+  }
+  const char* dir = std::getenv("REWIND_SCRIPTS_DIR");
+  const std::filesystem::path script =
+      std::filesystem::path(dir ? dir : REWIND_SCRIPTS_DIR) / "plot_plan.py";
+  if (!std::filesystem::exists(script))
+    rwd::detail::fail<InvalidArgument>("--plot needs ", script.string(),
+                                       " (set REWIND_SCRIPTS_DIR to rewind's scripts/ folder)");
+  const std::string command = "/usr/bin/python3 '" + script.string() + "' '" + data.string() +
+                              "' '" + png + "'";
+  const int status = std::system(command.c_str());
+  if (status != 0)
+    rwd::detail::fail<Error>("--plot: ", script.string(), " failed (status ", status,
+                             "); the plan's data is in ", data.string());
+}
+
 std::string plan_help() {
   return "Conventions (Griewank & Walther, Algorithm 799 'revolve', ACM TOMS 26(1), 2000):\n"
          "  l         steps of the run; reversing them needs the states y_0 ... y_{l-1}.\n"
@@ -317,6 +428,11 @@ CLI::App* add_plan_command(CLI::App& app) {
   auto* read_cost = plan->add_option("--disk-read-cost", raw->disk_read_cost,
                                      "one snapshot read, in forward steps (default 1)")
                         ->type_name("STEPS");
+  plan->add_option("--plot", raw->plot,
+                   "also draw the plan to FILE.png: the schedule as steps against\n"
+                   "actions (l <= 200) and the memory-recomputation trade-off\n"
+                   "with the chosen point (needs python3-matplotlib)")
+      ->type_name("FILE.png");
   auto* step_time = plan->add_option("--step-time", raw->step_time,
                                      "seconds of one forward step, to weigh measured disk\n"
                                      "costs (with --disk and --state-bytes)")
@@ -386,10 +502,13 @@ CLI::App* add_plan_command(CLI::App& app) {
       free_io.budget = *request.memory_slots + *request.disk_slots;
       o.free_io_ratio = plan_checkpoints(free_io, l).predicted_time_ratio(o.adjoint_cost);
     }
+    if (!raw->plot.empty() && raw->plot.find('\'') != std::string::npos)
+      rwd::detail::fail<InvalidArgument>("--plot '", raw->plot, "': the file name has a quote");
     if (raw->json)
       std::cout << plan_json(o).dump(2) << std::endl;
     else
       print_text(std::cout, o);
+    if (!raw->plot.empty()) write_plot(o, raw->plot);
   });
   return plan;
 }

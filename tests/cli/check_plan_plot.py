@@ -136,9 +136,41 @@ def check_bad_input(script, good, directory):
                   expected=1)
 
 
+def check_rewind_plan_plot(rewind, directory):
+    """`rewind plan --plot` writes the PNG and, beside it, the data it drew: the plan's own
+    actions (every step reversed once, in order) and its trade-off with the chosen point."""
+    cases = {
+        "revolve": ["--steps", "60", "--snapshots", "5"],
+        "two_level": ["--steps", "150", "--ram-snapshots", "3", "--disk-snapshots", "6",
+                      "--disk-write-cost", "3", "--disk-read-cost", "2"],
+        "long": ["--steps", "100000", "--snapshots", "20"],
+    }
+    for name, args in cases.items():
+        png = os.path.join(directory, f"rewind_{name}.png")
+        result = subprocess.run([rewind, "plan", *args, "--plot", png], capture_output=True, text=True)
+        if result.returncode != 0:
+            fail(f"rewind plan --plot ({name}) exited {result.returncode}: {result.stderr.strip()}")
+        if png_size(png)[0] < 400:
+            fail(f"rewind plan --plot ({name}): {png} is not a picture")
+        with open(os.path.join(directory, f"rewind_{name}.plan.json")) as f:
+            data = json.load(f)
+        steps = data["steps"]
+        reversed_steps = [a["step"] for a in data.get("actions", []) if a["kind"] == "reverse"]
+        if steps <= 200 and reversed_steps != list(range(steps - 1, -1, -1)):
+            fail(f"rewind plan --plot ({name}): the actions do not reverse every step once")
+        if steps > 200 and "actions" in data:
+            fail(f"rewind plan --plot ({name}): actions sent for l = {steps}")
+        if data["tradeoff"]["memory"][-1][0] != steps:
+            fail(f"rewind plan --plot ({name}): the trade-off does not reach c = l")
+        if name == "two_level" and "two_level" not in data["tradeoff"]:
+            fail("rewind plan --plot (two-level): no two-level curve")
+        if name == "two_level" and not any(a.get("level") == "disk" for a in data["actions"]):
+            fail("rewind plan --plot (two-level): no disk action")
+
+
 def main():
-    if len(sys.argv) != 2:
-        fail("usage: check_plan_plot.py path/to/plot_plan.py")
+    if len(sys.argv) not in (2, 3):
+        fail("usage: check_plan_plot.py path/to/plot_plan.py [path/to/rewind]")
     script = sys.argv[1]
     if not os.path.isfile(script):
         fail(f"no {script}")
@@ -154,6 +186,8 @@ def main():
         for name, plan in samples.items():
             check_picture(script, name, plan, directory)
         check_bad_input(script, samples["revolve_l30_c4"], directory)
+        if len(sys.argv) == 3:
+            check_rewind_plan_plot(sys.argv[2], directory)
     print("ok: plot_plan.py draws every sample and refuses bad input")
 
 
