@@ -13,6 +13,7 @@
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "support/random_data.hpp"
+#include "support/error_message.hpp"
 
 namespace rwd {
 namespace {
@@ -20,9 +21,7 @@ namespace {
 using B = EigenBackend;
 using Vector = B::Vector;
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testing::contains;
 
 // A model that forwards to `Inner` and then corrupts its vjp with `Bug` (a callable
 // bug(y, theta, v, out_y, out_theta)).
