@@ -10,7 +10,6 @@
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
-#include "rewind/derivative_checker.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/problems/brusselator2d.hpp"
 #include "rewind/problems/robertson.hpp"
@@ -37,23 +36,6 @@ Objective integral_of_y3() {
   V w = V::Zero(4);
   w[3] = 1.0;
   return Objective::terminal_linear(w);
-}
-
-TEST(Robertson, VjpAndJacobianMatchFiniteDifferences) {
-  for (bool integral : {false, true}) {
-    rwd::Robertson model(integral);
-    V y = model.default_initial_state();
-    y[0] = 0.7;
-    y[1] = 3e-5;
-    y[2] = 0.3;
-    const auto report = rwd::check_derivatives(model, 0.0, y, model.default_parameters());
-    EXPECT_TRUE(report.ok) << report.report();
-    Eigen::MatrixXd J;
-    model.jacobian(0.0, y, model.default_parameters(), J);
-    V v = V::LinSpaced(model.state_size(), 0.3, 1.7), out_y(model.state_size()), out_theta(3);
-    model.vjp(0.0, y, model.default_parameters(), v, out_y, out_theta);
-    EXPECT_LT((J.transpose() * v - out_y).norm(), 1e-12 * out_y.norm());
-  }
 }
 
 TEST(CvodesIntervals, ReproducesSundialsRobertsonAdjointExample) {
@@ -213,14 +195,9 @@ TEST(CvodesIntervals, BackwardFailureNamesTheIntervalAndReturnsNothing) {
 namespace {
 
 TEST(CvodesIntervals, MatrixFreeGmresAgreesWithTheBandSolver) {
+  // (That the jvp is the transpose of the vjp is checked in problems/problem_contract_test.cpp.)
   rwd::Brusselator2D model(12);
-  // The jvp is the transpose of the vjp.
   const V y = model.default_initial_state(), theta = model.default_parameters();
-  V v = V::LinSpaced(model.state_size(), -1.0, 1.0), w = V::LinSpaced(model.state_size(), 0.5, -0.3);
-  V jv(model.state_size()), jtw(model.state_size()), dtheta(3);
-  model.jvp(0.0, y, theta, v, jv);
-  model.vjp(0.0, y, theta, w, jtw, dtheta);
-  EXPECT_NEAR(w.dot(jv), v.dot(jtw), 1e-12 * std::abs(w.dot(jv)));
 
   rwd::CvodesOptions o;
   o.rtol = o.rtol_adjoint = 1e-9;

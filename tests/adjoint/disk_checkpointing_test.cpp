@@ -12,6 +12,7 @@
 #include "rewind/store/hdf5_snapshot_file.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/lorenz96.hpp"
+#include "support/error_message.hpp"
 
 namespace rwd {
 namespace {
@@ -39,16 +40,11 @@ struct HookedLorenz96 {
   }
 };
 
+// The message of the StorageError that `f` throws (a test failure if it throws nothing or
+// something else).
 template <class F>
 std::string storage_error(F&& f) {
-  try {
-    f();
-  } catch (const StorageError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no exception";
+  return testing::error_message<StorageError>(std::forward<F>(f));
 }
 
 struct Lorenz96Run {

@@ -7,6 +7,7 @@
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/lorenz96.hpp"
+#include "support/error_message.hpp"
 
 namespace rwd {
 namespace {
@@ -30,16 +31,10 @@ struct CountingGrowth {
   }
 };
 
+// The message of the E that `f` throws (a test failure if it throws nothing or something else).
 template <class E, class F>
 std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no exception";
+  return testing::error_message<E>(std::forward<F>(f));
 }
 
 B::Vector vec(std::initializer_list<double> v) {

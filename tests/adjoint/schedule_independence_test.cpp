@@ -16,17 +16,13 @@
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/problems/van_der_pol.hpp"
+#include "support/host_vectors.hpp"
 #include "support/scratch_directory.hpp"
 
 namespace rwd {
 namespace {
 
-template <class B>
-std::vector<double> host(const typename B::Vector& v) {
-  std::vector<double> out(static_cast<std::size_t>(B::size(v)));
-  B::copy_to_host(v, out);
-  return out;
-}
+using testing::to_host;
 
 template <class B>
 Objective<B> objective_with_observations() {
@@ -96,9 +92,9 @@ void check_all_schedules(const P& problem, const char* method, const StepControl
     EXPECT_EQ(result.summary.reversed_steps, l);
     // Bit for bit: compare the bytes, not within a tolerance.
     EXPECT_EQ(std::memcmp(&result.loss, &reference.loss, sizeof(double)), 0) << result.loss << " vs " << reference.loss;
-    EXPECT_EQ(host<B>(result.grad_y0), host<B>(reference.grad_y0));
-    EXPECT_EQ(host<B>(result.grad_theta), host<B>(reference.grad_theta));
-    EXPECT_EQ(host<B>(result.y_final), host<B>(reference.y_final));
+    EXPECT_EQ(to_host<B>(result.grad_y0), to_host<B>(reference.grad_y0));
+    EXPECT_EQ(to_host<B>(result.grad_theta), to_host<B>(reference.grad_theta));
+    EXPECT_EQ(to_host<B>(result.y_final), to_host<B>(reference.y_final));
     EXPECT_EQ(result.drift.max_rel_drift, 0.0);
     EXPECT_EQ(result.drift.first_drift_step, -1);
     if (result.summary.recomputed_steps > l - 1) {  // some step was replayed

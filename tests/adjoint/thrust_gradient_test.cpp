@@ -11,16 +11,12 @@
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/problems/lorenz96.hpp"
+#include "support/host_vectors.hpp"
 
 namespace rwd {
 namespace {
 
-template <class B>
-std::vector<double> host(const typename B::Vector& v) {
-  std::vector<double> out(static_cast<std::size_t>(B::size(v)));
-  B::copy_to_host(v, out);
-  return out;
-}
+using testing::to_host;
 
 double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
   double diff = 0.0, norm = 0.0;
@@ -43,8 +39,8 @@ void compare_backends(const char* method, StepControl control, Args... args) {
   const auto t = thrust_driver.run(thrust_problem.default_initial_state(), thrust_problem.default_parameters());
   EXPECT_EQ(e.summary.steps, t.summary.steps);
   EXPECT_NEAR(e.loss, t.loss, 1e-12 * std::abs(e.loss));
-  EXPECT_LT(relative_difference(host<EigenBackend>(e.grad_y0), host<ThrustBackend>(t.grad_y0)), 1e-11);
-  EXPECT_LT(relative_difference(host<EigenBackend>(e.grad_theta), host<ThrustBackend>(t.grad_theta)), 1e-11);
+  EXPECT_LT(relative_difference(to_host<EigenBackend>(e.grad_y0), to_host<ThrustBackend>(t.grad_y0)), 1e-11);
+  EXPECT_LT(relative_difference(to_host<EigenBackend>(e.grad_theta), to_host<ThrustBackend>(t.grad_theta)), 1e-11);
   EXPECT_STREQ(t.summary.backend.c_str(), ThrustBackend::name);
 }
 
@@ -69,8 +65,8 @@ TEST(ThrustBackendGradients, DeterministicOnTheCppDeviceSystem) {
   StoreAllAdjoint driver(stepper, Objective<ThrustBackend>::terminal_squared_norm());
   const auto a = driver.run(problem.default_initial_state(), problem.default_parameters());
   const auto b = driver.run(problem.default_initial_state(), problem.default_parameters());
-  EXPECT_EQ(host<ThrustBackend>(a.grad_y0), host<ThrustBackend>(b.grad_y0));
-  EXPECT_EQ(host<ThrustBackend>(a.grad_theta), host<ThrustBackend>(b.grad_theta));
+  EXPECT_EQ(to_host<ThrustBackend>(a.grad_y0), to_host<ThrustBackend>(b.grad_y0));
+  EXPECT_EQ(to_host<ThrustBackend>(a.grad_theta), to_host<ThrustBackend>(b.grad_theta));
 }
 
 }  // namespace

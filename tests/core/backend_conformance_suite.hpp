@@ -26,7 +26,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,6 +34,8 @@
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/types.hpp"
+#include "support/host_vectors.hpp"
+#include "support/random_data.hpp"
 
 namespace rwd::conformance {
 
@@ -59,28 +60,9 @@ inline constexpr Index kSizes[] = {0, 1, 7, 513, 10000};
 inline constexpr double kEps = std::numeric_limits<double>::epsilon();
 
 using Host = std::vector<double>;
-
-inline Host random_host(Index n, std::uint64_t seed, double lo = -1.0, double hi = 1.0) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  Host h(static_cast<std::size_t>(n));
-  for (double& x : h) x = dist(gen);
-  return h;
-}
-
-template <class B>
-typename B::Vector to_backend(const Host& h) {
-  typename B::Vector v = B::zeros(static_cast<Index>(h.size()));
-  B::copy_from_host(std::span<const double>(h), v);
-  return v;
-}
-
-template <class B>
-Host to_host(const typename B::Vector& v) {
-  Host h(static_cast<std::size_t>(B::size(v)));
-  B::copy_to_host(v, std::span<double>(h));
-  return h;
-}
+using rwd::testing::random_values;
+using rwd::testing::to_backend;
+using rwd::testing::to_host;
 
 inline bool same_bits(double a, double b) {
   return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
@@ -165,12 +147,12 @@ struct CombinationCase {
   std::vector<const typename B::Vector*> pointers;
 
   CombinationCase(Index n, int terms, std::uint64_t seed) {
-    x = random_host(n, seed);
-    const Host coeff = random_host(terms + 1, seed + 1, -2.0, 2.0);
+    x = random_values(n, seed);
+    const Host coeff = random_values(terms + 1, seed + 1, -2.0, 2.0);
     a = coeff[0];
     c.assign(coeff.begin() + 1, coeff.end());
     for (int j = 0; j < terms; ++j)
-      v.push_back(random_host(n, seed + 2 + static_cast<std::uint64_t>(j)));
+      v.push_back(random_values(n, seed + 2 + static_cast<std::uint64_t>(j)));
     dv.reserve(v.size());
     for (const Host& h : v) dv.push_back(to_backend<B>(h));
     for (const auto& d : dv) pointers.push_back(&d);
@@ -229,7 +211,7 @@ TYPED_TEST_P(BackendConformance, SatisfiesTheTraitAndMakesZeros) {
 TYPED_TEST_P(BackendConformance, CopiesToAndFromHostBitForBit) {
   using B = TypeParam;
   for (Index n : kSizes) {
-    Host h = random_host(n, 10 + static_cast<std::uint64_t>(n), -1e300, 1e300);
+    Host h = random_values(n, 10 + static_cast<std::uint64_t>(n), -1e300, 1e300);
     if (n > 2) {
       h[0] = -0.0;
       h[1] = std::numeric_limits<double>::denorm_min();
@@ -246,7 +228,7 @@ TYPED_TEST_P(BackendConformance, CopiesToAndFromHostBitForBit) {
 TYPED_TEST_P(BackendConformance, RefusesHostBuffersOfAnotherSize) {
   using B = TypeParam;
   for (Index n : kSizes) {
-    const Host original = random_host(n, 20 + static_cast<std::uint64_t>(n));
+    const Host original = random_values(n, 20 + static_cast<std::uint64_t>(n));
     typename B::Vector v = to_backend<B>(original);
     std::vector<Index> wrong = {n + 1};
     if (n > 0) wrong.push_back(n - 1);
@@ -277,8 +259,8 @@ TYPED_TEST_P(BackendConformance, FillsCopiesScalesAndAxpys) {
   using B = TypeParam;
   for (Index n : kSizes) {
     const std::size_t un = static_cast<std::size_t>(n);
-    const Host hx = random_host(n, 30 + static_cast<std::uint64_t>(n));
-    const Host hy = random_host(n, 40 + static_cast<std::uint64_t>(n));
+    const Host hx = random_values(n, 30 + static_cast<std::uint64_t>(n));
+    const Host hy = random_values(n, 40 + static_cast<std::uint64_t>(n));
     const double a = -1.2345678901234567;
 
     typename B::Vector x = B::zeros(n);
@@ -373,8 +355,8 @@ TYPED_TEST_P(BackendConformance, DotMaxNormAndWrmsNormMatchTheirFormulas) {
   using B = TypeParam;
   for (Index n : kSizes) {
     const std::size_t un = static_cast<std::size_t>(n);
-    const Host hx = random_host(n, 50 + static_cast<std::uint64_t>(n), -3.0, 3.0);
-    const Host hw = random_host(n, 60 + static_cast<std::uint64_t>(n), 0.0, 2.0);
+    const Host hx = random_values(n, 50 + static_cast<std::uint64_t>(n), -3.0, 3.0);
+    const Host hw = random_values(n, 60 + static_cast<std::uint64_t>(n), 0.0, 2.0);
     const typename B::Vector x = to_backend<B>(hx);
     const typename B::Vector w = to_backend<B>(hw);
 
@@ -411,9 +393,9 @@ TYPED_TEST_P(BackendConformance, ErrorNormMatchesItsFormula) {
   const double rtol = 1e-4, atol = 1e-7;
   for (Index n : kSizes) {
     const std::size_t un = static_cast<std::size_t>(n);
-    const Host he = random_host(n, 70 + static_cast<std::uint64_t>(n), -1e-5, 1e-5);
-    Host hy0 = random_host(n, 80 + static_cast<std::uint64_t>(n), -10.0, 10.0);
-    const Host hy1 = random_host(n, 90 + static_cast<std::uint64_t>(n), -10.0, 10.0);
+    const Host he = random_values(n, 70 + static_cast<std::uint64_t>(n), -1e-5, 1e-5);
+    Host hy0 = random_values(n, 80 + static_cast<std::uint64_t>(n), -10.0, 10.0);
+    const Host hy1 = random_values(n, 90 + static_cast<std::uint64_t>(n), -10.0, 10.0);
     for (std::size_t i = 0; i < un; i += 3) hy0[i] *= 1e-9;  // let atol matter somewhere
     double sum = 0.0;
     for (std::size_t i = 0; i < un; ++i) {
@@ -445,7 +427,7 @@ TYPED_TEST_P(BackendConformance, AllFiniteFindsNanAndInfinityAnywhere) {
                              -std::numeric_limits<double>::infinity()};
   for (Index n : kSizes) {
     const std::size_t un = static_cast<std::size_t>(n);
-    Host h = random_host(n, 100 + static_cast<std::uint64_t>(n));
+    Host h = random_values(n, 100 + static_cast<std::uint64_t>(n));
     EXPECT_TRUE(B::all_finite(to_backend<B>(h))) << "n = " << n;
     if (n == 0) continue;
     // The largest finite magnitudes and subnormals are finite too.
@@ -468,7 +450,7 @@ TYPED_TEST_P(BackendConformance, ForEachIndexVisitsEveryIndexOnce) {
   using B = TypeParam;
   for (Index n : kSizes) {
     const std::size_t un = static_cast<std::size_t>(n);
-    const Host hx = random_host(n, 110 + static_cast<std::uint64_t>(n));
+    const Host hx = random_values(n, 110 + static_cast<std::uint64_t>(n));
     const typename B::Vector x = to_backend<B>(hx);
     typename B::Vector y = B::zeros(n);
     B::fill(y, std::numeric_limits<double>::quiet_NaN());
@@ -483,8 +465,8 @@ TYPED_TEST_P(BackendConformance, SumIndexCarriesThreeSumsInOnePass) {
   using B = TypeParam;
   for (Index n : kSizes) {
     const std::size_t un = static_cast<std::size_t>(n);
-    const Host hx = random_host(n, 120 + static_cast<std::uint64_t>(n));
-    const Host hy = random_host(n, 130 + static_cast<std::uint64_t>(n));
+    const Host hx = random_values(n, 120 + static_cast<std::uint64_t>(n));
+    const Host hy = random_values(n, 130 + static_cast<std::uint64_t>(n));
     const typename B::Vector x = to_backend<B>(hx);
     const typename B::Vector y = to_backend<B>(hy);
     const Sums<3> s = B::template sum_index<3>(n, ThreeSums{B::data(x), B::data(y)});
@@ -509,7 +491,7 @@ TYPED_TEST_P(BackendConformance, RepeatsItselfBitForBit) {
   using B = TypeParam;
   const Index n = 10000;
   const CombinationCase<B> k(n, kMaxCombinationTerms, 4242);
-  const Host hw = random_host(n, 4343, 0.5, 1.5);
+  const Host hw = random_values(n, 4343, 0.5, 1.5);
   const typename B::Vector x = to_backend<B>(k.x);
   const typename B::Vector x_again = to_backend<B>(k.x);  // same values, other memory
   const typename B::Vector w = to_backend<B>(hw);

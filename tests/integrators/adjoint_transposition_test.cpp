@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "support/random_data.hpp"
 #include "support/tangent_linear.hpp"
 #include "support/test_problems.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
@@ -16,12 +17,7 @@
 namespace rwd {
 namespace {
 
-Eigen::VectorXd random_vector(Index n, std::mt19937_64& rng) {
-  std::normal_distribution<double> normal;
-  Eigen::VectorXd v(n);
-  for (Index i = 0; i < n; ++i) v[i] = normal(rng);
-  return v;
-}
+using testing::random_normal_vector;
 
 // Takes a few steps to reach a generic state, then checks the identity for the next step.
 template <class P>
@@ -39,8 +35,8 @@ void check_transposition(const P& problem, const ButcherTableau& tableau, StepCo
 
   std::mt19937_64 rng(seed);
   const Index n = problem.state_size(), p = problem.parameter_size();
-  const Eigen::VectorXd lambda = random_vector(n, rng), v = random_vector(n, rng),
-                        w = random_vector(p, rng);
+  const Eigen::VectorXd lambda = random_normal_vector(n, rng), v = random_normal_vector(n, rng),
+                        w = random_normal_vector(p, rng);
   const Eigen::VectorXd tangent = testing::tangent_step(problem, tableau, carry_n.t, h, y_n, theta, v, w);
 
   Eigen::VectorXd lambda_n = lambda, mu = Eigen::VectorXd::Zero(p);

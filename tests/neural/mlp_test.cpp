@@ -16,6 +16,7 @@
 #include "rewind/error.hpp"
 #include "rewind/neural/activation.hpp"
 #include "rewind/neural/mlp.hpp"
+#include "support/error_message.hpp"
 
 namespace {
 
@@ -335,20 +336,14 @@ TEST(Mlp, DescribesItself) {
   EXPECT_EQ(mlp.layers()[1], (DenseLayerShape{9, 3, Activation::identity}));
 }
 
-// The message of the rwd::InvalidArgument that `call` throws ("" if it throws none).
+// The message of the rwd::InvalidArgument that `call` throws (a test failure if it throws nothing
+// or something else).
 template <class Call>
 std::string invalid_argument_message(Call call) {
-  try {
-    call();
-  } catch (const rwd::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return rwd::testing::error_message<rwd::InvalidArgument>(call);
 }
 
-void expect_message(const std::string& message, const std::string& part) {
-  EXPECT_NE(message.find(part), std::string::npos) << "'" << message << "' lacks '" << part << "'";
-}
+using rwd::testing::expect_message;
 
 TEST(Mlp, RefusesBadArchitectures) {
   EXPECT_THROW(Mlp({3}, Activation::tanh), rwd::InvalidArgument);

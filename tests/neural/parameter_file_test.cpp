@@ -15,6 +15,7 @@
 #include "rewind/error.hpp"
 #include "rewind/neural/mlp.hpp"
 #include "rewind/neural/parameter_file.hpp"
+#include "support/error_message.hpp"
 
 namespace {
 
@@ -23,20 +24,14 @@ using rwd::nn::DenseLayerShape;
 using rwd::nn::Mlp;
 using rwd::test::ScratchDirectory;
 
-// The message of the rwd::StorageError that `call` throws ("" if it throws none).
+// The message of the rwd::StorageError that `call` throws (a test failure if it throws nothing or
+// something else).
 template <class Call>
 std::string storage_error_message(Call call) {
-  try {
-    call();
-  } catch (const rwd::StorageError& e) {
-    return e.what();
-  }
-  return "";
+  return rwd::testing::error_message<rwd::StorageError>(call);
 }
 
-void expect_message(const std::string& message, const std::string& part) {
-  EXPECT_NE(message.find(part), std::string::npos) << "'" << message << "' lacks '" << part << "'";
-}
+using rwd::testing::expect_message;
 
 // Replaces the first occurrence of `from` in the file's bytes by `to` (same length), in place.
 void replace_bytes(const std::filesystem::path& file, const std::string& from,

@@ -15,6 +15,7 @@
 #include "support/scratch_directory.hpp"
 #include "rewind/error.hpp"
 #include "rewind/neural/time_series.hpp"
+#include "support/error_message.hpp"
 
 namespace {
 
@@ -222,9 +223,8 @@ std::string csv_error(const rwd::test::ScratchDirectory& dir, const std::string&
   return "";
 }
 
-bool has(const std::string& message, const std::string& part) {
-  return message.find(part) != std::string::npos;
-}
+// Whether the message has the part.
+constexpr auto& has = rwd::testing::contains;
 
 TEST(TimeSeries, MalformedCsvIsNamedByLineAndColumn) {
   rwd::test::ScratchDirectory dir("series");

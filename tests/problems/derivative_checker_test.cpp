@@ -12,6 +12,8 @@
 #include "rewind/problems/linear.hpp"
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
+#include "support/random_data.hpp"
+#include "support/error_message.hpp"
 
 namespace rwd {
 namespace {
@@ -19,9 +21,7 @@ namespace {
 using B = EigenBackend;
 using Vector = B::Vector;
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testing::contains;
 
 // A model that forwards to `Inner` and then corrupts its vjp with `Bug` (a callable
 // bug(y, theta, v, out_y, out_theta)).
@@ -130,9 +130,7 @@ TEST(DerivativeChecker, RandomDirectionsCatchAnErrorInALargeProblem) {
                         out_y[37] += 0.5 * y[37] * v[37];  // a wrong diagonal entry ∂f_37/∂y_37
                       });
   std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> dist(-5.0, 10.0);
-  Vector y(n);
-  for (Index i = 0; i < n; ++i) y[i] = dist(rng);
+  const Vector y = testing::random_vector(n, rng, -5.0, 10.0);
   const Vector theta{{8.0}};
 
   const auto correct = check_derivatives(Lorenz96<>(n), 0.0, y, theta);

@@ -1,17 +1,16 @@
 // Gray–Scott: rhs and vjp against an independent modulo implementation (corners and edges
 // included), the two kernel shapes (rows on Eigen, cells on devices) giving the same bits, the
-// derivative checker (random directions and entry by entry), the seeded initial state, the RK4
-// stability limit, pattern formation with the defaults, the 10^6-unknown size, and size checks.
+// seeded initial state, the RK4 stability limit, pattern formation with the defaults, and the
+// 10^6-unknown size. The contract every problem keeps (finite differences by random directions
+// and entry by entry, outputs overwritten, sizes refused) is checked in problem_contract_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <random>
 
-#include "rewind/derivative_checker.hpp"
-#include "rewind/problem.hpp"
 #include "rewind/problems/gray_scott.hpp"
+#include "support/random_data.hpp"
 
 namespace rwd {
 namespace {
@@ -19,14 +18,7 @@ namespace {
 using B = EigenBackend;
 using Vector = B::Vector;
 
-static_assert(Problem<GrayScott<>>);
-
-Vector random_vector(Index n, std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> dist(lo, hi);
-  Vector x(n);
-  for (Index i = 0; i < n; ++i) x[i] = dist(rng);
-  return x;
-}
+using testing::random_vector;
 
 // Textbook implementation with (r, c) indexing and modulo wrap-around.
 struct Reference {
@@ -118,31 +110,6 @@ TEST(GrayScott, LaplacianWrapsAroundCornersAndEdges) {
   EXPECT_EQ(f, expected);
 }
 
-TEST(GrayScott, JacobiansMatchFiniteDifferencesAtRandomStates) {
-  std::mt19937_64 rng(12);
-  DerivativeCheckOptions options;
-  options.tolerance = 1e-7;
-  options.random_directions = 16;
-  for (Index n : {3, 4, 8, 16}) {
-    GrayScott<> p(n);
-    for (int trial = 0; trial < 3; ++trial) {
-      const Vector y = random_state(n, rng);
-      const Vector theta = p.default_parameters() + random_vector(4, rng, -0.02, 0.02);
-      const auto report = check_derivatives(p, 0.0, y, theta, options);
-      EXPECT_TRUE(report.ok) << "n = " << n << "\n" << report.report();
-    }
-  }
-  // n = 8 (128 unknowns) entry by entry: every one of the 128 × 128 + 128 × 4 entries.
-  options.max_full_columns = 128;
-  GrayScott<> p(8);
-  const auto report =
-      check_derivatives(p, 0.0, random_state(8, rng), p.default_parameters(), options);
-  EXPECT_TRUE(report.ok) << report.report();
-  EXPECT_EQ(report.state.mode, JacobianCheckMode::kFull);
-  EXPECT_EQ(report.state.comparisons, 128 * 128);
-  EXPECT_EQ(report.parameters.comparisons, 128 * 4);
-}
-
 TEST(GrayScott, DotProductTestForTheDiffusionPart) {
   // With F = k = 0 and v = 0 the model is linear in u (u' = D_u ∇²u), so the transposition test
   // ⟨a, f(w)⟩ = ⟨Jᵀa, w⟩ holds to round-off without finite differences; with the symmetric
@@ -194,24 +161,6 @@ TEST(GrayScott, RowAndCellKernelsGiveTheSameBits) {
     EXPECT_EQ(out_rows, out_cells) << "n = " << n;
     for (int k = 0; k < 4; ++k) EXPECT_NEAR(g_rows[k], g[k], 1e-13) << "n = " << n;
   }
-}
-
-TEST(GrayScott, OutputsAreOverwrittenAndDeterministic) {
-  GrayScott<> p(6);
-  std::mt19937_64 rng(16);
-  const Vector y = random_state(6, rng), a = random_vector(72, rng, -1, 1);
-  const Vector theta = p.default_parameters();
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  Vector f1 = Vector::Constant(72, nan), f2 = Vector::Zero(72);
-  p.rhs(0.0, y, theta, f1);
-  p.rhs(0.0, y, theta, f2);
-  EXPECT_EQ(f1, f2);
-  Vector a1 = Vector::Constant(72, nan), b1 = Vector::Constant(4, nan);
-  Vector a2 = Vector::Constant(72, 1.0), b2 = Vector::Constant(4, 1.0);
-  p.vjp(0.0, y, theta, a, a1, b1);
-  p.vjp(0.0, y, theta, a, a2, b2);
-  EXPECT_EQ(a1, a2);
-  EXPECT_EQ(b1, b2);
 }
 
 TEST(GrayScott, DefaultsAndSeededInitialState) {
@@ -301,24 +250,6 @@ TEST(GrayScott, RunsAtAMillionUnknowns) {
   // Far from the seeded square (u, v) = (1, 0) is an equilibrium.
   EXPECT_EQ(f[0], 0.0);
   EXPECT_EQ(f[p.cell_count()], 0.0);
-}
-
-TEST(GrayScott, RefusesBadSizes) {
-  for (Index n : {Index{2}, Index{1}, Index{0}, Index{-4}, GrayScott<>::kMaxGridSize + 1})
-    EXPECT_THROW(GrayScott<>{n}, InvalidArgument) << "n = " << n;
-  EXPECT_NO_THROW(GrayScott<>(3));
-  try {
-    GrayScott<> p(2);
-    FAIL() << "n = 2 accepted";
-  } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("n = 2"), std::string::npos) << e.what();
-  }
-  GrayScott<> p(4);
-  Vector f(32), out_y(32), out_theta(4), wrong(31);
-  const Vector y = Vector::Zero(32), theta = p.default_parameters();
-  EXPECT_THROW(p.rhs(0.0, wrong, theta, f), InvalidArgument);
-  EXPECT_THROW(p.rhs(0.0, y, Vector::Zero(3), f), InvalidArgument);
-  EXPECT_THROW(p.vjp(0.0, y, theta, y, wrong, out_theta), InvalidArgument);
 }
 
 }  // namespace

@@ -1,16 +1,15 @@
 // Heat2D: rhs and vjp against an independent (r, c)-indexed implementation (walls, corners), the
-// two kernel shapes giving the same bits, the derivative checker, the heat balance (heat leaves
-// only through the walls), the max principle and energy decay, the sharp Euler and RK4 stability
-// limits, the closed-form adjoint of the linear problem, store-all gradients against finite
-// differences of whole runs, checkpointed and on-disk runs giving the store-all bits, the
-// example's 2^20-unknown size, size checks, and (with Thrust) the cell kernels on the Thrust
-// backend.
+// two kernel shapes giving the same bits, the heat balance (heat leaves only through the walls),
+// the max principle and energy decay, the sharp Euler and RK4 stability limits, the closed-form
+// adjoint of the linear problem, store-all gradients against finite differences of whole runs,
+// checkpointed and on-disk runs giving the store-all bits, the example's 2^20-unknown size, and
+// (with Thrust) the cell kernels on the Thrust backend. The contract every problem keeps (the
+// derivative checker, outputs overwritten, sizes refused) is checked in problem_contract_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <limits>
 #include <numbers>
 #include <random>
 #include <span>
@@ -19,14 +18,13 @@
 
 #include <unistd.h>
 
-#include "support/gradient_check.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
-#include "rewind/derivative_checker.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
-#include "rewind/problem.hpp"
 #include "rewind/problems/heat2d.hpp"
+#include "support/gradient_check.hpp"
+#include "support/random_data.hpp"
 
 #if defined(THRUST_DEVICE_SYSTEM) && __has_include(<thrust/device_vector.h>)
 #include "rewind/backend/thrust_backend.hpp"
@@ -39,14 +37,7 @@ namespace {
 using B = EigenBackend;
 using Vector = B::Vector;
 
-static_assert(Problem<Heat2D<>>);
-
-Vector random_vector(Index n, std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> dist(lo, hi);
-  Vector x(n);
-  for (Index i = 0; i < n; ++i) x[i] = dist(rng);
-  return x;
-}
+using testing::random_vector;
 
 // Textbook implementation: (r, c) indexing with an explicit bounds test for the walls.
 struct Reference {
@@ -139,31 +130,6 @@ TEST(Heat2D, WallsAreColdAndDoNotWrapAround) {
   EXPECT_LT(odd.source_shape(0, 0), odd.source_shape(2, 3));
 }
 
-TEST(Heat2D, JacobiansMatchFiniteDifferences) {
-  std::mt19937_64 rng(22);
-  DerivativeCheckOptions options;
-  options.tolerance = 1e-7;
-  options.random_directions = 16;
-  for (Index n : {3, 4, 8, 16}) {
-    Heat2D<> p(n);
-    for (int trial = 0; trial < 3; ++trial) {
-      const Vector y = p.default_initial_state(static_cast<std::uint64_t>(trial), 0.3);
-      const Vector theta = random_vector(2, rng, 0.05, 0.5);
-      const auto report = check_derivatives(p, 0.0, y, theta, options);
-      EXPECT_TRUE(report.ok) << "n = " << n << "\n" << report.report();
-    }
-  }
-  // n = 8 (64 unknowns) entry by entry: all 64 × 64 + 64 × 2 entries.
-  options.max_full_columns = 64;
-  Heat2D<> p(8);
-  const auto report =
-      check_derivatives(p, 0.0, random_vector(64, rng, -1, 1), p.default_parameters(), options);
-  EXPECT_TRUE(report.ok) << report.report();
-  EXPECT_EQ(report.state.mode, JacobianCheckMode::kFull);
-  EXPECT_EQ(report.state.comparisons, 64 * 64);
-  EXPECT_EQ(report.parameters.comparisons, 64 * 2);
-}
-
 TEST(Heat2D, StateJacobianIsSymmetric) {
   // f is affine in u, so ⟨a, f(w) − f(0)⟩ = ⟨Jᵀa, w⟩ and, J being symmetric, ⟨Ja, w⟩ — exact
   // transposition checks without finite differences.
@@ -204,24 +170,6 @@ TEST(Heat2D, RowAndCellKernelsGiveTheSameBits) {
     EXPECT_EQ(out_rows, out_cells) << "n = " << n;
     for (int k = 0; k < 2; ++k) EXPECT_NEAR(g_rows[k], g[k], 1e-13) << "n = " << n;
   }
-}
-
-TEST(Heat2D, OutputsAreOverwrittenAndDeterministic) {
-  Heat2D<> p(6);
-  std::mt19937_64 rng(25);
-  const Vector y = random_vector(36, rng, -1, 1), a = random_vector(36, rng, -1, 1);
-  const Vector theta = p.default_parameters();
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  Vector f1 = Vector::Constant(36, nan), f2 = Vector::Zero(36);
-  p.rhs(0.0, y, theta, f1);
-  p.rhs(0.0, y, theta, f2);
-  EXPECT_EQ(f1, f2);
-  Vector a1 = Vector::Constant(36, nan), b1 = Vector::Constant(2, nan);
-  Vector a2 = Vector::Constant(36, 1.0), b2 = Vector::Constant(2, 1.0);
-  p.vjp(0.0, y, theta, a, a1, b1);
-  p.vjp(0.0, y, theta, a, a2, b2);
-  EXPECT_EQ(a1, a2);
-  EXPECT_EQ(b1, b2);
 }
 
 TEST(Heat2D, DefaultsAndInitialState) {
@@ -417,28 +365,6 @@ TEST(Heat2D, RunsAtTheExampleSize) {
   EXPECT_TRUE(out_y.allFinite());
   EXPECT_TRUE(out_theta.allFinite());
   EXPECT_GT(p.max_stable_dt_euler(), 1.25);
-}
-
-TEST(Heat2D, RefusesBadSizes) {
-  for (Index n : {Index{2}, Index{1}, Index{0}, Index{-4}, Heat2D<>::kMaxGridSize + 1})
-    EXPECT_THROW(Heat2D<>{n}, InvalidArgument) << "n = " << n;
-  EXPECT_NO_THROW(Heat2D<>(3));
-  try {
-    Heat2D<> p(2);
-    FAIL() << "n = 2 accepted";
-  } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("n = 2"), std::string::npos) << e.what();
-  }
-  Heat2D<> p(4);
-  Vector f(16), out_y(16), out_theta(2), wrong(15);
-  const Vector y = Vector::Zero(16), theta = p.default_parameters();
-  EXPECT_THROW(p.rhs(0.0, wrong, theta, f), InvalidArgument);
-  EXPECT_THROW(p.rhs(0.0, y, Vector::Zero(3), f), InvalidArgument);
-  EXPECT_THROW(p.rhs(0.0, y, theta, wrong), InvalidArgument);
-  EXPECT_THROW(p.vjp(0.0, y, theta, wrong, out_y, out_theta), InvalidArgument);
-  EXPECT_THROW(p.vjp(0.0, y, theta, y, wrong, out_theta), InvalidArgument);
-  Vector short_theta(1);
-  EXPECT_THROW(p.vjp(0.0, y, theta, y, out_y, short_theta), InvalidArgument);
 }
 
 #ifdef REWIND_TEST_HAS_THRUST

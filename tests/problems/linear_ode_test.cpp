@@ -1,17 +1,16 @@
 // LinearOde (y' = A y): rhs against a hand product, exact dot-product (transposition) tests of
 // both vjps — f is linear in y and in θ, so ⟨v, f(w, θ)⟩ = ⟨Aᵀv, w⟩ and ⟨v, f(y, W)⟩ =
-// ⟨vec(v yᵀ), vec W⟩ hold to round-off without finite differences — the derivative checker at
-// random points, the default matrix, and size checks.
+// ⟨vec(v yᵀ), vec W⟩ hold to round-off without finite differences — and the default matrix. The
+// contract every problem keeps (finite differences at random points, outputs overwritten, sizes
+// refused) is checked in problem_contract_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <random>
 
-#include "rewind/derivative_checker.hpp"
-#include "rewind/problem.hpp"
 #include "rewind/problems/linear.hpp"
+#include "support/random_data.hpp"
 
 namespace rwd {
 namespace {
@@ -19,14 +18,7 @@ namespace {
 using B = EigenBackend;
 using Vector = B::Vector;
 
-static_assert(Problem<LinearOde<>>);
-
-Vector random_vector(Index n, std::mt19937_64& rng, double lo = -1.0, double hi = 1.0) {
-  std::uniform_real_distribution<double> dist(lo, hi);
-  Vector x(n);
-  for (Index i = 0; i < n; ++i) x[i] = dist(rng);
-  return x;
-}
+using testing::random_vector;
 
 TEST(LinearOde, RhsIsTheRowMajorMatrixProduct) {
   LinearOde<> p(3);
@@ -68,23 +60,6 @@ TEST(LinearOde, DotProductTestsHoldToRoundOff) {
   }
 }
 
-TEST(LinearOde, JacobiansMatchFiniteDifferences) {
-  std::mt19937_64 rng(8);
-  DerivativeCheckOptions options;
-  options.tolerance = 1e-7;
-  for (Index n : {1, 3, 8, 12}) {  // n = 12: ∂f/∂θ is 12 × 144, checked by random directions
-    LinearOde<> p(n);
-    for (int trial = 0; trial < 3; ++trial) {
-      const Vector a = random_vector(n * n, rng, -3, 3), y = random_vector(n, rng, -5, 5);
-      const auto report = check_derivatives(p, 0.0, y, a, options);
-      EXPECT_TRUE(report.ok) << "n = " << n << "\n" << report.report();
-      EXPECT_EQ(report.state.mode, JacobianCheckMode::kFull);
-      EXPECT_EQ(report.parameters.mode,
-                n * n <= 64 ? JacobianCheckMode::kFull : JacobianCheckMode::kRandomDirections);
-    }
-  }
-}
-
 TEST(LinearOde, DefaultsAreTheDampedOscillatorChain) {
   LinearOde<> p(4);
   const Vector a = p.default_parameters();
@@ -100,46 +75,11 @@ TEST(LinearOde, DefaultsAreTheDampedOscillatorChain) {
             Eigen::Matrix4d(-0.1 * Eigen::Matrix4d::Identity()));
   EXPECT_EQ(p.default_initial_state(), (Vector{{1.0, 0.5, 1.0 / 3.0, 0.25}}));
   EXPECT_EQ(LinearOde<>::default_parameters(1), (Vector{{-0.1}}));
+  EXPECT_THROW(LinearOde<>::default_parameters(0), InvalidArgument);
   const auto names = p.parameter_names();
   ASSERT_EQ(names.size(), 16u);
   EXPECT_EQ(names[1], "A[0][1]");
   EXPECT_EQ(names[4], "A[1][0]");
-}
-
-TEST(LinearOde, OutputsAreOverwritten) {
-  LinearOde<> p(5);
-  std::mt19937_64 rng(9);
-  const Vector a = random_vector(25, rng), y = random_vector(5, rng), v = random_vector(5, rng);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  Vector a1 = Vector::Constant(5, nan), b1 = Vector::Constant(25, nan);
-  Vector a2 = Vector::Constant(5, 3.0), b2 = Vector::Constant(25, 3.0);
-  p.vjp(0.0, y, a, v, a1, b1);
-  p.vjp(0.0, y, a, v, a2, b2);
-  EXPECT_EQ(a1, a2);
-  EXPECT_EQ(b1, b2);
-  Vector f1 = Vector::Constant(5, nan), f2 = Vector::Zero(5);
-  p.rhs(0.0, y, a, f1);
-  p.rhs(0.0, y, a, f2);
-  EXPECT_EQ(f1, f2);
-}
-
-TEST(LinearOde, RefusesBadSizes) {
-  EXPECT_THROW(LinearOde<>(0), InvalidArgument);
-  EXPECT_THROW(LinearOde<>(-3), InvalidArgument);
-  EXPECT_THROW(LinearOde<>(LinearOde<>::kMaxStateSize + 1), InvalidArgument);
-  EXPECT_THROW(LinearOde<>::default_parameters(0), InvalidArgument);
-  EXPECT_NO_THROW(LinearOde<>(1));
-  try {
-    LinearOde<> p(0);
-    FAIL() << "n = 0 accepted";
-  } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("n = 0"), std::string::npos) << e.what();
-  }
-  LinearOde<> p(3);
-  Vector f(3), out_y(3), out_theta(9), short_theta(3);
-  const Vector y = Vector::Zero(3), a = Vector::Zero(9);
-  EXPECT_THROW(p.rhs(0.0, y, Vector(3), f), InvalidArgument);
-  EXPECT_THROW(p.vjp(0.0, y, a, y, out_y, short_theta), InvalidArgument);
 }
 
 }  // namespace

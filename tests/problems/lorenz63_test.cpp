@@ -1,14 +1,12 @@
-// Lorenz-63: rhs at hand-computed points, the vjp against the hand-written Jacobian and against
-// finite differences at random states, the output contract, and size checks.
+// Lorenz-63: the classic defaults, rhs at hand-computed points, and the vjp against the
+// hand-written Jacobian. The contract every problem keeps (finite differences at random states,
+// outputs overwritten, sizes refused) is checked in problem_contract_test.cpp.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <limits>
 #include <random>
 
-#include "rewind/derivative_checker.hpp"
-#include "rewind/problem.hpp"
 #include "rewind/problems/lorenz63.hpp"
+#include "support/random_data.hpp"
 
 namespace rwd {
 namespace {
@@ -16,14 +14,7 @@ namespace {
 using B = EigenBackend;
 using Vector = B::Vector;
 
-static_assert(Problem<Lorenz63<>>);
-
-Vector random_vector(Index n, std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> dist(lo, hi);
-  Vector x(n);
-  for (Index i = 0; i < n; ++i) x[i] = dist(rng);
-  return x;
-}
+using testing::random_vector;
 
 TEST(Lorenz63, DefaultsAreTheClassicValues) {
   Lorenz63<> p;
@@ -64,59 +55,6 @@ TEST(Lorenz63, VjpIsTheTransposedHandJacobian) {
   p.vjp(0.0, Vector{{x, y, z}}, Vector{{s, r, b}}, v, out_y, out_theta);
   EXPECT_LT((out_y - jy.transpose() * v).norm(), 1e-14);
   EXPECT_LT((out_theta - jt.transpose() * v).norm(), 1e-14);
-}
-
-TEST(Lorenz63, JacobiansMatchFiniteDifferencesAtRandomStates) {
-  Lorenz63<> p;
-  std::mt19937_64 rng(63);
-  DerivativeCheckOptions options;
-  options.tolerance = 1e-7;
-  for (int trial = 0; trial < 20; ++trial) {
-    Vector y = random_vector(3, rng, -20, 20);
-    y[2] = std::abs(y[2]) * 2;  // z lives in [0, 50] on the attractor
-    const Vector theta = p.default_parameters() + random_vector(3, rng, -1, 1);
-    const auto report = check_derivatives(p, 0.0, y, theta, options);
-    EXPECT_TRUE(report.ok) << "trial " << trial << "\n" << report.report();
-    EXPECT_EQ(report.state.mode, JacobianCheckMode::kFull);
-    EXPECT_EQ(report.state.comparisons, 9);
-    EXPECT_EQ(report.parameters.comparisons, 9);
-  }
-}
-
-TEST(Lorenz63, OutputsAreOverwrittenAndDeterministic) {
-  Lorenz63<> p;
-  std::mt19937_64 rng(2);
-  const Vector y = random_vector(3, rng, -10, 10), theta = p.default_parameters();
-  const Vector v = random_vector(3, rng, -1, 1);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  Vector f1 = Vector::Constant(3, nan), f2 = Vector::Zero(3);
-  p.rhs(0.0, y, theta, f1);
-  p.rhs(0.0, y, theta, f2);
-  EXPECT_EQ(f1, f2);
-  Vector a1 = Vector::Constant(3, nan), b1 = Vector::Constant(3, nan);
-  Vector a2 = Vector::Constant(3, 7.0), b2 = Vector::Constant(3, 7.0);
-  p.vjp(0.0, y, theta, v, a1, b1);
-  p.vjp(0.0, y, theta, v, a2, b2);
-  EXPECT_EQ(a1, a2);
-  EXPECT_EQ(b1, b2);
-}
-
-TEST(Lorenz63, RefusesWrongVectorSizes) {
-  Lorenz63<> p;
-  Vector f(3), out_y(3), out_theta(3);
-  const Vector y = p.default_initial_state(), theta = p.default_parameters();
-  EXPECT_THROW(p.rhs(0.0, Vector(2), theta, f), InvalidArgument);
-  EXPECT_THROW(p.rhs(0.0, y, Vector(4), f), InvalidArgument);
-  Vector short_out(2);
-  EXPECT_THROW(p.rhs(0.0, y, theta, short_out), InvalidArgument);
-  EXPECT_THROW(p.vjp(0.0, y, theta, y, short_out, out_theta), InvalidArgument);
-  EXPECT_THROW(p.vjp(0.0, y, theta, y, out_y, short_out), InvalidArgument);
-  try {
-    p.rhs(0.0, Vector(2), theta, f);
-  } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("lorenz63"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("must have 3"), std::string::npos) << e.what();
-  }
 }
 
 }  // namespace

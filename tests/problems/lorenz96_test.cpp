@@ -1,15 +1,13 @@
 // Lorenz-96: rhs against hand values and an independent modulo implementation, the vjp against
-// finite differences (entry by entry up to N = 64, by random directions beyond) and the explicit
-// transposed Jacobian, the equilibrium, defaults, and size checks (N ≥ 4).
+// the explicit transposed Jacobian, the equilibrium and defaults. The contract every problem keeps
+// (finite differences up to N = 200, outputs overwritten, N < 4 and wrong sizes refused) is
+// checked in problem_contract_test.cpp.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <limits>
 #include <random>
 
-#include "rewind/derivative_checker.hpp"
-#include "rewind/problem.hpp"
 #include "rewind/problems/lorenz96.hpp"
+#include "support/random_data.hpp"
 
 namespace rwd {
 namespace {
@@ -17,14 +15,7 @@ namespace {
 using B = EigenBackend;
 using Vector = B::Vector;
 
-static_assert(Problem<Lorenz96<>>);
-
-Vector random_vector(Index n, std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> dist(lo, hi);
-  Vector x(n);
-  for (Index i = 0; i < n; ++i) x[i] = dist(rng);
-  return x;
-}
+using testing::random_vector;
 
 Index wrap(Index i, Index n) {
   return ((i % n) + n) % n;
@@ -85,30 +76,6 @@ TEST(Lorenz96, VjpIsTheTransposedJacobian) {
   }
 }
 
-TEST(Lorenz96, JacobiansMatchFiniteDifferencesAtRandomStates) {
-  std::mt19937_64 rng(98);
-  DerivativeCheckOptions options;
-  options.tolerance = 1e-7;
-  for (Index n : {4, 5, 10, 40, 200}) {  // 200 > max_full_columns: random directions
-    Lorenz96<> p(n);
-    for (int trial = 0; trial < 3; ++trial) {
-      const Vector y = random_vector(n, rng, -8, 12);
-      const Vector theta{{8.0 + random_vector(1, rng, -2, 2)[0]}};
-      const auto report = check_derivatives(p, 0.0, y, theta, options);
-      EXPECT_TRUE(report.ok) << "N = " << n << "\n" << report.report();
-      EXPECT_EQ(report.state.mode,
-                n <= 64 ? JacobianCheckMode::kFull : JacobianCheckMode::kRandomDirections);
-    }
-  }
-  // N = 200 entry by entry as well.
-  options.max_full_columns = 200;
-  Lorenz96<> p(200);
-  const auto report =
-      check_derivatives(p, 0.0, random_vector(200, rng, -8, 12), Vector{{8.0}}, options);
-  EXPECT_TRUE(report.ok) << report.report();
-  EXPECT_EQ(report.state.comparisons, 200 * 200);
-}
-
 TEST(Lorenz96, DefaultsAndEquilibrium) {
   Lorenz96<> p(40);
   EXPECT_EQ(p.state_size(), 40);
@@ -123,38 +90,6 @@ TEST(Lorenz96, DefaultsAndEquilibrium) {
   p.rhs(0.0, Vector::Constant(40, 3.5), Vector{{3.5}}, f);
   EXPECT_EQ(f, Vector::Zero(40));
   EXPECT_EQ(p.default_initial_state(5.0, 0.0), Vector::Constant(40, 5.0));
-}
-
-TEST(Lorenz96, OutputsAreOverwritten) {
-  Lorenz96<> p(9);
-  std::mt19937_64 rng(99);
-  const Vector y = random_vector(9, rng, -5, 5), v = random_vector(9, rng, -1, 1);
-  const Vector theta = p.default_parameters();
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  Vector a1 = Vector::Constant(9, nan), b1 = Vector::Constant(1, nan);
-  Vector a2 = Vector::Constant(9, 2.0), b2 = Vector::Constant(1, 2.0);
-  p.vjp(0.0, y, theta, v, a1, b1);
-  p.vjp(0.0, y, theta, v, a2, b2);
-  EXPECT_EQ(a1, a2);
-  EXPECT_EQ(b1, b2);
-}
-
-TEST(Lorenz96, RefusesFewerThanFourVariables) {
-  for (Index n : {3, 2, 1, 0, -1}) EXPECT_THROW(Lorenz96<>{n}, InvalidArgument) << "N = " << n;
-  EXPECT_NO_THROW(Lorenz96<>(4));
-  try {
-    Lorenz96<> p(3);
-    FAIL() << "N = 3 accepted";
-  } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("N = 3"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find(">= 4"), std::string::npos) << e.what();
-  }
-  Lorenz96<> p(6);
-  Vector f(6), out_y(6), out_theta(1);
-  const Vector y = Vector::Zero(6);
-  EXPECT_THROW(p.rhs(0.0, Vector::Zero(5), Vector{{8.0}}, f), InvalidArgument);
-  EXPECT_THROW(p.rhs(0.0, y, Vector{{8.0, 1.0}}, f), InvalidArgument);
-  EXPECT_THROW(p.vjp(0.0, y, Vector{{8.0}}, Vector::Zero(7), out_y, out_theta), InvalidArgument);
 }
 
 }  // namespace

@@ -1,13 +1,8 @@
-// Lotka–Volterra: rhs at hand-computed points, the vjp against the hand-written Jacobian and
-// finite differences at random states, the output contract, and size checks.
+// Lotka–Volterra: defaults, rhs at hand-computed points, and the vjp against the hand-written
+// Jacobian. The contract every problem keeps (finite differences at random states, outputs
+// overwritten, sizes refused) is checked in problem_contract_test.cpp.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <limits>
-#include <random>
-
-#include "rewind/derivative_checker.hpp"
-#include "rewind/problem.hpp"
 #include "rewind/problems/lotka_volterra.hpp"
 
 namespace rwd {
@@ -15,15 +10,6 @@ namespace {
 
 using B = EigenBackend;
 using Vector = B::Vector;
-
-static_assert(Problem<LotkaVolterra<>>);
-
-Vector random_vector(Index n, std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> dist(lo, hi);
-  Vector x(n);
-  for (Index i = 0; i < n; ++i) x[i] = dist(rng);
-  return x;
-}
 
 TEST(LotkaVolterra, Defaults) {
   LotkaVolterra<> p;
@@ -56,43 +42,6 @@ TEST(LotkaVolterra, VjpIsTheTransposedHandJacobian) {
   p.vjp(0.0, Vector{{x, y}}, Vector{{a, b, d, g}}, v, out_y, out_theta);
   EXPECT_LT((out_y - jy.transpose() * v).norm(), 1e-14);
   EXPECT_LT((out_theta - jt.transpose() * v).norm(), 1e-14);
-}
-
-TEST(LotkaVolterra, JacobiansMatchFiniteDifferencesAtRandomStates) {
-  LotkaVolterra<> p;
-  std::mt19937_64 rng(4);
-  DerivativeCheckOptions options;
-  options.tolerance = 1e-7;
-  for (int trial = 0; trial < 20; ++trial) {
-    const Vector y = random_vector(2, rng, 0.1, 7.0);
-    const Vector theta = random_vector(4, rng, 0.5, 3.0);
-    const auto report = check_derivatives(p, 0.0, y, theta, options);
-    EXPECT_TRUE(report.ok) << "trial " << trial << "\n" << report.report();
-    EXPECT_EQ(report.parameters.comparisons, 8);
-  }
-}
-
-TEST(LotkaVolterra, OutputsAreOverwritten) {
-  LotkaVolterra<> p;
-  const Vector y{{1.3, 0.4}}, theta = p.default_parameters(), v{{0.5, 2.0}};
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  Vector a1 = Vector::Constant(2, nan), b1 = Vector::Constant(4, nan);
-  Vector a2 = Vector::Constant(2, 5.0), b2 = Vector::Constant(4, 5.0);
-  p.vjp(0.0, y, theta, v, a1, b1);
-  p.vjp(0.0, y, theta, v, a2, b2);
-  EXPECT_EQ(a1, a2);
-  EXPECT_EQ(b1, b2);
-  EXPECT_TRUE(a1.allFinite() && b1.allFinite());
-}
-
-TEST(LotkaVolterra, RefusesWrongVectorSizes) {
-  LotkaVolterra<> p;
-  Vector f(2), out_y(2), out_theta(4), wrong(3);
-  const Vector y = p.default_initial_state(), theta = p.default_parameters();
-  EXPECT_THROW(p.rhs(0.0, Vector(3), theta, f), InvalidArgument);
-  EXPECT_THROW(p.rhs(0.0, y, Vector(3), f), InvalidArgument);
-  EXPECT_THROW(p.vjp(0.0, y, theta, y, out_y, wrong), InvalidArgument);
-  EXPECT_THROW(p.vjp(0.0, y, theta, Vector(1), out_y, out_theta), InvalidArgument);
 }
 
 }  // namespace

@@ -16,6 +16,8 @@
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/problems/lotka_volterra.hpp"
 #include "rewind/problems/van_der_pol.hpp"
+#include "support/host_vectors.hpp"
+#include "support/random_data.hpp"
 
 #if defined(THRUST_DEVICE_SYSTEM) && __has_include(<thrust/device_vector.h>)
 #include "rewind/backend/thrust_backend.hpp"
@@ -30,26 +32,9 @@ namespace {
 using E = EigenBackend;
 using T = ThrustBackend;
 using Host = std::vector<double>;
-
-template <class B>
-typename B::Vector to_backend(const Host& h) {
-  typename B::Vector x = B::zeros(static_cast<Index>(h.size()));
-  B::copy_from_host(h, x);
-  return x;
-}
-template <class B>
-Host to_host(const typename B::Vector& x) {
-  Host h(static_cast<std::size_t>(B::size(x)));
-  B::copy_to_host(x, h);
-  return h;
-}
-
-Host random_host(std::size_t n, std::mt19937_64& rng, double lo, double hi) {
-  std::uniform_real_distribution<double> dist(lo, hi);
-  Host x(n);
-  for (double& xi : x) xi = dist(rng);
-  return x;
-}
+using testing::random_values;
+using testing::to_backend;
+using testing::to_host;
 
 // max |a − b| / max(1e-300, max |a|).
 double relative_difference(const Host& a, const Host& b) {
@@ -92,28 +77,27 @@ void expect_backends_agree(const PE& pe, const PT& pt, const Host& y, const Host
 
 TEST(ProblemsOnThrust, Lorenz63) {
   std::mt19937_64 rng(1);
-  expect_backends_agree(Lorenz63<E>(), Lorenz63<T>(), random_host(3, rng, -20, 20),
-                        random_host(3, rng, 1, 30), random_host(3, rng, -1, 1));
+  expect_backends_agree(Lorenz63<E>(), Lorenz63<T>(), random_values(3, rng, -20, 20),
+                        random_values(3, rng, 1, 30), random_values(3, rng, -1, 1));
 }
 
 TEST(ProblemsOnThrust, LotkaVolterra) {
   std::mt19937_64 rng(2);
-  expect_backends_agree(LotkaVolterra<E>(), LotkaVolterra<T>(), random_host(2, rng, 0.1, 5),
-                        random_host(4, rng, 0.5, 3), random_host(2, rng, -1, 1));
+  expect_backends_agree(LotkaVolterra<E>(), LotkaVolterra<T>(), random_values(2, rng, 0.1, 5),
+                        random_values(4, rng, 0.5, 3), random_values(2, rng, -1, 1));
 }
 
 TEST(ProblemsOnThrust, VanDerPol) {
   std::mt19937_64 rng(3);
-  expect_backends_agree(VanDerPol<E>(), VanDerPol<T>(), random_host(2, rng, -3, 3),
-                        random_host(1, rng, 0.1, 5), random_host(2, rng, -1, 1));
+  expect_backends_agree(VanDerPol<E>(), VanDerPol<T>(), random_values(2, rng, -3, 3),
+                        random_values(1, rng, 0.1, 5), random_values(2, rng, -1, 1));
 }
 
 TEST(ProblemsOnThrust, Lorenz96) {
   std::mt19937_64 rng(4);
   for (Index n : {4, 5, 40, 1000}) {
-    const auto nz = static_cast<std::size_t>(n);
-    expect_backends_agree(Lorenz96<E>(n), Lorenz96<T>(n), random_host(nz, rng, -8, 12),
-                          random_host(1, rng, 6, 10), random_host(nz, rng, -1, 1),
+    expect_backends_agree(Lorenz96<E>(n), Lorenz96<T>(n), random_values(n, rng, -8, 12),
+                          random_values(1, rng, 6, 10), random_values(n, rng, -1, 1),
                           // Σ v_i: sequential sums on both backends, but allow reordering.
                           1e-14);
   }
@@ -122,21 +106,20 @@ TEST(ProblemsOnThrust, Lorenz96) {
 TEST(ProblemsOnThrust, LinearOde) {
   std::mt19937_64 rng(5);
   for (Index n : {1, 3, 16}) {
-    const auto nz = static_cast<std::size_t>(n);
-    expect_backends_agree(LinearOde<E>(n), LinearOde<T>(n), random_host(nz, rng, -2, 2),
-                          random_host(nz * nz, rng, -1, 1), random_host(nz, rng, -1, 1));
+    expect_backends_agree(LinearOde<E>(n), LinearOde<T>(n), random_values(n, rng, -2, 2),
+                          random_values(n * n, rng, -1, 1), random_values(n, rng, -1, 1));
   }
 }
 
 TEST(ProblemsOnThrust, GrayScott) {
   std::mt19937_64 rng(6);
   for (Index n : {3, 8, 64}) {
-    const auto values = static_cast<std::size_t>(2 * n * n);
+    const Index values = 2 * n * n;
     Host theta = {0.16, 0.08, 0.035, 0.065};
     // Eigen runs row kernels, Thrust cell kernels: the same arithmetic per cell (bitwise equal
     // rhs and state vjp), but the parameter gradient sums n² terms in a different order.
-    expect_backends_agree(GrayScott<E>(n), GrayScott<T>(n), random_host(values, rng, 0, 1), theta,
-                          random_host(values, rng, -1, 1), 1e-13);
+    expect_backends_agree(GrayScott<E>(n), GrayScott<T>(n), random_values(values, rng, 0, 1), theta,
+                          random_values(values, rng, -1, 1), 1e-13);
   }
 }
 
@@ -153,7 +136,7 @@ TEST(ProblemsOnThrust, DerivativeCheckerRunsThroughTheBackend) {
   {
     GrayScott<T> p(6);
     std::mt19937_64 rng(7);
-    const auto report = check_derivatives(p, 0.0, to_backend<T>(random_host(72, rng, 0, 1)),
+    const auto report = check_derivatives(p, 0.0, to_backend<T>(random_values(72, rng, 0, 1)),
                                           p.default_parameters(), options);
     EXPECT_TRUE(report.ok) << report.report();
     EXPECT_EQ(report.state.mode, JacobianCheckMode::kRandomDirections);

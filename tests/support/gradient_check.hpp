@@ -7,6 +7,7 @@
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/objective.hpp"
+#include "support/random_data.hpp"
 
 namespace rwd::testing {
 
@@ -16,11 +17,10 @@ struct DirectionalCheck {
   double rel_error() const { return std::abs(adjoint - fd) / std::max({std::abs(adjoint), std::abs(fd), 1e-12}); }
 };
 
+// A unit vector in a random direction: normal numbers from a generator seeded with `seed`.
 inline Eigen::VectorXd random_direction(Index n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal;
-  Eigen::VectorXd d(n);
-  for (Index i = 0; i < n; ++i) d[i] = normal(rng);
+  const Eigen::VectorXd d = random_normal_vector(n, rng);
   return d / d.norm();
 }
 

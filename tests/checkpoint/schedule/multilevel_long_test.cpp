@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "multilevel_checks.hpp"
 #include "multilevel_reference.hpp"
 #include "rewind/schedule/multilevel_schedule.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
@@ -23,34 +24,13 @@
 namespace rwd {
 namespace {
 
-CostModel model(double adjoint, double disk_write, double disk_read, double write = 0.0,
-                double read = 0.0) {
-  return CostModel{.step_time = 1.0,
-                   .adjoint_cost_factor = adjoint,
-                   .write_time = write,
-                   .read_time = read,
-                   .disk_write_time = disk_write,
-                   .disk_read_time = disk_read};
-}
-
-// Valid, within budget per level, and exactly what the planner predicted.
-ScheduleCost check(MultiLevelSchedule& s, int m, int d) {
-  const ScheduleCost cost = simulate(s);
-  const ScheduleCost& p = s.predicted_cost();
-  EXPECT_EQ(cost.advances, p.advances);
-  EXPECT_EQ(cost.stores, p.stores);
-  EXPECT_EQ(cost.disk_stores, p.disk_stores);
-  EXPECT_EQ(cost.restores, p.restores);
-  EXPECT_EQ(cost.disk_restores, p.disk_restores);
-  EXPECT_LE(cost.peak_disk_slots, d);
-  EXPECT_LE(cost.peak_slots - cost.peak_disk_slots, m);
-  EXPECT_EQ(predicted_time(cost, s.costs()), s.predicted_time());
-  return cost;
-}
+using test::check_plan;
+using test::cost_model;
 
 std::vector<CostModel> grid() {
-  return {model(1.0, 20.0, 20.0), model(2.0, 1.0, 1.0),           model(0.0, 0.05, 0.05),
-          model(2.0, 5.0, 0.5),   model(1.0, 0.5, 8.0, 0.2, 0.1), model(1.0, 3.0, 3.0, 1.0, 1.0)};
+  return {cost_model(1.0, 20.0, 20.0),         cost_model(2.0, 1.0, 1.0),
+          cost_model(0.0, 0.05, 0.05),         cost_model(2.0, 5.0, 0.5),
+          cost_model(1.0, 0.5, 8.0, 0.2, 0.1), cost_model(1.0, 3.0, 3.0, 1.0, 1.0)};
 }
 
 TEST(MultiLevelLong, RecursiveFamilyIsOptimalForEightSteps) {
@@ -60,7 +40,7 @@ TEST(MultiLevelLong, RecursiveFamilyIsOptimalForEightSteps) {
       const double all = test::exhaustive_two_level(8, m, d, costs);
       ASSERT_NEAR(dp.optimum(8), all, 1e-9 * all) << "m = " << m << ", d = " << d;
       MultiLevelSchedule s(8, m, d, costs);
-      check(s, m, d);
+      check_plan(s, m, d);
       ASSERT_NEAR(predicted_time(simulate(s), costs), all, 1e-9 * all);
     }
 }
@@ -72,7 +52,7 @@ TEST(MultiLevelLong, OptimalForEveryHorizonUpTo300) {
       for (Index l = 1; l <= 300; ++l) {
         MultiLevelSchedule s(l, m, d, costs);
         if (!s.exact()) continue;
-        check(s, m, d);
+        check_plan(s, m, d);
         const double t = s.predicted_time(), optimum = dp.optimum(l);
         ASSERT_NEAR(t, optimum, 1e-9 * optimum) << "l = " << l << ", m = " << m << ", d = " << d;
       }
@@ -82,12 +62,12 @@ TEST(MultiLevelLong, OptimalForEveryHorizonUpTo300) {
 TEST(MultiLevelLong, BeyondTheTableStaysCloseToTheOptimum) {
   double worst = 0.0;
   for (const CostModel& costs :
-       {model(2.0, 2.0, 2.0), model(1.0, 0.1, 0.1), model(1.0, 20.0, 20.0)})
+       {cost_model(2.0, 2.0, 2.0), cost_model(1.0, 0.1, 0.1), cost_model(1.0, 20.0, 20.0)})
     for (const auto& [m, d] : std::vector<std::pair<int, int>>{{4, 20}, {4, 100}, {8, 30}}) {
       test::ReferenceTwoLevelDP dp(1000, m, d, costs);
       for (const Index l : {Index{400}, Index{700}, Index{1000}}) {
         MultiLevelSchedule s(l, m, d, costs);
-        check(s, m, d);
+        check_plan(s, m, d);
         const double gap = s.predicted_time() / dp.optimum(l) - 1.0;
         std::printf("l = %4lld, m = %d, d = %3d, w_d = r_d = %4.1f: %-11s k = %2lld  +%.2f %%\n",
                     static_cast<long long>(l), m, d, costs.disk_write_time,
@@ -111,12 +91,12 @@ TEST(MultiLevelLong, RandomHorizonsBeatTheSimpleStrategies) {
   for (int i = 0; i < 40; ++i) {
     const Index l = steps(rng);
     const int m = memory(rng), d = disk(rng);
-    const CostModel costs = model(2.0, std::pow(10.0, cost(rng)), std::pow(10.0, cost(rng)));
+    const CostModel costs = cost_model(2.0, std::pow(10.0, cost(rng)), std::pow(10.0, cost(rng)));
     SCOPED_TRACE("l = " + std::to_string(l) + ", m = " + std::to_string(m) +
                  ", d = " + std::to_string(d) + ", w_d = " + std::to_string(costs.disk_write_time) +
                  ", r_d = " + std::to_string(costs.disk_read_time));
     MultiLevelSchedule s(l, m, d, costs);
-    check(s, m, d);
+    check_plan(s, m, d);
     RevolveSchedule revolve(l, m);
     EXPECT_LE(s.predicted_time(), predicted_time(simulate(revolve), costs));
     if (d >= 2) {
@@ -128,13 +108,13 @@ TEST(MultiLevelLong, RandomHorizonsBeatTheSimpleStrategies) {
 
 TEST(MultiLevelLong, TenMillionSteps) {
   const Index l = 10000000;
-  const CostModel costs = model(2.0, 2.0, 2.0);
+  const CostModel costs = cost_model(2.0, 2.0, 2.0);
   const auto start = std::chrono::steady_clock::now();
   MultiLevelSchedule s(l, 4, 1000, costs);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 1.0);
-  const ScheduleCost cost = check(s, 4, 1000);
+  const ScheduleCost cost = check_plan(s, 4, 1000);
   std::printf("l = 10^7, m = 4, d = 1000: planned in %.3f s, k = %lld, %.4f forward runs\n",
               seconds, static_cast<long long>(s.super_step()),
               predicted_time(cost, costs) / static_cast<double>(l));

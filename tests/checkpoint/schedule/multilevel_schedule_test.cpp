@@ -17,19 +17,22 @@
 #include <utility>
 #include <vector>
 
+#include "multilevel_checks.hpp"
 #include "multilevel_reference.hpp"
 #include "rewind/schedule/multilevel_plan.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
 #include "rewind/schedule/revolve_schedule.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
 #include "rewind/error.hpp"
+#include "support/error_message.hpp"
 
 namespace rwd {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::check_plan;
+using test::cost_model;
+
+using testing::contains;
 
 using test::ActionListSchedule;
 
@@ -39,36 +42,6 @@ ActionListSchedule uniform_disk(Index l, int m, int d, Index k) {
 
 double time_of(Schedule& schedule, const CostModel& costs) {
   return predicted_time(simulate(schedule), costs);
-}
-
-// Simulates, checks the budget per level and that the planner predicted exactly these counts.
-ScheduleCost check_plan(MultiLevelSchedule& s, int m, int d) {
-  const ScheduleCost cost = simulate(s);  // throws at the first broken rule
-  const ScheduleCost& p = s.predicted_cost();
-  const std::string where = s.name() + ", l = " + std::to_string(s.steps());
-  EXPECT_EQ(cost.advances, p.advances) << where;
-  EXPECT_EQ(cost.stores, p.stores) << where;
-  EXPECT_EQ(cost.disk_stores, p.disk_stores) << where;
-  EXPECT_EQ(cost.restores, p.restores) << where;
-  EXPECT_EQ(cost.disk_restores, p.disk_restores) << where;
-  EXPECT_EQ(cost.reverses, s.steps()) << where;
-  EXPECT_EQ(cost.frees, cost.stores) << where;
-  EXPECT_EQ(cost.first_sweep_advances, s.steps() - 1) << where;
-  EXPECT_LE(cost.peak_disk_slots, d) << where;
-  EXPECT_LE(cost.peak_slots - cost.peak_disk_slots, m) << where;
-  EXPECT_EQ(cost.disk_slots, d);
-  EXPECT_EQ(predicted_time(cost, s.costs()), s.predicted_time()) << where;
-  return cost;
-}
-
-CostModel model(double adjoint, double disk_write, double disk_read, double write = 0.0,
-                double read = 0.0) {
-  return CostModel{.step_time = 1.0,
-                   .adjoint_cost_factor = adjoint,
-                   .write_time = write,
-                   .read_time = read,
-                   .disk_write_time = disk_write,
-                   .disk_read_time = disk_read};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -95,7 +68,7 @@ TEST(TwoLevelSimulator, CountsEachLevel) {
   EXPECT_TRUE(contains(cost.to_string(), "disk level (1 slots): 1 stores, 1 restores, peak 1"))
       << cost.to_string();
   // Memory I/O at write_time/read_time, disk I/O at the disk times.
-  const CostModel costs = model(1.0, 10.0, 100.0, 0.5, 0.25);
+  const CostModel costs = cost_model(1.0, 10.0, 100.0, 0.5, 0.25);
   EXPECT_DOUBLE_EQ(predicted_time(cost, costs), 2.0 + 3 * 2.0 + 2 * 0.5 + 10.0 + 0.25 + 100.0);
 
   // Single-level schedules and streams: no disk part, as before.
@@ -104,7 +77,8 @@ TEST(TwoLevelSimulator, CountsEachLevel) {
   EXPECT_EQ(r.disk_stores, 0);
   EXPECT_EQ(r.disk_slots, 0);
   EXPECT_FALSE(contains(r.to_string(), "disk"));
-  EXPECT_DOUBLE_EQ(predicted_time(r, costs), predicted_time(r, model(1.0, 0.0, 0.0, 0.5, 0.25)));
+  EXPECT_DOUBLE_EQ(predicted_time(r, costs),
+                   predicted_time(r, cost_model(1.0, 0.0, 0.0, 0.5, 0.25)));
 
   // The validator's memory_slots argument.
   ScheduleValidator all_disk(2, 1, "v", 0);
@@ -119,10 +93,10 @@ TEST(TwoLevelSimulator, CountsEachLevel) {
   } catch (const InvalidArgument& e) {
     EXPECT_TRUE(contains(e.what(), "memory slots = 7 must lie in [0, c = 3]")) << e.what();
   }
-  for (const CostModel bad : {model(1.0, -1.0, 0.0), model(1.0, 0.0, std::nan(""))})
+  for (const CostModel bad : {cost_model(1.0, -1.0, 0.0), cost_model(1.0, 0.0, std::nan(""))})
     EXPECT_THROW(bad.validate(), InvalidArgument);
   try {
-    model(1.0, 0.0, -3.0).validate();
+    cost_model(1.0, 0.0, -3.0).validate();
     ADD_FAILURE();
   } catch (const InvalidArgument& e) {
     EXPECT_TRUE(contains(e.what(), "disk_read_time = -3 must be finite and >= 0")) << e.what();
@@ -160,9 +134,10 @@ TEST(RevolveStores, EqualsTheStoresOfTheRevolveSchedule) {
 // Disk much slower than a step, about one step, much faster; memory I/O free or not; adjoints of
 // different cost.
 std::vector<CostModel> cost_grid() {
-  return {model(1.0, 20.0, 20.0),        model(2.0, 1.0, 1.0), model(0.0, 0.05, 0.05),
-          model(2.0, 5.0, 0.5),          model(1.0, 0.5, 8.0), model(3.0, 2.0, 2.0, 0.1, 0.1),
-          model(1.0, 0.0, 0.0, 0.3, 0.2)};
+  return {cost_model(1.0, 20.0, 20.0),        cost_model(2.0, 1.0, 1.0),
+          cost_model(0.0, 0.05, 0.05),        cost_model(2.0, 5.0, 0.5),
+          cost_model(1.0, 0.5, 8.0),          cost_model(3.0, 2.0, 2.0, 0.1, 0.1),
+          cost_model(1.0, 0.0, 0.0, 0.3, 0.2)};
 }
 
 TEST(TwoLevelReference, RecursiveFamilyIsOptimalOverAllActionSequences) {
@@ -215,13 +190,13 @@ TEST(MultiLevelSchedule, OptimalWithinTheFamilyForEveryHorizonUpTo200) {
 TEST(MultiLevelSchedule, WithoutDiskItIsRevolve) {
   for (const int m : {1, 2, 5})
     for (Index l = 1; l <= 200; l += (l < 30 ? 1 : 7)) {
-      MultiLevelSchedule s(l, m, 0, model(2.0, 3.0, 3.0));
+      MultiLevelSchedule s(l, m, 0, cost_model(2.0, 3.0, 3.0));
       const ScheduleCost cost = check_plan(s, m, 0);
       ASSERT_EQ(cost.advances, revolve_advances(l, m)) << "l = " << l << ", m = " << m;
       ASSERT_EQ(cost.disk_stores, 0);
     }
   for (const Index l : {Index{5000}, Index{123457}}) {
-    MultiLevelSchedule s(l, 6, 0, model(1.0, 1.0, 1.0));
+    MultiLevelSchedule s(l, 6, 0, cost_model(1.0, 1.0, 1.0));
     EXPECT_FALSE(s.exact());
     EXPECT_EQ(s.super_step(), l);
     EXPECT_EQ(check_plan(s, 6, 0).advances, revolve_advances(l, 6));
@@ -230,7 +205,7 @@ TEST(MultiLevelSchedule, WithoutDiskItIsRevolve) {
 
 TEST(MultiLevelSchedule, FreeDiskIsAtLeastAsGoodAsRevolveWithAllSlots) {
   // Disk and memory I/O free: the two-level plan may use the d disk slots like memory.
-  const CostModel costs = model(1.0, 0.0, 0.0);
+  const CostModel costs = cost_model(1.0, 0.0, 0.0);
   for (const auto& [m, d] : std::vector<std::pair<int, int>>{{1, 3}, {2, 6}, {4, 4}})
     for (Index l = 2; l <= 200; l += 3) {
       MultiLevelSchedule s(l, m, d, costs);
@@ -241,7 +216,7 @@ TEST(MultiLevelSchedule, FreeDiskIsAtLeastAsGoodAsRevolveWithAllSlots) {
 }
 
 TEST(MultiLevelSchedule, DearDiskIsLeftAlone) {
-  const CostModel costs = model(1.0, 1e9, 1e9);
+  const CostModel costs = cost_model(1.0, 1e9, 1e9);
   for (const Index l : {Index{2}, Index{50}, Index{200}, Index{20000}, Index{300000}}) {
     MultiLevelSchedule s(l, 3, 50, costs);
     const ScheduleCost cost = check_plan(s, 3, 50);
@@ -257,8 +232,9 @@ TEST(MultiLevelSchedule, NeverWorseThanMemoryRevolveOrUniformDisk) {
   };
   for (const Case c : {Case{60, 2, 5}, Case{150, 4, 100}, Case{1000, 4, 100}, Case{1000, 2, 10},
                        Case{20000, 4, 100}, Case{100000, 4, 100}, Case{77777, 3, 1000}})
-    for (const CostModel& costs : {model(2.0, 2.0, 2.0), model(1.0, 20.0, 20.0),
-                                   model(1.0, 0.1, 0.1), model(2.0, 2.0, 2.0, 0.01, 0.01)}) {
+    for (const CostModel& costs :
+         {cost_model(2.0, 2.0, 2.0), cost_model(1.0, 20.0, 20.0), cost_model(1.0, 0.1, 0.1),
+          cost_model(2.0, 2.0, 2.0, 0.01, 0.01)}) {
       MultiLevelSchedule s(c.l, c.m, c.d, costs);
       check_plan(s, c.m, c.d);
       const double planned = time_of(s, costs);
@@ -286,10 +262,10 @@ TEST(MultiLevelSchedule, GridPlansBeyondTheExactTable) {
   };
   int grids = 0;
   for (const Case& c :
-       {Case{400, 4, 100, model(1.0, 20.0, 20.0)}, Case{600, 8, 30, model(1.0, 0.1, 0.1)},
-        Case{3000, 4, 30, model(2.0, 2.0, 2.0)},
-        Case{3000, 2, 300, model(1.0, 0.5, 4.0, 0.01, 0.02)},
-        Case{20000, 4, 10, model(2.0, 2.0, 2.0)}}) {
+       {Case{400, 4, 100, cost_model(1.0, 20.0, 20.0)}, Case{600, 8, 30, cost_model(1.0, 0.1, 0.1)},
+        Case{3000, 4, 30, cost_model(2.0, 2.0, 2.0)},
+        Case{3000, 2, 300, cost_model(1.0, 0.5, 4.0, 0.01, 0.02)},
+        Case{20000, 4, 10, cost_model(2.0, 2.0, 2.0)}}) {
     SCOPED_TRACE("l = " + std::to_string(c.l) + ", m = " + std::to_string(c.m) +
                  ", d = " + std::to_string(c.d));
     MultiLevelSchedule s(c.l, c.m, c.d, c.costs);
@@ -318,7 +294,7 @@ TEST(MultiLevelSchedule, GridPlansBeyondTheExactTable) {
 // adjoint 2 steps.
 TEST(MultiLevelSchedule, ReportsTheComparison) {
   const Index l = 100000;
-  const CostModel costs = model(2.0, 2.0, 2.0);
+  const CostModel costs = cost_model(2.0, 2.0, 2.0);
   MultiLevelSchedule s(l, 4, 100, costs);
   const ScheduleCost cost = check_plan(s, 4, 100);
   RevolveSchedule revolve(l, 4);
@@ -340,7 +316,7 @@ TEST(MultiLevelSchedule, ReportsTheComparison) {
 // ---------------------------------------------------------------------------------------------
 
 TEST(MultiLevelSchedule, InterfaceAndStream) {
-  MultiLevelSchedule s(40, 2, 5, model(1.0, 3.0, 3.0));
+  MultiLevelSchedule s(40, 2, 5, cost_model(1.0, 3.0, 3.0));
   EXPECT_EQ(s.name(), "two-level(memory = 2, disk = 5)");
   EXPECT_EQ(s.slots(), 7);
   EXPECT_EQ(s.memory_slots(), 2);
@@ -367,7 +343,7 @@ TEST(MultiLevelSchedule, InterfaceAndStream) {
 
 TEST(MultiLevelSchedule, MovesSnapshotsBetweenLevelsWhenItPays) {
   // Disk reads dear, memory scarce: a disk snapshot re-read often is first moved into memory.
-  const CostModel costs = model(1.0, 0.5, 6.0);
+  const CostModel costs = cost_model(1.0, 0.5, 6.0);
   MultiLevelSchedule s(60, 2, 6, costs);
   ASSERT_TRUE(s.exact());
   Index moves = 0, current = 0;
@@ -393,7 +369,7 @@ TEST(MultiLevelSchedule, MovesSnapshotsBetweenLevelsWhenItPays) {
 
 TEST(MultiLevelSchedule, MillionStepsWithAThousandDiskSnapshots) {
   const Index l = 1000000;
-  const CostModel costs = model(2.0, 2.0, 2.0);
+  const CostModel costs = cost_model(2.0, 2.0, 2.0);
   const auto start = std::chrono::steady_clock::now();
   MultiLevelSchedule s(l, 4, 1000, costs);
   const double plan_seconds =
@@ -436,13 +412,13 @@ TEST(MultiLevelSchedule, RefusesBadInput) {
                        "disk snapshots = 1073741824 is more than"));
   EXPECT_TRUE(contains(message([&] { MultiLevelSchedule(10, 1 << 28, 0, ok); }),
                        "memory snapshots = 268435456 is more than"));
-  EXPECT_TRUE(contains(message([&] { MultiLevelSchedule(10, 2, 2, model(1.0, -2.0, 1.0)); }),
+  EXPECT_TRUE(contains(message([&] { MultiLevelSchedule(10, 2, 2, cost_model(1.0, -2.0, 1.0)); }),
                        "disk_write_time = -2"));
-  EXPECT_TRUE(contains(message([&] {
-                         MultiLevelSchedule(
-                             10, 2, 2, model(1.0, 1.0, std::numeric_limits<double>::infinity()));
-                       }),
-                       "disk_read_time = inf"));
+  EXPECT_TRUE(contains(
+      message([&] {
+        MultiLevelSchedule(10, 2, 2, cost_model(1.0, 1.0, std::numeric_limits<double>::infinity()));
+      }),
+      "disk_read_time = inf"));
   EXPECT_TRUE(contains(message([&] { MultiLevelSchedule(10, 2, 2, CostModel{.step_time = 0.0}); }),
                        "step_time = 0"));
 }

@@ -12,20 +12,18 @@
 
 #include "rewind/schedule/checked_arithmetic.hpp"
 #include "rewind/error.hpp"
+#include "support/error_message.hpp"
 
 namespace rwd {
 namespace {
 
 constexpr Index kMax = std::numeric_limits<Index>::max();
 
+// The message of the InvalidArgument that `f` throws (a test failure if it throws nothing or
+// something else).
 template <class F>
 std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return testing::error_message<InvalidArgument>(std::forward<F>(f));
 }
 
 // Minimal advances to reverse l steps from a stored y_0 with c snapshots (y_0's included), by

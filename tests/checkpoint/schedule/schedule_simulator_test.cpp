@@ -13,6 +13,7 @@
 #include "rewind/schedule/revolve_schedule.hpp"
 #include "rewind/schedule/store_all_schedule.hpp"
 #include "rewind/error.hpp"
+#include "support/error_message.hpp"
 
 namespace rwd {
 namespace {
@@ -62,9 +63,7 @@ std::pair<Index, std::string> violation_of(Index steps, int slots, std::vector<A
   return {-1, "no violation"};
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 TEST(ScheduleSimulator, CountsAValidStream) {
   ListSchedule schedule(4, 2, valid_four());

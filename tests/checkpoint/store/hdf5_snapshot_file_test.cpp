@@ -15,6 +15,7 @@
 
 #include "support/scratch_directory.hpp"
 #include "rewind/error.hpp"
+#include "support/error_message.hpp"
 
 namespace rwd {
 namespace {
@@ -36,15 +37,11 @@ std::vector<std::byte> meta_of(Index step) {
   return meta;
 }
 
+// The message of the StorageError that `f` throws (a test failure if it throws nothing or
+// something else).
 template <class F>
 std::string storage_error(F&& f) {
-  try {
-    f();
-  } catch (const StorageError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no StorageError";
-  return "";
+  return testing::error_message<StorageError>(std::forward<F>(f));
 }
 
 TEST(Hdf5SnapshotFile, RoundTripIsBitForBit) {

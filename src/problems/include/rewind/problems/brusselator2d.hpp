@@ -81,7 +81,10 @@ class Brusselator2D {
 
   // out = (∂f/∂y) v: the Jacobian-vector product a matrix-free Newton solver (GMRES) uses.
   void jvp(double, const Vector& y, const Vector& theta, const Vector& v, Vector& out) const {
-    detail::require_rhs_sizes<Backend>(name, state_size(), 3, y, theta, out);
+    detail::require_length(name, "state y", y.size(), state_size());
+    detail::require_length(name, "parameter vector theta", theta.size(), 3);
+    detail::require_length(name, "tangent v", v.size(), state_size());
+    detail::require_length(name, "output out", out.size(), state_size());
     const double b = theta[1], k = theta[2] * static_cast<double>(n_ * n_);
     for (Index r = 0; r < n_; ++r)
       for (Index c = 0; c < n_; ++c) {

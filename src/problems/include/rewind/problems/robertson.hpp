@@ -72,6 +72,8 @@ class Robertson {
 
   // ∂f/∂y, n × n (overwritten).
   void jacobian(double, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const {
+    detail::require_length(name, "state y", y.size(), n_);
+    detail::require_length(name, "parameter vector theta", theta.size(), 3);
     const double p1 = theta[0], p2 = theta[1], p3 = theta[2];
     J.setZero(n_, n_);
     J(0, 0) = -p1;
