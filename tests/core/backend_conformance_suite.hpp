@@ -36,6 +36,7 @@
 #include "rewind/types.hpp"
 #include "support/host_vectors.hpp"
 #include "support/random_data.hpp"
+#include "support/typed_test_names.hpp"
 
 namespace rwd::conformance {
 
@@ -47,14 +48,7 @@ struct DeviceCheck {
 };
 
 // Test names from B::name, made identifier-like ("thrust-cpp" -> "thrust_cpp").
-struct BackendName {
-  template <class B>
-  static std::string GetName(int) {
-    std::string s = B::name;
-    std::replace(s.begin(), s.end(), '-', '_');
-    return s;
-  }
-};
+using BackendName = rwd::testing::NameMember;
 
 inline constexpr Index kSizes[] = {0, 1, 7, 513, 10000};
 inline constexpr double kEps = std::numeric_limits<double>::epsilon();

@@ -43,6 +43,7 @@
 #include "rewind/problems/robertson.hpp"
 #include "rewind/problems/van_der_pol.hpp"
 #include "support/random_data.hpp"
+#include "support/typed_test_names.hpp"
 
 namespace rwd {
 namespace {
@@ -194,55 +195,48 @@ struct ProblemCase<LinearOde<>> : DefaultCase<LinearOde<>> {
   }
 };
 
-template <>
-struct ProblemCase<GrayScott<>> : DefaultCase<GrayScott<>> {
-  static std::vector<GrayScott<>> instances() {
-    return {GrayScott<>(3), GrayScott<>(4), GrayScott<>(8), GrayScott<>(16)};
+// The n × n grid problems: instances n = 3, 4, 8 and 16, 16 random directions, and grid sizes
+// outside [kMinGridSize, kMaxGridSize] refused.
+template <class P>
+struct GridCase : DefaultCase<P> {
+  static std::vector<P> instances() { return {P(3), P(4), P(8), P(16)}; }
+  static DerivativeCheckOptions check_options() {
+    DerivativeCheckOptions options = DefaultCase<P>::check_options();
+    options.random_directions = 16;
+    return options;
   }
+  static std::vector<Index> refused_sizes() {
+    return {P::kMinGridSize - 1, P::kMinGridSize - 2, 0, -4, P::kMaxGridSize + 1};
+  }
+  static Index smallest_size() { return P::kMinGridSize; }
+  static P make(Index n) { return P(n); }
+  static std::vector<std::string> refusal_text(Index n) {
+    return {"n = " + std::to_string(n),
+            "[" + std::to_string(P::kMinGridSize) + ", " + std::to_string(P::kMaxGridSize) + "]"};
+  }
+};
+
+template <>
+struct ProblemCase<GrayScott<>> : GridCase<GrayScott<>> {
   static constexpr std::uint64_t kSeed = 12;
   // u, v in the physically meaningful range [0, 1].
   static Point sample(const GrayScott<>& p, int, std::mt19937_64& rng) {
     const Vector y = random_vector(p.state_size(), rng, 0, 1);
     return {y, p.default_parameters() + random_vector(4, rng, -0.02, 0.02)};
   }
-  static DerivativeCheckOptions check_options() {
-    DerivativeCheckOptions options = DefaultCase::check_options();
-    options.random_directions = 16;
-    return options;
-  }
-  static std::vector<Index> refused_sizes() { return {2, 1, 0, -4, GrayScott<>::kMaxGridSize + 1}; }
-  static Index smallest_size() { return 3; }
-  static GrayScott<> make(Index n) { return GrayScott<>(n); }
-  static std::vector<std::string> refusal_text(Index n) {
-    return {"n = " + std::to_string(n), "[3, " + std::to_string(GrayScott<>::kMaxGridSize) + "]"};
-  }
 };
 
 template <>
-struct ProblemCase<Heat2D<>> : DefaultCase<Heat2D<>> {
-  static std::vector<Heat2D<>> instances() {
-    return {Heat2D<>(3), Heat2D<>(4), Heat2D<>(8), Heat2D<>(16)};
-  }
+struct ProblemCase<Heat2D<>> : GridCase<Heat2D<>> {
   static constexpr std::uint64_t kSeed = 22;
   // The bump with noise 0.3, seeded by the point's index; κ, s₀ in [0.05, 0.5].
   static Point sample(const Heat2D<>& p, int point, std::mt19937_64& rng) {
     const Vector y = p.default_initial_state(static_cast<std::uint64_t>(point), 0.3);
     return {y, random_vector(2, rng, 0.05, 0.5)};
   }
-  static DerivativeCheckOptions check_options() {
-    DerivativeCheckOptions options = DefaultCase::check_options();
-    options.random_directions = 16;
-    return options;
-  }
   // n ≤ 8: at n = 16 the heater's Gaussian tails (∂f/∂s₀ down to 1e-24) are below what
   // differences resolve.
   static constexpr Index kEntryByEntryUpTo = 64;
-  static std::vector<Index> refused_sizes() { return {2, 1, 0, -4, Heat2D<>::kMaxGridSize + 1}; }
-  static Index smallest_size() { return 3; }
-  static Heat2D<> make(Index n) { return Heat2D<>(n); }
-  static std::vector<std::string> refusal_text(Index n) {
-    return {"n = " + std::to_string(n), "[3, " + std::to_string(Heat2D<>::kMaxGridSize) + "]"};
-  }
 };
 
 template <>
@@ -312,16 +306,6 @@ struct ProblemList {
 using BuiltInProblems =
     ProblemList<Lorenz63<>, Lorenz96<>, LotkaVolterra<>, VanDerPol<>, LinearOde<>, GrayScott<>,
                 Heat2D<>, Brusselator2D, Robertson, CubicSpiral>;
-
-// Test names from P::name, made identifier-like ("gray-scott" -> "gray_scott").
-struct ProblemName {
-  template <class P>
-  static std::string GetName(int) {
-    std::string s = P::name;
-    std::replace(s.begin(), s.end(), '-', '_');
-    return s;
-  }
-};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
@@ -427,7 +411,7 @@ class ProblemContract : public ::testing::Test {
   const std::vector<P> instances_ = Case::instances();
 };
 
-TYPED_TEST_SUITE(ProblemContract, BuiltInProblems::Types, ProblemName);
+TYPED_TEST_SUITE(ProblemContract, BuiltInProblems::Types, testing::NameMember);
 
 TYPED_TEST(ProblemContract, HasConsistentSizesDefaultsAndParameterNames) {
   using P = TypeParam;
