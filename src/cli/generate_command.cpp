@@ -22,10 +22,10 @@ struct SpiralSettings {
   bool force = false;
 };
 
-training::TimeSeries spiral_series(const SpiralSettings& s) {
+training::TimeSeries spiral_series(const SpiralSettings& settings) {
   const CubicSpiral spiral;
   return training::sample_solution(spiral, spiral.default_initial_state(), spiral.default_parameters(),
-                                   ButcherTableau::rk4(), s.t_final, s.points, s.substeps, {"y0", "y1"});
+                                   ButcherTableau::rk4(), settings.t_final, settings.points, settings.substeps, {"y0", "y1"});
 }
 
 }  // namespace
@@ -44,7 +44,7 @@ CLI::App* add_generate_command(CLI::App& app) {
   spiral->callback([settings] {
     const std::filesystem::path out(settings->out);
     if (std::filesystem::exists(out) && !settings->force)
-      throw InvalidArgument("'" + settings->out + "' exists; pass --force to overwrite it");
+      rwd::detail::fail<InvalidArgument>("'", settings->out, "' exists; pass --force to overwrite it");
     const training::TimeSeries series = spiral_series(*settings);
     if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
     if (settings->force) std::filesystem::remove(out);
@@ -54,7 +54,7 @@ CLI::App* add_generate_command(CLI::App& app) {
     else if (ext == ".csv")
       training::save_time_series_csv(out, series);
     else
-      throw InvalidArgument("'" + settings->out + "': the output must end in .csv, .h5 or .hdf5");
+      rwd::detail::fail<InvalidArgument>("'", settings->out, "': the output must end in .csv, .h5 or .hdf5");
     std::cout << "wrote " << series.points() << " points of the cubic spiral on [0, " << settings->t_final
               << "] to " << settings->out << "\n";
   });

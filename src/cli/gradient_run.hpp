@@ -45,7 +45,6 @@
 #include "rewind/problems/detail/problem_support.hpp"
 #include "run_report.hpp"
 #include "run_settings.hpp"
-#include "schedule_plan.hpp"
 
 namespace rwd::cli {
 
@@ -92,24 +91,24 @@ inline const char* fd_verdict(const FiniteDifferenceCheck& fd) {
 // Calls f with the stepper the settings ask for: CVODES BDF on intervals (--method bdf) or the
 // Runge–Kutta method with `control` (the settings' own, or frozen steps for the spot check).
 template <class P, class F>
-decltype(auto) with_stepper(const P& problem, const RunSettings& s, const StepControl& control, F&& f) {
-  if (s.bdf) {
-    CvodesOptions options = s.bdf_options;
+decltype(auto) with_stepper(const P& problem, const RunSettings& settings, const StepControl& control, F&& f) {
+  if (settings.bdf) {
+    CvodesOptions options = settings.bdf_options;
     // Semi-discretised PDEs state their band: the band solver instead of a dense n × n one.
     if constexpr (rwd::detail::HasBandWidth<P>)
-      if (!s.linear_solver_given) options.linear_solver = CvodesLinearSolver::band;
-    CvodesIntervalStepper stepper(problem, options, s.grid);
+      if (!settings.linear_solver_given) options.linear_solver = CvodesLinearSolver::band;
+    CvodesIntervalStepper stepper(problem, options, settings.grid);
     return f(stepper);
   }
-  ExplicitRungeKutta stepper(problem, s.tableau, control);
+  ExplicitRungeKutta stepper(problem, settings.tableau, control);
   return f(stepper);
 }
 
 // The sizes of the steps an adaptive run accepts (one forward sweep).
 template <class P>
-std::vector<double> accepted_step_sizes(const P& problem, const RunSettings& s,
+std::vector<double> accepted_step_sizes(const P& problem, const RunSettings& settings,
                                         const Eigen::VectorXd& y0, const Eigen::VectorXd& theta) {
-  ExplicitRungeKutta probe(problem, s.tableau, s.control);
+  ExplicitRungeKutta probe(problem, settings.tableau, settings.control);
   Eigen::VectorXd y = y0;
   Carry carry = probe.initial_carry(y, theta);
   std::vector<double> sizes;
@@ -122,24 +121,24 @@ std::vector<double> accepted_step_sizes(const P& problem, const RunSettings& s,
 
 // The finite-difference spot check of dJ/dy0 (see the top of this file).
 template <class P>
-FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& s,
+FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& settings,
                                  const Objective<EigenBackend>& objective,
                                  const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
                                  const Eigen::VectorXd& grad_y0, double loss,
                                  ProgressBar* bar = nullptr) {
   FiniteDifferenceCheck fd;
-  fd.seed = s.seed;
-  fd.epsilon_rule = s.fd_epsilon ? "--fd-epsilon, halved" : kFdStepRule;
-  const double first_step = s.fd_epsilon.value_or(default_fd_step(y0));
-  fd.steps_frozen = s.control.is_adaptive();
+  fd.seed = settings.seed;
+  fd.epsilon_rule = settings.fd_epsilon ? "--fd-epsilon, halved" : kFdStepRule;
+  const double first_step = settings.fd_epsilon.value_or(default_fd_step(y0));
+  fd.steps_frozen = settings.control.is_adaptive();
   const StepControl fd_control =
       fd.steps_frozen
-          ? StepControl::prescribed(s.control.t0, accepted_step_sizes(problem, s, y0, theta))
-          : s.control;
-  return with_stepper(problem, s, fd_control, [&](auto& fd_stepper) {
+          ? StepControl::prescribed(settings.control.t0, accepted_step_sizes(problem, settings, y0, theta))
+          : settings.control;
+  return with_stepper(problem, settings, fd_control, [&](auto& fd_stepper) {
   ProgressBar quiet(false);
   ProgressStepper watched(fd_stepper, bar ? *bar : quiet, "finite-difference check");
-  const Eigen::VectorXd d = spot_check_direction(static_cast<Index>(y0.size()), s.seed);
+  const Eigen::VectorXd d = spot_check_direction(static_cast<Index>(y0.size()), settings.seed);
   Eigen::VectorXd y = y0;
   // A perturbed run that blows up means "step too large": NaN makes the sweep go smaller.
   auto loss_along_d = [&](double h) {
@@ -166,7 +165,7 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& s,
   // BDF's adjoint is CVODES's continuous one, accurate to a multiple of the tolerance, not to
   // round-off: agreement within 10⁴ · rtol (measured: Robertson 7e-7 at rtol 1e-6, the
   // Brusselator 3e-3 at rtol 1e-6 and 3e-6 at 1e-9 — about 3000 · rtol).
-  fd.agreement = s.bdf ? std::max(kFdAgreement, 1e4 * s.bdf_options.rtol) : kFdAgreement;
+  fd.agreement = settings.bdf ? std::max(kFdAgreement, 1e4 * settings.bdf_options.rtol) : kFdAgreement;
   fd.verdict = fd_verdict(fd);
   return fd;
   });
@@ -175,9 +174,9 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& s,
 // Seconds of one forward step of this problem and method, timed on a copy of y0 (the median of
 // a few batches of steps, at least 20 ms each), for weighing disk I/O against recomputation.
 template <class P>
-double measure_step_seconds(const P& problem, const RunSettings& s, const Eigen::VectorXd& y0,
+double measure_step_seconds(const P& problem, const RunSettings& settings, const Eigen::VectorXd& y0,
                             const Eigen::VectorXd& theta) {
-  return with_stepper(problem, s, s.control, [&](auto& stepper) {
+  return with_stepper(problem, settings, settings.control, [&](auto& stepper) {
   Eigen::VectorXd y = y0;
   Carry carry = stepper.initial_carry(y, theta);
   std::vector<double> samples;
@@ -206,113 +205,114 @@ using PlanCallback = std::function<void(const CheckpointReport&)>;
 
 template <class P>
 RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
-                       std::vector<std::string> parameter_names, const RunSettings& s,
+                       std::vector<std::string> parameter_names, const RunSettings& settings,
                        const PlanCallback& on_plan = {}) {
   using B = typename P::Backend;
   static_assert(std::is_same_v<B, EigenBackend>, "the rewind tool runs on the Eigen backend");
   const auto objective = Objective<B>::terminal_squared_norm();
 
-  return with_stepper(problem, s, s.control, [&](auto& stepper) {
-  ProgressBar bar(s.progress);
+  return with_stepper(problem, settings, settings.control, [&](auto& stepper) {
+  ProgressBar bar(settings.progress);
   ProgressStepper watched(stepper, bar);
 
-  RunReport r;
-  r.settings = s;
-  r.state_size = stepper.state_size();
-  r.parameter_size = stepper.parameter_size();
+  RunReport report;
+  report.settings = settings;
+  report.state_size = stepper.state_size();
+  report.parameter_size = stepper.parameter_size();
   auto take = [&](const GradientResult<Eigen::VectorXd>& result) {
-    r.loss = result.loss;
-    r.grad_y0_norm = result.grad_y0.norm();
-    r.grad_theta_norm = result.grad_theta.norm();
-    r.grad_theta.assign(result.grad_theta.data(),
+    report.loss = result.loss;
+    report.grad_y0_norm = result.grad_y0.norm();
+    report.grad_theta_norm = result.grad_theta.norm();
+    report.grad_theta.assign(result.grad_theta.data(),
                         result.grad_theta.data() + result.grad_theta.size());
-    r.summary = result.summary;
+    report.summary = result.summary;
   };
   Eigen::VectorXd grad_y0;
 
-  if (!s.checkpointed) {
+  if (!settings.checkpoint.checkpointed) {
     StoreAllAdjoint driver(watched, objective);
     const GradientResult<Eigen::VectorXd> result = driver.run(y0, theta);
     take(result);
     grad_y0 = result.grad_y0;
   } else {
-    r.checkpointed = true;
-    CheckpointReport& cp = r.checkpoint;
-    cp.snapshot_bytes = r.state_size * static_cast<Index>(sizeof(double)) + kCarryBytes;
-    cp.memory_budget = s.memory_bytes;
-    cp.adjoint_cost = s.adjoint_cost;
-    cp.drift_policy = s.drift;
-    PlanRequest request = s.schedule;
-    if (s.memory_bytes) request.budget = snapshots_in_memory(*s.memory_bytes, cp.snapshot_bytes, "--memory");
+    report.checkpointed = true;
+    CheckpointReport& checkpointing = report.checkpoint;
+    checkpointing.snapshot_bytes = report.state_size * static_cast<Index>(sizeof(double)) + kCarryBytes;
+    checkpointing.memory_budget = settings.checkpoint.memory_bytes;
+    checkpointing.adjoint_cost = settings.checkpoint.adjoint_cost;
+    checkpointing.drift_policy = settings.checkpoint.drift;
+    PlanRequest request = settings.checkpoint.request;
+    if (settings.checkpoint.memory_bytes)
+      request.budget = snapshots_in_memory(*settings.checkpoint.memory_bytes, checkpointing.snapshot_bytes, "--memory");
     request.validate();
 
     CheckpointOptions options;
-    options.drift_policy = s.drift;
-    if (!s.disk_directory.empty()) {
-      options.disk.directory = s.disk_directory;
-      options.disk.asynchronous = !s.sync_io;
-      options.disk.keep_file = s.keep_snapshots;
-      options.disk.compression_level = s.compression;
-      if (request.kind == ScheduleKind::two_level && (!s.disk_write_cost || !s.disk_read_cost)) {
+    options.drift_policy = settings.checkpoint.drift;
+    if (!settings.checkpoint.disk_directory.empty()) {
+      options.disk.directory = settings.checkpoint.disk_directory;
+      options.disk.asynchronous = !settings.checkpoint.sync_io;
+      options.disk.keep_file = settings.checkpoint.keep_snapshots;
+      options.disk.compression_level = settings.checkpoint.compression;
+      if (request.kind == ScheduleKind::two_level && (!settings.checkpoint.disk_write_cost || !settings.checkpoint.disk_read_cost)) {
         // Weigh the disk against this problem's own step, measured now.
-        cp.disk_costs_measured = true;
-        cp.step_seconds = measure_step_seconds(problem, s, y0, theta);
-        cp.disk_costs = measure_disk_costs(s.disk_directory, r.state_size, static_cast<int>(kCarryBytes));
+        checkpointing.disk_costs_measured = true;
+        checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
+        checkpointing.disk_costs = measure_disk_costs(settings.checkpoint.disk_directory, report.state_size, static_cast<int>(kCarryBytes));
         request.costs.disk_write_time =
-            s.disk_write_cost.value_or(cp.disk_costs.write_seconds / cp.step_seconds);
+            settings.checkpoint.disk_write_cost.value_or(checkpointing.disk_costs.write_seconds / checkpointing.step_seconds);
         request.costs.disk_read_time =
-            s.disk_read_cost.value_or(cp.disk_costs.read_seconds / cp.step_seconds);
+            settings.checkpoint.disk_read_cost.value_or(checkpointing.disk_costs.read_seconds / checkpointing.step_seconds);
       }
-      request.costs.adjoint_cost_factor = s.adjoint_cost;
+      request.costs.adjoint_cost_factor = settings.checkpoint.adjoint_cost;
     }
     CheckpointedAdjoint driver(watched, objective, options);
     // The driver calls the planner once, when the number of steps is known (after the counting
     // sweep of an adaptive run): the plan is reported before the scheduled sweep starts.
     auto planner = [&](Index steps) -> CheckpointPlan {
-      cp.plan = plan_checkpoints(request, steps);
-      cp.store_all_bytes =
-          (static_cast<double>(steps) + 1.0) * static_cast<double>(cp.snapshot_bytes);
+      checkpointing.plan = plan_checkpoints(request, steps);
+      checkpointing.store_all_bytes =
+          (static_cast<double>(steps) + 1.0) * static_cast<double>(checkpointing.snapshot_bytes);
       // The store allocates the plan's memory slots before the first step.
-      const double reserved = static_cast<double>(cp.plan.memory_slots_used) *
-                              static_cast<double>(cp.snapshot_bytes);
+      const double reserved = static_cast<double>(checkpointing.plan.memory_slots_used) *
+                              static_cast<double>(checkpointing.snapshot_bytes);
       const double limit = static_cast<double>(rwd::detail::half_physical_memory());
       if (reserved > limit)
         rwd::detail::fail<InvalidArgument>(
-            cp.plan.name, " would reserve ", cp.plan.memory_slots_used, " snapshots of ",
-            cp.snapshot_bytes, " bytes (", format_bytes(reserved),
+            checkpointing.plan.name, " would reserve ", checkpointing.plan.memory_slots_used, " snapshots of ",
+            checkpointing.snapshot_bytes, " bytes (", format_bytes(reserved),
             "), above half the physical memory (", format_bytes(limit),
             "); use fewer --snapshots or a smaller --memory");
       if (on_plan) {
         bar.clear();
-        on_plan(cp);
+        on_plan(checkpointing);
       }
-      return cp.plan;
+      return checkpointing.plan;
     };
     const CheckpointedResult<Eigen::VectorXd> result = driver.run(y0, theta, Planner(planner));
     take(result);
     grad_y0 = result.grad_y0;
-    cp.drift = result.drift;
-    cp.counting_steps = result.counting_steps;
+    checkpointing.drift = result.drift;
+    checkpointing.counting_steps = result.counting_steps;
   }
   bar.clear();
 
-  r.parameter_names = std::move(parameter_names);
-  if (static_cast<Index>(r.parameter_names.size()) != r.parameter_size) r.parameter_names.clear();
+  report.parameter_names = std::move(parameter_names);
+  if (static_cast<Index>(report.parameter_names.size()) != report.parameter_size) report.parameter_names.clear();
 
-  if (s.fd_check) {
-    r.fd = spot_check(problem, s, objective, y0, theta, grad_y0, r.loss, &bar);
-    r.fd_checked = true;
+  if (settings.fd_check) {
+    report.fd = spot_check(problem, settings, objective, y0, theta, grad_y0, report.loss, &bar);
+    report.fd_checked = true;
   }
-  return r;
+  return report;
   });
 }
 
 // Builds the problem the settings name and runs it.
-inline RunReport run_gradient(const RunSettings& s, const PlanCallback& on_plan = {}) {
-  return with_problem(*s.problem, s.n,
+inline RunReport run_gradient(const RunSettings& settings, const PlanCallback& on_plan = {}) {
+  return with_problem(*settings.problem, settings.n,
                       [&](const auto& problem, const Eigen::VectorXd& y0,
                           const Eigen::VectorXd& theta, const std::vector<std::string>& names) {
-                        return run_gradient(problem, y0, theta, names, s, on_plan);
+                        return run_gradient(problem, y0, theta, names, settings, on_plan);
                       });
 }
 

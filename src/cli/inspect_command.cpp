@@ -44,7 +44,7 @@ std::optional<double> carry_time(const Hdf5SnapshotFile& file, int slot, Index s
 
 int inspect(const std::string& path, bool json) {
   if (!std::filesystem::exists(path))
-    throw InvalidArgument("snapshot file '" + path + "' does not exist");
+    rwd::detail::fail<InvalidArgument>("snapshot file '", path, "' does not exist");
   Hdf5SnapshotFile file = Hdf5SnapshotFile::open(path);
   std::vector<SlotReport> reports;
   Index written = 0, corrupt = 0;
@@ -131,7 +131,7 @@ CLI::App* add_inspect_command(CLI::App& app) {
       "readable rewind snapshot file, 2 the file does not exist.");
   command->callback([path, json] {
     if (inspect(*path, *json) != kExitSuccess)
-      throw StorageError("snapshot file '" + *path + "' has corrupt slots (listed above)");
+      rwd::detail::fail<StorageError>("snapshot file '", *path, "' has corrupt slots (listed above)");
   });
   return command;
 }

@@ -18,43 +18,43 @@ Json number(double x) {
   return std::isfinite(x) ? Json(x) : Json(nullptr);
 }
 
-Json stats_json(const Summary& s) {
+Json stats_json(const Summary& summary) {
   Json j;
-  j["method"] = s.method;
-  j["schedule"] = s.schedule;
-  j["backend"] = s.backend;
-  j["state_size"] = s.state_size;
-  j["parameter_size"] = s.parameter_size;
-  j["steps"] = s.steps;
-  j["rejected_steps"] = s.rejected_steps;
-  j["forward_steps"] = s.forward_steps;
-  j["recomputed_steps"] = s.recomputed_steps;
-  j["reversed_steps"] = s.reversed_steps;
-  j["rhs_evaluations_forward"] = s.rhs_evaluations_forward;
-  j["rhs_evaluations_reverse"] = s.rhs_evaluations_reverse;
-  j["vjp_evaluations"] = s.vjp_evaluations;
-  j["stores"] = s.stores;
-  j["restores"] = s.restores;
-  j["peak_stored_bytes"] = s.storage.peak_memory_bytes;
-  j["forward_seconds"] = number(s.forward_seconds);
-  j["recompute_seconds"] = number(s.recompute_seconds);
-  j["reverse_seconds"] = number(s.reverse_seconds);
-  j["total_seconds"] = number(s.total_seconds());
-  j["gradient_cost_ratio"] = number(s.gradient_cost_ratio());
-  j["t_final"] = number(s.t_final);
-  j["snapshot_file"] = s.storage.file.empty() ? Json(nullptr) : Json(s.storage.file);
-  j["disk_asynchronous"] = s.storage.asynchronous;
-  j["disk_stores"] = s.storage.disk_stores;
-  j["disk_restores"] = s.storage.disk_restores;
-  j["prefetch_hits"] = s.storage.io.prefetch_hits;
-  j["peak_disk_bytes"] = s.storage.peak_disk_bytes;
-  j["disk_bytes_written"] = s.storage.io.bytes_written;
-  j["disk_bytes_read"] = s.storage.io.bytes_read;
-  j["staging_bytes"] = s.storage.io.staging_bytes;
-  j["disk_write_seconds"] = number(s.storage.io.write_seconds);
-  j["disk_read_seconds"] = number(s.storage.io.read_seconds);
-  j["disk_wait_seconds"] = number(s.storage.io.wait_seconds);
-  j["disk_hidden_seconds"] = number(s.disk_hidden_seconds());
+  j["method"] = summary.method;
+  j["schedule"] = summary.schedule;
+  j["backend"] = summary.backend;
+  j["state_size"] = summary.state_size;
+  j["parameter_size"] = summary.parameter_size;
+  j["steps"] = summary.steps;
+  j["rejected_steps"] = summary.rejected_steps;
+  j["forward_steps"] = summary.forward_steps;
+  j["recomputed_steps"] = summary.recomputed_steps;
+  j["reversed_steps"] = summary.reversed_steps;
+  j["rhs_evaluations_forward"] = summary.rhs_evaluations_forward;
+  j["rhs_evaluations_reverse"] = summary.rhs_evaluations_reverse;
+  j["vjp_evaluations"] = summary.vjp_evaluations;
+  j["stores"] = summary.stores;
+  j["restores"] = summary.restores;
+  j["peak_stored_bytes"] = summary.storage.peak_memory_bytes;
+  j["forward_seconds"] = number(summary.forward_seconds);
+  j["recompute_seconds"] = number(summary.recompute_seconds);
+  j["reverse_seconds"] = number(summary.reverse_seconds);
+  j["total_seconds"] = number(summary.total_seconds());
+  j["gradient_cost_ratio"] = number(summary.gradient_cost_ratio());
+  j["t_final"] = number(summary.t_final);
+  j["snapshot_file"] = summary.storage.file.empty() ? Json(nullptr) : Json(summary.storage.file);
+  j["disk_asynchronous"] = summary.storage.asynchronous;
+  j["disk_stores"] = summary.storage.disk_stores;
+  j["disk_restores"] = summary.storage.disk_restores;
+  j["prefetch_hits"] = summary.storage.io.prefetch_hits;
+  j["peak_disk_bytes"] = summary.storage.peak_disk_bytes;
+  j["disk_bytes_written"] = summary.storage.io.bytes_written;
+  j["disk_bytes_read"] = summary.storage.io.bytes_read;
+  j["staging_bytes"] = summary.storage.io.staging_bytes;
+  j["disk_write_seconds"] = number(summary.storage.io.write_seconds);
+  j["disk_read_seconds"] = number(summary.storage.io.read_seconds);
+  j["disk_wait_seconds"] = number(summary.storage.io.wait_seconds);
+  j["disk_hidden_seconds"] = number(summary.disk_hidden_seconds());
   return j;
 }
 
@@ -65,82 +65,82 @@ Json bytes(double b) {
   return number(b);
 }
 
-Json drift_json(const CheckpointReport& cp) {
-  const DriftReport& d = cp.drift;
-  return {{"max_rel_drift", number(d.max_rel_drift)},
-          {"first_drift_step", d.first_drift_step >= 0 ? Json(d.first_drift_step) : Json(nullptr)},
-          {"replayed_steps_checked", d.replayed_steps_checked},
-          {"mismatched_steps", d.mismatched_steps},
-          {"sampling_stride", d.sampling_stride},
-          {"bitwise_identical", d.bitwise_identical()},
-          {"policy", drift_policy_name(cp.drift_policy)}};
+Json drift_json(const CheckpointReport& checkpointing) {
+  const DriftReport& drift = checkpointing.drift;
+  return {{"max_rel_drift", number(drift.max_rel_drift)},
+          {"first_drift_step", drift.first_drift_step >= 0 ? Json(drift.first_drift_step) : Json(nullptr)},
+          {"replayed_steps_checked", drift.replayed_steps_checked},
+          {"mismatched_steps", drift.mismatched_steps},
+          {"sampling_stride", drift.sampling_stride},
+          {"bitwise_identical", drift.bitwise_identical()},
+          {"policy", drift_policy_name(checkpointing.drift_policy)}};
 }
 
-Json schedule_json(const RunReport& r) {
-  const CheckpointReport& cp = r.checkpoint;
-  const CheckpointPlan& p = cp.plan;
-  const Summary& s = r.summary;
+Json schedule_json(const RunReport& report) {
+  const CheckpointReport& checkpointing = report.checkpoint;
+  const CheckpointPlan& plan = checkpointing.plan;
+  const Summary& summary = report.summary;
   Json j;
-  j["name"] = p.name;
-  j["kind"] = schedule_kind_name(p.kind);
-  j["snapshots"] = p.snapshots;
-  j["interval"] = p.kind == ScheduleKind::uniform ? Json(p.interval) : Json(nullptr);
-  j["memory_budget_bytes"] = cp.memory_budget ? Json(*cp.memory_budget) : Json(nullptr);
-  j["snapshot_bytes"] = cp.snapshot_bytes;
+  j["name"] = plan.name;
+  j["kind"] = schedule_kind_name(plan.kind);
+  j["snapshots"] = plan.snapshots;
+  j["interval"] = plan.kind == ScheduleKind::uniform ? Json(plan.interval) : Json(nullptr);
+  j["memory_budget_bytes"] = checkpointing.memory_budget ? Json(*checkpointing.memory_budget) : Json(nullptr);
+  j["snapshot_bytes"] = checkpointing.snapshot_bytes;
   // Griewank-Walther counting, as `rewind plan` and Summary: p = the schedule's advances, and
   // l + p with the forward step each reverse step re-runs.
-  j["forward_steps"] = s.forward_steps;
-  j["recomputed_steps"] = s.recomputed_steps;
-  j["counting_steps"] = cp.counting_steps;
-  j["stores"] = s.stores;
-  j["restores"] = s.restores;
-  j["peak_stored_bytes"] = s.storage.peak_memory_bytes;
-  j["store_all_bytes"] = bytes(cp.store_all_bytes);
-  j["memory_snapshots"] = p.kind == ScheduleKind::two_level ? Json(p.memory_snapshots) : Json(nullptr);
-  j["disk_snapshots"] = p.kind == ScheduleKind::two_level ? Json(p.disk_snapshots) : Json(nullptr);
-  j["all_on_disk"] = p.all_on_disk;
-  j["disk_write_cost_steps"] = p.uses_disk() ? number(p.costs.disk_write_time) : Json(nullptr);
-  j["disk_read_cost_steps"] = p.uses_disk() ? number(p.costs.disk_read_time) : Json(nullptr);
-  j["predicted_disk_stores"] = p.disk_stores ? Json(*p.disk_stores) : Json(nullptr);
-  j["predicted_disk_restores"] = p.disk_restores ? Json(*p.disk_restores) : Json(nullptr);
-  j["measured_step_seconds"] = cp.disk_costs_measured ? number(cp.step_seconds) : Json(nullptr);
-  j["measured_disk_write_seconds"] = cp.disk_costs_measured ? number(cp.disk_costs.write_seconds) : Json(nullptr);
-  j["measured_disk_read_seconds"] = cp.disk_costs_measured ? number(cp.disk_costs.read_seconds) : Json(nullptr);
-  j["predicted_forward_steps"] = p.forward_steps();
-  j["predicted_recompute_ratio"] = number(p.recompute_ratio());
-  j["predicted_time_ratio"] = number(p.predicted_time_ratio(cp.adjoint_cost));
-  j["adjoint_cost"] = number(cp.adjoint_cost);
+  j["forward_steps"] = summary.forward_steps;
+  j["recomputed_steps"] = summary.recomputed_steps;
+  j["counting_steps"] = checkpointing.counting_steps;
+  j["stores"] = summary.stores;
+  j["restores"] = summary.restores;
+  j["peak_stored_bytes"] = summary.storage.peak_memory_bytes;
+  j["store_all_bytes"] = bytes(checkpointing.store_all_bytes);
+  j["memory_snapshots"] = plan.kind == ScheduleKind::two_level ? Json(plan.memory_snapshots) : Json(nullptr);
+  j["disk_snapshots"] = plan.kind == ScheduleKind::two_level ? Json(plan.disk_snapshots) : Json(nullptr);
+  j["all_on_disk"] = plan.all_on_disk;
+  j["disk_write_cost_steps"] = plan.uses_disk() ? number(plan.costs.disk_write_time) : Json(nullptr);
+  j["disk_read_cost_steps"] = plan.uses_disk() ? number(plan.costs.disk_read_time) : Json(nullptr);
+  j["predicted_disk_stores"] = plan.disk_stores ? Json(*plan.disk_stores) : Json(nullptr);
+  j["predicted_disk_restores"] = plan.disk_restores ? Json(*plan.disk_restores) : Json(nullptr);
+  j["measured_step_seconds"] = checkpointing.disk_costs_measured ? number(checkpointing.step_seconds) : Json(nullptr);
+  j["measured_disk_write_seconds"] = checkpointing.disk_costs_measured ? number(checkpointing.disk_costs.write_seconds) : Json(nullptr);
+  j["measured_disk_read_seconds"] = checkpointing.disk_costs_measured ? number(checkpointing.disk_costs.read_seconds) : Json(nullptr);
+  j["predicted_forward_steps"] = plan.forward_steps();
+  j["predicted_recompute_ratio"] = number(plan.recompute_ratio());
+  j["predicted_time_ratio"] = number(plan.predicted_time_ratio(checkpointing.adjoint_cost));
+  j["adjoint_cost"] = number(checkpointing.adjoint_cost);
   return j;
 }
 
 }  // namespace
 
-nlohmann::ordered_json run_report_json(const RunReport& r) {
-  const RunSettings& s = r.settings;
-  const bool adaptive = s.control.is_adaptive();
+nlohmann::ordered_json run_report_json(const RunReport& report) {
+  const RunSettings& settings = report.settings;
+  const bool adaptive = settings.control.is_adaptive();
   Json j;
   j["rewind_version"] = REWIND_VERSION;
-  j["problem"] = s.problem->name;
-  j["n"] = s.problem->sized() ? Json(s.n) : Json(nullptr);
-  j["method"] = s.bdf ? std::string("bdf") : s.tableau.name;
+  j["problem"] = settings.problem->name;
+  j["n"] = settings.problem->sized() ? Json(settings.n) : Json(nullptr);
+  j["method"] = settings.bdf ? std::string("bdf") : settings.tableau.name;
   j["adaptive"] = adaptive;
   // Fixed: the step; adaptive: the first step tried (0 = chosen automatically).
-  j["dt"] = number(s.control.dt);
-  j["t_final"] = number(r.summary.t_final);
-  j["rtol"] = adaptive ? number(s.control.rtol) : s.bdf ? number(s.bdf_options.rtol) : Json(nullptr);
-  j["atol"] = adaptive ? number(s.control.atol) : s.bdf ? number(s.bdf_options.atol.front()) : Json(nullptr);
-  j["state_size"] = r.state_size;
-  j["parameter_size"] = r.parameter_size;
-  j["steps"] = r.summary.steps;
-  j["loss"] = number(r.loss);
-  j["grad_y0_norm"] = number(r.grad_y0_norm);
-  j["grad_theta_norm"] = number(r.grad_theta_norm);
+  j["dt"] = number(settings.control.dt);
+  j["t_final"] = number(report.summary.t_final);
+  j["rtol"] = adaptive ? number(settings.control.rtol) : settings.bdf ? number(settings.bdf_options.rtol) : Json(nullptr);
+  j["atol"] = adaptive ? number(settings.control.atol) : settings.bdf ? number(settings.bdf_options.atol.front()) : Json(nullptr);
+  j["state_size"] = report.state_size;
+  j["parameter_size"] = report.parameter_size;
+  j["steps"] = report.summary.steps;
+  j["loss"] = number(report.loss);
+  j["grad_y0_norm"] = number(report.grad_y0_norm);
+  j["grad_theta_norm"] = number(report.grad_theta_norm);
   Json grad = Json::array();
-  for (double g : r.grad_theta) grad.push_back(number(g));
+  for (double g : report.grad_theta) grad.push_back(number(g));
   j["grad_theta"] = std::move(grad);
-  j["parameter_names"] = r.parameter_names;
-  const FiniteDifferenceCheck& fd = r.fd;
-  if (!r.fd_checked) {
+  j["parameter_names"] = report.parameter_names;
+  const FiniteDifferenceCheck& fd = report.fd;
+  if (!report.fd_checked) {
     j["fd_check"] = nullptr;
   } else {
     j["fd_check"] = {{"seed", fd.seed},
@@ -157,9 +157,9 @@ nlohmann::ordered_json run_report_json(const RunReport& r) {
                      {"agreement", number(fd.agreement)},
                      {"verdict", fd.verdict}};
   }
-  j["stats"] = stats_json(r.summary);
-  j["schedule"] = r.checkpointed ? schedule_json(r) : Json(nullptr);
-  j["drift"] = r.checkpointed ? drift_json(r.checkpoint) : Json(nullptr);
+  j["stats"] = stats_json(report.summary);
+  j["schedule"] = report.checkpointed ? schedule_json(report) : Json(nullptr);
+  j["drift"] = report.checkpointed ? drift_json(report.checkpoint) : Json(nullptr);
   return j;
 }
 

@@ -19,30 +19,13 @@
 #include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/error.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
+#include "checkpoint_flag_options.hpp"
 #include "schedule_plan.hpp"
 
 namespace rwd::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-struct RawPlanOptions {
-  std::string steps;
-  std::string snapshots;
-  std::string memory;
-  std::string state_bytes;
-  std::string schedule = "revolve";
-  std::string interval;
-  double adjoint_cost = kDefaultAdjointCost;
-  bool json = false;
-  std::string ram_snapshots;
-  std::string disk_snapshots;
-  std::string disk;
-  double disk_write_cost = 1.0;
-  double disk_read_cost = 1.0;
-  double step_time = 0.0;
-  std::string plot;
-};
 
 // What was asked for, checked, and what it costs.
 struct PlanOutcome {
@@ -86,98 +69,98 @@ std::string share(double part, double whole) {
   return pct >= 0.1 ? fmt("%.3g%%", pct) : fmt("%.2g%%", pct);
 }
 
-void print_text(std::ostream& out, const PlanOutcome& o) {
-  const CheckpointPlan& p = o.plan;
-  const Index l = p.steps;
-  out << "rewind plan: " << p.name << " for " << l << " steps\n";
+void print_text(std::ostream& out, const PlanOutcome& outcome) {
+  const CheckpointPlan& plan = outcome.plan;
+  const Index l = plan.steps;
+  out << "rewind plan: " << plan.name << " for " << l << " steps\n";
   row(out, "steps l", std::to_string(l));
-  std::string c = std::to_string(p.snapshots);
-  if (p.kind == ScheduleKind::revolve) c += " (the initial state's snapshot included)";
-  if (p.kind == ScheduleKind::uniform) c += " (the most this schedule holds at once)";
-  if (p.kind == ScheduleKind::store_all) c += " (one per step: y_0 ... y_{l-1})";
+  std::string c = std::to_string(plan.snapshots);
+  if (plan.kind == ScheduleKind::revolve) c += " (the initial state's snapshot included)";
+  if (plan.kind == ScheduleKind::uniform) c += " (the most this schedule holds at once)";
+  if (plan.kind == ScheduleKind::store_all) c += " (one per step: y_0 ... y_{l-1})";
   row(out, "snapshots c", c);
-  if (o.memory_bytes) {
+  if (outcome.memory_bytes) {
     row(out, "  from --memory",
-        "floor(" + std::to_string(*o.memory_bytes) + " / (" + std::to_string(*o.state_bytes) +
-            " + " + std::to_string(kCarryBytes) + ")) = " + std::to_string(*p.budget) +
+        "floor(" + std::to_string(*outcome.memory_bytes) + " / (" + std::to_string(*outcome.state_bytes) +
+            " + " + std::to_string(kCarryBytes) + ")) = " + std::to_string(*plan.budget) +
             " snapshots");
     out << "    each snapshot holds a state (--state-bytes) and its integrator carry: "
         << kCarryBytes << " bytes\n    = sizeof(rwd::Carry) (t, h, controller memory, step index)\n";
   }
-  if (p.kind == ScheduleKind::uniform) {
-    std::string k = std::to_string(p.interval);
-    if (p.interval_chosen)
-      k += " (chosen: the fewest advances within " + std::to_string(*p.budget) + " snapshots)";
+  if (plan.kind == ScheduleKind::uniform) {
+    std::string k = std::to_string(plan.interval);
+    if (plan.interval_chosen)
+      k += " (chosen: the fewest advances within " + std::to_string(*plan.budget) + " snapshots)";
     row(out, "interval k", k);
   }
-  if (p.kind == ScheduleKind::revolve)
+  if (plan.kind == ScheduleKind::revolve)
     row(out, "repetitions r",
-        std::to_string(p.repetitions) + " (no step is advanced more than r times)");
-  if (p.uses_disk()) {
-    if (p.kind == ScheduleKind::two_level)
+        std::to_string(plan.repetitions) + " (no step is advanced more than r times)");
+  if (plan.uses_disk()) {
+    if (plan.kind == ScheduleKind::two_level)
       row(out, "memory / disk snapshots",
-          std::to_string(p.memory_snapshots) + " / " + std::to_string(p.disk_snapshots));
-    if (o.measured)
+          std::to_string(plan.memory_snapshots) + " / " + std::to_string(plan.disk_snapshots));
+    if (outcome.measured)
       row(out, "measured in --disk",
-          "one snapshot write " + fmt("%.3g ms", 1e3 * o.measured->write_seconds) + ", read " +
-              fmt("%.3g ms", 1e3 * o.measured->read_seconds) + "; one step " +
-              fmt("%.3g ms", 1e3 * *o.step_time) + " (--step-time)");
+          "one snapshot write " + fmt("%.3g ms", 1e3 * outcome.measured->write_seconds) + ", read " +
+              fmt("%.3g ms", 1e3 * outcome.measured->read_seconds) + "; one step " +
+              fmt("%.3g ms", 1e3 * *outcome.step_time) + " (--step-time)");
     row(out, "disk write / read cost",
-        fmt("%.4g", p.costs.disk_write_time) + " / " + fmt("%.4g", p.costs.disk_read_time) +
+        fmt("%.4g", plan.costs.disk_write_time) + " / " + fmt("%.4g", plan.costs.disk_read_time) +
             " forward steps per snapshot");
     row(out, "disk stores / restores",
-        (p.disk_stores ? std::to_string(*p.disk_stores) : std::string("?")) + " / " +
-            (p.disk_restores ? std::to_string(*p.disk_restores) : std::string("?")) +
-            ", peak " + std::to_string(p.peak_disk_slots) + " on disk");
+        (plan.disk_stores ? std::to_string(*plan.disk_stores) : std::string("?")) + " / " +
+            (plan.disk_restores ? std::to_string(*plan.disk_restores) : std::string("?")) +
+            ", peak " + std::to_string(plan.peak_disk_slots) + " on disk");
   }
-  row(out, "forward steps l + p", std::to_string(p.forward_steps()));
+  row(out, "forward steps l + p", std::to_string(plan.forward_steps()));
   row(out, "recomputed steps p",
-      std::to_string(p.advances) + " (advances; the first sweep's " + std::to_string(l - 1) +
+      std::to_string(plan.advances) + " (advances; the first sweep's " + std::to_string(l - 1) +
           " included)");
-  row(out, "recompute ratio (l + p) / l", fmt("%.6g", p.recompute_ratio()));
+  row(out, "recompute ratio (l + p) / l", fmt("%.6g", plan.recompute_ratio()));
   row(out, "stores / restores",
-      (p.stores ? std::to_string(*p.stores) : std::string("unknown (no closed form)")) + " / " +
-          std::to_string(p.restores));
+      (plan.stores ? std::to_string(*plan.stores) : std::string("unknown (no closed form)")) + " / " +
+          std::to_string(plan.restores));
   row(out, "peak slots",
-      (p.peak_exact ? "" : "at most ") + std::to_string(p.peak_slots));
+      (plan.peak_exact ? "" : "at most ") + std::to_string(plan.peak_slots));
   const double store_all_states = static_cast<double>(l) + 1.0;
-  if (const auto sb = o.snapshot_bytes()) {
-    const double peak = product_d(p.peak_slots, *sb);
+  if (const auto sb = outcome.snapshot_bytes()) {
+    const double peak = product_d(plan.peak_slots, *sb);
     const double all = store_all_states * static_cast<double>(*sb);
     row(out, "peak snapshot memory",
-        format_bytes(peak) + " (" + std::to_string(p.peak_slots) + " x " + std::to_string(*sb) +
+        format_bytes(peak) + " (" + std::to_string(plan.peak_slots) + " x " + std::to_string(*sb) +
             " bytes), " + share(peak, all) + " of store-all");
     row(out, "store-all memory",
         format_bytes(all) + " (l + 1 = " + std::to_string(l + 1) + " states with carries)");
   } else {
     row(out, "peak snapshot memory",
-        std::to_string(p.peak_slots) + " states, " + share(static_cast<double>(p.peak_slots),
+        std::to_string(plan.peak_slots) + " states, " + share(static_cast<double>(plan.peak_slots),
                                                            store_all_states) +
             " of store-all (--state-bytes S gives bytes)");
     row(out, "store-all memory", "l + 1 = " + std::to_string(l + 1) + " states");
   }
   row(out, "predicted time",
-      fmt("%.4g", p.predicted_time_ratio(o.adjoint_cost)) +
-          (p.uses_disk() ? " forward runs = (p + l*(1 + F) + disk I/O) / l, F = "
+      fmt("%.4g", plan.predicted_time_ratio(outcome.adjoint_cost)) +
+          (plan.uses_disk() ? " forward runs = (p + l*(1 + F) + disk I/O) / l, F = "
                          : " forward runs = (p + l*(1 + F)) / l, F = ") +
-          fmt("%g", o.adjoint_cost) + " (--adjoint-cost)");
-  if (o.memory_only_ratio)
+          fmt("%g", outcome.adjoint_cost) + " (--adjoint-cost)");
+  if (outcome.memory_only_ratio)
     row(out, "  memory only",
-        fmt("%.4g", *o.memory_only_ratio) + " forward runs: revolve(c = " +
-            std::to_string(p.memory_snapshots) + ") without the disk");
-  if (o.free_io_ratio)
+        fmt("%.4g", *outcome.memory_only_ratio) + " forward runs: revolve(c = " +
+            std::to_string(plan.memory_snapshots) + ") without the disk");
+  if (outcome.free_io_ratio)
     row(out, "  if the disk were free",
-        fmt("%.4g", *o.free_io_ratio) + " forward runs: revolve(c = " +
-            std::to_string(p.memory_snapshots + p.disk_snapshots) + ") in memory (a lower bound)");
-  if (p.simulated)
+        fmt("%.4g", *outcome.free_io_ratio) + " forward runs: revolve(c = " +
+            std::to_string(plan.memory_snapshots + plan.disk_snapshots) + ") in memory (a lower bound)");
+  if (plan.simulated)
     row(out, "counts",
-        "exact: rwd::simulate ran the schedule's " + std::to_string(p.actions) + " actions in " +
-            fmt("%.3g", p.simulate_seconds) + " s");
+        "exact: rwd::simulate ran the schedule's " + std::to_string(plan.actions) + " actions in " +
+            fmt("%.3g", plan.simulate_seconds) + " s");
   else
     row(out, "counts",
         "closed form (l > " + std::to_string(kSimulateMaxSteps) +
             " or too many slots to simulate cheaply)");
-  if (p.budget && *p.budget >= l && p.kind != ScheduleKind::store_all)
+  if (plan.budget && *plan.budget >= l && plan.kind != ScheduleKind::store_all)
     out << "\nc >= l: every state fits in the budget, so store-all is possible (--schedule "
            "store-all,\nor the default `rewind run` without --snapshots).\n";
   out << "\nConventions (Griewank-Walther): the initial state takes one snapshot; p counts every\n"
@@ -185,53 +168,53 @@ void print_text(std::ostream& out, const PlanOutcome& o) {
          "evaluations total l + p. See rewind plan --help.\n";
 }
 
-Json plan_json(const PlanOutcome& o) {
-  const CheckpointPlan& p = o.plan;
-  const Index l = p.steps;
+Json plan_json(const PlanOutcome& outcome) {
+  const CheckpointPlan& plan = outcome.plan;
+  const Index l = plan.steps;
   const auto null = Json(nullptr);
   const auto opt = [&](const auto& v) { return v ? Json(*v) : null; };
   Json j;
-  j["schedule"] = p.name;
-  j["schedule_kind"] = schedule_kind_name(p.kind);
+  j["schedule"] = plan.name;
+  j["schedule_kind"] = schedule_kind_name(plan.kind);
   j["steps"] = l;
-  j["snapshots"] = p.snapshots;
-  j["budget"] = opt(p.budget);
-  j["memory_bytes"] = opt(o.memory_bytes);
-  j["state_bytes"] = opt(o.state_bytes);
+  j["snapshots"] = plan.snapshots;
+  j["budget"] = opt(plan.budget);
+  j["memory_bytes"] = opt(outcome.memory_bytes);
+  j["state_bytes"] = opt(outcome.state_bytes);
   j["carry_bytes"] = kCarryBytes;
-  j["snapshot_bytes"] = opt(o.snapshot_bytes());
-  j["interval"] = p.kind == ScheduleKind::uniform ? Json(p.interval) : null;
-  j["interval_chosen"] = p.interval_chosen;
-  j["repetitions"] = p.kind == ScheduleKind::revolve ? Json(p.repetitions) : null;
-  j["forward_steps"] = p.forward_steps();
-  j["recomputed_steps"] = p.advances;
-  j["recompute_ratio"] = p.recompute_ratio();
-  j["stores"] = opt(p.stores);
-  j["restores"] = p.restores;
-  j["reverses"] = p.reverses;
-  j["peak_slots"] = p.peak_slots;
-  j["peak_slots_exact"] = p.peak_exact;
-  const auto sb = o.snapshot_bytes();
-  j["peak_snapshot_bytes"] = sb ? product(p.peak_slots, *sb) : null;
+  j["snapshot_bytes"] = opt(outcome.snapshot_bytes());
+  j["interval"] = plan.kind == ScheduleKind::uniform ? Json(plan.interval) : null;
+  j["interval_chosen"] = plan.interval_chosen;
+  j["repetitions"] = plan.kind == ScheduleKind::revolve ? Json(plan.repetitions) : null;
+  j["forward_steps"] = plan.forward_steps();
+  j["recomputed_steps"] = plan.advances;
+  j["recompute_ratio"] = plan.recompute_ratio();
+  j["stores"] = opt(plan.stores);
+  j["restores"] = plan.restores;
+  j["reverses"] = plan.reverses;
+  j["peak_slots"] = plan.peak_slots;
+  j["peak_slots_exact"] = plan.peak_exact;
+  const auto sb = outcome.snapshot_bytes();
+  j["peak_snapshot_bytes"] = sb ? product(plan.peak_slots, *sb) : null;
   j["store_all_states"] = l + 1;
   j["store_all_bytes"] = sb ? product(l + 1, *sb) : null;
-  j["store_all_possible"] = p.kind == ScheduleKind::store_all || (p.budget && *p.budget >= l);
-  j["adjoint_cost"] = o.adjoint_cost;
-  j["predicted_time_ratio"] = p.predicted_time_ratio(o.adjoint_cost);
-  j["memory_snapshots"] = p.kind == ScheduleKind::two_level ? Json(p.memory_snapshots) : null;
-  j["disk_snapshots"] = p.kind == ScheduleKind::two_level ? Json(p.disk_snapshots) : null;
-  j["all_on_disk"] = p.all_on_disk;
-  j["disk_write_cost"] = p.uses_disk() ? Json(p.costs.disk_write_time) : null;
-  j["disk_read_cost"] = p.uses_disk() ? Json(p.costs.disk_read_time) : null;
-  j["disk_stores"] = opt(p.disk_stores);
-  j["disk_restores"] = opt(p.disk_restores);
-  j["peak_disk_slots"] = p.uses_disk() ? Json(p.peak_disk_slots) : null;
-  j["measured_disk_write_seconds"] = o.measured ? Json(o.measured->write_seconds) : null;
-  j["measured_disk_read_seconds"] = o.measured ? Json(o.measured->read_seconds) : null;
-  j["memory_only_time_ratio"] = opt(o.memory_only_ratio);
-  j["free_io_time_ratio"] = opt(o.free_io_ratio);
-  j["counts"] = p.simulated ? "simulated" : "closed form";
-  j["simulated_actions"] = p.simulated ? Json(p.actions) : null;
+  j["store_all_possible"] = plan.kind == ScheduleKind::store_all || (plan.budget && *plan.budget >= l);
+  j["adjoint_cost"] = outcome.adjoint_cost;
+  j["predicted_time_ratio"] = plan.predicted_time_ratio(outcome.adjoint_cost);
+  j["memory_snapshots"] = plan.kind == ScheduleKind::two_level ? Json(plan.memory_snapshots) : null;
+  j["disk_snapshots"] = plan.kind == ScheduleKind::two_level ? Json(plan.disk_snapshots) : null;
+  j["all_on_disk"] = plan.all_on_disk;
+  j["disk_write_cost"] = plan.uses_disk() ? Json(plan.costs.disk_write_time) : null;
+  j["disk_read_cost"] = plan.uses_disk() ? Json(plan.costs.disk_read_time) : null;
+  j["disk_stores"] = opt(plan.disk_stores);
+  j["disk_restores"] = opt(plan.disk_restores);
+  j["peak_disk_slots"] = plan.uses_disk() ? Json(plan.peak_disk_slots) : null;
+  j["measured_disk_write_seconds"] = outcome.measured ? Json(outcome.measured->write_seconds) : null;
+  j["measured_disk_read_seconds"] = outcome.measured ? Json(outcome.measured->read_seconds) : null;
+  j["memory_only_time_ratio"] = opt(outcome.memory_only_ratio);
+  j["free_io_time_ratio"] = opt(outcome.free_io_ratio);
+  j["counts"] = plan.simulated ? "simulated" : "closed form";
+  j["simulated_actions"] = plan.simulated ? Json(plan.actions) : null;
   return j;
 }
 
@@ -379,136 +362,97 @@ std::string plan_help() {
          "needed). `rewind run` measures both itself.";
 }
 
+// The options only `rewind plan` has; the checkpointing flags are shared with `run`.
+struct PlanOnlyOptions {
+  CheckpointFlags checkpoint;
+  std::optional<std::string> state_bytes;  // --state-bytes S
+  std::optional<double> step_time;         // --step-time SECONDS
+  std::string plot;                        // --plot FILE.png
+};
+
+// Checks the flags, measures the disk when asked, and plans.
+PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
+  const CheckpointSettings settings = resolve_checkpoint_flags(options.checkpoint, FlagUse::plan);
+  PlanRequest request = settings.request;
+  PlanOutcome outcome;
+  outcome.adjoint_cost = settings.adjoint_cost;
+  if (options.state_bytes)
+    outcome.state_bytes = parse_byte_size("--state-bytes", *options.state_bytes);
+  if (settings.memory_bytes) {
+    if (!outcome.state_bytes)
+      rwd::detail::fail<InvalidArgument>(
+          "--memory needs --state-bytes S, the bytes of one state, to count snapshots");
+    outcome.memory_bytes = settings.memory_bytes;
+    request.budget = snapshots_in_memory(*settings.memory_bytes,
+                                         *outcome.state_bytes + kCarryBytes, "--memory");
+  }
+  // A disk costs one forward step per write and per read unless given or measured.
+  request.costs.disk_write_time = settings.disk_write_cost.value_or(1.0);
+  request.costs.disk_read_time = settings.disk_read_cost.value_or(1.0);
+  if (options.step_time) {
+    if (!(*options.step_time > 0.0) || !std::isfinite(*options.step_time))
+      rwd::detail::fail<InvalidArgument>("--step-time = ", *options.step_time,
+                                         " must be finite and > 0");
+    if (settings.disk_directory.empty())
+      rwd::detail::fail<InvalidArgument>("--step-time weighs disk costs measured in --disk DIR");
+    if (!outcome.state_bytes)
+      rwd::detail::fail<InvalidArgument>("measuring the disk needs --state-bytes S");
+    outcome.step_time = options.step_time;
+    outcome.measured = measure_disk_costs(settings.disk_directory, (*outcome.state_bytes + 7) / 8,
+                                          static_cast<int>(kCarryBytes));
+    if (!settings.disk_write_cost)
+      request.costs.disk_write_time = outcome.measured->write_seconds / *options.step_time;
+    if (!settings.disk_read_cost)
+      request.costs.disk_read_time = outcome.measured->read_seconds / *options.step_time;
+  }
+  if (!options.plot.empty() && options.plot.find('\'') != std::string::npos)
+    rwd::detail::fail<InvalidArgument>("--plot '", options.plot, "': the file name has a quote");
+
+  const Index l = *settings.steps;
+  outcome.plan = plan_checkpoints(request, l);
+  if (request.kind == ScheduleKind::two_level) {
+    PlanRequest memory_only;
+    memory_only.budget = request.memory_slots;
+    outcome.memory_only_ratio =
+        plan_checkpoints(memory_only, l).predicted_time_ratio(outcome.adjoint_cost);
+    PlanRequest free_io;
+    free_io.budget = *request.memory_slots + *request.disk_slots;
+    outcome.free_io_ratio = plan_checkpoints(free_io, l).predicted_time_ratio(outcome.adjoint_cost);
+  }
+  return outcome;
+}
+
 }  // namespace
 
 CLI::App* add_plan_command(CLI::App& app) {
-  auto raw = std::make_shared<RawPlanOptions>();
+  auto options = std::make_shared<PlanOnlyOptions>();
   CLI::App* plan = app.add_subcommand(
       "plan",
       "Predict what checkpointing l steps costs: forward and recomputed steps,\n"
       "stores, peak memory and time, for revolve, uniform or store-all.");
   plan->footer(plan_help());
-  plan->add_option("--steps", raw->steps, "l: steps of the run (required)")
-      ->required()
-      ->type_name("L");
-  auto* snapshots = plan->add_option("--snapshots", raw->snapshots,
-                                     "c: snapshots, the initial state's included")
-                        ->type_name("C");
-  auto* memory = plan->add_option("--memory", raw->memory,
-                                  "snapshot budget in bytes (256MiB, 1GiB, 1e9); needs\n"
-                                  "--state-bytes; c = floor(BYTES / (S + carry bytes))")
-                     ->type_name("BYTES");
-  auto* state_bytes = plan->add_option("--state-bytes", raw->state_bytes,
-                                       "S: bytes of one state (8 * unknowns for doubles)")
-                          ->type_name("S");
-  plan->add_option("--schedule", raw->schedule, "revolve | uniform | store-all (default revolve)")
-      ->type_name("NAME");
-  auto* interval = plan->add_option("--interval", raw->interval,
-                                    "uniform: a snapshot every K steps (default: the\n"
-                                    "interval with the fewest advances that fits c)")
-                       ->type_name("K");
-  auto* adjoint_cost = plan->add_option("--adjoint-cost", raw->adjoint_cost,
-                                        "F: adjoint part of a reverse step, in forward steps\n"
-                                        "(default 1.5); only for the predicted time")
-                           ->type_name("F");
-  plan->add_flag("--json", raw->json, "print one JSON object on stdout instead of the table");
-  auto* ram_snapshots = plan->add_option("--ram-snapshots", raw->ram_snapshots,
-                                         "two-level: K snapshots in memory")
-                            ->type_name("K");
-  auto* disk_snapshots = plan->add_option("--disk-snapshots", raw->disk_snapshots,
-                                          "two-level: D snapshots on disk")
-                             ->type_name("D");
-  auto* disk = plan->add_option("--disk", raw->disk,
-                                "with --snapshots: every snapshot on disk; with --state-bytes\n"
-                                "and --step-time: measure the disk costs in DIR")
-                   ->type_name("DIR");
-  auto* write_cost = plan->add_option("--disk-write-cost", raw->disk_write_cost,
-                                      "one snapshot write, in forward steps (default 1)")
-                         ->type_name("STEPS");
-  auto* read_cost = plan->add_option("--disk-read-cost", raw->disk_read_cost,
-                                     "one snapshot read, in forward steps (default 1)")
-                        ->type_name("STEPS");
-  plan->add_option("--plot", raw->plot,
+  add_checkpoint_flags(*plan, options->checkpoint, FlagUse::plan);
+  plan->add_option("--state-bytes", options->state_bytes,
+                   "S: bytes of one state (8 * unknowns for doubles); needed\n"
+                   "by --memory and to measure the disk")
+      ->type_name("S");
+  plan->add_option("--step-time", options->step_time,
+                   "seconds of one forward step, to weigh disk costs\n"
+                   "measured in --disk DIR (with --state-bytes)")
+      ->type_name("SECONDS");
+  plan->add_option("--plot", options->plot,
                    "also draw the plan to FILE.png: the schedule as steps against\n"
                    "actions (l <= 200) and the memory-recomputation trade-off\n"
                    "with the chosen point (needs python3-matplotlib)")
       ->type_name("FILE.png");
-  auto* step_time = plan->add_option("--step-time", raw->step_time,
-                                     "seconds of one forward step, to weigh measured disk\n"
-                                     "costs (with --disk and --state-bytes)")
-                        ->type_name("SECONDS");
 
-  plan->callback([=] {
-    PlanOutcome o;
-    const Index l = parse_count("--steps", raw->steps);
-    PlanRequest request;
-    request.kind = parse_schedule_kind(raw->schedule);
-    if (snapshots->count() && memory->count())
-      rwd::detail::fail<InvalidArgument>(
-          "--snapshots and --memory exclude each other: give the budget one way");
-    if (state_bytes->count()) o.state_bytes = parse_byte_size("--state-bytes", raw->state_bytes);
-    if (memory->count()) {
-      o.memory_bytes = parse_byte_size("--memory", raw->memory);
-      if (!o.state_bytes)
-        rwd::detail::fail<InvalidArgument>(
-            "--memory needs --state-bytes S, the bytes of one state, to count snapshots");
-      request.budget = snapshots_in_memory(*o.memory_bytes, *o.state_bytes + kCarryBytes, "--memory");
-    }
-    if (snapshots->count()) request.budget = parse_count("--snapshots", raw->snapshots);
-    if (interval->count()) request.interval = parse_count("--interval", raw->interval);
-    if (adjoint_cost->count() && (!std::isfinite(raw->adjoint_cost) || raw->adjoint_cost < 0.0))
-      rwd::detail::fail<InvalidArgument>("--adjoint-cost = ", raw->adjoint_cost,
-                                         " must be finite and >= 0");
-    o.adjoint_cost = raw->adjoint_cost;
-    const bool two_level = ram_snapshots->count() || disk_snapshots->count();
-    if (two_level) {
-      request.kind = ScheduleKind::two_level;
-      if (ram_snapshots->count()) request.memory_slots = parse_count("--ram-snapshots", raw->ram_snapshots);
-      if (disk_snapshots->count()) request.disk_slots = parse_count("--disk-snapshots", raw->disk_snapshots);
-    }
-    for (const auto& [flag, value] : {std::pair{"--disk-write-cost", raw->disk_write_cost},
-                                      std::pair{"--disk-read-cost", raw->disk_read_cost}})
-      if (!std::isfinite(value) || value < 0.0)
-        rwd::detail::fail<InvalidArgument>(flag, " = ", value, " must be finite and >= 0");
-    if ((write_cost->count() || read_cost->count()) && !two_level && !disk->count())
-      rwd::detail::fail<InvalidArgument>(
-          "--disk-write-cost/--disk-read-cost apply to --ram-snapshots/--disk-snapshots or --disk");
-    request.costs.disk_write_time = raw->disk_write_cost;
-    request.costs.disk_read_time = raw->disk_read_cost;
-    request.costs.adjoint_cost_factor = o.adjoint_cost;
-    if (disk->count()) {
-      request.all_on_disk = !two_level;
-      if (step_time->count()) {
-        if (!(raw->step_time > 0.0) || !std::isfinite(raw->step_time))
-          rwd::detail::fail<InvalidArgument>("--step-time = ", raw->step_time, " must be finite and > 0");
-        if (!o.state_bytes)
-          rwd::detail::fail<InvalidArgument>("measuring the disk needs --state-bytes S");
-        o.step_time = raw->step_time;
-        o.measured = measure_disk_costs(raw->disk, (*o.state_bytes + 7) / 8, static_cast<int>(kCarryBytes));
-        if (!write_cost->count()) request.costs.disk_write_time = o.measured->write_seconds / raw->step_time;
-        if (!read_cost->count()) request.costs.disk_read_time = o.measured->read_seconds / raw->step_time;
-      }
-    }
-    if (request.kind == ScheduleKind::revolve && !request.budget)
-      rwd::detail::fail<InvalidArgument>(
-          "rewind plan needs a budget: --snapshots C, or --memory BYTES with --state-bytes S, or "
-          "--ram-snapshots K --disk-snapshots D");
-    o.plan = plan_checkpoints(request, l);
-    if (two_level) {
-      PlanRequest memory_only;
-      memory_only.budget = request.memory_slots;
-      o.memory_only_ratio = plan_checkpoints(memory_only, l).predicted_time_ratio(o.adjoint_cost);
-      PlanRequest free_io;
-      free_io.budget = *request.memory_slots + *request.disk_slots;
-      o.free_io_ratio = plan_checkpoints(free_io, l).predicted_time_ratio(o.adjoint_cost);
-    }
-    if (!raw->plot.empty() && raw->plot.find('\'') != std::string::npos)
-      rwd::detail::fail<InvalidArgument>("--plot '", raw->plot, "': the file name has a quote");
-    if (raw->json)
-      std::cout << plan_json(o).dump(2) << std::endl;
+  plan->callback([options] {
+    const PlanOutcome outcome = plan_outcome(*options);
+    if (options->checkpoint.json)
+      std::cout << plan_json(outcome).dump(2) << std::endl;
     else
-      print_text(std::cout, o);
-    if (!raw->plot.empty()) write_plot(o, raw->plot);
+      print_text(std::cout, outcome);
+    if (!options->plot.empty()) write_plot(outcome, options->plot);
   });
   return plan;
 }

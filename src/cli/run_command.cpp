@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "checkpoint_flag_options.hpp"
 #include "gradient_run.hpp"
 #include "json_report.hpp"
 #include "problem_registry.hpp"
@@ -15,38 +16,6 @@
 
 namespace rwd::cli {
 namespace {
-
-// The values CLI11 parses into; `given` is read from the options' counts after parsing.
-struct RawRunOptions {
-  std::string problem;
-  Index n = 0;
-  Index steps = 0;
-  double dt = 0.0;
-  std::string method;
-  bool adaptive = false;
-  double t_final = 0.0;
-  double rtol = 0.0;
-  double atol = 0.0;
-  std::string linear_solver;
-  std::int64_t seed = 1;  // signed, so that a negative seed is refused, not wrapped
-  double fd_epsilon = 0.0;
-  bool no_fd_check = false;
-  bool json = false;
-  Index snapshots = 0;
-  std::string memory;
-  std::string schedule;
-  Index interval = 0;
-  std::string drift;
-  double adjoint_cost = 0.0;
-  std::string disk;
-  Index ram_snapshots = 0;
-  Index disk_snapshots = 0;
-  bool sync_io = false;
-  bool keep_snapshots = false;
-  int compression = 0;
-  double disk_write_cost = 0.0;
-  double disk_read_cost = 0.0;
-};
 
 std::string format_number(double x) {
   char buffer[32];
@@ -104,7 +73,7 @@ std::string problems_help() {
 }  // namespace
 
 CLI::App* add_run_command(CLI::App& app) {
-  auto raw = std::make_shared<RawRunOptions>();
+  auto o = std::make_shared<RunOptions>();
   CLI::App* run =
       app.add_subcommand("run",
                          "Integrate a built-in problem; J = 1/2 |y_N|^2, its exact gradient\n"
@@ -112,128 +81,44 @@ CLI::App* add_run_command(CLI::App& app) {
                          "and a finite-difference check of dJ/dy0.");
   run->footer(problems_help());
 
-  run->add_option("PROBLEM", raw->problem,
+  run->add_option("PROBLEM", o->problem,
                   "linear | lorenz63 | lorenz96 | lotka_volterra |\n"
                   "van_der_pol | gray_scott (see the list below)")
       ->required();
-  auto* n = run->add_option("-n,--n", raw->n,
-                            "problem size: dimension of linear (default 3), N of\n"
-                            "lorenz96 (40), grid side of gray_scott (64 -> 2*64^2 unknowns)");
-  auto* steps = run->add_option("--steps", raw->steps,
-                                "number of fixed steps (default 200); with --adaptive it\n"
-                                "only sets the default --t-final");
-  auto* dt = run->add_option("--dt", raw->dt,
-                             "step size (default 0.01; gray_scott 1); with --adaptive the\n"
-                             "first step tried (default: chosen automatically)");
-  run->add_option("--method", raw->method,
+  run->add_option("-n,--n", o->n,
+                  "problem size: dimension of linear (default 3), N of\n"
+                  "lorenz96 (40), grid side of gray_scott (64 -> 2*64^2 unknowns)");
+  run->add_option("--dt", o->dt,
+                  "step size (default 0.01; gray_scott 1); with --adaptive the\n"
+                  "first step tried (default: chosen automatically)");
+  run->add_option("--method", o->method,
                   "euler | heun | rk4 | rk38 | bs3 | dopri5 | tsit5 (default rk4;\n"
                   "bdf for robertson and brusselator), or\n"
                   "bdf: CVODES BDF on --steps intervals of length --dt, with\n"
                   "--rtol/--atol; the adjoint is CVODES's, interval by interval");
-  run->add_flag("--adaptive", raw->adaptive,
+  run->add_flag("--adaptive", o->adaptive,
                 "adaptive steps from the method's embedded error estimate\n"
                 "(heun, bs3, dopri5, tsit5); the gradient is exact for the\n"
                 "steps taken");
-  auto* t_final =
-      run->add_option("--t-final", raw->t_final, "with --adaptive: end time (default steps * dt)");
-  auto* rtol =
-      run->add_option("--rtol", raw->rtol, "with --adaptive or bdf: relative tolerance (default 1e-6)");
-  auto* atol =
-      run->add_option("--atol", raw->atol, "with --adaptive or bdf: absolute tolerance (default 1e-9)");
-  run->add_option("--linear-solver", raw->linear_solver,
+  run->add_option("--t-final", o->t_final, "with --adaptive: end time (default steps * dt)");
+  run->add_option("--rtol", o->rtol, "with --adaptive or bdf: relative tolerance (default 1e-6)");
+  run->add_option("--atol", o->atol, "with --adaptive or bdf: absolute tolerance (default 1e-9)");
+  run->add_option("--linear-solver", o->linear_solver,
                   "with bdf: dense | band | gmres (default: band for problems\n"
                   "with a band, dense otherwise)");
-  run->add_option("--seed", raw->seed,
+  run->add_option("--seed", o->seed,
                   "seed of the random unit direction d of the finite-\n"
                   "difference check (default 1)");
-  auto* fd_epsilon = run->add_option("--fd-epsilon", raw->fd_epsilon,
-                                     "first step of the finite-difference check, which halves\n"
-                                     "it and extrapolates to 0 (default 1e-3 * max(1, |y0|_inf))");
-  run->add_flag("--no-fd-check", raw->no_fd_check,
+  run->add_option("--fd-epsilon", o->fd_epsilon,
+                  "first step of the finite-difference check, which halves\n"
+                  "it and extrapolates to 0 (default 1e-3 * max(1, |y0|_inf))");
+  run->add_flag("--no-fd-check", o->no_fd_check,
                 "skip the finite-difference check (typically 10 to 30\nforward runs, at most 80)");
-  run->add_flag("--json", raw->json, "print one JSON object on stdout instead of the text report");
-  auto* snapshots = run->add_option("--snapshots", raw->snapshots,
-                                    "checkpointed: at most C snapshots (the initial state's\n"
-                                    "included); see `rewind plan`")
-                       ->type_name("C");
-  auto* memory = run->add_option("--memory", raw->memory,
-                                 "checkpointed: a snapshot budget in bytes (256MiB, 1GiB,\n"
-                                 "1e9): C = floor(BYTES / (8 * state size + carry))")
-                    ->type_name("BYTES");
-  auto* schedule = run->add_option("--schedule", raw->schedule,
-                                   "checkpointed: revolve | uniform | store-all (default\n"
-                                   "revolve; uniform and store-all need no budget)")
-                      ->type_name("NAME");
-  auto* interval =
-      run->add_option("--interval", raw->interval, "uniform: a snapshot every K steps")
-          ->type_name("K");
-  auto* drift = run->add_option("--drift", raw->drift,
-                                "checkpointed: a replay that differs from the first sweep:\n"
-                                "ignore | warn (default; one line on stderr) | fail (exit 1)")
-                   ->type_name("POLICY");
-  auto* adjoint_cost = run->add_option("--adjoint-cost", raw->adjoint_cost,
-                                       "checkpointed: adjoint part of a reverse step in forward\n"
-                                       "steps, for the predicted time only (default 1.5)")
-                          ->type_name("F");
-  auto* disk = run->add_option("--disk", raw->disk,
-                               "snapshots in an HDF5 file in DIR: the disk level of\n"
-                               "--ram-snapshots/--disk-snapshots, or all --snapshots")
-                   ->type_name("DIR");
-  auto* ram_snapshots = run->add_option("--ram-snapshots", raw->ram_snapshots,
-                                        "two-level: K snapshots in memory (with --disk)")
-                            ->type_name("K");
-  auto* disk_snapshots = run->add_option("--disk-snapshots", raw->disk_snapshots,
-                                         "two-level: D snapshots on disk (with --disk)")
-                             ->type_name("D");
-  run->add_flag("--sync-io", raw->sync_io, "disk writes and reads inline, not in the background");
-  run->add_flag("--keep-snapshots", raw->keep_snapshots,
-                "leave the snapshot file in DIR after the run");
-  auto* compression = run->add_option("--compression", raw->compression,
-                                      "deflate level 1-9 of the snapshot file (default 0: none)")
-                          ->type_name("LEVEL");
-  auto* disk_write_cost =
-      run->add_option("--disk-write-cost", raw->disk_write_cost,
-                      "two-level: one snapshot write in forward steps (default:\nmeasured)")
-          ->type_name("STEPS");
-  auto* disk_read_cost =
-      run->add_option("--disk-read-cost", raw->disk_read_cost,
-                      "two-level: one snapshot read in forward steps (default:\nmeasured)")
-          ->type_name("STEPS");
+  add_checkpoint_flags(*run, o->checkpoint, FlagUse::run);
 
-  run->callback([=] {
-    RunOptions o;
-    o.problem = raw->problem;
-    if (n->count()) o.n = raw->n;
-    if (steps->count()) o.steps = raw->steps;
-    if (dt->count()) o.dt = raw->dt;
-    o.method = raw->method;
-    o.adaptive = raw->adaptive;
-    if (t_final->count()) o.t_final = raw->t_final;
-    if (rtol->count()) o.rtol = raw->rtol;
-    if (atol->count()) o.atol = raw->atol;
-    o.linear_solver = raw->linear_solver;
-    if (raw->seed < 0) rwd::detail::fail<InvalidArgument>("--seed = ", raw->seed, " must be >= 0");
-    o.seed = static_cast<std::uint64_t>(raw->seed);
-    if (fd_epsilon->count()) o.fd_epsilon = raw->fd_epsilon;
-    o.fd_check = !raw->no_fd_check;
-    o.json = raw->json;
-    if (snapshots->count()) o.snapshots = raw->snapshots;
-    if (memory->count()) o.memory = raw->memory;
-    if (schedule->count()) o.schedule = raw->schedule;
-    if (interval->count()) o.interval = raw->interval;
-    if (drift->count()) o.drift = raw->drift;
-    if (adjoint_cost->count()) o.adjoint_cost = raw->adjoint_cost;
-    if (disk->count()) o.disk = raw->disk;
-    if (ram_snapshots->count()) o.ram_snapshots = raw->ram_snapshots;
-    if (disk_snapshots->count()) o.disk_snapshots = raw->disk_snapshots;
-    o.sync_io = raw->sync_io;
-    o.keep_snapshots = raw->keep_snapshots;
-    if (compression->count()) o.compression = raw->compression;
-    if (disk_write_cost->count()) o.disk_write_cost = raw->disk_write_cost;
-    if (disk_read_cost->count()) o.disk_read_cost = raw->disk_read_cost;
-    o.progress = stderr_is_terminal();
-
-    const RunSettings settings = resolve_run_settings(o);
+  run->callback([o] {
+    o->progress = stderr_is_terminal();
+    const RunSettings settings = resolve_run_settings(*o);
     PlanCallback on_plan;
     if (!settings.json)
       on_plan = [](const CheckpointReport& plan) { print_plan_prediction(std::cout, plan); };

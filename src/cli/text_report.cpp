@@ -23,19 +23,19 @@ void row(std::ostream& out, const std::string& label, const std::string& value) 
   out << padded << value << "\n";
 }
 
-std::string describe_run(const RunReport& r) {
-  const RunSettings& s = r.settings;
-  std::string text = s.problem->name;
-  if (s.problem->sized())
-    text += " (" + std::string(s.problem->size_meaning) + " = " + std::to_string(s.n) + ")";
-  text += ", " + s.tableau.name;
-  if (s.control.is_adaptive()) {
-    text += ", adaptive to t = " + format("%g", s.control.t_final) + " (rtol " +
-            format("%g", s.control.rtol) + ", atol " + format("%g", s.control.atol) + "), " +
-            std::to_string(r.summary.steps) + " steps";
+std::string describe_run(const RunReport& report) {
+  const RunSettings& settings = report.settings;
+  std::string text = settings.problem->name;
+  if (settings.problem->sized())
+    text += " (" + std::string(settings.problem->size_meaning) + " = " + std::to_string(settings.n) + ")";
+  text += ", " + settings.tableau.name;
+  if (settings.control.is_adaptive()) {
+    text += ", adaptive to t = " + format("%g", settings.control.t_final) + " (rtol " +
+            format("%g", settings.control.rtol) + ", atol " + format("%g", settings.control.atol) + "), " +
+            std::to_string(report.summary.steps) + " steps";
   } else {
-    text += ", dt = " + format("%g", s.control.dt) + ", " + std::to_string(s.control.steps) +
-            " steps to t = " + format("%g", r.summary.t_final);
+    text += ", dt = " + format("%g", settings.control.dt) + ", " + std::to_string(settings.control.steps) +
+            " steps to t = " + format("%g", report.summary.t_final);
   }
   return text;
 }
@@ -65,133 +65,133 @@ void print_spot_check(std::ostream& out, const FiniteDifferenceCheck& fd) {
   out << "\n";
 }
 
-std::string drift_verdict(const CheckpointReport& cp) {
-  const DriftReport& d = cp.drift;
+std::string drift_verdict(const CheckpointReport& checkpointing) {
+  const DriftReport& drift = checkpointing.drift;
   std::string stride;
-  if (d.sampling_stride > 1)
-    stride = ", one step in " + std::to_string(d.sampling_stride) + " fingerprinted";
-  if (d.replayed_steps_checked == 0) return "no replays to check (nothing was recomputed)";
-  if (d.bitwise_identical())
+  if (drift.sampling_stride > 1)
+    stride = ", one step in " + std::to_string(drift.sampling_stride) + " fingerprinted";
+  if (drift.replayed_steps_checked == 0) return "no replays to check (nothing was recomputed)";
+  if (drift.bitwise_identical())
     return "replays bitwise identical to the first sweep (" +
-           std::to_string(d.replayed_steps_checked) + " states checked" + stride + ")";
-  return "max relative drift " + format("%.3g", d.max_rel_drift) + ", first at step " +
-         std::to_string(d.first_drift_step) + " (" + std::to_string(d.mismatched_steps) + " of " +
-         std::to_string(d.replayed_steps_checked) + " replayed states differ" + stride +
-         "; --drift " + drift_policy_name(cp.drift_policy) + ")";
+           std::to_string(drift.replayed_steps_checked) + " states checked" + stride + ")";
+  return "max relative drift " + format("%.3g", drift.max_rel_drift) + ", first at step " +
+         std::to_string(drift.first_drift_step) + " (" + std::to_string(drift.mismatched_steps) + " of " +
+         std::to_string(drift.replayed_steps_checked) + " replayed states differ" + stride +
+         "; --drift " + drift_policy_name(checkpointing.drift_policy) + ")";
 }
 
-void print_checkpointing(std::ostream& out, const RunReport& r) {
-  const CheckpointReport& cp = r.checkpoint;
-  const CheckpointPlan& p = cp.plan;
-  const Summary& s = r.summary;
-  out << "checkpointing: " << p.name << ", snapshots of " << cp.snapshot_bytes << " bytes (state "
-      << cp.snapshot_bytes - kCarryBytes << " + carry " << kCarryBytes << ")\n";
+void print_checkpointing(std::ostream& out, const RunReport& report) {
+  const CheckpointReport& checkpointing = report.checkpoint;
+  const CheckpointPlan& plan = checkpointing.plan;
+  const Summary& summary = report.summary;
+  out << "checkpointing: " << plan.name << ", snapshots of " << checkpointing.snapshot_bytes << " bytes (state "
+      << checkpointing.snapshot_bytes - kCarryBytes << " + carry " << kCarryBytes << ")\n";
   // Summary's counts follow Griewank-Walther, as `rewind plan`: p = the schedule's advances.
   row(out, "forward steps l + p",
-      std::to_string(s.forward_steps) + " (predicted " + std::to_string(p.forward_steps()) + ")");
+      std::to_string(summary.forward_steps) + " (predicted " + std::to_string(plan.forward_steps()) + ")");
   row(out, "recomputed steps p",
-      std::to_string(s.recomputed_steps) + " (advances, the first sweep's " +
-          std::to_string(s.steps > 0 ? s.steps - 1 : 0) + " included)");
-  if (cp.counting_steps > 0)
-    row(out, "counting sweep", std::to_string(cp.counting_steps) +
+      std::to_string(summary.recomputed_steps) + " (advances, the first sweep's " +
+          std::to_string(summary.steps > 0 ? summary.steps - 1 : 0) + " included)");
+  if (checkpointing.counting_steps > 0)
+    row(out, "counting sweep", std::to_string(checkpointing.counting_steps) +
                                    " steps (adaptive: one forward run to learn l first)");
-  row(out, "stores / restores", std::to_string(s.stores) + " / " + std::to_string(s.restores));
-  const double peak = static_cast<double>(s.storage.peak_memory_bytes);
+  row(out, "stores / restores", std::to_string(summary.stores) + " / " + std::to_string(summary.restores));
+  const double peak = static_cast<double>(summary.storage.peak_memory_bytes);
   row(out, "snapshot memory",
       "peak " + format_bytes(peak) + " (" +
-          std::to_string(cp.snapshot_bytes > 0 ? s.storage.peak_memory_bytes / cp.snapshot_bytes : 0) +
-          " snapshots)" + (cp.memory_budget ? ", budget " + format_bytes(static_cast<double>(
-                                                                 *cp.memory_budget))
+          std::to_string(checkpointing.snapshot_bytes > 0 ? summary.storage.peak_memory_bytes / checkpointing.snapshot_bytes : 0) +
+          " snapshots)" + (checkpointing.memory_budget ? ", budget " + format_bytes(static_cast<double>(
+                                                                 *checkpointing.memory_budget))
                                             : std::string()));
   row(out, "store-all would need",
-      format_bytes(cp.store_all_bytes) + " (l + 1 = " + std::to_string(s.steps + 1) +
+      format_bytes(checkpointing.store_all_bytes) + " (l + 1 = " + std::to_string(summary.steps + 1) +
           " states); checkpointing uses " +
-          format("%.3g%%", 100.0 * peak / cp.store_all_bytes));
+          format("%.3g%%", 100.0 * peak / checkpointing.store_all_bytes));
   row(out, "recompute ratio (l+p)/l",
-      format("%.4g", s.steps > 0 ? static_cast<double>(s.forward_steps) /
-                                       static_cast<double>(s.steps)
+      format("%.4g", summary.steps > 0 ? static_cast<double>(summary.forward_steps) /
+                                       static_cast<double>(summary.steps)
                                  : 0.0) +
-          " (predicted " + format("%.4g", p.recompute_ratio()) + ")");
+          " (predicted " + format("%.4g", plan.recompute_ratio()) + ")");
   row(out, "time / forward run",
-      format("%.3g", s.gradient_cost_ratio()) + " measured, " +
-          format("%.3g", p.predicted_time_ratio(cp.adjoint_cost)) + " predicted (F = " +
-          format("%g", cp.adjoint_cost) + ")");
-  if (p.uses_disk()) {
-    row(out, "disk level", std::to_string(s.storage.disk_stores) + " writes, " +
-                               std::to_string(s.storage.disk_restores) + " reads (" +
-                               std::to_string(s.storage.io.prefetch_hits) + " read ahead), peak " +
-                               format_bytes(static_cast<double>(s.storage.peak_disk_bytes)) + " on disk");
-    const double io = s.storage.io.write_seconds + s.storage.io.read_seconds;
+      format("%.3g", summary.gradient_cost_ratio()) + " measured, " +
+          format("%.3g", plan.predicted_time_ratio(checkpointing.adjoint_cost)) + " predicted (F = " +
+          format("%g", checkpointing.adjoint_cost) + ")");
+  if (plan.uses_disk()) {
+    row(out, "disk level", std::to_string(summary.storage.disk_stores) + " writes, " +
+                               std::to_string(summary.storage.disk_restores) + " reads (" +
+                               std::to_string(summary.storage.io.prefetch_hits) + " read ahead), peak " +
+                               format_bytes(static_cast<double>(summary.storage.peak_disk_bytes)) + " on disk");
+    const double io = summary.storage.io.write_seconds + summary.storage.io.read_seconds;
     row(out, "disk time hidden",
-        format("%.3g s", s.disk_hidden_seconds()) + " of " + format("%.3g s", io) +
-            (io > 0.0 ? format(" (%.0f%%)", 100.0 * s.disk_hidden_seconds() / io) : std::string()) +
-            (s.storage.asynchronous ? ", background I/O" : ", inline I/O"));
+        format("%.3g s", summary.disk_hidden_seconds()) + " of " + format("%.3g s", io) +
+            (io > 0.0 ? format(" (%.0f%%)", 100.0 * summary.disk_hidden_seconds() / io) : std::string()) +
+            (summary.storage.asynchronous ? ", background I/O" : ", inline I/O"));
   }
-  row(out, "drift", drift_verdict(cp));
+  row(out, "drift", drift_verdict(checkpointing));
   out << "\n";
 }
 
 }  // namespace
 
-void print_plan_prediction(std::ostream& out, const CheckpointReport& cp) {
-  const CheckpointPlan& p = cp.plan;
-  if (cp.disk_costs_measured)
-    out << "measured: one step " << format("%.3g ms", 1e3 * cp.step_seconds)
-        << ", one snapshot write " << format("%.3g ms", 1e3 * cp.disk_costs.write_seconds)
-        << " / read " << format("%.3g ms", 1e3 * cp.disk_costs.read_seconds) << " ("
-        << format("%.0f MB/s", cp.disk_costs.write_bytes_per_second() / 1e6) << " / "
-        << format("%.0f MB/s", cp.disk_costs.read_bytes_per_second() / 1e6) << ")\n";
-  if (p.kind == ScheduleKind::two_level)
-    out << "two-level: " << p.memory_snapshots << " in memory, " << p.disk_snapshots
-        << " on disk; a disk write costs " << format("%.3g", p.costs.disk_write_time)
-        << " steps, a read " << format("%.3g", p.costs.disk_read_time) << " steps; "
-        << (p.disk_stores ? std::to_string(*p.disk_stores) : std::string("?")) << " disk writes, "
-        << (p.disk_restores ? std::to_string(*p.disk_restores) : std::string("?"))
+void print_plan_prediction(std::ostream& out, const CheckpointReport& checkpointing) {
+  const CheckpointPlan& plan = checkpointing.plan;
+  if (checkpointing.disk_costs_measured)
+    out << "measured: one step " << format("%.3g ms", 1e3 * checkpointing.step_seconds)
+        << ", one snapshot write " << format("%.3g ms", 1e3 * checkpointing.disk_costs.write_seconds)
+        << " / read " << format("%.3g ms", 1e3 * checkpointing.disk_costs.read_seconds) << " ("
+        << format("%.0f MB/s", checkpointing.disk_costs.write_bytes_per_second() / 1e6) << " / "
+        << format("%.0f MB/s", checkpointing.disk_costs.read_bytes_per_second() / 1e6) << ")\n";
+  if (plan.kind == ScheduleKind::two_level)
+    out << "two-level: " << plan.memory_snapshots << " in memory, " << plan.disk_snapshots
+        << " on disk; a disk write costs " << format("%.3g", plan.costs.disk_write_time)
+        << " steps, a read " << format("%.3g", plan.costs.disk_read_time) << " steps; "
+        << (plan.disk_stores ? std::to_string(*plan.disk_stores) : std::string("?")) << " disk writes, "
+        << (plan.disk_restores ? std::to_string(*plan.disk_restores) : std::string("?"))
         << " disk reads planned\n";
-  out << "checkpointing: " << p.name << " for " << p.steps << " steps";
-  if (cp.memory_budget)
-    out << ",\n  c = floor(--memory " << *cp.memory_budget << " / (state " << cp.snapshot_bytes - kCarryBytes
-        << " + carry " << kCarryBytes << ")) = " << p.budget.value_or(0)
+  out << "checkpointing: " << plan.name << " for " << plan.steps << " steps";
+  if (checkpointing.memory_budget)
+    out << ",\n  c = floor(--memory " << *checkpointing.memory_budget << " / (state " << checkpointing.snapshot_bytes - kCarryBytes
+        << " + carry " << kCarryBytes << ")) = " << plan.budget.value_or(0)
         << " snapshots (the carry is sizeof(rwd::Carry))";
   out << "\n";
   row(out, "predicted recompute ratio",
-      format("%.4g", p.recompute_ratio()) + " = (l + p) / l, p = " + std::to_string(p.advances) +
+      format("%.4g", plan.recompute_ratio()) + " = (l + p) / l, p = " + std::to_string(plan.advances) +
           " steps advanced");
   row(out, "predicted time",
-      format("%.4g", p.predicted_time_ratio(cp.adjoint_cost)) +
-          " forward runs (adjoint cost F = " + format("%g", cp.adjoint_cost) + ")");
+      format("%.4g", plan.predicted_time_ratio(checkpointing.adjoint_cost)) +
+          " forward runs (adjoint cost F = " + format("%g", checkpointing.adjoint_cost) + ")");
   out << "\n";
   out.flush();
 }
 
-void print_text_report(std::ostream& out, const RunReport& r) {
-  out << "rewind run " << describe_run(r) << "\n";
+void print_text_report(std::ostream& out, const RunReport& report) {
+  out << "rewind run " << describe_run(report) << "\n";
   row(out, "state size / parameters",
-      std::to_string(r.state_size) + " / " + std::to_string(r.parameter_size));
+      std::to_string(report.state_size) + " / " + std::to_string(report.parameter_size));
   out << "\n";
 
-  row(out, "J = 0.5*|y_N|^2", format("%.15g", r.loss));
-  row(out, "|dJ/dy0|", format("%.15g", r.grad_y0_norm));
-  row(out, "|dJ/dtheta|", format("%.15g", r.grad_theta_norm));
-  if (r.parameter_size > 0 && r.parameter_size <= kMaxListedParameters) {
+  row(out, "J = 0.5*|y_N|^2", format("%.15g", report.loss));
+  row(out, "|dJ/dy0|", format("%.15g", report.grad_y0_norm));
+  row(out, "|dJ/dtheta|", format("%.15g", report.grad_theta_norm));
+  if (report.parameter_size > 0 && report.parameter_size <= kMaxListedParameters) {
     out << "  dJ/dtheta\n";
-    for (std::size_t i = 0; i < r.grad_theta.size(); ++i) {
+    for (std::size_t i = 0; i < report.grad_theta.size(); ++i) {
       const std::string name =
-          r.parameter_names.empty() ? "theta[" + std::to_string(i) + "]" : r.parameter_names[i];
-      row(out, "  " + name, format("%.15g", r.grad_theta[i]));
+          report.parameter_names.empty() ? "theta[" + std::to_string(i) + "]" : report.parameter_names[i];
+      row(out, "  " + name, format("%.15g", report.grad_theta[i]));
     }
-  } else if (r.parameter_size > kMaxListedParameters) {
-    out << "  (dJ/dtheta has " << r.parameter_size << " entries; --json lists them all)\n";
+  } else if (report.parameter_size > kMaxListedParameters) {
+    out << "  (dJ/dtheta has " << report.parameter_size << " entries; --json lists them all)\n";
   }
   out << "\n";
 
-  if (r.fd_checked) {
-    print_spot_check(out, r.fd);
+  if (report.fd_checked) {
+    print_spot_check(out, report.fd);
   } else {
     out << "finite-difference spot check: skipped (--no-fd-check)\n\n";
   }
-  if (r.checkpointed) print_checkpointing(out, r);
-  out << r.summary.full();
+  if (report.checkpointed) print_checkpointing(out, report);
+  out << report.summary.full();
 }
 
 }  // namespace rwd::cli

@@ -53,18 +53,18 @@ struct TrainSettings {
   bool quiet = false;
 };
 
-std::unique_ptr<training::Optimizer> make_optimizer(const TrainSettings& s) {
-  if (s.optimizer == "adam") {
-    training::AdamOptions o;
-    o.learning_rate = s.learning_rate;
-    return std::make_unique<training::Adam>(o);
+std::unique_ptr<training::Optimizer> make_optimizer(const TrainSettings& settings) {
+  if (settings.optimizer == "adam") {
+    training::AdamOptions options;
+    options.learning_rate = settings.learning_rate;
+    return std::make_unique<training::Adam>(options);
   }
-  if (s.optimizer == "sgd") {
-    training::SgdOptions o;
-    o.learning_rate = s.learning_rate;
-    return std::make_unique<training::Sgd>(o);
+  if (settings.optimizer == "sgd") {
+    training::SgdOptions options;
+    options.learning_rate = settings.learning_rate;
+    return std::make_unique<training::Sgd>(options);
   }
-  throw InvalidArgument("--optimizer '" + s.optimizer + "' is not known (adam, sgd)");
+  rwd::detail::fail<InvalidArgument>("--optimizer '", settings.optimizer, "' is not known (adam, sgd)");
 }
 
 nlohmann::ordered_json matrix_rows(const Eigen::MatrixXd& dimension_by_points) {
@@ -84,60 +84,63 @@ std::string short_number(double x) {
   return buffer;
 }
 
-void train_spiral(const TrainSettings& s) {
-  if (s.iterations < 0) throw InvalidArgument("--iterations must be >= 0");
-  if (s.hidden < 1) throw InvalidArgument("--hidden must be >= 1");
-  if (s.eval_every < 1) throw InvalidArgument("--eval-every must be >= 1");
-  if (!(s.learning_rate > 0.0)) throw InvalidArgument("--learning-rate must be > 0");
-  if (s.final_learning_rate && !(*s.final_learning_rate > 0.0)) throw InvalidArgument("--final-learning-rate must be > 0");
-  if (s.snapshots && *s.snapshots < 1) throw InvalidArgument("--snapshots must be >= 1");
-  if (!std::filesystem::exists(s.data))
-    throw InvalidArgument("data file '" + s.data +
-                          "' does not exist; write it with: rewind generate spiral --out " + s.data);
-  if (s.save_parameters && std::filesystem::exists(*s.save_parameters))
-    throw InvalidArgument("--save-parameters '" + *s.save_parameters + "' exists; remove it first");
+void train_spiral(const TrainSettings& settings) {
+  if (settings.iterations < 0) rwd::detail::fail<InvalidArgument>("--iterations must be >= 0");
+  if (settings.hidden < 1) rwd::detail::fail<InvalidArgument>("--hidden must be >= 1");
+  if (settings.eval_every < 1) rwd::detail::fail<InvalidArgument>("--eval-every must be >= 1");
+  if (!(settings.learning_rate > 0.0)) rwd::detail::fail<InvalidArgument>("--learning-rate must be > 0");
+  if (settings.final_learning_rate && !(*settings.final_learning_rate > 0.0)) rwd::detail::fail<InvalidArgument>("--final-learning-rate must be > 0");
+  if (settings.snapshots && *settings.snapshots < 1) rwd::detail::fail<InvalidArgument>("--snapshots must be >= 1");
+  if (!std::filesystem::exists(settings.data))
+    rwd::detail::fail<InvalidArgument>("data file '", settings.data,
+                                       "' does not exist; write it with: rewind generate spiral "
+                                       "--out ", settings.data);
+  if (settings.save_parameters && std::filesystem::exists(*settings.save_parameters))
+    rwd::detail::fail<InvalidArgument>("--save-parameters '", *settings.save_parameters,
+                                       "' exists; remove it first");
 
-  const nn::Mlp mlp({2, s.hidden, 2}, nn::parse_activation(s.activation));
-  const nn::InputFeatures features = nn::parse_input_features(s.features);
+  const nn::Mlp mlp({2, settings.hidden, 2}, nn::parse_activation(settings.activation));
+  const nn::InputFeatures features = nn::parse_input_features(settings.features);
   training::TrainerOptions options;
-  options.window = s.window;
-  options.batch = s.batch;
-  options.substeps = s.substeps;
-  options.tableau = ButcherTableau::by_name(s.method);
-  options.seed = s.seed;
-  options.schedule = s.snapshots ? revolve_schedule(static_cast<int>(*s.snapshots)) : store_all_schedule();
+  options.window = settings.window;
+  options.batch = settings.batch;
+  options.substeps = settings.substeps;
+  options.tableau = ButcherTableau::by_name(settings.method);
+  options.seed = settings.seed;
+  options.schedule = settings.snapshots ? revolve_schedule(static_cast<int>(*settings.snapshots)) : store_all_schedule();
   options.checkpoint.drift_policy = DriftPolicy::fail;  // a replay that differs is a bug here
-  if (s.adjoint == "backsolve") {
+  if (settings.adjoint == "backsolve") {
     options.method = training::GradientMethod::backsolve;
-    options.backsolve.reanchor = s.reanchor;
-  } else if (s.adjoint != "discrete") {
-    throw InvalidArgument("--adjoint '" + s.adjoint + "' is not known (discrete, backsolve)");
+    options.backsolve.reanchor = settings.reanchor;
+  } else if (settings.adjoint != "discrete") {
+    rwd::detail::fail<InvalidArgument>("--adjoint '", settings.adjoint, "' is not known (discrete, backsolve)");
   }
-  if (s.snapshots && s.adjoint == "backsolve")
-    throw InvalidArgument("--snapshots schedules the discrete adjoint; backsolve keeps its own anchors");
-  if (s.reanchor && s.adjoint != "backsolve") throw InvalidArgument("--reanchor needs --adjoint backsolve");
-  std::unique_ptr<training::Optimizer> optimizer = make_optimizer(s);
-  training::NeuralOdeTrainer trainer(mlp, features, training::load_time_series(s.data), options);
+  if (settings.snapshots && settings.adjoint == "backsolve")
+    rwd::detail::fail<InvalidArgument>(
+        "--snapshots schedules the discrete adjoint; backsolve keeps its own anchors");
+  if (settings.reanchor && settings.adjoint != "backsolve") rwd::detail::fail<InvalidArgument>("--reanchor needs --adjoint backsolve");
+  std::unique_ptr<training::Optimizer> optimizer = make_optimizer(settings);
+  training::NeuralOdeTrainer trainer(mlp, features, training::load_time_series(settings.data), options);
   if (trainer.data().dimension() != 2)
-    throw InvalidArgument("spiral training needs 2-dimensional data; '" + s.data + "' has " +
-                          std::to_string(trainer.data().dimension()) + " components");
+    rwd::detail::fail<InvalidArgument>("spiral training needs 2-dimensional data; '", settings.data,
+                                       "' has ", trainer.data().dimension(), " components");
 
-  Eigen::VectorXd theta = s.load_parameters ? nn::load_parameters(*s.load_parameters, mlp)
-                                            : mlp.initial_parameters(s.init_seed);
+  Eigen::VectorXd theta = settings.load_parameters ? nn::load_parameters(*settings.load_parameters, mlp)
+                                            : mlp.initial_parameters(settings.init_seed);
   const Eigen::MatrixXd initial_prediction = trainer.predict(theta);
 
   nlohmann::ordered_json iterations = nlohmann::ordered_json::array();
   nlohmann::ordered_json evaluations = nlohmann::ordered_json::array();
   evaluations.push_back({{"iteration", 0}, {"trajectory_mse", trainer.trajectory_error(theta)}});
 
-  ProgressBar bar(stderr_is_terminal() && !s.quiet);
+  ProgressBar bar(stderr_is_terminal() && !settings.quiet);
   double gradient_seconds = 0.0, loss = std::nan(""), smoothed = std::nan("");
   const auto start = std::chrono::steady_clock::now();
   // Geometric decay from --learning-rate to --final-learning-rate over the run (constant without).
-  const double decay = s.final_learning_rate && s.iterations > 1
-                           ? std::pow(*s.final_learning_rate / s.learning_rate, 1.0 / static_cast<double>(s.iterations - 1))
+  const double decay = settings.final_learning_rate && settings.iterations > 1
+                           ? std::pow(*settings.final_learning_rate / settings.learning_rate, 1.0 / static_cast<double>(settings.iterations - 1))
                            : 1.0;
-  for (Index i = 1; i <= s.iterations; ++i) {
+  for (Index i = 1; i <= settings.iterations; ++i) {
     if (i > 1 && decay != 1.0) optimizer->set_learning_rate(optimizer->learning_rate() * decay);
     const training::IterationRecord record = trainer.step(theta, *optimizer);
     loss = record.loss;
@@ -147,64 +150,63 @@ void train_spiral(const TrainSettings& s) {
                           {"loss", record.loss},
                           {"gradient_norm", record.gradient_norm},
                           {"seconds", record.gradient_seconds + record.update_seconds}});
-    if (i % s.eval_every == 0 || i == s.iterations)
+    if (i % settings.eval_every == 0 || i == settings.iterations)
       evaluations.push_back({{"iteration", i}, {"trajectory_mse", trainer.trajectory_error(theta)}});
     if (bar.due())
-      bar.draw("rewind: train " + percent(static_cast<double>(i) / static_cast<double>(s.iterations)) +
-               " | iteration " + std::to_string(i) + "/" + std::to_string(s.iterations) + " | loss " +
+      bar.draw("rewind: train " + percent(static_cast<double>(i) / static_cast<double>(settings.iterations)) +
+               " | iteration " + std::to_string(i) + "/" + std::to_string(settings.iterations) + " | loss " +
                short_number(smoothed));
   }
   bar.clear();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double final_mse = trainer.trajectory_error(theta);
-  const double per_iteration = s.iterations > 0 ? seconds / static_cast<double>(s.iterations) : 0.0;
+  const double per_iteration = settings.iterations > 0 ? seconds / static_cast<double>(settings.iterations) : 0.0;
 
-  if (s.save_parameters) nn::save_parameters(*s.save_parameters, mlp, theta);
+  if (settings.save_parameters) nn::save_parameters(*settings.save_parameters, mlp, theta);
 
-  if (!s.quiet)
+  if (!settings.quiet)
     std::cout << "trained " << trainer.model().describe() << " (" << theta.size() << " parameters) on "
-              << s.data << ": " << s.iterations << " iterations of " << optimizer->name() << ", "
-              << s.batch << " windows of " << s.window << " intervals, " << s.method << " × "
-              << s.substeps << "\n"
+              << settings.data << ": " << settings.iterations << " iterations of " << optimizer->name() << ", "
+              << settings.batch << " windows of " << settings.window << " intervals, " << settings.method << " × "
+              << settings.substeps << "\n"
               << "minibatch loss " << short_number(loss) << " (last), " << short_number(smoothed)
               << " (smoothed); trajectory MSE " << short_number(evaluations.front()["trajectory_mse"].get<double>())
               << " -> " << short_number(final_mse) << "; " << short_number(per_iteration * 1e3)
-              << " ms per iteration (" << short_number(gradient_seconds / std::max<double>(1.0, static_cast<double>(s.iterations)) * 1e3)
+              << " ms per iteration (" << short_number(gradient_seconds / std::max<double>(1.0, static_cast<double>(settings.iterations)) * 1e3)
               << " ms in the gradient)\n";
 
-  if (s.json) {
+  if (settings.json) {
     nlohmann::ordered_json log;
     log["problem"] = "spiral";
     log["model"] = {{"network", mlp.describe()},
                     {"features", std::string(nn::to_string(features))},
                     {"parameters", theta.size()}};
-    log["options"] = {{"data", s.data},         {"iterations", s.iterations},
-                      {"batch", s.batch},       {"window", s.window},
-                      {"substeps", s.substeps}, {"method", s.method},
-                      {"optimizer", optimizer->name()}, {"learning_rate", s.learning_rate},
-                      {"final_learning_rate", s.final_learning_rate.value_or(s.learning_rate)},
-                      {"seed", s.seed},         {"init_seed", s.init_seed},
-                      {"adjoint", s.adjoint + (s.reanchor ? " (re-anchored)" : "")},
-                      {"schedule", s.snapshots ? "revolve(c = " + std::to_string(*s.snapshots) + ")" : "store-all"}};
+    log["options"] = {{"data", settings.data},         {"iterations", settings.iterations},
+                      {"batch", settings.batch},       {"window", settings.window},
+                      {"substeps", settings.substeps}, {"method", settings.method},
+                      {"optimizer", optimizer->name()}, {"learning_rate", settings.learning_rate},
+                      {"final_learning_rate", settings.final_learning_rate.value_or(settings.learning_rate)},
+                      {"seed", settings.seed},         {"init_seed", settings.init_seed},
+                      {"adjoint", settings.adjoint + (settings.reanchor ? " (re-anchored)" : "")},
+                      {"schedule", settings.snapshots ? "revolve(c = " + std::to_string(*settings.snapshots) + ")" : "store-all"}};
     log["iterations"] = std::move(iterations);
     log["evaluations"] = std::move(evaluations);
     log["data"] = {{"t", trainer.data().times}, {"y", matrix_rows(trainer.data().values)}};
     log["predictions"] = nlohmann::ordered_json::array(
         {{{"iteration", 0}, {"y", matrix_rows(initial_prediction)}},
-         {{"iteration", s.iterations}, {"y", matrix_rows(trainer.predict(theta))}}});
+         {{"iteration", settings.iterations}, {"y", matrix_rows(trainer.predict(theta))}}});
     log["final_loss"] = loss;
     log["final_trajectory_mse"] = final_mse;
     log["seconds"] = seconds;
     log["seconds_per_iteration"] = per_iteration;
-    log["parameters_file"] = s.save_parameters ? nlohmann::ordered_json(*s.save_parameters) : nlohmann::ordered_json();
-    std::ofstream out(*s.json);
-    if (!out) throw StorageError("cannot write the training log '" + *s.json + "'");
+    log["parameters_file"] = settings.save_parameters ? nlohmann::ordered_json(*settings.save_parameters) : nlohmann::ordered_json();
+    std::ofstream out(*settings.json);
+    if (!out) rwd::detail::fail<StorageError>("cannot write the training log '", *settings.json, "'");
     out << log.dump(1) << "\n";
-    if (!out) throw StorageError("writing the training log '" + *s.json + "' failed");
+    if (!out) rwd::detail::fail<StorageError>("writing the training log '", *settings.json, "' failed");
   }
-  if (s.target_mse && !(final_mse <= *s.target_mse))
-    throw Error("final trajectory MSE " + short_number(final_mse) + " is above --target-mse " +
-                short_number(*s.target_mse));
+  if (settings.target_mse && !(final_mse <= *settings.target_mse))
+    rwd::detail::fail<Error>("final trajectory MSE ", short_number(final_mse), " is above --target-mse ", short_number(*settings.target_mse));
 }
 
 }  // namespace
@@ -212,35 +214,35 @@ void train_spiral(const TrainSettings& s) {
 CLI::App* add_train_command(CLI::App& app) {
   CLI::App* train = app.add_subcommand("train", "Train a neural ODE (see 'train spiral --help').");
   train->require_subcommand(1);
-  auto s = std::make_shared<TrainSettings>();
+  auto settings = std::make_shared<TrainSettings>();
   CLI::App* spiral = train->add_subcommand(
       "spiral", "Fit dy/dt = mlp(y^3) to the cubic spiral (data: rewind generate spiral).");
-  spiral->add_option("--data", s->data, "time series, .csv or .h5")->capture_default_str();
-  spiral->add_option("--iterations,-i", s->iterations, "optimizer steps")->capture_default_str();
-  spiral->add_option("--batch", s->batch, "windows per minibatch")->capture_default_str();
-  spiral->add_option("--window", s->window, "data intervals per window")->capture_default_str();
-  spiral->add_option("--substeps", s->substeps, "integrator steps per data interval")->capture_default_str();
-  spiral->add_option("--method", s->method, "Runge-Kutta tableau (fixed steps)")->capture_default_str();
-  spiral->add_option("--hidden", s->hidden, "hidden width H of the 2-H-2 network")->capture_default_str();
-  spiral->add_option("--activation", s->activation, "tanh, relu, softplus, gelu")->capture_default_str();
-  spiral->add_option("--features", s->features, "cube (y^3) or identity")->capture_default_str();
-  spiral->add_option("--optimizer", s->optimizer, "adam or sgd")->capture_default_str();
-  spiral->add_option("--learning-rate,--lr", s->learning_rate, "step size")->capture_default_str();
-  spiral->add_option("--final-learning-rate", s->final_learning_rate,
+  spiral->add_option("--data", settings->data, "time series, .csv or .h5")->capture_default_str();
+  spiral->add_option("--iterations,-i", settings->iterations, "optimizer steps")->capture_default_str();
+  spiral->add_option("--batch", settings->batch, "windows per minibatch")->capture_default_str();
+  spiral->add_option("--window", settings->window, "data intervals per window")->capture_default_str();
+  spiral->add_option("--substeps", settings->substeps, "integrator steps per data interval")->capture_default_str();
+  spiral->add_option("--method", settings->method, "Runge-Kutta tableau (fixed steps)")->capture_default_str();
+  spiral->add_option("--hidden", settings->hidden, "hidden width H of the 2-H-2 network")->capture_default_str();
+  spiral->add_option("--activation", settings->activation, "tanh, relu, softplus, gelu")->capture_default_str();
+  spiral->add_option("--features", settings->features, "cube (y^3) or identity")->capture_default_str();
+  spiral->add_option("--optimizer", settings->optimizer, "adam or sgd")->capture_default_str();
+  spiral->add_option("--learning-rate,--lr", settings->learning_rate, "step size")->capture_default_str();
+  spiral->add_option("--final-learning-rate", settings->final_learning_rate,
                      "decay the learning rate geometrically to this by the last\n"
                      "iteration (default 1e-4; equal to --learning-rate: constant)")->capture_default_str();
-  spiral->add_option("--seed", s->seed, "seed of the window sampler")->capture_default_str();
-  spiral->add_option("--init-seed", s->init_seed, "seed of the initial weights")->capture_default_str();
-  spiral->add_option("--snapshots", s->snapshots, "revolve with this many snapshots per window (default: store all)");
-  spiral->add_option("--adjoint", s->adjoint, "discrete (exact) or backsolve (continuous)")->capture_default_str();
-  spiral->add_flag("--reanchor", s->reanchor, "backsolve: reset the backward state at each checkpoint");
-  spiral->add_option("--eval-every", s->eval_every, "iterations between whole-trajectory evaluations")->capture_default_str();
-  spiral->add_option("--json", s->json, "write the training log here");
-  spiral->add_option("--save-parameters", s->save_parameters, "write the trained parameters (HDF5)");
-  spiral->add_option("--load-parameters", s->load_parameters, "start from these parameters (HDF5)");
-  spiral->add_option("--target-mse", s->target_mse, "exit 1 if the final trajectory MSE is above this");
-  spiral->add_flag("--quiet,-q", s->quiet, "no progress bar, no summary");
-  spiral->callback([s] { train_spiral(*s); });
+  spiral->add_option("--seed", settings->seed, "seed of the window sampler")->capture_default_str();
+  spiral->add_option("--init-seed", settings->init_seed, "seed of the initial weights")->capture_default_str();
+  spiral->add_option("--snapshots", settings->snapshots, "revolve with this many snapshots per window (default: store all)");
+  spiral->add_option("--adjoint", settings->adjoint, "discrete (exact) or backsolve (continuous)")->capture_default_str();
+  spiral->add_flag("--reanchor", settings->reanchor, "backsolve: reset the backward state at each checkpoint");
+  spiral->add_option("--eval-every", settings->eval_every, "iterations between whole-trajectory evaluations")->capture_default_str();
+  spiral->add_option("--json", settings->json, "write the training log here");
+  spiral->add_option("--save-parameters", settings->save_parameters, "write the trained parameters (HDF5)");
+  spiral->add_option("--load-parameters", settings->load_parameters, "start from these parameters (HDF5)");
+  spiral->add_option("--target-mse", settings->target_mse, "exit 1 if the final trajectory MSE is above this");
+  spiral->add_flag("--quiet,-q", settings->quiet, "no progress bar, no summary");
+  spiral->callback([settings] { train_spiral(*settings); });
   return train;
 }
 

@@ -101,7 +101,7 @@ TEST(RunSettings, AdaptiveDefaultsToTheFixedRunsHorizon) {
   RunOptions o = options_for("lorenz63");
   o.method = "dopri5";
   o.adaptive = true;
-  o.steps = 300;
+  o.checkpoint.steps = "300";
   const RunSettings s = resolve_run_settings(o);
   ASSERT_TRUE(s.control.is_adaptive());
   EXPECT_DOUBLE_EQ(s.control.t_final, 3.0);
@@ -118,8 +118,8 @@ TEST(RunSettings, RefusesBadInputNamingTheFlag) {
   o.dt = std::nan("");
   EXPECT_NE(refusal(o).find("--dt"), std::string::npos) << refusal(o);
   o = options_for("lorenz63");
-  o.steps = 0;
-  EXPECT_NE(refusal(o).find("--steps = 0"), std::string::npos) << refusal(o);
+  o.checkpoint.steps = "0";
+  EXPECT_NE(refusal(o).find("--steps = '0' must be >= 1"), std::string::npos) << refusal(o);
   o = options_for("lorenz63");
   o.n = 5;
   EXPECT_NE(refusal(o).find("--n does not apply to lorenz63"), std::string::npos) << refusal(o);
@@ -180,10 +180,10 @@ TEST(GradientRun, SpotCheckAgreesOnEveryProblem) {
     RunOptions o = options_for(info.name);
     if (info.sized()) o.n = info.id == ProblemId::gray_scott ? 8 : 5;
     // Stiff problems run BDF by default, where a step is one interval: a few suffice.
-    o.steps = info.stiff ? 6 : 50;
+    o.checkpoint.steps = std::to_string(info.stiff ? 6 : 50);
     if (info.stiff) o.atol = 1e-10;
     const RunReport r = run_gradient(resolve_run_settings(o));
-    EXPECT_EQ(r.summary.steps, *o.steps) << info.name;
+    EXPECT_EQ(r.summary.steps, std::stoll(*o.checkpoint.steps)) << info.name;
     EXPECT_EQ(static_cast<Index>(r.grad_theta.size()), r.parameter_size) << info.name;
     EXPECT_TRUE(std::isfinite(r.loss)) << info.name;
     ASSERT_TRUE(r.fd_checked);
@@ -197,7 +197,7 @@ TEST(GradientRun, SpotCheckAgreesOnEveryProblem) {
 TEST(GradientRun, AcceptanceRunLorenz96) {
   RunOptions o = options_for("lorenz96");
   o.n = 40;
-  o.steps = 200;
+  o.checkpoint.steps = "200";
   o.method = "rk4";
   o.dt = 0.01;
   const RunReport r = run_gradient(resolve_run_settings(o));
@@ -223,7 +223,7 @@ TEST(GradientRun, AdaptiveRunChecksAgainstItsOwnSteps) {
 
 TEST(GradientRun, SkipsTheSpotCheckWhenAsked) {
   RunOptions o = options_for("lorenz63");
-  o.fd_check = false;
+  o.no_fd_check = true;
   const RunReport r = run_gradient(resolve_run_settings(o));
   EXPECT_FALSE(r.fd_checked);
   EXPECT_EQ(r.fd.loss_evaluations, 0);
@@ -234,7 +234,7 @@ TEST(GradientRun, SkipsTheSpotCheckWhenAsked) {
 TEST(GradientRun, BlowUpIsANumericalErrorNamingTheStep) {
   RunOptions o = options_for("lorenz96");
   o.dt = 0.5;
-  o.steps = 100;
+  o.checkpoint.steps = "100";
   try {
     run_gradient(resolve_run_settings(o));
     FAIL() << "no exception";
@@ -384,11 +384,11 @@ void expect_same_gradient(const RunReport& a, const RunReport& b) {
 TEST(CheckpointedRun, IsBitForBitTheStoreAllRun) {
   RunOptions o = options_for("gray_scott");
   o.n = 8;
-  o.steps = 150;
-  o.fd_check = false;
+  o.checkpoint.steps = "150";
+  o.no_fd_check = true;
   const RunReport reference = run_with(o);
   EXPECT_FALSE(reference.checkpointed);
-  o.snapshots = 4;
+  o.checkpoint.snapshots = "4";
   const RunReport r = run_with(o);
   ASSERT_TRUE(r.checkpointed);
   expect_same_gradient(r, reference);
@@ -401,20 +401,20 @@ TEST(CheckpointedRun, IsBitForBitTheStoreAllRun) {
   EXPECT_EQ(r.summary.storage.peak_memory_bytes, 4 * r.checkpoint.snapshot_bytes);
   EXPECT_DOUBLE_EQ(r.checkpoint.store_all_bytes, 151.0 * r.checkpoint.snapshot_bytes);
 
-  o.snapshots.reset();
-  o.memory = std::to_string(5 * r.checkpoint.snapshot_bytes + 7);
+  o.checkpoint.snapshots.reset();
+  o.checkpoint.memory = std::to_string(5 * r.checkpoint.snapshot_bytes + 7);
   const RunReport m = run_with(o);
   EXPECT_EQ(m.checkpoint.plan.snapshots, 5);
   expect_same_gradient(m, reference);
 
-  o.memory = "100";
+  o.checkpoint.memory = "100";
   EXPECT_THROW(run_with(o), InvalidArgument);
 }
 
 TEST(CheckpointedRun, CallsBackWithThePlanFirst) {
   RunOptions o = options_for("lorenz63");
-  o.snapshots = 3;
-  o.fd_check = false;
+  o.checkpoint.snapshots = "3";
+  o.no_fd_check = true;
   int calls = 0;
   const RunReport r = run_gradient(resolve_run_settings(o), [&](const CheckpointReport& cp) {
     ++calls;
@@ -428,8 +428,8 @@ TEST(CheckpointedRun, CallsBackWithThePlanFirst) {
 TEST(CheckpointedRun, SpotCheckStillRuns) {
   RunOptions o = options_for("lorenz96");
   o.n = 10;
-  o.steps = 100;
-  o.snapshots = 3;
+  o.checkpoint.steps = "100";
+  o.checkpoint.snapshots = "3";
   const RunReport r = run_with(o);
   ASSERT_TRUE(r.fd_checked);
   EXPECT_EQ(r.fd.verdict, "agree");
@@ -437,29 +437,29 @@ TEST(CheckpointedRun, SpotCheckStillRuns) {
 
 TEST(CheckpointedRun, RefusesBadCombinations) {
   RunOptions o = options_for("lorenz63");
-  o.interval = 5;
+  o.checkpoint.interval = "5";
   EXPECT_NE(refusal(o).find("--interval applies only to checkpointed runs"), std::string::npos)
       << refusal(o);
   o = options_for("lorenz63");
-  o.schedule = "revolve";
+  o.checkpoint.schedule = "revolve";
   EXPECT_NE(refusal(o).find("needs a snapshot budget"), std::string::npos) << refusal(o);
-  o.schedule = "bogus";
+  o.checkpoint.schedule = "bogus";
   EXPECT_NE(refusal(o).find("--schedule = 'bogus'"), std::string::npos) << refusal(o);
   o = options_for("lorenz63");
-  o.snapshots = 3;
-  o.memory = "1MiB";
+  o.checkpoint.snapshots = "3";
+  o.checkpoint.memory = "1MiB";
   EXPECT_NE(refusal(o).find("exclude each other"), std::string::npos) << refusal(o);
   o = options_for("lorenz63");
-  o.snapshots = 3;
-  o.drift = "maybe";
+  o.checkpoint.snapshots = "3";
+  o.checkpoint.drift = "maybe";
   EXPECT_NE(refusal(o).find("--drift = 'maybe'"), std::string::npos) << refusal(o);
-  o.drift = "fail";
-  EXPECT_EQ(resolve_run_settings(o).drift, DriftPolicy::fail);
-  o.adjoint_cost = -1.0;
+  o.checkpoint.drift = "fail";
+  EXPECT_EQ(resolve_run_settings(o).checkpoint.drift, DriftPolicy::fail);
+  o.checkpoint.adjoint_cost = -1.0;
   EXPECT_NE(refusal(o).find("--adjoint-cost = -1"), std::string::npos) << refusal(o);
   o = options_for("lorenz63");
-  o.schedule = "store-all";
-  EXPECT_TRUE(resolve_run_settings(o).checkpointed);
+  o.checkpoint.schedule = "store-all";
+  EXPECT_TRUE(resolve_run_settings(o).checkpoint.checkpointed);
 }
 
 TEST(Progress, DisabledBarDrawsNothingAndForwardsEveryCall) {

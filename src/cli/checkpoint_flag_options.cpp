@@ -1,0 +1,74 @@
+// src/cli/checkpoint_flag_options.cpp — see checkpoint_flag_options.hpp.
+#include "checkpoint_flag_options.hpp"
+
+namespace rwd::cli {
+
+void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use) {
+  const bool plan = use == FlagUse::plan;
+  auto* steps = command.add_option("--steps", flags.steps,
+                                   plan ? "l: steps of the run (required; 1e6 is accepted)"
+                                        : "number of fixed steps (default: the problem's); with\n"
+                                          "--adaptive it only sets the default --t-final")
+                    ->type_name("L");
+  if (plan) steps->required();
+  command
+      .add_option("--snapshots", flags.snapshots,
+                  "c: at most C snapshots, the initial state's included\n"
+                  "(selects the checkpointed adjoint; see `rewind plan`)")
+      ->type_name("C");
+  command
+      .add_option("--memory", flags.memory,
+                  "a snapshot budget in bytes (256MiB, 1GiB, 1e9):\n"
+                  "c = floor(BYTES / (state bytes + carry bytes))")
+      ->type_name("BYTES");
+  command
+      .add_option("--schedule", flags.schedule,
+                  "revolve | uniform | store-all (default revolve;\n"
+                  "uniform and store-all need no budget)")
+      ->type_name("NAME");
+  command
+      .add_option("--interval", flags.interval,
+                  "uniform: a snapshot every K steps (default: the\n"
+                  "interval with the fewest advances that fits c)")
+      ->type_name("K");
+  command
+      .add_option("--adjoint-cost", flags.adjoint_cost,
+                  "F: adjoint part of a reverse step, in forward steps\n"
+                  "(default 1.5); only for the predicted time")
+      ->type_name("F");
+  command
+      .add_option("--disk", flags.disk,
+                  "snapshots in an HDF5 file in DIR: the disk level of\n"
+                  "--ram-snapshots/--disk-snapshots, or all --snapshots")
+      ->type_name("DIR");
+  command.add_option("--ram-snapshots", flags.ram_snapshots, "two-level: K snapshots in memory")
+      ->type_name("K");
+  command.add_option("--disk-snapshots", flags.disk_snapshots, "two-level: D snapshots on disk")
+      ->type_name("D");
+  command
+      .add_option("--disk-write-cost", flags.disk_write_cost,
+                  "one snapshot write, in forward steps (default: measured\n"
+                  "by run; 1 in plan unless measured with --step-time)")
+      ->type_name("STEPS");
+  command
+      .add_option("--disk-read-cost", flags.disk_read_cost,
+                  "one snapshot read, in forward steps (default as for\n"
+                  "--disk-write-cost)")
+      ->type_name("STEPS");
+  command.add_flag("--json", flags.json, "print one JSON object on stdout instead of the text report");
+  if (plan) return;
+  command
+      .add_option("--drift", flags.drift,
+                  "checkpointed: a replay that differs from the first sweep:\n"
+                  "ignore | warn (default; one line on stderr) | fail (exit 1)")
+      ->type_name("POLICY");
+  command.add_flag("--sync-io", flags.sync_io, "disk writes and reads inline, not in the background");
+  command.add_flag("--keep-snapshots", flags.keep_snapshots,
+                   "leave the snapshot file in DIR after the run");
+  command
+      .add_option("--compression", flags.compression,
+                  "deflate level 1-9 of the snapshot file (default 0: none)")
+      ->type_name("LEVEL");
+}
+
+}  // namespace rwd::cli
