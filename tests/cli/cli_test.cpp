@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "../../src/cli/byte_size.hpp"
+#include "../../src/cli/checkpoint_flags.hpp"
 #include "../../src/cli/extrapolated_difference.hpp"
 #include "../../src/cli/gradient_run.hpp"
 #include "../../src/cli/problem_registry.hpp"
@@ -460,6 +463,54 @@ TEST(CheckpointedRun, RefusesBadCombinations) {
   o = options_for("lorenz63");
   o.checkpoint.schedule = "store-all";
   EXPECT_TRUE(resolve_run_settings(o).checkpoint.checkpointed);
+}
+
+// The flags are declared and checked once: plan and run refuse the same mistakes in the same
+// words, and differ only where the issue of a run differs (plan always plans; run writes a disk).
+std::string flag_refusal(const CheckpointFlags& flags, FlagUse use) {
+  try {
+    resolve_checkpoint_flags(flags, use);
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(CheckpointFlags, PlanAndRunRefuseTheSameMistakesInTheSameWords) {
+  std::vector<CheckpointFlags> mistakes(9);
+  mistakes[0].snapshots = "0";
+  mistakes[1].snapshots = "3", mistakes[1].memory = "1MiB";
+  mistakes[2].snapshots = "3", mistakes[2].interval = "4";
+  mistakes[3].schedule = "greedy";
+  mistakes[4].memory = "12XB";
+  mistakes[5].snapshots = "3", mistakes[5].adjoint_cost = -1.0;
+  mistakes[6].ram_snapshots = "2", mistakes[6].disk_snapshots = "3", mistakes[6].snapshots = "4";
+  mistakes[6].disk = std::filesystem::temp_directory_path().string();
+  mistakes[7].snapshots = "3", mistakes[7].disk = "/nonexistent/rewind";
+  mistakes[8].snapshots = "3", mistakes[8].disk_read_cost = -2.0;
+  for (CheckpointFlags& flags : mistakes) {
+    flags.steps = "100";
+    const std::string plan = flag_refusal(flags, FlagUse::plan);
+    EXPECT_NE(plan, "(accepted)");
+    EXPECT_EQ(plan, flag_refusal(flags, FlagUse::run));
+    EXPECT_EQ(plan.rfind("--", 0), 0u) << "names the flag first: " << plan;
+  }
+}
+
+TEST(CheckpointFlags, DifferOnlyInWhatNoFlagsAndADiskMean) {
+  CheckpointFlags flags;
+  flags.steps = "1e3";
+  EXPECT_NE(flag_refusal(flags, FlagUse::plan).find("rewind plan needs a budget"),
+            std::string::npos);
+  const CheckpointSettings run = resolve_checkpoint_flags(flags, FlagUse::run);
+  EXPECT_FALSE(run.checkpointed);
+  EXPECT_EQ(*run.steps, 1000);
+  flags.ram_snapshots = "2";
+  flags.disk_snapshots = "0";
+  const CheckpointSettings plan = resolve_checkpoint_flags(flags, FlagUse::plan);
+  EXPECT_EQ(plan.request.kind, ScheduleKind::two_level);
+  EXPECT_EQ(*plan.request.disk_slots, 0);
+  EXPECT_NE(flag_refusal(flags, FlagUse::run).find("need --disk DIR"), std::string::npos);
 }
 
 TEST(Progress, DisabledBarDrawsNothingAndForwardsEveryCall) {
