@@ -218,6 +218,7 @@ RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen:
   RunReport report;
   report.settings = settings;
   report.state_size = stepper.state_size();
+  report.parameters.assign(theta.data(), theta.data() + theta.size());
   report.parameter_size = stepper.parameter_size();
   auto take = [&](const GradientResult<Eigen::VectorXd>& result) {
     report.loss = result.loss;
@@ -312,7 +313,9 @@ inline RunReport run_gradient(const RunSettings& settings, const PlanCallback& o
   return with_problem(*settings.problem, settings.n,
                       [&](const auto& problem, const Eigen::VectorXd& y0,
                           const Eigen::VectorXd& theta, const std::vector<std::string>& names) {
-                        return run_gradient(problem, y0, theta, names, settings, on_plan);
+                        Eigen::VectorXd chosen = theta;
+                        apply_parameter_values(settings.parameters, chosen);
+                        return run_gradient(problem, y0, chosen, names, settings, on_plan);
                       });
 }
 

@@ -139,6 +139,13 @@ nlohmann::ordered_json run_report_json(const RunReport& report) {
   for (double g : report.grad_theta) grad.push_back(number(g));
   j["grad_theta"] = std::move(grad);
   j["parameter_names"] = report.parameter_names;
+  // θ by name (by index when the names are not known).
+  Json parameters = Json::object();
+  for (std::size_t i = 0; i < report.parameters.size(); ++i)
+    parameters[i < report.parameter_names.size() ? report.parameter_names[i]
+                                                 : "theta[" + std::to_string(i) + "]"] =
+        number(report.parameters[i]);
+  j["parameters"] = std::move(parameters);
   const FiniteDifferenceCheck& fd = report.fd;
   if (!report.fd_checked) {
     j["fd_check"] = nullptr;

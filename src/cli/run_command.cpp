@@ -88,6 +88,10 @@ CLI::App* add_run_command(CLI::App& app) {
   run->add_option("-n,--n", o->n,
                   "problem size: dimension of linear (default 3), N of\n"
                   "lorenz96 (40), grid side of gray_scott (64 -> 2*64^2 unknowns)");
+  run->add_option("--parameters", o->parameters,
+                  "theta by name, replacing the problem's defaults, e.g.\n"
+                  "--parameters F=0.04,k=0.06 (names in the list below)")
+      ->type_name("NAME=VALUE,...");
   run->add_option("--dt", o->dt,
                   "step size (default 0.01; gray_scott 1); with --adaptive the\n"
                   "first step tried (default: chosen automatically)");

@@ -59,6 +59,7 @@ struct RunReport {
   double loss = 0.0;                         // J = ½|y_N|²
   double grad_y0_norm = 0.0;                 // |dJ/dy0|₂
   double grad_theta_norm = 0.0;              // |dJ/dθ|₂
+  std::vector<double> parameters;            // θ of the run (defaults and --parameters)
   std::vector<double> grad_theta;            // dJ/dθ
   std::vector<std::string> parameter_names;  // one per θ entry
   bool fd_checked = false;                   // false with --no-fd-check: `fd` is empty

@@ -23,9 +23,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "byte_size.hpp"
 #include "checkpoint_flags.hpp"
+#include "problem_parameters.hpp"
 #include "problem_registry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
@@ -51,6 +53,7 @@ struct RunOptions {
   std::optional<double> fd_epsilon;  // first (largest) spot-check step; default: default_fd_step
   bool no_fd_check = false;          // skip the spot check
   bool progress = false;             // progress bar on stderr (set when it is a terminal)
+  std::optional<std::string> parameters;  // --parameters NAME=VALUE,… (problem_parameters.hpp)
   // --steps (fixed steps; with --adaptive only the default --t-final), --json and the
   // checkpointing flags: any of --snapshots, --memory, --schedule, the two-level flags or --disk
   // selects the checkpointed driver.
@@ -74,6 +77,7 @@ struct RunSettings {
   bool fd_check = true;
   bool json = false;
   bool progress = false;
+  std::vector<NamedParameter> parameters;  // --parameters: θ entries replacing the defaults
   // Checkpointing (checkpoint.checkpointed = false: the store-all driver). A --memory budget
   // becomes a snapshot count when the state size is known, and disk costs not given are measured
   // before the run (gradient_run.hpp).
@@ -110,6 +114,11 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
     rwd::detail::fail<InvalidArgument>("--n does not apply to ", info.name,
                                        ", whose state size is fixed at ", info.fixed_state_size);
   }
+
+  if (options.parameters)
+    settings.parameters =
+        parse_parameter_values("--parameters", *options.parameters, info,
+                               problem_parameter_names(info, settings.n));
 
   const Index steps = options.checkpoint.steps ? parse_count("--steps", *options.checkpoint.steps)
                                          : info.default_steps;

@@ -164,6 +164,14 @@ void print_plan_prediction(std::ostream& out, const CheckpointReport& checkpoint
   out.flush();
 }
 
+namespace {
+// The name of θ[i], or "theta[i]" when the problem gives none.
+std::string parameter_name(const RunReport& report, std::size_t i) {
+  return i < report.parameter_names.size() ? report.parameter_names[i]
+                                           : "theta[" + std::to_string(i) + "]";
+}
+}  // namespace
+
 void print_text_report(std::ostream& out, const RunReport& report) {
   out << "rewind run " << describe_run(report) << "\n";
   row(out, "state size / parameters",
@@ -174,11 +182,13 @@ void print_text_report(std::ostream& out, const RunReport& report) {
   row(out, "|dJ/dy0|", format("%.15g", report.grad_y0_norm));
   row(out, "|dJ/dtheta|", format("%.15g", report.grad_theta_norm));
   if (report.parameter_size > 0 && report.parameter_size <= kMaxListedParameters) {
+    std::string theta;
+    for (std::size_t i = 0; i < report.parameters.size(); ++i)
+      theta += (i ? ", " : "") + parameter_name(report, i) + " = " + format("%.6g", report.parameters[i]);
+    row(out, "theta", theta);
     out << "  dJ/dtheta\n";
     for (std::size_t i = 0; i < report.grad_theta.size(); ++i) {
-      const std::string name =
-          report.parameter_names.empty() ? "theta[" + std::to_string(i) + "]" : report.parameter_names[i];
-      row(out, "  " + name, format("%.15g", report.grad_theta[i]));
+      row(out, "  " + parameter_name(report, i), format("%.15g", report.grad_theta[i]));
     }
   } else if (report.parameter_size > kMaxListedParameters) {
     out << "  (dJ/dtheta has " << report.parameter_size << " entries; --json lists them all)\n";

@@ -15,6 +15,7 @@
 #include "../../src/cli/checkpoint_flags.hpp"
 #include "../../src/cli/extrapolated_difference.hpp"
 #include "../../src/cli/gradient_run.hpp"
+#include "../../src/cli/problem_parameters.hpp"
 #include "../../src/cli/problem_registry.hpp"
 #include "../../src/cli/progress.hpp"
 #include "../../src/cli/run_settings.hpp"
@@ -511,6 +512,50 @@ TEST(CheckpointFlags, DifferOnlyInWhatNoFlagsAndADiskMean) {
   EXPECT_EQ(plan.request.kind, ScheduleKind::two_level);
   EXPECT_EQ(*plan.request.disk_slots, 0);
   EXPECT_NE(flag_refusal(flags, FlagUse::run).find("need --disk DIR"), std::string::npos);
+}
+
+TEST(Parameters, ByNameReplaceTheDefaultsAndReachTheRun) {
+  RunOptions o = options_for("lotka_volterra");
+  o.checkpoint.steps = "50";
+  o.no_fd_check = true;
+  const RunReport defaults = run_with(o);
+  o.parameters = "beta=0.5, GAMMA=2.5";  // spaces and case are forgiven
+  const RunSettings settings = resolve_run_settings(o);
+  ASSERT_EQ(settings.parameters.size(), 2u);
+  EXPECT_EQ(settings.parameters[0].name, "beta");
+  EXPECT_EQ(settings.parameters[1].name, "gamma");
+  const RunReport changed = run_gradient(settings);
+  EXPECT_EQ(changed.parameters[0], defaults.parameters[0]);
+  EXPECT_EQ(changed.parameters[1], 0.5);
+  EXPECT_EQ(changed.parameters[3], 2.5);
+  EXPECT_NE(changed.loss, defaults.loss);
+}
+
+TEST(Parameters, RefusesUnknownNamesRepeatsAndValuesOutsideTheModel) {
+  const ProblemInfo& gs = require_problem("gray_scott");
+  const std::vector<std::string> names = problem_parameter_names(gs, 16);
+  const auto refusal_of = [&](const char* text) -> std::string {
+    try {
+      parse_parameter_values("--parameters", text, gs, names);
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(refusal_of("F=0.04,k=0.06"), "(accepted)");
+  EXPECT_EQ(refusal_of("F=0"), "(accepted)");  // no feed: a model, if a dull one
+  EXPECT_NE(refusal_of("G=1").find("has no parameter 'G'; its parameters are Du, Dv, F, k"),
+            std::string::npos);
+  EXPECT_NE(refusal_of("F=0.1,F=0.2").find("F is given twice"), std::string::npos);
+  EXPECT_NE(refusal_of("Du=0").find("Du = 0 must be finite and > 0"), std::string::npos);
+  EXPECT_NE(refusal_of("k=-0.1").find(">= 0"), std::string::npos);
+  EXPECT_NE(refusal_of("F=inf").find("not a finite number"), std::string::npos);
+  EXPECT_NE(refusal_of("F").find("is not NAME=VALUE"), std::string::npos);
+  EXPECT_NE(refusal_of("F=0.1,").find("empty item"), std::string::npos);
+  // Names that differ only in case must be spelt exactly.
+  const std::vector<std::string> clash = {"ab", "AB"};
+  EXPECT_EQ(parameter_index("--fit", "AB", gs, clash), 1);  // an exact match wins
+  EXPECT_THROW(parameter_index("--fit", "aB", gs, clash), InvalidArgument);
 }
 
 TEST(Progress, DisabledBarDrawsNothingAndForwardsEveryCall) {
