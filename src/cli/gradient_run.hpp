@@ -203,6 +203,70 @@ double measure_step_seconds(const P& problem, const RunSettings& settings, const
 // Called with the plan of a checkpointed run before its scheduled sweep starts.
 using PlanCallback = std::function<void(const CheckpointReport&)>;
 
+// The plan request and driver options of a checkpointed run of this problem: the budget from
+// --memory in snapshots of this state size, and a two-level schedule's disk costs measured
+// against this problem's own step when not given. Records its inputs in `checkpointing`.
+template <class P>
+std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
+                                                             const RunSettings& settings,
+                                                             const Eigen::VectorXd& y0,
+                                                             const Eigen::VectorXd& theta,
+                                                             Index state_size,
+                                                             CheckpointReport& checkpointing) {
+  const CheckpointSettings& flags = settings.checkpoint;
+  checkpointing.snapshot_bytes = state_size * static_cast<Index>(sizeof(double)) + kCarryBytes;
+  checkpointing.memory_budget = flags.memory_bytes;
+  checkpointing.adjoint_cost = flags.adjoint_cost;
+  checkpointing.drift_policy = flags.drift;
+  PlanRequest request = flags.request;
+  if (flags.memory_bytes)
+    request.budget =
+        snapshots_in_memory(*flags.memory_bytes, checkpointing.snapshot_bytes, "--memory");
+  request.validate();
+
+  CheckpointOptions options;
+  options.drift_policy = flags.drift;
+  if (!flags.disk_directory.empty()) {
+    options.disk.directory = flags.disk_directory;
+    options.disk.asynchronous = !flags.sync_io;
+    options.disk.keep_file = flags.keep_snapshots;
+    options.disk.compression_level = flags.compression;
+    if (request.kind == ScheduleKind::two_level &&
+        (!flags.disk_write_cost || !flags.disk_read_cost)) {
+      // Weigh the disk against this problem's own step, measured now.
+      checkpointing.disk_costs_measured = true;
+      checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
+      checkpointing.disk_costs = measure_disk_costs(flags.disk_directory, state_size,
+                                                    static_cast<int>(kCarryBytes));
+      request.costs.disk_write_time = flags.disk_write_cost.value_or(
+          checkpointing.disk_costs.write_seconds / checkpointing.step_seconds);
+      request.costs.disk_read_time = flags.disk_read_cost.value_or(
+          checkpointing.disk_costs.read_seconds / checkpointing.step_seconds);
+    }
+    request.costs.adjoint_cost_factor = flags.adjoint_cost;
+  }
+  return {request, options};
+}
+
+// Plans `steps` steps into checkpointing.plan, refusing a plan whose memory slots — allocated by
+// the store before the first step — exceed half the physical memory.
+inline const CheckpointPlan& plan_within_memory(const PlanRequest& request, Index steps,
+                                                CheckpointReport& checkpointing) {
+  checkpointing.plan = plan_checkpoints(request, steps);
+  checkpointing.store_all_bytes =
+      (static_cast<double>(steps) + 1.0) * static_cast<double>(checkpointing.snapshot_bytes);
+  const double reserved = static_cast<double>(checkpointing.plan.memory_slots_used) *
+                          static_cast<double>(checkpointing.snapshot_bytes);
+  const double limit = static_cast<double>(rwd::detail::half_physical_memory());
+  if (reserved > limit)
+    rwd::detail::fail<InvalidArgument>(
+        checkpointing.plan.name, " would reserve ", checkpointing.plan.memory_slots_used,
+        " snapshots of ", checkpointing.snapshot_bytes, " bytes (", format_bytes(reserved),
+        "), above half the physical memory (", format_bytes(limit),
+        "); use fewer --snapshots or a smaller --memory");
+  return checkpointing.plan;
+}
+
 template <class P>
 RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
                        std::vector<std::string> parameter_names, const RunSettings& settings,
@@ -238,51 +302,13 @@ RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen:
   } else {
     report.checkpointed = true;
     CheckpointReport& checkpointing = report.checkpoint;
-    checkpointing.snapshot_bytes = report.state_size * static_cast<Index>(sizeof(double)) + kCarryBytes;
-    checkpointing.memory_budget = settings.checkpoint.memory_bytes;
-    checkpointing.adjoint_cost = settings.checkpoint.adjoint_cost;
-    checkpointing.drift_policy = settings.checkpoint.drift;
-    PlanRequest request = settings.checkpoint.request;
-    if (settings.checkpoint.memory_bytes)
-      request.budget = snapshots_in_memory(*settings.checkpoint.memory_bytes, checkpointing.snapshot_bytes, "--memory");
-    request.validate();
-
-    CheckpointOptions options;
-    options.drift_policy = settings.checkpoint.drift;
-    if (!settings.checkpoint.disk_directory.empty()) {
-      options.disk.directory = settings.checkpoint.disk_directory;
-      options.disk.asynchronous = !settings.checkpoint.sync_io;
-      options.disk.keep_file = settings.checkpoint.keep_snapshots;
-      options.disk.compression_level = settings.checkpoint.compression;
-      if (request.kind == ScheduleKind::two_level && (!settings.checkpoint.disk_write_cost || !settings.checkpoint.disk_read_cost)) {
-        // Weigh the disk against this problem's own step, measured now.
-        checkpointing.disk_costs_measured = true;
-        checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
-        checkpointing.disk_costs = measure_disk_costs(settings.checkpoint.disk_directory, report.state_size, static_cast<int>(kCarryBytes));
-        request.costs.disk_write_time =
-            settings.checkpoint.disk_write_cost.value_or(checkpointing.disk_costs.write_seconds / checkpointing.step_seconds);
-        request.costs.disk_read_time =
-            settings.checkpoint.disk_read_cost.value_or(checkpointing.disk_costs.read_seconds / checkpointing.step_seconds);
-      }
-      request.costs.adjoint_cost_factor = settings.checkpoint.adjoint_cost;
-    }
+    auto [request, options] =
+        checkpoint_request(problem, settings, y0, theta, report.state_size, checkpointing);
     CheckpointedAdjoint driver(watched, objective, options);
     // The driver calls the planner once, when the number of steps is known (after the counting
     // sweep of an adaptive run): the plan is reported before the scheduled sweep starts.
     auto planner = [&](Index steps) -> CheckpointPlan {
-      checkpointing.plan = plan_checkpoints(request, steps);
-      checkpointing.store_all_bytes =
-          (static_cast<double>(steps) + 1.0) * static_cast<double>(checkpointing.snapshot_bytes);
-      // The store allocates the plan's memory slots before the first step.
-      const double reserved = static_cast<double>(checkpointing.plan.memory_slots_used) *
-                              static_cast<double>(checkpointing.snapshot_bytes);
-      const double limit = static_cast<double>(rwd::detail::half_physical_memory());
-      if (reserved > limit)
-        rwd::detail::fail<InvalidArgument>(
-            checkpointing.plan.name, " would reserve ", checkpointing.plan.memory_slots_used, " snapshots of ",
-            checkpointing.snapshot_bytes, " bytes (", format_bytes(reserved),
-            "), above half the physical memory (", format_bytes(limit),
-            "); use fewer --snapshots or a smaller --memory");
+      plan_within_memory(request, steps, checkpointing);
       if (on_plan) {
         bar.clear();
         on_plan(checkpointing);
