@@ -6,7 +6,10 @@
 #include <memory>
 #include <string>
 
+#include "observation_run.hpp"
+#include "problem_registry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/fit/observations.hpp"
 #include "rewind/problems/cubic_spiral.hpp"
 #include "rewind/neural/sampled_solution.hpp"
 #include "rewind/neural/time_series.hpp"
@@ -28,11 +31,65 @@ training::TimeSeries spiral_series(const SpiralSettings& settings) {
                                    ButcherTableau::rk4(), settings.t_final, settings.points, settings.substeps, {"y0", "y1"});
 }
 
+// `rewind generate PROBLEM`: one subcommand per built-in problem, all with the same options.
+void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
+  auto options = std::make_shared<GenerateOptions>();
+  auto out = std::make_shared<std::string>();
+  auto force = std::make_shared<bool>(false);
+  options->run.problem = info.name;
+  CLI::App* command = generate.add_subcommand(
+      info.name, std::string("Observations of ") + info.description);
+  const std::string dashed = [&] {
+    std::string name = info.name;
+    for (char& c : name)
+      if (c == '_') c = '-';
+    return name;
+  }();
+  if (dashed != info.name) command->alias(dashed);
+  command->footer(
+      "Runs the problem from its default initial state with its defaults unless changed, and\n"
+      "writes H y_k + noise at steps K, 2K, ... <= --steps to FILE.h5 (HDF5) with the problem,\n"
+      "its size, method, step, horizon, parameters, initial state, field and noise: all that\n"
+      "`rewind fit` needs. Example:\n"
+      "  rewind generate gray_scott --n 64 --steps 20000 --observe-every 1000 --observe v \\\n"
+      "                  --noise 0.01 --out gs.h5");
+  if (info.sized()) command->add_option("-n,--n", options->run.n, info.size_meaning);
+  command->add_option("--steps", options->run.checkpoint.steps, "horizon in steps")
+      ->type_name("L");
+  command->add_option("--dt", options->run.dt, "step size");
+  command->add_option("--method", options->run.method, "Runge-Kutta method, or bdf");
+  command->add_option("--parameters", options->run.parameters, "theta by name, e.g. F=0.04,k=0.06")
+      ->type_name("NAME=VALUE,...");
+  command->add_option("--observe-every", options->observe_every, "observe every K steps (required)")
+      ->required()
+      ->type_name("K");
+  command->add_option("--observe", options->observe, "the observed field (default: all)")
+      ->type_name("FIELD");
+  command->add_option("--noise", options->noise,
+                      "standard deviation of the Gaussian noise added (default 0)")
+      ->type_name("SIGMA");
+  command->add_option("--seed", options->seed, "seed of the noise (default 1)");
+  command->add_option("--out,-o", *out, "observation file (.h5)")->required()->type_name("FILE.h5");
+  command->add_flag("--force", *force, "overwrite an existing file");
+  command->callback([options, out, force] {
+    const Observations observations = generate_observations(*options);
+    save_observations(*out, observations, *force);
+    std::cout << "wrote " << observations.observed_steps.size() << " observations of '"
+              << observations.field.name << "' (" << observations.field.count
+              << " values each) of " << observations.problem << " over " << observations.steps
+              << " steps, noise " << observations.noise << ", to " << *out << "\n";
+  });
+}
+
 }  // namespace
 
 CLI::App* add_generate_command(CLI::App& app) {
-  CLI::App* generate = app.add_subcommand("generate", "Write a reference dataset (see 'generate spiral --help').");
+  CLI::App* generate = app.add_subcommand(
+      "generate",
+      "Write a dataset: observations of a built-in problem for `rewind fit`\n"
+      "(generate PROBLEM --help), or the spiral for `rewind train`.");
   generate->require_subcommand(1);
+  for (const ProblemInfo& info : problem_table()) add_observation_generator(*generate, info);
   auto settings = std::make_shared<SpiralSettings>();
   CLI::App* spiral = generate->add_subcommand(
       "spiral", "The cubic spiral dy/dt = (y^3)A, A = [[-0.1, 2], [-2, -0.1]], y(0) = (2, 0), sampled uniformly.");

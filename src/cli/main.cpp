@@ -6,6 +6,8 @@
 //   rewind plan --steps 100000 --snapshots 20
 //   rewind inspect snapshots.h5
 //   rewind generate spiral && rewind train spiral --json spiral.json
+//   rewind generate lotka_volterra --steps 1000 --observe-every 10 --out lv.h5
+//   rewind fit lotka_volterra --observations lv.h5 --fit alpha,gamma --start alpha=1.3,gamma=3.3
 //   rewind --version
 //
 // Exit status 0 on success, 1 when a run fails (NaN/Inf, solver failure), 2 for bad input; every
@@ -17,6 +19,7 @@
 #include <string>
 
 #include "exit_status.hpp"
+#include "fit_command.hpp"
 #include "generate_command.hpp"
 #include "inspect_command.hpp"
 #include "plan_command.hpp"
@@ -47,6 +50,7 @@ int main(int argc, char** argv) {
   add_inspect_command(app);
   add_train_command(app);
   add_generate_command(app);
+  add_fit_command(app);
 
   // CLI11 would say only "A subcommand is required" for `rewind bogus`.
   if (argc >= 2 && argv[1][0] != '-') {

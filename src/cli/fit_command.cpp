@@ -1,0 +1,309 @@
+// src/cli/fit_command.cpp — see fit_command.hpp.
+#include "fit_command.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "checkpoint_flag_options.hpp"
+#include "exit_status.hpp"
+#include "fit_run.hpp"
+#include "progress.hpp"
+#include "rewind/error.hpp"
+#include "text_report.hpp"
+
+namespace rwd::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string format(const char* spec, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, spec, value);
+  return buffer;
+}
+
+Json number(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
+
+// {name: θ[i]} over the given indices (all of θ when `indices` is empty).
+Json by_name(const std::vector<std::string>& names, const Eigen::VectorXd& theta,
+             const std::vector<NamedParameter>& only = {}) {
+  Json out = Json::object();
+  if (only.empty()) {
+    for (Eigen::Index i = 0; i < theta.size(); ++i)
+      out[names[static_cast<std::size_t>(i)]] = number(theta[i]);
+  } else {
+    for (const NamedParameter& p : only) out[p.name] = number(theta[p.index]);
+  }
+  return out;
+}
+
+std::string fitted_values(const FitReport& report, const Eigen::VectorXd& theta) {
+  std::string text;
+  for (const NamedParameter& p : report.settings.fitted)
+    text += (text.empty() ? "" : ", ") + p.name + " = " + format("%.6g", theta[p.index]);
+  return text;
+}
+
+Json fit_json(const FitReport& report) {
+  const FitSettings& settings = report.settings;
+  const Observations& observations = settings.observations;
+  const FitResult& result = report.result;
+  const CheckpointReport& checkpointing = report.checkpoint;
+  const std::vector<std::string>& names = report.parameter_names;
+  Json j;
+  j["rewind_version"] = REWIND_VERSION;
+  j["problem"] = settings.run.problem->name;
+  j["n"] = settings.run.problem->sized() ? Json(settings.run.n) : Json(nullptr);
+  j["state_size"] = report.state_size;
+  j["method"] = observations.method;
+  j["dt"] = observations.dt;
+  j["steps"] = observations.steps;
+  j["observations"] = {{"field", observations.field.name},
+                       {"components", observations.field.count},
+                       {"observed_steps", observations.observed_steps.size()},
+                       {"first_step", observations.observed_steps.front()},
+                       {"last_step", observations.observed_steps.back()},
+                       {"noise", observations.noise},
+                       {"sigma", settings.sigma}};
+  Json fitted = Json::array();
+  for (const NamedParameter& p : settings.fitted) fitted.push_back(p.name);
+  j["fitted"] = fitted;
+  j["parameters"] = by_name(names, result.theta);
+  j["start"] = by_name(names, settings.theta_start, settings.fitted);
+  j["generating_parameters"] = by_name(names, observations.parameters);
+  Json bounds = Json::object();
+  for (std::size_t i = 0; i < settings.fitted.size(); ++i)
+    bounds[settings.fitted[i].name] = {number(settings.bounds[i].lower),
+                                       number(settings.bounds[i].upper)};
+  j["bounds"] = bounds;
+  j["loss"] = number(result.loss);
+  j["gradient"] = result.gradient.size() ? by_name(names, result.gradient, settings.fitted)
+                                         : Json(nullptr);
+  j["iterations"] = result.iterations;
+  j["evaluations"] = result.evaluations;
+  j["stop_reason"] = result.stop_reason;
+  j["failed"] = result.failed;
+  j["failure"] = result.failed ? Json(result.failure) : Json(nullptr);
+  Json history = Json::array();
+  for (const FitIteration& it : result.history)
+    history.push_back({{"iteration", it.iteration},
+                       {"evaluations", it.evaluations},
+                       {"loss", number(it.loss)},
+                       {"gradient_norm", number(it.gradient_norm)},
+                       {"parameters", by_name(names, it.theta, settings.fitted)},
+                       {"seconds", it.seconds}});
+  j["history"] = history;
+  const CheckpointPlan& plan = checkpointing.plan;
+  j["schedule"] = {{"name", plan.name},
+                   {"snapshots", plan.snapshots},
+                   {"recomputed_steps", plan.advances},
+                   {"recompute_ratio", plan.recompute_ratio()},
+                   {"peak_memory_bytes", result.summary.storage.peak_memory_bytes},
+                   {"snapshot_bytes", checkpointing.snapshot_bytes},
+                   {"store_all_bytes", checkpointing.store_all_bytes},
+                   {"store_all_over_peak",
+                    result.summary.storage.peak_memory_bytes > 0
+                        ? Json(checkpointing.store_all_bytes /
+                               static_cast<double>(result.summary.storage.peak_memory_bytes))
+                        : Json(nullptr)}};
+  j["seconds"] = report.seconds;
+  return j;
+}
+
+// What the pictures need besides fit_json: the observed field and the model's at the start and
+// at the fit — the last observed frame as an n × n image for grid problems, every observed step
+// as time series otherwise (scripts/plot_fit.py documents the format).
+Json plot_json(const FitReport& report) {
+  const FitSettings& settings = report.settings;
+  const Observations& observations = settings.observations;
+  Json j = fit_json(report);
+  const ProblemId id = settings.run.problem->id;
+  const Index n = settings.run.n;
+  const Index cells = n * n;
+  const Index count = observations.field.count;
+  const bool grid = (id == ProblemId::gray_scott || id == ProblemId::heat2d) && cells > 0 &&
+                    count % cells == 0;
+  const auto column = [](const Eigen::MatrixXd& m, Eigen::Index k, Index from, Index size) {
+    Json out = Json::array();
+    for (Index i = 0; i < size; ++i) out.push_back(m(from + i, k));
+    return out;
+  };
+  Json fields;
+  if (grid) {
+    // The last n² components of the last observed step (Gray–Scott "all": v).
+    const Eigen::Index last = observations.data.cols() - 1;
+    fields = {{"kind", "grid"},
+              {"side", n},
+              {"step", observations.observed_steps.back()},
+              {"observed", column(observations.data, last, count - cells, cells)},
+              {"start", column(report.start_prediction, last, count - cells, cells)},
+              {"fit", column(report.fit_prediction, last, count - cells, cells)}};
+  } else {
+    Json steps = Json::array();
+    for (Index s : observations.observed_steps) steps.push_back(static_cast<double>(s) * observations.dt);
+    const Index shown = std::min<Index>(count, 6);
+    const auto series = [&](const Eigen::MatrixXd& m) {
+      Json out = Json::array();
+      for (Index i = 0; i < shown; ++i) {
+        Json row = Json::array();
+        for (Eigen::Index k = 0; k < m.cols(); ++k) row.push_back(m(i, k));
+        out.push_back(row);
+      }
+      return out;
+    };
+    fields = {{"kind", "series"},
+              {"t", steps},
+              {"components", shown},
+              {"observed", series(observations.data)},
+              {"start", series(report.start_prediction)},
+              {"fit", series(report.fit_prediction)}};
+  }
+  j["fields"] = fields;
+  return j;
+}
+
+void write_plots(const FitReport& report, const std::string& prefix) {
+  const std::filesystem::path data = prefix + ".fit.json";
+  {
+    std::ofstream out(data);
+    out << plot_json(report).dump(1) << "\n";
+    if (!out)
+      rwd::detail::fail<StorageError>("--plot: cannot write the plot data '", data.string(), "'");
+  }
+  const char* dir = std::getenv("REWIND_SCRIPTS_DIR");
+  const std::filesystem::path script =
+      std::filesystem::path(dir ? dir : REWIND_SCRIPTS_DIR) / "plot_fit.py";
+  if (!std::filesystem::exists(script))
+    rwd::detail::fail<InvalidArgument>("--plot needs ", script.string(),
+                                       " (set REWIND_SCRIPTS_DIR to rewind's scripts/ folder)");
+  const std::string command =
+      "/usr/bin/python3 '" + script.string() + "' '" + data.string() + "' '" + prefix + "'";
+  if (const int status = std::system(command.c_str()); status != 0)
+    rwd::detail::fail<Error>("--plot: ", script.string(), " failed (status ", status,
+                             "); the fit's data is in ", data.string());
+}
+
+void print_text(std::ostream& out, const FitReport& report) {
+  const FitSettings& settings = report.settings;
+  const FitResult& result = report.result;
+  out << "\n";
+  out << (result.failed ? "fit stopped: " + result.failure : "fit: " + result.stop_reason) << "\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-10s %14s %14s %14s %12s\n", "parameter", "start", "fit",
+                "in the file", "fit/file-1");
+  out << line;
+  for (const NamedParameter& p : settings.fitted) {
+    const double truth = settings.observations.parameters[p.index];
+    const double fitted = result.theta[p.index];
+    std::snprintf(line, sizeof line, "  %-10s %14.8g %14.8g %14.8g %12.3e\n", p.name.c_str(),
+                  settings.theta_start[p.index], fitted, truth,
+                  truth != 0.0 ? fitted / truth - 1.0 : fitted - truth);
+    out << line;
+  }
+  out << "  J = " << format("%.10g", result.loss) << " after " << result.iterations
+      << " iterations, " << result.evaluations << " gradient evaluations, "
+      << format("%.1f", report.seconds) << " s\n";
+  const double peak = static_cast<double>(result.summary.storage.peak_memory_bytes);
+  out << "  each gradient: " << report.checkpoint.plan.name << ", recompute ratio "
+      << format("%.3g", report.checkpoint.plan.recompute_ratio()) << ", peak snapshot memory "
+      << format_bytes(peak) << " (store-all: " << format_bytes(report.checkpoint.store_all_bytes);
+  if (peak > 0) out << ", " << format("%.0f", report.checkpoint.store_all_bytes / peak) << "x";
+  out << ")\n";
+}
+
+}  // namespace
+
+CLI::App* add_fit_command(CLI::App& app) {
+  auto options = std::make_shared<FitCommandOptions>();
+  auto plot = std::make_shared<std::string>();
+  CLI::App* fit = app.add_subcommand(
+      "fit",
+      "Estimate a built-in problem's parameters from observations (rewind generate):\n"
+      "L-BFGS with bounds (NLopt), every gradient by the checkpointed adjoint.");
+  fit->footer(
+      "J = 1/2 sum_k |H y_k - d_k|^2 / sigma^2 over the file's observed steps. The run repeats\n"
+      "the file's problem, size, method, step, horizon and initial state; parameters not\n"
+      "fitted keep the file's values unless --parameters gives them. An iteration is an\n"
+      "evaluation that lowered J; one line each (J, |grad J| over the fitted parameters, their\n"
+      "values, seconds). Checkpointing flags as in `rewind run` bound the memory of every\n"
+      "gradient; without them every state is kept.\n"
+      "\n"
+      "Example:\n"
+      "  rewind generate gray_scott --n 64 --steps 20000 --observe-every 1000 --observe v \\\n"
+      "                  --noise 0.01 --out gs.h5\n"
+      "  rewind fit gray_scott --observations gs.h5 --fit F,k --start F=0.045,k=0.055 \\\n"
+      "             --bounds F=0.02:0.08,k=0.04:0.08 --snapshots 20 --plot gs_fit");
+  fit->add_option("PROBLEM", options->problem, "the problem the observations come from")
+      ->required();
+  fit->add_option("--observations", options->observations, "observation file (rewind generate)")
+      ->required()
+      ->type_name("FILE.h5");
+  fit->add_option("--fit", options->fit, "the parameters to estimate, e.g. F,k")
+      ->required()
+      ->type_name("NAME,...");
+  fit->add_option("--start", options->start,
+                  "start values of fitted parameters (default: the problem's)")
+      ->type_name("NAME=VALUE,...");
+  fit->add_option("--bounds", options->bounds,
+                  "bounds of fitted parameters, LO or HI may be empty\n"
+                  "(default: [0, inf) for rates and diffusions)")
+      ->type_name("NAME=LO:HI,...");
+  fit->add_option("--parameters", options->parameters,
+                  "values of parameters not fitted (default: the file's)")
+      ->type_name("NAME=VALUE,...");
+  fit->add_option("-n,--n", options->n, "checked against the file's size");
+  fit->add_option("--sigma", options->sigma,
+                  "misfit weight (default: the file's noise; 1 without)");
+  fit->add_option("--max-evaluations", options->max_evaluations,
+                  "gradient evaluations at most (default 60)");
+  add_checkpoint_flags(*fit, options->checkpoint, FlagUse::run);
+  fit->add_option("--plot", *plot,
+                  "draw PREFIX_fields.png (observed, start, fit) and\n"
+                  "PREFIX_history.png (J and parameters per iteration)")
+      ->type_name("PREFIX");
+
+  fit->callback([options, plot] {
+    if (!plot->empty() && plot->find('\'') != std::string::npos)
+      rwd::detail::fail<InvalidArgument>("--plot '", *plot, "': the name has a quote");
+    options->progress = stderr_is_terminal();
+    const FitSettings settings = resolve_fit_settings(*options);
+    const bool json = settings.run.json;
+    std::ostream& log = json ? std::cerr : std::cout;
+    if (!json) {
+      log << "rewind fit " << settings.run.problem->name;
+      if (settings.run.problem->sized()) log << " (n = " << settings.run.n << ")";
+      log << ": " << settings.fitted.size() << " parameters from "
+          << settings.observations.observed_steps.size() << " observations of '"
+          << settings.observations.field.name << "' over " << settings.observations.steps
+          << " steps, sigma = " << settings.sigma << "\n";
+    }
+    const auto on_iteration = [&](const FitIteration& it) {
+      char line[96];
+      std::snprintf(line, sizeof line, "  iteration %3d  eval %3d  J = %-14.8g |grad| = %-10.3e ",
+                    it.iteration, it.evaluations, it.loss, it.gradient_norm);
+      log << line;
+      for (const NamedParameter& p : settings.fitted)
+        log << p.name << " = " << format("%.8g", it.theta[p.index]) << "  ";
+      log << format("%.1f s", it.seconds) << std::endl;
+    };
+    const FitReport report = run_fit(settings, on_iteration);
+    if (json)
+      std::cout << fit_json(report).dump(2) << std::endl;
+    else
+      print_text(std::cout, report);
+    if (!plot->empty()) write_plots(report, *plot);
+    if (report.result.failed)
+      rwd::detail::fail<Error>("the fit stopped: ", report.result.failure,
+                               " (the best parameters so far are in the report)");
+  });
+  return fit;
+}
+
+}  // namespace rwd::cli

@@ -1,0 +1,263 @@
+// src/cli/fit_run.hpp — what `rewind fit PROBLEM` computes: the named parameters of a built-in
+// problem estimated from an observation file (rewind generate), every gradient by the
+// checkpointed adjoint within the memory the checkpointing flags allow.
+//
+//   rwd::cli::FitCommandOptions options;
+//   options.problem = "gray_scott";
+//   options.observations = "gs.h5";
+//   options.fit = "F,k";
+//   options.start = "F=0.045,k=0.055";
+//   options.checkpoint.snapshots = "20";
+//   rwd::cli::FitReport report = rwd::cli::run_fit(rwd::cli::resolve_fit_settings(options));
+//
+// The run repeats the file's: problem, size, method, step, horizon and initial state. Fitted
+// parameters start at --start (else the problem's defaults) within --bounds (else the model's
+// domain: [0, inf) for rates and diffusions, unbounded otherwise); the others keep the file's
+// values unless --parameters gives them. The misfit is J = 1/2 sum_k |H y_k - d_k|^2 / sigma^2
+// with sigma = --sigma, else the file's noise (1 for noise-free data). Without checkpointing
+// flags every state is kept (the store-all schedule).
+//
+// Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "checkpoint_flags.hpp"
+#include "gradient_run.hpp"
+#include "problem_parameters.hpp"
+#include "problem_registry.hpp"
+#include "rewind/error.hpp"
+#include "rewind/fit/fit_parameters.hpp"
+#include "rewind/fit/misfit.hpp"
+#include "rewind/fit/observations.hpp"
+#include "run_report.hpp"
+#include "run_settings.hpp"
+
+namespace rwd::cli {
+
+// The options of `rewind fit` as given; std::nullopt = not given.
+struct FitCommandOptions {
+  std::string problem;                    // PROBLEM: must be the observation file's
+  std::optional<Index> n;                 // --n: when given, must be the file's
+  std::string observations;               // --observations FILE.h5
+  std::string fit;                        // --fit NAME,... (required)
+  std::optional<std::string> start;       // --start NAME=VALUE,...
+  std::optional<std::string> bounds;      // --bounds NAME=LO:HI,...
+  std::optional<std::string> parameters;  // --parameters NAME=VALUE,... (the fixed ones)
+  std::optional<double> sigma;            // --sigma
+  int max_evaluations = 60;               // --max-evaluations
+  bool progress = false;                  // progress bar of each gradient (a terminal)
+  CheckpointFlags checkpoint;             // as in run; --steps is the file's
+};
+
+struct FitSettings {
+  Observations observations;
+  RunSettings run;                        // the file's problem, size, method, step and horizon
+  std::vector<NamedParameter> fitted;     // with their start values
+  std::vector<ParameterBounds> bounds;    // one per fitted parameter
+  Eigen::VectorXd theta_start;            // the whole θ the fit starts from
+  double sigma = 1.0;
+  int max_evaluations = 60;
+};
+
+struct FitReport {
+  FitSettings settings;
+  FitResult result;
+  std::vector<std::string> parameter_names;
+  Index state_size = 0;
+  CheckpointReport checkpoint;  // the plan every gradient ran under
+  // H y_k at the observed steps (columns), with θ at the start and at the fit: the pictures'.
+  Eigen::MatrixXd start_prediction;
+  Eigen::MatrixXd fit_prediction;
+  double seconds = 0.0;
+};
+
+namespace detail {
+
+// "LO:HI" with either side a number, -inf/inf, or empty (unbounded).
+inline ParameterBounds parse_bounds_text(const char* flag, const std::string& name,
+                                         const std::string& text) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos)
+    rwd::detail::fail<InvalidArgument>(flag, ": ", name, " = '", text,
+                                       "' is not LO:HI (e.g. F=0.01:0.1)");
+  const auto side = [&](std::string part, double unbounded) {
+    part = trimmed(part);
+    if (part.empty()) return unbounded;
+    if (part == "inf" || part == "+inf") return std::numeric_limits<double>::infinity();
+    if (part == "-inf") return -std::numeric_limits<double>::infinity();
+    const std::optional<double> value = read_number(part);
+    if (!value)
+      rwd::detail::fail<InvalidArgument>(flag, ": ", name, " bound '", part, "' is not a number");
+    return *value;
+  };
+  ParameterBounds b{side(text.substr(0, colon), -std::numeric_limits<double>::infinity()),
+                    side(text.substr(colon + 1), std::numeric_limits<double>::infinity())};
+  if (!(b.lower < b.upper))
+    rwd::detail::fail<InvalidArgument>(flag, ": ", name, " = ", text,
+                                       " is empty: the lower bound must be below the upper");
+  return b;
+}
+
+// The bounds a parameter has without --bounds: its model's domain.
+inline ParameterBounds domain_bounds(const ProblemInfo& info, const std::string& name) {
+  const double inf = std::numeric_limits<double>::infinity();
+  return parameter_domain(info.id, name) == ParameterDomain::any ? ParameterBounds{-inf, inf}
+                                                                  : ParameterBounds{0.0, inf};
+}
+
+}  // namespace detail
+
+inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
+  FitSettings settings;
+  const ProblemInfo& info = require_problem(options.problem);
+  if (options.observations.empty())
+    rwd::detail::fail<InvalidArgument>("--observations FILE.h5 is required (write one with "
+                                       "rewind generate)");
+  if (options.fit.empty())
+    rwd::detail::fail<InvalidArgument>("--fit NAME,... is required: the parameters to estimate");
+  if (options.checkpoint.steps)
+    rwd::detail::fail<InvalidArgument>("--steps: a fit runs the observation file's horizon");
+  if (options.max_evaluations < 1)
+    rwd::detail::fail<InvalidArgument>("--max-evaluations = ", options.max_evaluations,
+                                       " must be >= 1");
+  if (options.sigma && (!std::isfinite(*options.sigma) || *options.sigma <= 0.0))
+    rwd::detail::fail<InvalidArgument>("--sigma = ", *options.sigma, " must be finite and > 0");
+
+  Observations& observations = settings.observations;
+  observations = load_observations(options.observations);
+  const ProblemInfo* recorded = find_problem(observations.problem);
+  if (!recorded || recorded->id != info.id)
+    rwd::detail::fail<InvalidArgument>("--observations '", options.observations,
+                                       "' observes ", observations.problem, ", not ", info.name);
+  if (options.n && (!info.sized() || *options.n != observations.size))
+    rwd::detail::fail<InvalidArgument>("--n = ", *options.n, ": '", options.observations,
+                                       "' observes ", info.name, " of size ", observations.size);
+
+  RunOptions run;
+  run.problem = info.name;
+  if (info.sized()) run.n = observations.size;
+  run.dt = observations.dt;
+  run.method = observations.method;
+  run.no_fd_check = true;
+  run.progress = options.progress;
+  run.checkpoint = options.checkpoint;
+  run.checkpoint.steps = std::to_string(observations.steps);
+  settings.run = resolve_run_settings(run);
+  if (!settings.run.checkpoint.checkpointed)
+    settings.run.checkpoint.request = PlanRequest::store_all();
+
+  const std::vector<std::string> names = problem_parameter_names(info, settings.run.n);
+  if (names != observations.parameter_names)
+    rwd::detail::fail<InvalidArgument>("--observations '", options.observations,
+                                       "' names other parameters than ", info.name, " has");
+  settings.theta_start = observations.parameters;
+  if (options.parameters)
+    apply_parameter_values(parse_parameter_values("--parameters", *options.parameters, info, names),
+                           settings.theta_start);
+
+  settings.fitted = parse_parameter_names("--fit", options.fit, info, names);
+  const Eigen::VectorXd defaults = with_problem(
+      info, settings.run.n,
+      [](const auto&, const auto&, const Eigen::VectorXd& theta, const auto&) { return theta; });
+  for (NamedParameter& p : settings.fitted) p.value = defaults[p.index];
+  if (options.start)
+    for (const NamedParameter& given :
+         parse_parameter_values("--start", *options.start, info, names)) {
+      bool fitted = false;
+      for (NamedParameter& p : settings.fitted)
+        if (p.index == given.index) p.value = given.value, fitted = true;
+      if (!fitted)
+        rwd::detail::fail<InvalidArgument>("--start: ", given.name,
+                                           " is not fitted (--fit ", options.fit,
+                                           "); fixed values go in --parameters");
+    }
+  if (options.parameters)
+    for (const NamedParameter& given :
+         parse_parameter_values("--parameters", *options.parameters, info, names))
+      for (const NamedParameter& p : settings.fitted)
+        if (p.index == given.index)
+          rwd::detail::fail<InvalidArgument>("--parameters: ", given.name,
+                                             " is fitted; its start value goes in --start");
+
+  for (const NamedParameter& p : settings.fitted)
+    settings.bounds.push_back(detail::domain_bounds(info, p.name));
+  if (options.bounds)
+    for (const std::string& item : detail::list_items("--bounds", *options.bounds)) {
+      const auto [name, text] = split_assignment("--bounds", item, "NAME=LO:HI (e.g. F=0.01:0.1)");
+      const Index index = parameter_index("--bounds", name, info, names);
+      bool fitted = false;
+      for (std::size_t i = 0; i < settings.fitted.size(); ++i)
+        if (settings.fitted[i].index == index) {
+          settings.bounds[i] = detail::parse_bounds_text("--bounds", settings.fitted[i].name, text);
+          fitted = true;
+        }
+      if (!fitted)
+        rwd::detail::fail<InvalidArgument>("--bounds: ", names[static_cast<std::size_t>(index)],
+                                           " is not fitted (--fit ", options.fit, ")");
+    }
+  for (std::size_t i = 0; i < settings.fitted.size(); ++i) {
+    const NamedParameter& p = settings.fitted[i];
+    const ParameterBounds& b = settings.bounds[i];
+    if (!(p.value >= b.lower && p.value <= b.upper))
+      rwd::detail::fail<InvalidArgument>("--start: ", p.name, " = ", p.value,
+                                         " lies outside its bounds [", b.lower, ", ", b.upper,
+                                         "]");
+    settings.theta_start[p.index] = p.value;
+  }
+  settings.sigma = options.sigma.value_or(misfit_sigma(observations));
+  settings.max_evaluations = options.max_evaluations;
+  return settings;
+}
+
+using FitIterationCallback = std::function<void(const FitIteration&)>;
+
+inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback& on_iteration = {}) {
+  const auto start = std::chrono::steady_clock::now();
+  const Observations& observations = settings.observations;
+  const ProblemInfo& info = *settings.run.problem;
+  FitReport report;
+  report.settings = settings;
+  with_problem(info, settings.run.n, [&](const auto& problem, const Eigen::VectorXd& y0_default,
+                                         const Eigen::VectorXd&,
+                                         const std::vector<std::string>& names) {
+    report.parameter_names = names;
+    const Eigen::VectorXd& y0 = observations.initial_state;
+    if (y0.size() != y0_default.size())
+      rwd::detail::fail<InvalidArgument>("the observation file's initial state has ", y0.size(),
+                                         " components; ", info.name, " of this size has ",
+                                         y0_default.size());
+    report.state_size = static_cast<Index>(y0.size());
+    const Objective<EigenBackend> objective = observation_misfit(observations, settings.sigma);
+    with_stepper(problem, settings.run, settings.run.control, [&](auto& stepper) {
+      auto [request, driver_options] = checkpoint_request(problem, settings.run, y0,
+                                                          settings.theta_start, report.state_size,
+                                                          report.checkpoint);
+      const CheckpointPlan& plan = plan_within_memory(request, observations.steps, report.checkpoint);
+      rwd::FitOptions fit;
+      for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
+      fit.bounds = settings.bounds;
+      fit.max_evaluations = settings.max_evaluations;
+      fit.on_iteration = on_iteration;
+      report.result = fit_parameters(stepper, objective, y0, settings.theta_start, fit, plan,
+                                     driver_options);
+      report.start_prediction =
+          observe_trajectory(stepper, y0, settings.theta_start, observations.observed_steps,
+                             observations.field, 0.0, 0);
+      report.fit_prediction = observe_trajectory(stepper, y0, report.result.theta,
+                                                 observations.observed_steps, observations.field,
+                                                 0.0, 0);
+    });
+  });
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace rwd::cli

@@ -1,0 +1,92 @@
+// src/cli/observation_run.hpp — what `rewind generate PROBLEM` computes: synthetic observations
+// of a built-in problem, recorded with everything a fit needs (rwd::Observations).
+//
+//   rwd::cli::GenerateOptions options;
+//   options.run.problem = "gray_scott";
+//   options.run.checkpoint.steps = "20000";
+//   options.observe_every = "1000";
+//   options.observe = "v";
+//   options.noise = 0.01;
+//   rwd::Observations data = rwd::cli::generate_observations(options);
+//   rwd::save_observations("gs.h5", data);
+//
+// The run uses the problem's defaults (size, step, method, initial state, θ) with what the
+// options change (--n, --dt, --method, --parameters); observed steps are K, 2K, … up to the
+// horizon; the noise is Gaussian with standard deviation --noise from a counter-based hash of
+// (--seed, step, component), the same on every machine.
+//
+// Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "byte_size.hpp"
+#include "gradient_run.hpp"
+#include "problem_fields.hpp"
+#include "problem_registry.hpp"
+#include "rewind/error.hpp"
+#include "rewind/fit/observations.hpp"
+#include "run_settings.hpp"
+
+namespace rwd::cli {
+
+// The options of `rewind generate PROBLEM` as given.
+struct GenerateOptions {
+  RunOptions run;                            // problem, --n, --dt, --method, --parameters, --steps
+  std::optional<std::string> observe_every;  // --observe-every K (required)
+  std::string observe = "all";               // --observe FIELD
+  double noise = 0.0;                        // --noise SIGMA
+  std::int64_t seed = 1;                     // --seed S (of the noise)
+};
+
+inline Observations generate_observations(const GenerateOptions& options) {
+  if (!options.observe_every)
+    rwd::detail::fail<InvalidArgument>("--observe-every K is required: observe every K steps");
+  if (!std::isfinite(options.noise) || options.noise < 0.0)
+    rwd::detail::fail<InvalidArgument>("--noise = ", options.noise,
+                                       " must be finite and >= 0 (a standard deviation)");
+  if (options.seed < 0)
+    rwd::detail::fail<InvalidArgument>("--seed = ", options.seed, " must be >= 0");
+  RunOptions run = options.run;
+  run.no_fd_check = true;
+  const RunSettings settings = resolve_run_settings(run);
+  if (settings.control.is_adaptive())
+    rwd::detail::fail<InvalidArgument>("observations are taken at fixed steps: drop --adaptive");
+  const Index steps = settings.control.steps;  // bdf: intervals of --dt
+  const Index every = parse_count("--observe-every", *options.observe_every);
+  if (every > steps)
+    rwd::detail::fail<InvalidArgument>("--observe-every = ", every, " exceeds the horizon of ",
+                                       steps, " steps: nothing would be observed");
+
+  const ProblemInfo& info = *settings.problem;
+  return with_problem(info, settings.n, [&](const auto& problem, const Eigen::VectorXd& y0,
+                                            const Eigen::VectorXd& defaults,
+                                            const std::vector<std::string>& names) {
+    Observations out;
+    out.problem = info.name;
+    out.size = settings.n;
+    out.state_size = static_cast<Index>(y0.size());
+    out.method = settings.bdf ? std::string("bdf") : settings.tableau.name;
+    out.dt = settings.control.dt;
+    out.steps = steps;
+    out.parameter_names = names;
+    out.parameters = defaults;
+    apply_parameter_values(settings.parameters, out.parameters);
+    out.field = require_field("--observe", options.observe, info, out.state_size);
+    out.noise = options.noise;
+    out.seed = static_cast<std::uint64_t>(options.seed);
+    out.observed_steps = every_kth_step(steps, every);
+    out.initial_state = y0;
+    with_stepper(problem, settings, settings.control, [&](auto& stepper) {
+      out.data = observe_trajectory(stepper, y0, out.parameters, out.observed_steps, out.field,
+                                    out.noise, out.seed);
+    });
+    out.validate();
+    return out;
+  });
+}
+
+}  // namespace rwd::cli
