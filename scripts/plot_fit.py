@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Draws a `rewind fit --plot PREFIX` run: PREFIX_fields.png and PREFIX_history.png.
+
+Usage: plot_fit.py PREFIX.fit.json PREFIX
+
+The data file is the fit's JSON report (rewind fit --json) plus "fields":
+  {"kind": "grid", "side": n, "step": k, "observed": [n*n], "start": [n*n], "fit": [n*n]}
+    the last observed frame (row-major n x n): the data, and the model's with theta at the
+    start and at the fit;
+  {"kind": "series", "t": [K], "components": m, "observed": [m][K], "start": [m][K], "fit": [m][K]}
+    the first m observed components at every observed time.
+PREFIX_fields.png shows them side by side (grid) or over time (series); PREFIX_history.png shows
+J and each fitted parameter against the iterations, with the file's (generating) value dashed.
+Needs Debian's python3-matplotlib and python3-numpy.
+"""
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def fitted_text(report, key):
+    return ", ".join(f"{name} = {report[key][name]:.5g}" for name in report["fitted"])
+
+
+def draw_fields(report, out):
+    fields = report["fields"]
+    field = report["observations"]["field"]
+    if fields["kind"] == "grid":
+        side = fields["side"]
+        panels = [("observed (with noise)", fields["observed"]),
+                  ("model at the start\n" + fitted_text(report, "start"), fields["start"]),
+                  ("model at the fit\n" + fitted_text(report, "parameters"), fields["fit"])]
+        images = [np.asarray(values).reshape(side, side) for _, values in panels]
+        low = min(float(image.min()) for image in images)
+        high = max(float(image.max()) for image in images)
+        fig, axes = plt.subplots(1, 3, figsize=(12, 4.3), constrained_layout=True)
+        for ax, (title, _), image in zip(axes, panels, images):
+            shown = ax.imshow(image, cmap="viridis", vmin=low, vmax=high, origin="lower")
+            ax.set_title(title, fontsize=10)
+            ax.set_xticks([])
+            ax.set_yticks([])
+        fig.colorbar(shown, ax=axes, shrink=0.85, label=field)
+        fig.suptitle(f"{report['problem']} (n = {report['n']}): '{field}' at step "
+                     f"{fields['step']} of {report['steps']}")
+    else:
+        t = np.asarray(fields["t"])
+        m = fields["components"]
+        fig, axes = plt.subplots(m, 1, figsize=(9, 2.4 * m + 0.6), sharex=True,
+                                 constrained_layout=True, squeeze=False)
+        for i in range(m):
+            ax = axes[i][0]
+            ax.plot(t, fields["observed"][i], "k.", markersize=4, label="observed")
+            ax.plot(t, fields["start"][i], color="tab:orange", label="start: " +
+                    fitted_text(report, "start"))
+            ax.plot(t, fields["fit"][i], color="tab:blue", label="fit: " +
+                    fitted_text(report, "parameters"))
+            ax.set_ylabel(f"{field}[{i}]" if m > 1 or field == "all" else field)
+            ax.grid(alpha=0.3)
+        axes[0][0].legend(fontsize=8, loc="upper right")
+        axes[-1][0].set_xlabel("t")
+        fig.suptitle(f"{report['problem']}: observations and the model at the start and the fit")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def draw_history(report, out):
+    history = report["history"]
+    names = report["fitted"]
+    iterations = [h["iteration"] for h in history]
+    fig, axes = plt.subplots(1 + len(names), 1, figsize=(7, 2.2 * (1 + len(names)) + 0.6),
+                             sharex=True, constrained_layout=True)
+    axes[0].semilogy(iterations, [h["loss"] for h in history], "o-", color="tab:red")
+    axes[0].set_ylabel("J")
+    axes[0].grid(alpha=0.3, which="both")
+    for ax, name in zip(axes[1:], names):
+        ax.plot(iterations, [h["parameters"][name] for h in history], "o-", color="tab:blue")
+        truth = report["generating_parameters"][name]
+        ax.axhline(truth, color="k", linestyle="--", linewidth=1, label=f"in the file: {truth:.5g}")
+        ax.set_ylabel(name)
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    axes[-1].set_xlabel("iteration (an evaluation that lowered J)")
+    fig.suptitle(f"rewind fit {report['problem']}: {report['iterations']} iterations, "
+                 f"{report['evaluations']} gradients, {report['schedule']['name']}")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    with open(sys.argv[1]) as f:
+        report = json.load(f)
+    prefix = sys.argv[2]
+    draw_fields(report, prefix + "_fields.png")
+    draw_history(report, prefix + "_history.png")
+
+
+if __name__ == "__main__":
+    main()
