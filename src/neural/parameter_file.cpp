@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/hdf5/hdf5_handles.hpp"
 
 namespace rwd::nn {
@@ -26,14 +27,6 @@ constexpr std::int64_t kFormatVersion = 1;
 using rwd::detail::Hdf5Handle;
 using rwd::detail::Hdf5Kind;
 using rwd::detail::QuietHdf5;
-
-// Appending piecewise, not "'" + string: GCC 12 warns falsely (-Wrestrict) about the latter.
-std::string quoted(const std::filesystem::path& file) {
-  std::string text(1, '\'');
-  text += file.string();
-  text += '\'';
-  return text;
-}
 
 [[noreturn]] void fail_file(const std::filesystem::path& file, const std::string& what) {
   throw StorageError("parameter file " + quoted(file) + ": " + what);

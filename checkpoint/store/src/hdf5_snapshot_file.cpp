@@ -21,6 +21,7 @@
 #include <xxhash.h>
 
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/hdf5/hdf5_errors.hpp"
 #include "rewind/hdf5/hdf5_handles.hpp"
 
@@ -42,10 +43,6 @@ using detail::hdf5_error_text;
 using detail::Hdf5Handle;
 using detail::Hdf5Kind;
 using detail::QuietHdf5;
-
-std::string quoted(const std::filesystem::path& path) {
-  return "'" + path.string() + "'";
-}
 
 // What an OS error recorded in HDF5's messages means for the user.
 std::string explain(const std::string& hdf5_text) {

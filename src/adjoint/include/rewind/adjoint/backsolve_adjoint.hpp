@@ -86,6 +86,7 @@
 #include "rewind/adjoint/summary.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/warning.hpp"
@@ -280,7 +281,7 @@ class BacksolveAdjoint {
     detail::require_finite_value(terminal, "terminal cost", steps, t_end);
     loss += terminal;
     if (observes_last) B::axpy(1.0, grad, lambda);
-    summary.forward_seconds = detail::seconds_since(start);
+    summary.forward_seconds = seconds_since(start);
     const auto forward_counters = stepper_.counters();
 
     // ---- backward sweep: z = (y, a, g) from t_N to t_0 ---------------------------------------
@@ -338,7 +339,7 @@ class BacksolveAdjoint {
         B::for_each_index(n, detail::BacksolveAddKernel{B::data(*jump), zd + n});
       }
     }
-    summary.reverse_seconds = detail::seconds_since(start);
+    summary.reverse_seconds = seconds_since(start);
 
     // ---- result ------------------------------------------------------------------------------
     result.loss = loss;

@@ -45,6 +45,7 @@
 #include "rewind/store/snapshot_store.hpp"
 #include "rewind/store/store_for_plan.hpp"
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/objective.hpp"
 
 namespace rwd {
@@ -169,7 +170,7 @@ class CheckpointedAdjoint {
               drift.check(carry.step, carry.t, y);
             }
           }
-          (first ? forward_s : recompute_s) += detail::seconds_since(start);
+          (first ? forward_s : recompute_s) += seconds_since(start);
           break;
         }
         case ActionKind::store:
@@ -205,7 +206,7 @@ class CheckpointedAdjoint {
           if (options_.check_finite) detail::require_finite_adjoint<B>(lambda, mu, carry);
           --adjoint_at;
           ++reverses;
-          reverse_s += detail::seconds_since(start);
+          reverse_s += seconds_since(start);
           break;
         }
         case ActionKind::done:

@@ -30,6 +30,7 @@
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/adjoint/summary.hpp"
 
@@ -55,10 +56,6 @@ inline std::int64_t half_physical_memory() {
   const long page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return std::int64_t{8} << 30;
   return static_cast<std::int64_t>(pages) * page / 2;
-}
-
-inline double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 template <class Stepper>
@@ -155,7 +152,7 @@ class StoreAllAdjoint {
     const double terminal = objective_.terminal(carry.t, y, grad);
     detail::require_finite_value(terminal, "terminal cost", carry.step, carry.t);
     loss += terminal;
-    summary.forward_seconds = detail::seconds_since(start);
+    summary.forward_seconds = seconds_since(start);
     const auto forward_counters = stepper_.counters();
 
     // ---- reverse sweep ------------------------------------------------------------------
@@ -176,7 +173,7 @@ class StoreAllAdjoint {
       }
       if (options_.check_finite) detail::require_finite_adjoint<B>(lambda, mu, carries_[i]);
     }
-    summary.reverse_seconds = detail::seconds_since(start);
+    summary.reverse_seconds = seconds_since(start);
 
     const auto& total = stepper_.counters();
     summary.method = detail::describe_method(stepper_);
