@@ -94,19 +94,14 @@ class StoreAllAdjoint {
   GradientResult<Vector> run(const Vector& y0, const Vector& theta) {
     const Index n = stepper_.state_size();
     const Index p = stepper_.parameter_size();
-    detail::require_size<B>(y0, n, "initial state y0");
-    detail::require_size<B>(theta, p, "parameter vector theta");
-    detail::require_finite_input<B>(y0, "initial state y0");
-    detail::require_finite_input<B>(theta, "parameter vector theta");
+    detail::require_run_inputs<B>(y0, theta, n, p);
     const std::int64_t bytes_per_state =
         n * static_cast<std::int64_t>(sizeof(double)) + static_cast<std::int64_t>(sizeof(Carry));
     const std::int64_t limit =
         options_.memory_limit_bytes > 0 ? options_.memory_limit_bytes : detail::half_physical_memory();
     const Index planned = stepper_.planned_steps();
     if (planned > 0) {
-      if (objective_.last_observation_step() > planned)
-        detail::fail<InvalidArgument>("objective observes step ", objective_.last_observation_step(),
-                                      " but the run has only ", planned, " steps");
+      detail::require_observed_steps_planned(objective_, planned);
       if (planned > limit / bytes_per_state)
         detail::fail<InvalidArgument>("store-all would keep ", planned, " states of ", bytes_per_state,
                                       " bytes (", planned * bytes_per_state / (1 << 20),
@@ -144,9 +139,7 @@ class StoreAllAdjoint {
       if (options_.check_finite) detail::require_finite_state<B>(y, carry);
     }
     const Index steps = count;
-    if (objective_.last_observation_step() > steps)
-      detail::fail<InvalidArgument>("objective observes step ", objective_.last_observation_step(),
-                                    " but the run took only ", steps, " steps (t_final = ", carry.t, ")");
+    detail::require_observed_steps_taken(objective_, steps, carry.t);
     const Carry final_carry = carry;
     loss += observe(carry, y, grad);
     const double terminal = objective_.terminal(carry.t, y, grad);
