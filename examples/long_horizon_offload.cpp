@@ -40,6 +40,7 @@
 #include <vector>
 
 #include <rewind/adjoint/checkpointed_adjoint.hpp>
+#include <rewind/format.hpp>
 #include <rewind/schedule/schedules.hpp>
 #include <rewind/store/disk_cost_probe.hpp>
 #include <rewind/schedule/schedule_simulator.hpp>
@@ -145,23 +146,6 @@ double mib(double bytes) {
   return bytes / (1024.0 * 1024.0);
 }
 
-// "8.0 MiB", "781.3 GiB", "8.0 KiB".
-std::string format_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 4) {
-    bytes /= 1024.0;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f %s", bytes, units[u]);
-  return text;
-}
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 // J = ½ mean((u − d)²) of the final field, gradient (u − d)/n². No allocation per call.
 rwd::Objective<B> final_misfit(Vector target) {
   const double weight = 1.0 / static_cast<double>(target.size());
@@ -206,11 +190,11 @@ int main(int argc, char** argv) try {
       "Heat2D n = %lld: %lld unknowns, %s per snapshot; explicit Euler, dt = %g "
       "(stable up to %.3f), %lld steps\n",
       static_cast<long long>(o.n), static_cast<long long>(heat.state_size()),
-      format_bytes(state_bytes).c_str(), dt, heat.max_stable_dt_euler(theta[0]),
+      rwd::format_bytes(state_bytes).c_str(), dt, heat.max_stable_dt_euler(theta[0]),
       static_cast<long long>(o.steps));
   const double store_all_bytes = static_cast<double>(o.steps + 1) * state_bytes;
   std::printf("store-all would keep %lld states: %s\n", static_cast<long long>(o.steps + 1),
-              format_bytes(store_all_bytes).c_str());
+              rwd::format_bytes(store_all_bytes).c_str());
 
   // --- costs, measured: a forward step, an adjoint step, a snapshot write and read ------------
   // Medians of single steps, so that a moment of contention on a shared machine does not skew them.
@@ -228,10 +212,10 @@ int main(int argc, char** argv) try {
       B::copy(y, y_before);
       auto start = Clock::now();
       timing.step(y, carry, theta);
-      forward.push_back(seconds_since(start));
+      forward.push_back(rwd::seconds_since(start));
       start = Clock::now();
       timing.adjoint_step(y_before, before, theta, lambda, mu);
-      adjoint.push_back(seconds_since(start));
+      adjoint.push_back(rwd::seconds_since(start));
     }
     std::nth_element(forward.begin(), forward.begin() + probe / 2, forward.end());
     std::nth_element(adjoint.begin(), adjoint.begin() + probe / 2, adjoint.end());
@@ -274,7 +258,7 @@ int main(int argc, char** argv) try {
   rwd::CheckpointedAdjoint driver(stepper, objective, options);
   const auto run_start = Clock::now();
   const auto result = driver.run(y0, theta, plan);
-  const double run_seconds = seconds_since(run_start);
+  const double run_seconds = rwd::seconds_since(run_start);
   const long long peak_rss = peak_rss_bytes();
   const rwd::Summary& s = result.summary;
 
@@ -287,11 +271,11 @@ int main(int argc, char** argv) try {
               static_cast<long long>(result.drift.replayed_steps_checked),
               result.drift.bitwise_identical() ? "all bitwise identical" : "MISMATCHES");
   std::printf("peak RSS %s (%s before the gradient run); store-all would need %s of states\n",
-              format_bytes(static_cast<double>(peak_rss)).c_str(),
-              format_bytes(static_cast<double>(setup_rss)).c_str(),
-              format_bytes(store_all_bytes).c_str());
+              rwd::format_bytes(static_cast<double>(peak_rss)).c_str(),
+              rwd::format_bytes(static_cast<double>(setup_rss)).c_str(),
+              rwd::format_bytes(store_all_bytes).c_str());
   std::printf("gradient run %.2f s (predicted %.3g s), total %.2f s\n", run_seconds,
-              predicted_seconds, seconds_since(wall_start));
+              predicted_seconds, rwd::seconds_since(wall_start));
 
   // --- optional check: J is quadratic in s₀, so a central difference is exact to round-off ----
   bool ok = result.drift.bitwise_identical() && std::isfinite(result.loss) &&

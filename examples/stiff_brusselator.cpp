@@ -27,6 +27,7 @@
 
 #include <rewind/adjoint/checkpointed_adjoint.hpp>
 #include <rewind/adjoint/forward_loss.hpp>
+#include <rewind/format.hpp>
 #include <rewind/schedule/schedules.hpp>
 #include <rewind/integrators/cvodes_interval_stepper.hpp>
 #include <rewind/problems/brusselator2d.hpp>
@@ -72,7 +73,7 @@ int main(int argc, char** argv) try {
               gmres ? "matrix-free GMRES" : "band LU", rtol, t_final, static_cast<long long>(intervals), snapshots);
   const auto start = std::chrono::steady_clock::now();
   const auto result = driver.run(y0, theta, rwd::revolve_schedule(snapshots));
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = rwd::seconds_since(start);
   std::printf("J = %.12e\ndJ/d(A, B, alpha) = (%.8e, %.8e, %.8e), |dJ/dy0| = %.6e\n", result.loss,
               result.grad_theta[0], result.grad_theta[1], result.grad_theta[2], result.grad_y0.norm());
   std::printf("%s\ntime %.2f s; replays bitwise identical: %s\n", result.summary.brief().c_str(), seconds,

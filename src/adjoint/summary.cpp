@@ -4,21 +4,10 @@
 #include <sstream>
 #include <string>
 
+#include "rewind/format.hpp"
+
 namespace rwd {
 namespace {
-
-std::string format_bytes(std::int64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int u = 0;
-  while (value >= 1024.0 && u < 4) {
-    value /= 1024.0;
-    ++u;
-  }
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, u == 0 ? "%.0f %s" : "%.2f %s", value, units[u]);
-  return buffer;
-}
 
 std::string seconds(double s) {
   char buffer[64];

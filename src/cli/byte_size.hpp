@@ -1,15 +1,17 @@
-// src/cli/byte_size.hpp — reading and writing sizes on the command line: byte counts with unit
+// src/cli/byte_size.hpp — reading sizes on the command line: byte counts with unit
 // suffixes (--memory 256MiB) and step or snapshot counts (--steps 1e6).
 //
 //   std::int64_t b = rwd::cli::parse_byte_size("--memory", "1.5GiB");   // 1610612736
 //   rwd::Index l = rwd::cli::parse_count("--steps", "1e6");              // 1000000
-//   rwd::cli::format_bytes(268435456);                                   // "256 MiB"
 //
 // Byte counts: a number (digits, an optional fraction and exponent: 4096, 1e6, 1.5) followed by
 // an optional unit, case-insensitive, with or without a space: B; K, KiB, M, MiB, G, GiB, T, TiB
 // (powers of 1024); KB, MB, GB, TB (powers of 1000). Fractions of a byte are rounded down. A
 // count must be a whole number (1e6 is, 1.5 is not). Anything else, zero, a negative or a value
 // of 2^62 or more is refused with an InvalidArgument naming the flag and what was typed.
+//
+// Sizes are written back for a person by rwd::format_bytes (rewind/format.hpp), which this header
+// includes: "256 MiB".
 //
 // Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
 #pragma once
@@ -18,12 +20,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd::cli {
@@ -122,20 +124,6 @@ inline Index parse_count(const char* flag, std::string_view text) {
     if (errno == 0 && end && *end == '\0') return static_cast<Index>(exact);
   }
   return static_cast<Index>(number);
-}
-
-// "512 B", "4.00 KiB", "78.2 MiB", "256 MiB", "1.50 GiB" (powers of 1024).
-inline std::string format_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 6) {
-    bytes /= 1024.0;
-    ++u;
-  }
-  char buffer[64];
-  const char* spec = u == 0 || bytes >= 100.0 ? "%.0f %s" : bytes >= 10.0 ? "%.1f %s" : "%.2f %s";
-  std::snprintf(buffer, sizeof buffer, spec, bytes, units[u]);
-  return buffer;
 }
 
 }  // namespace rwd::cli

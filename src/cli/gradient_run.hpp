@@ -40,6 +40,7 @@
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
@@ -191,7 +192,7 @@ double measure_step_seconds(const P& problem, const RunSettings& settings, const
       }
       stepper.step(y, carry, theta);
       ++taken;
-      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      elapsed = seconds_since(start);
     } while (elapsed < 0.02 && taken < 100000);
     samples.push_back(elapsed / static_cast<double>(taken));
   }

@@ -16,6 +16,7 @@
 
 #include "progress.hpp"
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/neural/mlp.hpp"
 #include "rewind/neural/neural_ode.hpp"
 #include "rewind/neural/parameter_file.hpp"
@@ -158,7 +159,7 @@ void train_spiral(const TrainSettings& settings) {
                short_number(smoothed));
   }
   bar.clear();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = seconds_since(start);
   const double final_mse = trainer.trajectory_error(theta);
   const double per_iteration = settings.iterations > 0 ? seconds / static_cast<double>(settings.iterations) : 0.0;
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/hdf5/hdf5_handles.hpp"
 
 namespace rwd::nn {
@@ -26,14 +27,6 @@ constexpr std::int64_t kFormatVersion = 1;
 using rwd::detail::Hdf5Handle;
 using rwd::detail::Hdf5Kind;
 using rwd::detail::QuietHdf5;
-
-// Appending piecewise, not "'" + string: GCC 12 warns falsely (-Wrestrict) about the latter.
-std::string quoted(const std::filesystem::path& file) {
-  std::string text(1, '\'');
-  text += file.string();
-  text += '\'';
-  return text;
-}
 
 [[noreturn]] void fail_file(const std::filesystem::path& file, const std::string& what) {
   throw StorageError("parameter file " + quoted(file) + ": " + what);
@@ -84,13 +77,18 @@ void write_string(hid_t object, const char* name, const std::string& value,
         std::string("writing attribute ") + name);
 }
 
+// The attribute `name` of `object`; a file without it is not a rewind parameter file.
+Hdf5Handle open_attribute(hid_t object, const char* name, const std::filesystem::path& file) {
+  if (H5Aexists(object, name) <= 0)
+    fail_file(file, std::string("has no attribute '") + name + "': not a rewind parameter file");
+  return checked(H5Aopen(object, name, H5P_DEFAULT), Hdf5Kind::attribute, file,
+                 std::string("opening attribute ") + name);
+}
+
 // A scalar string attribute, fixed-length (as rewind writes it) or variable-length (as h5py
 // writes a Python str).
 std::string read_string(hid_t object, const char* name, const std::filesystem::path& file) {
-  if (H5Aexists(object, name) <= 0)
-    fail_file(file, std::string("has no attribute '") + name + "': not a rewind parameter file");
-  Hdf5Handle attribute = checked(H5Aopen(object, name, H5P_DEFAULT), Hdf5Kind::attribute, file,
-                                 std::string("opening attribute ") + name);
+  const Hdf5Handle attribute = open_attribute(object, name, file);
   Hdf5Handle type = checked(H5Aget_type(attribute.get()), Hdf5Kind::datatype, file,
                             std::string("type of attribute ") + name);
   if (H5Tget_class(type.get()) != H5T_STRING)
@@ -119,10 +117,7 @@ std::string read_string(hid_t object, const char* name, const std::filesystem::p
 }
 
 std::int64_t read_integer(hid_t object, const char* name, const std::filesystem::path& file) {
-  if (H5Aexists(object, name) <= 0)
-    fail_file(file, std::string("has no attribute '") + name + "': not a rewind parameter file");
-  Hdf5Handle attribute = checked(H5Aopen(object, name, H5P_DEFAULT), Hdf5Kind::attribute, file,
-                                 std::string("opening attribute ") + name);
+  const Hdf5Handle attribute = open_attribute(object, name, file);
   Hdf5Handle type = checked(H5Aget_type(attribute.get()), Hdf5Kind::datatype, file,
                             std::string("type of attribute ") + name);
   Hdf5Handle space = checked(H5Aget_space(attribute.get()), Hdf5Kind::dataspace, file,

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/hdf5/hdf5_errors.hpp"
 #include "rewind/hdf5/hdf5_handles.hpp"
 
@@ -28,14 +29,6 @@ namespace rwd::training {
 namespace {
 
 using rwd::detail::fail;
-
-// (Built by appending: GCC 12 warns falsely (-Wrestrict) about "literal" + std::string.)
-std::string quoted(const std::filesystem::path& path) {
-  std::string text(1, '\'');
-  text += path.string();
-  text += '\'';
-  return text;
-}
 
 std::string where_of(const std::filesystem::path& file) {
   std::string text = "time series ";

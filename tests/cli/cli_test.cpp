@@ -1,6 +1,7 @@
 // The `rewind` tool's logic without its command line: problem names, option checks and defaults,
-// the extrapolated finite differences, the gradient run with its spot check, byte-size parsing,
-// schedule planning and checkpointed runs. (The executable
+// the extrapolated finite differences, the gradient run with its spot check, byte-size parsing
+// and checkpointed runs (planning itself is tested with the schedule part, in
+// tests/checkpoint/schedule/checkpoint_plan_test.cpp). (The executable
 // itself — exit statuses, messages, JSON — is tested by the ctests labelled "cli" that
 // src/cli/CMakeLists.txt adds.)
 #include <gtest/gtest.h>
@@ -21,7 +22,6 @@
 #include "../../src/cli/run_settings.hpp"
 #include "../../src/cli/schedule_plan.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
-#include "rewind/schedule/uniform_schedule.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -284,95 +284,6 @@ TEST(ByteSize, CountsAreWholeNumbers) {
   EXPECT_EQ(parse_count("--steps", "123456789012345678"), 123456789012345678);
   for (const char* bad : {"0", "-1", "1.5", "ten", "5MiB", "", "1e40"})
     EXPECT_THROW(parse_count("--steps", bad), InvalidArgument) << bad;
-  EXPECT_EQ(format_bytes(512), "512 B");
-  EXPECT_EQ(format_bytes(1536), "1.50 KiB");
-  EXPECT_EQ(format_bytes(256.0 * 1048576), "256 MiB");
-}
-
-// ---- schedule planning ---------------------------------------------------------------------
-
-PlanRequest revolve_request(Index c) {
-  PlanRequest r;
-  r.budget = c;
-  return r;
-}
-
-TEST(CheckpointPlan, RevolveCountsAreTheClosedForm) {
-  const CheckpointPlan p = plan_checkpoints(revolve_request(10), 1000);
-  EXPECT_TRUE(p.simulated);
-  EXPECT_EQ(p.advances, 3636);
-  EXPECT_EQ(p.forward_steps(), 4636);
-  EXPECT_DOUBLE_EQ(p.recompute_ratio(), 4.636);
-  EXPECT_EQ(p.restores, 999);
-  EXPECT_EQ(p.reverses, 1000);
-  EXPECT_EQ(p.peak_slots, 10);
-  EXPECT_EQ(p.name, "revolve(c = 10)");
-  EXPECT_DOUBLE_EQ(p.predicted_time_ratio(1.5), (3636 + 1000 * 2.5) / 1000.0);
-  for (Index l : {1, 2, 3, 10, 99, 100, 101, 1000, 4321})
-    for (Index c : {1, 2, 3, 5, 20, 100, 5000}) {
-      const CheckpointPlan q = plan_checkpoints(revolve_request(c), l);
-      EXPECT_EQ(q.advances, revolve_advances(l, c)) << l << " " << c;
-      EXPECT_LE(q.peak_slots, std::min(c, l)) << l << " " << c;
-      EXPECT_EQ(q.store_all_fits(), c >= l);
-    }
-}
-
-TEST(CheckpointPlan, LargeHorizonsUseTheClosedForm) {
-  const CheckpointPlan p = plan_checkpoints(revolve_request(20), Index{1} << 40);
-  EXPECT_FALSE(p.simulated);
-  EXPECT_FALSE(p.peak_exact);
-  EXPECT_FALSE(p.stores.has_value());
-  EXPECT_EQ(p.advances, revolve_advances(Index{1} << 40, 20));
-}
-
-TEST(CheckpointPlan, UniformMatchesTheScheduleAndFitsItsBudget) {
-  PlanRequest r;
-  r.kind = ScheduleKind::uniform;
-  for (Index l : {1, 2, 5, 31, 32, 33, 1000})
-    for (Index k : {1, 2, 7, 32, 2000}) {
-      r.interval = k;
-      const CheckpointPlan p = plan_checkpoints(r, l);
-      const UniformSchedule u(l, std::min(k, l));
-      EXPECT_EQ(p.snapshots, u.slots()) << l << " " << k;
-      EXPECT_EQ(p.advances, u.predicted_advances()) << l << " " << k;
-      EXPECT_EQ(*p.stores, u.predicted_stores()) << l << " " << k;
-    }
-  r.interval.reset();
-  for (Index budget : {61, 100, 300, 999, 5000}) {
-    r.budget = budget;
-    const CheckpointPlan p = plan_checkpoints(r, 1000);
-    EXPECT_TRUE(p.interval_chosen);
-    EXPECT_LE(p.peak_slots, budget);
-    // No other interval that fits advances fewer steps.
-    for (Index k = 1; k <= 1000; ++k) {
-      const UniformSchedule u(1000, k);
-      if (u.slots() <= budget) {
-        EXPECT_GE(u.predicted_advances(), p.advances) << k;
-      }
-    }
-  }
-  r.budget = 60;  // uniform needs about 2 sqrt(l) slots: 61 for l = 1000
-  EXPECT_THROW(plan_checkpoints(r, 1000), InvalidArgument);
-  r.budget = 30;
-  r.interval = 5;  // 200 segments do not fit in 30
-  EXPECT_THROW(plan_checkpoints(r, 1000), InvalidArgument);
-}
-
-TEST(CheckpointPlan, StoreAllAndRefusals) {
-  PlanRequest r;
-  r.kind = ScheduleKind::store_all;
-  const CheckpointPlan p = plan_checkpoints(r, 500);
-  EXPECT_EQ(p.advances, 499);
-  EXPECT_EQ(*p.stores, 500);
-  EXPECT_EQ(p.peak_slots, 500);
-  r.budget = 499;
-  EXPECT_THROW(plan_checkpoints(r, 500), InvalidArgument);
-  EXPECT_THROW(plan_checkpoints(revolve_request(0), 10), InvalidArgument);
-  EXPECT_THROW(plan_checkpoints(revolve_request(3), 0), InvalidArgument);
-  EXPECT_THROW(plan_checkpoints(PlanRequest{}, 10), InvalidArgument);  // revolve, no budget
-  EXPECT_EQ(snapshots_in_memory(1 << 20, 8192 + kCarryBytes), (1 << 20) / (8192 + 40));
-  EXPECT_THROW(snapshots_in_memory(100, 101), InvalidArgument);
-  EXPECT_EQ(kCarryBytes, 40);
 }
 
 // ---- checkpointed runs ---------------------------------------------------------------------

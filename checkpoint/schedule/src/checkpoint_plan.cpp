@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/schedule/disk_only_schedule.hpp"
 #include "rewind/schedule/multilevel_schedule.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
@@ -127,8 +128,7 @@ void take_simulation(CheckpointPlan& plan, const Schedule& prototype) {
   std::unique_ptr<Schedule> run = prototype.clone();
   const auto start = std::chrono::steady_clock::now();
   const ScheduleCost cost = simulate(*run);
-  plan.simulate_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  plan.simulate_seconds = seconds_since(start);
   plan.simulated = true;
   plan.actions = cost.actions;
   plan.advances = cost.advances;

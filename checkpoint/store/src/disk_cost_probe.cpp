@@ -11,6 +11,7 @@
 
 #include "rewind/store/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 
 namespace rwd {
 
@@ -38,10 +39,10 @@ DiskCosts measure_disk_costs(const std::filesystem::path& directory, Index state
     const int slot = i % file.slots();
     const auto start = Clock::now();
     file.write(slot, i, state, meta);
-    writes.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    writes.push_back(seconds_since(start));
     const auto middle = Clock::now();
     file.read(slot, i, state, meta);
-    reads.push_back(std::chrono::duration<double>(Clock::now() - middle).count());
+    reads.push_back(seconds_since(middle));
   }
   const auto median = [](std::vector<double>& v) {
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());

@@ -21,6 +21,7 @@
 #include <xxhash.h>
 
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/hdf5/hdf5_errors.hpp"
 #include "rewind/hdf5/hdf5_handles.hpp"
 
@@ -42,10 +43,6 @@ using detail::hdf5_error_text;
 using detail::Hdf5Handle;
 using detail::Hdf5Kind;
 using detail::QuietHdf5;
-
-std::string quoted(const std::filesystem::path& path) {
-  return "'" + path.string() + "'";
-}
 
 // What an OS error recorded in HDF5's messages means for the user.
 std::string explain(const std::string& hdf5_text) {
@@ -79,6 +76,39 @@ hid_t checked(hid_t id, const std::string& what) {
 
 void checked_status(herr_t status, const std::string& what) {
   if (status < 0) fail_hdf5(what);
+}
+
+// The file and memory dataspaces of one slot: its row of state_size values in /states
+// ([slots × state_size]), or its element of /slots ([slots] records).
+struct SlotSpaces {
+  Hdf5Handle file;
+  Hdf5Handle memory;
+};
+
+SlotSpaces state_row_spaces(int slots, Index state_size, int slot, const std::string& where) {
+  SlotSpaces spaces;
+  const hsize_t dims[2] = {static_cast<hsize_t>(slots), static_cast<hsize_t>(state_size)};
+  spaces.file = Hdf5Handle(checked(H5Screate_simple(2, dims, nullptr), where), Hdf5Kind::dataspace);
+  const hsize_t start[2] = {static_cast<hsize_t>(slot), 0};
+  const hsize_t count[2] = {1, static_cast<hsize_t>(state_size)};
+  checked_status(H5Sselect_hyperslab(spaces.file.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+                 where);
+  const hsize_t length = static_cast<hsize_t>(state_size);
+  spaces.memory = Hdf5Handle(checked(H5Screate_simple(1, &length, nullptr), where),
+                             Hdf5Kind::dataspace);
+  return spaces;
+}
+
+SlotSpaces record_spaces(int slots, int slot, const std::string& where) {
+  SlotSpaces spaces;
+  const hsize_t dims[1] = {static_cast<hsize_t>(slots)};
+  spaces.file = Hdf5Handle(checked(H5Screate_simple(1, dims, nullptr), where), Hdf5Kind::dataspace);
+  const hsize_t start[1] = {static_cast<hsize_t>(slot)};
+  const hsize_t one[1] = {1};
+  checked_status(H5Sselect_hyperslab(spaces.file.get(), H5S_SELECT_SET, start, nullptr, one, nullptr),
+                 where);
+  spaces.memory = Hdf5Handle(checked(H5Screate_simple(1, one, nullptr), where), Hdf5Kind::dataspace);
+  return spaces;
 }
 
 std::string random_run_id() {
@@ -482,17 +512,9 @@ void Hdf5SnapshotFile::write(int slot, Index step, std::span<const double> state
   where_stream << "writing y_" << step << " to slot " << slot << " of snapshot file " << quoted(path_);
   const std::string where = where_stream.str();
 
-  const hsize_t dims[2] = {static_cast<hsize_t>(slots_), static_cast<hsize_t>(state_size_)};
-  Hdf5Handle file_space(checked(H5Screate_simple(2, dims, nullptr), where), Hdf5Kind::dataspace);
-  const hsize_t start[2] = {static_cast<hsize_t>(slot), 0};
-  const hsize_t count[2] = {1, static_cast<hsize_t>(state_size_)};
-  checked_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-                 where);
-  const hsize_t length = static_cast<hsize_t>(state_size_);
-  Hdf5Handle memory_space(checked(H5Screate_simple(1, &length, nullptr), where),
-                          Hdf5Kind::dataspace);
-  checked_status(H5Dwrite(states_, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(),
-                          H5P_DEFAULT, state.data()),
+  const SlotSpaces row = state_row_spaces(slots_, state_size_, slot, where);
+  checked_status(H5Dwrite(states_, H5T_NATIVE_DOUBLE, row.memory.get(), row.file.get(), H5P_DEFAULT,
+                          state.data()),
                  where);
 
   // The record last, so that a crash between the two leaves a checksum that fails.
@@ -503,33 +525,17 @@ void Hdf5SnapshotFile::write(int slot, Index step, std::span<const double> state
   std::memcpy(record.data() + kChecksumOffset, &checksum, sizeof checksum);
   std::memcpy(record.data() + kRunIdOffset, run_id_.data(), std::min(run_id_.size(), kRunIdLength));
   if (meta_size_ > 0) std::memcpy(record.data() + kMetaOffset, meta.data(), meta.size());
-  const hsize_t record_dims[1] = {static_cast<hsize_t>(slots_)};
-  Hdf5Handle record_space(checked(H5Screate_simple(1, record_dims, nullptr), where),
-                          Hdf5Kind::dataspace);
-  const hsize_t record_start[1] = {static_cast<hsize_t>(slot)};
-  const hsize_t one[1] = {1};
-  checked_status(H5Sselect_hyperslab(record_space.get(), H5S_SELECT_SET, record_start, nullptr, one,
-                                     nullptr),
-                 where);
-  Hdf5Handle record_memory(checked(H5Screate_simple(1, one, nullptr), where), Hdf5Kind::dataspace);
-  checked_status(H5Dwrite(records_, record_type_, record_memory.get(), record_space.get(), H5P_DEFAULT,
-                          record.data()),
+  const SlotSpaces element = record_spaces(slots_, slot, where);
+  checked_status(H5Dwrite(records_, record_type_, element.memory.get(), element.file.get(),
+                          H5P_DEFAULT, record.data()),
                  where + " (slot record)");
 }
 
 void Hdf5SnapshotFile::read_state(int slot, std::span<double> state) const {
   QuietHdf5 quiet;
   const std::string where = "reading slot " + std::to_string(slot) + " of snapshot file " + quoted(path_);
-  const hsize_t dims[2] = {static_cast<hsize_t>(slots_), static_cast<hsize_t>(state_size_)};
-  Hdf5Handle file_space(checked(H5Screate_simple(2, dims, nullptr), where), Hdf5Kind::dataspace);
-  const hsize_t start[2] = {static_cast<hsize_t>(slot), 0};
-  const hsize_t count[2] = {1, static_cast<hsize_t>(state_size_)};
-  checked_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-                 where);
-  const hsize_t length = static_cast<hsize_t>(state_size_);
-  Hdf5Handle memory_space(checked(H5Screate_simple(1, &length, nullptr), where),
-                          Hdf5Kind::dataspace);
-  checked_status(H5Dread(states_, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT,
+  const SlotSpaces row = state_row_spaces(slots_, state_size_, slot, where);
+  checked_status(H5Dread(states_, H5T_NATIVE_DOUBLE, row.memory.get(), row.file.get(), H5P_DEFAULT,
                          state.data()),
                  where + " (the file may be truncated or damaged)");
 }
@@ -547,13 +553,9 @@ RawRecord read_record(std::int64_t records, std::int64_t record_type, int slots,
   const std::string where = "reading the record of slot " + std::to_string(slot) +
                             " of snapshot file " + quoted(path);
   std::vector<unsigned char> buffer(kMetaOffset + static_cast<std::size_t>(meta_size), 0);
-  const hsize_t dims[1] = {static_cast<hsize_t>(slots)};
-  Hdf5Handle space(checked(H5Screate_simple(1, dims, nullptr), where), Hdf5Kind::dataspace);
-  const hsize_t start[1] = {static_cast<hsize_t>(slot)};
-  const hsize_t one[1] = {1};
-  checked_status(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, one, nullptr), where);
-  Hdf5Handle memory(checked(H5Screate_simple(1, one, nullptr), where), Hdf5Kind::dataspace);
-  checked_status(H5Dread(records, record_type, memory.get(), space.get(), H5P_DEFAULT, buffer.data()),
+  const SlotSpaces element = record_spaces(slots, slot, where);
+  checked_status(H5Dread(records, record_type, element.memory.get(), element.file.get(), H5P_DEFAULT,
+                         buffer.data()),
                  where + " (the file may be truncated or damaged)");
   RawRecord raw;
   raw.record.slot = slot;

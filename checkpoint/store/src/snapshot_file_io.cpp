@@ -5,16 +5,11 @@
 #include <utility>
 
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 
 namespace rwd {
 namespace {
-
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 }  // namespace
 
 void SnapshotIoOptions::validate() const {

@@ -16,6 +16,7 @@
 #include "support/scratch_directory.hpp"
 #include "rewind/error.hpp"
 #include "support/error_message.hpp"
+#include "support/snapshot_data.hpp"
 
 namespace rwd {
 namespace {
@@ -25,17 +26,8 @@ using test::ScratchDirectory;
 constexpr Index kSize = 1000;
 constexpr int kMeta = 40;
 
-std::vector<double> pattern(Index step) {
-  std::vector<double> state(static_cast<std::size_t>(kSize));
-  for (Index i = 0; i < kSize; ++i) state[static_cast<std::size_t>(i)] = 1000.0 * step + 0.125 * i + 0.3;
-  return state;
-}
-
-std::vector<std::byte> meta_of(Index step) {
-  std::vector<std::byte> meta(kMeta);
-  for (int i = 0; i < kMeta; ++i) meta[static_cast<std::size_t>(i)] = std::byte(static_cast<unsigned char>(step * 7 + i));
-  return meta;
-}
+std::vector<double> pattern(Index step) { return testing::snapshot_values(kSize, step); }
+std::vector<std::byte> meta_of(Index step) { return testing::snapshot_meta(kMeta, step); }
 
 // The message of the StorageError that `f` throws (a test failure if it throws nothing or
 // something else).

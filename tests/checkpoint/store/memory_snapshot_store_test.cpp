@@ -7,67 +7,32 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <string>
+#include <utility>
 
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "support/error_message.hpp"
+#include "support/snapshot_data.hpp"
 
 namespace rwd {
 namespace {
 
 using B = EigenBackend;
 using Store = MemorySnapshotStore<B, Carry>;
+using testing::same_bits;
 
 constexpr Index kSize = 37;
 
-// A state whose bits matter: signed zeros, a subnormal, infinities and a NaN with a payload.
-B::Vector state_of(Index step) {
-  B::Vector y(kSize);
-  for (Index i = 0; i < kSize; ++i)
-    y[i] = 1000.0 * static_cast<double>(step) + 0.1 * static_cast<double>(i);
-  y[0] = -0.0;
-  y[1] = std::numeric_limits<double>::denorm_min() * static_cast<double>(step + 1);
-  y[2] = -std::numeric_limits<double>::infinity();
-  std::uint64_t nan_bits = 0x7ff80000000000a5ULL + static_cast<std::uint64_t>(step);
-  std::memcpy(&y[3], &nan_bits, sizeof nan_bits);
-  return y;
-}
-
-Carry carry_of(Index step) {
-  return Carry{.t = 0.01 * static_cast<double>(step) + 1e-17,
-               .h = 1.0 / 3.0,
-               .error_prev = 0.7,
-               .step = step,
-               .rejected = 2 * step + 1};
-}
-
-bool same_bits(const B::Vector& a, const B::Vector& b) {
-  return a.size() == b.size() &&
-         std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0;
-}
-
-bool same_bits(const Carry& a, const Carry& b) {
-  return std::memcmp(&a, &b, sizeof(Carry)) == 0;
-}
+B::Vector state_of(Index step) { return testing::snapshot_state(kSize, step); }
+Carry carry_of(Index step) { return testing::snapshot_carry(step); }
 
 // The message of the InvalidArgument that f throws ("" and a failure when it throws none).
 template <class F>
 std::string invalid_argument(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& error) {
-    return error.what();
-  } catch (const std::exception& error) {
-    ADD_FAILURE() << "wrong exception type: " << error.what();
-    return "";
-  }
-  ADD_FAILURE() << "no InvalidArgument";
-  return "";
+  return testing::error_message<InvalidArgument>(std::forward<F>(f));
 }
 
 TEST(MemorySnapshotStore, RoundTripIsBitForBit) {
@@ -76,13 +41,7 @@ TEST(MemorySnapshotStore, RoundTripIsBitForBit) {
     store.store(slot, 10 * slot + 3, state_of(10 * slot + 3), carry_of(10 * slot + 3));
   // Restored in another order, twice each (the slot keeps its snapshot), into a dirty vector.
   for (int round = 0; round < 2; ++round)
-    for (int slot : {2, 0, 3, 1}) {
-      B::Vector y = B::Vector::Constant(kSize, 42.0);
-      Carry carry = carry_of(999);
-      store.restore(slot, 10 * slot + 3, y, carry);
-      EXPECT_TRUE(same_bits(y, state_of(10 * slot + 3))) << "slot " << slot;
-      EXPECT_TRUE(same_bits(carry, carry_of(10 * slot + 3))) << "slot " << slot;
-    }
+    for (int slot : {2, 0, 3, 1}) testing::expect_snapshot(store, slot, 10 * slot + 3, kSize);
   EXPECT_EQ(store.statistics().memory_restores, 8);
 }
 

@@ -17,32 +17,24 @@
 
 #include "rewind/error.hpp"
 #include "rewind/store/hdf5_snapshot_file.hpp"
+#include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
+#include "support/snapshot_data.hpp"
 
 namespace rwd {
 namespace {
 
 using test::ScratchDirectory;
+using testing::contains;
+using testing::error_message;
 
 constexpr Index kSize = 300;
 constexpr int kMeta = 12;
 constexpr std::int64_t kBytes = kSize * 8 + kMeta;
 constexpr int kSlots = 4;
 
-std::vector<double> state_of(Index step) {
-  std::vector<double> state(static_cast<std::size_t>(kSize));
-  for (Index i = 0; i < kSize; ++i)
-    state[static_cast<std::size_t>(i)] =
-        1000.0 * static_cast<double>(step) + 0.125 * static_cast<double>(i) + 0.3;
-  return state;
-}
-
-std::vector<std::byte> meta_of(Index step) {
-  std::vector<std::byte> meta(kMeta);
-  for (int i = 0; i < kMeta; ++i)
-    meta[static_cast<std::size_t>(i)] = std::byte(static_cast<unsigned char>(step * 7 + i));
-  return meta;
-}
+std::vector<double> state_of(Index step) { return testing::snapshot_values(kSize, step); }
+std::vector<std::byte> meta_of(Index step) { return testing::snapshot_meta(kMeta, step); }
 
 SnapshotIoOptions io_options(bool asynchronous, int staging_buffers) {
   SnapshotIoOptions options;
@@ -66,24 +58,6 @@ void expect_read(SnapshotFileIo& io, int slot, Index step) {
   EXPECT_EQ(buffer.state, state_of(step)) << "slot " << slot << ", y_" << step;
   EXPECT_EQ(buffer.meta, meta_of(step)) << "slot " << slot << ", y_" << step;
   io.release(buffer);
-}
-
-template <class E, class F>
-std::string error_message(F&& f) {
-  try {
-    f();
-  } catch (const E& error) {
-    return error.what();
-  } catch (const std::exception& error) {
-    ADD_FAILURE() << "wrong exception type: " << error.what();
-    return "";
-  }
-  ADD_FAILURE() << "no exception";
-  return "";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 class SnapshotFileIoTest : public ::testing::TestWithParam<bool> {

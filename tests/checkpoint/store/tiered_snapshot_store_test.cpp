@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -19,7 +18,9 @@
 #include "rewind/error.hpp"
 #include "rewind/schedule/multilevel_schedule.hpp"
 #include "rewind/store/hdf5_snapshot_file.hpp"
+#include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
+#include "support/snapshot_data.hpp"
 
 namespace rwd {
 namespace {
@@ -27,62 +28,18 @@ namespace {
 using B = EigenBackend;
 using Store = TieredSnapshotStore<B, Carry>;
 using test::ScratchDirectory;
+using testing::contains;
+using testing::error_message;
+using testing::same_bits;
 
 constexpr Index kSize = 200;
 constexpr std::int64_t kBytes = kSize * 8 + static_cast<std::int64_t>(sizeof(Carry));
 
-B::Vector state_of(Index step) {
-  B::Vector y(kSize);
-  for (Index i = 0; i < kSize; ++i)
-    y[i] = 1000.0 * static_cast<double>(step) + 0.1 * static_cast<double>(i);
-  y[0] = -0.0;
-  y[1] = std::numeric_limits<double>::denorm_min() * static_cast<double>(step + 1);
-  std::uint64_t nan_bits = 0x7ff80000000000a5ULL + static_cast<std::uint64_t>(step);
-  std::memcpy(&y[2], &nan_bits, sizeof nan_bits);
-  return y;
-}
-
-Carry carry_of(Index step) {
-  return Carry{.t = 0.01 * static_cast<double>(step) + 1e-17,
-               .h = 1.0 / 3.0,
-               .error_prev = 0.7,
-               .step = step,
-               .rejected = 2 * step + 1};
-}
-
-bool same_bits(const B::Vector& a, const B::Vector& b) {
-  return a.size() == b.size() &&
-         std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0;
-}
-
-bool same_bits(const Carry& a, const Carry& b) {
-  return std::memcmp(&a, &b, sizeof(Carry)) == 0;
-}
+B::Vector state_of(Index step) { return testing::snapshot_state(kSize, step); }
+Carry carry_of(Index step) { return testing::snapshot_carry(step); }
 
 void expect_snapshot(Store& store, int slot, Index step) {
-  B::Vector y = B::Vector::Constant(kSize, 42.0);
-  Carry carry = carry_of(999);
-  store.restore(slot, step, y, carry);
-  EXPECT_TRUE(same_bits(y, state_of(step))) << "slot " << slot << ", y_" << step;
-  EXPECT_TRUE(same_bits(carry, carry_of(step))) << "slot " << slot << ", y_" << step;
-}
-
-template <class E, class F>
-std::string error_message(F&& f) {
-  try {
-    f();
-  } catch (const E& error) {
-    return error.what();
-  } catch (const std::exception& error) {
-    ADD_FAILURE() << "wrong exception type: " << error.what();
-    return "";
-  }
-  ADD_FAILURE() << "no exception";
-  return "";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+  testing::expect_snapshot(store, slot, step, kSize);
 }
 
 DiskStoreOptions in(const std::filesystem::path& directory) {

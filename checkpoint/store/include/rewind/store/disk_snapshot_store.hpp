@@ -15,6 +15,7 @@
 // the store works for device vectors too.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstring>
@@ -30,6 +31,7 @@
 #include "rewind/backend/backend.hpp"
 #include "rewind/store/hdf5_snapshot_file.hpp"
 #include "rewind/store/snapshot_file_io.hpp"
+#include "rewind/store/snapshot_slots.hpp"
 #include "rewind/store/snapshot_store.hpp"
 #include "rewind/error.hpp"
 #include "rewind/types.hpp"
@@ -67,8 +69,9 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
  public:
   using Vector = typename B::Vector;
 
+  // (A slot count below 1 is refused by Hdf5SnapshotFile::create, in the file's words.)
   DiskSnapshotStore(int slots, Index state_size, const DiskStoreOptions& options)
-      : keep_file_(options.keep_file) {
+      : keep_file_(options.keep_file), slots_(std::max(slots, 0), "disk snapshot slot") {
     SnapshotIoOptions io_options{.asynchronous = options.asynchronous,
                                  .staging_buffers = options.staging_buffers};
     io_options.validate();
@@ -83,7 +86,6 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
       std::filesystem::remove(path_, ignored);
       throw;
     }
-    steps_.assign(static_cast<std::size_t>(slots), -1);
   }
 
   DiskSnapshotStore(const DiskSnapshotStore&) = delete;
@@ -106,16 +108,13 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
     }
   }
 
-  int slots() const override { return static_cast<int>(steps_.size()); }
+  int slots() const override { return slots_.size(); }
   const std::filesystem::path& path() const { return path_; }
   const std::string& run_id() const { return io_->file().run_id(); }
   std::int64_t bytes_per_snapshot() const { return io_->file().bytes_per_snapshot(); }
 
   void store(int slot, Index step, const Vector& state, const Meta& meta) override {
-    const std::size_t s = checked(slot);
-    if (steps_[s] >= 0)
-      detail::fail<InvalidArgument>("disk snapshot slot ", slot, " holds y_", steps_[s],
-                                    "; free it before storing y_", step);
+    const std::size_t s = slots_.check_store(slot, step);
     if (B::size(state) != io_->file().state_size())
       detail::fail<InvalidArgument>("snapshot of ", B::size(state), " values for a store of size ",
                                     io_->file().state_size());
@@ -123,18 +122,11 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
     B::copy_to_host(state, std::span<double>(buffer.state));
     std::memcpy(buffer.meta.data(), &meta, sizeof(Meta));
     io_->submit_write(buffer, slot, step);
-    steps_[s] = step;
-    ++stores_;
-    if (++in_use_ > peak_in_use_) peak_in_use_ = in_use_;
+    slots_.stored(s, step);
   }
 
   void restore(int slot, Index step, Vector& state, Meta& meta) override {
-    const std::size_t s = checked(slot);
-    if (steps_[s] < 0)
-      detail::fail<InvalidArgument>("disk snapshot slot ", slot, " is empty; cannot restore y_", step);
-    if (steps_[s] != step)
-      detail::fail<InvalidArgument>("disk snapshot slot ", slot, " holds y_", steps_[s], ", not y_",
-                                    step);
+    slots_.check_restore(slot, step);
     // Checked before the read: a copy that throws below would keep the staging buffer held, and
     // with every buffer held no later store or restore could run.
     if (B::size(state) != io_->file().state_size())
@@ -145,29 +137,26 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
     B::copy_from_host(std::span<const double>(buffer.state), state);
     std::memcpy(&meta, buffer.meta.data(), sizeof(Meta));
     io_->release(buffer);
-    ++restores_;
+    slots_.restored();
   }
 
   void free(int slot) override {
-    const std::size_t s = checked(slot);
-    if (steps_[s] < 0) detail::fail<InvalidArgument>("disk snapshot slot ", slot, " is already free");
+    const std::size_t s = slots_.check_free(slot);
     io_->discard(slot);
-    steps_[s] = -1;
-    --in_use_;
+    slots_.freed(s);
   }
 
   void prefetch(int slot, Index step) override {
-    const std::size_t s = checked(slot);
-    if (steps_[s] == step) io_->prefetch(slot, step);
+    if (slots_.holds(slot, step)) io_->prefetch(slot, step);
   }
 
   void finish() override { io_->finish(); }
 
   SnapshotStoreStatistics statistics() const override {
     SnapshotStoreStatistics statistics;
-    statistics.disk_stores = stores_;
-    statistics.disk_restores = restores_;
-    statistics.peak_disk_bytes = peak_in_use_ * io_->file().bytes_per_snapshot();
+    statistics.disk_stores = slots_.stores();
+    statistics.disk_restores = slots_.restores();
+    statistics.peak_disk_bytes = slots_.peak_in_use() * io_->file().bytes_per_snapshot();
     statistics.file = path_.string();
     statistics.asynchronous = io_->asynchronous();
     statistics.io = io_->statistics();
@@ -175,20 +164,10 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
   }
 
  private:
-  std::size_t checked(int slot) const {
-    if (slot < 0 || slot >= slots())
-      detail::fail<InvalidArgument>("disk snapshot slot ", slot, " is outside [0, ", slots(), ")");
-    return static_cast<std::size_t>(slot);
-  }
-
   bool keep_file_;
   std::filesystem::path path_;
   std::unique_ptr<SnapshotFileIo> io_;
-  std::vector<Index> steps_;  // step held per slot, −1 = free
-  int in_use_ = 0;
-  int peak_in_use_ = 0;
-  Index stores_ = 0;
-  Index restores_ = 0;
+  detail::SnapshotSlots slots_;
 };
 
 }  // namespace rwd

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "rewind/backend/backend.hpp"
+#include "rewind/store/snapshot_slots.hpp"
 #include "rewind/store/snapshot_store.hpp"
 #include "rewind/error.hpp"
 #include "rewind/types.hpp"
@@ -31,86 +32,66 @@ class MemorySnapshotStore final : public SnapshotStore<B, Meta> {
  public:
   using Vector = typename B::Vector;
 
-  MemorySnapshotStore(int slots, Index state_size) : state_size_(state_size) {
-    if (slots < 1) detail::fail<InvalidArgument>("snapshot store needs >= 1 slot, got ", slots);
-    if (state_size < 0) detail::fail<InvalidArgument>("state size ", state_size, " must be >= 0");
+  MemorySnapshotStore(int slots, Index state_size)
+      : state_size_(state_size), slots_(validated(slots, state_size), "snapshot slot") {
     states_.reserve(static_cast<std::size_t>(slots));
     for (int s = 0; s < slots; ++s) states_.push_back(B::zeros(state_size));
     meta_.resize(static_cast<std::size_t>(slots));
-    steps_.assign(static_cast<std::size_t>(slots), -1);
   }
 
-  int slots() const override { return static_cast<int>(states_.size()); }
-  bool occupied(int slot) const { return steps_[checked(slot)] >= 0; }
-  int slots_in_use() const { return in_use_; }
-  int peak_slots_in_use() const { return peak_in_use_; }
+  int slots() const override { return slots_.size(); }
+  bool occupied(int slot) const { return slots_.occupied(slot); }
+  int slots_in_use() const { return slots_.in_use(); }
+  int peak_slots_in_use() const { return slots_.peak_in_use(); }
   // Bytes held by one snapshot: the state and its metadata.
   std::int64_t bytes_per_snapshot() const {
     return state_size_ * static_cast<std::int64_t>(sizeof(double)) +
            static_cast<std::int64_t>(sizeof(Meta));
   }
-  std::int64_t peak_bytes() const { return peak_in_use_ * bytes_per_snapshot(); }
+  std::int64_t peak_bytes() const { return slots_.peak_in_use() * bytes_per_snapshot(); }
   // Memory reserved by the store (every slot is allocated up front).
   std::int64_t reserved_bytes() const { return slots() * bytes_per_snapshot(); }
 
   void store(int slot, Index step, const Vector& state, const Meta& meta) override {
-    const std::size_t s = checked(slot);
-    if (steps_[s] >= 0)
-      detail::fail<InvalidArgument>("snapshot slot ", slot, " holds y_", steps_[s],
-                                    "; free it before storing y_", step);
+    const std::size_t s = slots_.check_store(slot, step);
     if (step < 0) detail::fail<InvalidArgument>("snapshot of step ", step, " < 0");
     if (B::size(state) != state_size_)
       detail::fail<InvalidArgument>("snapshot of ", B::size(state), " values for a store of size ",
                                     state_size_);
     B::copy(state, states_[s]);
     meta_[s] = meta;
-    steps_[s] = step;
-    ++stores_;
-    ++in_use_;
-    if (in_use_ > peak_in_use_) peak_in_use_ = in_use_;
+    slots_.stored(s, step);
   }
 
   void restore(int slot, Index step, Vector& state, Meta& meta) override {
-    const std::size_t s = checked(slot);
-    if (steps_[s] < 0)
-      detail::fail<InvalidArgument>("snapshot slot ", slot, " is empty; cannot restore y_", step);
-    if (steps_[s] != step)
-      detail::fail<InvalidArgument>("snapshot slot ", slot, " holds y_", steps_[s], ", not y_", step);
+    const std::size_t s = slots_.check_restore(slot, step);
     B::copy(states_[s], state);
     meta = meta_[s];
-    ++restores_;
+    slots_.restored();
   }
 
-  void free(int slot) override {
-    const std::size_t s = checked(slot);
-    if (steps_[s] < 0) detail::fail<InvalidArgument>("snapshot slot ", slot, " is already free");
-    steps_[s] = -1;
-    --in_use_;
-  }
+  void free(int slot) override { slots_.freed(slots_.check_free(slot)); }
 
   SnapshotStoreStatistics statistics() const override {
     SnapshotStoreStatistics statistics;
-    statistics.memory_stores = stores_;
-    statistics.memory_restores = restores_;
+    statistics.memory_stores = slots_.stores();
+    statistics.memory_restores = slots_.restores();
     statistics.peak_memory_bytes = peak_bytes();
     return statistics;
   }
 
  private:
-  std::size_t checked(int slot) const {
-    if (slot < 0 || slot >= slots())
-      detail::fail<InvalidArgument>("snapshot slot ", slot, " is outside [0, ", slots(), ")");
-    return static_cast<std::size_t>(slot);
+  // The slot count, once it and the state size are known to be valid.
+  static int validated(int slots, Index state_size) {
+    if (slots < 1) detail::fail<InvalidArgument>("snapshot store needs >= 1 slot, got ", slots);
+    if (state_size < 0) detail::fail<InvalidArgument>("state size ", state_size, " must be >= 0");
+    return slots;
   }
 
   Index state_size_;
+  detail::SnapshotSlots slots_;
   std::vector<Vector> states_;
   std::vector<Meta> meta_;
-  std::vector<Index> steps_;  // step held per slot, −1 = free
-  int in_use_ = 0;
-  int peak_in_use_ = 0;
-  Index stores_ = 0;
-  Index restores_ = 0;
 };
 
 }  // namespace rwd

@@ -86,6 +86,7 @@
 #include "rewind/adjoint/summary.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/warning.hpp"
@@ -191,16 +192,11 @@ class BacksolveAdjoint {
   BacksolveResult<Vector> run(const Vector& y0, const Vector& theta) {
     const Index n = stepper_.state_size();
     const Index p = stepper_.parameter_size();
-    detail::require_size<B>(y0, n, "initial state y0");
-    detail::require_size<B>(theta, p, "parameter vector theta");
-    detail::require_finite_input<B>(y0, "initial state y0");
-    detail::require_finite_input<B>(theta, "parameter vector theta");
+    detail::require_run_inputs<B>(y0, theta, n, p);
     const StepControl& control = stepper_.control();
     const bool fixed = !control.is_adaptive() && !control.is_prescribed();
     const Index planned = stepper_.planned_steps();  // −1: adaptive
-    if (planned > 0 && objective_.last_observation_step() > planned)
-      detail::fail<InvalidArgument>("objective observes step ", objective_.last_observation_step(),
-                                    " but the run has only ", planned, " steps");
+    if (planned > 0) detail::require_observed_steps_planned(objective_, planned);
     const bool thinning = options_.anchor_interval == 0 && planned < 0;
     Index interval = options_.anchor_interval;
     if (interval == 0)
@@ -268,10 +264,7 @@ class BacksolveAdjoint {
     const Index steps = carry.step;
     const double t_end = carry.t;
     if (!fixed) times.push_back(t_end);
-    if (objective_.last_observation_step() > steps)
-      detail::fail<InvalidArgument>("objective observes step ", objective_.last_observation_step(),
-                                    " but the run took only ", steps, " steps (t_final = ", t_end,
-                                    ")");
+    detail::require_observed_steps_taken(objective_, steps, t_end);
     // a(t_N) = ∂g/∂y_N (+ ∂g_N/∂y_N), at the forward y_N, where the backward solve starts.
     const bool observes_last = objective_.observes(steps);
     if (observes_last) loss += observe(steps, t_end, y, grad);
@@ -280,7 +273,7 @@ class BacksolveAdjoint {
     detail::require_finite_value(terminal, "terminal cost", steps, t_end);
     loss += terminal;
     if (observes_last) B::axpy(1.0, grad, lambda);
-    summary.forward_seconds = detail::seconds_since(start);
+    summary.forward_seconds = seconds_since(start);
     const auto forward_counters = stepper_.counters();
 
     // ---- backward sweep: z = (y, a, g) from t_N to t_0 ---------------------------------------
@@ -338,7 +331,7 @@ class BacksolveAdjoint {
         B::for_each_index(n, detail::BacksolveAddKernel{B::data(*jump), zd + n});
       }
     }
-    summary.reverse_seconds = detail::seconds_since(start);
+    summary.reverse_seconds = seconds_since(start);
 
     // ---- result ------------------------------------------------------------------------------
     result.loss = loss;

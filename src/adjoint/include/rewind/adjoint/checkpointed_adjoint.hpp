@@ -45,6 +45,7 @@
 #include "rewind/store/snapshot_store.hpp"
 #include "rewind/store/store_for_plan.hpp"
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/objective.hpp"
 
 namespace rwd {
@@ -104,10 +105,7 @@ class CheckpointedAdjoint {
 
  private:
   void check_inputs(const Vector& y0, const Vector& theta) const {
-    detail::require_size<B>(y0, stepper_.state_size(), "initial state y0");
-    detail::require_size<B>(theta, stepper_.parameter_size(), "parameter vector theta");
-    detail::require_finite_input<B>(y0, "initial state y0");
-    detail::require_finite_input<B>(theta, "parameter vector theta");
+    detail::require_run_inputs<B>(y0, theta, stepper_.state_size(), stepper_.parameter_size());
   }
 
   // The fixed number of steps, or for an adaptive run the steps of a counting sweep.
@@ -122,9 +120,7 @@ class CheckpointedAdjoint {
     CheckpointedResult<Vector> result;
     result.counting_steps = stepper_.planned_steps() < 0 ? steps : 0;
     Summary& summary = result.summary;
-    if (objective_.last_observation_step() > steps)
-      detail::fail<InvalidArgument>("objective observes step ", objective_.last_observation_step(),
-                                    " but the run has only ", steps, " steps");
+    detail::require_observed_steps_planned(objective_, steps);
     if (plan.steps != steps)
       detail::fail<InvalidArgument>("schedule '", plan.name, "' plans ", plan.steps,
                                     " steps but the run has ", steps);
@@ -169,7 +165,7 @@ class CheckpointedAdjoint {
               drift.check(carry.step, carry.t, y);
             }
           }
-          (first ? forward_s : recompute_s) += detail::seconds_since(start);
+          (first ? forward_s : recompute_s) += seconds_since(start);
           break;
         }
         case ActionKind::store:
@@ -205,7 +201,7 @@ class CheckpointedAdjoint {
           if (options_.check_finite) detail::require_finite_adjoint<B>(lambda, mu, carry);
           --adjoint_at;
           ++reverses;
-          reverse_s += detail::seconds_since(start);
+          reverse_s += seconds_since(start);
           break;
         }
         case ActionKind::done:

@@ -21,6 +21,33 @@ void require_finite_input(const typename B::Vector& v, const char* what) {
   if (!B::all_finite(v)) fail<InvalidArgument>(what, " contains NaN or Inf");
 }
 
+// The initial state and the parameters of a run: n and p components, all finite.
+template <class B>
+void require_run_inputs(const typename B::Vector& y0, const typename B::Vector& theta, Index n,
+                        Index p) {
+  require_size<B>(y0, n, "initial state y0");
+  require_size<B>(theta, p, "parameter vector theta");
+  require_finite_input<B>(y0, "initial state y0");
+  require_finite_input<B>(theta, "parameter vector theta");
+}
+
+// An objective that observes a step past the run's `steps` is refused: before the run when the
+// steps are known ...
+template <class ObjectiveT>
+void require_observed_steps_planned(const ObjectiveT& objective, Index steps) {
+  if (objective.last_observation_step() > steps)
+    fail<InvalidArgument>("objective observes step ", objective.last_observation_step(),
+                          " but the run has only ", steps, " steps");
+}
+
+// ... and after an adaptive run, which took `steps` steps to t_final.
+template <class ObjectiveT>
+void require_observed_steps_taken(const ObjectiveT& objective, Index steps, double t_final) {
+  if (objective.last_observation_step() > steps)
+    fail<InvalidArgument>("objective observes step ", objective.last_observation_step(),
+                          " but the run took only ", steps, " steps (t_final = ", t_final, ")");
+}
+
 // A non-finite state after step n stops the run; the message names the step and the time.
 template <class B>
 void require_finite_state(const typename B::Vector& y, const Carry& carry) {

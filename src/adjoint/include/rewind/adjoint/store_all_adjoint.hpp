@@ -30,6 +30,7 @@
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/adjoint/summary.hpp"
 
@@ -55,10 +56,6 @@ inline std::int64_t half_physical_memory() {
   const long page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return std::int64_t{8} << 30;
   return static_cast<std::int64_t>(pages) * page / 2;
-}
-
-inline double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 template <class Stepper>
@@ -97,19 +94,14 @@ class StoreAllAdjoint {
   GradientResult<Vector> run(const Vector& y0, const Vector& theta) {
     const Index n = stepper_.state_size();
     const Index p = stepper_.parameter_size();
-    detail::require_size<B>(y0, n, "initial state y0");
-    detail::require_size<B>(theta, p, "parameter vector theta");
-    detail::require_finite_input<B>(y0, "initial state y0");
-    detail::require_finite_input<B>(theta, "parameter vector theta");
+    detail::require_run_inputs<B>(y0, theta, n, p);
     const std::int64_t bytes_per_state =
         n * static_cast<std::int64_t>(sizeof(double)) + static_cast<std::int64_t>(sizeof(Carry));
     const std::int64_t limit =
         options_.memory_limit_bytes > 0 ? options_.memory_limit_bytes : detail::half_physical_memory();
     const Index planned = stepper_.planned_steps();
     if (planned > 0) {
-      if (objective_.last_observation_step() > planned)
-        detail::fail<InvalidArgument>("objective observes step ", objective_.last_observation_step(),
-                                      " but the run has only ", planned, " steps");
+      detail::require_observed_steps_planned(objective_, planned);
       if (planned > limit / bytes_per_state)
         detail::fail<InvalidArgument>("store-all would keep ", planned, " states of ", bytes_per_state,
                                       " bytes (", planned * bytes_per_state / (1 << 20),
@@ -147,15 +139,13 @@ class StoreAllAdjoint {
       if (options_.check_finite) detail::require_finite_state<B>(y, carry);
     }
     const Index steps = count;
-    if (objective_.last_observation_step() > steps)
-      detail::fail<InvalidArgument>("objective observes step ", objective_.last_observation_step(),
-                                    " but the run took only ", steps, " steps (t_final = ", carry.t, ")");
+    detail::require_observed_steps_taken(objective_, steps, carry.t);
     const Carry final_carry = carry;
     loss += observe(carry, y, grad);
     const double terminal = objective_.terminal(carry.t, y, grad);
     detail::require_finite_value(terminal, "terminal cost", carry.step, carry.t);
     loss += terminal;
-    summary.forward_seconds = detail::seconds_since(start);
+    summary.forward_seconds = seconds_since(start);
     const auto forward_counters = stepper_.counters();
 
     // ---- reverse sweep ------------------------------------------------------------------
@@ -176,7 +166,7 @@ class StoreAllAdjoint {
       }
       if (options_.check_finite) detail::require_finite_adjoint<B>(lambda, mu, carries_[i]);
     }
-    summary.reverse_seconds = detail::seconds_since(start);
+    summary.reverse_seconds = seconds_since(start);
 
     const auto& total = stepper_.counters();
     summary.method = detail::describe_method(stepper_);

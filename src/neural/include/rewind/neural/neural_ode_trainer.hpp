@@ -31,6 +31,7 @@
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "rewind/error.hpp"
+#include "rewind/format.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/neural/mlp.hpp"
@@ -132,7 +133,7 @@ class NeuralOdeTrainer {
     auto result = gradient(theta, sampler_.next_batch());
     const auto computed = Clock::now();
     optimizer.step(theta, result.grad_theta);
-    record.update_seconds = std::chrono::duration<double>(Clock::now() - computed).count();
+    record.update_seconds = seconds_since(computed);
     record.gradient_seconds = std::chrono::duration<double>(computed - start).count();
     record.loss = result.loss;
     record.gradient_norm = result.grad_theta.norm();
