@@ -138,11 +138,11 @@ TEST(ObservationMisfit, CheckpointedGradientIsStoreAllBitForBitLotkaVolterra) {
 }
 
 TEST(ObservationMisfit, CheckpointedGradientIsStoreAllBitForBitGrayScottObservingV) {
-  const Observations obs = gray_scott_observations(10, 300, 20, 0.01);
+  const Observations obs = gray_scott_observations(12, 300, 20, 0.01);
   Eigen::VectorXd theta = obs.parameters;
   theta[2] *= 1.12;  // F
   theta[3] *= 0.9;   // k
-  expect_schedule_independence(GrayScott<>(10), obs, theta, /*include_single_snapshot=*/false);
+  expect_schedule_independence(GrayScott<>(12), obs, theta, /*include_single_snapshot=*/false);
 }
 
 TEST(ObservationMisfit, GradientAgreesWithFiniteDifferences) {
@@ -176,9 +176,9 @@ TEST(ObservationMisfit, GradientAgreesWithFiniteDifferences) {
   }
   {
     SCOPED_TRACE("Gray-Scott, v observed");
-    const Observations obs = gray_scott_observations(8, 200, 20, 0.01);
+    const Observations obs = gray_scott_observations(12, 300, 20, 0.01);
     const auto misfit = observation_misfit(obs, misfit_sigma(obs));
-    const GrayScott<> model(8);
+    const GrayScott<> model(12);
     ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, obs.steps));
     Eigen::VectorXd theta = obs.parameters;
     theta[2] *= 1.1;
