@@ -15,6 +15,7 @@ packages=(
   libbenchmark-dev       # Google Benchmark
   libcli11-dev           # command-line parsing for the rewind tool
   nlohmann-json3-dev     # JSON reports
+  libnlopt-cxx-dev       # NLopt (C++ header, L-BFGS with bounds) for fitting parameters to observations
   python3 python3-numpy python3-matplotlib  # plots from the JSON reports
 )
 

@@ -1,0 +1,190 @@
+// src/fit/fit_parameters.cpp — the stepper-independent part of rwd::fit_parameters: option
+// checks, scaling, the optimiser, iterations and failures (see rewind/fit/fit_parameters.hpp).
+#include "rewind/fit/fit_parameters.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "rewind/fit/minimize_bounded.hpp"
+
+namespace rwd {
+namespace {
+
+using detail::fail;
+
+// Thrown by an evaluation that ended the fit; minimize_bounded passes it through unchanged.
+struct FitStopped {};
+
+std::string describe_theta(const Eigen::VectorXd& theta) {
+  std::ostringstream out;
+  out.precision(10);
+  out << '(';
+  for (Index i = 0; i < theta.size(); ++i) out << (i ? ", " : "") << theta[i];
+  out << ')';
+  return out.str();
+}
+
+// The running state of one fit.
+class Fit {
+ public:
+  Fit(const std::function<detail::FitGradient(const Eigen::VectorXd&)>& gradient, const Eigen::VectorXd& theta_start,
+      const FitOptions& options)
+      : gradient_(gradient), options_(options), theta_(theta_start), start_(std::chrono::steady_clock::now()) {
+    const std::size_t m = options.fitted.size();
+    scale_.resize(m);
+    x0_.resize(m);
+    lower_.resize(m);
+    upper_.resize(m);
+    for (std::size_t j = 0; j < m; ++j) {
+      const double value = theta_start[options.fitted[j]];
+      // s = |θ_start| makes every starting x_j = ±1; dividing by s > 0 keeps the bounds' order
+      // and their infinities.
+      scale_[j] = value != 0.0 ? std::abs(value) : 1.0;
+      x0_[j] = value / scale_[j];
+      lower_[j] = options.bounds[j].lower / scale_[j];
+      upper_[j] = options.bounds[j].upper / scale_[j];
+      // The scaled bounds are rounded; the start must stay inside them.
+      x0_[j] = std::clamp(x0_[j], lower_[j], upper_[j]);
+    }
+    result_.theta = theta_start;
+    result_.loss = std::numeric_limits<double>::quiet_NaN();
+    result_.gradient = Eigen::VectorXd::Constant(theta_start.size(), std::numeric_limits<double>::quiet_NaN());
+  }
+
+  FitResult run() {
+    BoundedMinimizerOptions minimizer;
+    minimizer.max_evaluations = options_.max_evaluations;
+    minimizer.relative_tolerance = options_.relative_tolerance;
+    minimizer.x_tolerance = options_.x_tolerance;
+    try {
+      const BoundedMinimum minimum = minimize_bounded(
+          [this](const std::vector<double>& x, std::vector<double>& g) { return evaluate(x, g); }, x0_, lower_, upper_,
+          minimizer);
+      result_.stop_reason = minimum.stop_reason;
+      if (minimum.optimizer_failed) {
+        result_.failed = true;
+        result_.failure = "the optimiser failed after " + std::to_string(result_.evaluations) +
+                          " evaluations: " + minimum.stop_reason;
+      }
+    } catch (const FitStopped&) {
+      result_.failed = true;
+      result_.stop_reason = "stopped: " + result_.failure;
+    }
+    result_.iterations = result_.history.empty() ? 0 : static_cast<int>(result_.history.size()) - 1;
+    return std::move(result_);
+  }
+
+ private:
+  // θ for the optimiser's x: fixed components from θ_start, fitted ones x_j·s_j, clamped into
+  // their bounds (the scaled bounds are rounded, so x_j·s_j may lie an ulp outside).
+  void set_theta(const std::vector<double>& x) {
+    for (std::size_t j = 0; j < x.size(); ++j)
+      theta_[options_.fitted[j]] =
+          std::clamp(x[j] * scale_[j], options_.bounds[j].lower, options_.bounds[j].upper);
+  }
+
+  [[noreturn]] void stop(const std::string& what) {
+    std::ostringstream out;
+    out.precision(10);
+    out << "evaluation " << result_.evaluations << " (θ = " << describe_theta(theta_) << "): " << what;
+    result_.failure = out.str();
+    throw FitStopped{};
+  }
+
+  double evaluate(const std::vector<double>& x, std::vector<double>& g) {
+    set_theta(x);
+    ++result_.evaluations;
+    detail::FitGradient run;
+    try {
+      run = gradient_(theta_);
+    } catch (const NumericalError& e) {
+      stop(e.what());
+    } catch (const SolverError& e) {
+      stop(e.what());
+    }
+    // Drivers check for NaN/Inf themselves unless told not to; a sum of finite terms may still
+    // overflow, and an unchecked run may return a non-finite gradient.
+    if (!std::isfinite(run.loss)) {
+      std::ostringstream out;
+      out.precision(17);
+      out << "J = " << run.loss << " is not finite";
+      stop(out.str());
+    }
+    if (run.grad_theta.size() != theta_.size())
+      fail<InvalidArgument>("fit: the gradient has ", run.grad_theta.size(), " components but θ has ", theta_.size());
+    if (!run.grad_theta.allFinite()) stop("the parameter gradient dJ/dθ is not finite");
+
+    double norm2 = 0.0;
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      const double component = run.grad_theta[options_.fitted[j]];
+      g[j] = component * scale_[j];  // dJ/dx_j = dJ/dθ_j · s_j
+      norm2 += component * component;
+    }
+    result_.summary = std::move(run.summary);
+    if (result_.history.empty() || run.loss < result_.loss) {
+      result_.theta = theta_;
+      result_.loss = run.loss;
+      result_.gradient = run.grad_theta;
+      FitIteration iteration;
+      iteration.iteration = static_cast<int>(result_.history.size());
+      iteration.evaluations = result_.evaluations;
+      iteration.loss = run.loss;
+      iteration.gradient_norm = std::sqrt(norm2);
+      iteration.theta = theta_;
+      iteration.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      result_.history.push_back(iteration);
+      if (options_.on_iteration) options_.on_iteration(result_.history.back());
+    }
+    return run.loss;
+  }
+
+  const std::function<detail::FitGradient(const Eigen::VectorXd&)>& gradient_;
+  const FitOptions& options_;
+  Eigen::VectorXd theta_;
+  std::vector<double> scale_, x0_, lower_, upper_;
+  std::chrono::steady_clock::time_point start_;
+  FitResult result_;
+};
+
+}  // namespace
+
+void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
+  const Index p = theta_start.size();
+  if (fitted.empty()) fail<InvalidArgument>("fit: no parameter is to be fitted (FitOptions::fitted is empty)");
+  if (bounds.size() != fitted.size())
+    fail<InvalidArgument>("fit: ", bounds.size(), " bounds for ", fitted.size(),
+                          " fitted parameters; give one (lower, upper) per fitted index");
+  for (Index i = 0; i < p; ++i)
+    if (!std::isfinite(theta_start[i]))
+      fail<InvalidArgument>("fit: the start θ[", i, "] = ", theta_start[i], " is not finite");
+  for (std::size_t j = 0; j < fitted.size(); ++j) {
+    const Index i = fitted[j];
+    if (i < 0 || i >= p) fail<InvalidArgument>("fit: fitted index ", i, " is outside θ's indices 0 to ", p - 1);
+    for (std::size_t earlier = 0; earlier < j; ++earlier)
+      if (fitted[earlier] == i) fail<InvalidArgument>("fit: θ[", i, "] is listed twice among the fitted indices");
+    const ParameterBounds& b = bounds[j];
+    if (std::isnan(b.lower) || std::isnan(b.upper) || !(b.lower < b.upper))
+      fail<InvalidArgument>("fit: the bounds of θ[", i, "], [", b.lower, ", ", b.upper, "], must satisfy lower < upper");
+    if (theta_start[i] < b.lower || theta_start[i] > b.upper)
+      fail<InvalidArgument>("fit: the start θ[", i, "] = ", theta_start[i], " lies outside its bounds [", b.lower,
+                            ", ", b.upper, "]");
+  }
+  if (max_evaluations < 1) fail<InvalidArgument>("fit: max_evaluations = ", max_evaluations, " must be >= 1");
+  if (!(std::isfinite(relative_tolerance) && relative_tolerance >= 0.0))
+    fail<InvalidArgument>("fit: relative_tolerance = ", relative_tolerance, " must be finite and >= 0");
+  if (!(std::isfinite(x_tolerance) && x_tolerance >= 0.0))
+    fail<InvalidArgument>("fit: x_tolerance = ", x_tolerance, " must be finite and >= 0");
+}
+
+namespace detail {
+
+FitResult fit_with_gradient(const std::function<FitGradient(const Eigen::VectorXd& theta)>& gradient,
+                            const Eigen::VectorXd& theta_start, const FitOptions& options) {
+  options.validate(theta_start);
+  if (!gradient) fail<InvalidArgument>("fit: no gradient function");
+  return Fit(gradient, theta_start, options).run();
+}
+
+}  // namespace detail
+}  // namespace rwd

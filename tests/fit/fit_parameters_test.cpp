@@ -1,0 +1,330 @@
+// rwd::fit_parameters: Lotka–Volterra parameters recovered from exact data to 1e-6 and from noisy
+// data within their statistical uncertainty; the fit in a small snapshot budget follows the
+// store-all fit bit for bit (same gradients, so the same iterates); bounds hold; bad input is
+// refused before any work; a model that blows up ends the fit with the best θ kept.
+#include <gtest/gtest.h>
+
+#include <Eigen/LU>
+
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "fit_test_problems.hpp"
+#include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/fit/fit_parameters.hpp"
+#include "rewind/fit/misfit.hpp"
+#include "support/error_message.hpp"
+#include "support/scratch_directory.hpp"
+
+namespace rwd {
+namespace {
+
+using rwd::testing::error_message;
+using rwd::testing::expect_message;
+using rwd::testing::lotka_volterra_observations;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool same_bits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+}
+
+// θ = (α, β, δ, γ); α 15 % high and γ 15 % low, β and δ at the data's values.
+Eigen::VectorXd lotka_volterra_start(const Observations& obs) {
+  Eigen::VectorXd theta = obs.parameters;
+  theta[0] *= 1.15;
+  theta[3] *= 0.85;
+  return theta;
+}
+
+FitOptions alpha_and_gamma(double alpha_upper = 3.0) {
+  FitOptions options;
+  options.fitted = {0, 3};
+  options.bounds = {{0.5, alpha_upper}, {1.0, 6.0}};
+  return options;
+}
+
+// Everything one fit of Lotka–Volterra needs, built once.
+struct LotkaVolterraFit {
+  explicit LotkaVolterraFit(const Observations& observations)
+      : obs(observations),
+        stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, obs.steps)),
+        misfit(observation_misfit(obs, misfit_sigma(obs))) {}
+
+  FitResult fit(const Eigen::VectorXd& start, const FitOptions& options, const PlanRequest& request,
+                const CheckpointOptions& checkpoint = {}) {
+    return fit_parameters(stepper, misfit, obs.initial_state, start, options, plan_checkpoints(request, obs.steps),
+                          checkpoint);
+  }
+
+  Observations obs;
+  LotkaVolterra<> model;
+  ExplicitRungeKutta<LotkaVolterra<>> stepper;
+  Objective<EigenBackend> misfit;
+};
+
+void print(const char* name, const FitResult& r) {
+  std::cout << name << ": " << r.iterations << " iterations, " << r.evaluations << " evaluations, J = " << r.loss
+            << ", θ = " << r.theta.transpose() << " (" << r.stop_reason << ")\n";
+}
+
+TEST(FitParameters, RecoversLotkaVolterraFromExactData) {
+  LotkaVolterraFit lv(lotka_volterra_observations(500, 10));  // all of y every 10 steps, 50 times
+  const Eigen::VectorXd start = lotka_volterra_start(lv.obs);
+  FitOptions options = alpha_and_gamma();
+  std::vector<FitIteration> seen;
+  options.on_iteration = [&](const FitIteration& it) { seen.push_back(it); };
+  const FitResult r = lv.fit(start, options, PlanRequest::revolve(8));
+  print("exact data", r);
+
+  EXPECT_FALSE(r.failed) << r.failure;
+  for (Index i : {0, 3})
+    EXPECT_NEAR(r.theta[i], lv.obs.parameters[i], 1e-6 * lv.obs.parameters[i]) << "θ" << i;
+  EXPECT_EQ(r.theta[1], start[1]) << "β is not fitted";
+  EXPECT_EQ(r.theta[2], start[2]) << "δ is not fitted";
+  EXPECT_LT(r.loss, 1e-10);
+  EXPECT_EQ(r.gradient.size(), 4);
+  EXPECT_GT(r.iterations, 2);
+  EXPECT_LE(r.evaluations, options.max_evaluations);
+  EXPECT_GE(r.evaluations, r.iterations + 1);
+
+  // The history: the start first, J strictly decreasing, one callback per iteration, in order.
+  ASSERT_EQ(static_cast<int>(r.history.size()), r.iterations + 1);
+  ASSERT_EQ(seen.size(), r.history.size());
+  EXPECT_TRUE(same_bits(r.history.front().theta, start));
+  EXPECT_EQ(r.history.front().evaluations, 1);
+  for (std::size_t k = 0; k < r.history.size(); ++k) {
+    EXPECT_EQ(r.history[k].iteration, static_cast<int>(k));
+    EXPECT_TRUE(same_bits(seen[k].theta, r.history[k].theta));
+    EXPECT_GE(r.history[k].seconds, 0.0);
+    if (k > 0) {
+      EXPECT_LT(r.history[k].loss, r.history[k - 1].loss);
+      EXPECT_GT(r.history[k].evaluations, r.history[k - 1].evaluations);
+      EXPECT_GE(r.history[k].seconds, r.history[k - 1].seconds);
+    }
+  }
+  EXPECT_EQ(r.history.back().loss, r.loss);
+  EXPECT_TRUE(same_bits(r.history.back().theta, r.theta));
+  EXPECT_GT(r.history.front().gradient_norm, 0.0);
+  EXPECT_EQ(r.history.back().gradient_norm, std::hypot(r.gradient[0], r.gradient[3]));
+  // Every gradient came through the checkpointed driver with the plan given.
+  EXPECT_EQ(r.summary.schedule.rfind("revolve", 0), 0u) << r.summary.schedule;
+  EXPECT_EQ(r.summary.steps, 500);
+  EXPECT_LE(r.summary.storage.peak_memory_bytes, 8 * (2 * 8 + static_cast<Index>(sizeof(Carry))));
+}
+
+// With noise σ, J is ½ χ², so near the fit θ̂ its Hessian is the inverse covariance of θ̂
+// (Gauss–Newton; the Fisher information of Gaussian noise). The recovered parameters must lie
+// within 4 standard deviations of the truth, and 2J/(number of data) must be near 1.
+TEST(FitParameters, RecoversLotkaVolterraFromNoisyDataWithinItsUncertainty) {
+  const double sigma = 0.05;
+  LotkaVolterraFit lv(lotka_volterra_observations(500, 10, sigma, 2024));
+  const Eigen::VectorXd start = lotka_volterra_start(lv.obs);
+  const FitOptions options = alpha_and_gamma();
+  const FitResult r = lv.fit(start, options, PlanRequest::revolve(8));
+  print("noisy data", r);
+  ASSERT_FALSE(r.failed) << r.failure;
+
+  // The Hessian of J in (α, γ) by central differences of the adjoint gradient.
+  CheckpointedAdjoint driver(lv.stepper, lv.misfit);
+  const Index fitted[2] = {0, 3};
+  Eigen::Matrix2d hessian;
+  for (int a = 0; a < 2; ++a) {
+    const double h = 1e-5 * r.theta[fitted[a]];
+    Eigen::VectorXd plus = r.theta, minus = r.theta;
+    plus[fitted[a]] += h;
+    minus[fitted[a]] -= h;
+    const Eigen::VectorXd gp = driver.run(lv.obs.initial_state, plus, revolve_schedule(8)).grad_theta;
+    const Eigen::VectorXd gm = driver.run(lv.obs.initial_state, minus, revolve_schedule(8)).grad_theta;
+    for (int b = 0; b < 2; ++b) hessian(b, a) = (gp[fitted[b]] - gm[fitted[b]]) / (2 * h);
+  }
+  const Eigen::Matrix2d covariance = hessian.inverse();
+  for (int a = 0; a < 2; ++a) {
+    const Index i = fitted[a];
+    const double deviation = std::sqrt(covariance(a, a));
+    std::cout << "θ" << i << " = " << r.theta[i] << " ± " << deviation << " (true " << lv.obs.parameters[i] << ", "
+              << (r.theta[i] - lv.obs.parameters[i]) / deviation << " σ)\n";
+    EXPECT_GT(deviation, 0.0);
+    EXPECT_LT(std::abs(r.theta[i] - lv.obs.parameters[i]), 4.0 * deviation) << "θ" << i;
+    EXPECT_LT(deviation, 0.01 * lv.obs.parameters[i]) << "the data determine θ" << i << " to better than 1 %";
+  }
+  const double data = static_cast<double>(lv.obs.data.size());
+  EXPECT_NEAR(2.0 * r.loss / data, 1.0, 0.3) << "χ² per datum";
+  // The gradient at the fit is small against its size at the start.
+  EXPECT_LT(r.history.back().gradient_norm, 1e-3 * r.history.front().gradient_norm);
+}
+
+TEST(FitParameters, SmallSnapshotBudgetFollowsTheStoreAllFitBitForBit) {
+  LotkaVolterraFit lv(lotka_volterra_observations(500, 10, 0.05, 99));
+  const Eigen::VectorXd start = lotka_volterra_start(lv.obs);
+  FitOptions options = alpha_and_gamma();
+  options.max_evaluations = 40;
+  const FitResult reference = lv.fit(start, options, PlanRequest::store_all());
+  ASSERT_FALSE(reference.failed) << reference.failure;
+  ASSERT_GT(reference.iterations, 3);
+
+  test::ScratchDirectory scratch("rewind-fit");
+  CheckpointOptions on_disk;
+  on_disk.disk.directory = scratch.path();
+  CostModel costs;
+  costs.disk_write_time = 2.0;
+  costs.disk_read_time = 1.0;
+  const std::vector<std::pair<const char*, PlanRequest>> plans = {{"revolve(3)", PlanRequest::revolve(3)},
+                                                                  {"two-level 2+4, disk", PlanRequest::two_level(2, 4, costs)}};
+  for (const auto& [name, request] : plans) {
+    SCOPED_TRACE(name);
+    const FitResult r = lv.fit(start, options, request, on_disk);
+    EXPECT_EQ(r.evaluations, reference.evaluations);
+    EXPECT_EQ(r.iterations, reference.iterations);
+    EXPECT_EQ(r.stop_reason, reference.stop_reason);
+    EXPECT_TRUE(same_bits(r.theta, reference.theta));
+    EXPECT_TRUE(same_bits(r.gradient, reference.gradient));
+    EXPECT_EQ(std::memcmp(&r.loss, &reference.loss, sizeof(double)), 0);
+    ASSERT_EQ(r.history.size(), reference.history.size());
+    for (std::size_t k = 0; k < r.history.size(); ++k) {
+      EXPECT_TRUE(same_bits(r.history[k].theta, reference.history[k].theta)) << "iteration " << k;
+      EXPECT_EQ(std::memcmp(&r.history[k].loss, &reference.history[k].loss, sizeof(double)), 0) << "iteration " << k;
+      EXPECT_EQ(r.history[k].evaluations, reference.history[k].evaluations);
+    }
+    EXPECT_GT(r.summary.recomputed_steps, reference.summary.recomputed_steps) << "it did recompute";
+    EXPECT_LT(r.summary.storage.peak_memory_bytes, reference.summary.storage.peak_memory_bytes);
+  }
+  EXPECT_TRUE(scratch.files().empty());
+}
+
+// The field case: F and k of a Gray–Scott grid from noisy observations of v alone, gradients in
+// a budget of 6 snapshots for 400 steps.
+TEST(FitParameters, RecoversGrayScottFeedAndKillFromObservationsOfV) {
+  const Index n = 12;
+  const Observations obs = testing::gray_scott_observations(n, 400, 20, 1e-3);
+  const GrayScott<> model(n);
+  ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, obs.steps));
+  const auto misfit = observation_misfit(obs, misfit_sigma(obs));
+  Eigen::VectorXd start = obs.parameters;
+  start[2] *= 1.15;  // F
+  start[3] *= 0.88;  // k
+  FitOptions options;
+  options.fitted = {2, 3};
+  options.bounds = {{0.01, 0.1}, {0.03, 0.08}};
+  const FitResult r = fit_parameters(stepper, misfit, obs.initial_state, start, options,
+                                     plan_checkpoints(PlanRequest::revolve(6), obs.steps));
+  print("Gray-Scott", r);
+  ASSERT_FALSE(r.failed) << r.failure;
+  for (Index i : {2, 3}) EXPECT_NEAR(r.theta[i], obs.parameters[i], 1e-3 * obs.parameters[i]) << "θ" << i;
+  EXPECT_EQ(r.theta[0], obs.parameters[0]);
+  EXPECT_EQ(r.theta[1], obs.parameters[1]);
+  EXPECT_NEAR(2.0 * r.loss / static_cast<double>(obs.data.size()), 1.0, 0.2) << "χ² per datum";
+}
+
+TEST(FitParameters, KeepsEveryIterateInsideTheBounds) {
+  LotkaVolterraFit lv(lotka_volterra_observations(300, 10));
+  const Eigen::VectorXd start = lotka_volterra_start(lv.obs);
+  FitOptions options;
+  options.fitted = {0};
+  options.bounds = {{1.6, 2.0}};  // the true α = 1.5 lies below the box
+  const FitResult r = lv.fit(start, options, PlanRequest::revolve(5));
+  print("α bounded away from the truth", r);
+  EXPECT_FALSE(r.failed) << r.failure;
+  EXPECT_EQ(r.theta[0], 1.6) << "the fit ends on the active bound";
+  for (const FitIteration& it : r.history) {
+    EXPECT_GE(it.theta[0], 1.6);
+    EXPECT_LE(it.theta[0], 2.0);
+  }
+  EXPECT_GT(r.gradient[0], 0.0) << "J would fall further below the bound";
+}
+
+TEST(FitParameters, RefusesBadInputBeforeAnyWork) {
+  LotkaVolterraFit lv(lotka_volterra_observations(100, 10));
+  const Eigen::VectorXd start = lotka_volterra_start(lv.obs);  // α = 1.725, γ = 2.55
+  int iterations = 0;
+  auto refused = [&](const FitOptions& options, const Eigen::VectorXd& theta = Eigen::VectorXd()) {
+    FitOptions counted = options;
+    counted.on_iteration = [&](const FitIteration&) { ++iterations; };
+    return error_message<InvalidArgument>(
+        [&] { lv.fit(theta.size() ? theta : start, counted, PlanRequest::revolve(4)); });
+  };
+  FitOptions options = alpha_and_gamma(1.7);
+  expect_message(refused(options), "the start θ[0] = 1.7249999999999999 lies outside its bounds [0.5, 1.7]");
+  options = alpha_and_gamma();
+  options.bounds[1] = {3.0, 3.0};
+  expect_message(refused(options), "the bounds of θ[3], [3, 3], must satisfy lower < upper");
+  options.bounds[1] = {4.0, 2.0};
+  expect_message(refused(options), "the bounds of θ[3], [4, 2]");
+  options = alpha_and_gamma();
+  options.fitted = {0, 4};
+  expect_message(refused(options), "fitted index 4 is outside θ's indices 0 to 3");
+  options.fitted = {0, -1};
+  expect_message(refused(options), "fitted index -1");
+  options.fitted = {3, 3};
+  expect_message(refused(options), "θ[3] is listed twice among the fitted indices");
+  options = alpha_and_gamma();
+  options.bounds.pop_back();
+  expect_message(refused(options), "1 bounds for 2 fitted parameters");
+  options = alpha_and_gamma();
+  options.fitted.clear();
+  options.bounds.clear();
+  expect_message(refused(options), "no parameter is to be fitted");
+  options = alpha_and_gamma();
+  Eigen::VectorXd bad = start;
+  bad[1] = std::nan("");
+  expect_message(refused(options, bad), "the start θ[1] = nan is not finite");
+  options.max_evaluations = 0;
+  expect_message(refused(options), "max_evaluations = 0 must be >= 1");
+  options = alpha_and_gamma();
+  expect_message(refused(options, Eigen::VectorXd::Ones(3)), "theta_start has 3 components but the stepper's problem has 4");
+  EXPECT_EQ(iterations, 0);
+
+  // A plan for another horizon, and an adaptive stepper.
+  expect_message(error_message<InvalidArgument>([&] {
+                   fit_parameters(lv.stepper, lv.misfit, lv.obs.initial_state, start, alpha_and_gamma(),
+                                  plan_checkpoints(PlanRequest::revolve(4), 99));
+                 }),
+                 "is for 99 steps but the stepper takes 100");
+  ExplicitRungeKutta adaptive(lv.model, ButcherTableau::by_name("dopri5"), StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9));
+  expect_message(error_message<InvalidArgument>([&] {
+                   fit_parameters(adaptive, lv.misfit, lv.obs.initial_state, start, alpha_and_gamma(),
+                                  plan_checkpoints(PlanRequest::revolve(4), 100));
+                 }),
+                 "needs a fixed-step stepper");
+  EXPECT_EQ(lv.stepper.counters().steps, 0) << "nothing was integrated";
+}
+
+// A σ far below the data's scale makes the first gradient huge, so L-BFGS's first trial step
+// runs into the upper bound of α, where RK4 with dt = 0.01 is unstable (α·dt ≫ 2.8) and the
+// prey overflow: the driver's NumericalError ends the fit, and the start — the best θ so far —
+// is kept.
+TEST(FitParameters, ANonFiniteEvaluationEndsTheFitKeepingTheBestParameters) {
+  const Observations obs = lotka_volterra_observations(300, 10);
+  const LotkaVolterra<> model;
+  ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, obs.steps));
+  const auto misfit = observation_misfit(obs, 1e-4);
+  Eigen::VectorXd start = obs.parameters;
+  start[0] *= 0.85;  // α too low: the gradient pushes it up
+  FitOptions options;
+  options.fitted = {0};
+  options.bounds = {{0.1, 1e4}};
+  const FitResult r = fit_parameters(stepper, misfit, obs.initial_state, start, options,
+                                     plan_checkpoints(PlanRequest::revolve(6), obs.steps));
+  print("blow-up", r);
+  std::cout << "failure: " << r.failure << "\n";
+  EXPECT_TRUE(r.failed);
+  expect_message(r.failure, "evaluation " + std::to_string(r.evaluations) + " (θ = ");
+  expect_message(r.failure, "non-finite");
+  expect_message(r.failure, "at step ");
+  expect_message(r.failure, "t = ");
+  expect_message(r.stop_reason, "stopped: evaluation");
+  ASSERT_FALSE(r.history.empty());
+  EXPECT_TRUE(same_bits(r.theta, r.history.back().theta));
+  EXPECT_TRUE(std::isfinite(r.loss));
+  EXPECT_TRUE(r.gradient.allFinite());
+  EXPECT_GE(r.theta[0], 0.1);
+  EXPECT_LT(r.theta[0], 1e4);
+}
+
+}  // namespace
+}  // namespace rwd
