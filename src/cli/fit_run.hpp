@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -131,6 +132,9 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   if (options.sigma && (!std::isfinite(*options.sigma) || *options.sigma <= 0.0))
     rwd::detail::fail<InvalidArgument>("--sigma = ", *options.sigma, " must be finite and > 0");
 
+  if (!std::filesystem::exists(options.observations))
+    rwd::detail::fail<InvalidArgument>("--observations '", options.observations,
+                                       "' does not exist (write one with rewind generate)");
   Observations& observations = settings.observations;
   observations = load_observations(options.observations);
   const ProblemInfo* recorded = find_problem(observations.problem);

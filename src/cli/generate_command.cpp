@@ -72,6 +72,8 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
   command->add_option("--out,-o", *out, "observation file (.h5)")->required()->type_name("FILE.h5");
   command->add_flag("--force", *force, "overwrite an existing file");
   command->callback([options, out, force] {
+    if (std::filesystem::exists(*out) && !*force)
+      rwd::detail::fail<InvalidArgument>("'", *out, "' exists; pass --force to overwrite it");
     const Observations observations = generate_observations(*options);
     save_observations(*out, observations, *force);
     std::cout << "wrote " << observations.observed_steps.size() << " observations of '"
