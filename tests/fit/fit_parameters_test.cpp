@@ -10,6 +10,7 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -292,6 +293,20 @@ TEST(FitParameters, RefusesBadInputBeforeAnyWork) {
                  }),
                  "needs a fixed-step stepper");
   EXPECT_EQ(lv.stepper.counters().steps, 0) << "nothing was integrated";
+}
+
+TEST(FitParameters, AnExceptionOfTheIterationCallbackReachesTheCaller) {
+  LotkaVolterraFit lv(lotka_volterra_observations(200, 10));
+  FitOptions options = alpha_and_gamma();
+  int calls = 0;
+  options.on_iteration = [&](const FitIteration& it) {
+    ++calls;
+    if (it.iteration == 2) throw std::runtime_error("interrupted by the user");
+  };
+  expect_message(error_message<std::runtime_error>(
+                     [&] { lv.fit(lotka_volterra_start(lv.obs), options, PlanRequest::revolve(4)); }),
+                 "interrupted by the user");
+  EXPECT_EQ(calls, 3);
 }
 
 // A σ far below the data's scale makes the first gradient huge, so L-BFGS's first trial step

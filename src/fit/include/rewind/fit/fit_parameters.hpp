@@ -79,7 +79,9 @@ struct FitOptions {
   int max_evaluations = 100;              // most gradient evaluations, >= 1 (NLopt's maxeval)
   double relative_tolerance = 1e-8;       // stop when a step changes J by less than this fraction (ftol_rel)
   double x_tolerance = 1e-10;             // stop when a step changes every scaled parameter by less than this fraction (xtol_rel)
-  std::function<void(const FitIteration&)> on_iteration;  // called at every iteration, in order
+  // Called at every iteration, in order, the start included (progress lines, plots). An exception
+  // it throws ends the fit and reaches the caller of fit_parameters unchanged.
+  std::function<void(const FitIteration&)> on_iteration;
 
   // InvalidArgument naming the rule, before any work: no fitted index, an index out of range or
   // repeated, bounds not one per fitted index, lower >= upper (or NaN), θ_start not finite or a
