@@ -222,8 +222,9 @@ RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen:
   r.parameter_size = stepper.parameter_size();
   auto take = [&](const GradientResult<Eigen::VectorXd>& result) {
     r.loss = result.loss;
-    r.grad_y0_norm = result.grad_y0.norm();
-    r.grad_theta_norm = result.grad_theta.norm();
+    // stableNorm: a finite gradient with entries above 1e154 (chaotic runs) has a finite norm.
+    r.grad_y0_norm = result.grad_y0.stableNorm();
+    r.grad_theta_norm = result.grad_theta.stableNorm();
     r.grad_theta.assign(result.grad_theta.data(),
                         result.grad_theta.data() + result.grad_theta.size());
     r.summary = result.summary;

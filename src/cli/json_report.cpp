@@ -55,6 +55,11 @@ Json stats_json(const Summary& s) {
   j["disk_read_seconds"] = number(s.storage.io.read_seconds);
   j["disk_wait_seconds"] = number(s.storage.io.wait_seconds);
   j["disk_hidden_seconds"] = number(s.disk_hidden_seconds());
+  j["relative_sensitivity"] = number(s.health.sensitivity);
+  j["final_step_change"] = number(s.health.final_step_change);
+  j["gradient_zero"] = s.health.gradient_zero;
+  j["gradient_negligible"] = s.health.gradient_negligible;
+  j["state_stationary"] = s.health.state_stationary;
   return j;
 }
 
@@ -139,6 +144,9 @@ nlohmann::ordered_json run_report_json(const RunReport& r) {
   for (double g : r.grad_theta) grad.push_back(number(g));
   j["grad_theta"] = std::move(grad);
   j["parameter_names"] = r.parameter_names;
+  // One line when the gradient is zero or negligible or the state stopped changing; else null.
+  j["degenerate"] =
+      r.summary.health.degenerate() ? Json(r.summary.health.describe()) : Json(nullptr);
   const FiniteDifferenceCheck& fd = r.fd;
   if (!r.fd_checked) {
     j["fd_check"] = nullptr;

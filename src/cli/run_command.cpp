@@ -78,6 +78,8 @@ std::string problems_help() {
       "\n"
       "Output: the problem and sizes, J, |dJ/dy0|, |dJ/dtheta| (and dJ/dtheta when it has\n"
       "at most 8 entries), a finite-difference spot check of dJ/dy0 and the run's summary;\n"
+      "a line 'degenerate: ...' when the gradient is zero or negligible or the state stopped\n"
+      "changing before the end (rewind/adjoint/gradient_health.hpp).\n"
       "--json prints the same as one JSON object on stdout.\n"
       "\n"
       "Checkpointing: --snapshots C or --memory BYTES (and optionally --schedule) run the\n"

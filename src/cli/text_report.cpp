@@ -183,6 +183,8 @@ void print_text_report(std::ostream& out, const RunReport& r) {
   } else if (r.parameter_size > kMaxListedParameters) {
     out << "  (dJ/dtheta has " << r.parameter_size << " entries; --json lists them all)\n";
   }
+  // A gradient that says nothing is said so, never left to look like a small number.
+  if (r.summary.health.degenerate()) out << "  " << r.summary.health.describe() << "\n";
   out << "\n";
 
   if (r.fd_checked) {
