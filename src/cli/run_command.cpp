@@ -72,6 +72,7 @@ std::string problems_help() {
         ", dt " + format_number(p.default_dt) + ", " + std::to_string(p.default_steps) + " steps";
     if (p.alias) text += "; also '" + std::string(p.alias) + "'";
     text += "\n";
+    if (p.horizon) text += "                    " + std::string(p.horizon) + "\n";
   }
   text +=
       "  Names may use '-' for '_' (lotka-volterra, gray-scott, van-der-pol).\n"
