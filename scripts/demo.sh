@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main demonstration: installs what is missing, builds (Release), then
 #   1. a long gradient that store-all could not hold — Gray–Scott reaction–diffusion with
-#      10 082 unknowns over 100 000 RK4 steps (store-all would need 8 GB) — with the revolve
+#      10 082 unknowns over 100 000 RK4 steps, a labyrinth pattern that stays alive the whole
+#      way (store-all would need 8 GB) — with the revolve
 #      schedule in 20 snapshots (1.6 MB), printing memory against store-all, recomputation
 #      against the Griewank–Walther optimum, and the drift verdict;
 #   2. the whole user journey on a model written in a user's own file;

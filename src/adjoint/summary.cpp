@@ -35,6 +35,7 @@ std::string Summary::brief() const {
     std::snprintf(ratio, sizeof ratio, "%.2f", gradient_cost_ratio());
     out << " (" << ratio << "x forward)";
   }
+  if (health.degenerate()) out << " | " << health.describe();
   return out.str();
 }
 
@@ -77,6 +78,16 @@ std::string Summary::full() const {
   char ratio[32];
   std::snprintf(ratio, sizeof ratio, "%.3f", gradient_cost_ratio());
   row("gradient / forward time", ratio);
+  if (health.assessed) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%.3g (negligible <= %.0e)", health.sensitivity,
+                  GradientHealth::kNegligibleSensitivity);
+    row("relative sensitivity", text);
+    std::snprintf(text, sizeof text, "%.3g (stationary <= %.0e)", health.final_step_change,
+                  GradientHealth::kStationaryChange);
+    row("last step |dy| / |y_N|", text);
+    if (health.degenerate()) out << "  " << health.describe() << "\n";
+  }
   return out.str();
 }
 

@@ -287,8 +287,9 @@ RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen:
   report.parameter_size = stepper.parameter_size();
   auto take = [&](const GradientResult<Eigen::VectorXd>& result) {
     report.loss = result.loss;
-    report.grad_y0_norm = result.grad_y0.norm();
-    report.grad_theta_norm = result.grad_theta.norm();
+    // stableNorm: a finite gradient with entries above 1e154 (chaotic runs) has a finite norm.
+    report.grad_y0_norm = result.grad_y0.stableNorm();
+    report.grad_theta_norm = result.grad_theta.stableNorm();
     report.grad_theta.assign(result.grad_theta.data(),
                         result.grad_theta.data() + result.grad_theta.size());
     report.summary = result.summary;

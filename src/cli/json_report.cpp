@@ -55,6 +55,11 @@ Json stats_json(const Summary& summary) {
   j["disk_read_seconds"] = number(summary.storage.io.read_seconds);
   j["disk_wait_seconds"] = number(summary.storage.io.wait_seconds);
   j["disk_hidden_seconds"] = number(summary.disk_hidden_seconds());
+  j["relative_sensitivity"] = number(summary.health.sensitivity);
+  j["final_step_change"] = number(summary.health.final_step_change);
+  j["gradient_zero"] = summary.health.gradient_zero;
+  j["gradient_negligible"] = summary.health.gradient_negligible;
+  j["state_stationary"] = summary.health.state_stationary;
   return j;
 }
 
@@ -146,6 +151,9 @@ nlohmann::ordered_json run_report_json(const RunReport& report) {
                                                  : "theta[" + std::to_string(i) + "]"] =
         number(report.parameters[i]);
   j["parameters"] = std::move(parameters);
+  // One line when the gradient is zero or negligible or the state stopped changing; else null.
+  j["degenerate"] =
+      report.summary.health.degenerate() ? Json(report.summary.health.describe()) : Json(nullptr);
   const FiniteDifferenceCheck& fd = report.fd;
   if (!report.fd_checked) {
     j["fd_check"] = nullptr;

@@ -41,12 +41,15 @@ std::string problems_help() {
         ", dt " + format_number(p.default_dt) + ", " + std::to_string(p.default_steps) + " steps";
     if (p.alias) text += "; also '" + std::string(p.alias) + "'";
     text += "\n";
+    if (p.horizon) text += "                    " + std::string(p.horizon) + "\n";
   }
   text +=
       "  Names may use '-' for '_' (lotka-volterra, gray-scott, van-der-pol).\n"
       "\n"
       "Output: the problem and sizes, J, |dJ/dy0|, |dJ/dtheta| (and dJ/dtheta when it has\n"
       "at most 8 entries), a finite-difference spot check of dJ/dy0 and the run's summary;\n"
+      "a line 'degenerate: ...' when the gradient is zero or negligible or the state stopped\n"
+      "changing before the end (rewind/adjoint/gradient_health.hpp).\n"
       "--json prints the same as one JSON object on stdout.\n"
       "\n"
       "Checkpointing: --snapshots C or --memory BYTES (and optionally --schedule) run the\n"

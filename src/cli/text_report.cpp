@@ -193,6 +193,8 @@ void print_text_report(std::ostream& out, const RunReport& report) {
   } else if (report.parameter_size > kMaxListedParameters) {
     out << "  (dJ/dtheta has " << report.parameter_size << " entries; --json lists them all)\n";
   }
+  // A gradient that says nothing is said so, never left to look like a small number.
+  if (report.summary.health.degenerate()) out << "  " << report.summary.health.describe() << "\n";
   out << "\n";
 
   if (report.fd_checked) {

@@ -8,8 +8,10 @@
 namespace rwd::cli {
 
 // The problem and sizes, J, the gradient norms (and dJ/dθ itself when it has at most
-// kMaxListedParameters entries), the finite-difference spot check, for checkpointed runs the
-// schedule's counts, memory against store-all and the drift verdict, and Summary::full().
+// kMaxListedParameters entries), one line "degenerate: …" when the gradient is zero or
+// negligible or the state stopped changing (rwd::GradientHealth), the finite-difference spot
+// check, for checkpointed runs the schedule's counts, memory against store-all and the drift
+// verdict, and Summary::full().
 void print_text_report(std::ostream& out, const RunReport& report);
 
 // A checkpointed run's plan, printed before it starts: the schedule, the predicted recompute

@@ -4,8 +4,9 @@
     check_run_json.py path/to/rewind run lorenz96 --n 40 --steps 200 --json
 
 Passes when the tool exits 0 and prints exactly one JSON object on stdout that has every key of
-the report, finite numbers everywhere, sizes that agree with each other, and a finite-difference
-spot check with relative error below 1e-6.
+the report, finite numbers everywhere, sizes that agree with each other, a gradient that is not
+degenerate ("degenerate" null, the health figures in "stats"), and a finite-difference spot check
+with relative error below 1e-6.
 """
 import json
 import math
@@ -25,6 +26,8 @@ STATS_KEYS = {
     "vjp_evaluations": int, "stores": int, "restores": int, "peak_stored_bytes": int,
     "forward_seconds": float, "recompute_seconds": float, "reverse_seconds": float,
     "gradient_cost_ratio": float, "t_final": float, "schedule": str, "backend": str,
+    "relative_sensitivity": float, "final_step_change": float, "gradient_zero": bool,
+    "gradient_negligible": bool, "state_stationary": bool,
 }
 
 
@@ -78,6 +81,12 @@ def main():
              f"reversed {stats['reversed_steps']}")
     if report["steps"] < 1 or report["loss"] < 0:
         fail(f"implausible run: steps = {report['steps']}, loss = {report['loss']}")
+    if "degenerate" not in report:
+        fail("report has no key 'degenerate'")
+    if report["degenerate"] is not None:
+        fail(f"a healthy run is reported degenerate: {report['degenerate']}")
+    if stats["gradient_negligible"] or stats["state_stationary"]:
+        fail(f"stats say degenerate: {stats}")
     rel = report["fd_check"]["rel_error"]
     if not rel < 1e-6:
         fail(f"finite-difference check failed: rel_error = {rel} >= 1e-6")

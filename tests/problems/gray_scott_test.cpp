@@ -85,12 +85,12 @@ TEST(GrayScott, RhsAtUniformStatesIsTheReactionAlone) {
   y << Vector::Ones(25), Vector::Zero(25);
   p.rhs(0.0, y, theta, f);
   EXPECT_EQ(f, Vector::Zero(50));
-  // Uniform (0.5, 0.25): ∇² = 0, u' = −0.5·0.0625 + 0.035·0.5, v' = 0.5·0.0625 − 0.1·0.25.
+  // Uniform (0.5, 0.25): ∇² = 0, u' = −0.5·0.0625 + 0.037·0.5, v' = 0.5·0.0625 − 0.097·0.25.
   y << Vector::Constant(25, 0.5), Vector::Constant(25, 0.25);
   p.rhs(0.0, y, theta, f);
   for (Index k = 0; k < 25; ++k) {
-    EXPECT_DOUBLE_EQ(f[k], -0.03125 + 0.0175);
-    EXPECT_DOUBLE_EQ(f[25 + k], 0.03125 - 0.025);
+    EXPECT_DOUBLE_EQ(f[k], -0.03125 + 0.0185);
+    EXPECT_DOUBLE_EQ(f[25 + k], 0.03125 - 0.02425);
   }
 }
 
@@ -164,7 +164,7 @@ TEST(GrayScott, RowAndCellKernelsGiveTheSameBits) {
 }
 
 TEST(GrayScott, DefaultsAndSeededInitialState) {
-  EXPECT_EQ(GrayScott<>::default_parameters(), (Vector{{0.16, 0.08, 0.035, 0.065}}));
+  EXPECT_EQ(GrayScott<>::default_parameters(), (Vector{{0.16, 0.08, 0.037, 0.06}}));
   EXPECT_EQ(GrayScott<>::parameter_names().size(), 4u);
   const Index n = 40, cells = 1600;
   GrayScott<> p(n);

@@ -80,6 +80,7 @@
 
 #include "rewind/adjoint/backsolve_system.hpp"
 #include "rewind/adjoint/drift_monitor.hpp"
+#include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
@@ -303,10 +304,15 @@ class BacksolveAdjoint {
     drift.threshold = options_.drift_threshold;
     drift.samples.reserve(static_cast<std::size_t>(used));
     Carry back = backward.initial_carry(z, theta);
+    double final_change = std::numeric_limits<double>::quiet_NaN();  // Summary::health
     for (Index k = steps - 1; k >= 0; --k) {
       backward.step(z, back, theta);  // z: from step k + 1 to step k
       const double t = time_of(k);
       if (options_.check_finite && !B::all_finite(z)) fail_non_finite(z, n, k, t, drift);
+      // The first backward step reconstructs y_{N−1} to the method's local error: the change of
+      // the last forward step, for the stationarity check.
+      if (k == steps - 1)
+        final_change = detail::backsolve_relative_distance<B>(zd, B::data(y), n);
       if (k % interval == 0 && k / interval < used) {
         const Vector& anchor = anchors[static_cast<std::size_t>(k / interval)];
         check_drift(k, t, detail::backsolve_relative_distance<B>(zd, B::data(anchor), n), drift);
@@ -339,6 +345,8 @@ class BacksolveAdjoint {
     result.grad_theta = B::zeros(p);
     detail::backsolve_copy<B>(zd + n, B::data(result.grad_y0), n);
     detail::backsolve_copy<B>(zd + 2 * n, B::data(result.grad_theta), p);
+    summary.health = assess_gradient<B>(loss, y0, theta, result.grad_y0, result.grad_theta,
+                                        final_change, steps);
     result.y_final = std::move(y);
     result.anchor_interval = interval;
     result.anchors = used;

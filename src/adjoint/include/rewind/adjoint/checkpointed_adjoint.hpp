@@ -26,12 +26,14 @@
 
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "rewind/adjoint/drift_monitor.hpp"
+#include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/schedule/checkpoint_plan.hpp"
@@ -132,6 +134,7 @@ class CheckpointedAdjoint {
 
     Vector y = B::zeros(n), grad = B::zeros(n), lambda = B::zeros(n), mu = B::zeros(p);
     y_final_ = B::zeros(n);  // y_l, formed at the first reverse; allocated before the loop
+    final_change_ = std::numeric_limits<double>::quiet_NaN();
     B::copy(y0, y);
     Carry carry = stepper_.initial_carry(y, theta);
     Index reached = 0;  // furthest step of the first sweep
@@ -234,6 +237,7 @@ class CheckpointedAdjoint {
     summary.recompute_seconds = recompute_s;
     summary.reverse_seconds = reverse_s;
     summary.t_final = final_t_;
+    summary.health = assess_gradient<B>(loss, y0, theta, lambda, mu, final_change_, steps);
 
     result.loss = loss;
     result.grad_y0 = std::move(lambda);
@@ -250,7 +254,8 @@ class CheckpointedAdjoint {
     return value;
   }
 
-  // y_l from y_{l−1}: the terminal cost, its gradient into λ, and an observation at l. The loss
+  // y_l from y_{l−1}: the terminal cost, its gradient into λ, an observation at l, and how much
+  // the last step changed the state (Summary::health). The loss
   // is summed in StoreAllAdjoint's order (observations by step, then the terminal cost), so the
   // two drivers agree bit for bit.
   void terminal(const Vector& y, const Carry& carry, const Vector& theta, Vector& grad, Vector& lambda,
@@ -260,6 +265,7 @@ class CheckpointedAdjoint {
     stepper_.step(y_final_, last, theta);
     if (options_.check_finite) detail::require_finite_state<B>(y_final_, last);
     final_t_ = last.t;
+    final_change_ = relative_step_change<B>(y_final_, y);
     loss += observe(last, y_final_, grad);
     const double g = objective_.terminal(last.t, y_final_, grad);
     detail::require_finite_value(g, "terminal cost", last.step, last.t);
@@ -287,6 +293,7 @@ class CheckpointedAdjoint {
   CheckpointOptions options_;
   Vector y_final_;
   double final_t_ = 0.0;
+  double final_change_ = 0.0;  // ‖y_l − y_{l−1}‖ / ‖y_l‖, set at the first reverse
 };
 
 }  // namespace rwd

@@ -20,12 +20,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <unistd.h>
 #include <utility>
 #include <vector>
 
+#include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/carry.hpp"
@@ -187,6 +189,11 @@ class StoreAllAdjoint {
     summary.restores = steps;
     summary.storage.peak_memory_bytes = steps * bytes_per_state;
     summary.t_final = final_carry.t;
+    summary.health = assess_gradient<B>(
+        loss, y0, theta, lambda, mu,
+        steps > 0 ? relative_step_change<B>(y, states_[static_cast<std::size_t>(steps - 1)])
+                  : std::numeric_limits<double>::quiet_NaN(),
+        steps);
 
     result.loss = loss;
     result.grad_y0 = std::move(lambda);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/store/snapshot_store.hpp"
 #include "rewind/types.hpp"
 
@@ -46,6 +47,9 @@ struct Summary {
   double recompute_seconds = 0.0;  // replays from snapshots
   double reverse_seconds = 0.0;    // adjoint steps
   double t_final = 0.0;            // time reached by the run
+  // Whether the gradient says anything: negligible or zero, or a state that stopped changing
+  // before the end (gradient_health.hpp). brief() and full() say so in one line when it does not.
+  GradientHealth health;
 
   double total_seconds() const { return forward_seconds + recompute_seconds + reverse_seconds; }
   // Disk time that overlapped computation (write + read − wait, at least 0).
@@ -58,7 +62,7 @@ struct Summary {
     return forward_seconds > 0.0 ? total_seconds() / forward_seconds : 0.0;
   }
 
-  std::string brief() const;  // one line
+  std::string brief() const;  // one line (ending in health.describe() when degenerate)
   std::string full() const;   // several lines, one quantity each
 };
 
