@@ -31,8 +31,10 @@ V stacked(const rwd::GradientResult<V>& r) {
 }
 
 template <class P>
-void row(const std::string& name, const P& problem, const V& y0, const V& theta, double dt, rwd::Index steps) {
-  rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(), rwd::StepControl::fixed(0.0, dt, steps));
+void row(const std::string& name, const P& problem, const V& y0, const V& theta, double dt,
+         rwd::Index steps) {
+  rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(),
+                                  rwd::StepControl::fixed(0.0, dt, steps));
   const Objective J = Objective::terminal_squared_norm();
   rwd::StoreAllAdjoint exact_driver(stepper, J);
   const V exact = stacked(exact_driver.run(y0, theta));
@@ -44,12 +46,14 @@ void row(const std::string& name, const P& problem, const V& y0, const V& theta,
     char text[96];
     try {
       const auto r = driver.run(y0, theta);
-      std::snprintf(text, sizeof text, "%.2e (drift %.1e)", (stacked(r) - exact).norm() / exact.norm(),
-                    r.drift.max_rel_drift);
+      std::snprintf(text, sizeof text, "%.2e (drift %.1e)",
+                    (stacked(r) - exact).norm() / exact.norm(), r.drift.max_rel_drift);
     } catch (const rwd::NumericalError& e) {
       const std::string what = e.what();
       const auto at = what.find("at step ");
-      std::snprintf(text, sizeof text, "overflow (%s)", at == std::string::npos ? "?" : what.substr(at, what.find(' ', at + 8) - at).c_str());
+      std::snprintf(
+          text, sizeof text, "overflow (%s)",
+          at == std::string::npos ? "?" : what.substr(at, what.find(' ', at + 8) - at).c_str());
     }
     return text;
   };
@@ -60,15 +64,19 @@ void row(const std::string& name, const P& problem, const V& y0, const V& theta,
 }  // namespace
 
 int main() {
-  std::printf("| problem | t_final | RK4 steps | plain backsolve: error (drift) | re-anchored every 10 steps: error (drift) |\n");
+  std::printf(
+      "| problem | t_final | RK4 steps | plain backsolve: error (drift) | re-anchored every 10 "
+      "steps: error (drift) |\n");
   std::printf("| --- | --- | --- | --- | --- |\n");
   rwd::CubicSpiral spiral;
-  row("spiral, true dynamics (θ = A)", spiral, spiral.default_initial_state(), spiral.default_parameters(), 25.0 / 999, 999);
-  row("spiral, true dynamics (θ = A)", spiral, spiral.default_initial_state(), spiral.default_parameters(), 25.0 / 9990, 9990);
+  row("spiral, true dynamics (θ = A)", spiral, spiral.default_initial_state(),
+      spiral.default_parameters(), 25.0 / 999, 999);
+  row("spiral, true dynamics (θ = A)", spiral, spiral.default_initial_state(),
+      spiral.default_parameters(), 25.0 / 9990, 9990);
   const rwd::nn::Mlp mlp({2, 50, 2}, rwd::nn::Activation::tanh);
   const rwd::nn::NeuralOde neural(mlp, 1, rwd::nn::InputFeatures::cube);
-  row("spiral, neural ODE 2-50-2 (initial θ)", neural, spiral.default_initial_state(), mlp.initial_parameters(1),
-      25.0 / 999, 999);
+  row("spiral, neural ODE 2-50-2 (initial θ)", neural, spiral.default_initial_state(),
+      mlp.initial_parameters(1), 25.0 / 999, 999);
   rwd::Lorenz63<> lorenz;
   for (double t : {1.0, 2.0, 5.0, 10.0, 20.0})
     row("Lorenz-63", lorenz, lorenz.default_initial_state(), lorenz.default_parameters(), 0.01,

@@ -100,12 +100,12 @@
 #include <vector>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/schedule/schedules.hpp"
-#include "rewind/schedule/revolve_schedule.hpp"
-#include "rewind/schedule/schedule_simulator.hpp"
-#include "rewind/schedule/store_all_schedule.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/rewind.hpp"
+#include "rewind/schedule/revolve_schedule.hpp"
+#include "rewind/schedule/schedule_simulator.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "rewind/schedule/store_all_schedule.hpp"
 
 namespace {
 
@@ -471,7 +471,7 @@ int run(const Args& a) {
        << "," << str("replayed_steps") << ":" << replayed                              //
        << "," << str("stores") << ":" << s.stores                                      //
        << "," << str("restores") << ":" << s.restores                                  //
-       << "," << str("peak_stored_bytes") << ":" << s.storage.peak_memory_bytes                //
+       << "," << str("peak_stored_bytes") << ":" << s.storage.peak_memory_bytes        //
        << "," << str("peak_rss_bytes") << ":" << peak_rss                              //
        << "," << str("rss_before_gradient_bytes") << ":" << rss_before                 //
        << "," << str("loss") << ":" << num(result.loss)                                //

@@ -28,10 +28,10 @@
 
 #include "peak_rss.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/problems/brusselator2d.hpp"
+#include "rewind/schedule/schedules.hpp"
 
 namespace {
 
@@ -47,19 +47,31 @@ int main(int argc, char** argv) try {
   long nd = 100;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--variant") variant = value;
-    else if (key == "--horizon") horizon = std::stod(value);
-    else if (key == "--interval") interval = std::stod(value);
-    else if (key == "--n") n = std::stoll(value);
-    else if (key == "--snapshots") snapshots = std::stoi(value);
-    else if (key == "--nd") nd = std::stol(value);
-    else if (key == "--rtol") rtol = std::stod(value);
-    else if (key == "--atol") atol = std::stod(value);
-    else if (key == "--vectors") vectors = value;
-    else if (key == "--band") band = value;
-    else throw rwd::InvalidArgument("unknown option " + key);
+    if (key == "--variant")
+      variant = value;
+    else if (key == "--horizon")
+      horizon = std::stod(value);
+    else if (key == "--interval")
+      interval = std::stod(value);
+    else if (key == "--n")
+      n = std::stoll(value);
+    else if (key == "--snapshots")
+      snapshots = std::stoi(value);
+    else if (key == "--nd")
+      nd = std::stol(value);
+    else if (key == "--rtol")
+      rtol = std::stod(value);
+    else if (key == "--atol")
+      atol = std::stod(value);
+    else if (key == "--vectors")
+      vectors = value;
+    else if (key == "--band")
+      band = value;
+    else
+      throw rwd::InvalidArgument("unknown option " + key);
   }
-  if (variant != "rewind" && variant != "cvodes") throw rwd::InvalidArgument("--variant must be rewind or cvodes");
+  if (variant != "rewind" && variant != "cvodes")
+    throw rwd::InvalidArgument("--variant must be rewind or cvodes");
   const rwd::Brusselator2D model(n);
   rwd::CvodesOptions options;
   options.rtol = options.rtol_adjoint = rtol;
@@ -68,12 +80,16 @@ int main(int argc, char** argv) try {
   options.linear_solver = rwd::CvodesLinearSolver::band;
   options.steps_per_adjoint_checkpoint = nd;
   options.max_steps_per_interval = 10000000;
-  if (vectors != "rewind" && vectors != "serial") throw rwd::InvalidArgument("--vectors must be rewind or serial");
+  if (vectors != "rewind" && vectors != "serial")
+    throw rwd::InvalidArgument("--vectors must be rewind or serial");
   options.vectors = vectors == "serial" ? rwd::CvodesVectors::serial : rwd::CvodesVectors::rewind;
-  if (band != "lapack" && band != "sundials") throw rwd::InvalidArgument("--band must be lapack or sundials");
+  if (band != "lapack" && band != "sundials")
+    throw rwd::InvalidArgument("--band must be lapack or sundials");
   options.band_lapack = band == "lapack";
   const rwd::Index intervals =
-      variant == "cvodes" ? 1 : std::max<rwd::Index>(1, static_cast<rwd::Index>(horizon / interval + 0.5));
+      variant == "cvodes"
+          ? 1
+          : std::max<rwd::Index>(1, static_cast<rwd::Index>(horizon / interval + 0.5));
   rwd::CvodesIntervalStepper stepper(model, options, rwd::IntervalGrid{0.0, horizon, intervals});
   const auto objective = rwd::Objective<rwd::EigenBackend>::terminal_squared_norm();
   const Eigen::VectorXd y0 = model.default_initial_state(), theta = model.default_parameters();
@@ -89,7 +105,8 @@ int main(int argc, char** argv) try {
     rwd::CheckpointedAdjoint driver(stepper, objective, checkpoint);
     result = driver.run(y0, theta, rwd::revolve_schedule(snapshots));
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   nlohmann::ordered_json out;
   out["variant"] = variant;
   out["horizon"] = horizon;

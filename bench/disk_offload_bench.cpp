@@ -32,15 +32,17 @@
 #include <vector>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/schedule/schedules.hpp"
-#include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/gray_scott.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "rewind/store/disk_cost_probe.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 struct Arguments {
   int n = 256;
@@ -63,13 +65,20 @@ Arguments parse(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (key == "--n") a.n = std::stoi(value());
-    else if (key == "--steps") a.steps = std::stoll(value());
-    else if (key == "--memory") a.memory = std::stoi(value());
-    else if (key == "--disk") a.disk = std::stoi(value());
-    else if (key == "--repeat") a.repeat = std::stoi(value());
-    else if (key == "--schedule") a.schedule = value();
-    else if (key == "--dir") a.dir = value();
+    if (key == "--n")
+      a.n = std::stoi(value());
+    else if (key == "--steps")
+      a.steps = std::stoll(value());
+    else if (key == "--memory")
+      a.memory = std::stoi(value());
+    else if (key == "--disk")
+      a.disk = std::stoi(value());
+    else if (key == "--repeat")
+      a.repeat = std::stoi(value());
+    else if (key == "--schedule")
+      a.schedule = value();
+    else if (key == "--dir")
+      a.dir = value();
     else {
       std::fprintf(stderr,
                    "usage: disk_offload_bench [--n N] [--steps L] [--memory K] [--disk D] "
@@ -92,19 +101,23 @@ struct Sample {
 };
 
 // Plain sequential write(2) of `blocks` blocks of `bytes`, then read(2) back: seconds of each.
-std::pair<double, double> plain_io(const std::filesystem::path& dir, std::int64_t bytes, rwd::Index blocks) {
-  const std::string path = (dir / ("rewind-plain-io-" + std::to_string(::getpid()) + ".bin")).string();
+std::pair<double, double> plain_io(const std::filesystem::path& dir, std::int64_t bytes,
+                                   rwd::Index blocks) {
+  const std::string path =
+      (dir / ("rewind-plain-io-" + std::to_string(::getpid()) + ".bin")).string();
   std::vector<char> buffer(static_cast<std::size_t>(bytes), 'x');
   const auto write_start = Clock::now();
   int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0600);
   for (rwd::Index b = 0; b < blocks; ++b)
-    if (::write(fd, buffer.data(), buffer.size()) != static_cast<ssize_t>(buffer.size())) std::abort();
+    if (::write(fd, buffer.data(), buffer.size()) != static_cast<ssize_t>(buffer.size()))
+      std::abort();
   ::close(fd);
   const double write_s = since(write_start);
   const auto read_start = Clock::now();
   fd = ::open(path.c_str(), O_RDONLY);
   for (rwd::Index b = 0; b < blocks; ++b)
-    if (::read(fd, buffer.data(), buffer.size()) != static_cast<ssize_t>(buffer.size())) std::abort();
+    if (::read(fd, buffer.data(), buffer.size()) != static_cast<ssize_t>(buffer.size()))
+      std::abort();
   ::close(fd);
   const double read_s = since(read_start);
   std::filesystem::remove(path);
@@ -118,7 +131,8 @@ int main(int argc, char** argv) {
   rwd::GrayScott<> problem(a.n);
   const auto theta = problem.default_parameters();
   const auto y0 = problem.default_initial_state();
-  rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(), rwd::StepControl::fixed(0.0, 1.0, a.steps));
+  rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(),
+                                  rwd::StepControl::fixed(0.0, 1.0, a.steps));
   const auto objective = rwd::Objective<rwd::EigenBackend>::terminal_squared_norm();
   const rwd::Index n = stepper.state_size();
 
@@ -137,7 +151,7 @@ int main(int argc, char** argv) {
   costs.disk_read_time = disk.read_seconds / step_seconds;
 
   rwd::Planner base = a.schedule == "revolve" ? rwd::on_disk(rwd::revolve_schedule(a.disk))
-                                                      : rwd::two_level_schedule(a.memory, a.disk, costs);
+                                              : rwd::two_level_schedule(a.memory, a.disk, costs);
   const char* names[3] = {"memory", "async", "sync"};
   std::vector<Sample> samples[3];
   for (int round = 0; round < a.repeat; ++round)
@@ -164,17 +178,23 @@ int main(int argc, char** argv) {
       }
 
   const rwd::Summary& first = samples[1][0].summary;
-  std::printf("disk offload: Gray-Scott n = %d (%lld unknowns, %.2f MiB per snapshot), %lld RK4 steps\n", a.n,
-              static_cast<long long>(n), static_cast<double>(n * 8 + sizeof(rwd::Carry)) / 1048576.0,
-              static_cast<long long>(a.steps));
+  std::printf(
+      "disk offload: Gray-Scott n = %d (%lld unknowns, %.2f MiB per snapshot), %lld RK4 steps\n",
+      a.n, static_cast<long long>(n), static_cast<double>(n * 8 + sizeof(rwd::Carry)) / 1048576.0,
+      static_cast<long long>(a.steps));
   std::printf("schedule: %s, directory %s\n", first.schedule.c_str(), a.dir.c_str());
-  std::printf("measured: step %.3f ms, snapshot write %.3f ms, read %.3f ms -> write %.2f, read %.2f steps\n",
-              1e3 * step_seconds, 1e3 * disk.write_seconds, 1e3 * disk.read_seconds, costs.disk_write_time,
-              costs.disk_read_time);
-  std::printf("disk writes %lld, disk reads %lld (%lld read ahead), memory stores %lld, restores %lld\n",
-              static_cast<long long>(first.storage.disk_stores), static_cast<long long>(first.storage.disk_restores),
-              static_cast<long long>(first.storage.io.prefetch_hits), static_cast<long long>(first.stores - first.storage.disk_stores),
-              static_cast<long long>(first.restores - first.storage.disk_restores));
+  std::printf(
+      "measured: step %.3f ms, snapshot write %.3f ms, read %.3f ms -> write %.2f, read %.2f "
+      "steps\n",
+      1e3 * step_seconds, 1e3 * disk.write_seconds, 1e3 * disk.read_seconds, costs.disk_write_time,
+      costs.disk_read_time);
+  std::printf(
+      "disk writes %lld, disk reads %lld (%lld read ahead), memory stores %lld, restores %lld\n",
+      static_cast<long long>(first.storage.disk_stores),
+      static_cast<long long>(first.storage.disk_restores),
+      static_cast<long long>(first.storage.io.prefetch_hits),
+      static_cast<long long>(first.stores - first.storage.disk_stores),
+      static_cast<long long>(first.restores - first.storage.disk_restores));
   std::printf("gradients: bit for bit identical in all %d runs\n\n", 3 * a.repeat);
   std::printf("%-8s %10s %10s %12s %12s %12s %10s\n", "variant", "wall s", "/ memory", "disk I/O s",
               "waited s", "hidden", "peak RAM");
@@ -192,9 +212,11 @@ int main(int argc, char** argv) {
     }
     const rwd::Summary& s = samples[v][0].summary;
     const double io_m = median(io), wait_m = median(wait);
-    std::printf("%-8s %10.3f %10.3f %12.3f %12.3f %11.0f%% %7.1f MiB\n", names[v], median(wall),
-                median(wall) / memory_wall, io_m, wait_m, io_m > 0 ? 100.0 * std::max(io_m - wait_m, 0.0) / io_m : 0.0,
-                static_cast<double>(s.storage.peak_memory_bytes + s.storage.io.staging_bytes) / 1048576.0);
+    std::printf(
+        "%-8s %10.3f %10.3f %12.3f %12.3f %11.0f%% %7.1f MiB\n", names[v], median(wall),
+        median(wall) / memory_wall, io_m, wait_m,
+        io_m > 0 ? 100.0 * std::max(io_m - wait_m, 0.0) / io_m : 0.0,
+        static_cast<double>(s.storage.peak_memory_bytes + s.storage.io.staging_bytes) / 1048576.0);
   }
 
   // Bandwidth of the snapshot file against plain sequential I/O of the same bytes.
@@ -208,12 +230,16 @@ int main(int argc, char** argv) {
     plain_r.push_back(rd);
   }
   const double mb = 1e6;
-  const double achieved_w = static_cast<double>(sync.storage.io.bytes_written) / sync.storage.io.write_seconds / mb;
-  const double achieved_r = static_cast<double>(sync.storage.io.bytes_read) / sync.storage.io.read_seconds / mb;
+  const double achieved_w =
+      static_cast<double>(sync.storage.io.bytes_written) / sync.storage.io.write_seconds / mb;
+  const double achieved_r =
+      static_cast<double>(sync.storage.io.bytes_read) / sync.storage.io.read_seconds / mb;
   const double plain_write = static_cast<double>(blocks * block) / median(plain_w) / mb;
   const double plain_read = static_cast<double>(blocks * block) / median(plain_r) / mb;
   std::printf("\nbandwidth (MB/s)   snapshot file   plain write(2)/read(2)   ratio\n");
-  std::printf("  write          %14.0f %24.0f %7.2f\n", achieved_w, plain_write, achieved_w / plain_write);
-  std::printf("  read           %14.0f %24.0f %7.2f\n", achieved_r, plain_read, achieved_r / plain_read);
+  std::printf("  write          %14.0f %24.0f %7.2f\n", achieved_w, plain_write,
+              achieved_w / plain_write);
+  std::printf("  read           %14.0f %24.0f %7.2f\n", achieved_r, plain_read,
+              achieved_r / plain_read);
   return 0;
 }

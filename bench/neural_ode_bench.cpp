@@ -13,7 +13,8 @@
 //   neural_ode_bench --mode horizon --steps 100000 [--snapshots 8 --batch 20]
 //       one gradient over a long horizon: J = ½ mean |y_T|² over the batch, from the first
 //       `batch` data points, dt = the data spacing, revolve(--snapshots) (0: store all):
-//       {"steps", "seconds", "peak_rss_bytes", "rss_before_bytes", "loss", "grad_norm", "snapshots",
+//       {"steps", "seconds", "peak_rss_bytes", "rss_before_bytes", "loss", "grad_norm",
+//       "snapshots",
 //        "peak_stored_bytes"}
 //
 // --adjoint backsolve: the continuous adjoint (rwd::BacksolveAdjoint) in the gradient and train
@@ -35,14 +36,14 @@
 
 #include "peak_rss.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/schedule/schedules.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/neural/adam.hpp"
 #include "rewind/neural/mlp.hpp"
 #include "rewind/neural/neural_ode.hpp"
-#include "rewind/neural/parameter_file.hpp"
-#include "rewind/neural/adam.hpp"
 #include "rewind/neural/neural_ode_trainer.hpp"
+#include "rewind/neural/parameter_file.hpp"
 #include "rewind/neural/time_series.hpp"
+#include "rewind/schedule/schedules.hpp"
 
 namespace {
 
@@ -53,10 +54,10 @@ using rwd::bench::peak_rss_bytes;
 
 struct Arguments {
   std::string mode = "gradient", data = "data/spiral.csv", parameters, activation = "tanh",
-              features = "cube", method = "rk4",
-              adjoint = "discrete";
+              features = "cube", method = "rk4", adjoint = "discrete";
   std::vector<Index> starts;
-  Index window = 10, batch = 20, substeps = 1, hidden = 50, iterations = 200, steps = 10000, snapshots = 8;
+  Index window = 10, batch = 20, substeps = 1, hidden = 50, iterations = 200, steps = 10000,
+        snapshots = 8;
   std::uint64_t seed = 1, init_seed = 1;
   double learning_rate = 1e-2;
 };
@@ -67,23 +68,40 @@ Arguments parse(int argc, char** argv) {
     const std::string key = argv[i];
     if (i + 1 >= argc) throw rwd::InvalidArgument("option " + key + " needs a value");
     const std::string value = argv[++i];
-    if (key == "--mode") a.mode = value;
-    else if (key == "--data") a.data = value;
-    else if (key == "--parameters") a.parameters = value;
-    else if (key == "--activation") a.activation = value;
-    else if (key == "--features") a.features = value;
-    else if (key == "--method") a.method = value;
-    else if (key == "--adjoint") a.adjoint = value;
-    else if (key == "--window") a.window = std::stoll(value);
-    else if (key == "--batch") a.batch = std::stoll(value);
-    else if (key == "--substeps") a.substeps = std::stoll(value);
-    else if (key == "--hidden") a.hidden = std::stoll(value);
-    else if (key == "--iterations") a.iterations = std::stoll(value);
-    else if (key == "--steps") a.steps = std::stoll(value);
-    else if (key == "--snapshots") a.snapshots = std::stoll(value);
-    else if (key == "--seed") a.seed = std::stoull(value);
-    else if (key == "--init-seed") a.init_seed = std::stoull(value);
-    else if (key == "--learning-rate") a.learning_rate = std::stod(value);
+    if (key == "--mode")
+      a.mode = value;
+    else if (key == "--data")
+      a.data = value;
+    else if (key == "--parameters")
+      a.parameters = value;
+    else if (key == "--activation")
+      a.activation = value;
+    else if (key == "--features")
+      a.features = value;
+    else if (key == "--method")
+      a.method = value;
+    else if (key == "--adjoint")
+      a.adjoint = value;
+    else if (key == "--window")
+      a.window = std::stoll(value);
+    else if (key == "--batch")
+      a.batch = std::stoll(value);
+    else if (key == "--substeps")
+      a.substeps = std::stoll(value);
+    else if (key == "--hidden")
+      a.hidden = std::stoll(value);
+    else if (key == "--iterations")
+      a.iterations = std::stoll(value);
+    else if (key == "--steps")
+      a.steps = std::stoll(value);
+    else if (key == "--snapshots")
+      a.snapshots = std::stoll(value);
+    else if (key == "--seed")
+      a.seed = std::stoull(value);
+    else if (key == "--init-seed")
+      a.init_seed = std::stoull(value);
+    else if (key == "--learning-rate")
+      a.learning_rate = std::stod(value);
     else if (key == "--starts") {
       std::stringstream list(value);
       std::string item;
@@ -111,8 +129,8 @@ rwd::training::TrainerOptions trainer_options(const Arguments& a, Index batch) {
 int run(const Arguments& a) {
   const rwd::nn::Mlp mlp({2, a.hidden, 2}, rwd::nn::parse_activation(a.activation));
   const auto features = rwd::nn::parse_input_features(a.features);
-  const Eigen::VectorXd theta0 =
-      a.parameters.empty() ? mlp.initial_parameters(a.init_seed) : rwd::nn::load_parameters(a.parameters, mlp);
+  const Eigen::VectorXd theta0 = a.parameters.empty() ? mlp.initial_parameters(a.init_seed)
+                                                      : rwd::nn::load_parameters(a.parameters, mlp);
   const rwd::training::TimeSeries data = rwd::training::load_time_series(a.data);
   nlohmann::ordered_json out;
   out["mode"] = a.mode;
@@ -122,13 +140,14 @@ int run(const Arguments& a) {
     out["layout"] = "per layer: W (outputs x inputs, column-major), then b";
   } else if (a.mode == "gradient") {
     if (a.starts.empty()) throw rwd::InvalidArgument("--mode gradient needs --starts");
-    rwd::training::NeuralOdeTrainer trainer(mlp, features, data,
-                                            trainer_options(a, static_cast<Index>(a.starts.size())));
+    rwd::training::NeuralOdeTrainer trainer(
+        mlp, features, data, trainer_options(a, static_cast<Index>(a.starts.size())));
     const auto start = Clock::now();
     const auto result = trainer.gradient(theta0, a.starts);
     out["seconds"] = std::chrono::duration<double>(Clock::now() - start).count();
     out["loss"] = result.loss;
-    out["grad_theta"] = std::vector<double>(result.grad_theta.data(), result.grad_theta.data() + result.grad_theta.size());
+    out["grad_theta"] = std::vector<double>(result.grad_theta.data(),
+                                            result.grad_theta.data() + result.grad_theta.size());
   } else if (a.mode == "train") {
     rwd::training::NeuralOdeTrainer trainer(mlp, features, data, trainer_options(a, a.batch));
     rwd::training::AdamOptions adam_options;
@@ -147,22 +166,26 @@ int run(const Arguments& a) {
   } else if (a.mode == "horizon") {
     const double spacing = rwd::training::uniform_spacing(data);
     const rwd::nn::NeuralOde model(mlp, a.batch, features);
-    rwd::ExplicitRungeKutta stepper(model, rwd::ButcherTableau::by_name(a.method),
-                                    rwd::StepControl::fixed(0.0, spacing / static_cast<double>(a.substeps), a.steps));
+    rwd::ExplicitRungeKutta stepper(
+        model, rwd::ButcherTableau::by_name(a.method),
+        rwd::StepControl::fixed(0.0, spacing / static_cast<double>(a.substeps), a.steps));
     Eigen::VectorXd y0(2 * a.batch);
     for (Index b = 0; b < a.batch; ++b) y0.segment(2 * b, 2) = data.values.col(b % data.points());
     const double scale = 1.0 / static_cast<double>(a.batch);
-    rwd::Objective<rwd::EigenBackend> objective([scale](double, const Eigen::VectorXd& y, Eigen::VectorXd& grad) {
-      grad = scale * y;
-      return 0.5 * scale * y.squaredNorm();
-    });
+    rwd::Objective<rwd::EigenBackend> objective(
+        [scale](double, const Eigen::VectorXd& y, Eigen::VectorXd& grad) {
+          grad = scale * y;
+          return 0.5 * scale * y.squaredNorm();
+        });
     rwd::CheckpointOptions options;
     options.drift_policy = rwd::DriftPolicy::fail;
     rwd::CheckpointedAdjoint driver(stepper, objective, options);
     const long long before = peak_rss_bytes();
     const auto start = Clock::now();
-    const auto result = driver.run(y0, theta0, a.snapshots > 0 ? rwd::revolve_schedule(static_cast<int>(a.snapshots))
-                                                               : rwd::store_all_schedule());
+    const auto result =
+        driver.run(y0, theta0,
+                   a.snapshots > 0 ? rwd::revolve_schedule(static_cast<int>(a.snapshots))
+                                   : rwd::store_all_schedule());
     out["steps"] = a.steps;
     out["seconds"] = std::chrono::duration<double>(Clock::now() - start).count();
     out["peak_rss_bytes"] = peak_rss_bytes();

@@ -41,11 +41,11 @@
 
 #include <rewind/adjoint/checkpointed_adjoint.hpp>
 #include <rewind/format.hpp>
-#include <rewind/schedule/schedules.hpp>
-#include <rewind/store/disk_cost_probe.hpp>
-#include <rewind/schedule/schedule_simulator.hpp>
 #include <rewind/problems/heat2d.hpp>
 #include <rewind/rewind.hpp>
+#include <rewind/schedule/schedule_simulator.hpp>
+#include <rewind/schedule/schedules.hpp>
+#include <rewind/store/disk_cost_probe.hpp>
 
 namespace {
 
@@ -335,14 +335,16 @@ int main(int argc, char** argv) try {
                  "  \"stores\": %lld,\n  \"restores\": %lld,\n  \"disk_stores\": %lld,\n"
                  "  \"disk_restores\": %lld,\n  \"prefetch_hits\": %lld,\n",
                  static_cast<long long>(s.stores), static_cast<long long>(s.restores),
-                 static_cast<long long>(s.storage.disk_stores), static_cast<long long>(s.storage.disk_restores),
+                 static_cast<long long>(s.storage.disk_stores),
+                 static_cast<long long>(s.storage.disk_restores),
                  static_cast<long long>(s.storage.io.prefetch_hits));
-    std::fprintf(
-        f,
-        "  \"peak_disk_bytes\": %lld,\n  \"disk_bytes_written\": %lld,\n"
-        "  \"disk_bytes_read\": %lld,\n  \"staging_bytes\": %lld,\n",
-        static_cast<long long>(s.storage.peak_disk_bytes), static_cast<long long>(s.storage.io.bytes_written),
-        static_cast<long long>(s.storage.io.bytes_read), static_cast<long long>(s.storage.io.staging_bytes));
+    std::fprintf(f,
+                 "  \"peak_disk_bytes\": %lld,\n  \"disk_bytes_written\": %lld,\n"
+                 "  \"disk_bytes_read\": %lld,\n  \"staging_bytes\": %lld,\n",
+                 static_cast<long long>(s.storage.peak_disk_bytes),
+                 static_cast<long long>(s.storage.io.bytes_written),
+                 static_cast<long long>(s.storage.io.bytes_read),
+                 static_cast<long long>(s.storage.io.staging_bytes));
     std::fprintf(f,
                  "  \"disk_write_seconds\": %.6g,\n  \"disk_read_seconds\": %.6g,\n"
                  "  \"disk_wait_seconds\": %.6g,\n  \"disk_hidden_seconds\": %.6g,\n",

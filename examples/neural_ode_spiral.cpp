@@ -22,15 +22,14 @@
 #include <filesystem>
 #include <string>
 
+#include <rewind/neural/adam.hpp>
 #include <rewind/neural/mlp.hpp>
 #include <rewind/neural/neural_ode.hpp>
-#include <rewind/neural/parameter_file.hpp>
-#include <rewind/problems/cubic_spiral.hpp>
-#include <rewind/neural/adam.hpp>
 #include <rewind/neural/neural_ode_trainer.hpp>
+#include <rewind/neural/parameter_file.hpp>
 #include <rewind/neural/sampled_solution.hpp>
 #include <rewind/neural/time_series.hpp>
-
+#include <rewind/problems/cubic_spiral.hpp>
 
 int main(int argc, char** argv) try {
   std::string data_file = "data/spiral.csv", save;
@@ -38,12 +37,18 @@ int main(int argc, char** argv) try {
   bool check = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--iterations" && i + 1 < argc) iterations = std::atol(argv[++i]);
-    else if (arg == "--data" && i + 1 < argc) data_file = argv[++i];
-    else if (arg == "--save" && i + 1 < argc) save = argv[++i];
-    else if (arg == "--check") check = true;
+    if (arg == "--iterations" && i + 1 < argc)
+      iterations = std::atol(argv[++i]);
+    else if (arg == "--data" && i + 1 < argc)
+      data_file = argv[++i];
+    else if (arg == "--save" && i + 1 < argc)
+      save = argv[++i];
+    else if (arg == "--check")
+      check = true;
     else {
-      std::fprintf(stderr, "usage: neural_ode_spiral [--iterations N] [--data FILE] [--save FILE.h5] [--check]\n");
+      std::fprintf(
+          stderr,
+          "usage: neural_ode_spiral [--iterations N] [--data FILE] [--save FILE.h5] [--check]\n");
       return 2;
     }
   }
@@ -53,8 +58,9 @@ int main(int argc, char** argv) try {
   rwd::training::TimeSeries data =
       std::filesystem::exists(data_file)
           ? rwd::training::load_time_series(data_file)
-          : rwd::training::sample_solution(spiral, spiral.default_initial_state(), spiral.default_parameters(),
-                                           rwd::ButcherTableau::rk4(), /*t_final=*/25.0, /*points=*/1000,
+          : rwd::training::sample_solution(spiral, spiral.default_initial_state(),
+                                           spiral.default_parameters(), rwd::ButcherTableau::rk4(),
+                                           /*t_final=*/25.0, /*points=*/1000,
                                            /*substeps=*/100);
 
   // The network and the neural ODE it defines; θ is one flat vector.
@@ -72,15 +78,16 @@ int main(int argc, char** argv) try {
               static_cast<long>(theta.size()), initial_error);
   // The learning rate decays geometrically from 1e-2 to 1e-4 over the run: a constant rate keeps
   // the long-trajectory fit jumping between good and poor phases (see the README).
-  const double decay = iterations > 1 ? std::pow(1e-2, 1.0 / static_cast<double>(iterations - 1)) : 1.0;
+  const double decay =
+      iterations > 1 ? std::pow(1e-2, 1.0 / static_cast<double>(iterations - 1)) : 1.0;
   double mean_loss = 0.0;
   for (long i = 1; i <= iterations; ++i) {
     if (i > 1) adam.set_learning_rate(adam.learning_rate() * decay);
     const auto record = trainer.step(theta, adam);  // sample windows, exact gradient, Adam
     mean_loss += record.loss;
     if (i % 100 == 0) {
-      std::printf("iteration %5ld  mean minibatch loss %.4e  trajectory MSE %.4e\n", i, mean_loss / 100,
-                  trainer.trajectory_error(theta));
+      std::printf("iteration %5ld  mean minibatch loss %.4e  trajectory MSE %.4e\n", i,
+                  mean_loss / 100, trainer.trajectory_error(theta));
       mean_loss = 0.0;
     }
   }

@@ -68,11 +68,13 @@ int main() {
   const auto objective = make_objective();
 
   // 2a. RK4, 400 fixed steps of 0.01 s.
-  rwd::ExplicitRungeKutta rk4(model, rwd::ButcherTableau::rk4(), rwd::StepControl::fixed(0.0, 0.01, 400));
+  rwd::ExplicitRungeKutta rk4(model, rwd::ButcherTableau::rk4(),
+                              rwd::StepControl::fixed(0.0, 0.01, 400));
   rwd::StoreAllAdjoint driver(rk4, objective);
   const auto result = driver.run(y0, theta);
-  std::printf("RK4      J = %.12f  dJ/dy0 = (%+.9f, %+.9f)  dJ/dtheta = (%+.9f, %+.9f)\n", result.loss,
-              result.grad_y0[0], result.grad_y0[1], result.grad_theta[0], result.grad_theta[1]);
+  std::printf("RK4      J = %.12f  dJ/dy0 = (%+.9f, %+.9f)  dJ/dtheta = (%+.9f, %+.9f)\n",
+              result.loss, result.grad_y0[0], result.grad_y0[1], result.grad_theta[0],
+              result.grad_theta[1]);
   std::printf("%s\n", result.summary.brief().c_str());
 
   // 3. One component by central differences of the whole run: dJ/d(g/L).
@@ -80,8 +82,9 @@ int main() {
   Vector plus = theta, minus = theta;
   plus[0] += eps;
   minus[0] -= eps;
-  const double fd = (rwd::forward_loss(rk4, objective, y0, plus) -
-                     rwd::forward_loss(rk4, objective, y0, minus)) / (2 * eps);
+  const double fd =
+      (rwd::forward_loss(rk4, objective, y0, plus) - rwd::forward_loss(rk4, objective, y0, minus)) /
+      (2 * eps);
   std::printf("finite difference dJ/d(g/L) = %+.9f (adjoint %+.9f, relative difference %.1e)\n", fd,
               result.grad_theta[0], std::abs(fd - result.grad_theta[0]) / std::abs(fd));
 
@@ -91,8 +94,8 @@ int main() {
                                 rwd::StepControl::adaptive(0.0, 4.0, 1e-8, 1e-10));
   rwd::StoreAllAdjoint adaptive(dopri, rwd::Objective<B>::terminal_squared_norm());
   const auto r2 = adaptive.run(y0, theta);
-  std::printf("DOPRI5   J = %.12f  dJ/dtheta = (%+.9f, %+.9f)  in %lld steps (%lld rejected)\n", r2.loss,
-              r2.grad_theta[0], r2.grad_theta[1], static_cast<long long>(r2.summary.steps),
+  std::printf("DOPRI5   J = %.12f  dJ/dtheta = (%+.9f, %+.9f)  in %lld steps (%lld rejected)\n",
+              r2.loss, r2.grad_theta[0], r2.grad_theta[1], static_cast<long long>(r2.summary.steps),
               static_cast<long long>(r2.summary.rejected_steps));
   return std::abs(fd - result.grad_theta[0]) < 1e-6 * std::abs(fd) ? 0 : 1;
 }

@@ -10,9 +10,9 @@
 // compute dJ/dθ for θ = (A, B, α) and dJ/dy0 — and, with --check, confirm dJ/dα by central
 // differences of two more forward runs (a continuous adjoint: agreement to a multiple of rtol).
 //
-//   stiff_brusselator                         # n = 64 (8192 unknowns), T = 10, 5 intervals, revolve(3)
-//   stiff_brusselator --n 128 --t-final 4     # 32768 unknowns
-//   stiff_brusselator --n 16 --gmres --check  # matrix-free, with the finite-difference check
+//   stiff_brusselator                         # n = 64 (8192 unknowns), T = 10, 5 intervals,
+//   revolve(3) stiff_brusselator --n 128 --t-final 4     # 32768 unknowns stiff_brusselator --n 16
+//   --gmres --check  # matrix-free, with the finite-difference check
 //
 // Options: --n N (64), --t-final T (10), --intervals M (5), --snapshots C (3), --rtol (1e-6),
 // --atol (1e-8), --gmres, --check (exit 1 if dJ/dα and the differences disagree beyond 10⁴·rtol).
@@ -28,9 +28,9 @@
 #include <rewind/adjoint/checkpointed_adjoint.hpp>
 #include <rewind/adjoint/forward_loss.hpp>
 #include <rewind/format.hpp>
-#include <rewind/schedule/schedules.hpp>
 #include <rewind/integrators/cvodes_interval_stepper.hpp>
 #include <rewind/problems/brusselator2d.hpp>
+#include <rewind/schedule/schedules.hpp>
 
 int main(int argc, char** argv) try {
   rwd::Index n = 64, intervals = 5;
@@ -43,15 +43,25 @@ int main(int argc, char** argv) try {
       if (i + 1 >= argc) throw rwd::InvalidArgument(arg + " needs a value");
       return std::string(argv[++i]);
     };
-    if (arg == "--n") n = std::stoll(value());
-    else if (arg == "--t-final") t_final = std::stod(value());
-    else if (arg == "--intervals") intervals = std::stoll(value());
-    else if (arg == "--snapshots") snapshots = std::stoi(value());
-    else if (arg == "--rtol") rtol = std::stod(value());
-    else if (arg == "--atol") atol = std::stod(value());
-    else if (arg == "--gmres") gmres = true;
-    else if (arg == "--check") check = true;
-    else throw rwd::InvalidArgument("unknown option " + arg + " (see the top of stiff_brusselator.cpp)");
+    if (arg == "--n")
+      n = std::stoll(value());
+    else if (arg == "--t-final")
+      t_final = std::stod(value());
+    else if (arg == "--intervals")
+      intervals = std::stoll(value());
+    else if (arg == "--snapshots")
+      snapshots = std::stoi(value());
+    else if (arg == "--rtol")
+      rtol = std::stod(value());
+    else if (arg == "--atol")
+      atol = std::stod(value());
+    else if (arg == "--gmres")
+      gmres = true;
+    else if (arg == "--check")
+      check = true;
+    else
+      throw rwd::InvalidArgument("unknown option " + arg +
+                                 " (see the top of stiff_brusselator.cpp)");
   }
 
   const rwd::Brusselator2D model(n);
@@ -68,26 +78,32 @@ int main(int argc, char** argv) try {
   rwd::CheckpointedAdjoint driver(stepper, J, options);
   const Eigen::VectorXd y0 = model.default_initial_state(), theta = model.default_parameters();
 
-  std::printf("Brusselator %lld x %lld: %lld unknowns, BDF (%s), rtol %g, T = %g in %lld intervals, revolve(%d)\n",
-              static_cast<long long>(n), static_cast<long long>(n), static_cast<long long>(model.state_size()),
-              gmres ? "matrix-free GMRES" : "band LU", rtol, t_final, static_cast<long long>(intervals), snapshots);
+  std::printf(
+      "Brusselator %lld x %lld: %lld unknowns, BDF (%s), rtol %g, T = %g in %lld intervals, "
+      "revolve(%d)\n",
+      static_cast<long long>(n), static_cast<long long>(n),
+      static_cast<long long>(model.state_size()), gmres ? "matrix-free GMRES" : "band LU", rtol,
+      t_final, static_cast<long long>(intervals), snapshots);
   const auto start = std::chrono::steady_clock::now();
   const auto result = driver.run(y0, theta, rwd::revolve_schedule(snapshots));
   const double seconds = rwd::seconds_since(start);
   std::printf("J = %.12e\ndJ/d(A, B, alpha) = (%.8e, %.8e, %.8e), |dJ/dy0| = %.6e\n", result.loss,
-              result.grad_theta[0], result.grad_theta[1], result.grad_theta[2], result.grad_y0.norm());
-  std::printf("%s\ntime %.2f s; replays bitwise identical: %s\n", result.summary.brief().c_str(), seconds,
-              result.drift.bitwise_identical() ? "yes" : "no");
+              result.grad_theta[0], result.grad_theta[1], result.grad_theta[2],
+              result.grad_y0.norm());
+  std::printf("%s\ntime %.2f s; replays bitwise identical: %s\n", result.summary.brief().c_str(),
+              seconds, result.drift.bitwise_identical() ? "yes" : "no");
 
   if (check) {
     const double h = 1e-4 * theta[2];
     Eigen::VectorXd plus = theta, minus = theta;
     plus[2] += h;
     minus[2] -= h;
-    const double fd = (rwd::forward_loss(stepper, J, y0, plus) - rwd::forward_loss(stepper, J, y0, minus)) / (2 * h);
+    const double fd =
+        (rwd::forward_loss(stepper, J, y0, plus) - rwd::forward_loss(stepper, J, y0, minus)) /
+        (2 * h);
     const double rel = std::abs(fd - result.grad_theta[2]) / std::max(std::abs(fd), 1e-300);
-    std::printf("finite differences: dJ/dalpha = %.8e, relative difference %.2e (allowed %.0e)\n", fd, rel,
-                1e4 * rtol);
+    std::printf("finite differences: dJ/dalpha = %.8e, relative difference %.2e (allowed %.0e)\n",
+                fd, rel, 1e4 * rtol);
     if (!(rel <= 1e4 * rtol)) return 1;
   }
   return 0;

@@ -12,11 +12,11 @@
 namespace rwd {
 
 struct Carry {
-  double t = 0.0;            // time of the state this carry belongs to
-  double h = 0.0;            // the step size the next step tries first
-  double error_prev = 1.0;   // last accepted error norm (PI controller memory)
-  Index step = 0;            // index n of the state: y_n
-  Index rejected = 0;        // rejected attempts so far in the run (statistics only)
+  double t = 0.0;           // time of the state this carry belongs to
+  double h = 0.0;           // the step size the next step tries first
+  double error_prev = 1.0;  // last accepted error norm (PI controller memory)
+  Index step = 0;           // index n of the state: y_n
+  Index rejected = 0;       // rejected attempts so far in the run (statistics only)
 };
 
 static_assert(std::is_trivially_copyable_v<Carry>);

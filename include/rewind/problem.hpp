@@ -35,15 +35,14 @@
 namespace rwd {
 
 template <class P>
-concept Problem =
-    VectorBackend<typename P::Backend> &&
+concept Problem = VectorBackend<typename P::Backend> &&
     requires(const P& p, double t, const typename P::Backend::Vector& y,
              const typename P::Backend::Vector& theta, const typename P::Backend::Vector& v,
              typename P::Backend::Vector& out, typename P::Backend::Vector& out_theta) {
-      { p.state_size() } -> std::convertible_to<Index>;
-      { p.parameter_size() } -> std::convertible_to<Index>;
-      p.rhs(t, y, theta, out);
-      p.vjp(t, y, theta, v, out, out_theta);
-    };
+  { p.state_size() } -> std::convertible_to<Index>;
+  { p.parameter_size() } -> std::convertible_to<Index>;
+  p.rhs(t, y, theta, out);
+  p.vjp(t, y, theta, v, out, out_theta);
+};
 
 }  // namespace rwd

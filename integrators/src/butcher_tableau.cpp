@@ -27,7 +27,8 @@ ButcherTableau make(std::string name, std::vector<std::vector<double>> rows, std
   for (int i = 0; i < s && i < static_cast<int>(rows.size()); ++i) {
     double sum = 0.0;
     for (int j = 0; j < static_cast<int>(rows[static_cast<std::size_t>(i)].size()); ++j) {
-      t.a[static_cast<std::size_t>(i * s + j)] = rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+      t.a[static_cast<std::size_t>(i * s + j)] =
+          rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
       sum += rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
     }
     t.c[static_cast<std::size_t>(i)] = sum;
@@ -46,9 +47,12 @@ void ButcherTableau::validate() const {
   if (stages < 1) fail<InvalidArgument>("tableau '", name, "': stages = ", stages, " must be >= 1");
   const auto s = static_cast<std::size_t>(stages);
   if (a.size() != s * s)
-    fail<InvalidArgument>("tableau '", name, "': A has ", a.size(), " entries, expected s*s = ", s * s);
-  if (b.size() != s) fail<InvalidArgument>("tableau '", name, "': b has ", b.size(), " entries, expected s = ", s);
-  if (c.size() != s) fail<InvalidArgument>("tableau '", name, "': c has ", c.size(), " entries, expected s = ", s);
+    fail<InvalidArgument>("tableau '", name, "': A has ", a.size(),
+                          " entries, expected s*s = ", s * s);
+  if (b.size() != s)
+    fail<InvalidArgument>("tableau '", name, "': b has ", b.size(), " entries, expected s = ", s);
+  if (c.size() != s)
+    fail<InvalidArgument>("tableau '", name, "': c has ", c.size(), " entries, expected s = ", s);
   if (!b_embedded.empty() && b_embedded.size() != s)
     fail<InvalidArgument>("tableau '", name, "': embedded weights have ", b_embedded.size(),
                           " entries, expected s = ", s, " (or none)");
@@ -65,12 +69,15 @@ void ButcherTableau::validate() const {
   for (int i = 0; i < stages; ++i) {
     double row = 0.0;
     for (int j = 0; j < i; ++j) row += a_at(i, j);
-    if (std::abs(row - c[static_cast<std::size_t>(i)]) > kConditionTolerance * std::max(1.0, std::abs(row)))
+    if (std::abs(row - c[static_cast<std::size_t>(i)]) >
+        kConditionTolerance * std::max(1.0, std::abs(row)))
       fail<InvalidArgument>("tableau '", name, "': c[", i, "] = ", c[static_cast<std::size_t>(i)],
                             " but the row-sum condition needs c_i = sum_j a_ij = ", row);
   }
   if (order < 1) fail<InvalidArgument>("tableau '", name, "': order = ", order, " must be >= 1");
-  if (order > 8) fail<InvalidArgument>("tableau '", name, "': order = ", order, " is above the checked maximum of 8");
+  if (order > 8)
+    fail<InvalidArgument>("tableau '", name, "': order = ", order,
+                          " is above the checked maximum of 8");
   for (int p = 1; p <= order; ++p) {
     const double defect = order_condition_defect(*this, b, p);
     if (defect > kConditionTolerance)
@@ -88,7 +95,8 @@ void ButcherTableau::validate() const {
                               " but violate the order-", p, " conditions by ", defect);
     }
     if (b_embedded == b)
-      fail<InvalidArgument>("tableau '", name, "': embedded weights equal b, so the error estimate is zero");
+      fail<InvalidArgument>("tableau '", name,
+                            "': embedded weights equal b, so the error estimate is zero");
   } else if (embedded_order != 0) {
     fail<InvalidArgument>("tableau '", name, "': embedded_order = ", embedded_order,
                           " but no embedded weights were given");
@@ -97,11 +105,14 @@ void ButcherTableau::validate() const {
     // FSAL: the last stage is evaluated at y_{n+1}, i.e. its row of A equals b and c_s = 1.
     for (int j = 0; j < stages; ++j)
       if (a_at(stages - 1, j) != b[static_cast<std::size_t>(j)])
-        fail<InvalidArgument>("tableau '", name, "': marked FSAL but the last row of A differs from b at j = ", j);
+        fail<InvalidArgument>("tableau '", name,
+                              "': marked FSAL but the last row of A differs from b at j = ", j);
   }
 }
 
-ButcherTableau ButcherTableau::euler() { return make("euler", {{}}, {1.0}, {}, 1, 0, false); }
+ButcherTableau ButcherTableau::euler() {
+  return make("euler", {{}}, {1.0}, {}, 1, 0, false);
+}
 
 ButcherTableau ButcherTableau::heun() {
   return make("heun", {{}, {1.0}}, {0.5, 0.5}, {1.0, 0.0}, 2, 1, false);
@@ -127,18 +138,20 @@ ButcherTableau ButcherTableau::bogacki_shampine() {
 
 // Dormand & Prince, J. Comput. Appl. Math. 6(1), 1980.
 ButcherTableau ButcherTableau::dormand_prince() {
-  const std::vector<double> b = {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84, 0.0};
-  return make("dopri5",
-              {{},
-               {1.0 / 5},
-               {3.0 / 40, 9.0 / 40},
-               {44.0 / 45, -56.0 / 15, 32.0 / 9},
-               {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
-               {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
-               {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}},
-              b,
-              {5179.0 / 57600, 0.0, 7571.0 / 16695, 393.0 / 640, -92097.0 / 339200, 187.0 / 2100, 1.0 / 40},
-              5, 4, true);
+  const std::vector<double> b = {35.0 / 384,     0.0,       500.0 / 1113, 125.0 / 192,
+                                 -2187.0 / 6784, 11.0 / 84, 0.0};
+  return make(
+      "dopri5",
+      {{},
+       {1.0 / 5},
+       {3.0 / 40, 9.0 / 40},
+       {44.0 / 45, -56.0 / 15, 32.0 / 9},
+       {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+       {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+       {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}},
+      b,
+      {5179.0 / 57600, 0.0, 7571.0 / 16695, 393.0 / 640, -92097.0 / 339200, 187.0 / 2100, 1.0 / 40},
+      5, 4, true);
 }
 
 // Tsitouras, Comput. Math. Appl. 62(2), 2011: "Runge–Kutta pairs of order 5(4) satisfying only
@@ -155,8 +168,8 @@ ButcherTableau ButcherTableau::tsitouras() {
   const double b1 = 1.0 - (b2 + b3 + b4 + b5 + b6);
   const std::vector<double> b = {b1, b2, b3, b4, b5, b6, 0.0};
   // Error weights e = b − b̂ as published (with the sign of e_7 corrected to −1/66).
-  const std::vector<double> e = {0.001780011052226,   0.000816434459657, -0.007880878010262,
-                                 0.144711007173263,   -0.582357165452555, 0.458082105929187,
+  const std::vector<double> e = {0.001780011052226, 0.000816434459657,  -0.007880878010262,
+                                 0.144711007173263, -0.582357165452555, 0.458082105929187,
                                  -1.0 / 66};
   std::vector<double> b_hat(7);
   for (std::size_t i = 0; i < 7; ++i) b_hat[i] = b[i] - e[i];

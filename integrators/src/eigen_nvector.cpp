@@ -13,15 +13,24 @@ using ConstMap = Eigen::Map<const Eigen::VectorXd>;
 
 struct Content {
   Eigen::VectorXd storage;  // the vector's own values
-  double* data = nullptr;   // where its values are: storage.data(), or elsewhere after SetArrayPointer
+  double* data =
+      nullptr;  // where its values are: storage.data(), or elsewhere after SetArrayPointer
   Index length = 0;
 };
 
-Content* content(N_Vector v) { return static_cast<Content*>(v->content); }
-Map values(N_Vector v) { return Map(content(v)->data, content(v)->length); }
-ConstMap cvalues(N_Vector v) { return ConstMap(content(v)->data, content(v)->length); }
+Content* content(N_Vector v) {
+  return static_cast<Content*>(v->content);
+}
+Map values(N_Vector v) {
+  return Map(content(v)->data, content(v)->length);
+}
+ConstMap cvalues(N_Vector v) {
+  return ConstMap(content(v)->data, content(v)->length);
+}
 
-N_Vector_ID get_id(N_Vector) { return SUNDIALS_NVEC_SERIAL; }  // array-backed; see the header
+N_Vector_ID get_id(N_Vector) {
+  return SUNDIALS_NVEC_SERIAL;
+}  // array-backed; see the header
 
 void destroy(N_Vector v) {
   if (!v) return;
@@ -60,35 +69,68 @@ void space(N_Vector v, sunindextype* real_words, sunindextype* integer_words) {
   *real_words = static_cast<sunindextype>(content(v)->length);
   *integer_words = 1;
 }
-realtype* get_array(N_Vector v) { return content(v)->data; }
-void set_array(realtype* data, N_Vector v) { content(v)->data = data; }
-sunindextype get_length(N_Vector v) { return static_cast<sunindextype>(content(v)->length); }
-void* get_communicator(N_Vector) { return nullptr; }
+realtype* get_array(N_Vector v) {
+  return content(v)->data;
+}
+void set_array(realtype* data, N_Vector v) {
+  content(v)->data = data;
+}
+sunindextype get_length(N_Vector v) {
+  return static_cast<sunindextype>(content(v)->length);
+}
+void* get_communicator(N_Vector) {
+  return nullptr;
+}
 
 // z = a x + b y, in the forms CVODES uses most, without temporaries (z may alias x or y).
 void linear_sum(realtype a, N_Vector x, realtype b, N_Vector y, N_Vector z) {
   values(z) = a * cvalues(x) + b * cvalues(y);
 }
-void constant(realtype c, N_Vector z) { values(z).setConstant(c); }
-void prod(N_Vector x, N_Vector y, N_Vector z) { values(z) = cvalues(x).cwiseProduct(cvalues(y)); }
-void div(N_Vector x, N_Vector y, N_Vector z) { values(z) = cvalues(x).cwiseQuotient(cvalues(y)); }
-void scale(realtype c, N_Vector x, N_Vector z) { values(z) = c * cvalues(x); }
-void abs_value(N_Vector x, N_Vector z) { values(z) = cvalues(x).cwiseAbs(); }
-void inv(N_Vector x, N_Vector z) { values(z) = cvalues(x).cwiseInverse(); }
-void add_const(N_Vector x, realtype b, N_Vector z) { values(z) = cvalues(x).array() + b; }
-realtype dot(N_Vector x, N_Vector y) { return cvalues(x).dot(cvalues(y)); }
-realtype max_norm(N_Vector x) { return content(x)->length ? cvalues(x).cwiseAbs().maxCoeff() : 0.0; }
+void constant(realtype c, N_Vector z) {
+  values(z).setConstant(c);
+}
+void prod(N_Vector x, N_Vector y, N_Vector z) {
+  values(z) = cvalues(x).cwiseProduct(cvalues(y));
+}
+void div(N_Vector x, N_Vector y, N_Vector z) {
+  values(z) = cvalues(x).cwiseQuotient(cvalues(y));
+}
+void scale(realtype c, N_Vector x, N_Vector z) {
+  values(z) = c * cvalues(x);
+}
+void abs_value(N_Vector x, N_Vector z) {
+  values(z) = cvalues(x).cwiseAbs();
+}
+void inv(N_Vector x, N_Vector z) {
+  values(z) = cvalues(x).cwiseInverse();
+}
+void add_const(N_Vector x, realtype b, N_Vector z) {
+  values(z) = cvalues(x).array() + b;
+}
+realtype dot(N_Vector x, N_Vector y) {
+  return cvalues(x).dot(cvalues(y));
+}
+realtype max_norm(N_Vector x) {
+  return content(x)->length ? cvalues(x).cwiseAbs().maxCoeff() : 0.0;
+}
 realtype wrms_norm(N_Vector x, N_Vector w) {
-  return std::sqrt(cvalues(x).cwiseProduct(cvalues(w)).squaredNorm() / static_cast<double>(content(x)->length));
+  return std::sqrt(cvalues(x).cwiseProduct(cvalues(w)).squaredNorm() /
+                   static_cast<double>(content(x)->length));
 }
 realtype wrms_norm_mask(N_Vector x, N_Vector w, N_Vector id) {
   const auto mask = (cvalues(id).array() > 0.0).cast<double>();
   const double sum = (cvalues(x).array() * cvalues(w).array() * mask).square().sum();
   return std::sqrt(sum / static_cast<double>(content(x)->length));
 }
-realtype min_value(N_Vector x) { return cvalues(x).minCoeff(); }
-realtype wl2_norm(N_Vector x, N_Vector w) { return cvalues(x).cwiseProduct(cvalues(w)).norm(); }
-realtype l1_norm(N_Vector x) { return cvalues(x).cwiseAbs().sum(); }
+realtype min_value(N_Vector x) {
+  return cvalues(x).minCoeff();
+}
+realtype wl2_norm(N_Vector x, N_Vector w) {
+  return cvalues(x).cwiseProduct(cvalues(w)).norm();
+}
+realtype l1_norm(N_Vector x) {
+  return cvalues(x).cwiseAbs().sum();
+}
 void compare(realtype c, N_Vector x, N_Vector z) {
   values(z) = (cvalues(x).array().abs() >= c).cast<double>().matrix();
 }
@@ -113,10 +155,14 @@ booleantype constr_mask(N_Vector c, N_Vector x, N_Vector m) {
   for (Index i = 0; i < content(x)->length; ++i) {
     const double ci = cv[i], xi = xv[i];
     bool violated = false;
-    if (ci == 2.0) violated = !(xi > 0.0);
-    else if (ci == 1.0) violated = !(xi >= 0.0);
-    else if (ci == -1.0) violated = !(xi <= 0.0);
-    else if (ci == -2.0) violated = !(xi < 0.0);
+    if (ci == 2.0)
+      violated = !(xi > 0.0);
+    else if (ci == 1.0)
+      violated = !(xi >= 0.0);
+    else if (ci == -1.0)
+      violated = !(xi <= 0.0);
+    else if (ci == -2.0)
+      violated = !(xi < 0.0);
     mv[i] = violated ? 1.0 : 0.0;
     ok = ok && !violated;
   }
@@ -207,7 +253,9 @@ N_Vector make_eigen_nvector_view(double* data, Index n, SUNContext context) {
   return v;
 }
 
-Eigen::Map<Eigen::VectorXd> map(N_Vector v) { return values(v); }
+Eigen::Map<Eigen::VectorXd> map(N_Vector v) {
+  return values(v);
+}
 
 const Eigen::VectorXd* owned(N_Vector v) {
   const Content* c = content(v);
@@ -218,6 +266,8 @@ Eigen::VectorXd* owned_mutable(N_Vector v) {
   return c->data == c->storage.data() && c->storage.size() == c->length ? &c->storage : nullptr;
 }
 
-bool is_eigen_nvector(N_Vector v) { return v && v->ops && v->ops->nvclone == clone; }
+bool is_eigen_nvector(N_Vector v) {
+  return v && v->ops && v->ops->nvclone == clone;
+}
 
 }  // namespace rwd::sundials

@@ -10,10 +10,11 @@
 extern "C" {
 // LAPACK (Fortran): LU of a general band matrix, and the solve with it. The trailing size_t is
 // the hidden length of the character argument that gfortran passes.
-void dgbtrf_(const int* m, const int* n, const int* kl, const int* ku, double* ab, const int* ldab, int* ipiv,
-             int* info);
-void dgbtrs_(const char* trans, const int* n, const int* kl, const int* ku, const int* nrhs, const double* ab,
-             const int* ldab, const int* ipiv, double* b, const int* ldb, int* info, std::size_t trans_length);
+void dgbtrf_(const int* m, const int* n, const int* kl, const int* ku, double* ab, const int* ldab,
+             int* ipiv, int* info);
+void dgbtrs_(const char* trans, const int* n, const int* kl, const int* ku, const int* nrhs,
+             const double* ab, const int* ldab, const int* ipiv, double* b, const int* ldb,
+             int* info, std::size_t trans_length);
 }
 
 namespace rwd::sundials {
@@ -24,10 +25,16 @@ struct Content {
   sunindextype last_flag = 0;
 };
 
-Content* content(SUNLinearSolver s) { return static_cast<Content*>(s->content); }
+Content* content(SUNLinearSolver s) {
+  return static_cast<Content*>(s->content);
+}
 
-SUNLinearSolver_Type get_type(SUNLinearSolver) { return SUNLINEARSOLVER_DIRECT; }
-SUNLinearSolver_ID get_id(SUNLinearSolver) { return SUNLINEARSOLVER_CUSTOM; }
+SUNLinearSolver_Type get_type(SUNLinearSolver) {
+  return SUNLINEARSOLVER_DIRECT;
+}
+SUNLinearSolver_ID get_id(SUNLinearSolver) {
+  return SUNLINEARSOLVER_CUSTOM;
+}
 int initialize(SUNLinearSolver s) {
   content(s)->last_flag = 0;
   return SUNLS_SUCCESS;
@@ -55,13 +62,15 @@ int solve(SUNLinearSolver s, SUNMatrix a, N_Vector x, N_Vector b, realtype) {
   const int ldab = static_cast<int>(SUNBandMatrix_LDim(a));
   const int one = 1;
   int info = 0;
-  dgbtrs_("N", &n, &kl, &ku, &one, SUNBandMatrix_Data(a), &ldab, content(s)->pivots.data(), N_VGetArrayPointer(x),
-          &n, &info, 1);
+  dgbtrs_("N", &n, &kl, &ku, &one, SUNBandMatrix_Data(a), &ldab, content(s)->pivots.data(),
+          N_VGetArrayPointer(x), &n, &info, 1);
   content(s)->last_flag = info;
   return info == 0 ? SUNLS_SUCCESS : SUNLS_PACKAGE_FAIL_UNREC;
 }
 
-sunindextype last_flag(SUNLinearSolver s) { return content(s)->last_flag; }
+sunindextype last_flag(SUNLinearSolver s) {
+  return content(s)->last_flag;
+}
 
 int space(SUNLinearSolver s, long* real_words, long* integer_words) {
   *real_words = 0;
@@ -82,7 +91,8 @@ int free_solver(SUNLinearSolver s) {
 SUNLinearSolver make_lapack_band_solver(SUNMatrix a, SUNContext context) {
   if (SUNMatGetID(a) != SUNMATRIX_BAND) return nullptr;
   // LAPACK's layout needs room for the full fill-in: stored upper bandwidth = mu + ml.
-  if (SUNBandMatrix_StoredUpperBandwidth(a) != SUNBandMatrix_UpperBandwidth(a) + SUNBandMatrix_LowerBandwidth(a))
+  if (SUNBandMatrix_StoredUpperBandwidth(a) !=
+      SUNBandMatrix_UpperBandwidth(a) + SUNBandMatrix_LowerBandwidth(a))
     return nullptr;
   SUNLinearSolver s = SUNLinSolNewEmpty(context);
   if (!s) return nullptr;

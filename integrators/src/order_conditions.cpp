@@ -39,7 +39,8 @@ std::vector<Tree> trees_up_to(const ButcherTableau& t, int max_order) {
           const auto& phi_child = trees[static_cast<std::size_t>(child)].phi;
           for (int i = 0; i < s; ++i) {
             double a_phi = 0.0;
-            for (int j = 0; j < s; ++j) a_phi += t.a_at(i, j) * phi_child[static_cast<std::size_t>(j)];
+            for (int j = 0; j < s; ++j)
+              a_phi += t.a_at(i, j) * phi_child[static_cast<std::size_t>(j)];
             tree.phi[static_cast<std::size_t>(i)] *= a_phi;
           }
         }

@@ -27,8 +27,10 @@ std::string Summary::brief() const {
   if (storage.disk_stores > 0) {
     const double io = storage.io.write_seconds + storage.io.read_seconds;
     char hidden[96];
-    std::snprintf(hidden, sizeof hidden, "%.0f%% of %.3g s hidden", io > 0.0 ? 100.0 * disk_hidden_seconds() / io : 100.0, io);
-    out << " | disk " << storage.disk_stores << " writes, " << storage.disk_restores << " reads, " << hidden;
+    std::snprintf(hidden, sizeof hidden, "%.0f%% of %.3g s hidden",
+                  io > 0.0 ? 100.0 * disk_hidden_seconds() / io : 100.0, io);
+    out << " | disk " << storage.disk_stores << " writes, " << storage.disk_restores << " reads, "
+        << hidden;
   }
   if (forward_seconds > 0.0) {
     char ratio[32];
@@ -56,21 +58,25 @@ std::string Summary::full() const {
   row("forward steps", std::to_string(forward_steps));
   row("recomputed steps", std::to_string(recomputed_steps));
   row("reversed steps", std::to_string(reversed_steps));
-  row("rhs evaluations fwd / rev", std::to_string(rhs_evaluations_forward) + " / " +
-                                       std::to_string(rhs_evaluations_reverse));
+  row("rhs evaluations fwd / rev",
+      std::to_string(rhs_evaluations_forward) + " / " + std::to_string(rhs_evaluations_reverse));
   row("vjp evaluations", std::to_string(vjp_evaluations));
   row("stores / restores", std::to_string(stores) + " / " + std::to_string(restores));
   row("peak stored", format_bytes(storage.peak_memory_bytes));
   if (storage.disk_stores > 0 || !storage.file.empty()) {
     row("snapshot file", storage.file);
-    row("disk stores / restores", std::to_string(storage.disk_stores) + " / " + std::to_string(storage.disk_restores) +
-                                      " (" + std::to_string(storage.io.prefetch_hits) + " prefetched)");
+    row("disk stores / restores", std::to_string(storage.disk_stores) + " / " +
+                                      std::to_string(storage.disk_restores) + " (" +
+                                      std::to_string(storage.io.prefetch_hits) + " prefetched)");
     row("peak on disk", format_bytes(storage.peak_disk_bytes));
-    row("disk written / read", format_bytes(storage.io.bytes_written) + " / " + format_bytes(storage.io.bytes_read));
+    row("disk written / read",
+        format_bytes(storage.io.bytes_written) + " / " + format_bytes(storage.io.bytes_read));
     row("staging buffers", format_bytes(storage.io.staging_bytes));
-    row("disk write / read time", seconds(storage.io.write_seconds) + " / " + seconds(storage.io.read_seconds) +
-                                      (storage.asynchronous ? " (background thread)" : " (inline)"));
-    row("waited for disk", seconds(storage.io.wait_seconds) + " (hidden " + seconds(disk_hidden_seconds()) + ")");
+    row("disk write / read time",
+        seconds(storage.io.write_seconds) + " / " + seconds(storage.io.read_seconds) +
+            (storage.asynchronous ? " (background thread)" : " (inline)"));
+    row("waited for disk",
+        seconds(storage.io.wait_seconds) + " (hidden " + seconds(disk_hidden_seconds()) + ")");
   }
   row("time forward", seconds(forward_seconds));
   row("time recompute", seconds(recompute_seconds));

@@ -5,10 +5,11 @@ namespace rwd::cli {
 
 void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use) {
   const bool plan = use == FlagUse::plan;
-  auto* steps = command.add_option("--steps", flags.steps,
-                                   plan ? "l: steps of the run (required; 1e6 is accepted)"
-                                        : "number of fixed steps (default: the problem's); with\n"
-                                          "--adaptive it only sets the default --t-final")
+  auto* steps = command
+                    .add_option("--steps", flags.steps,
+                                plan ? "l: steps of the run (required; 1e6 is accepted)"
+                                     : "number of fixed steps (default: the problem's); with\n"
+                                       "--adaptive it only sets the default --t-final")
                     ->type_name("L");
   if (plan) steps->required();
   command
@@ -55,14 +56,16 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
                   "one snapshot read, in forward steps (default as for\n"
                   "--disk-write-cost)")
       ->type_name("STEPS");
-  command.add_flag("--json", flags.json, "print one JSON object on stdout instead of the text report");
+  command.add_flag("--json", flags.json,
+                   "print one JSON object on stdout instead of the text report");
   if (plan) return;
   command
       .add_option("--drift", flags.drift,
                   "checkpointed: a replay that differs from the first sweep:\n"
                   "ignore | warn (default; one line on stderr) | fail (exit 1)")
       ->type_name("POLICY");
-  command.add_flag("--sync-io", flags.sync_io, "disk writes and reads inline, not in the background");
+  command.add_flag("--sync-io", flags.sync_io,
+                   "disk writes and reads inline, not in the background");
   command.add_flag("--keep-snapshots", flags.keep_snapshots,
                    "leave the snapshot file in DIR after the run");
   command

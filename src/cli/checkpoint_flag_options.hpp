@@ -3,7 +3,8 @@
 //
 //   auto flags = std::make_shared<rwd::cli::CheckpointFlags>();
 //   rwd::cli::add_checkpoint_flags(*plan, *flags, rwd::cli::FlagUse::plan);
-//   plan->callback([flags] { auto c = rwd::cli::resolve_checkpoint_flags(*flags, FlagUse::plan); });
+//   plan->callback([flags] { auto c = rwd::cli::resolve_checkpoint_flags(*flags, FlagUse::plan);
+//   });
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -147,8 +147,8 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   if (flags.steps) settings.steps = parse_count("--steps", *flags.steps);
 
   const bool two_level = flags.ram_snapshots || flags.disk_snapshots;
-  settings.checkpointed = use == FlagUse::plan || flags.snapshots || flags.memory || flags.schedule || two_level ||
-                   flags.disk;
+  settings.checkpointed = use == FlagUse::plan || flags.snapshots || flags.memory ||
+                          flags.schedule || two_level || flags.disk;
   PlanRequest& request = settings.request;
   if (flags.schedule) request.kind = parse_schedule_kind(*flags.schedule);
 
@@ -158,7 +158,8 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   if (flags.snapshots) request.budget = parse_count("--snapshots", *flags.snapshots);
   if (flags.memory) settings.memory_bytes = parse_byte_size("--memory", *flags.memory);
   if (flags.interval) request.interval = parse_count("--interval", *flags.interval);
-  if (flags.ram_snapshots) request.memory_slots = parse_count("--ram-snapshots", *flags.ram_snapshots);
+  if (flags.ram_snapshots)
+    request.memory_slots = parse_count("--ram-snapshots", *flags.ram_snapshots);
   if (flags.disk_snapshots)
     request.disk_slots = detail::parse_count_or_zero("--disk-snapshots", *flags.disk_snapshots);
   if (two_level) {
@@ -172,7 +173,7 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   if (!settings.checkpointed && (flags.interval || flags.drift || flags.adjoint_cost))
     rwd::detail::fail<InvalidArgument>(flags.interval ? "--interval"
                                        : flags.drift  ? "--drift"
-                                                  : "--adjoint-cost",
+                                                      : "--adjoint-cost",
                                        " applies only to checkpointed runs: add --snapshots C, "
                                        "--memory BYTES or --schedule");
   detail::require_cost("--adjoint-cost", flags.adjoint_cost, "must be finite and >= 0");
@@ -184,7 +185,7 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   if (!flags.disk && disk_tuning)
     rwd::detail::fail<InvalidArgument>(flags.sync_io          ? "--sync-io"
                                        : flags.keep_snapshots ? "--keep-snapshots"
-                                                          : "--compression",
+                                                              : "--compression",
                                        " needs --disk DIR (where the snapshot file goes)");
   if (use == FlagUse::run && two_level && !flags.disk)
     rwd::detail::fail<InvalidArgument>(
@@ -219,7 +220,8 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   }
   if (flags.drift) settings.drift = parse_drift_policy(*flags.drift);
 
-  if (use == FlagUse::plan && request.kind == ScheduleKind::revolve && !request.budget && !settings.memory_bytes)
+  if (use == FlagUse::plan && request.kind == ScheduleKind::revolve && !request.budget &&
+      !settings.memory_bytes)
     rwd::detail::fail<InvalidArgument>(
         "rewind plan needs a budget: --snapshots C, or --memory BYTES with --state-bytes S, or "
         "--ram-snapshots K --disk-snapshots D");

@@ -29,7 +29,9 @@ std::string format(const char* spec, double value) {
   return buffer;
 }
 
-Json number(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
+Json number(double x) {
+  return std::isfinite(x) ? Json(x) : Json(nullptr);
+}
 
 // {name: θ[i]} over the given indices (all of θ when `indices` is empty).
 Json by_name(const std::vector<std::string>& names, const Eigen::VectorXd& theta,
@@ -84,8 +86,8 @@ Json fit_json(const FitReport& report) {
                                        number(settings.bounds[i].upper)};
   j["bounds"] = bounds;
   j["loss"] = number(result.loss);
-  j["gradient"] = result.gradient.size() ? by_name(names, result.gradient, settings.fitted)
-                                         : Json(nullptr);
+  j["gradient"] =
+      result.gradient.size() ? by_name(names, result.gradient, settings.fitted) : Json(nullptr);
   j["iterations"] = result.iterations;
   j["evaluations"] = result.evaluations;
   j["stop_reason"] = result.stop_reason;
@@ -128,8 +130,8 @@ Json plot_json(const FitReport& report) {
   const Index n = settings.run.n;
   const Index cells = n * n;
   const Index count = observations.field.count;
-  const bool grid = (id == ProblemId::gray_scott || id == ProblemId::heat2d) && cells > 0 &&
-                    count % cells == 0;
+  const bool grid =
+      (id == ProblemId::gray_scott || id == ProblemId::heat2d) && cells > 0 && count % cells == 0;
   const auto column = [](const Eigen::MatrixXd& m, Eigen::Index k, Index from, Index size) {
     Json out = Json::array();
     for (Index i = 0; i < size; ++i) out.push_back(m(from + i, k));
@@ -147,7 +149,8 @@ Json plot_json(const FitReport& report) {
               {"fit", column(report.fit_prediction, last, count - cells, cells)}};
   } else {
     Json steps = Json::array();
-    for (Index s : observations.observed_steps) steps.push_back(static_cast<double>(s) * observations.dt);
+    for (Index s : observations.observed_steps)
+      steps.push_back(static_cast<double>(s) * observations.dt);
     const Index shown = std::min<Index>(count, 6);
     const auto series = [&](const Eigen::MatrixXd& m) {
       Json out = Json::array();

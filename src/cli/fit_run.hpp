@@ -60,10 +60,10 @@ struct FitCommandOptions {
 
 struct FitSettings {
   Observations observations;
-  RunSettings run;                        // the file's problem, size, method, step and horizon
-  std::vector<NamedParameter> fitted;     // with their start values
-  std::vector<ParameterBounds> bounds;    // one per fitted parameter
-  Eigen::VectorXd theta_start;            // the whole θ the fit starts from
+  RunSettings run;                      // the file's problem, size, method, step and horizon
+  std::vector<NamedParameter> fitted;   // with their start values
+  std::vector<ParameterBounds> bounds;  // one per fitted parameter
+  Eigen::VectorXd theta_start;          // the whole θ the fit starts from
   double sigma = 1.0;
   int max_evaluations = 60;
 };
@@ -111,7 +111,7 @@ inline ParameterBounds parse_bounds_text(const char* flag, const std::string& na
 inline ParameterBounds domain_bounds(const ProblemInfo& info, const std::string& name) {
   const double inf = std::numeric_limits<double>::infinity();
   return parameter_domain(info.id, name) == ParameterDomain::any ? ParameterBounds{-inf, inf}
-                                                                  : ParameterBounds{0.0, inf};
+                                                                 : ParameterBounds{0.0, inf};
 }
 
 }  // namespace detail
@@ -120,8 +120,9 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   FitSettings settings;
   const ProblemInfo& info = require_problem(options.problem);
   if (options.observations.empty())
-    rwd::detail::fail<InvalidArgument>("--observations FILE.h5 is required (write one with "
-                                       "rewind generate)");
+    rwd::detail::fail<InvalidArgument>(
+        "--observations FILE.h5 is required (write one with "
+        "rewind generate)");
   if (options.fit.empty())
     rwd::detail::fail<InvalidArgument>("--fit NAME,... is required: the parameters to estimate");
   if (options.checkpoint.steps)
@@ -139,8 +140,8 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   observations = load_observations(options.observations);
   const ProblemInfo* recorded = find_problem(observations.problem);
   if (!recorded || recorded->id != info.id)
-    rwd::detail::fail<InvalidArgument>("--observations '", options.observations,
-                                       "' observes ", observations.problem, ", not ", info.name);
+    rwd::detail::fail<InvalidArgument>("--observations '", options.observations, "' observes ",
+                                       observations.problem, ", not ", info.name);
   if (options.n && (!info.sized() || *options.n != observations.size))
     rwd::detail::fail<InvalidArgument>("--n = ", *options.n, ": '", options.observations,
                                        "' observes ", info.name, " of size ", observations.size);
@@ -179,9 +180,8 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
       for (NamedParameter& p : settings.fitted)
         if (p.index == given.index) p.value = given.value, fitted = true;
       if (!fitted)
-        rwd::detail::fail<InvalidArgument>("--start: ", given.name,
-                                           " is not fitted (--fit ", options.fit,
-                                           "); fixed values go in --parameters");
+        rwd::detail::fail<InvalidArgument>("--start: ", given.name, " is not fitted (--fit ",
+                                           options.fit, "); fixed values go in --parameters");
     }
   if (options.parameters)
     for (const NamedParameter& given :
@@ -212,8 +212,7 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
     const ParameterBounds& b = settings.bounds[i];
     if (!(p.value >= b.lower && p.value <= b.upper))
       rwd::detail::fail<InvalidArgument>("--start: ", p.name, " = ", p.value,
-                                         " lies outside its bounds [", b.lower, ", ", b.upper,
-                                         "]");
+                                         " lies outside its bounds [", b.lower, ", ", b.upper, "]");
     settings.theta_start[p.index] = p.value;
   }
   settings.sigma = options.sigma.value_or(misfit_sigma(observations));
@@ -223,43 +222,46 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
 
 using FitIterationCallback = std::function<void(const FitIteration&)>;
 
-inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback& on_iteration = {}) {
+inline FitReport run_fit(const FitSettings& settings,
+                         const FitIterationCallback& on_iteration = {}) {
   const auto start = std::chrono::steady_clock::now();
   const Observations& observations = settings.observations;
   const ProblemInfo& info = *settings.run.problem;
   FitReport report;
   report.settings = settings;
-  with_problem(info, settings.run.n, [&](const auto& problem, const Eigen::VectorXd& y0_default,
-                                         const Eigen::VectorXd&,
-                                         const std::vector<std::string>& names) {
-    report.parameter_names = names;
-    const Eigen::VectorXd& y0 = observations.initial_state;
-    if (y0.size() != y0_default.size())
-      rwd::detail::fail<InvalidArgument>("the observation file's initial state has ", y0.size(),
-                                         " components; ", info.name, " of this size has ",
-                                         y0_default.size());
-    report.state_size = static_cast<Index>(y0.size());
-    const Objective<EigenBackend> objective = observation_misfit(observations, settings.sigma);
-    with_stepper(problem, settings.run, settings.run.control, [&](auto& stepper) {
-      auto [request, driver_options] = checkpoint_request(problem, settings.run, y0,
-                                                          settings.theta_start, report.state_size,
-                                                          report.checkpoint);
-      const CheckpointPlan& plan = plan_within_memory(request, observations.steps, report.checkpoint);
-      rwd::FitOptions fit;
-      for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
-      fit.bounds = settings.bounds;
-      fit.max_evaluations = settings.max_evaluations;
-      fit.on_iteration = on_iteration;
-      report.result = fit_parameters(stepper, objective, y0, settings.theta_start, fit, plan,
-                                     driver_options);
-      report.start_prediction =
-          observe_trajectory(stepper, y0, settings.theta_start, observations.observed_steps,
-                             observations.field, 0.0, 0);
-      report.fit_prediction = observe_trajectory(stepper, y0, report.result.theta,
-                                                 observations.observed_steps, observations.field,
-                                                 0.0, 0);
-    });
-  });
+  with_problem(info, settings.run.n,
+               [&](const auto& problem, const Eigen::VectorXd& y0_default, const Eigen::VectorXd&,
+                   const std::vector<std::string>& names) {
+                 report.parameter_names = names;
+                 const Eigen::VectorXd& y0 = observations.initial_state;
+                 if (y0.size() != y0_default.size())
+                   rwd::detail::fail<InvalidArgument>("the observation file's initial state has ",
+                                                      y0.size(), " components; ", info.name,
+                                                      " of this size has ", y0_default.size());
+                 report.state_size = static_cast<Index>(y0.size());
+                 const Objective<EigenBackend> objective =
+                     observation_misfit(observations, settings.sigma);
+                 with_stepper(problem, settings.run, settings.run.control, [&](auto& stepper) {
+                   auto [request, driver_options] =
+                       checkpoint_request(problem, settings.run, y0, settings.theta_start,
+                                          report.state_size, report.checkpoint);
+                   const CheckpointPlan& plan =
+                       plan_within_memory(request, observations.steps, report.checkpoint);
+                   rwd::FitOptions fit;
+                   for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
+                   fit.bounds = settings.bounds;
+                   fit.max_evaluations = settings.max_evaluations;
+                   fit.on_iteration = on_iteration;
+                   report.result = fit_parameters(stepper, objective, y0, settings.theta_start, fit,
+                                                  plan, driver_options);
+                   report.start_prediction =
+                       observe_trajectory(stepper, y0, settings.theta_start,
+                                          observations.observed_steps, observations.field, 0.0, 0);
+                   report.fit_prediction =
+                       observe_trajectory(stepper, y0, report.result.theta,
+                                          observations.observed_steps, observations.field, 0.0, 0);
+                 });
+               });
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

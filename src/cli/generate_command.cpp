@@ -10,9 +10,9 @@
 #include "problem_registry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/fit/observations.hpp"
-#include "rewind/problems/cubic_spiral.hpp"
 #include "rewind/neural/sampled_solution.hpp"
 #include "rewind/neural/time_series.hpp"
+#include "rewind/problems/cubic_spiral.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -27,8 +27,9 @@ struct SpiralSettings {
 
 training::TimeSeries spiral_series(const SpiralSettings& settings) {
   const CubicSpiral spiral;
-  return training::sample_solution(spiral, spiral.default_initial_state(), spiral.default_parameters(),
-                                   ButcherTableau::rk4(), settings.t_final, settings.points, settings.substeps, {"y0", "y1"});
+  return training::sample_solution(
+      spiral, spiral.default_initial_state(), spiral.default_parameters(), ButcherTableau::rk4(),
+      settings.t_final, settings.points, settings.substeps, {"y0", "y1"});
 }
 
 // `rewind generate PROBLEM`: one subcommand per built-in problem, all with the same options.
@@ -37,8 +38,8 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
   auto out = std::make_shared<std::string>();
   auto force = std::make_shared<bool>(false);
   options->run.problem = info.name;
-  CLI::App* command = generate.add_subcommand(
-      info.name, std::string("Observations of ") + info.description);
+  CLI::App* command =
+      generate.add_subcommand(info.name, std::string("Observations of ") + info.description);
   const std::string dashed = [&] {
     std::string name = info.name;
     for (char& c : name)
@@ -54,8 +55,7 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
       "  rewind generate gray_scott --n 64 --steps 20000 --observe-every 1000 --observe v \\\n"
       "                  --noise 0.01 --out gs.h5");
   if (info.sized()) command->add_option("-n,--n", options->run.n, info.size_meaning);
-  command->add_option("--steps", options->run.checkpoint.steps, "horizon in steps")
-      ->type_name("L");
+  command->add_option("--steps", options->run.checkpoint.steps, "horizon in steps")->type_name("L");
   command->add_option("--dt", options->run.dt, "step size");
   command->add_option("--method", options->run.method, "Runge-Kutta method, or bdf");
   command->add_option("--parameters", options->run.parameters, "theta by name, e.g. F=0.04,k=0.06")
@@ -65,8 +65,9 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
       ->type_name("K");
   command->add_option("--observe", options->observe, "the observed field (default: all)")
       ->type_name("FIELD");
-  command->add_option("--noise", options->noise,
-                      "standard deviation of the Gaussian noise added (default 0)")
+  command
+      ->add_option("--noise", options->noise,
+                   "standard deviation of the Gaussian noise added (default 0)")
       ->type_name("SIGMA");
   command->add_option("--seed", options->seed, "seed of the noise (default 1)");
   command->add_option("--out,-o", *out, "observation file (.h5)")->required()->type_name("FILE.h5");
@@ -77,33 +78,38 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
     const Observations observations = generate_observations(*options);
     save_observations(*out, observations, *force);
     std::cout << "wrote " << observations.observed_steps.size() << " observations of '"
-              << observations.field.name << "' (" << observations.field.count
-              << " values each) of " << observations.problem << " over " << observations.steps
-              << " steps, noise " << observations.noise << ", to " << *out << "\n";
+              << observations.field.name << "' (" << observations.field.count << " values each) of "
+              << observations.problem << " over " << observations.steps << " steps, noise "
+              << observations.noise << ", to " << *out << "\n";
   });
 }
 
 }  // namespace
 
 CLI::App* add_generate_command(CLI::App& app) {
-  CLI::App* generate = app.add_subcommand(
-      "generate",
-      "Write a dataset: observations of a built-in problem for `rewind fit`\n"
-      "(generate PROBLEM --help), or the spiral for `rewind train`.");
+  CLI::App* generate =
+      app.add_subcommand("generate",
+                         "Write a dataset: observations of a built-in problem for `rewind fit`\n"
+                         "(generate PROBLEM --help), or the spiral for `rewind train`.");
   generate->require_subcommand(1);
   for (const ProblemInfo& info : problem_table()) add_observation_generator(*generate, info);
   auto settings = std::make_shared<SpiralSettings>();
-  CLI::App* spiral = generate->add_subcommand(
-      "spiral", "The cubic spiral dy/dt = (y^3)A, A = [[-0.1, 2], [-2, -0.1]], y(0) = (2, 0), sampled uniformly.");
-  spiral->add_option("--out,-o", settings->out, "output file: .csv, or .h5/.hdf5")->capture_default_str();
-  spiral->add_option("--points", settings->points, "samples, including t = 0")->capture_default_str();
+  CLI::App* spiral = generate->add_subcommand("spiral",
+                                              "The cubic spiral dy/dt = (y^3)A, A = [[-0.1, 2], "
+                                              "[-2, -0.1]], y(0) = (2, 0), sampled uniformly.");
+  spiral->add_option("--out,-o", settings->out, "output file: .csv, or .h5/.hdf5")
+      ->capture_default_str();
+  spiral->add_option("--points", settings->points, "samples, including t = 0")
+      ->capture_default_str();
   spiral->add_option("--t-final", settings->t_final, "last sample time")->capture_default_str();
-  spiral->add_option("--substeps", settings->substeps, "RK4 steps per sample interval")->capture_default_str();
+  spiral->add_option("--substeps", settings->substeps, "RK4 steps per sample interval")
+      ->capture_default_str();
   spiral->add_flag("--force", settings->force, "overwrite an existing file");
   spiral->callback([settings] {
     const std::filesystem::path out(settings->out);
     if (std::filesystem::exists(out) && !settings->force)
-      rwd::detail::fail<InvalidArgument>("'", settings->out, "' exists; pass --force to overwrite it");
+      rwd::detail::fail<InvalidArgument>("'", settings->out,
+                                         "' exists; pass --force to overwrite it");
     const training::TimeSeries series = spiral_series(*settings);
     if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
     if (settings->force) std::filesystem::remove(out);
@@ -113,9 +119,10 @@ CLI::App* add_generate_command(CLI::App& app) {
     else if (ext == ".csv")
       training::save_time_series_csv(out, series);
     else
-      rwd::detail::fail<InvalidArgument>("'", settings->out, "': the output must end in .csv, .h5 or .hdf5");
-    std::cout << "wrote " << series.points() << " points of the cubic spiral on [0, " << settings->t_final
-              << "] to " << settings->out << "\n";
+      rwd::detail::fail<InvalidArgument>("'", settings->out,
+                                         "': the output must end in .csv, .h5 or .hdf5");
+    std::cout << "wrote " << series.points() << " points of the cubic spiral on [0, "
+              << settings->t_final << "] to " << settings->out << "\n";
   });
   return generate;
 }

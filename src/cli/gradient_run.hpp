@@ -20,12 +20,12 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
-#include <optional>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -38,12 +38,12 @@
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/eigen_backend.hpp"
-#include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/store/disk_cost_probe.hpp"
 #include "run_report.hpp"
 #include "run_settings.hpp"
 
@@ -92,7 +92,8 @@ inline const char* fd_verdict(const FiniteDifferenceCheck& fd) {
 // Calls f with the stepper the settings ask for: CVODES BDF on intervals (--method bdf) or the
 // Runge–Kutta method with `control` (the settings' own, or frozen steps for the spot check).
 template <class P, class F>
-decltype(auto) with_stepper(const P& problem, const RunSettings& settings, const StepControl& control, F&& f) {
+decltype(auto) with_stepper(const P& problem, const RunSettings& settings,
+                            const StepControl& control, F&& f) {
   if (settings.bdf) {
     CvodesOptions options = settings.bdf_options;
     // Semi-discretised PDEs state their band: the band solver instead of a dense n × n one.
@@ -133,71 +134,72 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& settings,
   const double first_step = settings.fd_epsilon.value_or(default_fd_step(y0));
   fd.steps_frozen = settings.control.is_adaptive();
   const StepControl fd_control =
-      fd.steps_frozen
-          ? StepControl::prescribed(settings.control.t0, accepted_step_sizes(problem, settings, y0, theta))
-          : settings.control;
+      fd.steps_frozen ? StepControl::prescribed(settings.control.t0,
+                                                accepted_step_sizes(problem, settings, y0, theta))
+                      : settings.control;
   return with_stepper(problem, settings, fd_control, [&](auto& fd_stepper) {
-  ProgressBar quiet(false);
-  ProgressStepper watched(fd_stepper, bar ? *bar : quiet, "finite-difference check");
-  const Eigen::VectorXd d = spot_check_direction(static_cast<Index>(y0.size()), settings.seed);
-  Eigen::VectorXd y = y0;
-  // A perturbed run that blows up means "step too large": NaN makes the sweep go smaller.
-  auto loss_along_d = [&](double h) {
-    y = y0 + h * d;
-    try {
-      return forward_loss(watched, objective, y, theta);
-    } catch (const NumericalError&) {
-      return std::numeric_limits<double>::quiet_NaN();
-    } catch (const SolverError&) {  // an implicit solver that fails on the perturbed start, too
-      return std::numeric_limits<double>::quiet_NaN();
-    }
-  };
-  const ExtrapolatedDifference diff = extrapolated_central_difference(loss_along_d, first_step);
-  fd.directional_fd = diff.value;
-  fd.epsilon = diff.finest_step;
-  fd.first_epsilon = diff.first_step;
-  fd.loss_evaluations = diff.evaluations;
-  fd.directional_adjoint = grad_y0.dot(d);
-  // Differences of J cannot resolve derivatives below ~ machine ε · |J| / ε_finest, however well
-  // their tableau entries happen to agree.
-  fd.resolution = std::numeric_limits<double>::epsilon() * std::abs(loss) / fd.epsilon;
-  fd.fd_error_estimate = std::max(diff.error_estimate, fd.resolution);
-  fd.rel_error = relative_difference(fd.directional_fd, fd.directional_adjoint, fd.resolution);
-  // BDF's adjoint is CVODES's continuous one, accurate to a multiple of the tolerance, not to
-  // round-off: agreement within 10⁴ · rtol (measured: Robertson 7e-7 at rtol 1e-6, the
-  // Brusselator 3e-3 at rtol 1e-6 and 3e-6 at 1e-9 — about 3000 · rtol).
-  fd.agreement = settings.bdf ? std::max(kFdAgreement, 1e4 * settings.bdf_options.rtol) : kFdAgreement;
-  fd.verdict = fd_verdict(fd);
-  return fd;
+    ProgressBar quiet(false);
+    ProgressStepper watched(fd_stepper, bar ? *bar : quiet, "finite-difference check");
+    const Eigen::VectorXd d = spot_check_direction(static_cast<Index>(y0.size()), settings.seed);
+    Eigen::VectorXd y = y0;
+    // A perturbed run that blows up means "step too large": NaN makes the sweep go smaller.
+    auto loss_along_d = [&](double h) {
+      y = y0 + h * d;
+      try {
+        return forward_loss(watched, objective, y, theta);
+      } catch (const NumericalError&) {
+        return std::numeric_limits<double>::quiet_NaN();
+      } catch (const SolverError&) {  // an implicit solver that fails on the perturbed start, too
+        return std::numeric_limits<double>::quiet_NaN();
+      }
+    };
+    const ExtrapolatedDifference diff = extrapolated_central_difference(loss_along_d, first_step);
+    fd.directional_fd = diff.value;
+    fd.epsilon = diff.finest_step;
+    fd.first_epsilon = diff.first_step;
+    fd.loss_evaluations = diff.evaluations;
+    fd.directional_adjoint = grad_y0.dot(d);
+    // Differences of J cannot resolve derivatives below ~ machine ε · |J| / ε_finest, however well
+    // their tableau entries happen to agree.
+    fd.resolution = std::numeric_limits<double>::epsilon() * std::abs(loss) / fd.epsilon;
+    fd.fd_error_estimate = std::max(diff.error_estimate, fd.resolution);
+    fd.rel_error = relative_difference(fd.directional_fd, fd.directional_adjoint, fd.resolution);
+    // BDF's adjoint is CVODES's continuous one, accurate to a multiple of the tolerance, not to
+    // round-off: agreement within 10⁴ · rtol (measured: Robertson 7e-7 at rtol 1e-6, the
+    // Brusselator 3e-3 at rtol 1e-6 and 3e-6 at 1e-9 — about 3000 · rtol).
+    fd.agreement =
+        settings.bdf ? std::max(kFdAgreement, 1e4 * settings.bdf_options.rtol) : kFdAgreement;
+    fd.verdict = fd_verdict(fd);
+    return fd;
   });
 }
 
 // Seconds of one forward step of this problem and method, timed on a copy of y0 (the median of
 // a few batches of steps, at least 20 ms each), for weighing disk I/O against recomputation.
 template <class P>
-double measure_step_seconds(const P& problem, const RunSettings& settings, const Eigen::VectorXd& y0,
-                            const Eigen::VectorXd& theta) {
+double measure_step_seconds(const P& problem, const RunSettings& settings,
+                            const Eigen::VectorXd& y0, const Eigen::VectorXd& theta) {
   return with_stepper(problem, settings, settings.control, [&](auto& stepper) {
-  Eigen::VectorXd y = y0;
-  Carry carry = stepper.initial_carry(y, theta);
-  std::vector<double> samples;
-  for (int batch = 0; batch < 5; ++batch) {
-    const auto start = std::chrono::steady_clock::now();
-    Index taken = 0;
-    double elapsed = 0.0;
-    do {
-      if (stepper.finished(carry)) {  // short runs: start over
-        y = y0;
-        carry = stepper.initial_carry(y, theta);
-      }
-      stepper.step(y, carry, theta);
-      ++taken;
-      elapsed = seconds_since(start);
-    } while (elapsed < 0.02 && taken < 100000);
-    samples.push_back(elapsed / static_cast<double>(taken));
-  }
-  std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
-  return std::max(samples[2], 1e-9);
+    Eigen::VectorXd y = y0;
+    Carry carry = stepper.initial_carry(y, theta);
+    std::vector<double> samples;
+    for (int batch = 0; batch < 5; ++batch) {
+      const auto start = std::chrono::steady_clock::now();
+      Index taken = 0;
+      double elapsed = 0.0;
+      do {
+        if (stepper.finished(carry)) {  // short runs: start over
+          y = y0;
+          carry = stepper.initial_carry(y, theta);
+        }
+        stepper.step(y, carry, theta);
+        ++taken;
+        elapsed = seconds_since(start);
+      } while (elapsed < 0.02 && taken < 100000);
+      samples.push_back(elapsed / static_cast<double>(taken));
+    }
+    std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
+    return std::max(samples[2], 1e-9);
   });
 }
 
@@ -208,12 +210,9 @@ using PlanCallback = std::function<void(const CheckpointReport&)>;
 // --memory in snapshots of this state size, and a two-level schedule's disk costs measured
 // against this problem's own step when not given. Records its inputs in `checkpointing`.
 template <class P>
-std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
-                                                             const RunSettings& settings,
-                                                             const Eigen::VectorXd& y0,
-                                                             const Eigen::VectorXd& theta,
-                                                             Index state_size,
-                                                             CheckpointReport& checkpointing) {
+std::pair<PlanRequest, CheckpointOptions> checkpoint_request(
+    const P& problem, const RunSettings& settings, const Eigen::VectorXd& y0,
+    const Eigen::VectorXd& theta, Index state_size, CheckpointReport& checkpointing) {
   const CheckpointSettings& flags = settings.checkpoint;
   checkpointing.snapshot_bytes = state_size * static_cast<Index>(sizeof(double)) + kCarryBytes;
   checkpointing.memory_budget = flags.memory_bytes;
@@ -237,8 +236,8 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
       // Weigh the disk against this problem's own step, measured now.
       checkpointing.disk_costs_measured = true;
       checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
-      checkpointing.disk_costs = measure_disk_costs(flags.disk_directory, state_size,
-                                                    static_cast<int>(kCarryBytes));
+      checkpointing.disk_costs =
+          measure_disk_costs(flags.disk_directory, state_size, static_cast<int>(kCarryBytes));
       request.costs.disk_write_time = flags.disk_write_cost.value_or(
           checkpointing.disk_costs.write_seconds / checkpointing.step_seconds);
       request.costs.disk_read_time = flags.disk_read_cost.value_or(
@@ -277,62 +276,63 @@ RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen:
   const auto objective = Objective<B>::terminal_squared_norm();
 
   return with_stepper(problem, settings, settings.control, [&](auto& stepper) {
-  ProgressBar bar(settings.progress);
-  ProgressStepper watched(stepper, bar);
+    ProgressBar bar(settings.progress);
+    ProgressStepper watched(stepper, bar);
 
-  RunReport report;
-  report.settings = settings;
-  report.state_size = stepper.state_size();
-  report.parameters.assign(theta.data(), theta.data() + theta.size());
-  report.parameter_size = stepper.parameter_size();
-  auto take = [&](const GradientResult<Eigen::VectorXd>& result) {
-    report.loss = result.loss;
-    // stableNorm: a finite gradient with entries above 1e154 (chaotic runs) has a finite norm.
-    report.grad_y0_norm = result.grad_y0.stableNorm();
-    report.grad_theta_norm = result.grad_theta.stableNorm();
-    report.grad_theta.assign(result.grad_theta.data(),
-                        result.grad_theta.data() + result.grad_theta.size());
-    report.summary = result.summary;
-  };
-  Eigen::VectorXd grad_y0;
-
-  if (!settings.checkpoint.checkpointed) {
-    StoreAllAdjoint driver(watched, objective);
-    const GradientResult<Eigen::VectorXd> result = driver.run(y0, theta);
-    take(result);
-    grad_y0 = result.grad_y0;
-  } else {
-    report.checkpointed = true;
-    CheckpointReport& checkpointing = report.checkpoint;
-    auto [request, options] =
-        checkpoint_request(problem, settings, y0, theta, report.state_size, checkpointing);
-    CheckpointedAdjoint driver(watched, objective, options);
-    // The driver calls the planner once, when the number of steps is known (after the counting
-    // sweep of an adaptive run): the plan is reported before the scheduled sweep starts.
-    auto planner = [&](Index steps) -> CheckpointPlan {
-      plan_within_memory(request, steps, checkpointing);
-      if (on_plan) {
-        bar.clear();
-        on_plan(checkpointing);
-      }
-      return checkpointing.plan;
+    RunReport report;
+    report.settings = settings;
+    report.state_size = stepper.state_size();
+    report.parameters.assign(theta.data(), theta.data() + theta.size());
+    report.parameter_size = stepper.parameter_size();
+    auto take = [&](const GradientResult<Eigen::VectorXd>& result) {
+      report.loss = result.loss;
+      // stableNorm: a finite gradient with entries above 1e154 (chaotic runs) has a finite norm.
+      report.grad_y0_norm = result.grad_y0.stableNorm();
+      report.grad_theta_norm = result.grad_theta.stableNorm();
+      report.grad_theta.assign(result.grad_theta.data(),
+                               result.grad_theta.data() + result.grad_theta.size());
+      report.summary = result.summary;
     };
-    const CheckpointedResult<Eigen::VectorXd> result = driver.run(y0, theta, Planner(planner));
-    take(result);
-    grad_y0 = result.grad_y0;
-    checkpointing.drift = result.drift;
-    checkpointing.counting_steps = result.counting_steps;
-  }
-  bar.clear();
+    Eigen::VectorXd grad_y0;
 
-  report.parameter_names = std::move(parameter_names);
-  if (static_cast<Index>(report.parameter_names.size()) != report.parameter_size) report.parameter_names.clear();
+    if (!settings.checkpoint.checkpointed) {
+      StoreAllAdjoint driver(watched, objective);
+      const GradientResult<Eigen::VectorXd> result = driver.run(y0, theta);
+      take(result);
+      grad_y0 = result.grad_y0;
+    } else {
+      report.checkpointed = true;
+      CheckpointReport& checkpointing = report.checkpoint;
+      auto [request, options] =
+          checkpoint_request(problem, settings, y0, theta, report.state_size, checkpointing);
+      CheckpointedAdjoint driver(watched, objective, options);
+      // The driver calls the planner once, when the number of steps is known (after the counting
+      // sweep of an adaptive run): the plan is reported before the scheduled sweep starts.
+      auto planner = [&](Index steps) -> CheckpointPlan {
+        plan_within_memory(request, steps, checkpointing);
+        if (on_plan) {
+          bar.clear();
+          on_plan(checkpointing);
+        }
+        return checkpointing.plan;
+      };
+      const CheckpointedResult<Eigen::VectorXd> result = driver.run(y0, theta, Planner(planner));
+      take(result);
+      grad_y0 = result.grad_y0;
+      checkpointing.drift = result.drift;
+      checkpointing.counting_steps = result.counting_steps;
+    }
+    bar.clear();
 
-  if (settings.fd_check) {
-    report.fd = spot_check(problem, settings, objective, y0, theta, grad_y0, report.loss, &bar);
-    report.fd_checked = true;
-  }
-  return report;
+    report.parameter_names = std::move(parameter_names);
+    if (static_cast<Index>(report.parameter_names.size()) != report.parameter_size)
+      report.parameter_names.clear();
+
+    if (settings.fd_check) {
+      report.fd = spot_check(problem, settings, objective, y0, theta, grad_y0, report.loss, &bar);
+      report.fd_checked = true;
+    }
+    return report;
   });
 }
 

@@ -12,8 +12,8 @@
 
 #include "exit_status.hpp"
 #include "rewind/carry.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
+#include "rewind/store/hdf5_snapshot_file.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -54,8 +54,10 @@ int inspect(const std::string& path, bool json) {
     if (report.record.step >= 0) {
       ++written;
       report.problem = file.verify(slot);
-      if (!report.problem.empty()) ++corrupt;
-      else report.t = carry_time(file, slot, report.record.step);
+      if (!report.problem.empty())
+        ++corrupt;
+      else
+        report.t = carry_time(file, slot, report.record.step);
     }
     reports.push_back(std::move(report));
   }
@@ -94,8 +96,9 @@ int inspect(const std::string& path, bool json) {
               << "  state size        " << file.state_size() << " values + " << file.meta_size()
               << " metadata bytes = " << file.bytes_per_snapshot() << " bytes per snapshot\n"
               << "  compression       "
-              << (file.compression_level() > 0 ? "shuffle + deflate " + std::to_string(file.compression_level())
-                                               : std::string("none"))
+              << (file.compression_level() > 0
+                      ? "shuffle + deflate " + std::to_string(file.compression_level())
+                      : std::string("none"))
               << "\n"
               << "  file size         " << file_bytes << " bytes\n\n";
     std::printf("  %6s %12s %16s %14s  %s\n", "slot", "step", "t", "bytes on disk", "checksum");
@@ -111,7 +114,9 @@ int inspect(const std::string& path, bool json) {
                   static_cast<long long>(r.record.stored_bytes),
                   r.problem.empty() ? "ok" : ("CORRUPT: " + r.problem).c_str());
     }
-    std::cout << "\n  " << (corrupt == 0 ? "every written slot is intact" : std::to_string(corrupt) + " corrupt slot(s)")
+    std::cout << "\n  "
+              << (corrupt == 0 ? "every written slot is intact"
+                               : std::to_string(corrupt) + " corrupt slot(s)")
               << "\n";
   }
   return corrupt == 0 ? kExitSuccess : kExitFailure;
@@ -131,7 +136,8 @@ CLI::App* add_inspect_command(CLI::App& app) {
       "readable rewind snapshot file, 2 the file does not exist.");
   command->callback([path, json] {
     if (inspect(*path, *json) != kExitSuccess)
-      rwd::detail::fail<StorageError>("snapshot file '", *path, "' has corrupt slots (listed above)");
+      rwd::detail::fail<StorageError>("snapshot file '", *path,
+                                      "' has corrupt slots (listed above)");
   });
   return command;
 }

@@ -73,7 +73,8 @@ Json bytes(double b) {
 Json drift_json(const CheckpointReport& checkpointing) {
   const DriftReport& drift = checkpointing.drift;
   return {{"max_rel_drift", number(drift.max_rel_drift)},
-          {"first_drift_step", drift.first_drift_step >= 0 ? Json(drift.first_drift_step) : Json(nullptr)},
+          {"first_drift_step",
+           drift.first_drift_step >= 0 ? Json(drift.first_drift_step) : Json(nullptr)},
           {"replayed_steps_checked", drift.replayed_steps_checked},
           {"mismatched_steps", drift.mismatched_steps},
           {"sampling_stride", drift.sampling_stride},
@@ -90,7 +91,8 @@ Json schedule_json(const RunReport& report) {
   j["kind"] = schedule_kind_name(plan.kind);
   j["snapshots"] = plan.snapshots;
   j["interval"] = plan.kind == ScheduleKind::uniform ? Json(plan.interval) : Json(nullptr);
-  j["memory_budget_bytes"] = checkpointing.memory_budget ? Json(*checkpointing.memory_budget) : Json(nullptr);
+  j["memory_budget_bytes"] =
+      checkpointing.memory_budget ? Json(*checkpointing.memory_budget) : Json(nullptr);
   j["snapshot_bytes"] = checkpointing.snapshot_bytes;
   // Griewank-Walther counting, as `rewind plan` and Summary: p = the schedule's advances, and
   // l + p with the forward step each reverse step re-runs.
@@ -101,16 +103,24 @@ Json schedule_json(const RunReport& report) {
   j["restores"] = summary.restores;
   j["peak_stored_bytes"] = summary.storage.peak_memory_bytes;
   j["store_all_bytes"] = bytes(checkpointing.store_all_bytes);
-  j["memory_snapshots"] = plan.kind == ScheduleKind::two_level ? Json(plan.memory_snapshots) : Json(nullptr);
-  j["disk_snapshots"] = plan.kind == ScheduleKind::two_level ? Json(plan.disk_snapshots) : Json(nullptr);
+  j["memory_snapshots"] =
+      plan.kind == ScheduleKind::two_level ? Json(plan.memory_snapshots) : Json(nullptr);
+  j["disk_snapshots"] =
+      plan.kind == ScheduleKind::two_level ? Json(plan.disk_snapshots) : Json(nullptr);
   j["all_on_disk"] = plan.all_on_disk;
-  j["disk_write_cost_steps"] = plan.uses_disk() ? number(plan.costs.disk_write_time) : Json(nullptr);
+  j["disk_write_cost_steps"] =
+      plan.uses_disk() ? number(plan.costs.disk_write_time) : Json(nullptr);
   j["disk_read_cost_steps"] = plan.uses_disk() ? number(plan.costs.disk_read_time) : Json(nullptr);
   j["predicted_disk_stores"] = plan.disk_stores ? Json(*plan.disk_stores) : Json(nullptr);
   j["predicted_disk_restores"] = plan.disk_restores ? Json(*plan.disk_restores) : Json(nullptr);
-  j["measured_step_seconds"] = checkpointing.disk_costs_measured ? number(checkpointing.step_seconds) : Json(nullptr);
-  j["measured_disk_write_seconds"] = checkpointing.disk_costs_measured ? number(checkpointing.disk_costs.write_seconds) : Json(nullptr);
-  j["measured_disk_read_seconds"] = checkpointing.disk_costs_measured ? number(checkpointing.disk_costs.read_seconds) : Json(nullptr);
+  j["measured_step_seconds"] =
+      checkpointing.disk_costs_measured ? number(checkpointing.step_seconds) : Json(nullptr);
+  j["measured_disk_write_seconds"] = checkpointing.disk_costs_measured
+                                         ? number(checkpointing.disk_costs.write_seconds)
+                                         : Json(nullptr);
+  j["measured_disk_read_seconds"] = checkpointing.disk_costs_measured
+                                        ? number(checkpointing.disk_costs.read_seconds)
+                                        : Json(nullptr);
   j["predicted_forward_steps"] = plan.forward_steps();
   j["predicted_recompute_ratio"] = number(plan.recompute_ratio());
   j["predicted_time_ratio"] = number(plan.predicted_time_ratio(checkpointing.adjoint_cost));
@@ -132,8 +142,12 @@ nlohmann::ordered_json run_report_json(const RunReport& report) {
   // Fixed: the step; adaptive: the first step tried (0 = chosen automatically).
   j["dt"] = number(settings.control.dt);
   j["t_final"] = number(report.summary.t_final);
-  j["rtol"] = adaptive ? number(settings.control.rtol) : settings.bdf ? number(settings.bdf_options.rtol) : Json(nullptr);
-  j["atol"] = adaptive ? number(settings.control.atol) : settings.bdf ? number(settings.bdf_options.atol.front()) : Json(nullptr);
+  j["rtol"] = adaptive       ? number(settings.control.rtol)
+              : settings.bdf ? number(settings.bdf_options.rtol)
+                             : Json(nullptr);
+  j["atol"] = adaptive       ? number(settings.control.atol)
+              : settings.bdf ? number(settings.bdf_options.atol.front())
+                             : Json(nullptr);
   j["state_size"] = report.state_size;
   j["parameter_size"] = report.parameter_size;
   j["steps"] = report.summary.steps;

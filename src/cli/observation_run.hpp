@@ -62,31 +62,32 @@ inline Observations generate_observations(const GenerateOptions& options) {
                                        steps, " steps: nothing would be observed");
 
   const ProblemInfo& info = *settings.problem;
-  return with_problem(info, settings.n, [&](const auto& problem, const Eigen::VectorXd& y0,
-                                            const Eigen::VectorXd& defaults,
-                                            const std::vector<std::string>& names) {
-    Observations out;
-    out.problem = info.name;
-    out.size = settings.n;
-    out.state_size = static_cast<Index>(y0.size());
-    out.method = settings.bdf ? std::string("bdf") : settings.tableau.name;
-    out.dt = settings.control.dt;
-    out.steps = steps;
-    out.parameter_names = names;
-    out.parameters = defaults;
-    apply_parameter_values(settings.parameters, out.parameters);
-    out.field = require_field("--observe", options.observe, info, out.state_size);
-    out.noise = options.noise;
-    out.seed = static_cast<std::uint64_t>(options.seed);
-    out.observed_steps = every_kth_step(steps, every);
-    out.initial_state = y0;
-    with_stepper(problem, settings, settings.control, [&](auto& stepper) {
-      out.data = observe_trajectory(stepper, y0, out.parameters, out.observed_steps, out.field,
-                                    out.noise, out.seed);
-    });
-    out.validate();
-    return out;
-  });
+  return with_problem(
+      info, settings.n,
+      [&](const auto& problem, const Eigen::VectorXd& y0, const Eigen::VectorXd& defaults,
+          const std::vector<std::string>& names) {
+        Observations out;
+        out.problem = info.name;
+        out.size = settings.n;
+        out.state_size = static_cast<Index>(y0.size());
+        out.method = settings.bdf ? std::string("bdf") : settings.tableau.name;
+        out.dt = settings.control.dt;
+        out.steps = steps;
+        out.parameter_names = names;
+        out.parameters = defaults;
+        apply_parameter_values(settings.parameters, out.parameters);
+        out.field = require_field("--observe", options.observe, info, out.state_size);
+        out.noise = options.noise;
+        out.seed = static_cast<std::uint64_t>(options.seed);
+        out.observed_steps = every_kth_step(steps, every);
+        out.initial_state = y0;
+        with_stepper(problem, settings, settings.control, [&](auto& stepper) {
+          out.data = observe_trajectory(stepper, y0, out.parameters, out.observed_steps, out.field,
+                                        out.noise, out.seed);
+        });
+        out.validate();
+        return out;
+      });
 }
 
 }  // namespace rwd::cli

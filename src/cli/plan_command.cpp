@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <cstdio>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -16,10 +16,10 @@
 #include <utility>
 
 #include "byte_size.hpp"
-#include "rewind/store/disk_cost_probe.hpp"
+#include "checkpoint_flag_options.hpp"
 #include "rewind/error.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
-#include "checkpoint_flag_options.hpp"
+#include "rewind/store/disk_cost_probe.hpp"
 #include "schedule_plan.hpp"
 
 namespace rwd::cli {
@@ -56,7 +56,9 @@ Json product(Index a, Index b) {
   if (!__builtin_mul_overflow(a, b, &out)) return Json(out);
   return Json(static_cast<double>(a) * static_cast<double>(b));
 }
-double product_d(Index a, Index b) { return static_cast<double>(a) * static_cast<double>(b); }
+double product_d(Index a, Index b) {
+  return static_cast<double>(a) * static_cast<double>(b);
+}
 
 void row(std::ostream& out, const std::string& label, const std::string& value) {
   char padded[64];
@@ -81,11 +83,12 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
   row(out, "snapshots c", c);
   if (outcome.memory_bytes) {
     row(out, "  from --memory",
-        "floor(" + std::to_string(*outcome.memory_bytes) + " / (" + std::to_string(*outcome.state_bytes) +
-            " + " + std::to_string(kCarryBytes) + ")) = " + std::to_string(*plan.budget) +
-            " snapshots");
+        "floor(" + std::to_string(*outcome.memory_bytes) + " / (" +
+            std::to_string(*outcome.state_bytes) + " + " + std::to_string(kCarryBytes) +
+            ")) = " + std::to_string(*plan.budget) + " snapshots");
     out << "    each snapshot holds a state (--state-bytes) and its integrator carry: "
-        << kCarryBytes << " bytes\n    = sizeof(rwd::Carry) (t, h, controller memory, step index)\n";
+        << kCarryBytes
+        << " bytes\n    = sizeof(rwd::Carry) (t, h, controller memory, step index)\n";
   }
   if (plan.kind == ScheduleKind::uniform) {
     std::string k = std::to_string(plan.interval);
@@ -102,8 +105,8 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
           std::to_string(plan.memory_snapshots) + " / " + std::to_string(plan.disk_snapshots));
     if (outcome.measured)
       row(out, "measured in --disk",
-          "one snapshot write " + fmt("%.3g ms", 1e3 * outcome.measured->write_seconds) + ", read " +
-              fmt("%.3g ms", 1e3 * outcome.measured->read_seconds) + "; one step " +
+          "one snapshot write " + fmt("%.3g ms", 1e3 * outcome.measured->write_seconds) +
+              ", read " + fmt("%.3g ms", 1e3 * outcome.measured->read_seconds) + "; one step " +
               fmt("%.3g ms", 1e3 * *outcome.step_time) + " (--step-time)");
     row(out, "disk write / read cost",
         fmt("%.4g", plan.costs.disk_write_time) + " / " + fmt("%.4g", plan.costs.disk_read_time) +
@@ -119,10 +122,9 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
           " included)");
   row(out, "recompute ratio (l + p) / l", fmt("%.6g", plan.recompute_ratio()));
   row(out, "stores / restores",
-      (plan.stores ? std::to_string(*plan.stores) : std::string("unknown (no closed form)")) + " / " +
-          std::to_string(plan.restores));
-  row(out, "peak slots",
-      (plan.peak_exact ? "" : "at most ") + std::to_string(plan.peak_slots));
+      (plan.stores ? std::to_string(*plan.stores) : std::string("unknown (no closed form)")) +
+          " / " + std::to_string(plan.restores));
+  row(out, "peak slots", (plan.peak_exact ? "" : "at most ") + std::to_string(plan.peak_slots));
   const double store_all_states = static_cast<double>(l) + 1.0;
   if (const auto sb = outcome.snapshot_bytes()) {
     const double peak = product_d(plan.peak_slots, *sb);
@@ -134,15 +136,15 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
         format_bytes(all) + " (l + 1 = " + std::to_string(l + 1) + " states with carries)");
   } else {
     row(out, "peak snapshot memory",
-        std::to_string(plan.peak_slots) + " states, " + share(static_cast<double>(plan.peak_slots),
-                                                           store_all_states) +
+        std::to_string(plan.peak_slots) + " states, " +
+            share(static_cast<double>(plan.peak_slots), store_all_states) +
             " of store-all (--state-bytes S gives bytes)");
     row(out, "store-all memory", "l + 1 = " + std::to_string(l + 1) + " states");
   }
   row(out, "predicted time",
       fmt("%.4g", plan.predicted_time_ratio(outcome.adjoint_cost)) +
           (plan.uses_disk() ? " forward runs = (p + l*(1 + F) + disk I/O) / l, F = "
-                         : " forward runs = (p + l*(1 + F)) / l, F = ") +
+                            : " forward runs = (p + l*(1 + F)) / l, F = ") +
           fmt("%g", outcome.adjoint_cost) + " (--adjoint-cost)");
   if (outcome.memory_only_ratio)
     row(out, "  memory only",
@@ -151,7 +153,8 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
   if (outcome.free_io_ratio)
     row(out, "  if the disk were free",
         fmt("%.4g", *outcome.free_io_ratio) + " forward runs: revolve(c = " +
-            std::to_string(plan.memory_snapshots + plan.disk_snapshots) + ") in memory (a lower bound)");
+            std::to_string(plan.memory_snapshots + plan.disk_snapshots) +
+            ") in memory (a lower bound)");
   if (plan.simulated)
     row(out, "counts",
         "exact: rwd::simulate ran the schedule's " + std::to_string(plan.actions) + " actions in " +
@@ -198,7 +201,8 @@ Json plan_json(const PlanOutcome& outcome) {
   j["peak_snapshot_bytes"] = sb ? product(plan.peak_slots, *sb) : null;
   j["store_all_states"] = l + 1;
   j["store_all_bytes"] = sb ? product(l + 1, *sb) : null;
-  j["store_all_possible"] = plan.kind == ScheduleKind::store_all || (plan.budget && *plan.budget >= l);
+  j["store_all_possible"] =
+      plan.kind == ScheduleKind::store_all || (plan.budget && *plan.budget >= l);
   j["adjoint_cost"] = outcome.adjoint_cost;
   j["predicted_time_ratio"] = plan.predicted_time_ratio(outcome.adjoint_cost);
   j["memory_snapshots"] = plan.kind == ScheduleKind::two_level ? Json(plan.memory_snapshots) : null;
@@ -209,7 +213,8 @@ Json plan_json(const PlanOutcome& outcome) {
   j["disk_stores"] = opt(plan.disk_stores);
   j["disk_restores"] = opt(plan.disk_restores);
   j["peak_disk_slots"] = plan.uses_disk() ? Json(plan.peak_disk_slots) : null;
-  j["measured_disk_write_seconds"] = outcome.measured ? Json(outcome.measured->write_seconds) : null;
+  j["measured_disk_write_seconds"] =
+      outcome.measured ? Json(outcome.measured->write_seconds) : null;
   j["measured_disk_read_seconds"] = outcome.measured ? Json(outcome.measured->read_seconds) : null;
   j["memory_only_time_ratio"] = opt(outcome.memory_only_ratio);
   j["free_io_time_ratio"] = opt(outcome.free_io_ratio);
@@ -278,10 +283,12 @@ Json plot_json(const PlanOutcome& outcome) {
           at = a.step;
           break;
         case ActionKind::store:
-          actions.push_back({{"kind", "store"}, {"step", a.step}, {"slot", a.slot}, {"level", level(a.slot)}});
+          actions.push_back(
+              {{"kind", "store"}, {"step", a.step}, {"slot", a.slot}, {"level", level(a.slot)}});
           break;
         case ActionKind::restore:
-          actions.push_back({{"kind", "restore"}, {"step", a.step}, {"slot", a.slot}, {"level", level(a.slot)}});
+          actions.push_back(
+              {{"kind", "restore"}, {"step", a.step}, {"slot", a.slot}, {"level", level(a.slot)}});
           at = a.step;
           break;
         case ActionKind::reverse:
@@ -315,8 +322,8 @@ void write_plot(const PlanOutcome& outcome, const std::string& png) {
   if (!std::filesystem::exists(script))
     rwd::detail::fail<InvalidArgument>("--plot needs ", script.string(),
                                        " (set REWIND_SCRIPTS_DIR to rewind's scripts/ folder)");
-  const std::string command = "/usr/bin/python3 '" + script.string() + "' '" + data.string() +
-                              "' '" + png + "'";
+  const std::string command =
+      "/usr/bin/python3 '" + script.string() + "' '" + data.string() + "' '" + png + "'";
   const int status = std::system(command.c_str());
   if (status != 0)
     rwd::detail::fail<Error>("--plot: ", script.string(), " failed (status ", status,
@@ -383,8 +390,8 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
       rwd::detail::fail<InvalidArgument>(
           "--memory needs --state-bytes S, the bytes of one state, to count snapshots");
     outcome.memory_bytes = settings.memory_bytes;
-    request.budget = snapshots_in_memory(*settings.memory_bytes,
-                                         *outcome.state_bytes + kCarryBytes, "--memory");
+    request.budget =
+        snapshots_in_memory(*settings.memory_bytes, *outcome.state_bytes + kCarryBytes, "--memory");
   }
   // A disk costs one forward step per write and per read unless given or measured.
   request.costs.disk_write_time = settings.disk_write_cost.value_or(1.0);
@@ -426,10 +433,10 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
 
 CLI::App* add_plan_command(CLI::App& app) {
   auto options = std::make_shared<PlanOnlyOptions>();
-  CLI::App* plan = app.add_subcommand(
-      "plan",
-      "Predict what checkpointing l steps costs: forward and recomputed steps,\n"
-      "stores, peak memory and time, for revolve, uniform or store-all.");
+  CLI::App* plan =
+      app.add_subcommand("plan",
+                         "Predict what checkpointing l steps costs: forward and recomputed steps,\n"
+                         "stores, peak memory and time, for revolve, uniform or store-all.");
   plan->footer(plan_help());
   add_checkpoint_flags(*plan, options->checkpoint, FlagUse::plan);
   plan->add_option("--state-bytes", options->state_bytes,

@@ -47,7 +47,8 @@ inline const char* parameter_domain_rule(ParameterDomain domain) {
 }
 
 // The model's domain of one parameter: where a value outside it means another model (a negative
-// diffusion is ill-posed, a negative rate reverses a reaction), not a different setting of this one.
+// diffusion is ill-posed, a negative rate reverses a reaction), not a different setting of this
+// one.
 inline ParameterDomain parameter_domain(ProblemId id, std::string_view name) {
   switch (id) {
     case ProblemId::linear:  // entries of A: any matrix
@@ -72,8 +73,10 @@ inline ParameterDomain parameter_domain(ProblemId id, std::string_view name) {
 
 // The problem's parameter names in θ order (builds the problem once: cheap for every size).
 inline std::vector<std::string> problem_parameter_names(const ProblemInfo& info, Index n) {
-  return with_problem(info, n, [](const auto&, const auto&, const auto&,
-                                  const std::vector<std::string>& names) { return names; });
+  return with_problem(
+      info, n, [](const auto&, const auto&, const auto&, const std::vector<std::string>& names) {
+        return names;
+      });
 }
 
 // One named parameter: its index in θ and, where given, a value.
@@ -114,8 +117,7 @@ inline std::vector<std::string> list_items(const char* flag, std::string_view te
   while (true) {
     const std::size_t comma = text.find(',', start);
     const std::string item = trimmed(text.substr(start, comma - start));
-    if (item.empty())
-      rwd::detail::fail<InvalidArgument>(flag, " = '", text, "' has an empty item");
+    if (item.empty()) rwd::detail::fail<InvalidArgument>(flag, " = '", text, "' has an empty item");
     items.push_back(item);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
@@ -145,9 +147,9 @@ inline Index parameter_index(const char* flag, const std::string& name, const Pr
   for (std::size_t i = 0; i < names.size(); ++i)
     if (detail::same_ignoring_case(names[i], name)) {
       if (found >= 0)
-        rwd::detail::fail<InvalidArgument>(flag, ": '", name, "' matches more than one parameter of ",
-                                           info.name, " (", detail::joined(names),
-                                           "); spell it exactly");
+        rwd::detail::fail<InvalidArgument>(flag, ": '", name,
+                                           "' matches more than one parameter of ", info.name, " (",
+                                           detail::joined(names), "); spell it exactly");
       found = static_cast<Index>(i);
     }
   if (found < 0)
@@ -157,12 +159,13 @@ inline Index parameter_index(const char* flag, const std::string& name, const Pr
 }
 
 // Refuses a value outside the parameter's domain.
-inline void check_parameter_value(const char* flag, const NamedParameter& p, const ProblemInfo& info) {
+inline void check_parameter_value(const char* flag, const NamedParameter& p,
+                                  const ProblemInfo& info) {
   const ParameterDomain domain = parameter_domain(info.id, p.name);
-  const bool ok = std::isfinite(p.value) &&
-                  (domain == ParameterDomain::any ||
-                   (domain == ParameterDomain::nonnegative && p.value >= 0.0) ||
-                   (domain == ParameterDomain::positive && p.value > 0.0));
+  const bool ok =
+      std::isfinite(p.value) && (domain == ParameterDomain::any ||
+                                 (domain == ParameterDomain::nonnegative && p.value >= 0.0) ||
+                                 (domain == ParameterDomain::positive && p.value > 0.0));
   if (!ok)
     rwd::detail::fail<InvalidArgument>(flag, ": ", info.name, "'s ", p.name, " = ", p.value, " ",
                                        parameter_domain_rule(domain));
@@ -185,7 +188,8 @@ inline std::vector<NamedParameter> parse_parameter_names(const char* flag, std::
 }
 
 // Splits "NAME=VALUE" at the first '='; refuses an item without one.
-inline std::pair<std::string, std::string> split_assignment(const char* flag, const std::string& item,
+inline std::pair<std::string, std::string> split_assignment(const char* flag,
+                                                            const std::string& item,
                                                             const char* form) {
   const std::size_t eq = item.find('=');
   if (eq == std::string::npos || eq == 0)

@@ -55,7 +55,7 @@ struct ProblemInfo {
   Index fixed_state_size;  // state size of a fixed-size problem (0 for sized ones)
   double default_dt;       // fixed step size (and, times default_steps, the horizon)
   Index default_steps;
-  bool stiff = false;      // its default method is bdf (a step is then one interval)
+  bool stiff = false;  // its default method is bdf (a step is then one interval)
   // What limits the horizon at the defaults, measured (one line for --help; nullptr = nothing
   // does): a decay that reaches a steady state or underflows, a chaotic gradient that overflows.
   // tests/cli/problems_alive_test.cpp checks these.

@@ -32,7 +32,9 @@
 
 namespace rwd::cli {
 
-inline bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+inline bool stderr_is_terminal() {
+  return ::isatty(STDERR_FILENO) == 1;
+}
 
 class ProgressBar {
  public:
@@ -114,11 +116,8 @@ class ProgressStepper {
 
   decltype(auto) problem() const { return inner_.problem(); }
   // Steppers that are not Runge–Kutta describe themselves (rwd::CvodesIntervalStepper).
-  std::string describe() const
-    requires requires(const Inner& i) { i.describe(); }
-  {
-    return inner_.describe();
-  }
+  std::string describe() const requires requires(const Inner& i) { i.describe(); }
+  { return inner_.describe(); }
   decltype(auto) tableau() const { return inner_.tableau(); }
   decltype(auto) control() const { return inner_.control(); }
   Index state_size() const { return inner_.state_size(); }
@@ -175,9 +174,9 @@ class ProgressStepper {
       return "rewind: " + label_ + ": run " + std::to_string(runs_) + "," +
              percent(forward_fraction());
     std::string line = "rewind: forward " + percent(forward_fraction());
-    line += " | reverse " + percent(reached_ > 0 ? static_cast<double>(reversed_) /
-                                                       static_cast<double>(reached_)
-                                                 : 0.0);
+    line += " | reverse " +
+            percent(reached_ > 0 ? static_cast<double>(reversed_) / static_cast<double>(reached_)
+                                 : 0.0);
     return line;
   }
 

@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "rewind/adjoint/drift_monitor.hpp"
-#include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/adjoint/summary.hpp"
+#include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/types.hpp"
 #include "run_settings.hpp"
 #include "schedule_plan.hpp"
@@ -33,23 +33,24 @@ struct FiniteDifferenceCheck {
   // The smallest derivative the differences resolve: machine ε · |J| / epsilon.
   double resolution = 0.0;
   double rel_error = 0.0;  // |fd − adjoint| / max(|fd|, |adjoint|, resolution)
-  double agreement = 1e-6;  // rel_error up to this is "agree" (BDF: 10⁴ · rtol, a continuous adjoint's accuracy)
-  std::string verdict;     // "agree", "disagree" or "inconclusive" (fd_verdict)
+  double agreement =
+      1e-6;  // rel_error up to this is "agree" (BDF: 10⁴ · rtol, a continuous adjoint's accuracy)
+  std::string verdict;  // "agree", "disagree" or "inconclusive" (fd_verdict)
 };
 
 // What a checkpointed run (--snapshots, --memory, --schedule) planned and found.
 struct CheckpointReport {
-  CheckpointPlan plan;                           // the schedule and its predicted costs
-  std::optional<std::int64_t> memory_budget;   // --memory in bytes
-  Index snapshot_bytes = 0;                    // one snapshot: state + carry (kCarryBytes)
-  double store_all_bytes = 0.0;                // (l + 1) snapshots: every state y_0 … y_l
-  double adjoint_cost = kDefaultAdjointCost;   // F of the time prediction
+  CheckpointPlan plan;                        // the schedule and its predicted costs
+  std::optional<std::int64_t> memory_budget;  // --memory in bytes
+  Index snapshot_bytes = 0;                   // one snapshot: state + carry (kCarryBytes)
+  double store_all_bytes = 0.0;               // (l + 1) snapshots: every state y_0 … y_l
+  double adjoint_cost = kDefaultAdjointCost;  // F of the time prediction
   DriftPolicy drift_policy = DriftPolicy::warn;
-  DriftReport drift;                           // replays against the first sweep
-  Index counting_steps = 0;                    // adaptive: the counting sweep (0 for fixed)
-  bool disk_costs_measured = false;            // two-level: step and disk times measured first
-  double step_seconds = 0.0;                   // one forward step, measured
-  DiskCosts disk_costs;                        // one snapshot write / read, measured
+  DriftReport drift;                 // replays against the first sweep
+  Index counting_steps = 0;          // adaptive: the counting sweep (0 for fixed)
+  bool disk_costs_measured = false;  // two-level: step and disk times measured first
+  double step_seconds = 0.0;         // one forward step, measured
+  DiskCosts disk_costs;              // one snapshot write / read, measured
 };
 
 struct RunReport {

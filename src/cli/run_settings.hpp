@@ -3,7 +3,8 @@
 //   rwd::cli::RunOptions options;            // as typed: unset fields take the problem's default
 //   options.problem = "lorenz96";
 //   options.dt = 0.01;
-//   rwd::cli::RunSettings settings = rwd::cli::resolve_run_settings(options);  // or InvalidArgument
+//   rwd::cli::RunSettings settings = rwd::cli::resolve_run_settings(options);  // or
+//   InvalidArgument
 //
 // resolve_run_settings refuses bad input before any work, naming the command-line flag and the
 // rule ("--dt = -1 must be a finite step size > 0"), fills in the per-problem defaults of
@@ -45,11 +46,11 @@ struct RunOptions {
   std::optional<double> dt;  // fixed: the step; adaptive: the first step tried
   std::string method;        // empty: the problem's default (rk4, or bdf for stiff problems)
   bool adaptive = false;
-  std::optional<double> t_final;     // adaptive only
-  std::optional<double> rtol;        // adaptive only
-  std::optional<double> atol;        // adaptive only
-  std::string linear_solver;         // bdf: dense | band | gmres; empty: band if the problem has one
-  std::int64_t seed = 1;             // direction of the finite-difference spot check (>= 0)
+  std::optional<double> t_final;  // adaptive only
+  std::optional<double> rtol;     // adaptive only
+  std::optional<double> atol;     // adaptive only
+  std::string linear_solver;      // bdf: dense | band | gmres; empty: band if the problem has one
+  std::int64_t seed = 1;          // direction of the finite-difference spot check (>= 0)
   std::optional<double> fd_epsilon;  // first (largest) spot-check step; default: default_fd_step
   bool no_fd_check = false;          // skip the spot check
   bool progress = false;             // progress bar on stderr (set when it is a terminal)
@@ -116,26 +117,29 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
   }
 
   if (options.parameters)
-    settings.parameters =
-        parse_parameter_values("--parameters", *options.parameters, info,
-                               problem_parameter_names(info, settings.n));
+    settings.parameters = parse_parameter_values("--parameters", *options.parameters, info,
+                                                 problem_parameter_names(info, settings.n));
 
   const Index steps = options.checkpoint.steps ? parse_count("--steps", *options.checkpoint.steps)
-                                         : info.default_steps;
-  if (options.dt) detail::require_positive_finite("--dt", *options.dt, "must be a finite step size > 0");
+                                               : info.default_steps;
+  if (options.dt)
+    detail::require_positive_finite("--dt", *options.dt, "must be a finite step size > 0");
   const double dt = options.dt.value_or(info.default_dt);
 
   const std::string method = options.method.empty() ? (info.stiff ? "bdf" : "rk4") : options.method;
   settings.bdf = method == "bdf";
   if (settings.bdf) {
     if (options.adaptive)
-      rwd::detail::fail<InvalidArgument>("--method bdf chooses its own steps; --adaptive is for Runge-Kutta methods");
+      rwd::detail::fail<InvalidArgument>(
+          "--method bdf chooses its own steps; --adaptive is for Runge-Kutta methods");
     if (options.t_final)
-      rwd::detail::fail<InvalidArgument>("--method bdf: the horizon is --steps intervals of --dt; drop --t-final");
+      rwd::detail::fail<InvalidArgument>(
+          "--method bdf: the horizon is --steps intervals of --dt; drop --t-final");
     const double rtol = options.rtol.value_or(kDefaultRtol);
     const double atol = options.atol.value_or(kDefaultAtol);
     detail::require_positive_finite("--rtol", rtol, "must be finite and > 0");
-    if (rtol < 1e-15) detail::refuse("--rtol", rtol, "is below double-precision round-off; use >= 1e-15");
+    if (rtol < 1e-15)
+      detail::refuse("--rtol", rtol, "is below double-precision round-off; use >= 1e-15");
     detail::require_positive_finite("--atol", atol, "must be finite and > 0");
     settings.bdf_options.rtol = settings.bdf_options.rtol_adjoint = rtol;
     settings.bdf_options.atol = {atol};
@@ -143,48 +147,54 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
     settings.grid = IntervalGrid{0.0, static_cast<double>(steps) * dt, steps};
     if (!options.linear_solver.empty()) {
       settings.linear_solver_given = true;
-      if (options.linear_solver == "dense") settings.bdf_options.linear_solver = CvodesLinearSolver::dense;
-      else if (options.linear_solver == "band") settings.bdf_options.linear_solver = CvodesLinearSolver::band;
-      else if (options.linear_solver == "gmres") settings.bdf_options.linear_solver = CvodesLinearSolver::gmres;
+      if (options.linear_solver == "dense")
+        settings.bdf_options.linear_solver = CvodesLinearSolver::dense;
+      else if (options.linear_solver == "band")
+        settings.bdf_options.linear_solver = CvodesLinearSolver::band;
+      else if (options.linear_solver == "gmres")
+        settings.bdf_options.linear_solver = CvodesLinearSolver::gmres;
       else
-        rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver, "' is not known (dense, band, gmres)");
+        rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver,
+                                           "' is not known (dense, band, gmres)");
     }
     settings.tableau = ButcherTableau::rk4();  // unused: reports name the method from the stepper
     settings.control = StepControl::fixed(0.0, dt, steps);
   } else {
-  if (!options.linear_solver.empty())
-    rwd::detail::fail<InvalidArgument>("--linear-solver applies to --method bdf (Runge-Kutta solves no linear systems)");
-  try {
-    settings.tableau = ButcherTableau::by_name(method);
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(std::string("--method: ") + e.what() + " (or bdf: CVODES on intervals)");
-  }
+    if (!options.linear_solver.empty())
+      rwd::detail::fail<InvalidArgument>(
+          "--linear-solver applies to --method bdf (Runge-Kutta solves no linear systems)");
+    try {
+      settings.tableau = ButcherTableau::by_name(method);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string("--method: ") + e.what() +
+                            " (or bdf: CVODES on intervals)");
+    }
 
-  if (options.adaptive) {
-    if (!settings.tableau.has_embedded())
-      rwd::detail::fail<InvalidArgument>(
-          "--method ", method,
-          " has no embedded error estimate, so it cannot take --adaptive steps; use heun, bs3, "
-          "dopri5 or tsit5");
-    const double t_final = options.t_final.value_or(static_cast<double>(steps) * dt);
-    detail::require_positive_finite("--t-final", t_final, "must be a finite end time > 0");
-    const double rtol = options.rtol.value_or(kDefaultRtol);
-    const double atol = options.atol.value_or(kDefaultAtol);
-    detail::require_positive_finite("--rtol", rtol, "must be finite and > 0");
-    if (rtol < 1e-15)
-      detail::refuse("--rtol", rtol, "is below double-precision round-off; use >= 1e-15");
-    detail::require_positive_finite("--atol", atol, "must be finite and > 0");
-    // An explicit --dt is the first step tried; otherwise the stepper chooses it.
-    settings.control = StepControl::adaptive(0.0, t_final, rtol, atol, options.dt.value_or(0.0));
-  } else {
-    if (options.t_final || options.rtol || options.atol)
-      rwd::detail::fail<InvalidArgument>(
-          options.t_final ? "--t-final"
-          : options.rtol  ? "--rtol"
-                    : "--atol",
-          " applies only with --adaptive; fixed steps end at steps * dt");
-    settings.control = StepControl::fixed(0.0, dt, steps);
-  }
+    if (options.adaptive) {
+      if (!settings.tableau.has_embedded())
+        rwd::detail::fail<InvalidArgument>(
+            "--method ", method,
+            " has no embedded error estimate, so it cannot take --adaptive steps; use heun, bs3, "
+            "dopri5 or tsit5");
+      const double t_final = options.t_final.value_or(static_cast<double>(steps) * dt);
+      detail::require_positive_finite("--t-final", t_final, "must be a finite end time > 0");
+      const double rtol = options.rtol.value_or(kDefaultRtol);
+      const double atol = options.atol.value_or(kDefaultAtol);
+      detail::require_positive_finite("--rtol", rtol, "must be finite and > 0");
+      if (rtol < 1e-15)
+        detail::refuse("--rtol", rtol, "is below double-precision round-off; use >= 1e-15");
+      detail::require_positive_finite("--atol", atol, "must be finite and > 0");
+      // An explicit --dt is the first step tried; otherwise the stepper chooses it.
+      settings.control = StepControl::adaptive(0.0, t_final, rtol, atol, options.dt.value_or(0.0));
+    } else {
+      if (options.t_final || options.rtol || options.atol)
+        rwd::detail::fail<InvalidArgument>(
+            options.t_final ? "--t-final"
+            : options.rtol  ? "--rtol"
+                            : "--atol",
+            " applies only with --adaptive; fixed steps end at steps * dt");
+      settings.control = StepControl::fixed(0.0, dt, steps);
+    }
   }
   settings.control.validate();
 
@@ -194,7 +204,8 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
     rwd::detail::fail<InvalidArgument>("--fd-epsilon and --no-fd-check exclude each other");
   settings.fd_check = !options.no_fd_check;
   settings.fd_epsilon = options.fd_epsilon;
-  if (options.seed < 0) rwd::detail::fail<InvalidArgument>("--seed = ", options.seed, " must be >= 0");
+  if (options.seed < 0)
+    rwd::detail::fail<InvalidArgument>("--seed = ", options.seed, " must be >= 0");
   settings.seed = static_cast<std::uint64_t>(options.seed);
   settings.json = options.checkpoint.json;
   settings.progress = options.progress;

@@ -17,8 +17,8 @@ namespace rwd::cli {
 using rwd::CheckpointPlan;
 using rwd::kCarryBytes;
 using rwd::PlanRequest;
-using rwd::ScheduleKind;
 using rwd::schedule_kind_name;
+using rwd::ScheduleKind;
 
 // --adjoint-cost when not given: the adjoint part of a reverse step, in forward steps.
 inline constexpr double kDefaultAdjointCost = 1.5;
@@ -26,13 +26,16 @@ inline constexpr double kDefaultAdjointCost = 1.5;
 // "revolve", "uniform", "store-all" (also "store_all", "storeall"); InvalidArgument otherwise.
 inline ScheduleKind parse_schedule_kind(std::string_view text) {
   std::string key(text);
-  for (char& c : key) c = (c == '_') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : key)
+    c = (c == '_') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (key == "revolve" || key == "binomial") return ScheduleKind::revolve;
   if (key == "uniform") return ScheduleKind::uniform;
   if (key == "store-all" || key == "storeall") return ScheduleKind::store_all;
-  if (key == "two-level" || key == "multilevel" || key == "multi-level") return ScheduleKind::two_level;
+  if (key == "two-level" || key == "multilevel" || key == "multi-level")
+    return ScheduleKind::two_level;
   rwd::detail::fail<InvalidArgument>(
-      "--schedule = '", text, "' is not a schedule; choose revolve, uniform, store-all or two-level");
+      "--schedule = '", text,
+      "' is not a schedule; choose revolve, uniform, store-all or two-level");
 }
 
 // The rules of the checkpointing flags that do not depend on l, with the flags named: the

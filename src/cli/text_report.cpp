@@ -27,14 +27,16 @@ std::string describe_run(const RunReport& report) {
   const RunSettings& settings = report.settings;
   std::string text = settings.problem->name;
   if (settings.problem->sized())
-    text += " (" + std::string(settings.problem->size_meaning) + " = " + std::to_string(settings.n) + ")";
+    text += " (" + std::string(settings.problem->size_meaning) + " = " +
+            std::to_string(settings.n) + ")";
   text += ", " + settings.tableau.name;
   if (settings.control.is_adaptive()) {
     text += ", adaptive to t = " + format("%g", settings.control.t_final) + " (rtol " +
-            format("%g", settings.control.rtol) + ", atol " + format("%g", settings.control.atol) + "), " +
-            std::to_string(report.summary.steps) + " steps";
+            format("%g", settings.control.rtol) + ", atol " + format("%g", settings.control.atol) +
+            "), " + std::to_string(report.summary.steps) + " steps";
   } else {
-    text += ", dt = " + format("%g", settings.control.dt) + ", " + std::to_string(settings.control.steps) +
+    text += ", dt = " + format("%g", settings.control.dt) + ", " +
+            std::to_string(settings.control.steps) +
             " steps to t = " + format("%g", report.summary.t_final);
   }
   return text;
@@ -51,8 +53,9 @@ void print_spot_check(std::ostream& out, const FiniteDifferenceCheck& fd) {
   row(out, "finite differences",
       format("%.15g", fd.directional_fd) + " +- " + format("%.2g", fd.fd_error_estimate));
   row(out, "adjoint <dJ/dy0, d>", format("%.15g", fd.directional_adjoint));
-  row(out, "relative error", format("%.2e", fd.rel_error) + "  (" + fd.verdict + ", within " +
-                                 format("%.0e", fd.agreement) + ")");
+  row(out, "relative error",
+      format("%.2e", fd.rel_error) + "  (" + fd.verdict + ", within " +
+          format("%.0e", fd.agreement) + ")");
   row(out, "forward runs, smallest eps",
       std::to_string(fd.loss_evaluations) + ", " + format("%.3g", fd.epsilon));
   if (fd.verdict == "inconclusive")
@@ -75,56 +78,65 @@ std::string drift_verdict(const CheckpointReport& checkpointing) {
     return "replays bitwise identical to the first sweep (" +
            std::to_string(drift.replayed_steps_checked) + " states checked" + stride + ")";
   return "max relative drift " + format("%.3g", drift.max_rel_drift) + ", first at step " +
-         std::to_string(drift.first_drift_step) + " (" + std::to_string(drift.mismatched_steps) + " of " +
-         std::to_string(drift.replayed_steps_checked) + " replayed states differ" + stride +
-         "; --drift " + drift_policy_name(checkpointing.drift_policy) + ")";
+         std::to_string(drift.first_drift_step) + " (" + std::to_string(drift.mismatched_steps) +
+         " of " + std::to_string(drift.replayed_steps_checked) + " replayed states differ" +
+         stride + "; --drift " + drift_policy_name(checkpointing.drift_policy) + ")";
 }
 
 void print_checkpointing(std::ostream& out, const RunReport& report) {
   const CheckpointReport& checkpointing = report.checkpoint;
   const CheckpointPlan& plan = checkpointing.plan;
   const Summary& summary = report.summary;
-  out << "checkpointing: " << plan.name << ", snapshots of " << checkpointing.snapshot_bytes << " bytes (state "
-      << checkpointing.snapshot_bytes - kCarryBytes << " + carry " << kCarryBytes << ")\n";
+  out << "checkpointing: " << plan.name << ", snapshots of " << checkpointing.snapshot_bytes
+      << " bytes (state " << checkpointing.snapshot_bytes - kCarryBytes << " + carry "
+      << kCarryBytes << ")\n";
   // Summary's counts follow Griewank-Walther, as `rewind plan`: p = the schedule's advances.
   row(out, "forward steps l + p",
-      std::to_string(summary.forward_steps) + " (predicted " + std::to_string(plan.forward_steps()) + ")");
+      std::to_string(summary.forward_steps) + " (predicted " +
+          std::to_string(plan.forward_steps()) + ")");
   row(out, "recomputed steps p",
       std::to_string(summary.recomputed_steps) + " (advances, the first sweep's " +
           std::to_string(summary.steps > 0 ? summary.steps - 1 : 0) + " included)");
   if (checkpointing.counting_steps > 0)
-    row(out, "counting sweep", std::to_string(checkpointing.counting_steps) +
-                                   " steps (adaptive: one forward run to learn l first)");
-  row(out, "stores / restores", std::to_string(summary.stores) + " / " + std::to_string(summary.restores));
+    row(out, "counting sweep",
+        std::to_string(checkpointing.counting_steps) +
+            " steps (adaptive: one forward run to learn l first)");
+  row(out, "stores / restores",
+      std::to_string(summary.stores) + " / " + std::to_string(summary.restores));
   const double peak = static_cast<double>(summary.storage.peak_memory_bytes);
   row(out, "snapshot memory",
       "peak " + format_bytes(peak) + " (" +
-          std::to_string(checkpointing.snapshot_bytes > 0 ? summary.storage.peak_memory_bytes / checkpointing.snapshot_bytes : 0) +
-          " snapshots)" + (checkpointing.memory_budget ? ", budget " + format_bytes(static_cast<double>(
-                                                                 *checkpointing.memory_budget))
-                                            : std::string()));
+          std::to_string(checkpointing.snapshot_bytes > 0
+                             ? summary.storage.peak_memory_bytes / checkpointing.snapshot_bytes
+                             : 0) +
+          " snapshots)" +
+          (checkpointing.memory_budget
+               ? ", budget " + format_bytes(static_cast<double>(*checkpointing.memory_budget))
+               : std::string()));
   row(out, "store-all would need",
-      format_bytes(checkpointing.store_all_bytes) + " (l + 1 = " + std::to_string(summary.steps + 1) +
-          " states); checkpointing uses " +
+      format_bytes(checkpointing.store_all_bytes) +
+          " (l + 1 = " + std::to_string(summary.steps + 1) + " states); checkpointing uses " +
           format("%.3g%%", 100.0 * peak / checkpointing.store_all_bytes));
   row(out, "recompute ratio (l+p)/l",
       format("%.4g", summary.steps > 0 ? static_cast<double>(summary.forward_steps) /
-                                       static_cast<double>(summary.steps)
-                                 : 0.0) +
+                                             static_cast<double>(summary.steps)
+                                       : 0.0) +
           " (predicted " + format("%.4g", plan.recompute_ratio()) + ")");
   row(out, "time / forward run",
       format("%.3g", summary.gradient_cost_ratio()) + " measured, " +
-          format("%.3g", plan.predicted_time_ratio(checkpointing.adjoint_cost)) + " predicted (F = " +
-          format("%g", checkpointing.adjoint_cost) + ")");
+          format("%.3g", plan.predicted_time_ratio(checkpointing.adjoint_cost)) +
+          " predicted (F = " + format("%g", checkpointing.adjoint_cost) + ")");
   if (plan.uses_disk()) {
-    row(out, "disk level", std::to_string(summary.storage.disk_stores) + " writes, " +
-                               std::to_string(summary.storage.disk_restores) + " reads (" +
-                               std::to_string(summary.storage.io.prefetch_hits) + " read ahead), peak " +
-                               format_bytes(static_cast<double>(summary.storage.peak_disk_bytes)) + " on disk");
+    row(out, "disk level",
+        std::to_string(summary.storage.disk_stores) + " writes, " +
+            std::to_string(summary.storage.disk_restores) + " reads (" +
+            std::to_string(summary.storage.io.prefetch_hits) + " read ahead), peak " +
+            format_bytes(static_cast<double>(summary.storage.peak_disk_bytes)) + " on disk");
     const double io = summary.storage.io.write_seconds + summary.storage.io.read_seconds;
     row(out, "disk time hidden",
         format("%.3g s", summary.disk_hidden_seconds()) + " of " + format("%.3g s", io) +
-            (io > 0.0 ? format(" (%.0f%%)", 100.0 * summary.disk_hidden_seconds() / io) : std::string()) +
+            (io > 0.0 ? format(" (%.0f%%)", 100.0 * summary.disk_hidden_seconds() / io)
+                      : std::string()) +
             (summary.storage.asynchronous ? ", background I/O" : ", inline I/O"));
   }
   row(out, "drift", drift_verdict(checkpointing));
@@ -137,26 +149,28 @@ void print_plan_prediction(std::ostream& out, const CheckpointReport& checkpoint
   const CheckpointPlan& plan = checkpointing.plan;
   if (checkpointing.disk_costs_measured)
     out << "measured: one step " << format("%.3g ms", 1e3 * checkpointing.step_seconds)
-        << ", one snapshot write " << format("%.3g ms", 1e3 * checkpointing.disk_costs.write_seconds)
-        << " / read " << format("%.3g ms", 1e3 * checkpointing.disk_costs.read_seconds) << " ("
+        << ", one snapshot write "
+        << format("%.3g ms", 1e3 * checkpointing.disk_costs.write_seconds) << " / read "
+        << format("%.3g ms", 1e3 * checkpointing.disk_costs.read_seconds) << " ("
         << format("%.0f MB/s", checkpointing.disk_costs.write_bytes_per_second() / 1e6) << " / "
         << format("%.0f MB/s", checkpointing.disk_costs.read_bytes_per_second() / 1e6) << ")\n";
   if (plan.kind == ScheduleKind::two_level)
     out << "two-level: " << plan.memory_snapshots << " in memory, " << plan.disk_snapshots
         << " on disk; a disk write costs " << format("%.3g", plan.costs.disk_write_time)
         << " steps, a read " << format("%.3g", plan.costs.disk_read_time) << " steps; "
-        << (plan.disk_stores ? std::to_string(*plan.disk_stores) : std::string("?")) << " disk writes, "
+        << (plan.disk_stores ? std::to_string(*plan.disk_stores) : std::string("?"))
+        << " disk writes, "
         << (plan.disk_restores ? std::to_string(*plan.disk_restores) : std::string("?"))
         << " disk reads planned\n";
   out << "checkpointing: " << plan.name << " for " << plan.steps << " steps";
   if (checkpointing.memory_budget)
-    out << ",\n  c = floor(--memory " << *checkpointing.memory_budget << " / (state " << checkpointing.snapshot_bytes - kCarryBytes
-        << " + carry " << kCarryBytes << ")) = " << plan.budget.value_or(0)
-        << " snapshots (the carry is sizeof(rwd::Carry))";
+    out << ",\n  c = floor(--memory " << *checkpointing.memory_budget << " / (state "
+        << checkpointing.snapshot_bytes - kCarryBytes << " + carry " << kCarryBytes
+        << ")) = " << plan.budget.value_or(0) << " snapshots (the carry is sizeof(rwd::Carry))";
   out << "\n";
   row(out, "predicted recompute ratio",
-      format("%.4g", plan.recompute_ratio()) + " = (l + p) / l, p = " + std::to_string(plan.advances) +
-          " steps advanced");
+      format("%.4g", plan.recompute_ratio()) +
+          " = (l + p) / l, p = " + std::to_string(plan.advances) + " steps advanced");
   row(out, "predicted time",
       format("%.4g", plan.predicted_time_ratio(checkpointing.adjoint_cost)) +
           " forward runs (adjoint cost F = " + format("%g", checkpointing.adjoint_cost) + ")");
@@ -184,7 +198,8 @@ void print_text_report(std::ostream& out, const RunReport& report) {
   if (report.parameter_size > 0 && report.parameter_size <= kMaxListedParameters) {
     std::string theta;
     for (std::size_t i = 0; i < report.parameters.size(); ++i)
-      theta += (i ? ", " : "") + parameter_name(report, i) + " = " + format("%.6g", report.parameters[i]);
+      theta += (i ? ", " : "") + parameter_name(report, i) + " = " +
+               format("%.6g", report.parameters[i]);
     row(out, "theta", theta);
     out << "  dJ/dtheta\n";
     for (std::size_t i = 0; i < report.grad_theta.size(); ++i) {

@@ -17,11 +17,11 @@
 #include "progress.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
+#include "rewind/neural/adam.hpp"
 #include "rewind/neural/mlp.hpp"
 #include "rewind/neural/neural_ode.hpp"
-#include "rewind/neural/parameter_file.hpp"
-#include "rewind/neural/adam.hpp"
 #include "rewind/neural/neural_ode_trainer.hpp"
+#include "rewind/neural/parameter_file.hpp"
 #include "rewind/neural/sgd.hpp"
 #include "rewind/neural/time_series.hpp"
 
@@ -40,7 +40,8 @@ struct TrainSettings {
   std::string features = "cube";
   std::string optimizer = "adam";
   double learning_rate = 1e-2;
-  std::optional<double> final_learning_rate = 1e-4;  // geometric decay to this by the last iteration
+  std::optional<double> final_learning_rate =
+      1e-4;  // geometric decay to this by the last iteration
   std::uint64_t seed = 1;
   std::uint64_t init_seed = 1;
   std::optional<Index> snapshots;
@@ -65,7 +66,8 @@ std::unique_ptr<training::Optimizer> make_optimizer(const TrainSettings& setting
     options.learning_rate = settings.learning_rate;
     return std::make_unique<training::Sgd>(options);
   }
-  rwd::detail::fail<InvalidArgument>("--optimizer '", settings.optimizer, "' is not known (adam, sgd)");
+  rwd::detail::fail<InvalidArgument>("--optimizer '", settings.optimizer,
+                                     "' is not known (adam, sgd)");
 }
 
 nlohmann::ordered_json matrix_rows(const Eigen::MatrixXd& dimension_by_points) {
@@ -73,7 +75,8 @@ nlohmann::ordered_json matrix_rows(const Eigen::MatrixXd& dimension_by_points) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (Eigen::Index k = 0; k < dimension_by_points.cols(); ++k) {
     nlohmann::ordered_json row = nlohmann::ordered_json::array();
-    for (Eigen::Index i = 0; i < dimension_by_points.rows(); ++i) row.push_back(dimension_by_points(i, k));
+    for (Eigen::Index i = 0; i < dimension_by_points.rows(); ++i)
+      row.push_back(dimension_by_points(i, k));
     rows.push_back(std::move(row));
   }
   return rows;
@@ -89,13 +92,17 @@ void train_spiral(const TrainSettings& settings) {
   if (settings.iterations < 0) rwd::detail::fail<InvalidArgument>("--iterations must be >= 0");
   if (settings.hidden < 1) rwd::detail::fail<InvalidArgument>("--hidden must be >= 1");
   if (settings.eval_every < 1) rwd::detail::fail<InvalidArgument>("--eval-every must be >= 1");
-  if (!(settings.learning_rate > 0.0)) rwd::detail::fail<InvalidArgument>("--learning-rate must be > 0");
-  if (settings.final_learning_rate && !(*settings.final_learning_rate > 0.0)) rwd::detail::fail<InvalidArgument>("--final-learning-rate must be > 0");
-  if (settings.snapshots && *settings.snapshots < 1) rwd::detail::fail<InvalidArgument>("--snapshots must be >= 1");
+  if (!(settings.learning_rate > 0.0))
+    rwd::detail::fail<InvalidArgument>("--learning-rate must be > 0");
+  if (settings.final_learning_rate && !(*settings.final_learning_rate > 0.0))
+    rwd::detail::fail<InvalidArgument>("--final-learning-rate must be > 0");
+  if (settings.snapshots && *settings.snapshots < 1)
+    rwd::detail::fail<InvalidArgument>("--snapshots must be >= 1");
   if (!std::filesystem::exists(settings.data))
     rwd::detail::fail<InvalidArgument>("data file '", settings.data,
                                        "' does not exist; write it with: rewind generate spiral "
-                                       "--out ", settings.data);
+                                       "--out ",
+                                       settings.data);
   if (settings.save_parameters && std::filesystem::exists(*settings.save_parameters))
     rwd::detail::fail<InvalidArgument>("--save-parameters '", *settings.save_parameters,
                                        "' exists; remove it first");
@@ -108,26 +115,31 @@ void train_spiral(const TrainSettings& settings) {
   options.substeps = settings.substeps;
   options.tableau = ButcherTableau::by_name(settings.method);
   options.seed = settings.seed;
-  options.schedule = settings.snapshots ? revolve_schedule(static_cast<int>(*settings.snapshots)) : store_all_schedule();
+  options.schedule = settings.snapshots ? revolve_schedule(static_cast<int>(*settings.snapshots))
+                                        : store_all_schedule();
   options.checkpoint.drift_policy = DriftPolicy::fail;  // a replay that differs is a bug here
   if (settings.adjoint == "backsolve") {
     options.method = training::GradientMethod::backsolve;
     options.backsolve.reanchor = settings.reanchor;
   } else if (settings.adjoint != "discrete") {
-    rwd::detail::fail<InvalidArgument>("--adjoint '", settings.adjoint, "' is not known (discrete, backsolve)");
+    rwd::detail::fail<InvalidArgument>("--adjoint '", settings.adjoint,
+                                       "' is not known (discrete, backsolve)");
   }
   if (settings.snapshots && settings.adjoint == "backsolve")
     rwd::detail::fail<InvalidArgument>(
         "--snapshots schedules the discrete adjoint; backsolve keeps its own anchors");
-  if (settings.reanchor && settings.adjoint != "backsolve") rwd::detail::fail<InvalidArgument>("--reanchor needs --adjoint backsolve");
+  if (settings.reanchor && settings.adjoint != "backsolve")
+    rwd::detail::fail<InvalidArgument>("--reanchor needs --adjoint backsolve");
   std::unique_ptr<training::Optimizer> optimizer = make_optimizer(settings);
-  training::NeuralOdeTrainer trainer(mlp, features, training::load_time_series(settings.data), options);
+  training::NeuralOdeTrainer trainer(mlp, features, training::load_time_series(settings.data),
+                                     options);
   if (trainer.data().dimension() != 2)
     rwd::detail::fail<InvalidArgument>("spiral training needs 2-dimensional data; '", settings.data,
                                        "' has ", trainer.data().dimension(), " components");
 
-  Eigen::VectorXd theta = settings.load_parameters ? nn::load_parameters(*settings.load_parameters, mlp)
-                                            : mlp.initial_parameters(settings.init_seed);
+  Eigen::VectorXd theta = settings.load_parameters
+                              ? nn::load_parameters(*settings.load_parameters, mlp)
+                              : mlp.initial_parameters(settings.init_seed);
   const Eigen::MatrixXd initial_prediction = trainer.predict(theta);
 
   nlohmann::ordered_json iterations = nlohmann::ordered_json::array();
@@ -139,7 +151,8 @@ void train_spiral(const TrainSettings& settings) {
   const auto start = std::chrono::steady_clock::now();
   // Geometric decay from --learning-rate to --final-learning-rate over the run (constant without).
   const double decay = settings.final_learning_rate && settings.iterations > 1
-                           ? std::pow(*settings.final_learning_rate / settings.learning_rate, 1.0 / static_cast<double>(settings.iterations - 1))
+                           ? std::pow(*settings.final_learning_rate / settings.learning_rate,
+                                      1.0 / static_cast<double>(settings.iterations - 1))
                            : 1.0;
   for (Index i = 1; i <= settings.iterations; ++i) {
     if (i > 1 && decay != 1.0) optimizer->set_learning_rate(optimizer->learning_rate() * decay);
@@ -152,28 +165,35 @@ void train_spiral(const TrainSettings& settings) {
                           {"gradient_norm", record.gradient_norm},
                           {"seconds", record.gradient_seconds + record.update_seconds}});
     if (i % settings.eval_every == 0 || i == settings.iterations)
-      evaluations.push_back({{"iteration", i}, {"trajectory_mse", trainer.trajectory_error(theta)}});
+      evaluations.push_back(
+          {{"iteration", i}, {"trajectory_mse", trainer.trajectory_error(theta)}});
     if (bar.due())
-      bar.draw("rewind: train " + percent(static_cast<double>(i) / static_cast<double>(settings.iterations)) +
-               " | iteration " + std::to_string(i) + "/" + std::to_string(settings.iterations) + " | loss " +
-               short_number(smoothed));
+      bar.draw("rewind: train " +
+               percent(static_cast<double>(i) / static_cast<double>(settings.iterations)) +
+               " | iteration " + std::to_string(i) + "/" + std::to_string(settings.iterations) +
+               " | loss " + short_number(smoothed));
   }
   bar.clear();
   const double seconds = seconds_since(start);
   const double final_mse = trainer.trajectory_error(theta);
-  const double per_iteration = settings.iterations > 0 ? seconds / static_cast<double>(settings.iterations) : 0.0;
+  const double per_iteration =
+      settings.iterations > 0 ? seconds / static_cast<double>(settings.iterations) : 0.0;
 
   if (settings.save_parameters) nn::save_parameters(*settings.save_parameters, mlp, theta);
 
   if (!settings.quiet)
-    std::cout << "trained " << trainer.model().describe() << " (" << theta.size() << " parameters) on "
-              << settings.data << ": " << settings.iterations << " iterations of " << optimizer->name() << ", "
-              << settings.batch << " windows of " << settings.window << " intervals, " << settings.method << " × "
-              << settings.substeps << "\n"
+    std::cout << "trained " << trainer.model().describe() << " (" << theta.size()
+              << " parameters) on " << settings.data << ": " << settings.iterations
+              << " iterations of " << optimizer->name() << ", " << settings.batch << " windows of "
+              << settings.window << " intervals, " << settings.method << " × " << settings.substeps
+              << "\n"
               << "minibatch loss " << short_number(loss) << " (last), " << short_number(smoothed)
-              << " (smoothed); trajectory MSE " << short_number(evaluations.front()["trajectory_mse"].get<double>())
-              << " -> " << short_number(final_mse) << "; " << short_number(per_iteration * 1e3)
-              << " ms per iteration (" << short_number(gradient_seconds / std::max<double>(1.0, static_cast<double>(settings.iterations)) * 1e3)
+              << " (smoothed); trajectory MSE "
+              << short_number(evaluations.front()["trajectory_mse"].get<double>()) << " -> "
+              << short_number(final_mse) << "; " << short_number(per_iteration * 1e3)
+              << " ms per iteration ("
+              << short_number(gradient_seconds /
+                              std::max<double>(1.0, static_cast<double>(settings.iterations)) * 1e3)
               << " ms in the gradient)\n";
 
   if (settings.json) {
@@ -182,14 +202,21 @@ void train_spiral(const TrainSettings& settings) {
     log["model"] = {{"network", mlp.describe()},
                     {"features", std::string(nn::to_string(features))},
                     {"parameters", theta.size()}};
-    log["options"] = {{"data", settings.data},         {"iterations", settings.iterations},
-                      {"batch", settings.batch},       {"window", settings.window},
-                      {"substeps", settings.substeps}, {"method", settings.method},
-                      {"optimizer", optimizer->name()}, {"learning_rate", settings.learning_rate},
-                      {"final_learning_rate", settings.final_learning_rate.value_or(settings.learning_rate)},
-                      {"seed", settings.seed},         {"init_seed", settings.init_seed},
-                      {"adjoint", settings.adjoint + (settings.reanchor ? " (re-anchored)" : "")},
-                      {"schedule", settings.snapshots ? "revolve(c = " + std::to_string(*settings.snapshots) + ")" : "store-all"}};
+    log["options"] = {
+        {"data", settings.data},
+        {"iterations", settings.iterations},
+        {"batch", settings.batch},
+        {"window", settings.window},
+        {"substeps", settings.substeps},
+        {"method", settings.method},
+        {"optimizer", optimizer->name()},
+        {"learning_rate", settings.learning_rate},
+        {"final_learning_rate", settings.final_learning_rate.value_or(settings.learning_rate)},
+        {"seed", settings.seed},
+        {"init_seed", settings.init_seed},
+        {"adjoint", settings.adjoint + (settings.reanchor ? " (re-anchored)" : "")},
+        {"schedule", settings.snapshots ? "revolve(c = " + std::to_string(*settings.snapshots) + ")"
+                                        : "store-all"}};
     log["iterations"] = std::move(iterations);
     log["evaluations"] = std::move(evaluations);
     log["data"] = {{"t", trainer.data().times}, {"y", matrix_rows(trainer.data().values)}};
@@ -200,14 +227,19 @@ void train_spiral(const TrainSettings& settings) {
     log["final_trajectory_mse"] = final_mse;
     log["seconds"] = seconds;
     log["seconds_per_iteration"] = per_iteration;
-    log["parameters_file"] = settings.save_parameters ? nlohmann::ordered_json(*settings.save_parameters) : nlohmann::ordered_json();
+    log["parameters_file"] = settings.save_parameters
+                                 ? nlohmann::ordered_json(*settings.save_parameters)
+                                 : nlohmann::ordered_json();
     std::ofstream out(*settings.json);
-    if (!out) rwd::detail::fail<StorageError>("cannot write the training log '", *settings.json, "'");
+    if (!out)
+      rwd::detail::fail<StorageError>("cannot write the training log '", *settings.json, "'");
     out << log.dump(1) << "\n";
-    if (!out) rwd::detail::fail<StorageError>("writing the training log '", *settings.json, "' failed");
+    if (!out)
+      rwd::detail::fail<StorageError>("writing the training log '", *settings.json, "' failed");
   }
   if (settings.target_mse && !(final_mse <= *settings.target_mse))
-    rwd::detail::fail<Error>("final trajectory MSE ", short_number(final_mse), " is above --target-mse ", short_number(*settings.target_mse));
+    rwd::detail::fail<Error>("final trajectory MSE ", short_number(final_mse),
+                             " is above --target-mse ", short_number(*settings.target_mse));
 }
 
 }  // namespace
@@ -219,29 +251,49 @@ CLI::App* add_train_command(CLI::App& app) {
   CLI::App* spiral = train->add_subcommand(
       "spiral", "Fit dy/dt = mlp(y^3) to the cubic spiral (data: rewind generate spiral).");
   spiral->add_option("--data", settings->data, "time series, .csv or .h5")->capture_default_str();
-  spiral->add_option("--iterations,-i", settings->iterations, "optimizer steps")->capture_default_str();
+  spiral->add_option("--iterations,-i", settings->iterations, "optimizer steps")
+      ->capture_default_str();
   spiral->add_option("--batch", settings->batch, "windows per minibatch")->capture_default_str();
-  spiral->add_option("--window", settings->window, "data intervals per window")->capture_default_str();
-  spiral->add_option("--substeps", settings->substeps, "integrator steps per data interval")->capture_default_str();
-  spiral->add_option("--method", settings->method, "Runge-Kutta tableau (fixed steps)")->capture_default_str();
-  spiral->add_option("--hidden", settings->hidden, "hidden width H of the 2-H-2 network")->capture_default_str();
-  spiral->add_option("--activation", settings->activation, "tanh, relu, softplus, gelu")->capture_default_str();
-  spiral->add_option("--features", settings->features, "cube (y^3) or identity")->capture_default_str();
+  spiral->add_option("--window", settings->window, "data intervals per window")
+      ->capture_default_str();
+  spiral->add_option("--substeps", settings->substeps, "integrator steps per data interval")
+      ->capture_default_str();
+  spiral->add_option("--method", settings->method, "Runge-Kutta tableau (fixed steps)")
+      ->capture_default_str();
+  spiral->add_option("--hidden", settings->hidden, "hidden width H of the 2-H-2 network")
+      ->capture_default_str();
+  spiral->add_option("--activation", settings->activation, "tanh, relu, softplus, gelu")
+      ->capture_default_str();
+  spiral->add_option("--features", settings->features, "cube (y^3) or identity")
+      ->capture_default_str();
   spiral->add_option("--optimizer", settings->optimizer, "adam or sgd")->capture_default_str();
-  spiral->add_option("--learning-rate,--lr", settings->learning_rate, "step size")->capture_default_str();
-  spiral->add_option("--final-learning-rate", settings->final_learning_rate,
-                     "decay the learning rate geometrically to this by the last\n"
-                     "iteration (default 1e-4; equal to --learning-rate: constant)")->capture_default_str();
+  spiral->add_option("--learning-rate,--lr", settings->learning_rate, "step size")
+      ->capture_default_str();
+  spiral
+      ->add_option("--final-learning-rate", settings->final_learning_rate,
+                   "decay the learning rate geometrically to this by the last\n"
+                   "iteration (default 1e-4; equal to --learning-rate: constant)")
+      ->capture_default_str();
   spiral->add_option("--seed", settings->seed, "seed of the window sampler")->capture_default_str();
-  spiral->add_option("--init-seed", settings->init_seed, "seed of the initial weights")->capture_default_str();
-  spiral->add_option("--snapshots", settings->snapshots, "revolve with this many snapshots per window (default: store all)");
-  spiral->add_option("--adjoint", settings->adjoint, "discrete (exact) or backsolve (continuous)")->capture_default_str();
-  spiral->add_flag("--reanchor", settings->reanchor, "backsolve: reset the backward state at each checkpoint");
-  spiral->add_option("--eval-every", settings->eval_every, "iterations between whole-trajectory evaluations")->capture_default_str();
+  spiral->add_option("--init-seed", settings->init_seed, "seed of the initial weights")
+      ->capture_default_str();
+  spiral->add_option("--snapshots", settings->snapshots,
+                     "revolve with this many snapshots per window (default: store all)");
+  spiral->add_option("--adjoint", settings->adjoint, "discrete (exact) or backsolve (continuous)")
+      ->capture_default_str();
+  spiral->add_flag("--reanchor", settings->reanchor,
+                   "backsolve: reset the backward state at each checkpoint");
+  spiral
+      ->add_option("--eval-every", settings->eval_every,
+                   "iterations between whole-trajectory evaluations")
+      ->capture_default_str();
   spiral->add_option("--json", settings->json, "write the training log here");
-  spiral->add_option("--save-parameters", settings->save_parameters, "write the trained parameters (HDF5)");
-  spiral->add_option("--load-parameters", settings->load_parameters, "start from these parameters (HDF5)");
-  spiral->add_option("--target-mse", settings->target_mse, "exit 1 if the final trajectory MSE is above this");
+  spiral->add_option("--save-parameters", settings->save_parameters,
+                     "write the trained parameters (HDF5)");
+  spiral->add_option("--load-parameters", settings->load_parameters,
+                     "start from these parameters (HDF5)");
+  spiral->add_option("--target-mse", settings->target_mse,
+                     "exit 1 if the final trajectory MSE is above this");
   spiral->add_flag("--quiet,-q", settings->quiet, "no progress bar, no summary");
   spiral->callback([settings] { train_spiral(*settings); });
   return train;

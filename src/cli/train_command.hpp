@@ -15,8 +15,9 @@
 // (rwd::training::NeuralOdeTrainer, store-all or revolve(--snapshots)) and updates θ with
 // --optimizer adam|sgd at --learning-rate, decayed geometrically to --final-learning-rate
 // (default 1e-4) by the last iteration. --adjoint backsolve [--reanchor] uses the continuous
-// backsolve adjoint instead of the exact discrete one (for comparison). Every --eval-every iterations the whole trajectory is
-// predicted from the first point and its MSE against the data is recorded.
+// backsolve adjoint instead of the exact discrete one (for comparison). Every --eval-every
+// iterations the whole trajectory is predicted from the first point and its MSE against the data is
+// recorded.
 //
 // On a terminal a progress bar shows the iteration and the current loss. At the end: one
 // summary line (iterations, final minibatch loss, trajectory MSE, time per iteration).

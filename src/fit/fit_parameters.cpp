@@ -28,9 +28,12 @@ std::string describe_theta(const Eigen::VectorXd& theta) {
 // The running state of one fit.
 class Fit {
  public:
-  Fit(const std::function<detail::FitGradient(const Eigen::VectorXd&)>& gradient, const Eigen::VectorXd& theta_start,
-      const FitOptions& options)
-      : gradient_(gradient), options_(options), theta_(theta_start), start_(std::chrono::steady_clock::now()) {
+  Fit(const std::function<detail::FitGradient(const Eigen::VectorXd&)>& gradient,
+      const Eigen::VectorXd& theta_start, const FitOptions& options)
+      : gradient_(gradient),
+        options_(options),
+        theta_(theta_start),
+        start_(std::chrono::steady_clock::now()) {
     const std::size_t m = options.fitted.size();
     scale_.resize(m);
     x0_.resize(m);
@@ -49,7 +52,8 @@ class Fit {
     }
     result_.theta = theta_start;
     result_.loss = std::numeric_limits<double>::quiet_NaN();
-    result_.gradient = Eigen::VectorXd::Constant(theta_start.size(), std::numeric_limits<double>::quiet_NaN());
+    result_.gradient =
+        Eigen::VectorXd::Constant(theta_start.size(), std::numeric_limits<double>::quiet_NaN());
   }
 
   FitResult run() {
@@ -59,8 +63,8 @@ class Fit {
     minimizer.x_tolerance = options_.x_tolerance;
     try {
       const BoundedMinimum minimum = minimize_bounded(
-          [this](const std::vector<double>& x, std::vector<double>& g) { return evaluate(x, g); }, x0_, lower_, upper_,
-          minimizer);
+          [this](const std::vector<double>& x, std::vector<double>& g) { return evaluate(x, g); },
+          x0_, lower_, upper_, minimizer);
       result_.stop_reason = minimum.stop_reason;
       if (minimum.optimizer_failed) {
         result_.failed = true;
@@ -87,7 +91,8 @@ class Fit {
   [[noreturn]] void stop(const std::string& what) {
     std::ostringstream out;
     out.precision(10);
-    out << "evaluation " << result_.evaluations << " (θ = " << describe_theta(theta_) << "): " << what;
+    out << "evaluation " << result_.evaluations << " (θ = " << describe_theta(theta_)
+        << "): " << what;
     result_.failure = out.str();
     throw FitStopped{};
   }
@@ -112,7 +117,8 @@ class Fit {
       stop(out.str());
     }
     if (run.grad_theta.size() != theta_.size())
-      fail<InvalidArgument>("fit: the gradient has ", run.grad_theta.size(), " components but θ has ", theta_.size());
+      fail<InvalidArgument>("fit: the gradient has ", run.grad_theta.size(),
+                            " components but θ has ", theta_.size());
     if (!run.grad_theta.allFinite()) stop("the parameter gradient dJ/dθ is not finite");
 
     double norm2 = 0.0;
@@ -132,7 +138,8 @@ class Fit {
       iteration.loss = run.loss;
       iteration.gradient_norm = std::sqrt(norm2);
       iteration.theta = theta_;
-      iteration.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      iteration.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
       result_.history.push_back(iteration);
       if (options_.on_iteration) options_.on_iteration(result_.history.back());
     }
@@ -151,7 +158,8 @@ class Fit {
 
 void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
   const Index p = theta_start.size();
-  if (fitted.empty()) fail<InvalidArgument>("fit: no parameter is to be fitted (FitOptions::fitted is empty)");
+  if (fitted.empty())
+    fail<InvalidArgument>("fit: no parameter is to be fitted (FitOptions::fitted is empty)");
   if (bounds.size() != fitted.size())
     fail<InvalidArgument>("fit: ", bounds.size(), " bounds for ", fitted.size(),
                           " fitted parameters; give one (lower, upper) per fitted index");
@@ -160,27 +168,33 @@ void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
       fail<InvalidArgument>("fit: the start θ[", i, "] = ", theta_start[i], " is not finite");
   for (std::size_t j = 0; j < fitted.size(); ++j) {
     const Index i = fitted[j];
-    if (i < 0 || i >= p) fail<InvalidArgument>("fit: fitted index ", i, " is outside θ's indices 0 to ", p - 1);
+    if (i < 0 || i >= p)
+      fail<InvalidArgument>("fit: fitted index ", i, " is outside θ's indices 0 to ", p - 1);
     for (std::size_t earlier = 0; earlier < j; ++earlier)
-      if (fitted[earlier] == i) fail<InvalidArgument>("fit: θ[", i, "] is listed twice among the fitted indices");
+      if (fitted[earlier] == i)
+        fail<InvalidArgument>("fit: θ[", i, "] is listed twice among the fitted indices");
     const ParameterBounds& b = bounds[j];
     if (std::isnan(b.lower) || std::isnan(b.upper) || !(b.lower < b.upper))
-      fail<InvalidArgument>("fit: the bounds of θ[", i, "], [", b.lower, ", ", b.upper, "], must satisfy lower < upper");
+      fail<InvalidArgument>("fit: the bounds of θ[", i, "], [", b.lower, ", ", b.upper,
+                            "], must satisfy lower < upper");
     if (theta_start[i] < b.lower || theta_start[i] > b.upper)
-      fail<InvalidArgument>("fit: the start θ[", i, "] = ", theta_start[i], " lies outside its bounds [", b.lower,
-                            ", ", b.upper, "]");
+      fail<InvalidArgument>("fit: the start θ[", i, "] = ", theta_start[i],
+                            " lies outside its bounds [", b.lower, ", ", b.upper, "]");
   }
-  if (max_evaluations < 1) fail<InvalidArgument>("fit: max_evaluations = ", max_evaluations, " must be >= 1");
+  if (max_evaluations < 1)
+    fail<InvalidArgument>("fit: max_evaluations = ", max_evaluations, " must be >= 1");
   if (!(std::isfinite(relative_tolerance) && relative_tolerance >= 0.0))
-    fail<InvalidArgument>("fit: relative_tolerance = ", relative_tolerance, " must be finite and >= 0");
+    fail<InvalidArgument>("fit: relative_tolerance = ", relative_tolerance,
+                          " must be finite and >= 0");
   if (!(std::isfinite(x_tolerance) && x_tolerance >= 0.0))
     fail<InvalidArgument>("fit: x_tolerance = ", x_tolerance, " must be finite and >= 0");
 }
 
 namespace detail {
 
-FitResult fit_with_gradient(const std::function<FitGradient(const Eigen::VectorXd& theta)>& gradient,
-                            const Eigen::VectorXd& theta_start, const FitOptions& options) {
+FitResult fit_with_gradient(
+    const std::function<FitGradient(const Eigen::VectorXd& theta)>& gradient,
+    const Eigen::VectorXd& theta_start, const FitOptions& options) {
   options.validate(theta_start);
   if (!gradient) fail<InvalidArgument>("fit: no gradient function");
   return Fit(gradient, theta_start, options).run();

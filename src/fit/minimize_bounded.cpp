@@ -22,23 +22,31 @@ std::string describe_result(int code, const BoundedMinimizerOptions& options) {
   std::ostringstream out;
   out.precision(3);
   switch (code) {
-    case NLOPT_SUCCESS: return "NLopt reports success (the optimality conditions hold)";
-    case NLOPT_STOPVAL_REACHED: return "J reached the stop value";
+    case NLOPT_SUCCESS:
+      return "NLopt reports success (the optimality conditions hold)";
+    case NLOPT_STOPVAL_REACHED:
+      return "J reached the stop value";
     case NLOPT_FTOL_REACHED:
-      out << "J changed by less than the relative tolerance (" << options.relative_tolerance << ") in one step";
+      out << "J changed by less than the relative tolerance (" << options.relative_tolerance
+          << ") in one step";
       return out.str();
     case NLOPT_XTOL_REACHED:
-      out << "the parameters changed by less than the relative tolerance (" << options.x_tolerance << ") in one step";
+      out << "the parameters changed by less than the relative tolerance (" << options.x_tolerance
+          << ") in one step";
       return out.str();
     case NLOPT_MAXEVAL_REACHED:
       out << "the limit of " << options.max_evaluations << " evaluations was reached";
       return out.str();
-    case NLOPT_MAXTIME_REACHED: return "the time limit was reached";
+    case NLOPT_MAXTIME_REACHED:
+      return "the time limit was reached";
     case NLOPT_ROUNDOFF_LIMITED:
       return "roundoff errors limited progress: J cannot be lowered further in double precision";
-    case NLOPT_FORCED_STOP: return "stopped on request";
-    case NLOPT_OUT_OF_MEMORY: return "NLopt ran out of memory";
-    case NLOPT_INVALID_ARGS: return "NLopt refused its arguments";
+    case NLOPT_FORCED_STOP:
+      return "stopped on request";
+    case NLOPT_OUT_OF_MEMORY:
+      return "NLopt ran out of memory";
+    case NLOPT_INVALID_ARGS:
+      return "NLopt refused its arguments";
     default:
       out << "NLopt failed (code " << code << ")";
       return out.str();
@@ -48,30 +56,33 @@ std::string describe_result(int code, const BoundedMinimizerOptions& options) {
 }  // namespace
 
 void BoundedMinimizerOptions::validate() const {
-  if (max_evaluations < 1) fail<InvalidArgument>("max_evaluations = ", max_evaluations, " must be >= 1");
+  if (max_evaluations < 1)
+    fail<InvalidArgument>("max_evaluations = ", max_evaluations, " must be >= 1");
   if (!(std::isfinite(relative_tolerance) && relative_tolerance >= 0.0))
     fail<InvalidArgument>("relative_tolerance = ", relative_tolerance, " must be finite and >= 0");
   if (!(std::isfinite(x_tolerance) && x_tolerance >= 0.0))
     fail<InvalidArgument>("x_tolerance = ", x_tolerance, " must be finite and >= 0");
 }
 
-BoundedMinimum minimize_bounded(const BoundedObjective& f, std::vector<double> x0, const std::vector<double>& lower,
-                                const std::vector<double>& upper, const BoundedMinimizerOptions& options) {
+BoundedMinimum minimize_bounded(const BoundedObjective& f, std::vector<double> x0,
+                                const std::vector<double>& lower, const std::vector<double>& upper,
+                                const BoundedMinimizerOptions& options) {
   options.validate();
   if (!f) fail<InvalidArgument>("minimize_bounded needs a function to minimise");
   const std::size_t n = x0.size();
   if (n == 0) fail<InvalidArgument>("minimize_bounded: no variables to optimise");
   if (lower.size() != n || upper.size() != n)
-    fail<InvalidArgument>("minimize_bounded: ", n, " variables but ", lower.size(), " lower and ", upper.size(),
-                          " upper bounds");
+    fail<InvalidArgument>("minimize_bounded: ", n, " variables but ", lower.size(), " lower and ",
+                          upper.size(), " upper bounds");
   for (std::size_t i = 0; i < n; ++i) {
     if (std::isnan(lower[i]) || std::isnan(upper[i]) || !(lower[i] < upper[i]))
-      fail<InvalidArgument>("minimize_bounded: the bounds of variable ", i, ", [", lower[i], ", ", upper[i],
-                            "], must satisfy lower < upper");
-    if (!std::isfinite(x0[i])) fail<InvalidArgument>("minimize_bounded: x0[", i, "] = ", x0[i], " is not finite");
+      fail<InvalidArgument>("minimize_bounded: the bounds of variable ", i, ", [", lower[i], ", ",
+                            upper[i], "], must satisfy lower < upper");
+    if (!std::isfinite(x0[i]))
+      fail<InvalidArgument>("minimize_bounded: x0[", i, "] = ", x0[i], " is not finite");
     if (x0[i] < lower[i] || x0[i] > upper[i])
-      fail<InvalidArgument>("minimize_bounded: x0[", i, "] = ", x0[i], " lies outside its bounds [", lower[i], ", ",
-                            upper[i], "]");
+      fail<InvalidArgument>("minimize_bounded: x0[", i, "] = ", x0[i], " lies outside its bounds [",
+                            lower[i], ", ", upper[i], "]");
   }
 
   BoundedMinimum best;
@@ -97,8 +108,8 @@ BoundedMinimum minimize_bounded(const BoundedObjective& f, std::vector<double> x
       const double value = f(x, gradient);
       ++best.evaluations;
       if (gradient.size() != count)
-        fail<InvalidArgument>("minimize_bounded: the function wrote ", gradient.size(), " gradient components for ",
-                              count, " variables");
+        fail<InvalidArgument>("minimize_bounded: the function wrote ", gradient.size(),
+                              " gradient components for ", count, " variables");
       if (grad) std::copy(gradient.begin(), gradient.end(), grad);
       if (best.evaluations == 1 || value < best.value) {  // the first, or lower
         best.value = value;
@@ -147,9 +158,11 @@ BoundedMinimum minimize_bounded(const BoundedObjective& f, std::vector<double> x
   if (code == NLOPT_FAILURE) {
     best.optimizer_failed = true;
     best.stop_reason = "NLopt failed";
-    if (!detail_text.empty() && detail_text != "nlopt failure") best.stop_reason += " (" + detail_text + ")";
-    best.stop_reason += ": often a line search that cannot lower J along the quasi-Newton direction, "
-                        "as when the gradient is inaccurate";
+    if (!detail_text.empty() && detail_text != "nlopt failure")
+      best.stop_reason += " (" + detail_text + ")";
+    best.stop_reason +=
+        ": often a line search that cannot lower J along the quasi-Newton direction, "
+        "as when the gradient is inaccurate";
   }
   return best;
 }

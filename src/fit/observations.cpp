@@ -45,7 +45,8 @@ std::string where_of(const std::filesystem::path& file) {
 
 // `id` in a handle that closes it; a negative one (HDF5's failure value) is a StorageError
 // naming the file, what was being done and HDF5's own reason.
-Hdf5Handle checked(hid_t id, Hdf5Kind kind, const std::filesystem::path& file, const std::string& what) {
+Hdf5Handle checked(hid_t id, Hdf5Kind kind, const std::filesystem::path& file,
+                   const std::string& what) {
   if (id < 0) fail_file(file, what + hdf5_error_suffix());
   return Hdf5Handle(id, kind);
 }
@@ -78,7 +79,8 @@ std::vector<std::string> split(const std::string& text) {
   std::size_t begin = 0;
   while (true) {
     const std::size_t comma = text.find(',', begin);
-    names.push_back(text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+    names.push_back(
+        text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
     if (comma == std::string::npos) return names;
     begin = comma + 1;
   }
@@ -90,30 +92,36 @@ std::vector<std::string> split(const std::string& text) {
 // (a full disk) HDF5 1.10 can keep a half-closed file that crashes its clean-up at exit, while a
 // failed write(2) is an ordinary error that removes the temporary file.
 
-void write_string(hid_t object, const char* name, const std::string& value, const std::filesystem::path& file) {
+void write_string(hid_t object, const char* name, const std::string& value,
+                  const std::filesystem::path& file) {
   Hdf5Handle type = checked(H5Tcopy(H5T_C_S1), Hdf5Kind::datatype, file, "string type");
   check(H5Tset_size(type.get(), value.empty() ? 1 : value.size()), file, "string type");
   Hdf5Handle space = checked(H5Screate(H5S_SCALAR), Hdf5Kind::dataspace, file, "attribute extent");
-  Hdf5Handle attribute = checked(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                                 Hdf5Kind::attribute, file, std::string("creating attribute ") + name);
-  check(H5Awrite(attribute.get(), type.get(), value.c_str()), file, std::string("writing attribute ") + name);
+  Hdf5Handle attribute =
+      checked(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              Hdf5Kind::attribute, file, std::string("creating attribute ") + name);
+  check(H5Awrite(attribute.get(), type.get(), value.c_str()), file,
+        std::string("writing attribute ") + name);
 }
 
 // A scalar attribute of a numeric type: `file_type` on disk, `memory_type` for `value`.
-void write_scalar(hid_t object, const char* name, hid_t file_type, hid_t memory_type, const void* value,
-                  const std::filesystem::path& file) {
+void write_scalar(hid_t object, const char* name, hid_t file_type, hid_t memory_type,
+                  const void* value, const std::filesystem::path& file) {
   Hdf5Handle space = checked(H5Screate(H5S_SCALAR), Hdf5Kind::dataspace, file, "attribute extent");
-  Hdf5Handle attribute = checked(H5Acreate2(object, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                                 Hdf5Kind::attribute, file, std::string("creating attribute ") + name);
-  check(H5Awrite(attribute.get(), memory_type, value), file, std::string("writing attribute ") + name);
+  Hdf5Handle attribute =
+      checked(H5Acreate2(object, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              Hdf5Kind::attribute, file, std::string("creating attribute ") + name);
+  check(H5Awrite(attribute.get(), memory_type, value), file,
+        std::string("writing attribute ") + name);
 }
 
-void write_dataset(hid_t h5, const char* name, int rank, const hsize_t* extent, hid_t file_type, hid_t memory_type,
-                   const void* values, const std::filesystem::path& file) {
+void write_dataset(hid_t h5, const char* name, int rank, const hsize_t* extent, hid_t file_type,
+                   hid_t memory_type, const void* values, const std::filesystem::path& file) {
   Hdf5Handle space = checked(H5Screate_simple(rank, extent, nullptr), Hdf5Kind::dataspace, file,
                              std::string("extent of /") + name);
-  Hdf5Handle set = checked(H5Dcreate2(h5, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                           Hdf5Kind::dataset, file, std::string("creating /") + name);
+  Hdf5Handle set =
+      checked(H5Dcreate2(h5, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+              Hdf5Kind::dataset, file, std::string("creating /") + name);
   check(H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), file,
         std::string("writing /") + name);
 }
@@ -137,12 +145,15 @@ void write_contents(hid_t h5, const Observations& obs, const std::filesystem::pa
   write_string(h5, "parameter_names", join(obs.parameter_names), file);
 
   const hsize_t p = static_cast<hsize_t>(obs.parameters.size());
-  write_dataset(h5, "parameters", 1, &p, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, obs.parameters.data(), file);
+  write_dataset(h5, "parameters", 1, &p, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, obs.parameters.data(),
+                file);
   const hsize_t n = static_cast<hsize_t>(obs.initial_state.size());
-  write_dataset(h5, "initial_state", 1, &n, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, obs.initial_state.data(), file);
+  write_dataset(h5, "initial_state", 1, &n, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                obs.initial_state.data(), file);
   const std::vector<std::int64_t> observed(obs.observed_steps.begin(), obs.observed_steps.end());
   const hsize_t k = observed.size();
-  write_dataset(h5, "observed_steps", 1, &k, H5T_STD_I64LE, H5T_NATIVE_INT64, observed.data(), file);
+  write_dataset(h5, "observed_steps", 1, &k, H5T_STD_I64LE, H5T_NATIVE_INT64, observed.data(),
+                file);
   // Our column-major count × K matrix is, byte for byte, the row-major [K × count] dataset: one
   // row per observed step, as h5py shows it.
   const hsize_t extent[2] = {k, static_cast<hsize_t>(obs.field.count)};
@@ -151,10 +162,11 @@ void write_contents(hid_t h5, const Observations& obs, const std::filesystem::pa
 
 std::vector<char> file_image(const Observations& obs, const std::filesystem::path& file) {
   QuietHdf5 quiet;
-  Hdf5Handle access = checked(H5Pcreate(H5P_FILE_ACCESS), Hdf5Kind::property_list, file, "file access properties");
+  Hdf5Handle access =
+      checked(H5Pcreate(H5P_FILE_ACCESS), Hdf5Kind::property_list, file, "file access properties");
   check(H5Pset_fapl_core(access.get(), 64 * 1024, /*backing_store=*/0), file, "in-memory driver");
-  Hdf5Handle h5 = checked(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), Hdf5Kind::file, file,
-                          "creating the file in memory");
+  Hdf5Handle h5 = checked(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
+                          Hdf5Kind::file, file, "creating the file in memory");
   write_contents(h5.get(), obs, file);
   check(H5Fflush(h5.get(), H5F_SCOPE_LOCAL), file, "flushing the file in memory");
   const ssize_t size = H5Fget_file_image(h5.get(), nullptr, 0);
@@ -186,14 +198,16 @@ void write_temporary(const std::filesystem::path& temporary, const std::vector<c
   if (error != 0) {
     std::error_code ignored;
     std::filesystem::remove(temporary, ignored);
-    fail_file(file, std::string("writing failed (") + std::strerror(error) + "); nothing was left behind");
+    fail_file(file, std::string("writing failed (") + std::strerror(error) +
+                        "); nothing was left behind");
   }
 }
 
 // Moves the finished temporary file to `file`. Without `overwrite` a hard link puts it in place
 // only if no file of that name appeared meanwhile (link(2) never replaces); file systems without
 // hard links fall back to a check and a rename.
-void move_into_place(const std::filesystem::path& temporary, const std::filesystem::path& file, bool overwrite) {
+void move_into_place(const std::filesystem::path& temporary, const std::filesystem::path& file,
+                     bool overwrite) {
   std::error_code error;
   if (!overwrite) {
     if (::link(temporary.c_str(), file.c_str()) == 0) {
@@ -246,7 +260,8 @@ std::string read_string(hid_t object, const char* name, const std::filesystem::p
   if (H5Tis_variable_str(type.get()) > 0) {
     check(H5Tset_size(memory.get(), H5T_VARIABLE), file, "string type");
     char* text = nullptr;
-    check(H5Aread(attribute.get(), memory.get(), &text), file, std::string("reading attribute '") + name + "'");
+    check(H5Aread(attribute.get(), memory.get(), &text), file,
+          std::string("reading attribute '") + name + "'");
     std::string value = text ? text : "";
     H5free_memory(text);
     return value;
@@ -254,7 +269,8 @@ std::string read_string(hid_t object, const char* name, const std::filesystem::p
   const std::size_t size = H5Tget_size(type.get());
   std::vector<char> buffer(size + 1, '\0');
   check(H5Tset_size(memory.get(), size + 1), file, "string type");
-  check(H5Aread(attribute.get(), memory.get(), buffer.data()), file, std::string("reading attribute '") + name + "'");
+  check(H5Aread(attribute.get(), memory.get(), buffer.data()), file,
+        std::string("reading attribute '") + name + "'");
   return buffer.data();
 }
 
@@ -267,10 +283,13 @@ void read_scalar(hid_t object, const char* name, bool integer, hid_t memory_type
   Hdf5Handle space = checked(H5Aget_space(attribute.get()), Hdf5Kind::dataspace, file,
                              std::string("extent of attribute '") + name + "'");
   const H5T_class_t type_class = H5Tget_class(type.get());
-  const bool ok = integer ? type_class == H5T_INTEGER : (type_class == H5T_FLOAT || type_class == H5T_INTEGER);
+  const bool ok =
+      integer ? type_class == H5T_INTEGER : (type_class == H5T_FLOAT || type_class == H5T_INTEGER);
   if (!ok || H5Sget_simple_extent_npoints(space.get()) != 1)
-    fail_file(file, std::string("attribute '") + name + "' is not a single " + (integer ? "integer" : "number"));
-  check(H5Aread(attribute.get(), memory_type, value), file, std::string("reading attribute '") + name + "'");
+    fail_file(file, std::string("attribute '") + name + "' is not a single " +
+                        (integer ? "integer" : "number"));
+  check(H5Aread(attribute.get(), memory_type, value), file,
+        std::string("reading attribute '") + name + "'");
 }
 
 std::int64_t read_integer(hid_t object, const char* name, const std::filesystem::path& file) {
@@ -280,15 +299,19 @@ std::int64_t read_integer(hid_t object, const char* name, const std::filesystem:
 }
 
 // Dataset /name: its class must be `type_class` and its rank `rank`; the extent goes to `extent`.
-Hdf5Handle open_dataset(hid_t h5, const char* name, H5T_class_t type_class, int rank, hsize_t* extent,
-                        const std::filesystem::path& file) {
-  if (H5Lexists(h5, name, H5P_DEFAULT) <= 0) fail_file(file, std::string("has no dataset /") + name);
+Hdf5Handle open_dataset(hid_t h5, const char* name, H5T_class_t type_class, int rank,
+                        hsize_t* extent, const std::filesystem::path& file) {
+  if (H5Lexists(h5, name, H5P_DEFAULT) <= 0)
+    fail_file(file, std::string("has no dataset /") + name);
   Hdf5Handle set = checked(H5Dopen2(h5, name, H5P_DEFAULT), Hdf5Kind::dataset, file,
                            std::string("opening /") + name + " (is it a group?)");
-  Hdf5Handle type = checked(H5Dget_type(set.get()), Hdf5Kind::datatype, file, std::string("type of /") + name);
-  Hdf5Handle space = checked(H5Dget_space(set.get()), Hdf5Kind::dataspace, file, std::string("extent of /") + name);
+  Hdf5Handle type =
+      checked(H5Dget_type(set.get()), Hdf5Kind::datatype, file, std::string("type of /") + name);
+  Hdf5Handle space = checked(H5Dget_space(set.get()), Hdf5Kind::dataspace, file,
+                             std::string("extent of /") + name);
   if (H5Tget_class(type.get()) != type_class)
-    fail_file(file, std::string("/") + name + " holds " + (type_class == H5T_FLOAT ? "no floating-point numbers" : "no integers"));
+    fail_file(file, std::string("/") + name + " holds " +
+                        (type_class == H5T_FLOAT ? "no floating-point numbers" : "no integers"));
   if (H5Sget_simple_extent_ndims(space.get()) != rank)
     fail_file(file, std::string("/") + name + " must have " + std::to_string(rank) + " dimension" +
                         (rank > 1 ? "s" : ""));
@@ -317,39 +340,48 @@ Eigen::VectorXd read_vector(hid_t h5, const char* name, const std::filesystem::p
 
 void Observations::validate() const {
   if (problem.empty()) fail<InvalidArgument>("observations: the problem's name is empty");
-  if (size < 0) fail<InvalidArgument>("observations: size = ", size, " must be >= 0 (0 for fixed-size problems)");
-  if (state_size < 1) fail<InvalidArgument>("observations: state_size = ", state_size, " must be >= 1");
+  if (size < 0)
+    fail<InvalidArgument>("observations: size = ", size,
+                          " must be >= 0 (0 for fixed-size problems)");
+  if (state_size < 1)
+    fail<InvalidArgument>("observations: state_size = ", state_size, " must be >= 1");
   if (method.empty()) fail<InvalidArgument>("observations: the method's name is empty");
-  if (!(std::isfinite(dt) && dt > 0.0)) fail<InvalidArgument>("observations: dt = ", dt, " must be finite and > 0");
+  if (!(std::isfinite(dt) && dt > 0.0))
+    fail<InvalidArgument>("observations: dt = ", dt, " must be finite and > 0");
   if (steps < 1) fail<InvalidArgument>("observations: steps = ", steps, " must be >= 1");
 
   if (parameters.size() < 1) fail<InvalidArgument>("observations: no parameters θ are recorded");
   if (static_cast<Index>(parameter_names.size()) != parameters.size())
-    fail<InvalidArgument>("observations: ", parameter_names.size(), " parameter names for ", parameters.size(),
-                          " parameters");
+    fail<InvalidArgument>("observations: ", parameter_names.size(), " parameter names for ",
+                          parameters.size(), " parameters");
   std::unordered_set<std::string_view> seen;
   for (std::size_t i = 0; i < parameter_names.size(); ++i) {
     const std::string& name = parameter_names[i];
     if (!valid_name(name))
       fail<InvalidArgument>("observations: the name of parameter ", i, ", '", name,
-                            "', must be non-empty, without commas or control characters, and not start or end with a space");
-    if (!seen.insert(name).second) fail<InvalidArgument>("observations: two parameters are named '", name, "'");
+                            "', must be non-empty, without commas or control characters, and not "
+                            "start or end with a space");
+    if (!seen.insert(name).second)
+      fail<InvalidArgument>("observations: two parameters are named '", name, "'");
     if (!std::isfinite(parameters[static_cast<Index>(i)]))
-      fail<InvalidArgument>("observations: parameter ", name, " = ", parameters[static_cast<Index>(i)], " is not finite");
+      fail<InvalidArgument>("observations: parameter ", name, " = ",
+                            parameters[static_cast<Index>(i)], " is not finite");
   }
   if (initial_state.size() != state_size)
-    fail<InvalidArgument>("observations: the initial state has ", initial_state.size(), " components but state_size = ",
-                          state_size);
+    fail<InvalidArgument>("observations: the initial state has ", initial_state.size(),
+                          " components but state_size = ", state_size);
   for (Index i = 0; i < state_size; ++i)
     if (!std::isfinite(initial_state[i]))
-      fail<InvalidArgument>("observations: component ", i, " of the initial state is ", initial_state[i],
-                            "; it must be finite");
+      fail<InvalidArgument>("observations: component ", i, " of the initial state is ",
+                            initial_state[i], "; it must be finite");
 
   if (field.name.empty()) fail<InvalidArgument>("observations: the observed field has no name");
-  if (field.offset < 0 || field.count < 1 || field.offset > state_size || field.count > state_size - field.offset)
-    fail<InvalidArgument>("observations: field '", field.name, "' (components ", field.offset, " to ",
-                          field.offset + field.count - 1, ", offset ", field.offset, ", count ", field.count,
-                          ") lies outside the state of ", state_size, " components (count must be >= 1)");
+  if (field.offset < 0 || field.count < 1 || field.offset > state_size ||
+      field.count > state_size - field.offset)
+    fail<InvalidArgument>("observations: field '", field.name, "' (components ", field.offset,
+                          " to ", field.offset + field.count - 1, ", offset ", field.offset,
+                          ", count ", field.count, ") lies outside the state of ", state_size,
+                          " components (count must be >= 1)");
   if (!(std::isfinite(noise) && noise >= 0.0))
     fail<InvalidArgument>("observations: noise σ = ", noise, " must be finite and >= 0");
 
@@ -357,21 +389,23 @@ void Observations::validate() const {
   for (std::size_t k = 0; k < observed_steps.size(); ++k) {
     const Index step = observed_steps[k];
     if (step < 0 || step > steps)
-      fail<InvalidArgument>("observations: observed step ", step, " (observation ", k, ") lies outside the horizon [0, ",
-                            steps, "]");
+      fail<InvalidArgument>("observations: observed step ", step, " (observation ", k,
+                            ") lies outside the horizon [0, ", steps, "]");
     if (k > 0 && step <= observed_steps[k - 1])
-      fail<InvalidArgument>("observations: observed steps must increase strictly, but step ", step, " (observation ", k,
-                            ") follows step ", observed_steps[k - 1]);
+      fail<InvalidArgument>("observations: observed steps must increase strictly, but step ", step,
+                            " (observation ", k, ") follows step ", observed_steps[k - 1]);
   }
   const Index observations = static_cast<Index>(observed_steps.size());
   if (data.rows() != field.count || data.cols() != observations)
-    fail<InvalidArgument>("observations: data is ", data.rows(), " × ", data.cols(), " but must be ", field.count,
-                          " × ", observations, " (field count × observed steps)");
+    fail<InvalidArgument>("observations: data is ", data.rows(), " × ", data.cols(),
+                          " but must be ", field.count, " × ", observations,
+                          " (field count × observed steps)");
   for (Index k = 0; k < observations; ++k)
     for (Index i = 0; i < field.count; ++i)
       if (!std::isfinite(data(i, k)))
-        fail<InvalidArgument>("observations: the datum at step ", observed_steps[static_cast<std::size_t>(k)],
-                              " (observation ", k, "), component ", i, " of field '", field.name, "' (state component ",
+        fail<InvalidArgument>("observations: the datum at step ",
+                              observed_steps[static_cast<std::size_t>(k)], " (observation ", k,
+                              "), component ", i, " of field '", field.name, "' (state component ",
                               field.offset + i, ") is ", data(i, k), "; data must be finite");
 }
 
@@ -389,36 +423,42 @@ std::vector<Index> every_kth_step(Index steps, Index k) {
 
 namespace detail {
 
-void check_observation_request(Index state_size, Index planned_steps, const std::vector<Index>& observed_steps,
-                               const ObservedField& field, double noise) {
+void check_observation_request(Index state_size, Index planned_steps,
+                               const std::vector<Index>& observed_steps, const ObservedField& field,
+                               double noise) {
   if (planned_steps < 0)
-    fail<InvalidArgument>("observe_trajectory needs a fixed-step stepper: an adaptive run's step indices "
-                          "are different times for every θ, so observations could not be matched");
+    fail<InvalidArgument>(
+        "observe_trajectory needs a fixed-step stepper: an adaptive run's step indices "
+        "are different times for every θ, so observations could not be matched");
   if (observed_steps.empty()) fail<InvalidArgument>("observe_trajectory: no observed steps");
   for (std::size_t k = 0; k < observed_steps.size(); ++k) {
     const Index step = observed_steps[k];
     if (step < 0 || step > planned_steps)
-      fail<InvalidArgument>("observe_trajectory: observed step ", step, " lies outside the run's horizon [0, ",
-                            planned_steps, "]");
+      fail<InvalidArgument>("observe_trajectory: observed step ", step,
+                            " lies outside the run's horizon [0, ", planned_steps, "]");
     if (k > 0 && step <= observed_steps[k - 1])
-      fail<InvalidArgument>("observe_trajectory: observed steps must increase strictly, but step ", step,
-                            " follows step ", observed_steps[k - 1]);
+      fail<InvalidArgument>("observe_trajectory: observed steps must increase strictly, but step ",
+                            step, " follows step ", observed_steps[k - 1]);
   }
-  if (field.offset < 0 || field.count < 1 || field.offset > state_size || field.count > state_size - field.offset)
-    fail<InvalidArgument>("observe_trajectory: field '", field.name, "' (offset ", field.offset, ", count ", field.count,
-                          ") lies outside the state of ", state_size, " components (count must be >= 1)");
+  if (field.offset < 0 || field.count < 1 || field.offset > state_size ||
+      field.count > state_size - field.offset)
+    fail<InvalidArgument>("observe_trajectory: field '", field.name, "' (offset ", field.offset,
+                          ", count ", field.count, ") lies outside the state of ", state_size,
+                          " components (count must be >= 1)");
   if (!(std::isfinite(noise) && noise >= 0.0))
     fail<InvalidArgument>("observe_trajectory: noise σ = ", noise, " must be finite and >= 0");
 }
 
 }  // namespace detail
 
-void save_observations(const std::filesystem::path& file, const Observations& observations, bool overwrite) {
+void save_observations(const std::filesystem::path& file, const Observations& observations,
+                       bool overwrite) {
   observations.validate();
   std::error_code error;
   const auto status = std::filesystem::status(file, error);
   if (std::filesystem::is_directory(status)) fail_file(file, "is a directory, not a file");
-  if (std::filesystem::exists(status) && !overwrite) fail_file(file, "exists already; not overwritten");
+  if (std::filesystem::exists(status) && !overwrite)
+    fail_file(file, "exists already; not overwritten");
   const std::filesystem::path directory = file.has_parent_path() ? file.parent_path() : ".";
   if (!std::filesystem::is_directory(directory, error))
     fail_file(file, "cannot be written: the directory '" + directory.string() + "' does not exist");
@@ -449,12 +489,12 @@ Observations load_observations(const std::filesystem::path& file) {
     fail_file(file, "is an HDF5 file but not a rewind observation file (no 'format' attribute)");
   const std::string format = read_string(h5.get(), "format", file);
   if (format != kFormat)
-    fail_file(file, "is an HDF5 file but not a rewind observation file (format '" + format + "', expected '" +
-                        kFormat + "')");
+    fail_file(file, "is an HDF5 file but not a rewind observation file (format '" + format +
+                        "', expected '" + kFormat + "')");
   const std::int64_t version = read_integer(h5.get(), "format_version", file);
   if (version != kFormatVersion)
-    fail_file(file, "has format_version " + std::to_string(version) + "; this build of rewind reads version " +
-                        std::to_string(kFormatVersion));
+    fail_file(file, "has format_version " + std::to_string(version) +
+                        "; this build of rewind reads version " + std::to_string(kFormatVersion));
 
   Observations obs;
   obs.problem = read_string(h5.get(), "problem", file);
@@ -482,8 +522,8 @@ Observations load_observations(const std::filesystem::path& file) {
   hsize_t extent[2] = {0, 0};
   const Hdf5Handle set = open_dataset(h5.get(), "data", H5T_FLOAT, 2, extent, file);
   if (extent[0] != k)
-    fail_file(file, "/data has " + std::to_string(extent[0]) + " rows but /observed_steps has " + std::to_string(k) +
-                        " steps; /data must be [observed steps × field count]");
+    fail_file(file, "/data has " + std::to_string(extent[0]) + " rows but /observed_steps has " +
+                        std::to_string(k) + " steps; /data must be [observed steps × field count]");
   // The row-major [K × count] dataset is, byte for byte, our column-major count × K matrix.
   obs.data.resize(static_cast<Index>(extent[1]), static_cast<Index>(extent[0]));
   if (obs.data.size() > 0) read_dataset(set, "data", H5T_NATIVE_DOUBLE, obs.data.data(), file);

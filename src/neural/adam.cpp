@@ -13,18 +13,23 @@ void AdamOptions::validate() const {
   using rwd::detail::fail;
   if (!(std::isfinite(learning_rate) && learning_rate > 0.0))
     fail<InvalidArgument>("Adam: learning_rate = ", learning_rate, " must be finite and > 0");
-  if (!(beta1 >= 0.0 && beta1 < 1.0)) fail<InvalidArgument>("Adam: beta1 = ", beta1, " must be in [0, 1)");
-  if (!(beta2 >= 0.0 && beta2 < 1.0)) fail<InvalidArgument>("Adam: beta2 = ", beta2, " must be in [0, 1)");
+  if (!(beta1 >= 0.0 && beta1 < 1.0))
+    fail<InvalidArgument>("Adam: beta1 = ", beta1, " must be in [0, 1)");
+  if (!(beta2 >= 0.0 && beta2 < 1.0))
+    fail<InvalidArgument>("Adam: beta2 = ", beta2, " must be in [0, 1)");
   if (!(std::isfinite(epsilon) && epsilon > 0.0))
     fail<InvalidArgument>("Adam: epsilon = ", epsilon, " must be finite and > 0");
   if (!(std::isfinite(weight_decay) && weight_decay >= 0.0))
     fail<InvalidArgument>("Adam: weight_decay = ", weight_decay, " must be finite and >= 0");
   if (!(learning_rate * weight_decay < 1.0))
-    fail<InvalidArgument>("Adam: learning_rate * weight_decay = ", learning_rate * weight_decay,
-                          " must be < 1 (each step multiplies theta by 1 - learning_rate * weight_decay)");
+    fail<InvalidArgument>(
+        "Adam: learning_rate * weight_decay = ", learning_rate * weight_decay,
+        " must be < 1 (each step multiplies theta by 1 - learning_rate * weight_decay)");
 }
 
-Adam::Adam(AdamOptions options) : options_(options) { options_.validate(); }
+Adam::Adam(AdamOptions options) : options_(options) {
+  options_.validate();
+}
 
 void Adam::step(Eigen::VectorXd& theta, const Eigen::VectorXd& gradient) {
   detail::check_update("Adam", theta, gradient, t_ > 0 ? m_.size() : 0);
@@ -72,7 +77,9 @@ std::string Adam::name() const {
   return s.str();
 }
 
-void Adam::reset() { t_ = 0; }  // the moments are zeroed by the next step, in place
+void Adam::reset() {
+  t_ = 0;
+}  // the moments are zeroed by the next step, in place
 
 void Adam::set_learning_rate(double learning_rate) {
   AdamOptions changed = options_;

@@ -12,11 +12,14 @@ void SgdOptions::validate() const {
   using rwd::detail::fail;
   if (!(std::isfinite(learning_rate) && learning_rate > 0.0))
     fail<InvalidArgument>("SGD: learning_rate = ", learning_rate, " must be finite and > 0");
-  if (!(momentum >= 0.0 && momentum < 1.0)) fail<InvalidArgument>("SGD: momentum = ", momentum, " must be in [0, 1)");
+  if (!(momentum >= 0.0 && momentum < 1.0))
+    fail<InvalidArgument>("SGD: momentum = ", momentum, " must be in [0, 1)");
   if (nesterov && momentum == 0.0) fail<InvalidArgument>("SGD: nesterov = true needs momentum > 0");
 }
 
-Sgd::Sgd(SgdOptions options) : options_(options) { options_.validate(); }
+Sgd::Sgd(SgdOptions options) : options_(options) {
+  options_.validate();
+}
 
 void Sgd::step(Eigen::VectorXd& theta, const Eigen::VectorXd& gradient) {
   detail::check_update("SGD", theta, gradient, t_ > 0 ? size_ : 0);
@@ -51,7 +54,8 @@ void Sgd::step(Eigen::VectorXd& theta, const Eigen::VectorXd& gradient) {
 std::string Sgd::name() const {
   std::ostringstream s;
   s << "sgd(lr = " << options_.learning_rate;
-  if (options_.momentum > 0.0) s << ", momentum = " << options_.momentum << (options_.nesterov ? ", nesterov" : "");
+  if (options_.momentum > 0.0)
+    s << ", momentum = " << options_.momentum << (options_.nesterov ? ", nesterov" : "");
   s << ")";
   return s.str();
 }

@@ -58,7 +58,8 @@ std::vector<std::string_view> split_fields(std::string_view line) {
   std::size_t begin = 0;
   while (true) {
     const std::size_t comma = line.find(',', begin);
-    fields.push_back(trim(line.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin)));
+    fields.push_back(trim(line.substr(
+        begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin)));
     if (comma == std::string_view::npos) return fields;
     begin = comma + 1;
   }
@@ -66,7 +67,8 @@ std::vector<std::string_view> split_fields(std::string_view line) {
 
 // A header name without the double quotes some writers put around every name.
 std::string unquote(std::string_view name) {
-  if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = trim(name.substr(1, name.size() - 2));
+  if (name.size() >= 2 && name.front() == '"' && name.back() == '"')
+    name = trim(name.substr(1, name.size() - 2));
   return std::string(name);
 }
 
@@ -75,7 +77,8 @@ enum class Parse { ok, not_a_number, out_of_range };
 // The whole of `text` as a double, correctly rounded and independent of the C locale (unlike
 // strtod, which reads "1.5" as 1 under a locale with a decimal comma). A leading '+' is allowed.
 Parse parse_double(std::string_view text, double& value) {
-  if (text.size() > 1 && text.front() == '+' && text[1] != '-' && text[1] != '+') text.remove_prefix(1);
+  if (text.size() > 1 && text.front() == '+' && text[1] != '-' && text[1] != '+')
+    text.remove_prefix(1);
   if (text.empty()) return Parse::not_a_number;
   const char* end = text.data() + text.size();
   const auto [ptr, error] = std::from_chars(text.data(), end, value, std::chars_format::general);
@@ -87,9 +90,10 @@ Parse parse_double(std::string_view text, double& value) {
 // printf("%.17g") in the "C" locale whatever the global locale: 17 significant digits identify
 // every double, so parse_double gives back the same bits.
 std::string_view format_double(double value, std::array<char, 40>& buffer) {
-  const auto [ptr, error] =
-      std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::general, 17);
-  if (error != std::errc()) fail<InvalidArgument>("cannot format the number ", value);  // not reached: 40 chars suffice
+  const auto [ptr, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value,
+                                          std::chars_format::general, 17);
+  if (error != std::errc())
+    fail<InvalidArgument>("cannot format the number ", value);  // not reached: 40 chars suffice
   return {buffer.data(), static_cast<std::size_t>(ptr - buffer.data())};
 }
 
@@ -102,7 +106,8 @@ void check_readable_file(const std::filesystem::path& file) {
   if (error && error != std::errc::no_such_file_or_directory)
     fail<StorageError>(where_of(file), " cannot be accessed: ", error.message());
   if (!std::filesystem::exists(status)) fail<StorageError>(where_of(file), " does not exist");
-  if (std::filesystem::is_directory(status)) fail<StorageError>(where_of(file), " is a directory, not a file");
+  if (std::filesystem::is_directory(status))
+    fail<StorageError>(where_of(file), " is a directory, not a file");
 }
 
 // Runs write(temporary) on a fresh temporary file beside `file`, then renames it over `file`: an
@@ -114,12 +119,15 @@ void replace_atomically(const std::filesystem::path& file, Write&& write) {
   std::filesystem::path target = file;
   if (std::filesystem::is_symlink(std::filesystem::symlink_status(file, error))) {
     target = std::filesystem::weakly_canonical(file, error);
-    if (error) fail<StorageError>(where_of(file), ": cannot resolve the symbolic link: ", error.message());
+    if (error)
+      fail<StorageError>(where_of(file), ": cannot resolve the symbolic link: ", error.message());
   }
   const std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : ".";
   if (!std::filesystem::is_directory(directory, error))
-    fail<StorageError>(where_of(file), " cannot be written: the directory ", quoted(directory), " does not exist");
-  if (std::filesystem::is_directory(target, error)) fail<StorageError>(where_of(file), " is a directory, not a file");
+    fail<StorageError>(where_of(file), " cannot be written: the directory ", quoted(directory),
+                       " does not exist");
+  if (std::filesystem::is_directory(target, error))
+    fail<StorageError>(where_of(file), " is a directory, not a file");
   static std::atomic<unsigned> counter{0};
   std::filesystem::path temporary = target;
   temporary += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
@@ -163,14 +171,22 @@ void check(herr_t status, const std::filesystem::path& file, const char* what) {
 
 const char* class_name(H5T_class_t c) {
   switch (c) {
-    case H5T_INTEGER: return "integers";
-    case H5T_FLOAT: return "floating-point numbers";
-    case H5T_STRING: return "strings";
-    case H5T_COMPOUND: return "compound records";
-    case H5T_ENUM: return "enumerations";
-    case H5T_ARRAY: return "arrays";
-    case H5T_VLEN: return "variable-length sequences";
-    default: return "non-numeric data";
+    case H5T_INTEGER:
+      return "integers";
+    case H5T_FLOAT:
+      return "floating-point numbers";
+    case H5T_STRING:
+      return "strings";
+    case H5T_COMPOUND:
+      return "compound records";
+    case H5T_ENUM:
+      return "enumerations";
+    case H5T_ARRAY:
+      return "arrays";
+    case H5T_VLEN:
+      return "variable-length sequences";
+    default:
+      return "non-numeric data";
   }
 }
 
@@ -186,7 +202,8 @@ Hdf5Handle open_numeric_dataset(hid_t group, const char* name, const std::string
       checked(H5Dget_type(dataset.get()), Hdf5Kind::datatype, file, "reading a dataset's type");
   const H5T_class_t type_class = H5Tget_class(type.get());
   if (type_class != H5T_FLOAT && type_class != H5T_INTEGER)
-    fail<StorageError>(where_of(file), ": dataset '", name, "' holds ", class_name(type_class), ", not numbers");
+    fail<StorageError>(where_of(file), ": dataset '", name, "' holds ", class_name(type_class),
+                       ", not numbers");
   Hdf5Handle space =
       checked(H5Dget_space(dataset.get()), Hdf5Kind::dataspace, file, "reading a dataset's extent");
   const int rank = H5Sget_simple_extent_ndims(space.get());
@@ -207,14 +224,16 @@ std::vector<std::string> read_names(hid_t group, const std::filesystem::path& fi
   Hdf5Handle type = checked(H5Aget_type(attribute.get()), Hdf5Kind::datatype, file,
                             "reading the type of attribute 'names'");
   if (H5Tget_class(type.get()) != H5T_STRING)
-    fail<StorageError>(where_of(file), ": attribute 'names' holds ", class_name(H5Tget_class(type.get())),
-                       ", not strings");
+    fail<StorageError>(where_of(file), ": attribute 'names' holds ",
+                       class_name(H5Tget_class(type.get())), ", not strings");
   Hdf5Handle space = checked(H5Aget_space(attribute.get()), Hdf5Kind::dataspace, file,
                              "reading the extent of attribute 'names'");
   const int rank = H5Sget_simple_extent_ndims(space.get());
   const hssize_t count = H5Sget_simple_extent_npoints(space.get());
   if (rank < 0 || rank > 1 || count < 0)
-    fail<StorageError>(where_of(file), ": attribute 'names' must be one string or a one-dimensional array of strings");
+    fail<StorageError>(
+        where_of(file),
+        ": attribute 'names' must be one string or a one-dimensional array of strings");
   Hdf5Handle memory = checked(H5Tcopy(H5T_C_S1), Hdf5Kind::datatype, file, "string type");
   check(H5Tset_cset(memory.get(), H5Tget_cset(type.get())), file, "string type");
   std::vector<std::string> items;
@@ -237,7 +256,8 @@ std::vector<std::string> read_names(hid_t group, const std::filesystem::path& fi
     }
   }
   if (rank == 0) {  // one string: comma-separated names
-    for (std::string_view name : split_fields(items.empty() ? std::string_view() : std::string_view(items[0])))
+    for (std::string_view name :
+         split_fields(items.empty() ? std::string_view() : std::string_view(items[0])))
       names.emplace_back(name);
   } else {
     for (const std::string& item : items) names.emplace_back(trim(item));
@@ -255,8 +275,8 @@ void write_names(hid_t object, const std::string& names, const std::filesystem::
   check(H5Awrite(attribute.get(), type.get(), names.c_str()), file, "writing attribute 'names'");
 }
 
-void write_dataset(hid_t file_id, const char* name, int rank, const hsize_t* extent, const double* data,
-                   const std::filesystem::path& file) {
+void write_dataset(hid_t file_id, const char* name, int rank, const hsize_t* extent,
+                   const double* data, const std::filesystem::path& file) {
   Hdf5Handle space =
       checked(H5Screate_simple(rank, extent, nullptr), Hdf5Kind::dataspace, file, "dataset extent");
   Hdf5Handle dataset = checked(
@@ -281,8 +301,10 @@ void TimeSeries::validate(const std::string& source) const {
   if (static_cast<Index>(times.size()) != points())
     fail<InvalidArgument>(source, ": ", times.size(), " times but ", points(),
                           " value columns (values is dimension x points, one column per time)");
-  if (points() < 2) fail<InvalidArgument>(source, ": a time series needs at least 2 points, it has ", points());
-  if (dimension() < 1) fail<InvalidArgument>(source, ": a time series needs at least one component");
+  if (points() < 2)
+    fail<InvalidArgument>(source, ": a time series needs at least 2 points, it has ", points());
+  if (dimension() < 1)
+    fail<InvalidArgument>(source, ": a time series needs at least one component");
   if (!names.empty()) {
     if (static_cast<Index>(names.size()) != dimension())
       fail<InvalidArgument>(source, ": ", names.size(), " names for ", dimension(), " components");
@@ -296,8 +318,10 @@ void TimeSeries::validate(const std::string& source) const {
       });
       if (bad_char || trim(name).size() != name.size())
         fail<InvalidArgument>(source, ": the name of component ", i, ", '", name,
-                              "', must not contain commas, quotes or control characters, nor start or end with spaces");
-      if (!seen.insert(name).second) fail<InvalidArgument>(source, ": two components are named '", name, "'");
+                              "', must not contain commas, quotes or control characters, nor start "
+                              "or end with spaces");
+      if (!seen.insert(name).second)
+        fail<InvalidArgument>(source, ": two components are named '", name, "'");
     }
   }
   for (Index k = 0; k < points(); ++k) {
@@ -308,8 +332,8 @@ void TimeSeries::validate(const std::string& source) const {
                             " after t = ", times[static_cast<std::size_t>(k - 1)]);
     for (Index i = 0; i < dimension(); ++i)
       if (!std::isfinite(values(i, k)))
-        fail<InvalidArgument>(source, ": component ", i, " at point ", k, " (t = ", t, ") is ", values(i, k),
-                              "; values must be finite");
+        fail<InvalidArgument>(source, ": component ", i, " at point ", k, " (t = ", t, ") is ",
+                              values(i, k), "; values must be finite");
   }
 }
 
@@ -325,8 +349,8 @@ TimeSeries load_time_series_csv(const std::filesystem::path& file) {
   TimeSeries series;
   std::vector<std::string> columns;  // the header: time column, then component names
   Index header_line = 0;
-  Index previous_line = 0;           // line of the previous data row
-  std::vector<double> flat;          // values, point after point
+  Index previous_line = 0;   // line of the previous data row
+  std::vector<double> flat;  // values, point after point
   std::string line;
   Index number = 0;
   while (std::getline(in, line)) {
@@ -345,15 +369,18 @@ TimeSeries load_time_series_csv(const std::filesystem::path& file) {
     if (columns.empty()) {  // the header
       double number_value = 0.0;
       if (parse_double(fields[0], number_value) == Parse::ok)
-        fail<InvalidArgument>(where, " line ", number, ": expected a header naming the columns, like 't,y0,y1', ",
+        fail<InvalidArgument>(where, " line ", number,
+                              ": expected a header naming the columns, like 't,y0,y1', ",
                               "but the line starts with a number");
       if (fields.size() < 2)
-        fail<InvalidArgument>(where, " line ", number, ": the header needs a time column and at least one ",
+        fail<InvalidArgument>(where, " line ", number,
+                              ": the header needs a time column and at least one ",
                               "value column, like 't,y0,y1'");
       for (std::size_t c = 0; c < fields.size(); ++c) {
         columns.push_back(unquote(fields[c]));
         if (columns.back().empty())
-          fail<InvalidArgument>(where, " line ", number, " column ", c + 1, ": the header has an empty column name");
+          fail<InvalidArgument>(where, " line ", number, " column ", c + 1,
+                                ": the header has an empty column name");
       }
       series.names.assign(columns.begin() + 1, columns.end());
       header_line = number;
@@ -361,24 +388,26 @@ TimeSeries load_time_series_csv(const std::filesystem::path& file) {
     }
 
     if (fields.size() != columns.size())
-      fail<InvalidArgument>(where, " line ", number, ": ", fields.size(), " columns, but the header (line ",
-                            header_line, ") has ", columns.size());
+      fail<InvalidArgument>(where, " line ", number, ": ", fields.size(),
+                            " columns, but the header (line ", header_line, ") has ",
+                            columns.size());
     for (std::size_t c = 0; c < fields.size(); ++c) {
       double value = 0.0;
       const Parse parsed = parse_double(fields[c], value);
       if (parsed == Parse::not_a_number)
-        fail<InvalidArgument>(where, " line ", number, " column ", c + 1, " ('", columns[c], "'): '", fields[c],
-                              "' is not a number");
+        fail<InvalidArgument>(where, " line ", number, " column ", c + 1, " ('", columns[c],
+                              "'): '", fields[c], "' is not a number");
       if (parsed == Parse::out_of_range)
-        fail<InvalidArgument>(where, " line ", number, " column ", c + 1, " ('", columns[c], "'): '", fields[c],
-                              "' is outside the range of a double");
+        fail<InvalidArgument>(where, " line ", number, " column ", c + 1, " ('", columns[c],
+                              "'): '", fields[c], "' is outside the range of a double");
       if (!std::isfinite(value))
-        fail<InvalidArgument>(where, " line ", number, " column ", c + 1, " ('", columns[c], "'): ", fields[c],
-                              " is not allowed; values must be finite");
+        fail<InvalidArgument>(where, " line ", number, " column ", c + 1, " ('", columns[c],
+                              "'): ", fields[c], " is not allowed; values must be finite");
       if (c == 0) {
         if (!series.times.empty() && !(value > series.times.back()))
-          fail<InvalidArgument>(where, " line ", number, ": t = ", value, " does not come after t = ",
-                                series.times.back(), " (line ", previous_line, "); times must increase strictly");
+          fail<InvalidArgument>(where, " line ", number, ": t = ", value,
+                                " does not come after t = ", series.times.back(), " (line ",
+                                previous_line, "); times must increase strictly");
         series.times.push_back(value);
       } else {
         flat.push_back(value);
@@ -386,13 +415,17 @@ TimeSeries load_time_series_csv(const std::filesystem::path& file) {
     }
     previous_line = number;
   }
-  if (in.bad()) fail<StorageError>(where, ": reading failed after line ", number, ": ", std::strerror(errno));
-  if (columns.empty()) fail<InvalidArgument>(where, " has no header and no data (", number, " lines)");
+  if (in.bad())
+    fail<StorageError>(where, ": reading failed after line ", number, ": ", std::strerror(errno));
+  if (columns.empty())
+    fail<InvalidArgument>(where, " has no header and no data (", number, " lines)");
   if (series.times.size() < 2)
-    fail<InvalidArgument>(where, ": a time series needs at least 2 points, the file has ", series.times.size());
+    fail<InvalidArgument>(where, ": a time series needs at least 2 points, the file has ",
+                          series.times.size());
 
   const Index dimension = static_cast<Index>(columns.size() - 1);
-  series.values = Eigen::Map<const Eigen::MatrixXd>(flat.data(), dimension, static_cast<Index>(series.times.size()));
+  series.values = Eigen::Map<const Eigen::MatrixXd>(flat.data(), dimension,
+                                                    static_cast<Index>(series.times.size()));
   series.validate(where);
   return series;
 }
@@ -446,7 +479,8 @@ TimeSeries load_time_series_hdf5(const std::filesystem::path& file, const std::s
   QuietHdf5 quiet;
   const htri_t is_hdf5 = H5Fis_hdf5(file.c_str());
   H5Eclear2(H5E_DEFAULT);
-  if (is_hdf5 <= 0) fail<StorageError>(where, " is not an HDF5 file (or its superblock is damaged)");
+  if (is_hdf5 <= 0)
+    fail<StorageError>(where, " is not an HDF5 file (or its superblock is damaged)");
   Hdf5Handle h5 = checked(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), Hdf5Kind::file, file,
                           "cannot be opened (damaged or truncated?)");
   if (group_name != "/" && H5Lexists(h5.get(), group_name.c_str(), H5P_DEFAULT) <= 0) {
@@ -460,17 +494,20 @@ TimeSeries load_time_series_hdf5(const std::filesystem::path& file, const std::s
   const Hdf5Handle t = open_numeric_dataset(g.get(), "t", group_name, file, t_extent);
   const Hdf5Handle y = open_numeric_dataset(g.get(), "y", group_name, file, y_extent);
   if (t_extent.size() != 1)
-    fail<StorageError>(where, ": dataset 't' must be one-dimensional [points], it has ", t_extent.size(),
-                       " dimensions");
+    fail<StorageError>(where, ": dataset 't' must be one-dimensional [points], it has ",
+                       t_extent.size(), " dimensions");
   if (y_extent.size() != 1 && y_extent.size() != 2)
-    fail<StorageError>(where, ": dataset 'y' must be [points x dimension] (or [points] for one component), it has ",
-                       y_extent.size(), " dimensions");
+    fail<StorageError>(
+        where,
+        ": dataset 'y' must be [points x dimension] (or [points] for one component), it has ",
+        y_extent.size(), " dimensions");
   const hsize_t points = t_extent[0];
   const hsize_t dimension = y_extent.size() == 2 ? y_extent[1] : 1;
   if (y_extent[0] != points)
     fail<StorageError>(where, ": dataset 't' has ", points, " times but 'y' has ", y_extent[0],
                        " rows; 'y' must be [points x dimension], a row per time");
-  if (points < 2) fail<InvalidArgument>(where, ": a time series needs at least 2 points, the file has ", points);
+  if (points < 2)
+    fail<InvalidArgument>(where, ": a time series needs at least 2 points, the file has ", points);
   if (dimension < 1) fail<InvalidArgument>(where, ": dataset 'y' has no columns (no components)");
 
   TimeSeries series;
@@ -478,24 +515,26 @@ TimeSeries load_time_series_hdf5(const std::filesystem::path& file, const std::s
   // 'y' is row-major [points × dimension]: its bytes are, as they are, our column-major
   // dimension × points matrix.
   series.values.resize(static_cast<Index>(dimension), static_cast<Index>(points));
-  check(H5Dread(t.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, series.times.data()), file,
-        "reading dataset 't' (damaged or truncated?)");
-  check(H5Dread(y.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, series.values.data()), file,
-        "reading dataset 'y' (damaged or truncated?)");
+  check(H5Dread(t.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, series.times.data()),
+        file, "reading dataset 't' (damaged or truncated?)");
+  check(H5Dread(y.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, series.values.data()),
+        file, "reading dataset 'y' (damaged or truncated?)");
   series.names = read_names(g.get(), file);
 
   // Name the place in the file's own terms before the generic checks.
   for (Index k = 0; k < series.points(); ++k) {
     const double time = series.times[static_cast<std::size_t>(k)];
-    if (!std::isfinite(time)) fail<InvalidArgument>(where, ": dataset 't' row ", k, " is ", time, "; times must be finite");
+    if (!std::isfinite(time))
+      fail<InvalidArgument>(where, ": dataset 't' row ", k, " is ", time, "; times must be finite");
     if (k > 0 && !(time > series.times[static_cast<std::size_t>(k - 1)]))
-      fail<InvalidArgument>(where, ": dataset 't' row ", k, ": t = ", time, " does not come after t = ",
-                            series.times[static_cast<std::size_t>(k - 1)], " (row ", k - 1,
-                            "); times must increase strictly");
+      fail<InvalidArgument>(
+          where, ": dataset 't' row ", k, ": t = ", time,
+          " does not come after t = ", series.times[static_cast<std::size_t>(k - 1)], " (row ",
+          k - 1, "); times must increase strictly");
     for (Index i = 0; i < series.dimension(); ++i)
       if (!std::isfinite(series.values(i, k)))
-        fail<InvalidArgument>(where, ": dataset 'y' row ", k, " column ", i, " (t = ", time, ") is ",
-                              series.values(i, k), "; values must be finite");
+        fail<InvalidArgument>(where, ": dataset 'y' row ", k, " column ", i, " (t = ", time,
+                              ") is ", series.values(i, k), "; values must be finite");
   }
   if (series.names.empty())
     for (Index i = 0; i < series.dimension(); ++i) series.names.push_back(default_name(i));
@@ -533,7 +572,8 @@ TimeSeries load_time_series(const std::filesystem::path& file) {
   if (extension == ".csv") return load_time_series_csv(file);
   if (extension == ".h5" || extension == ".hdf5") return load_time_series_hdf5(file);
   if (extension.empty())
-    fail<InvalidArgument>(where_of(file), " has no extension; name it .csv, .h5 or .hdf5 by its format");
+    fail<InvalidArgument>(where_of(file),
+                          " has no extension; name it .csv, .h5 or .hdf5 by its format");
   fail<InvalidArgument>(where_of(file), ": unknown file type '", file.extension().string(),
                         "'; use .csv, .h5 or .hdf5");
 }

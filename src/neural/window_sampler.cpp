@@ -9,14 +9,20 @@ namespace rwd::training {
 
 using rwd::detail::fail;
 
-WindowSampler::WindowSampler(Index points, Index window_intervals, Index batch_size, std::uint64_t seed)
-    : points_(points), window_(window_intervals), batch_(batch_size), seed_(seed), generator_(seed) {
+WindowSampler::WindowSampler(Index points, Index window_intervals, Index batch_size,
+                             std::uint64_t seed)
+    : points_(points),
+      window_(window_intervals),
+      batch_(batch_size),
+      seed_(seed),
+      generator_(seed) {
   if (window_intervals < 1)
     fail<InvalidArgument>("WindowSampler: window_intervals = ", window_intervals, " must be >= 1");
-  if (batch_size < 1) fail<InvalidArgument>("WindowSampler: batch_size = ", batch_size, " must be >= 1");
+  if (batch_size < 1)
+    fail<InvalidArgument>("WindowSampler: batch_size = ", batch_size, " must be >= 1");
   if (points <= window_intervals)
-    fail<InvalidArgument>("WindowSampler: a window of ", window_intervals, " intervals needs ", window_intervals,
-                          " + 1 points, but the series has ", points);
+    fail<InvalidArgument>("WindowSampler: a window of ", window_intervals, " intervals needs ",
+                          window_intervals, " + 1 points, but the series has ", points);
   starts_ = points - window_intervals;
 }
 
@@ -53,18 +59,21 @@ std::vector<Window> WindowSampler::next_windows() {
 
 namespace {
 
-Eigen::MatrixXd gather(const TimeSeries& series, const std::vector<Index>& starts, Index offset, const char* what) {
+Eigen::MatrixXd gather(const TimeSeries& series, const std::vector<Index>& starts, Index offset,
+                       const char* what) {
   if (series.points() < 1 || series.dimension() < 1)
-    fail<InvalidArgument>(what, ": the time series is empty (", series.dimension(), " x ", series.points(), ")");
-  if (starts.empty()) fail<InvalidArgument>(what, ": no window starts given (a batch needs at least one)");
+    fail<InvalidArgument>(what, ": the time series is empty (", series.dimension(), " x ",
+                          series.points(), ")");
+  if (starts.empty())
+    fail<InvalidArgument>(what, ": no window starts given (a batch needs at least one)");
   if (offset < 0) fail<InvalidArgument>(what, ": offset = ", offset, " must be >= 0");
   Eigen::MatrixXd gathered(series.dimension(), static_cast<Index>(starts.size()));
   for (std::size_t b = 0; b < starts.size(); ++b) {
     const Index s = starts[b];
     if (s < 0 || s >= series.points() || offset >= series.points() - s)
       fail<InvalidArgument>(what, ": window ", b, " starts at point ", s, "; with offset ", offset,
-                            " it needs point ", s, " + ", offset, " of a series of ", series.points(),
-                            " points (0 to ", series.points() - 1, ")");
+                            " it needs point ", s, " + ", offset, " of a series of ",
+                            series.points(), " points (0 to ", series.points() - 1, ")");
     gathered.col(static_cast<Index>(b)) = series.values.col(s + offset);
   }
   return gathered;
@@ -76,7 +85,8 @@ Eigen::MatrixXd gather_initial_states(const TimeSeries& series, const std::vecto
   return gather(series, starts, 0, "gather_initial_states");
 }
 
-Eigen::MatrixXd gather_targets(const TimeSeries& series, const std::vector<Index>& starts, Index offset) {
+Eigen::MatrixXd gather_targets(const TimeSeries& series, const std::vector<Index>& starts,
+                               Index offset) {
   return gather(series, starts, offset, "gather_targets");
 }
 

@@ -8,11 +8,11 @@
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/forward_loss.hpp"
-#include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/problems/brusselator2d.hpp"
 #include "rewind/problems/robertson.hpp"
+#include "rewind/schedule/schedules.hpp"
 
 namespace {
 
@@ -45,8 +45,9 @@ TEST(CvodesIntervals, ReproducesSundialsRobertsonAdjointExample) {
   rwd::CvodesIntervalStepper stepper(model, example_tolerances(), rwd::IntervalGrid{0.0, 4e7, 1});
   rwd::StoreAllAdjoint driver(stepper, integral_of_y3());
   const auto r = driver.run(model.default_initial_state(), model.default_parameters());
-  std::printf("G = %.4e, dG/dp = (%.4e, %.4e, %.4e), lambda0 = (%.4e, %.4e, %.4e)\n", r.loss, r.grad_theta[0],
-              r.grad_theta[1], r.grad_theta[2], r.grad_y0[0], r.grad_y0[1], r.grad_y0[2]);
+  std::printf("G = %.4e, dG/dp = (%.4e, %.4e, %.4e), lambda0 = (%.4e, %.4e, %.4e)\n", r.loss,
+              r.grad_theta[0], r.grad_theta[1], r.grad_theta[2], r.grad_y0[0], r.grad_y0[1],
+              r.grad_y0[2]);
   // The example prints 5 significant digits; both are continuous adjoints at rtol = 1e-6.
   EXPECT_NEAR(r.loss, 3.9983e7, 5e-4 * 3.9983e7);
   EXPECT_NEAR(r.grad_theta[0], 7.6842e5, 2e-3 * 7.6842e5);
@@ -59,12 +60,14 @@ TEST(CvodesIntervals, EveryRevolveBudgetOverIntervalsGivesTheSameBits) {
   rwd::Robertson model(true);
   rwd::CvodesIntervalStepper stepper(model, example_tolerances(), rwd::IntervalGrid{0.0, 4e5, 12});
   rwd::StoreAllAdjoint reference_driver(stepper, integral_of_y3());
-  const auto reference = reference_driver.run(model.default_initial_state(), model.default_parameters());
+  const auto reference =
+      reference_driver.run(model.default_initial_state(), model.default_parameters());
   for (int snapshots : {2, 3, 5}) {
     rwd::CheckpointOptions options;
     options.drift_policy = rwd::DriftPolicy::fail;  // every replay must restart CVODES identically
     rwd::CheckpointedAdjoint driver(stepper, integral_of_y3(), options);
-    const auto r = driver.run(model.default_initial_state(), model.default_parameters(), rwd::revolve_schedule(snapshots));
+    const auto r = driver.run(model.default_initial_state(), model.default_parameters(),
+                              rwd::revolve_schedule(snapshots));
     EXPECT_EQ(r.loss, reference.loss);
     EXPECT_EQ(r.grad_theta, reference.grad_theta) << snapshots;
     EXPECT_EQ(r.grad_y0, reference.grad_y0) << snapshots;
@@ -94,7 +97,8 @@ TEST(CvodesIntervals, GradientMatchesFiniteDifferencesToTheTolerance) {
     plus[k] += h;
     minus[k] -= h;
     const double fd = (rwd::forward_loss(stepper, integral_of_y3(), y0, plus) -
-                       rwd::forward_loss(stepper, integral_of_y3(), y0, minus)) / (2 * h);
+                       rwd::forward_loss(stepper, integral_of_y3(), y0, minus)) /
+                      (2 * h);
     EXPECT_NEAR(r.grad_theta[k], fd, 1e-5 * std::abs(fd)) << "p" << k + 1;
   }
   // cvsRoberts_ASAi_dns, tB0 = 50: dG/dp = (1.7341e+02, -5.0591e-04, 8.4323e-08).
@@ -119,12 +123,15 @@ TEST(CvodesIntervals, FailuresNameTheIntervalAndBadSettingsAreRefused) {
   }
   rwd::CvodesOptions bad = example_tolerances();
   bad.steps_per_adjoint_checkpoint = 2;
-  EXPECT_THROW(rwd::CvodesIntervalStepper(model, bad, rwd::IntervalGrid{0.0, 1.0, 1}), rwd::InvalidArgument);
+  EXPECT_THROW(rwd::CvodesIntervalStepper(model, bad, rwd::IntervalGrid{0.0, 1.0, 1}),
+               rwd::InvalidArgument);
   bad = example_tolerances();
   bad.atol = {1e-8, 1e-8};
-  EXPECT_THROW(rwd::CvodesIntervalStepper(model, bad, rwd::IntervalGrid{0.0, 1.0, 1}), rwd::InvalidArgument);
-  EXPECT_THROW(rwd::CvodesIntervalStepper(model, example_tolerances(), rwd::IntervalGrid{0.0, 1.0, 0}),
+  EXPECT_THROW(rwd::CvodesIntervalStepper(model, bad, rwd::IntervalGrid{0.0, 1.0, 1}),
                rwd::InvalidArgument);
+  EXPECT_THROW(
+      rwd::CvodesIntervalStepper(model, example_tolerances(), rwd::IntervalGrid{0.0, 1.0, 0}),
+      rwd::InvalidArgument);
 }
 
 }  // namespace
@@ -156,7 +163,9 @@ TEST(CvodesIntervals, BandSolverOnTheBrusselatorIsScheduleIndependentAndMatchesF
     V plus = theta, minus = theta;
     plus[k] += h;
     minus[k] -= h;
-    const double fd = (rwd::forward_loss(stepper, J, y0, plus) - rwd::forward_loss(stepper, J, y0, minus)) / (2 * h);
+    const double fd =
+        (rwd::forward_loss(stepper, J, y0, plus) - rwd::forward_loss(stepper, J, y0, minus)) /
+        (2 * h);
     EXPECT_NEAR(r.grad_theta[k], fd, 1e-5 * std::abs(fd) + 1e-9) << "theta[" << k << "]";
   }
   EXPECT_NE(r.summary.method.find("band"), std::string::npos) << r.summary.method;
@@ -186,7 +195,8 @@ TEST(CvodesIntervals, BackwardFailureNamesTheIntervalAndReturnsNothing) {
   } catch (const rwd::SolverError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("backward"), std::string::npos) << what;
-    EXPECT_NE(what.find("interval 3"), std::string::npos) << what;  // the last interval is reversed first
+    EXPECT_NE(what.find("interval 3"), std::string::npos)
+        << what;  // the last interval is reversed first
   }
 }
 

@@ -6,13 +6,13 @@
 
 #include <functional>
 
-#include "support/scratch_directory.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/schedule/schedules.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/lorenz96.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "support/error_message.hpp"
+#include "support/scratch_directory.hpp"
 
 namespace rwd {
 namespace {
@@ -35,7 +35,8 @@ struct HookedLorenz96 {
     ++calls;
     inner.rhs(t, y, th, f);
   }
-  void vjp(double t, const Vector& y, const Vector& th, const Vector& v, Vector& oy, Vector& ot) const {
+  void vjp(double t, const Vector& y, const Vector& th, const Vector& v, Vector& oy,
+           Vector& ot) const {
     inner.vjp(t, y, th, v, oy, ot);
   }
 };
@@ -49,7 +50,8 @@ std::string storage_error(F&& f) {
 
 struct Lorenz96Run {
   HookedLorenz96 problem;
-  ExplicitRungeKutta<HookedLorenz96> stepper{problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 400)};
+  ExplicitRungeKutta<HookedLorenz96> stepper{problem, ButcherTableau::rk4(),
+                                             StepControl::fixed(0.0, 0.01, 400)};
   B::Vector y0 = problem.inner.default_initial_state();
   B::Vector theta = problem.inner.default_parameters();
   Objective<B> objective = Objective<B>::terminal_squared_norm();
@@ -72,7 +74,8 @@ TEST(DiskCheckpointing, SameGradientAsMemoryAndReadsArePrefetched) {
   EXPECT_EQ(summary.storage.disk_stores, summary.stores);
   EXPECT_EQ(summary.storage.disk_restores, summary.restores);
   EXPECT_GT(summary.storage.io.prefetch_hits, summary.storage.disk_restores / 2) << summary.full();
-  EXPECT_EQ(summary.storage.io.bytes_written, summary.storage.disk_stores * (40 * 8 + static_cast<Index>(sizeof(Carry))));
+  EXPECT_EQ(summary.storage.io.bytes_written,
+            summary.storage.disk_stores * (40 * 8 + static_cast<Index>(sizeof(Carry))));
   EXPECT_TRUE(summary.storage.asynchronous);
   EXPECT_GT(summary.storage.io.staging_bytes, 0);
   EXPECT_NE(summary.full().find("snapshot file"), std::string::npos);
@@ -115,7 +118,8 @@ TEST(DiskCheckpointing, CorruptedSnapshotStopsTheRun) {
   options.disk.directory = scratch.path();
   options.disk.asynchronous = false;  // deterministic: nothing read ahead before the damage
   CheckpointedAdjoint driver(s.stepper, s.objective, options);
-  const std::string message = storage_error([&] { driver.run(s.y0, s.theta, rwd::on_disk(revolve_schedule(4))); });
+  const std::string message =
+      storage_error([&] { driver.run(s.y0, s.theta, rwd::on_disk(revolve_schedule(4))); });
   EXPECT_NE(message.find("checksum mismatch"), std::string::npos) << message;
   EXPECT_NE(message.find("y_0"), std::string::npos) << message;
   EXPECT_TRUE(scratch.files().empty()) << "the file is removed on error too";
@@ -131,7 +135,8 @@ TEST(DiskCheckpointing, FullDiskStopsTheRun) {
   CheckpointOptions options;
   options.disk.directory = scratch.path();
   CheckpointedAdjoint driver(s.stepper, s.objective, options);
-  const std::string message = storage_error([&] { driver.run(s.y0, s.theta, rwd::on_disk(revolve_schedule(200))); });
+  const std::string message =
+      storage_error([&] { driver.run(s.y0, s.theta, rwd::on_disk(revolve_schedule(200))); });
   limit.reset();
   EXPECT_NE(message.find("file size limit"), std::string::npos) << message;
   EXPECT_TRUE(scratch.files().empty());
@@ -147,7 +152,8 @@ TEST(DiskCheckpointing, RemovedFileStopsTheRun) {
   CheckpointOptions options;
   options.disk.directory = scratch.path();
   CheckpointedAdjoint driver(s.stepper, s.objective, options);
-  const std::string message = storage_error([&] { driver.run(s.y0, s.theta, rwd::on_disk(revolve_schedule(8))); });
+  const std::string message =
+      storage_error([&] { driver.run(s.y0, s.theta, rwd::on_disk(revolve_schedule(8))); });
   EXPECT_NE(message.find("was removed while the run was using it"), std::string::npos) << message;
 }
 
@@ -157,7 +163,8 @@ TEST(DiskCheckpointing, BadDirectoryIsRefusedBeforeAnyWork) {
   CheckpointOptions options;
   options.disk.directory = scratch / "missing";
   CheckpointedAdjoint driver(s.stepper, s.objective, options);
-  const std::string message = storage_error([&] { driver.run(s.y0, s.theta, rwd::on_disk(revolve_schedule(8))); });
+  const std::string message =
+      storage_error([&] { driver.run(s.y0, s.theta, rwd::on_disk(revolve_schedule(8))); });
   EXPECT_NE(message.find("does not exist"), std::string::npos) << message;
   EXPECT_EQ(s.problem.calls, 0);
 

@@ -44,7 +44,8 @@ struct ReplayPerturbedLorenz {
       seen.push_back(t);
     }
   }
-  void vjp(double t, const Vector& y, const Vector& th, const Vector& v, Vector& oy, Vector& ot) const {
+  void vjp(double t, const Vector& y, const Vector& th, const Vector& v, Vector& oy,
+           Vector& ot) const {
     inner.vjp(t, y, th, v, oy, ot);
   }
 };
@@ -53,7 +54,8 @@ TEST(DriftMonitor, DeterministicRunHasExactlyZeroDrift) {
   Lorenz63<> problem;
   ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 100));
   CheckpointedAdjoint driver(stepper, Objective<B>::terminal_squared_norm());
-  const auto r = driver.run(problem.default_initial_state(), problem.default_parameters(), revolve_schedule(3));
+  const auto r = driver.run(problem.default_initial_state(), problem.default_parameters(),
+                            revolve_schedule(3));
   EXPECT_GT(r.summary.recomputed_steps, 99);  // more than the first sweep: replays happened
   EXPECT_GT(r.drift.replayed_steps_checked, 0);
   EXPECT_EQ(r.drift.max_rel_drift, 0.0);

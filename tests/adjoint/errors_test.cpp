@@ -25,7 +25,8 @@ struct CountingGrowth {
     ++rhs_calls;
     f[0] = th[0] * y[0];
   }
-  void vjp(double, const Vector& y, const Vector& th, const Vector& v, Vector& oy, Vector& ot) const {
+  void vjp(double, const Vector& y, const Vector& th, const Vector& v, Vector& oy,
+           Vector& ot) const {
     oy[0] = th[0] * v[0];
     ot[0] = y[0] * v[0];
   }
@@ -49,7 +50,8 @@ TEST(Errors, OverflowStopsTheRunNamingStepAndTime) {
   CountingGrowth problem;
   ExplicitRungeKutta stepper(problem, ButcherTableau::euler(), StepControl::fixed(0.0, 1.0, 200));
   StoreAllAdjoint driver(stepper, Objective<B>::terminal_squared_norm());
-  const std::string msg = message_of<NumericalError>([&] { driver.run(vec({1.0}), vec({1000.0})); });
+  const std::string msg =
+      message_of<NumericalError>([&] { driver.run(vec({1.0}), vec({1000.0})); });
   EXPECT_NE(msg.find("at step 103, t = 103"), std::string::npos) << msg;
 }
 
@@ -68,10 +70,13 @@ TEST(Errors, NonFiniteInputsRefusedBeforeWork) {
   ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.1, 10));
   StoreAllAdjoint driver(stepper, Objective<B>::terminal_squared_norm());
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({nan}), vec({1.0})); }).find("y0 contains NaN"),
+  EXPECT_NE(message_of<InvalidArgument>([&] {
+              driver.run(vec({nan}), vec({1.0}));
+            }).find("y0 contains NaN"),
             std::string::npos);
-  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({1.0}), vec({INFINITY})); })
-                .find("theta contains NaN or Inf"),
+  EXPECT_NE(message_of<InvalidArgument>([&] {
+              driver.run(vec({1.0}), vec({INFINITY}));
+            }).find("theta contains NaN or Inf"),
             std::string::npos);
   EXPECT_EQ(problem.rhs_calls, 0);
 }
@@ -80,11 +85,13 @@ TEST(Errors, WrongSizesRefusedBeforeWork) {
   CountingGrowth problem;
   ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.1, 10));
   StoreAllAdjoint driver(stepper, Objective<B>::terminal_squared_norm());
-  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({1.0, 2.0}), vec({1.0})); })
-                .find("initial state y0 has 2 components; expected 1"),
+  EXPECT_NE(message_of<InvalidArgument>([&] {
+              driver.run(vec({1.0, 2.0}), vec({1.0}));
+            }).find("initial state y0 has 2 components; expected 1"),
             std::string::npos);
-  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({1.0}), vec({})); })
-                .find("parameter vector theta has 0 components; expected 1"),
+  EXPECT_NE(message_of<InvalidArgument>([&] {
+              driver.run(vec({1.0}), vec({}));
+            }).find("parameter vector theta has 0 components; expected 1"),
             std::string::npos);
   EXPECT_EQ(problem.rhs_calls, 0);
 }
@@ -104,7 +111,8 @@ TEST(Errors, StepControlRefusals) {
   refuse(StepControl::adaptive(0.0, 1.0, 0.0, 1e-9), dp5, "rtol = 0 must be finite and > 0");
   refuse(StepControl::adaptive(0.0, 1.0, 1e-20, 1e-9), dp5, "below double-precision round-off");
   refuse(StepControl::adaptive(0.0, 1.0, 1e-6, -1.0), dp5, "atol = -1 must be finite and > 0");
-  refuse(StepControl::adaptive(1.0, 1.0, 1e-6, 1e-9), dp5, "t_final = 1 must be finite and > t0 = 1");
+  refuse(StepControl::adaptive(1.0, 1.0, 1e-6, 1e-9), dp5,
+         "t_final = 1 must be finite and > t0 = 1");
   refuse(StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9), rk4, "no embedded error estimate");
   StepControl bad_safety = StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9);
   bad_safety.safety = 1.5;
@@ -115,26 +123,28 @@ TEST(Errors, StepControlRefusals) {
 TEST(Errors, ObservationBeyondTheRunIsRefused) {
   CountingGrowth problem;
   ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.1, 10));
-  Objective<B> objective(
-      {}, {5, 11}, [](Index, double, const B::Vector& y, B::Vector& g) {
-        g = y;
-        return 0.5 * y.squaredNorm();
-      });
+  Objective<B> objective({}, {5, 11}, [](Index, double, const B::Vector& y, B::Vector& g) {
+    g = y;
+    return 0.5 * y.squaredNorm();
+  });
   StoreAllAdjoint driver(stepper, objective);
-  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({1.0}), vec({1.0})); })
-                .find("observes step 11 but the run has only 10 steps"),
+  EXPECT_NE(message_of<InvalidArgument>([&] {
+              driver.run(vec({1.0}), vec({1.0}));
+            }).find("observes step 11 but the run has only 10 steps"),
             std::string::npos);
   EXPECT_EQ(problem.rhs_calls, 0);
 }
 
 TEST(Errors, StoreAllBeyondMemoryLimitRefusedBeforeWork) {
   CountingGrowth problem;
-  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 1e-6, 1000000));
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(),
+                             StepControl::fixed(0.0, 1e-6, 1000000));
   StoreAllOptions options;
   options.memory_limit_bytes = 1 << 20;
   StoreAllAdjoint driver(stepper, Objective<B>::terminal_squared_norm(), options);
-  EXPECT_NE(message_of<InvalidArgument>([&] { driver.run(vec({1.0}), vec({1.0})); })
-                .find("above the memory limit"),
+  EXPECT_NE(message_of<InvalidArgument>([&] {
+              driver.run(vec({1.0}), vec({1.0}));
+            }).find("above the memory limit"),
             std::string::npos);
   EXPECT_EQ(problem.rhs_calls, 0);
 }

@@ -5,7 +5,6 @@
 
 #include <functional>
 
-#include "support/gradient_check.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/gray_scott.hpp"
@@ -14,6 +13,7 @@
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/problems/lotka_volterra.hpp"
 #include "rewind/problems/van_der_pol.hpp"
+#include "support/gradient_check.hpp"
 
 namespace rwd {
 namespace {
@@ -27,7 +27,8 @@ Objective<B> test_objective(std::vector<Index> steps) {
         g = y;
         return 0.5 * y.squaredNorm();
       },
-      std::move(steps), [](Index, double, const B::Vector& y, B::Vector& g) {
+      std::move(steps),
+      [](Index, double, const B::Vector& y, B::Vector& g) {
         g = y.array() - 0.5;
         return 0.5 * g.squaredNorm();
       });
@@ -40,7 +41,8 @@ struct Case {
 };
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  return info.param.problem + "_" + info.param.method + (info.param.adaptive ? "_adaptive" : "_fixed");
+  return info.param.problem + "_" + info.param.method +
+         (info.param.adaptive ? "_adaptive" : "_fixed");
 }
 
 template <class P>
@@ -72,14 +74,15 @@ void check(const P& problem, const Case& c, double dt, Index steps, double t_fin
   ExplicitRungeKutta frozen(problem, ButcherTableau::by_name(c.method),
                             c.adaptive ? StepControl::prescribed(0.0, sizes) : control);
   // The prescribed run reproduces the adaptive one's loss.
-  EXPECT_NEAR(forward_loss(frozen, objective, y0, theta), result.loss, 1e-12 * std::abs(result.loss));
+  EXPECT_NEAR(forward_loss(frozen, objective, y0, theta), result.loss,
+              1e-12 * std::abs(result.loss));
   const double tol = 2e-6;
   for (int which : {0, 1}) {
     const auto chk = testing::directional_fd(frozen, objective, y0, theta,
                                              which == 0 ? result.grad_y0 : result.grad_theta, which,
                                              17 + static_cast<std::uint64_t>(which), 1e-6);
-    EXPECT_LT(chk.rel_error(), tol) << (which == 0 ? "dJ/dy0" : "dJ/dtheta") << ": adjoint "
-                                    << chk.adjoint << " fd " << chk.fd;
+    EXPECT_LT(chk.rel_error(), tol)
+        << (which == 0 ? "dJ/dy0" : "dJ/dtheta") << ": adjoint " << chk.adjoint << " fd " << chk.fd;
   }
 }
 
@@ -97,7 +100,8 @@ TEST_P(GradientVsFiniteDifferences, AgreesAlongRandomDirections) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (const char* p : {"linear", "lorenz63", "lorenz96", "lotka_volterra", "van_der_pol", "gray_scott"}) {
+  for (const char* p :
+       {"linear", "lorenz63", "lorenz96", "lotka_volterra", "van_der_pol", "gray_scott"}) {
     for (const auto& m : ButcherTableau::names()) {
       cases.push_back({p, m, false});
       if (ButcherTableau::by_name(m).has_embedded()) cases.push_back({p, m, true});

@@ -56,7 +56,8 @@ TEST_P(LinearClosedForm, GradientMatchesMatrixAlgebra) {
   EXPECT_NEAR(result.loss, 0.5 * yN.squaredNorm(), 1e-14 * yN.squaredNorm());
   const Eigen::VectorXd grad_y0 = MN.transpose() * yN;
   EXPECT_LE((result.grad_y0 - grad_y0).norm(), 1e-13 * grad_y0.norm())
-      << result.grad_y0.transpose() << "\n" << grad_y0.transpose();
+      << result.grad_y0.transpose() << "\n"
+      << grad_y0.transpose();
 
   Eigen::VectorXd grad_A(n * n);
   for (Index i = 0; i < n; ++i) {
@@ -72,11 +73,13 @@ TEST_P(LinearClosedForm, GradientMatchesMatrixAlgebra) {
     }
   }
   EXPECT_LE((result.grad_theta - grad_A).norm(), 1e-12 * grad_A.norm())
-      << result.grad_theta.transpose() << "\n" << grad_A.transpose();
+      << result.grad_theta.transpose() << "\n"
+      << grad_A.transpose();
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTableaux, LinearClosedForm,
-                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5", "tsit5"));
+                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5",
+                                           "tsit5"));
 
 }  // namespace
 }  // namespace rwd

@@ -58,9 +58,11 @@ TEST(NoAllocation, StoreAllLoopsAllocateOnlyUpFront) {
   // (they are the up-front storage, the result vectors and a fixed number of work vectors).
   Lorenz96<> problem(40);
   auto count = [&](Index steps) {
-    ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, steps));
+    ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(),
+                               StepControl::fixed(0.0, 0.01, steps));
     StoreAllAdjoint driver(stepper, Objective<EigenBackend>::terminal_squared_norm());
-    const Eigen::VectorXd y0 = problem.default_initial_state(), theta = problem.default_parameters();
+    const Eigen::VectorXd y0 = problem.default_initial_state(),
+                          theta = problem.default_parameters();
     const long before = g_allocations.load();
     driver.run(y0, theta);
     return g_allocations.load() - before;

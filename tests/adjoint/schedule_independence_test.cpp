@@ -8,7 +8,6 @@
 #include <cstring>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/thrust_backend.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
@@ -16,6 +15,7 @@
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/problems/van_der_pol.hpp"
+#include "rewind/schedule/schedules.hpp"
 #include "support/host_vectors.hpp"
 #include "support/scratch_directory.hpp"
 
@@ -31,7 +31,8 @@ Objective<B> objective_with_observations() {
         B::copy(y, g);
         return 0.5 * B::dot(y, y);
       },
-      {0, 3, 7}, [](Index, double, const typename B::Vector& y, typename B::Vector& g) {
+      {0, 3, 7},
+      [](Index, double, const typename B::Vector& y, typename B::Vector& g) {
         B::copy(y, g);
         B::scale(0.25, g);
         return 0.125 * B::dot(y, y);
@@ -68,11 +69,14 @@ void check_all_schedules(const P& problem, const char* method, const StepControl
   ASSERT_LT(l, 400) << "keep c = 1 (quadratic recomputation) cheap";
 
   std::vector<std::pair<std::string, Planner>> schedules = {
-      {"revolve c=1", revolve_schedule(1)},      {"revolve c=2", revolve_schedule(2)},
-      {"revolve c=3", revolve_schedule(3)},      {"revolve c=7", revolve_schedule(7)},
+      {"revolve c=1", revolve_schedule(1)},
+      {"revolve c=2", revolve_schedule(2)},
+      {"revolve c=3", revolve_schedule(3)},
+      {"revolve c=7", revolve_schedule(7)},
       {"revolve c=l", revolve_schedule(static_cast<int>(l))},
       {"revolve c=l+5", revolve_schedule(static_cast<int>(l) + 5)},
-      {"uniform k=4", uniform_schedule(4)},      {"store-all", store_all_schedule()},
+      {"uniform k=4", uniform_schedule(4)},
+      {"store-all", store_all_schedule()},
       {"revolve c=3 on disk, background I/O", on_disk(revolve_schedule(3))},
       {"revolve c=7 on disk, inline I/O", on_disk(revolve_schedule(7))},
       {"uniform k=5 on disk, background I/O, 1 buffer", on_disk(uniform_schedule(5))},
@@ -91,7 +95,8 @@ void check_all_schedules(const P& problem, const char* method, const StepControl
     EXPECT_EQ(result.summary.steps, l);
     EXPECT_EQ(result.summary.reversed_steps, l);
     // Bit for bit: compare the bytes, not within a tolerance.
-    EXPECT_EQ(std::memcmp(&result.loss, &reference.loss, sizeof(double)), 0) << result.loss << " vs " << reference.loss;
+    EXPECT_EQ(std::memcmp(&result.loss, &reference.loss, sizeof(double)), 0)
+        << result.loss << " vs " << reference.loss;
     EXPECT_EQ(to_host<B>(result.grad_y0), to_host<B>(reference.grad_y0));
     EXPECT_EQ(to_host<B>(result.grad_theta), to_host<B>(reference.grad_theta));
     EXPECT_EQ(to_host<B>(result.y_final), to_host<B>(reference.y_final));
@@ -136,22 +141,26 @@ TEST_P(ScheduleIndependence, VanDerPolAdaptive) {
 }
 TEST_P(ScheduleIndependence, Lorenz96AdaptiveOnThrust) {
   if (!ButcherTableau::by_name(GetParam()).has_embedded()) GTEST_SKIP() << "fixed-step method";
-  check_all_schedules(Lorenz96<ThrustBackend>(12), GetParam().c_str(), adaptive_for(GetParam(), 1.0));
+  check_all_schedules(Lorenz96<ThrustBackend>(12), GetParam().c_str(),
+                      adaptive_for(GetParam(), 1.0));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTableaux, ScheduleIndependence,
-                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5", "tsit5"));
+                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5",
+                                           "tsit5"));
 
 TEST(ScheduleIndependence, RevolveCountsMatchTheSchedule) {
   Lorenz96<> problem(16);
   ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 200));
   CheckpointedAdjoint driver(stepper, Objective<EigenBackend>::terminal_squared_norm());
-  const auto r = driver.run(problem.default_initial_state(), problem.default_parameters(), revolve_schedule(5));
+  const auto r = driver.run(problem.default_initial_state(), problem.default_parameters(),
+                            revolve_schedule(5));
   // 200 steps with 5 snapshots: r = 4 (β(5, 3) = 56 < 200 ≤ β(5, 4) = 126? no: β(5,4) = 126 < 200
   // ≤ β(5, 5) = 252), so r = 5 and p = 5·200 − β(6, 4) = 1000 − 210 = 790 advances.
   EXPECT_EQ(r.summary.recomputed_steps, 790);
   EXPECT_EQ(r.summary.forward_steps, 200 + 790);
-  EXPECT_LE(r.summary.storage.peak_memory_bytes, 5 * (16 * 8 + static_cast<std::int64_t>(sizeof(Carry))));
+  EXPECT_LE(r.summary.storage.peak_memory_bytes,
+            5 * (16 * 8 + static_cast<std::int64_t>(sizeof(Carry))));
 }
 
 }  // namespace

@@ -35,12 +35,18 @@ void compare_backends(const char* method, StepControl control, Args... args) {
   ExplicitRungeKutta thrust_stepper(thrust_problem, ButcherTableau::by_name(method), control);
   StoreAllAdjoint eigen_driver(eigen_stepper, Objective<EigenBackend>::terminal_squared_norm());
   StoreAllAdjoint thrust_driver(thrust_stepper, Objective<ThrustBackend>::terminal_squared_norm());
-  const auto e = eigen_driver.run(eigen_problem.default_initial_state(), eigen_problem.default_parameters());
-  const auto t = thrust_driver.run(thrust_problem.default_initial_state(), thrust_problem.default_parameters());
+  const auto e =
+      eigen_driver.run(eigen_problem.default_initial_state(), eigen_problem.default_parameters());
+  const auto t = thrust_driver.run(thrust_problem.default_initial_state(),
+                                   thrust_problem.default_parameters());
   EXPECT_EQ(e.summary.steps, t.summary.steps);
   EXPECT_NEAR(e.loss, t.loss, 1e-12 * std::abs(e.loss));
-  EXPECT_LT(relative_difference(to_host<EigenBackend>(e.grad_y0), to_host<ThrustBackend>(t.grad_y0)), 1e-11);
-  EXPECT_LT(relative_difference(to_host<EigenBackend>(e.grad_theta), to_host<ThrustBackend>(t.grad_theta)), 1e-11);
+  EXPECT_LT(
+      relative_difference(to_host<EigenBackend>(e.grad_y0), to_host<ThrustBackend>(t.grad_y0)),
+      1e-11);
+  EXPECT_LT(relative_difference(to_host<EigenBackend>(e.grad_theta),
+                                to_host<ThrustBackend>(t.grad_theta)),
+            1e-11);
   EXPECT_STREQ(t.summary.backend.c_str(), ThrustBackend::name);
 }
 

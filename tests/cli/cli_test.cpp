@@ -248,7 +248,6 @@ TEST(GradientRun, BlowUpIsANumericalErrorNamingTheStep) {
   }
 }
 
-
 // ---- byte sizes and counts ----------------------------------------------------------------
 
 TEST(ByteSize, ReadsUnitsAndNotation) {
@@ -266,8 +265,8 @@ TEST(ByteSize, ReadsUnitsAndNotation) {
 }
 
 TEST(ByteSize, RefusesGarbageNamingTheFlag) {
-  for (const char* bad : {"", "abc", "12XB", "-5", "0", "0.5", "nan", "inf", "1e400", "0x10",
-                          "GiB", "1 2 MiB", "1e30TiB"}) {
+  for (const char* bad : {"", "abc", "12XB", "-5", "0", "0.5", "nan", "inf", "1e400", "0x10", "GiB",
+                          "1 2 MiB", "1e30TiB"}) {
     try {
       parse_byte_size("--memory", bad);
       ADD_FAILURE() << "accepted '" << bad << "'";
@@ -288,7 +287,9 @@ TEST(ByteSize, CountsAreWholeNumbers) {
 
 // ---- checkpointed runs ---------------------------------------------------------------------
 
-RunReport run_with(RunOptions o) { return run_gradient(resolve_run_settings(o)); }
+RunReport run_with(RunOptions o) {
+  return run_gradient(resolve_run_settings(o));
+}
 
 void expect_same_gradient(const RunReport& a, const RunReport& b) {
   EXPECT_EQ(a.loss, b.loss);

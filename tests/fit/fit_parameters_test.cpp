@@ -59,8 +59,8 @@ struct LotkaVolterraFit {
 
   FitResult fit(const Eigen::VectorXd& start, const FitOptions& options, const PlanRequest& request,
                 const CheckpointOptions& checkpoint = {}) {
-    return fit_parameters(stepper, misfit, obs.initial_state, start, options, plan_checkpoints(request, obs.steps),
-                          checkpoint);
+    return fit_parameters(stepper, misfit, obs.initial_state, start, options,
+                          plan_checkpoints(request, obs.steps), checkpoint);
   }
 
   Observations obs;
@@ -70,8 +70,9 @@ struct LotkaVolterraFit {
 };
 
 void print(const char* name, const FitResult& r) {
-  std::cout << name << ": " << r.iterations << " iterations, " << r.evaluations << " evaluations, J = " << r.loss
-            << ", θ = " << r.theta.transpose() << " (" << r.stop_reason << ")\n";
+  std::cout << name << ": " << r.iterations << " iterations, " << r.evaluations
+            << " evaluations, J = " << r.loss << ", θ = " << r.theta.transpose() << " ("
+            << r.stop_reason << ")\n";
 }
 
 TEST(FitParameters, RecoversLotkaVolterraFromExactData) {
@@ -140,19 +141,23 @@ TEST(FitParameters, RecoversLotkaVolterraFromNoisyDataWithinItsUncertainty) {
     Eigen::VectorXd plus = r.theta, minus = r.theta;
     plus[fitted[a]] += h;
     minus[fitted[a]] -= h;
-    const Eigen::VectorXd gp = driver.run(lv.obs.initial_state, plus, revolve_schedule(8)).grad_theta;
-    const Eigen::VectorXd gm = driver.run(lv.obs.initial_state, minus, revolve_schedule(8)).grad_theta;
+    const Eigen::VectorXd gp =
+        driver.run(lv.obs.initial_state, plus, revolve_schedule(8)).grad_theta;
+    const Eigen::VectorXd gm =
+        driver.run(lv.obs.initial_state, minus, revolve_schedule(8)).grad_theta;
     for (int b = 0; b < 2; ++b) hessian(b, a) = (gp[fitted[b]] - gm[fitted[b]]) / (2 * h);
   }
   const Eigen::Matrix2d covariance = hessian.inverse();
   for (int a = 0; a < 2; ++a) {
     const Index i = fitted[a];
     const double deviation = std::sqrt(covariance(a, a));
-    std::cout << "θ" << i << " = " << r.theta[i] << " ± " << deviation << " (true " << lv.obs.parameters[i] << ", "
-              << (r.theta[i] - lv.obs.parameters[i]) / deviation << " σ)\n";
+    std::cout << "θ" << i << " = " << r.theta[i] << " ± " << deviation << " (true "
+              << lv.obs.parameters[i] << ", " << (r.theta[i] - lv.obs.parameters[i]) / deviation
+              << " σ)\n";
     EXPECT_GT(deviation, 0.0);
     EXPECT_LT(std::abs(r.theta[i] - lv.obs.parameters[i]), 4.0 * deviation) << "θ" << i;
-    EXPECT_LT(deviation, 0.01 * lv.obs.parameters[i]) << "the data determine θ" << i << " to better than 1 %";
+    EXPECT_LT(deviation, 0.01 * lv.obs.parameters[i])
+        << "the data determine θ" << i << " to better than 1 %";
   }
   const double data = static_cast<double>(lv.obs.data.size());
   EXPECT_NEAR(2.0 * r.loss / data, 1.0, 0.3) << "χ² per datum";
@@ -175,8 +180,9 @@ TEST(FitParameters, SmallSnapshotBudgetFollowsTheStoreAllFitBitForBit) {
   CostModel costs;
   costs.disk_write_time = 2.0;
   costs.disk_read_time = 1.0;
-  const std::vector<std::pair<const char*, PlanRequest>> plans = {{"revolve(3)", PlanRequest::revolve(3)},
-                                                                  {"two-level 2+4, disk", PlanRequest::two_level(2, 4, costs)}};
+  const std::vector<std::pair<const char*, PlanRequest>> plans = {
+      {"revolve(3)", PlanRequest::revolve(3)},
+      {"two-level 2+4, disk", PlanRequest::two_level(2, 4, costs)}};
   for (const auto& [name, request] : plans) {
     SCOPED_TRACE(name);
     const FitResult r = lv.fit(start, options, request, on_disk);
@@ -189,7 +195,8 @@ TEST(FitParameters, SmallSnapshotBudgetFollowsTheStoreAllFitBitForBit) {
     ASSERT_EQ(r.history.size(), reference.history.size());
     for (std::size_t k = 0; k < r.history.size(); ++k) {
       EXPECT_TRUE(same_bits(r.history[k].theta, reference.history[k].theta)) << "iteration " << k;
-      EXPECT_EQ(std::memcmp(&r.history[k].loss, &reference.history[k].loss, sizeof(double)), 0) << "iteration " << k;
+      EXPECT_EQ(std::memcmp(&r.history[k].loss, &reference.history[k].loss, sizeof(double)), 0)
+          << "iteration " << k;
       EXPECT_EQ(r.history[k].evaluations, reference.history[k].evaluations);
     }
     EXPECT_GT(r.summary.recomputed_steps, reference.summary.recomputed_steps) << "it did recompute";
@@ -204,7 +211,8 @@ TEST(FitParameters, RecoversGrayScottFeedAndKillFromObservationsOfV) {
   const Index n = 12;
   const Observations obs = testing::gray_scott_observations(n, 400, 20, 1e-3);
   const GrayScott<> model(n);
-  ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, obs.steps));
+  ExplicitRungeKutta stepper(model, ButcherTableau::rk4(),
+                             StepControl::fixed(0.0, obs.dt, obs.steps));
   const auto misfit = observation_misfit(obs, misfit_sigma(obs));
   Eigen::VectorXd start = obs.parameters;
   start[2] *= 1.15;  // F
@@ -216,7 +224,8 @@ TEST(FitParameters, RecoversGrayScottFeedAndKillFromObservationsOfV) {
                                      plan_checkpoints(PlanRequest::revolve(6), obs.steps));
   print("Gray-Scott", r);
   ASSERT_FALSE(r.failed) << r.failure;
-  for (Index i : {2, 3}) EXPECT_NEAR(r.theta[i], obs.parameters[i], 1e-3 * obs.parameters[i]) << "θ" << i;
+  for (Index i : {2, 3})
+    EXPECT_NEAR(r.theta[i], obs.parameters[i], 1e-3 * obs.parameters[i]) << "θ" << i;
   EXPECT_EQ(r.theta[0], obs.parameters[0]);
   EXPECT_EQ(r.theta[1], obs.parameters[1]);
   EXPECT_NEAR(2.0 * r.loss / static_cast<double>(obs.data.size()), 1.0, 0.2) << "χ² per datum";
@@ -250,7 +259,8 @@ TEST(FitParameters, RefusesBadInputBeforeAnyWork) {
         [&] { lv.fit(theta.size() ? theta : start, counted, PlanRequest::revolve(4)); });
   };
   FitOptions options = alpha_and_gamma(1.7);
-  expect_message(refused(options), "the start θ[0] = 1.7249999999999999 lies outside its bounds [0.5, 1.7]");
+  expect_message(refused(options),
+                 "the start θ[0] = 1.7249999999999999 lies outside its bounds [0.5, 1.7]");
   options = alpha_and_gamma();
   options.bounds[1] = {3.0, 3.0};
   expect_message(refused(options), "the bounds of θ[3], [3, 3], must satisfy lower < upper");
@@ -277,18 +287,21 @@ TEST(FitParameters, RefusesBadInputBeforeAnyWork) {
   options.max_evaluations = 0;
   expect_message(refused(options), "max_evaluations = 0 must be >= 1");
   options = alpha_and_gamma();
-  expect_message(refused(options, Eigen::VectorXd::Ones(3)), "theta_start has 3 components but the stepper's problem has 4");
+  expect_message(refused(options, Eigen::VectorXd::Ones(3)),
+                 "theta_start has 3 components but the stepper's problem has 4");
   EXPECT_EQ(iterations, 0);
 
   // A plan for another horizon, and an adaptive stepper.
   expect_message(error_message<InvalidArgument>([&] {
-                   fit_parameters(lv.stepper, lv.misfit, lv.obs.initial_state, start, alpha_and_gamma(),
-                                  plan_checkpoints(PlanRequest::revolve(4), 99));
+                   fit_parameters(lv.stepper, lv.misfit, lv.obs.initial_state, start,
+                                  alpha_and_gamma(), plan_checkpoints(PlanRequest::revolve(4), 99));
                  }),
                  "is for 99 steps but the stepper takes 100");
-  ExplicitRungeKutta adaptive(lv.model, ButcherTableau::by_name("dopri5"), StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9));
+  ExplicitRungeKutta adaptive(lv.model, ButcherTableau::by_name("dopri5"),
+                              StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9));
   expect_message(error_message<InvalidArgument>([&] {
-                   fit_parameters(adaptive, lv.misfit, lv.obs.initial_state, start, alpha_and_gamma(),
+                   fit_parameters(adaptive, lv.misfit, lv.obs.initial_state, start,
+                                  alpha_and_gamma(),
                                   plan_checkpoints(PlanRequest::revolve(4), 100));
                  }),
                  "needs a fixed-step stepper");
@@ -303,8 +316,9 @@ TEST(FitParameters, AnExceptionOfTheIterationCallbackReachesTheCaller) {
     ++calls;
     if (it.iteration == 2) throw std::runtime_error("interrupted by the user");
   };
-  expect_message(error_message<std::runtime_error>(
-                     [&] { lv.fit(lotka_volterra_start(lv.obs), options, PlanRequest::revolve(4)); }),
+  expect_message(error_message<std::runtime_error>([&] {
+                   lv.fit(lotka_volterra_start(lv.obs), options, PlanRequest::revolve(4));
+                 }),
                  "interrupted by the user");
   EXPECT_EQ(calls, 3);
 }
@@ -316,7 +330,8 @@ TEST(FitParameters, AnExceptionOfTheIterationCallbackReachesTheCaller) {
 TEST(FitParameters, ANonFiniteEvaluationEndsTheFitKeepingTheBestParameters) {
   const Observations obs = lotka_volterra_observations(300, 10);
   const LotkaVolterra<> model;
-  ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, obs.steps));
+  ExplicitRungeKutta stepper(model, ButcherTableau::rk4(),
+                             StepControl::fixed(0.0, obs.dt, obs.steps));
   const auto misfit = observation_misfit(obs, 1e-4);
   Eigen::VectorXd start = obs.parameters;
   start[0] *= 0.85;  // α too low: the gradient pushes it up

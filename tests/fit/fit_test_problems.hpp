@@ -14,8 +14,8 @@ namespace rwd::testing {
 
 // Lotka–Volterra at (1.5, 1, 1, 3) from (1, 1), RK4 with dt = 0.01 (t = 5 at 500 steps: one and
 // a half periods), every component observed every `every` steps.
-inline Observations lotka_volterra_observations(Index steps = 500, Index every = 10, double noise = 0.0,
-                                                std::uint64_t seed = 7) {
+inline Observations lotka_volterra_observations(Index steps = 500, Index every = 10,
+                                                double noise = 0.0, std::uint64_t seed = 7) {
   const LotkaVolterra<> model;
   Observations obs;
   obs.problem = "lotka_volterra";
@@ -32,7 +32,8 @@ inline Observations lotka_volterra_observations(Index steps = 500, Index every =
   obs.seed = seed;
   obs.observed_steps = every_kth_step(steps, every);
   ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, steps));
-  obs.data = observe_trajectory(stepper, obs.initial_state, obs.parameters, obs.observed_steps, obs.field, noise, seed);
+  obs.data = observe_trajectory(stepper, obs.initial_state, obs.parameters, obs.observed_steps,
+                                obs.field, noise, seed);
   return obs;
 }
 
@@ -42,7 +43,9 @@ inline Observations lotka_volterra_observations(Index steps = 500, Index every =
 // 12 × 12 grid with dt = 1 the spatial standard deviation of v stays near 0.08 from step 200 to
 // 2000, whereas the problem's default seed (a 2 × 2 square) dies out within 100 steps here, and
 // a field that has died is a poor test of a fit.
-inline Eigen::VectorXd gray_scott_parameters() { return GrayScott<>::default_parameters(0.16, 0.08, 0.04, 0.06); }
+inline Eigen::VectorXd gray_scott_parameters() {
+  return GrayScott<>::default_parameters(0.16, 0.08, 0.04, 0.06);
+}
 
 inline Eigen::VectorXd gray_scott_initial_state(Index n) {
   Eigen::VectorXd y(2 * n * n);
@@ -77,7 +80,8 @@ inline Observations gray_scott_observations(Index n, Index steps, Index every, d
   obs.seed = seed;
   obs.observed_steps = every_kth_step(steps, every);
   ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, steps));
-  obs.data = observe_trajectory(stepper, obs.initial_state, obs.parameters, obs.observed_steps, obs.field, noise, seed);
+  obs.data = observe_trajectory(stepper, obs.initial_state, obs.parameters, obs.observed_steps,
+                                obs.field, noise, seed);
   return obs;
 }
 

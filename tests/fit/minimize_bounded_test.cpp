@@ -31,7 +31,8 @@ TEST(MinimizeBounded, FindsTheMinimumOfRosenbrocksFunction) {
   BoundedMinimizerOptions options;
   options.max_evaluations = 500;
   options.relative_tolerance = 0.0;
-  const BoundedMinimum m = minimize_bounded(rosenbrock, {-1.2, 1.0}, {-kInf, -kInf}, {kInf, kInf}, options);
+  const BoundedMinimum m =
+      minimize_bounded(rosenbrock, {-1.2, 1.0}, {-kInf, -kInf}, {kInf, kInf}, options);
   EXPECT_NEAR(m.x[0], 1.0, 1e-6);
   EXPECT_NEAR(m.x[1], 1.0, 1e-6);
   EXPECT_LT(m.value, 1e-12);
@@ -59,7 +60,8 @@ TEST(MinimizeBounded, StopsOnAnActiveBoundAndNeverLeavesTheBox) {
 TEST(MinimizeBounded, StopsAtTheEvaluationLimit) {
   BoundedMinimizerOptions options;
   options.max_evaluations = 5;
-  const BoundedMinimum m = minimize_bounded(rosenbrock, {-1.2, 1.0}, {-kInf, -kInf}, {kInf, kInf}, options);
+  const BoundedMinimum m =
+      minimize_bounded(rosenbrock, {-1.2, 1.0}, {-kInf, -kInf}, {kInf, kInf}, options);
   EXPECT_EQ(m.evaluations, 5);
   expect_message(m.stop_reason, "the limit of 5 evaluations was reached");
   EXPECT_FALSE(m.optimizer_failed);
@@ -77,8 +79,12 @@ TEST(MinimizeBounded, PassesTheFunctionsExceptionThrough) {
                  "non-finite at step 7");
   EXPECT_EQ(calls, 3) << "no evaluation after the one that threw";
   // Not only rewind's errors: anything the function throws comes back as it was.
-  auto g = [](const std::vector<double>&, std::vector<double>&) -> double { throw std::logic_error("mine"); };
-  expect_message(error_message<std::logic_error>([&] { minimize_bounded(g, {0.0}, {-1.0}, {1.0}, {}); }), "mine");
+  auto g = [](const std::vector<double>&, std::vector<double>&) -> double {
+    throw std::logic_error("mine");
+  };
+  expect_message(
+      error_message<std::logic_error>([&] { minimize_bounded(g, {0.0}, {-1.0}, {1.0}, {}); }),
+      "mine");
 }
 
 TEST(MinimizeBounded, RefusesBadInputBeforeAnyEvaluation) {
@@ -91,15 +97,18 @@ TEST(MinimizeBounded, RefusesBadInputBeforeAnyEvaluation) {
                      BoundedMinimizerOptions options = {}) {
     return error_message<InvalidArgument>([&] { minimize_bounded(f, x0, lower, upper, options); });
   };
-  expect_message(refused({2.0, 0.0}, {-1, -1}, {1, 1}), "x0[0] = 2 lies outside its bounds [-1, 1]");
-  expect_message(refused({0.0, 0.0}, {1, -1}, {1, 1}), "the bounds of variable 0, [1, 1], must satisfy lower < upper");
+  expect_message(refused({2.0, 0.0}, {-1, -1}, {1, 1}),
+                 "x0[0] = 2 lies outside its bounds [-1, 1]");
+  expect_message(refused({0.0, 0.0}, {1, -1}, {1, 1}),
+                 "the bounds of variable 0, [1, 1], must satisfy lower < upper");
   expect_message(refused({0.0, 0.0}, {-1, std::nan("")}, {1, 1}), "the bounds of variable 1");
   expect_message(refused({0.0, std::nan("")}, {-1, -1}, {1, 1}), "x0[1] = nan is not finite");
   expect_message(refused({0.0, 0.0}, {-1}, {1, 1}), "2 variables but 1 lower and 2 upper bounds");
   expect_message(refused({}, {}, {}), "no variables");
   BoundedMinimizerOptions options;
   options.max_evaluations = 0;
-  expect_message(refused({0.0, 0.0}, {-1, -1}, {1, 1}, options), "max_evaluations = 0 must be >= 1");
+  expect_message(refused({0.0, 0.0}, {-1, -1}, {1, 1}, options),
+                 "max_evaluations = 0 must be >= 1");
   options = {};
   options.relative_tolerance = -1;
   expect_message(refused({0.0, 0.0}, {-1, -1}, {1, 1}, options), "relative_tolerance = -1");

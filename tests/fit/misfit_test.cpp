@@ -46,10 +46,11 @@ CostModel slow_disk() {
 // Every schedule against store-all, at a θ away from the data's (so residuals and gradients are
 // far from zero).
 template <class Model>
-void expect_schedule_independence(const Model& model, const Observations& obs, const Eigen::VectorXd& theta,
-                                  bool include_single_snapshot) {
+void expect_schedule_independence(const Model& model, const Observations& obs,
+                                  const Eigen::VectorXd& theta, bool include_single_snapshot) {
   const auto misfit = observation_misfit(obs, misfit_sigma(obs));
-  ExplicitRungeKutta stepper(model, ButcherTableau::by_name(obs.method), StepControl::fixed(0.0, obs.dt, obs.steps));
+  ExplicitRungeKutta stepper(model, ButcherTableau::by_name(obs.method),
+                             StepControl::fixed(0.0, obs.dt, obs.steps));
   StoreAllAdjoint reference_driver(stepper, misfit);
   const auto reference = reference_driver.run(obs.initial_state, theta);
   ASSERT_GT(reference.loss, 0.0);
@@ -75,11 +76,13 @@ void expect_schedule_independence(const Model& model, const Observations& obs, c
     options.disk.asynchronous = name.find("inline") == std::string::npos;
     CheckpointedAdjoint driver(stepper, misfit, options);
     const auto result = driver.run(obs.initial_state, theta, planner);
-    EXPECT_EQ(std::memcmp(&result.loss, &reference.loss, sizeof(double)), 0) << result.loss << " vs " << reference.loss;
+    EXPECT_EQ(std::memcmp(&result.loss, &reference.loss, sizeof(double)), 0)
+        << result.loss << " vs " << reference.loss;
     EXPECT_TRUE(same_bits(result.grad_theta, reference.grad_theta));
     EXPECT_TRUE(same_bits(result.grad_y0, reference.grad_y0));
     if (name != "store-all plan") {
-      EXPECT_GT(result.summary.recomputed_steps, obs.steps - 1) << "observation terms met in recomputed segments";
+      EXPECT_GT(result.summary.recomputed_steps, obs.steps - 1)
+          << "observation terms met in recomputed segments";
     }
     EXPECT_EQ(result.drift.first_drift_step, -1);
     if (name.find("disk") != std::string::npos) {
@@ -97,7 +100,8 @@ TEST(ObservationMisfit, IsHalfTheWeightedSquaredResidual) {
   EXPECT_FALSE(misfit.has_terminal());
 
   const LotkaVolterra<> model;
-  ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, obs.steps));
+  ExplicitRungeKutta stepper(model, ButcherTableau::rk4(),
+                             StepControl::fixed(0.0, obs.dt, obs.steps));
   Eigen::VectorXd theta = obs.parameters;
   theta[1] *= 1.1;
   const Eigen::MatrixXd predicted =
@@ -121,7 +125,8 @@ TEST(ObservationMisfit, IsHalfTheWeightedSquaredResidual) {
 TEST(ObservationMisfit, IsZeroWithAZeroGradientAtExactDataAndTheirParameters) {
   const Observations obs = lotka_volterra_observations(200, 10);
   const LotkaVolterra<> model;  // the stepper keeps a reference: the model must outlive it
-  ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, obs.steps));
+  ExplicitRungeKutta stepper(model, ButcherTableau::rk4(),
+                             StepControl::fixed(0.0, obs.dt, obs.steps));
   StoreAllAdjoint driver(stepper, observation_misfit(obs, misfit_sigma(obs)));
   const auto result = driver.run(obs.initial_state, obs.parameters);
   EXPECT_EQ(result.loss, 0.0);
@@ -151,16 +156,19 @@ TEST(ObservationMisfit, GradientAgreesWithFiniteDifferences) {
     const Observations obs = lotka_volterra_observations(500, 10, 0.05);
     const auto misfit = observation_misfit(obs, misfit_sigma(obs));
     const LotkaVolterra<> model;
-    ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, obs.steps));
+    ExplicitRungeKutta stepper(model, ButcherTableau::rk4(),
+                               StepControl::fixed(0.0, obs.dt, obs.steps));
     Eigen::VectorXd theta = obs.parameters;
     theta[0] *= 1.15;
     theta[3] *= 0.85;
     CheckpointedAdjoint driver(stepper, misfit);
     const auto result = driver.run(obs.initial_state, theta, revolve_schedule(6));
     for (std::uint64_t seed : {1u, 2u, 3u}) {
-      const auto in_theta = testing::directional_fd(stepper, misfit, obs.initial_state, theta, result.grad_theta, 1, seed, 1e-6);
+      const auto in_theta = testing::directional_fd(stepper, misfit, obs.initial_state, theta,
+                                                    result.grad_theta, 1, seed, 1e-6);
       EXPECT_LT(in_theta.rel_error(), 1e-7) << in_theta.adjoint << " vs " << in_theta.fd;
-      const auto in_y0 = testing::directional_fd(stepper, misfit, obs.initial_state, theta, result.grad_y0, 0, seed, 1e-6);
+      const auto in_y0 = testing::directional_fd(stepper, misfit, obs.initial_state, theta,
+                                                 result.grad_y0, 0, seed, 1e-6);
       EXPECT_LT(in_y0.rel_error(), 1e-7) << in_y0.adjoint << " vs " << in_y0.fd;
     }
     // Each parameter on its own, so none hides behind another in a random direction.
@@ -170,7 +178,8 @@ TEST(ObservationMisfit, GradientAgreesWithFiniteDifferences) {
       plus[i] += h;
       minus[i] -= h;
       const double fd = (forward_loss(stepper, misfit, obs.initial_state, plus) -
-                         forward_loss(stepper, misfit, obs.initial_state, minus)) / (2 * h);
+                         forward_loss(stepper, misfit, obs.initial_state, minus)) /
+                        (2 * h);
       EXPECT_NEAR(result.grad_theta[i], fd, 1e-7 * std::abs(fd)) << "dJ/dθ" << i;
     }
   }
@@ -179,13 +188,15 @@ TEST(ObservationMisfit, GradientAgreesWithFiniteDifferences) {
     const Observations obs = gray_scott_observations(12, 300, 20, 0.01);
     const auto misfit = observation_misfit(obs, misfit_sigma(obs));
     const GrayScott<> model(12);
-    ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, obs.dt, obs.steps));
+    ExplicitRungeKutta stepper(model, ButcherTableau::rk4(),
+                               StepControl::fixed(0.0, obs.dt, obs.steps));
     Eigen::VectorXd theta = obs.parameters;
     theta[2] *= 1.1;
     CheckpointedAdjoint driver(stepper, misfit);
     const auto result = driver.run(obs.initial_state, theta, revolve_schedule(4));
     for (std::uint64_t seed : {4u, 5u}) {
-      const auto check = testing::directional_fd(stepper, misfit, obs.initial_state, theta, result.grad_theta, 1, seed, 1e-7);
+      const auto check = testing::directional_fd(stepper, misfit, obs.initial_state, theta,
+                                                 result.grad_theta, 1, seed, 1e-7);
       EXPECT_LT(check.rel_error(), 1e-6) << check.adjoint << " vs " << check.fd;
     }
   }
@@ -195,7 +206,8 @@ TEST(ObservationMisfit, RefusesANonPositiveSigmaAndInvalidObservations) {
   const Observations obs = lotka_volterra_observations(100, 10);
   for (double sigma : {0.0, -1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
     SCOPED_TRACE(sigma);
-    expect_message(error_message<InvalidArgument>([&] { observation_misfit(obs, sigma); }), "must be finite and > 0");
+    expect_message(error_message<InvalidArgument>([&] { observation_misfit(obs, sigma); }),
+                   "must be finite and > 0");
   }
   Observations bad = obs;
   bad.observed_steps[1] = bad.observed_steps[0];
@@ -205,7 +217,8 @@ TEST(ObservationMisfit, RefusesANonPositiveSigmaAndInvalidObservations) {
   const auto misfit = observation_misfit(obs, 1.0);
   Eigen::VectorXd y = Eigen::VectorXd::Zero(3), grad = Eigen::VectorXd::Zero(3);
   expect_message(error_message<InvalidArgument>([&] { misfit.observation(10, 0.1, y, grad); }),
-                 "observation misfit at step 10: the state has 3 components but the observations were made of a state of 2");
+                 "observation misfit at step 10: the state has 3 components but the observations "
+                 "were made of a state of 2");
 }
 
 TEST(ObservationMisfit, SigmaIsTheNoiseOrOne) {

@@ -32,9 +32,11 @@ std::string invalid(const Observations& obs) {
   return error_message<InvalidArgument>([&] { obs.validate(); });
 }
 
-// --- HDF5 surgery on saved files, for the refusals of bad files -----------------------------------
+// --- HDF5 surgery on saved files, for the refusals of bad files
+// -----------------------------------
 
-void set_integer_attribute(const std::filesystem::path& file, const char* name, std::int64_t value) {
+void set_integer_attribute(const std::filesystem::path& file, const char* name,
+                           std::int64_t value) {
   const hid_t h5 = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   ASSERT_GE(h5, 0);
   const hid_t attribute = H5Aopen(h5, name, H5P_DEFAULT);
@@ -46,7 +48,8 @@ void set_integer_attribute(const std::filesystem::path& file, const char* name, 
 
 // Rewrites dataset `name` (same extent) with `values`, in the dataset's own row-major order.
 template <class T>
-void rewrite_dataset(const std::filesystem::path& file, const char* name, hid_t memory_type, const std::vector<T>& values) {
+void rewrite_dataset(const std::filesystem::path& file, const char* name, hid_t memory_type,
+                     const std::vector<T>& values) {
   const hid_t h5 = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   ASSERT_GE(h5, 0);
   const hid_t set = H5Dopen2(h5, name, H5P_DEFAULT);
@@ -63,7 +66,8 @@ void write_foreign_hdf5(const std::filesystem::path& file, const char* format) {
   const hsize_t n = 3;
   const double values[3] = {1, 2, 3};
   const hid_t space = H5Screate_simple(1, &n, nullptr);
-  const hid_t set = H5Dcreate2(h5, "x", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t set =
+      H5Dcreate2(h5, "x", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
   H5Dclose(set);
   H5Sclose(space);
@@ -84,15 +88,17 @@ std::string storage_error(const std::filesystem::path& file) {
   return error_message<StorageError>([&] { load_observations(file); });
 }
 
-// --------------------------------------------------------------------------------------------------
+// ------------------------------------------------------------------------------------------------
 
 TEST(EveryKthStep, ListsTheMultiplesUpToTheHorizon) {
   EXPECT_EQ(every_kth_step(10, 3), (std::vector<Index>{3, 6, 9}));
   EXPECT_EQ(every_kth_step(9, 3), (std::vector<Index>{3, 6, 9}));
   EXPECT_EQ(every_kth_step(5, 1), (std::vector<Index>{1, 2, 3, 4, 5}));
   EXPECT_EQ(every_kth_step(7, 7), (std::vector<Index>{7}));
-  expect_message(error_message<InvalidArgument>([] { every_kth_step(10, 0); }), "k = 0 must be >= 1");
-  expect_message(error_message<InvalidArgument>([] { every_kth_step(0, 1); }), "steps = 0 must be >= 1");
+  expect_message(error_message<InvalidArgument>([] { every_kth_step(10, 0); }),
+                 "k = 0 must be >= 1");
+  expect_message(error_message<InvalidArgument>([] { every_kth_step(0, 1); }),
+                 "steps = 0 must be >= 1");
   expect_message(error_message<InvalidArgument>([] { every_kth_step(5, 6); }), "observes nothing");
 }
 
@@ -110,7 +116,8 @@ TEST(ObserveTrajectory, NoiseFreeDataAreTheStatesAtTheObservedSteps) {
   Carry carry = stepper.initial_carry(y, theta);
   for (std::size_t k = 0; k < steps.size(); ++k) {
     while (carry.step < steps[k]) stepper.step(y, carry, theta);
-    for (Index i = 0; i < 36; ++i) EXPECT_EQ(data(i, static_cast<Index>(k)), y[36 + i]) << "step " << steps[k];
+    for (Index i = 0; i < 36; ++i)
+      EXPECT_EQ(data(i, static_cast<Index>(k)), y[36 + i]) << "step " << steps[k];
   }
 }
 
@@ -126,7 +133,9 @@ TEST(ObserveTrajectory, NoiseIsReproducibleStandardNormalAndKeyedBySeed) {
   const Eigen::MatrixXd noisy = observe_trajectory(stepper, y0, theta, steps, v, sigma, 5);
   const Eigen::MatrixXd again = observe_trajectory(stepper, y0, theta, steps, v, sigma, 5);
   const Eigen::MatrixXd other = observe_trajectory(stepper, y0, theta, steps, v, sigma, 6);
-  EXPECT_EQ(std::memcmp(noisy.data(), again.data(), sizeof(double) * static_cast<std::size_t>(noisy.size())), 0);
+  EXPECT_EQ(std::memcmp(noisy.data(), again.data(),
+                        sizeof(double) * static_cast<std::size_t>(noisy.size())),
+            0);
   EXPECT_NE(noisy, other);
   const Eigen::ArrayXXd xi = (noisy - exact).array() / sigma;
   const double n = static_cast<double>(xi.size());
@@ -152,16 +161,23 @@ TEST(ObserveTrajectory, RefusesBadRequestsBeforeAnyWork) {
   ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 50));
   const ObservedField all{"all", 0, 2};
   auto refused = [&](const std::vector<Index>& steps, const ObservedField& field, double noise) {
-    return error_message<InvalidArgument>([&] { observe_trajectory(stepper, y0, theta, steps, field, noise, 1); });
+    return error_message<InvalidArgument>(
+        [&] { observe_trajectory(stepper, y0, theta, steps, field, noise, 1); });
   };
-  expect_message(refused({10, 60}, all, 0.0), "observed step 60 lies outside the run's horizon [0, 50]");
-  expect_message(refused({10, 10}, all, 0.0), "must increase strictly, but step 10 follows step 10");
+  expect_message(refused({10, 60}, all, 0.0),
+                 "observed step 60 lies outside the run's horizon [0, 50]");
+  expect_message(refused({10, 10}, all, 0.0),
+                 "must increase strictly, but step 10 follows step 10");
   expect_message(refused({}, all, 0.0), "no observed steps");
-  expect_message(refused({10}, {"x", 1, 2}, 0.0), "field 'x' (offset 1, count 2) lies outside the state of 2");
-  expect_message(refused({10}, all, -0.1), "noise σ = -0.10000000000000001 must be finite and >= 0");
+  expect_message(refused({10}, {"x", 1, 2}, 0.0),
+                 "field 'x' (offset 1, count 2) lies outside the state of 2");
+  expect_message(refused({10}, all, -0.1),
+                 "noise σ = -0.10000000000000001 must be finite and >= 0");
   EXPECT_EQ(stepper.counters().steps, 0) << "nothing was integrated";
-  ExplicitRungeKutta adaptive(model, ButcherTableau::by_name("dopri5"), StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9));
-  expect_message(error_message<InvalidArgument>([&] { observe_trajectory(adaptive, y0, theta, {1}, all, 0.0, 1); }),
+  ExplicitRungeKutta adaptive(model, ButcherTableau::by_name("dopri5"),
+                              StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9));
+  expect_message(error_message<InvalidArgument>(
+                     [&] { observe_trajectory(adaptive, y0, theta, {1}, all, 0.0, 1); }),
                  "needs a fixed-step stepper");
 }
 
@@ -172,23 +188,30 @@ TEST(ObservationsValidate, NamesTheRuleThatIsBroken) {
   Observations obs = good;
   obs.data(1, 3) = std::nan("");
   std::string message = invalid(obs);
-  expect_message(message, "the datum at step 40 (observation 3), component 1 of field 'all' (state component 1) is nan");
+  expect_message(message,
+                 "the datum at step 40 (observation 3), component 1 of field 'all' (state "
+                 "component 1) is nan");
 
   obs = good;
   obs.observed_steps[4] = obs.observed_steps[3];
-  expect_message(invalid(obs), "observed steps must increase strictly, but step 40 (observation 4) follows step 40");
+  expect_message(
+      invalid(obs),
+      "observed steps must increase strictly, but step 40 (observation 4) follows step 40");
   obs.observed_steps[4] = 35;
   expect_message(invalid(obs), "step 35 (observation 4) follows step 40");
 
   obs = good;
   obs.observed_steps.back() = 101;
-  expect_message(invalid(obs), "observed step 101 (observation 9) lies outside the horizon [0, 100]");
+  expect_message(invalid(obs),
+                 "observed step 101 (observation 9) lies outside the horizon [0, 100]");
   obs.observed_steps.front() = -1;
   expect_message(invalid(obs), "observed step -1 (observation 0) lies outside the horizon");
 
   obs = good;
   obs.field = {"v", 1, 2};
-  expect_message(invalid(obs), "field 'v' (components 1 to 2, offset 1, count 2) lies outside the state of 2 components");
+  expect_message(
+      invalid(obs),
+      "field 'v' (components 1 to 2, offset 1, count 2) lies outside the state of 2 components");
   obs.field = {"v", 0, 0};
   expect_message(invalid(obs), "lies outside the state");
   obs.field = {"", 0, 2};
@@ -233,7 +256,8 @@ TEST(ObservationsValidate, NamesTheRuleThatIsBroken) {
 
 TEST(ObservationFile, RoundTripIsBitForBit) {
   ScratchDirectory dir("rewind-observations");
-  for (const Observations& obs : {lotka_volterra_observations(200, 10, 0.05, 123), gray_scott_observations(5, 30, 3, 0.01)}) {
+  for (const Observations& obs :
+       {lotka_volterra_observations(200, 10, 0.05, 123), gray_scott_observations(5, 30, 3, 0.01)}) {
     SCOPED_TRACE(obs.problem);
     const auto file = dir / (obs.problem + ".h5");
     save_observations(file, obs);
@@ -254,7 +278,9 @@ TEST(ObservationFile, RoundTripIsBitForBit) {
     EXPECT_EQ(back.observed_steps, obs.observed_steps);
     ASSERT_EQ(back.data.rows(), obs.data.rows());
     ASSERT_EQ(back.data.cols(), obs.data.cols());
-    EXPECT_EQ(std::memcmp(back.data.data(), obs.data.data(), sizeof(double) * static_cast<std::size_t>(obs.data.size())), 0);
+    EXPECT_EQ(std::memcmp(back.data.data(), obs.data.data(),
+                          sizeof(double) * static_cast<std::size_t>(obs.data.size())),
+              0);
     EXPECT_EQ(back.initial_state, obs.initial_state);
   }
   // A seed above 2^63 survives (stored unsigned).
@@ -281,7 +307,8 @@ TEST(ObservationFile, NeverReplacesAFileUnlessAskedAndLeavesNothingBehind) {
   Observations bad = first;
   bad.data(0, 0) = std::numeric_limits<double>::infinity();
   EXPECT_THROW(save_observations(dir / "bad.h5", bad), InvalidArgument);
-  expect_message(error_message<StorageError>([&] { save_observations(dir / "no" / "such" / "dir.h5", first); }),
+  expect_message(error_message<StorageError>(
+                     [&] { save_observations(dir / "no" / "such" / "dir.h5", first); }),
                  "does not exist");
   expect_message(error_message<StorageError>([&] { save_observations(dir.path(), first, true); }),
                  "is a directory");
@@ -293,7 +320,8 @@ TEST(ObservationFile, AFailedWriteLeavesNoFile) {
   const Observations obs = gray_scott_observations(8, 40, 2);
   {
     test::FileSizeLimit limit(4096);  // writes past 4 KiB fail with EFBIG, as on a full disk
-    const std::string message = error_message<StorageError>([&] { save_observations(dir / "full.h5", obs); });
+    const std::string message =
+        error_message<StorageError>([&] { save_observations(dir / "full.h5", obs); });
     expect_message(message, "writing failed");
   }
   EXPECT_TRUE(dir.files().empty());
@@ -315,10 +343,12 @@ TEST(ObservationFile, MissingDirectoryAndNonHdf5FilesAreRefused) {
 TEST(ObservationFile, AnotherHdf5FileIsNotAnObservationFile) {
   ScratchDirectory dir("rewind-observations");
   write_foreign_hdf5(dir / "plain.h5", nullptr);
-  expect_message(storage_error(dir / "plain.h5"), "is an HDF5 file but not a rewind observation file (no 'format' attribute)");
+  expect_message(storage_error(dir / "plain.h5"),
+                 "is an HDF5 file but not a rewind observation file (no 'format' attribute)");
   write_foreign_hdf5(dir / "params.h5", "rewind mlp parameters");
   expect_message(storage_error(dir / "params.h5"),
-                 "not a rewind observation file (format 'rewind mlp parameters', expected 'rewind observations')");
+                 "not a rewind observation file (format 'rewind mlp parameters', expected 'rewind "
+                 "observations')");
 }
 
 TEST(ObservationFile, AnotherFormatVersionIsRefused) {
@@ -339,7 +369,8 @@ TEST(ObservationFile, TruncatedFilesAreRefused) {
     const auto cut = dir / "cut.h5";
     {
       std::ofstream out(cut, std::ios::binary | std::ios::trunc);
-      out.write(bytes.data(), static_cast<std::streamsize>(static_cast<double>(bytes.size()) * fraction));
+      out.write(bytes.data(),
+                static_cast<std::streamsize>(static_cast<double>(bytes.size()) * fraction));
     }
     expect_message(storage_error(cut), cut.string());
     std::filesystem::remove(cut);
@@ -369,17 +400,21 @@ TEST(ObservationFile, BadContentsAreRefusedNamingTheFileAndThePlace) {
   std::vector<std::int64_t> steps(obs.observed_steps.begin(), obs.observed_steps.end());
   std::swap(steps[2], steps[3]);
   rewrite_dataset(file, "observed_steps", H5T_NATIVE_INT64, steps);
-  expect_message(load_invalid(file), "observed steps must increase strictly, but step 30 (observation 3) follows step 40");
+  expect_message(
+      load_invalid(file),
+      "observed steps must increase strictly, but step 30 (observation 3) follows step 40");
   std::swap(steps[2], steps[3]);
   steps.back() = 1000;
   rewrite_dataset(file, "observed_steps", H5T_NATIVE_INT64, steps);
-  expect_message(load_invalid(file), "observed step 1000 (observation 9) lies outside the horizon [0, 100]");
+  expect_message(load_invalid(file),
+                 "observed step 1000 (observation 9) lies outside the horizon [0, 100]");
 
   // A field outside the state, and negative noise.
   file = dir / "field.h5";
   save_observations(file, obs);
   set_integer_attribute(file, "field_offset", 1);
-  expect_message(load_invalid(file), "field 'all' (components 1 to 2, offset 1, count 2) lies outside the state of 2");
+  expect_message(load_invalid(file),
+                 "field 'all' (components 1 to 2, offset 1, count 2) lies outside the state of 2");
   file = dir / "noise.h5";
   save_observations(file, obs);
   {

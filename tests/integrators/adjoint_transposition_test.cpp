@@ -6,13 +6,13 @@
 
 #include <random>
 
-#include "support/random_data.hpp"
-#include "support/tangent_linear.hpp"
-#include "support/test_problems.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lotka_volterra.hpp"
+#include "support/random_data.hpp"
+#include "support/tangent_linear.hpp"
+#include "support/test_problems.hpp"
 
 namespace rwd {
 namespace {
@@ -37,7 +37,8 @@ void check_transposition(const P& problem, const ButcherTableau& tableau, StepCo
   const Index n = problem.state_size(), p = problem.parameter_size();
   const Eigen::VectorXd lambda = random_normal_vector(n, rng), v = random_normal_vector(n, rng),
                         w = random_normal_vector(p, rng);
-  const Eigen::VectorXd tangent = testing::tangent_step(problem, tableau, carry_n.t, h, y_n, theta, v, w);
+  const Eigen::VectorXd tangent =
+      testing::tangent_step(problem, tableau, carry_n.t, h, y_n, theta, v, w);
 
   Eigen::VectorXd lambda_n = lambda, mu = Eigen::VectorXd::Zero(p);
   stepper.adjoint_step(y_n, carry_n, theta, lambda_n, mu);
@@ -46,8 +47,8 @@ void check_transposition(const P& problem, const ButcherTableau& tableau, StepCo
   const double lhs = lambda.dot(tangent);
   const double rhs = lambda_n.dot(v) + mu.dot(w);
   // Relative to the size of the terms summed, so cancellation does not inflate the test.
-  const double scale = lambda.cwiseAbs().dot(tangent.cwiseAbs()) + lambda_n.cwiseAbs().dot(v.cwiseAbs()) +
-                       mu.cwiseAbs().dot(w.cwiseAbs());
+  const double scale = lambda.cwiseAbs().dot(tangent.cwiseAbs()) +
+                       lambda_n.cwiseAbs().dot(v.cwiseAbs()) + mu.cwiseAbs().dot(w.cwiseAbs());
   EXPECT_LE(std::abs(lhs - rhs), 1e-13 * scale)
       << tableau.name << (control.is_adaptive() ? " adaptive" : " fixed") << ": lhs " << lhs
       << " rhs " << rhs << " rel " << std::abs(lhs - rhs) / scale;
@@ -90,11 +91,13 @@ TEST_P(Transposition, GrayScott) {
   const Eigen::VectorXd y = problem.default_initial_state(), theta = problem.default_parameters();
   check_transposition(problem, tableau, StepControl::fixed(0.0, 0.5, 10), y, theta, 7);
   if (tableau.has_embedded())
-    check_transposition(problem, tableau, StepControl::adaptive(0.0, 50.0, 1e-6, 1e-9), y, theta, 8);
+    check_transposition(problem, tableau, StepControl::adaptive(0.0, 50.0, 1e-6, 1e-9), y, theta,
+                        8);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTableaux, Transposition,
-                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5", "tsit5"));
+                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5",
+                                           "tsit5"));
 
 }  // namespace
 }  // namespace rwd

@@ -40,7 +40,8 @@ void check_replay(const P& problem, const char* method, StepControl control) {
     Carry c = carries[start];
     for (std::size_t k = start; k + 1 < states.size(); ++k) {
       other.step(z, c, theta);
-      ASSERT_TRUE(bitwise_equal(z, states[k + 1])) << "replay from " << start << " differs at " << k + 1;
+      ASSERT_TRUE(bitwise_equal(z, states[k + 1]))
+          << "replay from " << start << " differs at " << k + 1;
       ASSERT_TRUE(bitwise_equal(c, carries[k + 1]));
     }
     other.step(z, c, theta);
@@ -59,7 +60,9 @@ TEST(CarryReplay, AdaptiveBogackiShampineWithRejections) {
   // A large first step forces rejections, which must replay identically.
   check_replay(Lorenz63<>(), "bs3", StepControl::adaptive(0.0, 2.0, 1e-5, 1e-8, 0.5));
 }
-TEST(CarryReplay, FixedRk4) { check_replay(Lorenz63<>(), "rk4", StepControl::fixed(0.0, 0.01, 300)); }
+TEST(CarryReplay, FixedRk4) {
+  check_replay(Lorenz63<>(), "rk4", StepControl::fixed(0.0, 0.01, 300));
+}
 
 }  // namespace
 }  // namespace rwd

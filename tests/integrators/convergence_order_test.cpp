@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "support/test_problems.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "support/test_problems.hpp"
 
 namespace rwd {
 namespace {
@@ -13,7 +13,8 @@ namespace {
 double final_error(const ButcherTableau& tableau, Index steps) {
   testing::RationalDecay problem;
   const double T = 2.0, a = 1.5;
-  ExplicitRungeKutta stepper(problem, tableau, StepControl::fixed(0.0, T / static_cast<double>(steps), steps));
+  ExplicitRungeKutta stepper(problem, tableau,
+                             StepControl::fixed(0.0, T / static_cast<double>(steps), steps));
   Eigen::VectorXd y(2), theta(1);
   y << 1.0, 0.0;
   theta << a;
@@ -30,7 +31,8 @@ TEST_P(ConvergenceOrder, MatchesClaimedOrder) {
   std::vector<double> errors;
   for (Index steps : {20, 40, 80, 160}) errors.push_back(final_error(tableau, steps));
   std::vector<double> slopes;
-  for (std::size_t i = 1; i < errors.size(); ++i) slopes.push_back(std::log2(errors[i - 1] / errors[i]));
+  for (std::size_t i = 1; i < errors.size(); ++i)
+    slopes.push_back(std::log2(errors[i - 1] / errors[i]));
   for (double s : slopes) RecordProperty("slope", std::to_string(s));
   // The asymptotic slope: the last refinement is within 0.25 of the order.
   EXPECT_NEAR(slopes.back(), tableau.order, 0.25)
@@ -38,7 +40,8 @@ TEST_P(ConvergenceOrder, MatchesClaimedOrder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTableaux, ConvergenceOrder,
-                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5", "tsit5"));
+                         ::testing::Values("euler", "heun", "rk4", "rk38", "bs3", "dopri5",
+                                           "tsit5"));
 
 TEST(AdaptiveConvergence, ErrorFollowsTolerance) {
   // Tightening rtol by 10^3 must shrink the global error by a large factor for every pair.

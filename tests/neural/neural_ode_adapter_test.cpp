@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/derivative_checker.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/neural/mlp.hpp"
 #include "rewind/neural/neural_ode.hpp"
 #include "rewind/problems/cubic_spiral.hpp"
+#include "rewind/schedule/schedules.hpp"
 
 namespace {
 
@@ -30,7 +30,8 @@ Eigen::VectorXd batch_state(Index d, Index batch, double scale) {
 }
 
 TEST(NeuralOde, VjpMatchesFiniteDifferencesForEveryActivationAndFeature) {
-  for (Activation activation : {Activation::tanh, Activation::relu, Activation::softplus, Activation::gelu})
+  for (Activation activation :
+       {Activation::tanh, Activation::relu, Activation::softplus, Activation::gelu})
     for (InputFeatures features : {InputFeatures::identity, InputFeatures::cube}) {
       const Mlp mlp({3, 7, 3}, activation);
       const NeuralOde model(mlp, 4, features);
@@ -40,8 +41,9 @@ TEST(NeuralOde, VjpMatchesFiniteDifferencesForEveryActivationAndFeature) {
       rwd::DerivativeCheckOptions options;
       options.absolute_floor = 1e-6;
       const auto report = rwd::check_derivatives(model, 0.0, y, theta, options);
-      EXPECT_TRUE(report.ok) << rwd::nn::to_string(activation) << " / " << rwd::nn::to_string(features)
-                             << "\n" << report.report();
+      EXPECT_TRUE(report.ok) << rwd::nn::to_string(activation) << " / "
+                             << rwd::nn::to_string(features) << "\n"
+                             << report.report();
     }
 }
 
@@ -79,16 +81,18 @@ struct SpiralBatch {
   NeuralOde model{mlp, 5, InputFeatures::cube};
   Eigen::VectorXd theta = mlp.initial_parameters(7);
   Eigen::VectorXd y0 = batch_state(2, 5, 1.5);
-  rwd::Objective<rwd::EigenBackend> objective = rwd::Objective<rwd::EigenBackend>::terminal_squared_norm();
+  rwd::Objective<rwd::EigenBackend> objective =
+      rwd::Objective<rwd::EigenBackend>::terminal_squared_norm();
 };
 
 TEST(NeuralOde, EveryScheduleGivesTheSameGradientBitForBit) {
   SpiralBatch s;
-  rwd::ExplicitRungeKutta stepper(s.model, rwd::ButcherTableau::rk4(), rwd::StepControl::fixed(0.0, 0.02, 60));
+  rwd::ExplicitRungeKutta stepper(s.model, rwd::ButcherTableau::rk4(),
+                                  rwd::StepControl::fixed(0.0, 0.02, 60));
   rwd::StoreAllAdjoint reference_driver(stepper, s.objective);
   const auto reference = reference_driver.run(s.y0, s.theta);
-  for (const auto& schedule : {rwd::revolve_schedule(2), rwd::revolve_schedule(5), rwd::uniform_schedule(7),
-                               rwd::store_all_schedule()}) {
+  for (const auto& schedule : {rwd::revolve_schedule(2), rwd::revolve_schedule(5),
+                               rwd::uniform_schedule(7), rwd::store_all_schedule()}) {
     rwd::CheckpointedAdjoint driver(stepper, s.objective);
     const auto result = driver.run(s.y0, s.theta, schedule);
     EXPECT_EQ(result.loss, reference.loss) << result.summary.schedule;
@@ -100,13 +104,15 @@ TEST(NeuralOde, EveryScheduleGivesTheSameGradientBitForBit) {
 
 TEST(NeuralOde, GradientMatchesFiniteDifferencesOfTheDiscreteLoss) {
   SpiralBatch s;
-  rwd::ExplicitRungeKutta stepper(s.model, rwd::ButcherTableau::rk4(), rwd::StepControl::fixed(0.0, 0.02, 40));
+  rwd::ExplicitRungeKutta stepper(s.model, rwd::ButcherTableau::rk4(),
+                                  rwd::StepControl::fixed(0.0, 0.02, 40));
   rwd::StoreAllAdjoint driver(stepper, s.objective);
   const auto result = driver.run(s.y0, s.theta);
   auto loss_at = [&](const Eigen::VectorXd& theta) { return driver.run(s.y0, theta).loss; };
   // A random direction and three parameter coordinates, central differences.
   Eigen::VectorXd direction(s.theta.size());
-  for (Index i = 0; i < direction.size(); ++i) direction[i] = std::cos(1.3 * static_cast<double>(i));
+  for (Index i = 0; i < direction.size(); ++i)
+    direction[i] = std::cos(1.3 * static_cast<double>(i));
   const double h = 1e-6;
   const double fd = (loss_at(s.theta + h * direction) - loss_at(s.theta - h * direction)) / (2 * h);
   const double adjoint = result.grad_theta.dot(direction);

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "rewind/integrators/explicit_runge_kutta.hpp"
-#include "rewind/problems/cubic_spiral.hpp"
 #include "rewind/neural/adam.hpp"
 #include "rewind/neural/neural_ode_trainer.hpp"
 #include "rewind/neural/sampled_solution.hpp"
 #include "rewind/neural/window_fit.hpp"
+#include "rewind/problems/cubic_spiral.hpp"
 
 namespace {
 
@@ -23,8 +23,9 @@ using rwd::training::TrainerOptions;
 // The spiral at `points` samples on [0, t_final] (RK4, 20 steps per interval).
 TimeSeries spiral_series(Index points = 400, double t_final = 10.0) {
   const rwd::CubicSpiral spiral;
-  return rwd::training::sample_solution(spiral, spiral.default_initial_state(), spiral.default_parameters(),
-                                        rwd::ButcherTableau::rk4(), t_final, points, 20, {"y0", "y1"});
+  return rwd::training::sample_solution(spiral, spiral.default_initial_state(),
+                                        spiral.default_parameters(), rwd::ButcherTableau::rk4(),
+                                        t_final, points, 20, {"y0", "y1"});
 }
 
 const rwd::nn::Mlp kMlp({2, 16, 2}, rwd::nn::Activation::tanh);
@@ -61,10 +62,12 @@ TEST(WindowFit, RefusesWindowsPastTheEndAndNonUniformData) {
   TimeSeries uneven = data;
   uneven.times[10] += 0.01;
   EXPECT_THROW(rwd::training::uniform_spacing(uneven), rwd::InvalidArgument);
-  EXPECT_THROW(NeuralOdeTrainer(kMlp, rwd::nn::InputFeatures::cube, uneven, small_options()), rwd::InvalidArgument);
+  EXPECT_THROW(NeuralOdeTrainer(kMlp, rwd::nn::InputFeatures::cube, uneven, small_options()),
+               rwd::InvalidArgument);
   TimeSeries three = data;
   three.values.conservativeResize(3, Eigen::NoChange);
-  EXPECT_THROW(NeuralOdeTrainer(kMlp, rwd::nn::InputFeatures::cube, three, small_options()), rwd::InvalidArgument);
+  EXPECT_THROW(NeuralOdeTrainer(kMlp, rwd::nn::InputFeatures::cube, three, small_options()),
+               rwd::InvalidArgument);
 }
 
 TEST(WindowFit, GradientMatchesFiniteDifferences) {
@@ -76,10 +79,12 @@ TEST(WindowFit, GradientMatchesFiniteDifferences) {
   const std::vector<Index> starts = {5, 50, 150, 200, 300, 380};
   const auto result = trainer.gradient(theta, starts);
   Eigen::VectorXd direction(theta.size());
-  for (Index i = 0; i < direction.size(); ++i) direction[i] = std::sin(0.37 * static_cast<double>(i) + 1.0);
+  for (Index i = 0; i < direction.size(); ++i)
+    direction[i] = std::sin(0.37 * static_cast<double>(i) + 1.0);
   const double h = 1e-6;
   const double fd = (trainer.gradient(theta + h * direction, starts).loss -
-                     trainer.gradient(theta - h * direction, starts).loss) / (2 * h);
+                     trainer.gradient(theta - h * direction, starts).loss) /
+                    (2 * h);
   EXPECT_NEAR(result.grad_theta.dot(direction), fd, 1e-6 * std::abs(fd));
 }
 
@@ -87,7 +92,8 @@ TEST(NeuralOdeTrainer, SameSeedsSameBitsWhateverTheSchedule) {
   // Training is a chain of gradients; schedule independence makes whole runs bit-identical.
   const TimeSeries data = spiral_series();
   Eigen::VectorXd reference;
-  for (const auto& schedule : {rwd::store_all_schedule(), rwd::revolve_schedule(2), rwd::revolve_schedule(3)}) {
+  for (const auto& schedule :
+       {rwd::store_all_schedule(), rwd::revolve_schedule(2), rwd::revolve_schedule(3)}) {
     TrainerOptions options = small_options();
     options.schedule = schedule;
     NeuralOdeTrainer trainer(kMlp, rwd::nn::InputFeatures::cube, data, options);

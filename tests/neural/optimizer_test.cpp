@@ -51,7 +51,8 @@ TEST(Adam, FirstStepsFollowTheFormulas) {
     const double m = 0.9 * (0.1 * g1[i]) + 0.1 * g2[i];
     const double v = 0.999 * (0.001 * g1[i] * g1[i]) + 0.001 * g2[i] * g2[i];
     const double m_hat = m / (1.0 - 0.9 * 0.9), v_hat = v / (1.0 - 0.999 * 0.999);
-    EXPECT_DOUBLE_EQ(theta[i], after1[i] - 0.1 * m_hat / (std::sqrt(v_hat) + 1e-8)) << "component " << i;
+    EXPECT_DOUBLE_EQ(theta[i], after1[i] - 0.1 * m_hat / (std::sqrt(v_hat) + 1e-8))
+        << "component " << i;
   }
   EXPECT_EQ(adam.iterations(), 2);
   EXPECT_DOUBLE_EQ(adam.first_moment()[0], 0.9 * 0.05 + 0.1);
@@ -190,7 +191,8 @@ TEST(Optimizers, AreDeterministicAndResetStartsOver) {
   std::vector<Eigen::VectorXd> gradients;
   for (int k = 0; k < 20; ++k) {
     Eigen::VectorXd g(5);
-    for (Index i = 0; i < 5; ++i) g[i] = std::sin(1.3 * k + 0.7 * static_cast<double>(i)) * std::exp(0.1 * k);
+    for (Index i = 0; i < 5; ++i)
+      g[i] = std::sin(1.3 * k + 0.7 * static_cast<double>(i)) * std::exp(0.1 * k);
     gradients.push_back(g);
   }
   auto run = [&](rwd::training::Optimizer& opt) {
@@ -329,7 +331,8 @@ TEST(Optimizers, RefuseBadInputLeavingThetaAndStateUntouched) {
     EXPECT_EQ(theta, reference_theta) << opt.name();
 
     opt.reset();
-    EXPECT_NO_THROW(opt.step(bigger, vec({1.0, 1.0, 1.0, 1.0}))) << opt.name() << ": a new size after reset()";
+    EXPECT_NO_THROW(opt.step(bigger, vec({1.0, 1.0, 1.0, 1.0})))
+        << opt.name() << ": a new size after reset()";
   }
 }
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "support/scratch_directory.hpp"
 #include "rewind/error.hpp"
 #include "rewind/neural/mlp.hpp"
 #include "rewind/neural/parameter_file.hpp"
 #include "support/error_message.hpp"
+#include "support/scratch_directory.hpp"
 
 namespace {
 

@@ -12,18 +12,18 @@
 #include <limits>
 #include <string>
 
-#include "support/scratch_directory.hpp"
 #include "rewind/error.hpp"
 #include "rewind/neural/time_series.hpp"
 #include "support/error_message.hpp"
+#include "support/scratch_directory.hpp"
 
 namespace {
 
 using rwd::Index;
 using rwd::training::TimeSeries;
 
-const std::filesystem::path kLayouts =
-    std::filesystem::path(REWIND_SOURCE_DIR) / "tests" / "neural" / "data" / "time_series_layouts.h5";
+const std::filesystem::path kLayouts = std::filesystem::path(REWIND_SOURCE_DIR) / "tests" /
+                                       "neural" / "data" / "time_series_layouts.h5";
 
 // Values that only 17 significant digits bring back: thirds, subnormals, the extremes, −0,
 // and times one ulp apart.
@@ -36,7 +36,8 @@ TimeSeries awkward_series() {
     s.times.push_back(t);
     t = k == 2 ? std::nextafter(t, 1.0) : t + 1.0 / 3.0;
     for (Index i = 0; i < 3; ++i)
-      s.values(i, k) = std::exp(0.3 * static_cast<double>(k)) / (3.0 + static_cast<double>(i)) - 1e-300;
+      s.values(i, k) =
+          std::exp(0.3 * static_cast<double>(k)) / (3.0 + static_cast<double>(i)) - 1e-300;
   }
   s.values(0, 1) = std::numeric_limits<double>::denorm_min();
   s.values(1, 1) = -1e-310;
@@ -55,11 +56,14 @@ void expect_same_bits(const TimeSeries& a, const TimeSeries& b) {
   ASSERT_EQ(a.values.rows(), b.values.rows());
   ASSERT_EQ(a.values.cols(), b.values.cols());
   for (std::size_t k = 0; k < a.times.size(); ++k)
-    EXPECT_EQ(std::bit_cast<std::uint64_t>(a.times[k]), std::bit_cast<std::uint64_t>(b.times[k])) << "time " << k;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(a.times[k]), std::bit_cast<std::uint64_t>(b.times[k]))
+        << "time " << k;
   for (Index k = 0; k < a.values.cols(); ++k)
     for (Index i = 0; i < a.values.rows(); ++i)
-      EXPECT_EQ(std::bit_cast<std::uint64_t>(a.values(i, k)), std::bit_cast<std::uint64_t>(b.values(i, k)))
-          << "component " << i << " point " << k << ": " << a.values(i, k) << " vs " << b.values(i, k);
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(a.values(i, k)),
+                std::bit_cast<std::uint64_t>(b.values(i, k)))
+          << "component " << i << " point " << k << ": " << a.values(i, k) << " vs "
+          << b.values(i, k);
   EXPECT_EQ(a.names, b.names);
 }
 
@@ -73,7 +77,8 @@ TEST(TimeSeries, CsvAndHdf5RoundTripBitForBit) {
   expect_same_bits(rwd::training::load_time_series(dir / "s.h5"), s);
   expect_same_bits(rwd::training::load_time_series_hdf5(dir / "s.h5", "/"), s);
   // CSV → HDF5 → CSV: the same bits all the way.
-  rwd::training::save_time_series_hdf5(dir / "s2.hdf5", rwd::training::load_time_series(dir / "s.csv"));
+  rwd::training::save_time_series_hdf5(dir / "s2.hdf5",
+                                       rwd::training::load_time_series(dir / "s.csv"));
   expect_same_bits(rwd::training::load_time_series(dir / "s2.hdf5"), s);
   // Only the three files (no temporary files left behind).
   EXPECT_EQ(dir.files().size(), 3u);
@@ -88,7 +93,8 @@ TEST(TimeSeries, CsvIsWrittenWith17SignificantDigitsAndAHeader) {
   rwd::training::save_time_series_csv(dir / "s.csv", s);  // no names: y0, y1
   std::ifstream in(dir / "s.csv");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(text, "t,y0,y1\n0,1,-2.5\n0.10000000000000001,0.33333333333333331,9.9998886718268301e-321\n");
+  EXPECT_EQ(text,
+            "t,y0,y1\n0,1,-2.5\n0.10000000000000001,0.33333333333333331,9.9998886718268301e-321\n");
   const TimeSeries back = rwd::training::load_time_series(dir / "s.csv");
   EXPECT_EQ(back.names, (std::vector<std::string>{"y0", "y1"}));
   EXPECT_EQ(back.dimension(), 2);
@@ -123,8 +129,8 @@ TEST(TimeSeries, SavingThroughASymbolicLinkReplacesItsTarget) {
 }
 
 TEST(TimeSeries, ShippedSpiralDataLoads) {
-  const TimeSeries s =
-      rwd::training::load_time_series(std::filesystem::path(REWIND_SOURCE_DIR) / "data" / "spiral.csv");
+  const TimeSeries s = rwd::training::load_time_series(std::filesystem::path(REWIND_SOURCE_DIR) /
+                                                       "data" / "spiral.csv");
   EXPECT_EQ(s.dimension(), 2);
   EXPECT_EQ(s.points(), 1000);
   EXPECT_EQ(s.names, (std::vector<std::string>{"y0", "y1"}));
@@ -156,7 +162,8 @@ TEST(TimeSeries, SavingRefusesInvalidSeriesAndMissingDirectories) {
   } catch (const rwd::StorageError& e) {
     EXPECT_NE(std::string(e.what()).find("dir.csv"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(rwd::training::save_time_series_hdf5(dir / "no" / "such.h5", good), rwd::StorageError);
+  EXPECT_THROW(rwd::training::save_time_series_hdf5(dir / "no" / "such.h5", good),
+               rwd::StorageError);
   EXPECT_THROW(rwd::training::save_time_series_hdf5(dir.path(), good), rwd::StorageError);
 }
 
@@ -213,7 +220,8 @@ std::string csv_error(const rwd::test::ScratchDirectory& dir, const std::string&
     rwd::training::load_time_series(file);
   } catch (const E& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("bad.csv"), std::string::npos) << "the message names the file: " << message;
+    EXPECT_NE(message.find("bad.csv"), std::string::npos)
+        << "the message names the file: " << message;
     return message;
   } catch (const std::exception& e) {
     ADD_FAILURE() << "wrong error type for:\n" << text << "\n" << e.what();
@@ -233,7 +241,9 @@ TEST(TimeSeries, MalformedCsvIsNamedByLineAndColumn) {
   m = csv_error(dir, "t,a,b\n0,1,2\n1,3,4,5\n");
   EXPECT_TRUE(has(m, "line 3") && has(m, "4 columns")) << m;
   m = csv_error(dir, "t,a\n0,1\n1,abc\n");
-  EXPECT_TRUE(has(m, "line 3") && has(m, "column 2") && has(m, "'a'") && has(m, "'abc' is not a number")) << m;
+  EXPECT_TRUE(has(m, "line 3") && has(m, "column 2") && has(m, "'a'") &&
+              has(m, "'abc' is not a number"))
+      << m;
   m = csv_error(dir, "t,a\n0,1\n1,2.5x\n");
   EXPECT_TRUE(has(m, "line 3") && has(m, "'2.5x'")) << m;
   m = csv_error(dir, "t,a\n0,1\n1,\n");
@@ -295,7 +305,8 @@ TEST(TimeSeries, MissingDirectoriesAndBinaryFilesAreStorageErrors) {
   EXPECT_TRUE(has(csv_error<rwd::StorageError>(dir, binary), "line 3")) << "binary data";
   // A truncated HDF5 file.
   const auto bytes = rwd::test::read_bytes(dir / "real.h5");
-  std::ofstream(dir / "cut.h5", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+  std::ofstream(dir / "cut.h5", std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
   EXPECT_THROW(rwd::training::load_time_series(dir / "cut.h5"), rwd::StorageError);
 }
 
@@ -306,7 +317,8 @@ TEST(TimeSeries, UnknownExtensionsAreRefused) {
     rwd::training::load_time_series(dir / "data.txt");
     ADD_FAILURE() << "data.txt loaded";
   } catch (const rwd::InvalidArgument& e) {
-    EXPECT_TRUE(has(e.what(), "data.txt") && has(e.what(), ".txt") && has(e.what(), ".csv")) << e.what();
+    EXPECT_TRUE(has(e.what(), "data.txt") && has(e.what(), ".txt") && has(e.what(), ".csv"))
+        << e.what();
   }
   write_text(dir / "data", "t,a\n0,1\n1,2\n");
   EXPECT_THROW(rwd::training::load_time_series(dir / "data"), rwd::InvalidArgument);

@@ -42,8 +42,8 @@ TEST(WindowSampler, SameSeedSameStartsOnEveryPlatform) {
   const Index huge = (Index{1} << 62) + 2;
   WindowSampler rejecting(huge, 1, 6, 7);
   EXPECT_EQ(rejecting.next_batch(),
-            (std::vector<Index>{2165911192842364878, 2606000371313139421, 1016289395134552428, 132043062551466976,
-                                4019650396926626530, 1774369821781910255}));
+            (std::vector<Index>{2165911192842364878, 2606000371313139421, 1016289395134552428,
+                                132043062551466976, 4019650396926626530, 1774369821781910255}));
 }
 
 TEST(WindowSampler, SameSeedSameSequenceOtherSeedOtherSequence) {
@@ -102,7 +102,9 @@ TEST(WindowSampler, RefusesImpossibleWindows) {
     WindowSampler(10, 10, 4, 1);
   } catch (const rwd::InvalidArgument& e) {
     const std::string m = e.what();
-    EXPECT_TRUE(m.find("10 intervals") != std::string::npos && m.find("has 10") != std::string::npos) << m;
+    EXPECT_TRUE(m.find("10 intervals") != std::string::npos &&
+                m.find("has 10") != std::string::npos)
+        << m;
   }
 }
 
@@ -111,7 +113,8 @@ TimeSeries ramp(Index dimension, Index points) {
   s.values.resize(dimension, points);
   for (Index k = 0; k < points; ++k) {
     s.times.push_back(0.5 * static_cast<double>(k));
-    for (Index i = 0; i < dimension; ++i) s.values(i, k) = 100.0 * static_cast<double>(i) + static_cast<double>(k);
+    for (Index i = 0; i < dimension; ++i)
+      s.values(i, k) = 100.0 * static_cast<double>(i) + static_cast<double>(k);
   }
   return s;
 }
@@ -122,13 +125,15 @@ TEST(Gather, InitialStatesAndTargetsAreColumnsOfTheSeries) {
   const Eigen::MatrixXd y0 = rwd::training::gather_initial_states(s, starts);
   ASSERT_EQ(y0.rows(), 3);
   ASSERT_EQ(y0.cols(), 4);
-  for (Index b = 0; b < 4; ++b) EXPECT_EQ(y0.col(b), s.values.col(starts[static_cast<std::size_t>(b)]));
+  for (Index b = 0; b < 4; ++b)
+    EXPECT_EQ(y0.col(b), s.values.col(starts[static_cast<std::size_t>(b)]));
   EXPECT_EQ(y0(2, 2), 209.0);
   for (Index offset : {0, 1, 10}) {
     const Eigen::MatrixXd y = rwd::training::gather_targets(s, starts, offset);
     ASSERT_EQ(y.cols(), 4);
     for (Index b = 0; b < 4; ++b)
-      EXPECT_EQ(y.col(b), s.values.col(starts[static_cast<std::size_t>(b)] + offset)) << "offset " << offset;
+      EXPECT_EQ(y.col(b), s.values.col(starts[static_cast<std::size_t>(b)] + offset))
+          << "offset " << offset;
   }
   EXPECT_EQ(rwd::training::gather_targets(s, starts, 0), y0);
 }
@@ -138,8 +143,10 @@ TEST(Gather, WorksWithTheSampler) {
   WindowSampler sampler(s.points(), 7, 16, 3);
   for (int i = 0; i < 20; ++i) {
     const auto starts = sampler.next_batch();
-    EXPECT_NO_THROW(rwd::training::gather_targets(s, starts, 7)) << "the last point of every window";
-    EXPECT_EQ(rwd::training::gather_targets(s, starts, 7) - rwd::training::gather_initial_states(s, starts),
+    EXPECT_NO_THROW(rwd::training::gather_targets(s, starts, 7))
+        << "the last point of every window";
+    EXPECT_EQ(rwd::training::gather_targets(s, starts, 7) -
+                  rwd::training::gather_initial_states(s, starts),
               Eigen::MatrixXd::Constant(2, 16, 7.0));
   }
 }
@@ -156,10 +163,12 @@ TEST(Gather, RefusesStartsAndOffsetsOutsideTheSeries) {
     ADD_FAILURE() << "point 10 of 10 gathered";
   } catch (const rwd::InvalidArgument& e) {
     const std::string m = e.what();
-    EXPECT_TRUE(m.find("window 1") != std::string::npos && m.find("point 5") != std::string::npos) << m;
+    EXPECT_TRUE(m.find("window 1") != std::string::npos && m.find("point 5") != std::string::npos)
+        << m;
   }
   EXPECT_THROW(rwd::training::gather_targets(s, {0}, -1), rwd::InvalidArgument);
-  EXPECT_THROW(rwd::training::gather_targets(s, {0}, std::numeric_limits<Index>::max()), rwd::InvalidArgument);
+  EXPECT_THROW(rwd::training::gather_targets(s, {0}, std::numeric_limits<Index>::max()),
+               rwd::InvalidArgument);
   EXPECT_THROW(rwd::training::gather_targets(TimeSeries{}, {0}, 0), rwd::InvalidArgument);
 }
 

@@ -12,8 +12,8 @@
 #include "rewind/problems/linear.hpp"
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
-#include "support/random_data.hpp"
 #include "support/error_message.hpp"
+#include "support/random_data.hpp"
 
 namespace rwd {
 namespace {

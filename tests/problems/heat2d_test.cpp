@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/heat2d.hpp"
+#include "rewind/schedule/schedules.hpp"
 #include "support/gradient_check.hpp"
 #include "support/random_data.hpp"
 

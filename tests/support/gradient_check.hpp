@@ -14,7 +14,9 @@ namespace rwd::testing {
 struct DirectionalCheck {
   double adjoint;  // ⟨∇J, d⟩
   double fd;       // (J(x + εd) − J(x − εd)) / 2ε
-  double rel_error() const { return std::abs(adjoint - fd) / std::max({std::abs(adjoint), std::abs(fd), 1e-12}); }
+  double rel_error() const {
+    return std::abs(adjoint - fd) / std::max({std::abs(adjoint), std::abs(fd), 1e-12});
+  }
 };
 
 // A unit vector in a random direction: normal numbers from a generator seeded with `seed`.
@@ -33,7 +35,10 @@ DirectionalCheck directional_fd(Stepper& stepper, const Objective<EigenBackend>&
   const Eigen::VectorXd d = random_direction(which == 0 ? y0.size() : theta.size(), seed);
   auto loss_at = [&](double s) {
     Eigen::VectorXd y = y0, th = theta;
-    if (which == 0) y += s * d; else th += s * d;
+    if (which == 0)
+      y += s * d;
+    else
+      th += s * d;
     return forward_loss(stepper, objective, y, th);
   };
   return {gradient.dot(d), (loss_at(eps) - loss_at(-eps)) / (2 * eps)};

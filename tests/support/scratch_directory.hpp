@@ -38,7 +38,8 @@ class ScratchDirectory {
   // Files directly inside the directory.
   std::vector<std::filesystem::path> files() const {
     std::vector<std::filesystem::path> out;
-    for (const auto& entry : std::filesystem::directory_iterator(path_)) out.push_back(entry.path());
+    for (const auto& entry : std::filesystem::directory_iterator(path_))
+      out.push_back(entry.path());
     return out;
   }
 

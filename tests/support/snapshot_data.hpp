@@ -4,7 +4,8 @@
 //   store.store(slot, 7, rwd::testing::snapshot_state(kSize, 7), rwd::testing::snapshot_carry(7));
 //   rwd::testing::expect_snapshot(store, slot, 7, kSize);   // restored bits == those stored
 //
-//   file.write(slot, 7, rwd::testing::snapshot_values(kSize, 7), rwd::testing::snapshot_meta(kMeta, 7));
+//   file.write(slot, 7, rwd::testing::snapshot_values(kSize, 7), rwd::testing::snapshot_meta(kMeta,
+//   7));
 //
 // Core only: a store is any type with restore(slot, step, y, carry) (expect_snapshot is a
 // template), so the header needs none of the checkpoint parts.

@@ -65,10 +65,11 @@ PlanRequest PlanRequest::two_level(Index memory_snapshots, Index disk_snapshots,
 void PlanRequest::validate() const {
   if (kind == ScheduleKind::custom)
     detail::fail<InvalidArgument>("a custom schedule is planned with CheckpointPlan::of");
-  if (budget && *budget < 1) detail::fail<InvalidArgument>("snapshots = ", *budget, " must be >= 1");
+  if (budget && *budget < 1)
+    detail::fail<InvalidArgument>("snapshots = ", *budget, " must be >= 1");
   if (budget && *budget > std::numeric_limits<int>::max())
-    detail::fail<InvalidArgument>("snapshots = ", *budget, " must be <= ",
-                                  std::numeric_limits<int>::max());
+    detail::fail<InvalidArgument>("snapshots = ", *budget,
+                                  " must be <= ", std::numeric_limits<int>::max());
   if (interval && kind != ScheduleKind::uniform)
     detail::fail<InvalidArgument>("an interval applies only to the uniform schedule");
   if (interval && *interval < 1)
@@ -83,17 +84,20 @@ void PlanRequest::validate() const {
       detail::fail<InvalidArgument>("two-level schedule: ", *disk_slots,
                                     " disk snapshots (need 0 ... 16777216)");
     if (budget)
-      detail::fail<InvalidArgument>("the two-level schedule takes memory and disk counts, not a budget");
+      detail::fail<InvalidArgument>(
+          "the two-level schedule takes memory and disk counts, not a budget");
     costs.validate();
     return;
   }
   if (memory_slots || disk_slots)
-    detail::fail<InvalidArgument>("memory and disk snapshot counts select the two-level schedule, not ",
-                                  schedule_kind_name(kind));
+    detail::fail<InvalidArgument>(
+        "memory and disk snapshot counts select the two-level schedule, not ",
+        schedule_kind_name(kind));
   if (kind == ScheduleKind::revolve && !budget)
     detail::fail<InvalidArgument>("revolve needs a snapshot budget");
   if (kind == ScheduleKind::uniform && !budget && !interval)
-    detail::fail<InvalidArgument>("the uniform schedule needs an interval, or a budget to choose one from");
+    detail::fail<InvalidArgument>(
+        "the uniform schedule needs an interval, or a budget to choose one from");
   if (all_on_disk) costs.validate();
 }
 
@@ -148,8 +152,9 @@ void take_simulation(CheckpointPlan& plan, const Schedule& prototype) {
 std::unique_ptr<Schedule> make_base_schedule(const CheckpointPlan& plan) {
   switch (plan.kind) {
     case ScheduleKind::two_level:
-      return std::make_unique<MultiLevelSchedule>(plan.steps, static_cast<int>(plan.memory_snapshots),
-                                                  static_cast<int>(plan.disk_snapshots), plan.costs);
+      return std::make_unique<MultiLevelSchedule>(
+          plan.steps, static_cast<int>(plan.memory_snapshots),
+          static_cast<int>(plan.disk_snapshots), plan.costs);
     case ScheduleKind::revolve:
       return std::make_unique<RevolveSchedule>(plan.steps, static_cast<int>(plan.snapshots));
     case ScheduleKind::uniform:
@@ -212,10 +217,10 @@ CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps) {
       }
       plan.snapshots = detail::uniform_slots(steps, plan.interval);
       if (request.budget && plan.snapshots > *request.budget)
-        detail::fail<InvalidArgument>(
-            "uniform checkpointing every ", plan.interval, " steps holds up to ", plan.snapshots,
-            " snapshots of ", steps, " steps, more than the budget of ", *request.budget,
-            "; leave the interval out to choose one that fits");
+        detail::fail<InvalidArgument>("uniform checkpointing every ", plan.interval,
+                                      " steps holds up to ", plan.snapshots, " snapshots of ",
+                                      steps, " steps, more than the budget of ", *request.budget,
+                                      "; leave the interval out to choose one that fits");
       plan.name = "uniform(k = " + std::to_string(plan.interval) + ")";
       plan.advances = detail::uniform_advances(steps, plan.interval);
       const Index m = (steps - 1) / plan.interval + 1;
@@ -238,8 +243,8 @@ CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps) {
     }
     case ScheduleKind::store_all: {
       if (request.budget && *request.budget < steps)
-        detail::fail<InvalidArgument>("store-all keeps all ", steps, " states y_0 ... y_", steps - 1,
-                                      ", more than the budget of ", *request.budget,
+        detail::fail<InvalidArgument>("store-all keeps all ", steps, " states y_0 ... y_",
+                                      steps - 1, ", more than the budget of ", *request.budget,
                                       " snapshots; use revolve");
       plan.snapshots = steps;
       plan.name = "store-all";
@@ -263,7 +268,8 @@ CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps) {
   if (plan.all_on_disk) schedule = std::make_unique<DiskOnlySchedule>(std::move(schedule));
   plan.name = schedule->name();
 
-  const bool small = steps <= kSimulateMaxSteps && std::min(plan.snapshots, steps) <= kSimulateMaxSlots;
+  const bool small =
+      steps <= kSimulateMaxSteps && std::min(plan.snapshots, steps) <= kSimulateMaxSlots;
   if (small) {
     take_simulation(plan, *schedule);
   } else {

@@ -9,9 +9,9 @@
 #include <optional>
 #include <unordered_map>
 
+#include "rewind/error.hpp"
 #include "rewind/schedule/checked_arithmetic.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
-#include "rewind/error.hpp"
 
 namespace rwd {
 namespace {
@@ -19,7 +19,9 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // β(c, r) = C(c + r, c) if it is ≤ cap, else nothing (also when it exceeds Index).
-std::optional<Index> beta_at_most(Index c, Index r, Index cap) { return revolve_beta_at_most(c, r, cap); }
+std::optional<Index> beta_at_most(Index c, Index r, Index cap) {
+  return revolve_beta_at_most(c, r, cap);
+}
 
 // β(c, r) for values known to fit (β(c, −1) = 0 included).
 Index beta(Index c, Index r) {

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <optional>
 
-#include "rewind/schedule/checked_arithmetic.hpp"
 #include "rewind/error.hpp"
+#include "rewind/schedule/checked_arithmetic.hpp"
 
 namespace rwd {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
+#include "rewind/error.hpp"
 #include "rewind/schedule/checked_arithmetic.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
-#include "rewind/error.hpp"
 
 namespace rwd {
 

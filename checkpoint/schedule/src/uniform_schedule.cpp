@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "rewind/schedule/checked_arithmetic.hpp"
 #include "rewind/error.hpp"
+#include "rewind/schedule/checked_arithmetic.hpp"
 
 namespace rwd {
 

@@ -9,18 +9,20 @@
 
 #include <unistd.h>
 
-#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
+#include "rewind/store/hdf5_snapshot_file.hpp"
 
 namespace rwd {
 
-DiskCosts measure_disk_costs(const std::filesystem::path& directory, Index state_size, int meta_size,
-                             int samples) {
-  if (samples < 1) detail::fail<InvalidArgument>("disk cost probe: samples = ", samples, " must be >= 1");
+DiskCosts measure_disk_costs(const std::filesystem::path& directory, Index state_size,
+                             int meta_size, int samples) {
+  if (samples < 1)
+    detail::fail<InvalidArgument>("disk cost probe: samples = ", samples, " must be >= 1");
   std::random_device device;
   const std::filesystem::path path =
-      directory / ("rewind-disk-probe-" + std::to_string(::getpid()) + "-" + std::to_string(device()) + ".h5");
+      directory /
+      ("rewind-disk-probe-" + std::to_string(::getpid()) + "-" + std::to_string(device()) + ".h5");
   auto file = Hdf5SnapshotFile::create(path, std::min(samples, 4), state_size, meta_size);
   struct Cleanup {
     Hdf5SnapshotFile& file;

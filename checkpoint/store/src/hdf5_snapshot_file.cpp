@@ -31,7 +31,8 @@ namespace {
 constexpr int kFormatVersion = 1;
 constexpr const char* kFormat = "rewind snapshots";
 constexpr std::size_t kRunIdLength = 32;  // hex digits of a 128-bit random id
-constexpr Index kMaxChunkWidth = Index{1} << 27;  // 1 GiB of doubles: under HDF5's 4 GiB chunk limit
+constexpr Index kMaxChunkWidth = Index{1}
+                                 << 27;  // 1 GiB of doubles: under HDF5's 4 GiB chunk limit
 
 // Record layout in memory and in the file: step, checksum, run id, meta bytes.
 constexpr std::size_t kStepOffset = 0;
@@ -47,7 +48,8 @@ using detail::QuietHdf5;
 // What an OS error recorded in HDF5's messages means for the user.
 std::string explain(const std::string& hdf5_text) {
   const auto has = [&](const char* s) { return hdf5_text.find(s) != std::string::npos; };
-  if (has("errno = 28") || has("No space left")) return "the disk is full (No space left on device)";
+  if (has("errno = 28") || has("No space left"))
+    return "the disk is full (No space left on device)";
   if (has("errno = 27") || has("File too large"))
     return "the file size limit was reached (File too large)";
   if (has("errno = 122") || has("quota")) return "the disk quota is exceeded";
@@ -91,11 +93,12 @@ SlotSpaces state_row_spaces(int slots, Index state_size, int slot, const std::st
   spaces.file = Hdf5Handle(checked(H5Screate_simple(2, dims, nullptr), where), Hdf5Kind::dataspace);
   const hsize_t start[2] = {static_cast<hsize_t>(slot), 0};
   const hsize_t count[2] = {1, static_cast<hsize_t>(state_size)};
-  checked_status(H5Sselect_hyperslab(spaces.file.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-                 where);
+  checked_status(
+      H5Sselect_hyperslab(spaces.file.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+      where);
   const hsize_t length = static_cast<hsize_t>(state_size);
-  spaces.memory = Hdf5Handle(checked(H5Screate_simple(1, &length, nullptr), where),
-                             Hdf5Kind::dataspace);
+  spaces.memory =
+      Hdf5Handle(checked(H5Screate_simple(1, &length, nullptr), where), Hdf5Kind::dataspace);
   return spaces;
 }
 
@@ -105,9 +108,10 @@ SlotSpaces record_spaces(int slots, int slot, const std::string& where) {
   spaces.file = Hdf5Handle(checked(H5Screate_simple(1, dims, nullptr), where), Hdf5Kind::dataspace);
   const hsize_t start[1] = {static_cast<hsize_t>(slot)};
   const hsize_t one[1] = {1};
-  checked_status(H5Sselect_hyperslab(spaces.file.get(), H5S_SELECT_SET, start, nullptr, one, nullptr),
-                 where);
-  spaces.memory = Hdf5Handle(checked(H5Screate_simple(1, one, nullptr), where), Hdf5Kind::dataspace);
+  checked_status(
+      H5Sselect_hyperslab(spaces.file.get(), H5S_SELECT_SET, start, nullptr, one, nullptr), where);
+  spaces.memory =
+      Hdf5Handle(checked(H5Screate_simple(1, one, nullptr), where), Hdf5Kind::dataspace);
   return spaces;
 }
 
@@ -150,9 +154,9 @@ hid_t make_record_type(int meta_size, bool file_type) {
   const std::size_t size = kMetaOffset + static_cast<std::size_t>(meta_size);
   Hdf5Handle type(checked(H5Tcreate(H5T_COMPOUND, size), "creating the slot record type"),
                   Hdf5Kind::datatype);
-  checked_status(H5Tinsert(type.get(), "step", kStepOffset,
-                           file_type ? H5T_STD_I64LE : H5T_NATIVE_INT64),
-                 "slot record type");
+  checked_status(
+      H5Tinsert(type.get(), "step", kStepOffset, file_type ? H5T_STD_I64LE : H5T_NATIVE_INT64),
+      "slot record type");
   checked_status(H5Tinsert(type.get(), "checksum", kChecksumOffset,
                            file_type ? H5T_STD_U64LE : H5T_NATIVE_UINT64),
                  "slot record type");
@@ -171,7 +175,8 @@ hid_t make_record_type(int meta_size, bool file_type) {
 
 void write_string_attribute(hid_t object, const char* name, const std::string& value) {
   Hdf5Handle type(checked(H5Tcopy(H5T_C_S1), "string attribute"), Hdf5Kind::datatype);
-  checked_status(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)), "string attribute");
+  checked_status(H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1)),
+                 "string attribute");
   Hdf5Handle space(checked(H5Screate(H5S_SCALAR), "string attribute"), Hdf5Kind::dataspace);
   Hdf5Handle attribute(
       checked(H5Acreate2(object, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
@@ -284,10 +289,11 @@ Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int
     detail::fail<StorageError>("snapshot file ", quoted(path), " already exists",
                                describe_existing(path),
                                "; remove it or choose another file — rewind never overwrites one");
-  const long double total = static_cast<long double>(slots) *
-                            (static_cast<long double>(state_size) * sizeof(double) +
-                             static_cast<long double>(kMetaOffset + meta_size));
-  if (total > 9.0e18L) detail::fail<InvalidArgument>("snapshot file of ", total, " bytes is too large");
+  const long double total =
+      static_cast<long double>(slots) * (static_cast<long double>(state_size) * sizeof(double) +
+                                         static_cast<long double>(kMetaOffset + meta_size));
+  if (total > 9.0e18L)
+    detail::fail<InvalidArgument>("snapshot file of ", total, " bytes is too large");
   check_directory(path, static_cast<std::int64_t>(total));
 
   QuietHdf5 quiet;
@@ -326,8 +332,8 @@ Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int
       checked_status(H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY), where);
     }
     Hdf5Handle access(uncached_access(), Hdf5Kind::property_list);
-    file.states_ = checked(H5Dcreate2(file.file_, "states", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
-                                      create.get(), access.get()),
+    file.states_ = checked(H5Dcreate2(file.file_, "states", H5T_IEEE_F64LE, space.get(),
+                                      H5P_DEFAULT, create.get(), access.get()),
                            where + " (dataset /states)");
   }
   // /slots: one record per slot; never-written slots read step −1.
@@ -346,8 +352,8 @@ Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int
     checked_status(H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY), where);
     checked_status(H5Pset_fill_time(create.get(), H5D_FILL_TIME_ALLOC), where);
     Hdf5Handle access(uncached_access(), Hdf5Kind::property_list);
-    file.records_ = checked(H5Dcreate2(file.file_, "slots", file_type.get(), space.get(), H5P_DEFAULT,
-                                       create.get(), access.get()),
+    file.records_ = checked(H5Dcreate2(file.file_, "slots", file_type.get(), space.get(),
+                                       H5P_DEFAULT, create.get(), access.get()),
                             where + " (dataset /slots)");
   }
   write_string_attribute(file.file_, "format", kFormat);
@@ -372,7 +378,8 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
   QuietHdf5 quiet;
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     H5Eclear2(H5E_DEFAULT);
-    detail::fail<StorageError>(quoted(path), " is not an HDF5 file (or is truncated or unreadable)");
+    detail::fail<StorageError>(quoted(path),
+                               " is not an HDF5 file (or is truncated or unreadable)");
   }
   Hdf5SnapshotFile file;
   file.path_ = path;
@@ -400,10 +407,10 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
   file.compression_level_ = static_cast<int>(compression);
   file.chunk_width_ = std::min<Index>(state_size, kMaxChunkWidth);
   Hdf5Handle access(uncached_access(), Hdf5Kind::property_list);
-  file.states_ = checked(H5Dopen2(file.file_, "states", access.get()),
-                         "opening /states of " + quoted(path));
-  file.records_ = checked(H5Dopen2(file.file_, "slots", access.get()),
-                          "opening /slots of " + quoted(path));
+  file.states_ =
+      checked(H5Dopen2(file.file_, "states", access.get()), "opening /states of " + quoted(path));
+  file.records_ =
+      checked(H5Dopen2(file.file_, "slots", access.get()), "opening /slots of " + quoted(path));
   file.record_type_ = make_record_type(file.meta_size_, false);
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0) {
@@ -413,7 +420,9 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
   return file;
 }
 
-Hdf5SnapshotFile::Hdf5SnapshotFile(Hdf5SnapshotFile&& other) noexcept { *this = std::move(other); }
+Hdf5SnapshotFile::Hdf5SnapshotFile(Hdf5SnapshotFile&& other) noexcept {
+  *this = std::move(other);
+}
 
 Hdf5SnapshotFile& Hdf5SnapshotFile::operator=(Hdf5SnapshotFile&& other) noexcept {
   if (this != &other) {
@@ -436,7 +445,9 @@ Hdf5SnapshotFile& Hdf5SnapshotFile::operator=(Hdf5SnapshotFile&& other) noexcept
   return *this;
 }
 
-Hdf5SnapshotFile::~Hdf5SnapshotFile() { release(); }
+Hdf5SnapshotFile::~Hdf5SnapshotFile() {
+  release();
+}
 
 void Hdf5SnapshotFile::release() noexcept {
   QuietHdf5 quiet;
@@ -509,7 +520,8 @@ void Hdf5SnapshotFile::write(int slot, Index step, std::span<const double> state
   check_file_in_place("writing", slot, step);
   QuietHdf5 quiet;
   std::ostringstream where_stream;
-  where_stream << "writing y_" << step << " to slot " << slot << " of snapshot file " << quoted(path_);
+  where_stream << "writing y_" << step << " to slot " << slot << " of snapshot file "
+               << quoted(path_);
   const std::string where = where_stream.str();
 
   const SlotSpaces row = state_row_spaces(slots_, state_size_, slot, where);
@@ -533,7 +545,8 @@ void Hdf5SnapshotFile::write(int slot, Index step, std::span<const double> state
 
 void Hdf5SnapshotFile::read_state(int slot, std::span<double> state) const {
   QuietHdf5 quiet;
-  const std::string where = "reading slot " + std::to_string(slot) + " of snapshot file " + quoted(path_);
+  const std::string where =
+      "reading slot " + std::to_string(slot) + " of snapshot file " + quoted(path_);
   const SlotSpaces row = state_row_spaces(slots_, state_size_, slot, where);
   checked_status(H5Dread(states_, H5T_NATIVE_DOUBLE, row.memory.get(), row.file.get(), H5P_DEFAULT,
                          state.data()),
@@ -550,12 +563,12 @@ struct RawRecord {
 RawRecord read_record(std::int64_t records, std::int64_t record_type, int slots, int slot,
                       int meta_size, const std::filesystem::path& path) {
   QuietHdf5 quiet;
-  const std::string where = "reading the record of slot " + std::to_string(slot) +
-                            " of snapshot file " + quoted(path);
+  const std::string where =
+      "reading the record of slot " + std::to_string(slot) + " of snapshot file " + quoted(path);
   std::vector<unsigned char> buffer(kMetaOffset + static_cast<std::size_t>(meta_size), 0);
   const SlotSpaces element = record_spaces(slots, slot, where);
-  checked_status(H5Dread(records, record_type, element.memory.get(), element.file.get(), H5P_DEFAULT,
-                         buffer.data()),
+  checked_status(H5Dread(records, record_type, element.memory.get(), element.file.get(),
+                         H5P_DEFAULT, buffer.data()),
                  where + " (the file may be truncated or damaged)");
   RawRecord raw;
   raw.record.slot = slot;
@@ -578,16 +591,15 @@ void Hdf5SnapshotFile::read(int slot, Index expected_step, std::span<double> sta
   if (static_cast<Index>(state.size()) != state_size_ ||
       meta.size() != static_cast<std::size_t>(meta_size_))
     detail::fail<InvalidArgument>("reading slot ", slot, " of ", quoted(path_), ": buffers of ",
-                                  state.size(), " values and ", meta.size(), " bytes for a file of ",
-                                  state_size_, " and ", meta_size_);
+                                  state.size(), " values and ", meta.size(),
+                                  " bytes for a file of ", state_size_, " and ", meta_size_);
   if (writable_) check_file_in_place("reading", slot, expected_step);
   RawRecord raw = read_record(records_, record_type_, slots_, slot, meta_size_, path_);
   const auto where = [&] {
     return "reading y_" + std::to_string(expected_step) + " from slot " + std::to_string(slot) +
            " of snapshot file " + quoted(path_);
   };
-  if (raw.record.step < 0)
-    detail::fail<StorageError>(where(), ": the slot was never written");
+  if (raw.record.step < 0) detail::fail<StorageError>(where(), ": the slot was never written");
   if (raw.record.run_id != run_id_)
     detail::fail<StorageError>(where(), ": the slot was written by run ", raw.record.run_id,
                                ", not by this run (", run_id_,
@@ -607,13 +619,15 @@ void Hdf5SnapshotFile::read(int slot, Index expected_step, std::span<double> sta
 
 SnapshotSlotRecord Hdf5SnapshotFile::record(int slot) const {
   check_slot(slot, "inspecting");
-  SnapshotSlotRecord record = read_record(records_, record_type_, slots_, slot, meta_size_, path_).record;
+  SnapshotSlotRecord record =
+      read_record(records_, record_type_, slots_, slot, meta_size_, path_).record;
   QuietHdf5 quiet;
   std::int64_t stored = 0;
   for (Index first = 0; first < state_size_; first += chunk_width_) {
     const hsize_t offset[2] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(first)};
     hsize_t bytes = 0;
-    if (H5Dget_chunk_storage_size(states_, offset, &bytes) >= 0) stored += static_cast<std::int64_t>(bytes);
+    if (H5Dget_chunk_storage_size(states_, offset, &bytes) >= 0)
+      stored += static_cast<std::int64_t>(bytes);
   }
   H5Eclear2(H5E_DEFAULT);
   record.stored_bytes = stored;

@@ -100,7 +100,8 @@ StagingBuffer& SnapshotFileIo::begin_write() {
 void SnapshotFileIo::submit_write(StagingBuffer& buffer, int slot, Index step) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (buffer.status != StagingBuffer::Status::filling)
-    detail::fail<InvalidArgument>("snapshot I/O: submit_write() of a buffer not from begin_write()");
+    detail::fail<InvalidArgument>(
+        "snapshot I/O: submit_write() of a buffer not from begin_write()");
   if (slot < 0 || slot >= file_.slots()) {
     buffer.status = StagingBuffer::Status::free;
     detail::fail<InvalidArgument>("snapshot I/O: slot ", slot, " outside [0, ", file_.slots(), ")");
@@ -108,7 +109,8 @@ void SnapshotFileIo::submit_write(StagingBuffer& buffer, int slot, Index step) {
   // Earlier reads of this slot are stale once it is overwritten.
   for (StagingBuffer& other : buffers_) {
     if (&other == &buffer || other.slot != slot) continue;
-    if (other.status == StagingBuffer::Status::read_done) other.status = StagingBuffer::Status::free;
+    if (other.status == StagingBuffer::Status::read_done)
+      other.status = StagingBuffer::Status::free;
     if (other.status == StagingBuffer::Status::read_queued) other.slot = -1;  // freed when done
   }
   buffer.slot = slot;

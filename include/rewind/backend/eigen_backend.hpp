@@ -36,8 +36,8 @@ struct EigenBackend {
   static void scale(double a, Vector& x) { x *= a; }
   static void axpy(double a, const Vector& x, Vector& y) { y.noalias() += a * x; }
 
-  static void linear_combination(Vector& out, double a, const Vector& x,
-                                 std::span<const double> c, std::span<const Vector* const> v) {
+  static void linear_combination(Vector& out, double a, const Vector& x, std::span<const double> c,
+                                 std::span<const Vector* const> v) {
     combine(out.data(), a, x.data(), c, v, out.size());
   }
   static void linear_combination(Vector& out, std::span<const double> c,

@@ -22,19 +22,19 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <queue>
 #include <string>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
-#include <memory>
 #include <vector>
 
+#include "rewind/error.hpp"
 #include "rewind/schedule/action.hpp"
 #include "rewind/schedule/revolve_schedule.hpp"
 #include "rewind/schedule/schedule.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
-#include "rewind/error.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd::test {

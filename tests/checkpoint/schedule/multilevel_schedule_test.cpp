@@ -19,11 +19,11 @@
 
 #include "multilevel_checks.hpp"
 #include "multilevel_reference.hpp"
+#include "rewind/error.hpp"
 #include "rewind/schedule/multilevel_plan.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
 #include "rewind/schedule/revolve_schedule.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
-#include "rewind/error.hpp"
 #include "support/error_message.hpp"
 
 namespace rwd {

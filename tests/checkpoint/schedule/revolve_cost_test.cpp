@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "rewind/schedule/checked_arithmetic.hpp"
 #include "rewind/error.hpp"
+#include "rewind/schedule/checked_arithmetic.hpp"
 #include "support/error_message.hpp"
 
 namespace rwd {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "rewind/error.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
-#include "rewind/error.hpp"
 
 namespace rwd {
 namespace {

@@ -5,14 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
-#include <memory>
 #include <vector>
 
+#include "rewind/error.hpp"
 #include "rewind/schedule/revolve_schedule.hpp"
 #include "rewind/schedule/store_all_schedule.hpp"
-#include "rewind/error.hpp"
 #include "support/error_message.hpp"
 
 namespace rwd {

@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "rewind/schedule/schedule_simulator.hpp"
 #include "rewind/error.hpp"
+#include "rewind/schedule/schedule_simulator.hpp"
 
 namespace rwd {
 namespace {

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <string>
 
+#include "rewind/error.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
 #include "rewind/schedule/store_all_schedule.hpp"
-#include "rewind/error.hpp"
 
 namespace rwd {
 namespace {

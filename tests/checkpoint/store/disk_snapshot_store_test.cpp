@@ -36,8 +36,12 @@ using testing::same_bits;
 constexpr Index kSize = 500;
 constexpr std::int64_t kBytes = kSize * 8 + static_cast<std::int64_t>(sizeof(Carry));
 
-B::Vector state_of(Index step) { return testing::snapshot_state(kSize, step); }
-Carry carry_of(Index step) { return testing::snapshot_carry(step); }
+B::Vector state_of(Index step) {
+  return testing::snapshot_state(kSize, step);
+}
+Carry carry_of(Index step) {
+  return testing::snapshot_carry(step);
+}
 
 // Restores y_step from `slot` and checks it against state_of(step) and carry_of(step).
 void expect_snapshot(SnapshotStore<B, Carry>& store, int slot, Index step) {

@@ -13,9 +13,9 @@
 #include <numeric>
 #include <vector>
 
-#include "support/scratch_directory.hpp"
 #include "rewind/error.hpp"
 #include "support/error_message.hpp"
+#include "support/scratch_directory.hpp"
 #include "support/snapshot_data.hpp"
 
 namespace rwd {
@@ -26,8 +26,12 @@ using test::ScratchDirectory;
 constexpr Index kSize = 1000;
 constexpr int kMeta = 40;
 
-std::vector<double> pattern(Index step) { return testing::snapshot_values(kSize, step); }
-std::vector<std::byte> meta_of(Index step) { return testing::snapshot_meta(kMeta, step); }
+std::vector<double> pattern(Index step) {
+  return testing::snapshot_values(kSize, step);
+}
+std::vector<std::byte> meta_of(Index step) {
+  return testing::snapshot_meta(kMeta, step);
+}
 
 // The message of the StorageError that `f` throws (a test failure if it throws nothing or
 // something else).
@@ -41,7 +45,8 @@ TEST(Hdf5SnapshotFile, RoundTripIsBitForBit) {
   auto file = Hdf5SnapshotFile::create(dir / "s.h5", 4, kSize, kMeta);
   EXPECT_EQ(file.run_id().size(), 32u);
   EXPECT_EQ(file.bytes_per_snapshot(), kSize * 8 + kMeta);
-  for (int slot = 0; slot < 3; ++slot) file.write(slot, 10 * slot, pattern(10 * slot), meta_of(10 * slot));
+  for (int slot = 0; slot < 3; ++slot)
+    file.write(slot, 10 * slot, pattern(10 * slot), meta_of(10 * slot));
   file.write(1, 99, pattern(99), meta_of(99));  // overwrite
   std::vector<double> state(kSize);
   std::vector<std::byte> meta(kMeta);
@@ -80,7 +85,8 @@ TEST(Hdf5SnapshotFile, CompressionRoundTrips) {
 }
 
 TEST(Hdf5SnapshotFile, LayoutIsWhatTheReadmeSays) {
-  if (std::system("command -v h5dump > /dev/null 2>&1") != 0) GTEST_SKIP() << "h5dump not installed";
+  if (std::system("command -v h5dump > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "h5dump not installed";
   ScratchDirectory dir;
   auto file = Hdf5SnapshotFile::create(dir / "l.h5", 3, 8, kMeta);
   file.write(1, 7, std::vector<double>(8, 2.5), meta_of(7));
@@ -89,9 +95,10 @@ TEST(Hdf5SnapshotFile, LayoutIsWhatTheReadmeSays) {
   ASSERT_EQ(0, std::system(("h5dump -H " + (dir / "l.h5").string() + " > " + out).c_str()));
   const std::vector<char> text = test::read_bytes(out);
   const std::string dump(text.begin(), text.end());
-  for (const char* expected : {"DATASET \"states\"", "H5T_IEEE_F64LE", "( 3, 8 )", "DATASET \"slots\"",
-                               "\"step\"", "\"checksum\"", "\"run_id\"", "\"meta\"", "ATTRIBUTE \"run_id\"",
-                               "ATTRIBUTE \"format_version\"", "ATTRIBUTE \"state_size\""})
+  for (const char* expected :
+       {"DATASET \"states\"", "H5T_IEEE_F64LE", "( 3, 8 )", "DATASET \"slots\"", "\"step\"",
+        "\"checksum\"", "\"run_id\"", "\"meta\"", "ATTRIBUTE \"run_id\"",
+        "ATTRIBUTE \"format_version\"", "ATTRIBUTE \"state_size\""})
     EXPECT_NE(dump.find(expected), std::string::npos) << expected << "\n" << dump;
 }
 
@@ -117,15 +124,18 @@ TEST(Hdf5SnapshotFile, WrongStepIsRefused) {
   file.write(0, 3, pattern(3), meta_of(3));
   std::vector<double> state(kSize);
   std::vector<std::byte> meta(kMeta);
-  EXPECT_NE(storage_error([&] { file.read(0, 4, state, meta); }).find("holds y_3"), std::string::npos);
-  EXPECT_NE(storage_error([&] { file.read(1, 4, state, meta); }).find("never written"), std::string::npos);
+  EXPECT_NE(storage_error([&] { file.read(0, 4, state, meta); }).find("holds y_3"),
+            std::string::npos);
+  EXPECT_NE(storage_error([&] { file.read(1, 4, state, meta); }).find("never written"),
+            std::string::npos);
 }
 
 TEST(Hdf5SnapshotFile, ExistingFileIsNeverOverwritten) {
   ScratchDirectory dir;
   auto first = Hdf5SnapshotFile::create(dir / "e.h5", 2, kSize, kMeta);
   first.close();
-  const std::string message = storage_error([&] { Hdf5SnapshotFile::create(dir / "e.h5", 2, kSize, kMeta); });
+  const std::string message =
+      storage_error([&] { Hdf5SnapshotFile::create(dir / "e.h5", 2, kSize, kMeta); });
   EXPECT_NE(message.find("already exists"), std::string::npos) << message;
   EXPECT_NE(message.find(first.run_id()), std::string::npos) << message;
 }
@@ -154,7 +164,8 @@ TEST(Hdf5SnapshotFile, RemovedOrReplacedFileIsNoticed) {
     auto file = Hdf5SnapshotFile::create(dir / "r.h5", 2, kSize, kMeta);
     file.write(0, 3, pattern(3), meta_of(3));
     std::filesystem::remove(dir / "r.h5");
-    EXPECT_NE(storage_error([&] { file.read(0, 3, state, meta); }).find("was removed"), std::string::npos);
+    EXPECT_NE(storage_error([&] { file.read(0, 3, state, meta); }).find("was removed"),
+              std::string::npos);
     EXPECT_NE(storage_error([&] { file.write(1, 4, pattern(4), meta_of(4)); }).find("was removed"),
               std::string::npos);
   }
@@ -188,22 +199,25 @@ TEST(Hdf5SnapshotFile, MissingOrForeignFilesAreRefusedOnOpen) {
   EXPECT_NE(storage_error([&] { Hdf5SnapshotFile::open(dir / "none.h5"); }).find("does not exist"),
             std::string::npos);
   { std::ofstream(dir / "text.h5") << "not hdf5"; }
-  EXPECT_NE(storage_error([&] { Hdf5SnapshotFile::open(dir / "text.h5"); }).find("not an HDF5 file"),
-            std::string::npos);
+  EXPECT_NE(
+      storage_error([&] { Hdf5SnapshotFile::open(dir / "text.h5"); }).find("not an HDF5 file"),
+      std::string::npos);
 }
 
 TEST(Hdf5SnapshotFile, DirectoryProblemsAreRefusedBeforeWriting) {
   ScratchDirectory dir;
-  EXPECT_NE(storage_error([&] { Hdf5SnapshotFile::create(dir / "no" / "s.h5", 2, kSize, kMeta); })
-                .find("does not exist"),
+  EXPECT_NE(storage_error([&] {
+              Hdf5SnapshotFile::create(dir / "no" / "s.h5", 2, kSize, kMeta);
+            }).find("does not exist"),
             std::string::npos);
   { std::ofstream(dir / "plain") << "x"; }
-  EXPECT_NE(storage_error([&] { Hdf5SnapshotFile::create(dir / "plain" / "s.h5", 2, kSize, kMeta); })
-                .find("not a directory"),
+  EXPECT_NE(storage_error([&] {
+              Hdf5SnapshotFile::create(dir / "plain" / "s.h5", 2, kSize, kMeta);
+            }).find("not a directory"),
             std::string::npos);
   // More than the disk holds (about 8 PB): refused before anything is written.
-  const std::string message = storage_error(
-      [&] { Hdf5SnapshotFile::create(dir / "big.h5", 1000, Index{1} << 40, kMeta); });
+  const std::string message =
+      storage_error([&] { Hdf5SnapshotFile::create(dir / "big.h5", 1000, Index{1} << 40, kMeta); });
   EXPECT_NE(message.find("bytes free but the snapshot file needs"), std::string::npos) << message;
   EXPECT_TRUE(dir.files().size() == 1);  // only "plain"
 }
@@ -211,12 +225,10 @@ TEST(Hdf5SnapshotFile, DirectoryProblemsAreRefusedBeforeWriting) {
 TEST(Hdf5SnapshotFile, DirectoryWithoutWritePermissionIsRefused) {
   ScratchDirectory dir;
   std::filesystem::create_directory(dir / "ro");
-  std::filesystem::permissions(dir / "ro", std::filesystem::perms::owner_read |
-                                               std::filesystem::perms::owner_exec |
-                                               std::filesystem::perms::group_read |
-                                               std::filesystem::perms::group_exec |
-                                               std::filesystem::perms::others_read |
-                                               std::filesystem::perms::others_exec);
+  std::filesystem::permissions(
+      dir / "ro", std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec |
+                      std::filesystem::perms::group_read | std::filesystem::perms::group_exec |
+                      std::filesystem::perms::others_read | std::filesystem::perms::others_exec);
   std::filesystem::permissions(dir.path(), std::filesystem::perms::others_exec,
                                std::filesystem::perm_options::add);
   // Root ignores permissions: test as an unprivileged user in a child process.
@@ -261,18 +273,24 @@ TEST(Hdf5SnapshotFile, FileSizeLimitIsReportedAsSuch) {
 TEST(Hdf5SnapshotFile, FullDiskIsReportedAsSuch) {
   ScratchDirectory dir;
   std::filesystem::create_directory(dir / "small");
-  const std::string mount = "mount -t tmpfs -o size=256k tmpfs " + (dir / "small").string() + " 2>/dev/null";
-  if (std::system(mount.c_str()) != 0) GTEST_SKIP() << "cannot mount a small tmpfs here (not root?)";
+  const std::string mount =
+      "mount -t tmpfs -o size=256k tmpfs " + (dir / "small").string() + " 2>/dev/null";
+  if (std::system(mount.c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (not root?)";
   std::string message;
   {
     auto file = Hdf5SnapshotFile::create(dir / "small" / "d.h5", 8, 2000, kMeta);  // 128 KB
     // Something else fills the disk.
-    { std::ofstream filler(dir / "small" / "filler", std::ios::binary);
+    {
+      std::ofstream filler(dir / "small" / "filler", std::ios::binary);
       std::vector<char> block(4096, 'x');
-      while (filler.write(block.data(), block.size())) {}
+      while (filler.write(block.data(), block.size())) {
+      }
     }
     std::vector<double> state(2000, 1.5);
-    message = storage_error([&] { for (int s = 0; s < 8; ++s) file.write(s, s, state, meta_of(s)); });
+    message = storage_error([&] {
+      for (int s = 0; s < 8; ++s) file.write(s, s, state, meta_of(s));
+    });
   }
   std::system(("umount " + (dir / "small").string()).c_str());
   EXPECT_NE(message.find("disk is full"), std::string::npos) << message;

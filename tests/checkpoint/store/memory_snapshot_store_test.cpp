@@ -26,8 +26,12 @@ using testing::same_bits;
 
 constexpr Index kSize = 37;
 
-B::Vector state_of(Index step) { return testing::snapshot_state(kSize, step); }
-Carry carry_of(Index step) { return testing::snapshot_carry(step); }
+B::Vector state_of(Index step) {
+  return testing::snapshot_state(kSize, step);
+}
+Carry carry_of(Index step) {
+  return testing::snapshot_carry(step);
+}
 
 // The message of the InvalidArgument that f throws ("" and a failure when it throws none).
 template <class F>

@@ -33,8 +33,12 @@ constexpr int kMeta = 12;
 constexpr std::int64_t kBytes = kSize * 8 + kMeta;
 constexpr int kSlots = 4;
 
-std::vector<double> state_of(Index step) { return testing::snapshot_values(kSize, step); }
-std::vector<std::byte> meta_of(Index step) { return testing::snapshot_meta(kMeta, step); }
+std::vector<double> state_of(Index step) {
+  return testing::snapshot_values(kSize, step);
+}
+std::vector<std::byte> meta_of(Index step) {
+  return testing::snapshot_meta(kMeta, step);
+}
 
 SnapshotIoOptions io_options(bool asynchronous, int staging_buffers) {
   SnapshotIoOptions options;

@@ -35,8 +35,12 @@ using testing::same_bits;
 constexpr Index kSize = 200;
 constexpr std::int64_t kBytes = kSize * 8 + static_cast<std::int64_t>(sizeof(Carry));
 
-B::Vector state_of(Index step) { return testing::snapshot_state(kSize, step); }
-Carry carry_of(Index step) { return testing::snapshot_carry(step); }
+B::Vector state_of(Index step) {
+  return testing::snapshot_state(kSize, step);
+}
+Carry carry_of(Index step) {
+  return testing::snapshot_carry(step);
+}
 
 void expect_snapshot(Store& store, int slot, Index step) {
   testing::expect_snapshot(store, slot, step, kSize);

@@ -23,10 +23,12 @@ hid_t must(hid_t id, const char* what) {
 }
 
 // A dataset of the given file type and extent from memory of the given type.
-void dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type, std::vector<hsize_t> extent,
-             const void* data) {
-  const hid_t space = must(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr), name);
-  const hid_t set = must(H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), name);
+void dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type,
+             std::vector<hsize_t> extent, const void* data) {
+  const hid_t space =
+      must(H5Screate_simple(static_cast<int>(extent.size()), extent.data(), nullptr), name);
+  const hid_t set =
+      must(H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), name);
   must(H5Dwrite(set, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
   H5Dclose(set);
   H5Sclose(space);
@@ -39,8 +41,10 @@ void vlen_names(hid_t group, std::vector<const char*> names, bool scalar) {
   H5Tset_size(type, H5T_VARIABLE);
   H5Tset_cset(type, H5T_CSET_UTF8);
   const hsize_t n = names.size();
-  const hid_t space = must(scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), "space");
-  const hid_t attribute = must(H5Acreate2(group, "names", type, space, H5P_DEFAULT, H5P_DEFAULT), "names");
+  const hid_t space =
+      must(scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), "space");
+  const hid_t attribute =
+      must(H5Acreate2(group, "names", type, space, H5P_DEFAULT, H5P_DEFAULT), "names");
   must(H5Awrite(attribute, type, names.data()), "names");
   H5Aclose(attribute);
   H5Sclose(space);
@@ -53,7 +57,8 @@ void fixed_names(hid_t group, const char* packed, std::size_t size, hsize_t n) {
   H5Tset_size(type, size);
   H5Tset_strpad(type, H5T_STR_NULLPAD);
   const hid_t space = must(H5Screate_simple(1, &n, nullptr), "space");
-  const hid_t attribute = must(H5Acreate2(group, "names", type, space, H5P_DEFAULT, H5P_DEFAULT), "names");
+  const hid_t attribute =
+      must(H5Acreate2(group, "names", type, space, H5P_DEFAULT, H5P_DEFAULT), "names");
   must(H5Awrite(attribute, type, packed), "names");
   H5Aclose(attribute);
   H5Sclose(space);

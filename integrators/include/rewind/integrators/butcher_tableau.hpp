@@ -22,15 +22,15 @@
 namespace rwd {
 
 struct ButcherTableau {
-  std::string name;              // short identifier, e.g. "rk4"
-  int stages = 0;                // s
-  std::vector<double> a;         // s×s row-major, a[i*s + j] = a_ij, zero for j ≥ i
-  std::vector<double> b;         // s weights of the propagated solution
-  std::vector<double> c;         // s nodes, c_i = Σ_j a_ij
+  std::string name;                // short identifier, e.g. "rk4"
+  int stages = 0;                  // s
+  std::vector<double> a;           // s×s row-major, a[i*s + j] = a_ij, zero for j ≥ i
+  std::vector<double> b;           // s weights of the propagated solution
+  std::vector<double> c;           // s nodes, c_i = Σ_j a_ij
   std::vector<double> b_embedded;  // s weights of the error estimator, empty if none
-  int order = 0;                 // classical order p of (A, b)
-  int embedded_order = 0;        // order of (A, b̂); 0 without an embedded method
-  bool fsal = false;             // first stage of the next step equals the last of this one
+  int order = 0;                   // classical order p of (A, b)
+  int embedded_order = 0;          // order of (A, b̂); 0 without an embedded method
+  bool fsal = false;               // first stage of the next step equals the last of this one
 
   double a_at(int i, int j) const { return a[static_cast<std::size_t>(i * stages + j)]; }
   bool has_embedded() const { return !b_embedded.empty(); }

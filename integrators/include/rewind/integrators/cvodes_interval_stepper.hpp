@@ -69,8 +69,8 @@
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/eigen_nvector.hpp"
-#include "rewind/integrators/lapack_band_solver.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"  // StepperCounters
+#include "rewind/integrators/lapack_band_solver.hpp"
 #include "rewind/problem.hpp"
 
 namespace rwd {
@@ -95,7 +95,7 @@ struct CvodesOptions {
   double rtol = 1e-6;
   std::vector<double> atol = {1e-8};  // one value for every component, or one per component
   long max_steps_per_interval = 100000;
-  int max_order = 5;                  // BDF order limit, 1..5
+  int max_order = 5;  // BDF order limit, 1..5
   // Adjoint tolerances (the backward solve), and the backward quadrature's absolute tolerance.
   double rtol_adjoint = 1e-6;
   double atol_adjoint = 1e-8;
@@ -104,25 +104,35 @@ struct CvodesOptions {
   long steps_per_adjoint_checkpoint = 100;
   CvodesLinearSolver linear_solver = CvodesLinearSolver::dense;
   CvodesVectors vectors = CvodesVectors::rewind;
-  bool band_lapack = true;  // band: factor with LAPACK (false: SUNDIALS' own band LU, for comparison)
+  bool band_lapack =
+      true;  // band: factor with LAPACK (false: SUNDIALS' own band LU, for comparison)
   int gmres_krylov_dimension = 30;  // gmres: the Krylov subspace size (SPGMR's maxl)
-  Index band_upper = -1, band_lower = -1;  // band: half-bandwidths of ∂f/∂y (−1: problem.band_width())
+  Index band_upper = -1,
+        band_lower = -1;  // band: half-bandwidths of ∂f/∂y (−1: problem.band_width())
 
   void validate(Index n) const {
     if (!(rtol > 0.0) || !(rtol_adjoint > 0.0))
-      detail::fail<InvalidArgument>("CVODES: relative tolerances must be > 0 (rtol = ", rtol, ", adjoint ", rtol_adjoint, ")");
+      detail::fail<InvalidArgument>("CVODES: relative tolerances must be > 0 (rtol = ", rtol,
+                                    ", adjoint ", rtol_adjoint, ")");
     if (atol.size() != 1 && static_cast<Index>(atol.size()) != n)
-      detail::fail<InvalidArgument>("CVODES: ", atol.size(), " absolute tolerances given; give 1 or one per component (", n, ")");
+      detail::fail<InvalidArgument>("CVODES: ", atol.size(),
+                                    " absolute tolerances given; give 1 or one per component (", n,
+                                    ")");
     for (double a : atol)
-      if (!(a >= 0.0)) detail::fail<InvalidArgument>("CVODES: absolute tolerance ", a, " must be >= 0");
+      if (!(a >= 0.0))
+        detail::fail<InvalidArgument>("CVODES: absolute tolerance ", a, " must be >= 0");
     if (!(atol_adjoint > 0.0) || !(atol_quadrature > 0.0))
-      detail::fail<InvalidArgument>("CVODES: adjoint and quadrature absolute tolerances must be > 0");
-    if (max_steps_per_interval < 1) detail::fail<InvalidArgument>("CVODES: max_steps_per_interval must be >= 1");
-    if (max_order < 1 || max_order > 5) detail::fail<InvalidArgument>("CVODES: BDF max_order = ", max_order, " must be in 1..5");
+      detail::fail<InvalidArgument>(
+          "CVODES: adjoint and quadrature absolute tolerances must be > 0");
+    if (max_steps_per_interval < 1)
+      detail::fail<InvalidArgument>("CVODES: max_steps_per_interval must be >= 1");
+    if (max_order < 1 || max_order > 5)
+      detail::fail<InvalidArgument>("CVODES: BDF max_order = ", max_order, " must be in 1..5");
     if (steps_per_adjoint_checkpoint < 6)
-      detail::fail<InvalidArgument>("CVODES: steps_per_adjoint_checkpoint = ", steps_per_adjoint_checkpoint,
-                                    " must be >= 6: CVODES 6.4.1 crashes when its checkpoint spacing is shorter "
-                                    "than the method order");
+      detail::fail<InvalidArgument>(
+          "CVODES: steps_per_adjoint_checkpoint = ", steps_per_adjoint_checkpoint,
+          " must be >= 6: CVODES 6.4.1 crashes when its checkpoint spacing is shorter "
+          "than the method order");
   }
 };
 
@@ -132,14 +142,18 @@ struct IntervalGrid {
   double t_final = 1.0;
   Index intervals = 1;
   double boundary(Index n) const {
-    return n == intervals ? t_final : t0 + (t_final - t0) * static_cast<double>(n) / static_cast<double>(intervals);
+    return n == intervals
+               ? t_final
+               : t0 + (t_final - t0) * static_cast<double>(n) / static_cast<double>(intervals);
   }
 };
 
 namespace detail {
 
 template <class P>
-concept HasBandWidth = requires(const P& p) { { p.band_width() } -> std::convertible_to<Index>; };
+concept HasBandWidth = requires(const P& p) {
+  { p.band_width() } -> std::convertible_to<Index>;
+};
 
 template <class P>
 concept HasJvp = requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::VectorXd& out) {
@@ -165,11 +179,21 @@ struct SundialsHandle {
   SundialsHandle(const SundialsHandle&) = delete;
   SundialsHandle& operator=(const SundialsHandle&) = delete;
 };
-inline void free_context(SUNContext c) { SUNContext_Free(&c); }
-inline void free_cvode(void* m) { CVodeFree(&m); }
-inline void free_matrix(SUNMatrix m) { SUNMatDestroy(m); }
-inline void free_solver(SUNLinearSolver s) { SUNLinSolFree(s); }
-inline void free_vector(N_Vector v) { N_VDestroy(v); }
+inline void free_context(SUNContext c) {
+  SUNContext_Free(&c);
+}
+inline void free_cvode(void* m) {
+  CVodeFree(&m);
+}
+inline void free_matrix(SUNMatrix m) {
+  SUNMatDestroy(m);
+}
+inline void free_solver(SUNLinearSolver s) {
+  SUNLinSolFree(s);
+}
+inline void free_vector(N_Vector v) {
+  N_VDestroy(v);
+}
 
 }  // namespace detail
 
@@ -178,15 +202,21 @@ class CvodesIntervalStepper {
  public:
   using Backend = EigenBackend;
   using Vector = EigenBackend::Vector;
-  static_assert(std::is_same_v<typename P::Backend, EigenBackend>, "the CVODES stepper runs on the Eigen backend");
+  static_assert(std::is_same_v<typename P::Backend, EigenBackend>,
+                "the CVODES stepper runs on the Eigen backend");
 
   // The problem must outlive the stepper.
   CvodesIntervalStepper(const P& problem, CvodesOptions options, IntervalGrid grid)
-      : problem_(problem), options_(std::move(options)), grid_(grid), n_(problem.state_size()),
+      : problem_(problem),
+        options_(std::move(options)),
+        grid_(grid),
+        n_(problem.state_size()),
         p_(problem.parameter_size()) {
     options_.validate(n_);
-    if (grid_.intervals < 1) detail::fail<InvalidArgument>("CVODES: the grid needs at least one interval");
-    if (!(grid_.t_final > grid_.t0)) detail::fail<InvalidArgument>("CVODES: t_final must be after t0");
+    if (grid_.intervals < 1)
+      detail::fail<InvalidArgument>("CVODES: the grid needs at least one interval");
+    if (!(grid_.t_final > grid_.t0))
+      detail::fail<InvalidArgument>("CVODES: t_final must be after t0");
     y_ = Vector::Zero(n_);
     f_ = Vector::Zero(n_);
     v_ = Vector::Zero(n_);
@@ -215,13 +245,14 @@ class CvodesIntervalStepper {
         << (options_.linear_solver == CvodesLinearSolver::band    ? "band"
             : options_.linear_solver == CvodesLinearSolver::gmres ? "gmres"
                                                                   : "dense")
-        << "), rtol = " << options_.rtol << ", " << grid_.intervals << " intervals on [" << grid_.t0 << ", "
-        << grid_.t_final << "]";
+        << "), rtol = " << options_.rtol << ", " << grid_.intervals << " intervals on [" << grid_.t0
+        << ", " << grid_.t_final << "]";
     return out.str();
   }
 
   Carry initial_carry(const Vector& y0, const Vector&) const {
-    if (y0.size() != n_) detail::fail<InvalidArgument>("CVODES: y0 has ", y0.size(), " values, the problem ", n_);
+    if (y0.size() != n_)
+      detail::fail<InvalidArgument>("CVODES: y0 has ", y0.size(), " values, the problem ", n_);
     Carry c;
     c.t = grid_.t0;
     c.step = 0;
@@ -247,7 +278,8 @@ class CvodesIntervalStepper {
   }
 
   // Interval n backwards: λ = λ(τ_{n+1}) in, λ(τ_n) out; mu += ∫ (∂f/∂θ)ᵀ λ dt over the interval.
-  void adjoint_step(const Vector& y_n, const Carry& carry_n, const Vector& theta, Vector& lambda, Vector& mu) {
+  void adjoint_step(const Vector& y_n, const Carry& carry_n, const Vector& theta, Vector& lambda,
+                    Vector& mu) {
     const Index n = carry_n.step;
     const double t_begin = carry_n.t, t_end = grid_.boundary(n + 1);
     theta_ = theta;
@@ -255,11 +287,13 @@ class CvodesIntervalStepper {
     Vector y = y_n;
     N_Vector state = wrap(y);
     start_solver(t_begin, state, n);
-    check(CVodeAdjInit(cvode_.value, options_.steps_per_adjoint_checkpoint, CV_HERMITE), n, t_begin, "CVodeAdjInit");
+    check(CVodeAdjInit(cvode_.value, options_.steps_per_adjoint_checkpoint, CV_HERMITE), n, t_begin,
+          "CVodeAdjInit");
     check(CVodeSetStopTime(cvode_.value, t_end), n, t_begin, "CVodeSetStopTime");
     double reached = t_begin;
     int checkpoints = 0;
-    check(CVodeF(cvode_.value, t_end, state, &reached, CV_NORMAL, &checkpoints), n, reached, "forward solve (adjoint pass)");
+    check(CVodeF(cvode_.value, t_end, state, &reached, CV_NORMAL, &checkpoints), n, reached,
+          "forward solve (adjoint pass)");
     N_VDestroy(state);
     collect_forward_statistics();
 
@@ -268,12 +302,16 @@ class CvodesIntervalStepper {
     N_Vector q = wrap(quadrature);
     {
       check(CVodeCreateB(cvode_.value, CV_BDF, &which_), n, t_end, "CVodeCreateB");
-      check(CVodeInitB(cvode_.value, which_, &backward_rhs, t_end, adjoint), n, t_end, "CVodeInitB");
-      check(CVodeSStolerancesB(cvode_.value, which_, options_.rtol_adjoint, options_.atol_adjoint), n, t_end, "tolerances");
+      check(CVodeInitB(cvode_.value, which_, &backward_rhs, t_end, adjoint), n, t_end,
+            "CVodeInitB");
+      check(CVodeSStolerancesB(cvode_.value, which_, options_.rtol_adjoint, options_.atol_adjoint),
+            n, t_end, "tolerances");
       check(CVodeSetUserDataB(cvode_.value, which_, this), n, t_end, "user data");
-      check(CVodeSetMaxNumStepsB(cvode_.value, which_, options_.max_steps_per_interval), n, t_end, "max steps");
+      check(CVodeSetMaxNumStepsB(cvode_.value, which_, options_.max_steps_per_interval), n, t_end,
+            "max steps");
       if (options_.linear_solver == CvodesLinearSolver::gmres) {
-        solver_b_.reset(SUNLinSol_SPGMR(adjoint, SUN_PREC_NONE, options_.gmres_krylov_dimension, context_.value));
+        solver_b_.reset(SUNLinSol_SPGMR(adjoint, SUN_PREC_NONE, options_.gmres_krylov_dimension,
+                                        context_.value));
       } else if (options_.linear_solver == CvodesLinearSolver::band) {
         // −(∂f/∂y)ᵀ: the upper and lower widths swap.
         matrix_b_.reset(SUNBandMatrix(n_, lower_, upper_, context_.value));
@@ -282,16 +320,21 @@ class CvodesIntervalStepper {
         matrix_b_.reset(SUNDenseMatrix(n_, n_, context_.value));
         solver_b_.reset(SUNLinSol_Dense(adjoint, matrix_b_.value, context_.value));
       }
-      check(CVodeSetLinearSolverB(cvode_.value, which_, solver_b_.value, matrix_b_.value), n, t_end, "linear solver");
+      check(CVodeSetLinearSolverB(cvode_.value, which_, solver_b_.value, matrix_b_.value), n, t_end,
+            "linear solver");
       if (options_.linear_solver == CvodesLinearSolver::gmres)
-        check(CVodeSetJacTimesB(cvode_.value, which_, nullptr, &backward_jacobian_times), n, t_end, "Jacobian products");
+        check(CVodeSetJacTimesB(cvode_.value, which_, nullptr, &backward_jacobian_times), n, t_end,
+              "Jacobian products");
       if constexpr (detail::HasJacobian<P>)
         if (options_.linear_solver == CvodesLinearSolver::dense)
           check(CVodeSetJacFnB(cvode_.value, which_, &backward_jacobian), n, t_end, "Jacobian");
-      check(CVodeQuadInitB(cvode_.value, which_, &backward_quadrature, q), n, t_end, "CVodeQuadInitB");
-      check(CVodeSetQuadErrConB(cvode_.value, which_, SUNTRUE), n, t_end, "quadrature error control");
-      check(CVodeQuadSStolerancesB(cvode_.value, which_, options_.rtol_adjoint, options_.atol_quadrature), n, t_end,
-            "quadrature tolerances");
+      check(CVodeQuadInitB(cvode_.value, which_, &backward_quadrature, q), n, t_end,
+            "CVodeQuadInitB");
+      check(CVodeSetQuadErrConB(cvode_.value, which_, SUNTRUE), n, t_end,
+            "quadrature error control");
+      check(CVodeQuadSStolerancesB(cvode_.value, which_, options_.rtol_adjoint,
+                                   options_.atol_quadrature),
+            n, t_end, "quadrature tolerances");
     }
     check(CVodeB(cvode_.value, t_begin, CV_NORMAL), n, t_begin, "backward (adjoint) solve");
     double t_back = t_end;
@@ -312,16 +355,20 @@ class CvodesIntervalStepper {
   // An N_Vector over an Eigen vector's memory (no copy; SUNDIALS does not free it). CVODES clones
   // it for its own vectors, so the kind chosen here is the kind it computes with.
   N_Vector wrap(Vector& v) const {
-    if (options_.vectors == CvodesVectors::rewind) return sundials::make_eigen_nvector_view(v.data(), v.size(), context_.value);
+    if (options_.vectors == CvodesVectors::rewind)
+      return sundials::make_eigen_nvector_view(v.data(), v.size(), context_.value);
     return N_VMake_Serial(static_cast<sunindextype>(v.size()), v.data(), context_.value);
   }
 
   void setup() {
     SUNContext context = nullptr;
-    if (SUNContext_Create(nullptr, &context) != 0) detail::fail<SolverError>("CVODES: cannot create a SUNDIALS context");
+    if (SUNContext_Create(nullptr, &context) != 0)
+      detail::fail<SolverError>("CVODES: cannot create a SUNDIALS context");
     context_.value = context;
     atol_ = Vector(n_);
-    for (Index i = 0; i < n_; ++i) atol_[i] = options_.atol.size() == 1 ? options_.atol[0] : options_.atol[static_cast<std::size_t>(i)];
+    for (Index i = 0; i < n_; ++i)
+      atol_[i] =
+          options_.atol.size() == 1 ? options_.atol[0] : options_.atol[static_cast<std::size_t>(i)];
     if (options_.linear_solver == CvodesLinearSolver::band) {
       upper_ = options_.band_upper, lower_ = options_.band_lower;
       if constexpr (detail::HasBandWidth<P>) {
@@ -329,8 +376,9 @@ class CvodesIntervalStepper {
         if (lower_ < 0) lower_ = problem_.band_width();
       }
       if (upper_ < 0 || lower_ < 0 || upper_ >= n_ || lower_ >= n_)
-        detail::fail<InvalidArgument>("CVODES band solver: half-bandwidths (", upper_, ", ", lower_,
-                                      ") must be given (or the problem's band_width()) and below the size ", n_);
+        detail::fail<InvalidArgument>(
+            "CVODES band solver: half-bandwidths (", upper_, ", ", lower_,
+            ") must be given (or the problem's band_width()) and below the size ", n_);
     }
   }
 
@@ -353,10 +401,12 @@ class CvodesIntervalStepper {
     N_VDestroy(atol);
     check(flag, interval, t, "tolerances");
     check(CVodeSetUserData(cvode_.value, this), interval, t, "user data");
-    check(CVodeSetMaxNumSteps(cvode_.value, options_.max_steps_per_interval), interval, t, "max steps");
+    check(CVodeSetMaxNumSteps(cvode_.value, options_.max_steps_per_interval), interval, t,
+          "max steps");
     check(CVodeSetMaxOrd(cvode_.value, options_.max_order), interval, t, "max order");
     if (options_.linear_solver == CvodesLinearSolver::gmres) {
-      solver_.reset(SUNLinSol_SPGMR(state, SUN_PREC_NONE, options_.gmres_krylov_dimension, context_.value));
+      solver_.reset(
+          SUNLinSol_SPGMR(state, SUN_PREC_NONE, options_.gmres_krylov_dimension, context_.value));
     } else if (options_.linear_solver == CvodesLinearSolver::band) {
       matrix_.reset(SUNBandMatrix(n_, upper_, lower_, context_.value));
       solver_.reset(band_solver(state, matrix_.value));
@@ -366,10 +416,12 @@ class CvodesIntervalStepper {
     }
     if (!solver_.value || (!matrix_.value && options_.linear_solver != CvodesLinearSolver::gmres))
       detail::fail<SolverError>("CVODES: cannot create the linear solver");
-    check(CVodeSetLinearSolver(cvode_.value, solver_.value, matrix_.value), interval, t, "linear solver");
+    check(CVodeSetLinearSolver(cvode_.value, solver_.value, matrix_.value), interval, t,
+          "linear solver");
     if constexpr (detail::HasJvp<P>)
       if (options_.linear_solver == CvodesLinearSolver::gmres)
-        check(CVodeSetJacTimes(cvode_.value, nullptr, &forward_jacobian_times), interval, t, "Jacobian products");
+        check(CVodeSetJacTimes(cvode_.value, nullptr, &forward_jacobian_times), interval, t,
+              "Jacobian products");
     if constexpr (detail::HasJacobian<P>)
       if (options_.linear_solver == CvodesLinearSolver::dense)
         check(CVodeSetJacFn(cvode_.value, &forward_jacobian), interval, t, "Jacobian");
@@ -377,7 +429,8 @@ class CvodesIntervalStepper {
 
   SUNLinearSolver band_solver(N_Vector like, SUNMatrix matrix) const {
     if (options_.band_lapack)
-      if (SUNLinearSolver lapack = sundials::make_lapack_band_solver(matrix, context_.value)) return lapack;
+      if (SUNLinearSolver lapack = sundials::make_lapack_band_solver(matrix, context_.value))
+        return lapack;
     return SUNLinSol_Band(like, matrix, context_.value);
   }
 
@@ -392,13 +445,15 @@ class CvodesIntervalStepper {
   void check(int flag, Index interval, double t, const char* what) const {
     if (flag >= 0) return;
     std::ostringstream out;
-    out << "CVODES " << what << " failed in interval " << interval << " [" << grid_.boundary(interval) << ", "
-        << grid_.boundary(interval + 1) << "] at t = " << t << ": " << CVodeGetReturnFlagName(flag);
+    out << "CVODES " << what << " failed in interval " << interval << " ["
+        << grid_.boundary(interval) << ", " << grid_.boundary(interval + 1) << "] at t = " << t
+        << ": " << CVodeGetReturnFlagName(flag);
     if (!last_message_.empty()) out << " (" << last_message_ << ")";
     throw SolverError(out.str());
   }
 
-  static void error_handler(int, const char* module, const char* function, char* message, void* data) {
+  static void error_handler(int, const char* module, const char* function, char* message,
+                            void* data) {
     static_cast<CvodesIntervalStepper*>(data)->last_message_ =
         std::string(module) + "::" + function + ": " + message;
   }
@@ -429,7 +484,8 @@ class CvodesIntervalStepper {
     store(ydot, f);
     return finite(f) ? 0 : 1;  // 1: recoverable, CVODES retries with a smaller step
   }
-  static int forward_jacobian(double t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vector, N_Vector, N_Vector) {
+  static int forward_jacobian(double t, N_Vector y, N_Vector, SUNMatrix J, void* data, N_Vector,
+                              N_Vector, N_Vector) {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
     if constexpr (detail::HasJacobian<P>) {
       self->jacobian_.resize(self->n_, self->n_);
@@ -449,19 +505,21 @@ class CvodesIntervalStepper {
     store(yBdot, dl);
     return finite(dl) ? 0 : 1;
   }
-  static int backward_jacobian(double t, N_Vector y, N_Vector, N_Vector, SUNMatrix JB, void* data, N_Vector, N_Vector,
-                               N_Vector) {
+  static int backward_jacobian(double t, N_Vector y, N_Vector, N_Vector, SUNMatrix JB, void* data,
+                               N_Vector, N_Vector, N_Vector) {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
     if constexpr (detail::HasJacobian<P>) {
       self->jacobian_.resize(self->n_, self->n_);
       self->problem_.jacobian(t, in(y, self->y_), self->theta_, self->jacobian_);
-      Eigen::Map<Eigen::MatrixXd>(SUNDenseMatrix_Data(JB), self->n_, self->n_) = -self->jacobian_.transpose();
+      Eigen::Map<Eigen::MatrixXd>(SUNDenseMatrix_Data(JB), self->n_, self->n_) =
+          -self->jacobian_.transpose();
       return self->jacobian_.allFinite() ? 0 : 1;
     }
     return -1;
   }
   // Jv for the forward Newton iteration (gmres), from the problem's jvp.
-  static int forward_jacobian_times(N_Vector v, N_Vector Jv, double t, N_Vector y, N_Vector, void* data, N_Vector) {
+  static int forward_jacobian_times(N_Vector v, N_Vector Jv, double t, N_Vector y, N_Vector,
+                                    void* data, N_Vector) {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
     if constexpr (detail::HasJvp<P>) {
       Vector& out_v = out(Jv, self->f_);
@@ -472,11 +530,12 @@ class CvodesIntervalStepper {
     return -1;
   }
   // The backward system's Jacobian is −(∂f/∂y)ᵀ: its products are the problem's exact vjp.
-  static int backward_jacobian_times(N_Vector vB, N_Vector JvB, double t, N_Vector y, N_Vector, N_Vector, void* data,
-                                     N_Vector) {
+  static int backward_jacobian_times(N_Vector vB, N_Vector JvB, double t, N_Vector y, N_Vector,
+                                     N_Vector, void* data, N_Vector) {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
     Vector& product = out(JvB, self->out_y_);
-    self->problem_.vjp(t, in(y, self->y_), self->theta_, in(vB, self->v_), product, self->quad_out_y_theta_);
+    self->problem_.vjp(t, in(y, self->y_), self->theta_, in(vB, self->v_), product,
+                       self->quad_out_y_theta_);
     product = -product;
     store(JvB, product);
     return finite(product) ? 0 : 1;

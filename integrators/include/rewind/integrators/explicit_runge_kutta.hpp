@@ -8,7 +8,8 @@
 //   while (!stepper.finished(carry)) stepper.step(y, carry, theta);
 //
 // Forward step (s stages, A strictly lower triangular):
-//   Y_i = y_n + h Σ_{j<i} a_ij k_j,   k_i = f(t_n + c_i h, Y_i, θ),   y_{n+1} = y_n + h Σ_i b_i k_i.
+//   Y_i = y_n + h Σ_{j<i} a_ij k_j,   k_i = f(t_n + c_i h, Y_i, θ),   y_{n+1} = y_n + h Σ_i b_i
+//   k_i.
 // Adjoint step, the exact derivative of that map (reverse mode through the stages): given
 // λ_{n+1} = ∂J/∂y_{n+1}, for i = s..1
 //   κ_i = h (b_i λ_{n+1} + Σ_{j>i} a_ji ν_j),   (ν_i, μ_i) = ((∂f/∂y)ᵀ κ_i, (∂f/∂θ)ᵀ κ_i) at Y_i,
@@ -46,10 +47,10 @@ namespace rwd {
 
 // Work counts since construction (or reset_counters()).
 struct StepperCounters {
-  Index rhs_evaluations = 0;   // calls of f
-  Index vjp_evaluations = 0;   // calls of the vector-Jacobian product
-  Index steps = 0;             // accepted forward steps taken by step()
-  Index adjoint_steps = 0;     // adjoint_step() calls
+  Index rhs_evaluations = 0;    // calls of f
+  Index vjp_evaluations = 0;    // calls of the vector-Jacobian product
+  Index steps = 0;              // accepted forward steps taken by step()
+  Index adjoint_steps = 0;      // adjoint_step() calls
   Index rejected_attempts = 0;  // rejected trial steps (adaptive), forward and recomputed
 };
 
@@ -71,7 +72,8 @@ class ExplicitRungeKutta {
                                     "steps; use bs3, dopri5, tsit5 or heun, or fixed steps");
     if (tableau_.stages + 1 > kMaxCombinationTerms)
       detail::fail<InvalidArgument>("method '", tableau_.name, "' has ", tableau_.stages,
-                                    " stages; at most ", kMaxCombinationTerms - 1, " are supported");
+                                    " stages; at most ", kMaxCombinationTerms - 1,
+                                    " are supported");
     n_ = static_cast<Index>(problem_.state_size());
     p_ = static_cast<Index>(problem_.parameter_size());
     if (n_ < 1) detail::fail<InvalidArgument>("problem state_size = ", n_, " must be >= 1");
@@ -86,8 +88,8 @@ class ExplicitRungeKutta {
     kappa_ = B::zeros(n_);
     mu_stage_ = B::zeros(p_);
     if (control_.is_adaptive()) y_new_ = B::zeros(n_);
-    const int q = std::min(tableau_.order, tableau_.embedded_order > 0 ? tableau_.embedded_order
-                                                                        : tableau_.order);
+    const int q = std::min(tableau_.order,
+                           tableau_.embedded_order > 0 ? tableau_.embedded_order : tableau_.order);
     alpha_ = 0.7 / (q + 1);
     beta_ = 0.4 / (q + 1);
   }
@@ -254,8 +256,7 @@ class ExplicitRungeKutta {
   }
 
   // out = y + h Σ_i w_i k_i over the stages with non-zero weight (out may be y).
-  void combine(Vector& out, const Vector& y, double h, const std::vector<double>& w,
-               double base) {
+  void combine(Vector& out, const Vector& y, double h, const std::vector<double>& w, double base) {
     std::array<double, kMaxCombinationTerms> coeff{};
     std::array<const Vector*, kMaxCombinationTerms> vecs{};
     int m = 0;
@@ -268,7 +269,9 @@ class ExplicitRungeKutta {
     B::linear_combination(out, base, y, {coeff.data(), std::size_t(m)},
                           {vecs.data(), std::size_t(m)});
   }
-  void combine_solution(Vector& out, const Vector& y, double h) { combine(out, y, h, tableau_.b, 1.0); }
+  void combine_solution(Vector& out, const Vector& y, double h) {
+    combine(out, y, h, tableau_.b, 1.0);
+  }
 
   // Runs the stages of the step starting at (y, carry), including any rejected attempts, and
   // leaves the accepted step's stages in k_, its size in next_h_ and (adaptive) y_{n+1} in
@@ -331,13 +334,13 @@ class ExplicitRungeKutta {
                                   " consecutive rejected steps (last error norm ", err,
                                   std::isfinite(err) ? "" : ", non-finite stage values",
                                   "); the problem may be stiff or the tolerances too tight");
-      const double factor = std::isfinite(err)
-                                ? std::max(control_.min_factor, control_.safety * std::pow(err, -alpha_))
-                                : control_.min_factor;
+      const double factor = std::isfinite(err) ? std::max(control_.min_factor,
+                                                          control_.safety * std::pow(err, -alpha_))
+                                               : control_.min_factor;
       h *= factor;
       if (h < h_min)
-        detail::fail<SolverError>("step size underflow at step ", carry.step, ", t = ", t, ": h = ", h,
-                                  " < ", h_min, " (last error norm ", err, ")");
+        detail::fail<SolverError>("step size underflow at step ", carry.step, ", t = ", t,
+                                  ": h = ", h, " < ", h_min, " (last error norm ", err, ")");
     }
   }
 
@@ -362,7 +365,7 @@ class ExplicitRungeKutta {
     const double d2 = B::error_norm(stage_, y0, y0, rtol, atol) / h0;
     const int q = tableau_.order;
     const double h1 = std::max(d1, d2) <= 1e-15 ? std::max(1e-6, h0 * 1e-3)
-                                              : std::pow(0.01 / std::max(d1, d2), 1.0 / (q + 1));
+                                                : std::pow(0.01 / std::max(d1, d2), 1.0 / (q + 1));
     double h = std::min(100 * h0, h1);
     if (!std::isfinite(h) || h <= 0.0)
       detail::fail<SolverError>("could not choose a starting step at t0 = ", control_.t0,

@@ -31,19 +31,19 @@ struct StepControl {
   enum class Mode { fixed, adaptive, prescribed };
   Mode mode = Mode::fixed;
 
-  double t0 = 0.0;       // initial time
+  double t0 = 0.0;  // initial time
   // fixed: the step size; adaptive: the first step tried (0 = chosen from the problem by
   // Hairer's starting-step heuristic, Solving ODEs I, §II.4).
   double dt = 0.0;
-  Index steps = 0;       // fixed: number of steps (the run ends at t0 + steps·dt)
-  double t_final = 0.0;  // adaptive: end of the interval (must be > t0)
+  Index steps = 0;                 // fixed: number of steps (the run ends at t0 + steps·dt)
+  double t_final = 0.0;            // adaptive: end of the interval (must be > t0)
   std::vector<double> step_sizes;  // prescribed: h_n for every step, each finite and > 0
 
-  double rtol = 1e-6;    // adaptive: relative tolerance, > 0
-  double atol = 1e-9;    // adaptive: absolute tolerance, > 0
-  double safety = 0.9;   // adaptive: factor applied to the optimal step, in (0, 1]
-  double min_factor = 0.2;  // adaptive: smallest step ratio, in (0, 1)
-  double max_factor = 5.0;  // adaptive: largest step ratio, > 1
+  double rtol = 1e-6;             // adaptive: relative tolerance, > 0
+  double atol = 1e-9;             // adaptive: absolute tolerance, > 0
+  double safety = 0.9;            // adaptive: factor applied to the optimal step, in (0, 1]
+  double min_factor = 0.2;        // adaptive: smallest step ratio, in (0, 1)
+  double max_factor = 5.0;        // adaptive: largest step ratio, > 1
   Index max_steps = 100'000'000;  // adaptive: refuse to go on past this many accepted steps
   int max_rejections = 50;        // adaptive: consecutive rejections before giving up
   // adaptive: steps below min_step_relative·max(|t|, |t_final − t0|) are a step-size underflow.
@@ -57,7 +57,8 @@ struct StepControl {
     c.steps = steps;
     return c;
   }
-  static StepControl adaptive(double t0, double t_final, double rtol, double atol, double dt0 = 0.0) {
+  static StepControl adaptive(double t0, double t_final, double rtol, double atol,
+                              double dt0 = 0.0) {
     StepControl c;
     c.mode = Mode::adaptive;
     c.t0 = t0;
@@ -85,7 +86,8 @@ struct StepControl {
     using detail::fail;
     if (!std::isfinite(t0)) fail<InvalidArgument>("t0 = ", t0, " must be finite");
     if (mode == Mode::prescribed) {
-      if (step_sizes.empty()) fail<InvalidArgument>("prescribed steps: the list of step sizes is empty");
+      if (step_sizes.empty())
+        fail<InvalidArgument>("prescribed steps: the list of step sizes is empty");
       if (steps != static_cast<Index>(step_sizes.size()))
         fail<InvalidArgument>("prescribed steps: steps = ", steps, " but ", step_sizes.size(),
                               " step sizes were given");
@@ -108,17 +110,20 @@ struct StepControl {
     if (!(rtol > 0.0) || !std::isfinite(rtol))
       fail<InvalidArgument>("rtol = ", rtol, " must be finite and > 0");
     if (rtol < 1e-15)
-      fail<InvalidArgument>("rtol = ", rtol, " is below double-precision round-off; use rtol >= 1e-15");
+      fail<InvalidArgument>("rtol = ", rtol,
+                            " is below double-precision round-off; use rtol >= 1e-15");
     if (!(atol > 0.0) || !std::isfinite(atol))
       fail<InvalidArgument>("atol = ", atol, " must be finite and > 0");
     if (dt < 0.0 || !std::isfinite(dt))
       fail<InvalidArgument>("initial dt = ", dt, " must be finite and >= 0 (0 = automatic)");
-    if (!(safety > 0.0 && safety <= 1.0)) fail<InvalidArgument>("safety = ", safety, " must be in (0, 1]");
+    if (!(safety > 0.0 && safety <= 1.0))
+      fail<InvalidArgument>("safety = ", safety, " must be in (0, 1]");
     if (!(min_factor > 0.0 && min_factor < 1.0))
       fail<InvalidArgument>("min_factor = ", min_factor, " must be in (0, 1)");
     if (!(max_factor > 1.0)) fail<InvalidArgument>("max_factor = ", max_factor, " must be > 1");
     if (max_steps < 1) fail<InvalidArgument>("max_steps = ", max_steps, " must be >= 1");
-    if (max_rejections < 1) fail<InvalidArgument>("max_rejections = ", max_rejections, " must be >= 1");
+    if (max_rejections < 1)
+      fail<InvalidArgument>("max_rejections = ", max_rejections, " must be >= 1");
     if (!(min_step_relative > 0.0 && min_step_relative < 1.0))
       fail<InvalidArgument>("min_step_relative = ", min_step_relative, " must be in (0, 1)");
   }

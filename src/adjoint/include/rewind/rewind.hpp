@@ -3,24 +3,25 @@
 //   #include <rewind/rewind.hpp>
 //   rwd::ExplicitRungeKutta stepper(my_model, rwd::ButcherTableau::rk4(),
 //                                   rwd::StepControl::fixed(0.0, 0.01, 1000));
-//   rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
-//   auto result = driver.run(y0, theta);
+//   rwd::StoreAllAdjoint driver(stepper,
+//   rwd::Objective<rwd::EigenBackend>::terminal_squared_norm()); auto result = driver.run(y0,
+//   theta);
 //
 // GPU (Thrust) support is opt-in: include rewind/backend/thrust_backend.hpp yourself.
 #pragma once
 
-#include "rewind/backend/backend.hpp"
-#include "rewind/backend/eigen_backend.hpp"
-#include "rewind/carry.hpp"
-#include "rewind/error.hpp"
-#include "rewind/objective.hpp"
-#include "rewind/problem.hpp"
-#include "rewind/adjoint/summary.hpp"
-#include "rewind/types.hpp"
-#include "rewind/derivative_checker.hpp"
-#include "rewind/integrators/butcher_tableau.hpp"
-#include "rewind/integrators/explicit_runge_kutta.hpp"
-#include "rewind/integrators/step_control.hpp"
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
+#include "rewind/adjoint/summary.hpp"
+#include "rewind/backend/backend.hpp"
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/carry.hpp"
+#include "rewind/derivative_checker.hpp"
+#include "rewind/error.hpp"
+#include "rewind/integrators/butcher_tableau.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/step_control.hpp"
+#include "rewind/objective.hpp"
+#include "rewind/problem.hpp"
+#include "rewind/types.hpp"

@@ -67,7 +67,8 @@ struct PlanRequest {
   static PlanRequest revolve(Index snapshots);
   static PlanRequest uniform(Index interval);
   static PlanRequest store_all();
-  static PlanRequest two_level(Index memory_snapshots, Index disk_snapshots, const CostModel& costs);
+  static PlanRequest two_level(Index memory_snapshots, Index disk_snapshots,
+                               const CostModel& costs);
 
   // The rules that do not depend on l; InvalidArgument naming the field otherwise.
   void validate() const;
@@ -76,7 +77,8 @@ struct PlanRequest {
 class CheckpointPlan {
  public:
   // The plan of any schedule (simulated: O(actions) integer work). `kind` names what it is.
-  static CheckpointPlan of(std::unique_ptr<Schedule> schedule, ScheduleKind kind = ScheduleKind::custom);
+  static CheckpointPlan of(std::unique_ptr<Schedule> schedule,
+                           ScheduleKind kind = ScheduleKind::custom);
 
   ScheduleKind kind = ScheduleKind::revolve;
   std::string name;              // "revolve(c = 20)", "uniform(k = 32)", "store-all", …

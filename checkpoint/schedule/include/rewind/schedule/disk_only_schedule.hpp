@@ -13,8 +13,8 @@
 #include <memory>
 #include <string>
 
-#include "rewind/schedule/schedule.hpp"
 #include "rewind/error.hpp"
+#include "rewind/schedule/schedule.hpp"
 
 namespace rwd {
 

@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
+#include "rewind/error.hpp"
 #include "rewind/schedule/action.hpp"
 #include "rewind/schedule/schedule.hpp"
-#include "rewind/error.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {

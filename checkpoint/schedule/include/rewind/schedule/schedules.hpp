@@ -41,20 +41,25 @@ inline Planner uniform_schedule(Index interval) {
   return planner_for(PlanRequest::uniform(interval));
 }
 
-inline Planner store_all_schedule() { return planner_for(PlanRequest::store_all()); }
+inline Planner store_all_schedule() {
+  return planner_for(PlanRequest::store_all());
+}
 
 // Two levels: `memory` snapshots in memory and `disk` in the snapshot file
 // (CheckpointOptions::disk), placed to minimise the predicted time under `costs`
 // (rwd::MultiLevelSchedule; costs.step_time and the disk times in any one unit).
 inline Planner two_level_schedule(int memory, int disk, const CostModel& costs) {
-  if (memory < 1) detail::fail<InvalidArgument>("two-level schedule: ", memory, " memory snapshots (need >= 1)");
-  if (disk < 0) detail::fail<InvalidArgument>("two-level schedule: ", disk, " disk snapshots (need >= 0)");
+  if (memory < 1)
+    detail::fail<InvalidArgument>("two-level schedule: ", memory, " memory snapshots (need >= 1)");
+  if (disk < 0)
+    detail::fail<InvalidArgument>("two-level schedule: ", disk, " disk snapshots (need >= 0)");
   return planner_for(PlanRequest::two_level(memory, disk, costs));
 }
 
 // A schedule of your own: `make(l)` builds it for l steps; it is simulated once to plan.
 inline Planner custom_schedule(std::function<std::unique_ptr<Schedule>(Index steps)> make) {
-  if (!make) detail::fail<InvalidArgument>("custom_schedule needs a function that makes a schedule");
+  if (!make)
+    detail::fail<InvalidArgument>("custom_schedule needs a function that makes a schedule");
   return [make = std::move(make)](Index steps) { return CheckpointPlan::of(make(steps)); };
 }
 
@@ -63,7 +68,8 @@ inline Planner on_disk(Planner planner) {
   if (!planner) detail::fail<InvalidArgument>("on_disk needs a planner");
   return [planner = std::move(planner)](Index steps) {
     CheckpointPlan inner = planner(steps);
-    CheckpointPlan plan = CheckpointPlan::of(std::make_unique<DiskOnlySchedule>(inner.schedule()), inner.kind);
+    CheckpointPlan plan =
+        CheckpointPlan::of(std::make_unique<DiskOnlySchedule>(inner.schedule()), inner.kind);
     plan.budget = inner.budget;
     plan.interval = inner.interval;
     plan.repetitions = inner.repetitions;

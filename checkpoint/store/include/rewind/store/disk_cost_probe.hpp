@@ -23,12 +23,16 @@ struct DiskCosts {
   double write_seconds = 0.0;  // one snapshot write (median)
   double read_seconds = 0.0;   // one verified snapshot read (median)
   std::int64_t snapshot_bytes = 0;
-  double write_bytes_per_second() const { return write_seconds > 0 ? snapshot_bytes / write_seconds : 0.0; }
-  double read_bytes_per_second() const { return read_seconds > 0 ? snapshot_bytes / read_seconds : 0.0; }
+  double write_bytes_per_second() const {
+    return write_seconds > 0 ? snapshot_bytes / write_seconds : 0.0;
+  }
+  double read_bytes_per_second() const {
+    return read_seconds > 0 ? snapshot_bytes / read_seconds : 0.0;
+  }
 };
 
 // Throws StorageError if the directory cannot take the scratch file.
-DiskCosts measure_disk_costs(const std::filesystem::path& directory, Index state_size, int meta_size,
-                             int samples = 5);
+DiskCosts measure_disk_costs(const std::filesystem::path& directory, Index state_size,
+                             int meta_size, int samples = 5);
 
 }  // namespace rwd

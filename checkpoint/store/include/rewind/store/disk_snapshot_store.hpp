@@ -29,11 +29,11 @@
 #include <unistd.h>
 
 #include "rewind/backend/backend.hpp"
+#include "rewind/error.hpp"
 #include "rewind/store/hdf5_snapshot_file.hpp"
 #include "rewind/store/snapshot_file_io.hpp"
 #include "rewind/store/snapshot_slots.hpp"
 #include "rewind/store/snapshot_store.hpp"
-#include "rewind/error.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -56,8 +56,8 @@ struct DiskStoreOptions {
     static std::atomic<unsigned> counter{0};
     std::random_device device;
     char name[80];
-    std::snprintf(name, sizeof name, "rewind-snapshots-%ld-%08x-%u.h5", static_cast<long>(::getpid()),
-                  device(), counter++);
+    std::snprintf(name, sizeof name, "rewind-snapshots-%ld-%08x-%u.h5",
+                  static_cast<long>(::getpid()), device(), counter++);
     return directory / name;
   }
 };

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "rewind/backend/backend.hpp"
+#include "rewind/error.hpp"
 #include "rewind/store/snapshot_slots.hpp"
 #include "rewind/store/snapshot_store.hpp"
-#include "rewind/error.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {

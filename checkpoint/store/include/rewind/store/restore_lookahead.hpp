@@ -20,9 +20,9 @@
 #include <optional>
 #include <vector>
 
+#include "rewind/error.hpp"
 #include "rewind/schedule/action.hpp"
 #include "rewind/schedule/schedule.hpp"
-#include "rewind/error.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -65,7 +65,8 @@ class RestoreLookahead {
       }
       if (action.slot >= 0 && static_cast<std::size_t>(action.slot) >= last_store_.size())
         last_store_.resize(static_cast<std::size_t>(action.slot) + 1, -1);
-      if (action.kind == ActionKind::store) last_store_[static_cast<std::size_t>(action.slot)] = position;
+      if (action.kind == ActionKind::store)
+        last_store_[static_cast<std::size_t>(action.slot)] = position;
       if (action.kind == ActionKind::restore && action.slot >= first_slot_) {
         has_target_ = true;
         announced_ = false;

@@ -20,10 +20,10 @@ struct SnapshotIoStatistics {
   std::int64_t bytes_read = 0;
   double write_seconds = 0.0;
   double read_seconds = 0.0;
-  double wait_seconds = 0.0;       // all of the caller's waits; of which:
-  double read_wait_seconds = 0.0;  //   for a read (prefetched or not) to complete
+  double wait_seconds = 0.0;         // all of the caller's waits; of which:
+  double read_wait_seconds = 0.0;    //   for a read (prefetched or not) to complete
   double buffer_wait_seconds = 0.0;  // for a free staging buffer (the disk fell behind)
-  std::int64_t staging_bytes = 0;  // host memory of the staging buffers
+  std::int64_t staging_bytes = 0;    // host memory of the staging buffers
 
   double io_seconds() const { return write_seconds + read_seconds; }
   // Disk time that overlapped computation: io_seconds − wait_seconds, at least 0.

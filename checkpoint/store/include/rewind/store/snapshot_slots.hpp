@@ -37,7 +37,8 @@ class SnapshotSlots {
 
   // The position of `slot`; refused when it is out of range.
   std::size_t index(int slot) const {
-    if (slot < 0 || slot >= size()) fail<InvalidArgument>(what_, " ", slot, " is outside [0, ", size(), ")");
+    if (slot < 0 || slot >= size())
+      fail<InvalidArgument>(what_, " ", slot, " is outside [0, ", size(), ")");
     return static_cast<std::size_t>(slot);
   }
 
@@ -45,15 +46,18 @@ class SnapshotSlots {
   std::size_t check_store(int slot, Index step) const {
     const std::size_t s = index(slot);
     if (steps_[s] >= 0)
-      fail<InvalidArgument>(what_, " ", slot, " holds y_", steps_[s], "; free it before storing y_", step);
+      fail<InvalidArgument>(what_, " ", slot, " holds y_", steps_[s], "; free it before storing y_",
+                            step);
     return s;
   }
 
   // Refuses restoring y_step from an empty slot or from one that holds another step.
   std::size_t check_restore(int slot, Index step) const {
     const std::size_t s = index(slot);
-    if (steps_[s] < 0) fail<InvalidArgument>(what_, " ", slot, " is empty; cannot restore y_", step);
-    if (steps_[s] != step) fail<InvalidArgument>(what_, " ", slot, " holds y_", steps_[s], ", not y_", step);
+    if (steps_[s] < 0)
+      fail<InvalidArgument>(what_, " ", slot, " is empty; cannot restore y_", step);
+    if (steps_[s] != step)
+      fail<InvalidArgument>(what_, " ", slot, " holds y_", steps_[s], ", not y_", step);
     return s;
   }
 

@@ -31,14 +31,15 @@ std::unique_ptr<SnapshotStore<B, Meta>> make_snapshot_store(const CheckpointPlan
                                                             const DiskStoreOptions& disk_options) {
   const int memory = static_cast<int>(plan.memory_slots_used);
   const int disk = static_cast<int>(plan.disk_slots_used);
-  if (disk == 0) return std::make_unique<MemorySnapshotStore<B, Meta>>(std::max(memory, 1), state_size);
+  if (disk == 0)
+    return std::make_unique<MemorySnapshotStore<B, Meta>>(std::max(memory, 1), state_size);
   if (disk_options.directory.empty() && disk_options.file.empty())
     detail::fail<InvalidArgument>("schedule '", plan.name, "' keeps up to ", disk,
                                   " snapshots on disk: set the snapshot directory "
                                   "(CheckpointOptions::disk.directory)");
   // Disk slots are numbered after every memory slot the schedule has, used or not.
-  return std::make_unique<TieredSnapshotStore<B, Meta>>(static_cast<int>(plan.first_disk_slot), disk,
-                                                        state_size, disk_options);
+  return std::make_unique<TieredSnapshotStore<B, Meta>>(static_cast<int>(plan.first_disk_slot),
+                                                        disk, state_size, disk_options);
 }
 
 // A scout that announces disk restores ahead of time; std::nullopt when the plan has no disk level.

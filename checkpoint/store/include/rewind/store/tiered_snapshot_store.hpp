@@ -14,10 +14,10 @@
 #include <memory>
 #include <optional>
 
+#include "rewind/error.hpp"
 #include "rewind/store/disk_snapshot_store.hpp"
 #include "rewind/store/memory_snapshot_store.hpp"
 #include "rewind/store/snapshot_store.hpp"
-#include "rewind/error.hpp"
 
 namespace rwd {
 

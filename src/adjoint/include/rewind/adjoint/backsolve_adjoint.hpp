@@ -311,8 +311,7 @@ class BacksolveAdjoint {
       if (options_.check_finite && !B::all_finite(z)) fail_non_finite(z, n, k, t, drift);
       // The first backward step reconstructs y_{N−1} to the method's local error: the change of
       // the last forward step, for the stationarity check.
-      if (k == steps - 1)
-        final_change = detail::backsolve_relative_distance<B>(zd, B::data(y), n);
+      if (k == steps - 1) final_change = detail::backsolve_relative_distance<B>(zd, B::data(y), n);
       if (k % interval == 0 && k / interval < used) {
         const Vector& anchor = anchors[static_cast<std::size_t>(k / interval)];
         check_drift(k, t, detail::backsolve_relative_distance<B>(zd, B::data(anchor), n), drift);
@@ -345,8 +344,8 @@ class BacksolveAdjoint {
     result.grad_theta = B::zeros(p);
     detail::backsolve_copy<B>(zd + n, B::data(result.grad_y0), n);
     detail::backsolve_copy<B>(zd + 2 * n, B::data(result.grad_theta), p);
-    summary.health = assess_gradient<B>(loss, y0, theta, result.grad_y0, result.grad_theta,
-                                        final_change, steps);
+    summary.health =
+        assess_gradient<B>(loss, y0, theta, result.grad_y0, result.grad_theta, final_change, steps);
     result.y_final = std::move(y);
     result.anchor_interval = interval;
     result.anchors = used;

@@ -14,9 +14,10 @@
 // MemorySnapshotStore allocated up front, disk slots (two-level schedules, or any schedule
 // wrapped by on_disk()) in an HDF5 file in options.disk.directory, written behind and read ahead
 // by a background thread. A copy of the plan's schedule runs ahead (RestoreLookahead) so each
-// disk snapshot is being read while the computation before its restore still runs. Contract: on a deterministic backend the gradient is bit-for-bit that of
-// StoreAllAdjoint, whatever the schedule, budget and store — the same adjoint steps run on the
-// same bits in the same order, and the loss is summed in the same order.
+// disk snapshot is being read while the computation before its restore still runs. Contract: on a
+// deterministic backend the gradient is bit-for-bit that of StoreAllAdjoint, whatever the schedule,
+// budget and store — the same adjoint steps run on the same bits in the same order, and the loss is
+// summed in the same order.
 //
 // The terminal cost needs y_l, which a revolve schedule never advances to (its first reverse
 // re-runs the last step): the driver computes y_l from y_{l−1} once, at the first reverse.
@@ -36,19 +37,19 @@
 #include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/run_checks.hpp"
-#include "rewind/schedule/checkpoint_plan.hpp"
-#include "rewind/schedule/schedules.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/carry.hpp"
-#include "rewind/schedule/action.hpp"
-#include "rewind/store/disk_snapshot_store.hpp"
-#include "rewind/store/restore_lookahead.hpp"
-#include "rewind/schedule/schedule.hpp"
-#include "rewind/store/snapshot_store.hpp"
-#include "rewind/store/store_for_plan.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/objective.hpp"
+#include "rewind/schedule/action.hpp"
+#include "rewind/schedule/checkpoint_plan.hpp"
+#include "rewind/schedule/schedule.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "rewind/store/disk_snapshot_store.hpp"
+#include "rewind/store/restore_lookahead.hpp"
+#include "rewind/store/snapshot_store.hpp"
+#include "rewind/store/store_for_plan.hpp"
 
 namespace rwd {
 
@@ -58,7 +59,7 @@ struct CheckpointOptions {
   // replays alike. A fingerprint costs about one RK4 step of a small model (a host copy, a hash
   // and one projection pass), so this bounds the monitor's share of the run; see README.
   Index max_fingerprints = 4096;
-  bool check_finite = true;                      // NaN/Inf checks of states and adjoints
+  bool check_finite = true;  // NaN/Inf checks of states and adjoints
   // Where and how slots at or above the schedule's memory_slots() are kept: the directory (or
   // file), background I/O, compression, whether to keep the file. Unused by memory-only schedules.
   DiskStoreOptions disk;
@@ -83,7 +84,8 @@ class CheckpointedAdjoint {
   using B = Backend;
 
   // The stepper must outlive the driver; the objective is copied.
-  CheckpointedAdjoint(Stepper& stepper, Objective<Backend> objective, CheckpointOptions options = {})
+  CheckpointedAdjoint(Stepper& stepper, Objective<Backend> objective,
+                      CheckpointOptions options = {})
       : stepper_(stepper), objective_(std::move(objective)), options_(options) {
     options_.validate();
   }
@@ -99,7 +101,8 @@ class CheckpointedAdjoint {
   }
 
   // Runs a plan made beforehand (rwd::plan_checkpoints); its steps must be the run's.
-  CheckpointedResult<Vector> run(const Vector& y0, const Vector& theta, const CheckpointPlan& plan) {
+  CheckpointedResult<Vector> run(const Vector& y0, const Vector& theta,
+                                 const CheckpointPlan& plan) {
     check_inputs(y0, theta);
     stepper_.reset_counters();
     return execute(y0, theta, plan, steps_of_run(y0, theta));
@@ -115,8 +118,8 @@ class CheckpointedAdjoint {
     return stepper_.planned_steps() >= 0 ? stepper_.planned_steps() : count_steps(y0, theta);
   }
 
-  CheckpointedResult<Vector> execute(const Vector& y0, const Vector& theta, const CheckpointPlan& plan,
-                                     Index steps) {
+  CheckpointedResult<Vector> execute(const Vector& y0, const Vector& theta,
+                                     const CheckpointPlan& plan, Index steps) {
     const Index n = stepper_.state_size();
     const Index p = stepper_.parameter_size();
     CheckpointedResult<Vector> result;
@@ -127,7 +130,8 @@ class CheckpointedAdjoint {
       detail::fail<InvalidArgument>("schedule '", plan.name, "' plans ", plan.steps,
                                     " steps but the run has ", steps);
     std::unique_ptr<Schedule> schedule = plan.schedule();
-    std::unique_ptr<SnapshotStore<B, Carry>> store = make_snapshot_store<B, Carry>(plan, n, options_.disk);
+    std::unique_ptr<SnapshotStore<B, Carry>> store =
+        make_snapshot_store<B, Carry>(plan, n, options_.disk);
     std::optional<RestoreLookahead> lookahead = make_restore_lookahead(plan);
     DriftMonitor<B> drift(steps, n, options_.drift_policy, options_.max_fingerprints);
     const auto counted = stepper_.counters();
@@ -154,7 +158,8 @@ class CheckpointedAdjoint {
       switch (action.kind) {
         case ActionKind::advance: {
           if (action.step <= carry.step || action.step > steps)
-            detail::fail<InvalidArgument>("schedule advances from step ", carry.step, " to ", action.step);
+            detail::fail<InvalidArgument>("schedule advances from step ", carry.step, " to ",
+                                          action.step);
           const bool first = carry.step >= reached;
           while (carry.step < action.step) {
             stepper_.step(y, carry, theta);
@@ -190,8 +195,9 @@ class CheckpointedAdjoint {
           break;
         case ActionKind::reverse: {
           if (action.step != carry.step || action.step != adjoint_at - 1)
-            detail::fail<InvalidArgument>("schedule reverses step ", action.step, " with the state at step ",
-                                          carry.step, " and the adjoint at step ", adjoint_at);
+            detail::fail<InvalidArgument>("schedule reverses step ", action.step,
+                                          " with the state at step ", carry.step,
+                                          " and the adjoint at step ", adjoint_at);
           if (!terminal_done) {
             terminal(y, carry, theta, grad, lambda, loss);
             terminal_done = true;
@@ -212,8 +218,8 @@ class CheckpointedAdjoint {
       }
     }
     if (reverses != steps || adjoint_at != 0)
-      detail::fail<InvalidArgument>("schedule '", schedule->name(), "' ended after reversing ", reverses,
-                                    " of ", steps, " steps");
+      detail::fail<InvalidArgument>("schedule '", schedule->name(), "' ended after reversing ",
+                                    reverses, " of ", steps, " steps");
     store->finish();  // every background write done; a failed one is an error even now
 
     const auto& total = stepper_.counters();
@@ -225,7 +231,7 @@ class CheckpointedAdjoint {
     summary.steps = steps;
     summary.rejected_steps = total.rejected_attempts;
     summary.forward_steps = advances + reverses;  // l + p (see summary.hpp)
-    summary.recomputed_steps = advances;           // p: the schedule's advances
+    summary.recomputed_steps = advances;          // p: the schedule's advances
     summary.reversed_steps = reverses;
     summary.rhs_evaluations_forward = total.rhs_evaluations - counted.rhs_evaluations;
     summary.rhs_evaluations_reverse = 0;  // not separable here: included in the forward count
@@ -258,8 +264,8 @@ class CheckpointedAdjoint {
   // the last step changed the state (Summary::health). The loss
   // is summed in StoreAllAdjoint's order (observations by step, then the terminal cost), so the
   // two drivers agree bit for bit.
-  void terminal(const Vector& y, const Carry& carry, const Vector& theta, Vector& grad, Vector& lambda,
-                double& loss) {
+  void terminal(const Vector& y, const Carry& carry, const Vector& theta, Vector& grad,
+                Vector& lambda, double& loss) {
     B::copy(y, y_final_);
     Carry last = carry;
     stepper_.step(y_final_, last, theta);

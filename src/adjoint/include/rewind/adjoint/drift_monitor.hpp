@@ -131,7 +131,9 @@ class DriftMonitor {
     double proj[4] = {0, 0, 0, 0};
   };
 
-  std::size_t slot(Index step) const { return static_cast<std::size_t>(step / report_.sampling_stride); }
+  std::size_t slot(Index step) const {
+    return static_cast<std::size_t>(step / report_.sampling_stride);
+  }
 
   Fingerprint fingerprint(const Vector& y) {
     Fingerprint f;
@@ -149,7 +151,8 @@ class DriftMonitor {
     std::uint64_t h = 0xcbf29ce484222325ULL;
     for (std::uint64_t l : lane) h = (h ^ l) * 0x100000001b3ULL;
     f.hash = h;
-    const Sums<4> p = B::template sum_index<4>(B::size(y), detail::ProjectionKernel{B::data(y), seed_});
+    const Sums<4> p =
+        B::template sum_index<4>(B::size(y), detail::ProjectionKernel{B::data(y), seed_});
     for (int j = 0; j < 4; ++j) f.proj[j] = p[j];
     return f;
   }

@@ -18,23 +18,23 @@
 // is allocated each time the run grows past what is held (amortised growth of the index).
 #pragma once
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdint>
 #include <limits>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
 #include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/run_checks.hpp"
+#include "rewind/adjoint/summary.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/objective.hpp"
-#include "rewind/adjoint/summary.hpp"
 
 namespace rwd {
 
@@ -88,7 +88,8 @@ class StoreAllAdjoint {
   using B = Backend;
 
   // The stepper must outlive the driver; the objective is copied.
-  StoreAllAdjoint(Stepper& stepper, const Objective<Backend>& objective, StoreAllOptions options = {})
+  StoreAllAdjoint(Stepper& stepper, const Objective<Backend>& objective,
+                  StoreAllOptions options = {})
       : stepper_(stepper), objective_(objective), options_(options) {
     options_.validate();
   }
@@ -99,16 +100,16 @@ class StoreAllAdjoint {
     detail::require_run_inputs<B>(y0, theta, n, p);
     const std::int64_t bytes_per_state =
         n * static_cast<std::int64_t>(sizeof(double)) + static_cast<std::int64_t>(sizeof(Carry));
-    const std::int64_t limit =
-        options_.memory_limit_bytes > 0 ? options_.memory_limit_bytes : detail::half_physical_memory();
+    const std::int64_t limit = options_.memory_limit_bytes > 0 ? options_.memory_limit_bytes
+                                                               : detail::half_physical_memory();
     const Index planned = stepper_.planned_steps();
     if (planned > 0) {
       detail::require_observed_steps_planned(objective_, planned);
       if (planned > limit / bytes_per_state)
-        detail::fail<InvalidArgument>("store-all would keep ", planned, " states of ", bytes_per_state,
-                                      " bytes (", planned * bytes_per_state / (1 << 20),
-                                      " MiB), above the memory limit of ", limit / (1 << 20),
-                                      " MiB; use the checkpointed driver or raise memory_limit_bytes");
+        detail::fail<InvalidArgument>(
+            "store-all would keep ", planned, " states of ", bytes_per_state, " bytes (",
+            planned * bytes_per_state / (1 << 20), " MiB), above the memory limit of ",
+            limit / (1 << 20), " MiB; use the checkpointed driver or raise memory_limit_bytes");
       ensure_capacity(planned);
     }
 
@@ -127,9 +128,9 @@ class StoreAllAdjoint {
     while (!stepper_.finished(carry)) {
       if (count >= static_cast<Index>(states_.size())) {
         if ((count + 1) > limit / bytes_per_state)
-          detail::fail<InvalidArgument>("store-all passed the memory limit of ", limit / (1 << 20),
-                                        " MiB at step ", count, " (t = ", carry.t,
-                                        "); use the checkpointed driver or raise memory_limit_bytes");
+          detail::fail<InvalidArgument>(
+              "store-all passed the memory limit of ", limit / (1 << 20), " MiB at step ", count,
+              " (t = ", carry.t, "); use the checkpointed driver or raise memory_limit_bytes");
         states_.push_back(B::zeros(n));
         carries_.push_back(Carry{});
       }

@@ -36,8 +36,8 @@ struct Summary {
   Index rhs_evaluations_forward = 0;  // f calls in the first sweep and recomputation
   Index rhs_evaluations_reverse = 0;  // f calls inside adjoint steps (stage rebuilds)
   Index vjp_evaluations = 0;
-  Index stores = 0;             // states written to storage
-  Index restores = 0;           // states read back from storage
+  Index stores = 0;    // states written to storage
+  Index restores = 0;  // states read back from storage
   // What the snapshot store did: memory and disk counts, peak bytes on each level, the snapshot
   // file, disk traffic and time (zero on the disk level when every snapshot stays in memory).
   // Store-all and backsolve fill storage.peak_memory_bytes with what they keep.
@@ -54,7 +54,8 @@ struct Summary {
   double total_seconds() const { return forward_seconds + recompute_seconds + reverse_seconds; }
   // Disk time that overlapped computation (write + read − wait, at least 0).
   double disk_hidden_seconds() const {
-    const double hidden = storage.io.write_seconds + storage.io.read_seconds - storage.io.wait_seconds;
+    const double hidden =
+        storage.io.write_seconds + storage.io.read_seconds - storage.io.wait_seconds;
     return hidden > 0.0 ? hidden : 0.0;
   }
   // (forward + recompute + reverse) / forward: the cost of a gradient in forward runs.

@@ -74,11 +74,13 @@ struct FitIteration {
 };
 
 struct FitOptions {
-  std::vector<Index> fitted;              // indices into θ to estimate (distinct); the others stay fixed
-  std::vector<ParameterBounds> bounds;    // one per fitted index, in the same order (may be ±inf)
-  int max_evaluations = 100;              // most gradient evaluations, >= 1 (NLopt's maxeval)
-  double relative_tolerance = 1e-8;       // stop when a step changes J by less than this fraction (ftol_rel)
-  double x_tolerance = 1e-10;             // stop when a step changes every scaled parameter by less than this fraction (xtol_rel)
+  std::vector<Index> fitted;  // indices into θ to estimate (distinct); the others stay fixed
+  std::vector<ParameterBounds> bounds;  // one per fitted index, in the same order (may be ±inf)
+  int max_evaluations = 100;            // most gradient evaluations, >= 1 (NLopt's maxeval)
+  double relative_tolerance =
+      1e-8;                    // stop when a step changes J by less than this fraction (ftol_rel)
+  double x_tolerance = 1e-10;  // stop when a step changes every scaled parameter by less than this
+                               // fraction (xtol_rel)
   // Called at every iteration, in order, the start included (progress lines, plots). An exception
   // it throws ends the fit and reaches the caller of fit_parameters unchanged.
   std::function<void(const FitIteration&)> on_iteration;
@@ -96,10 +98,11 @@ struct FitResult {
   int iterations = 0;        // improvements after the start (history.size() − 1)
   int evaluations = 0;       // gradient evaluations, a failed one included
   std::vector<FitIteration> history;  // every iteration, the start first
-  std::string stop_reason;   // why the fit stopped, in words (NLopt's result, or the failure)
-  bool failed = false;       // a non-finite evaluation (or the optimiser's failure) ended the fit
-  std::string failure;       // what failed: "evaluation 7 (θ = …): state became non-finite … at step 812, t = …"
-  Summary summary;           // the last successful gradient run's summary (schedule counts, peak memory)
+  std::string stop_reason;  // why the fit stopped, in words (NLopt's result, or the failure)
+  bool failed = false;      // a non-finite evaluation (or the optimiser's failure) ended the fit
+  std::string
+      failure;  // what failed: "evaluation 7 (θ = …): state became non-finite … at step 812, t = …"
+  Summary summary;  // the last successful gradient run's summary (schedule counts, peak memory)
 };
 
 namespace detail {
@@ -114,8 +117,9 @@ struct FitGradient {
 // The part of fit_parameters that does not depend on the stepper (fit_options.cpp): scaling,
 // NLopt, the best-so-far bookkeeping, iterations, failures. `gradient` computes J and dJ/dθ at
 // a full θ; its NumericalError or SolverError ends the fit as described above.
-FitResult fit_with_gradient(const std::function<FitGradient(const Eigen::VectorXd& theta)>& gradient,
-                            const Eigen::VectorXd& theta_start, const FitOptions& options);
+FitResult fit_with_gradient(
+    const std::function<FitGradient(const Eigen::VectorXd& theta)>& gradient,
+    const Eigen::VectorXd& theta_start, const FitOptions& options);
 
 }  // namespace detail
 
@@ -126,29 +130,32 @@ FitResult fit_with_gradient(const std::function<FitGradient(const Eigen::VectorX
 // finite, an adaptive stepper, a plan for another number of steps than the stepper takes, an
 // objective observing beyond the horizon.
 template <class Stepper>
-FitResult fit_parameters(Stepper& stepper, const Objective<EigenBackend>& objective, const Eigen::VectorXd& y0,
-                         const Eigen::VectorXd& theta_start, const FitOptions& options, const CheckpointPlan& plan,
+FitResult fit_parameters(Stepper& stepper, const Objective<EigenBackend>& objective,
+                         const Eigen::VectorXd& y0, const Eigen::VectorXd& theta_start,
+                         const FitOptions& options, const CheckpointPlan& plan,
                          const CheckpointOptions& checkpoint = {}) {
   static_assert(std::is_same_v<typename Stepper::Backend, EigenBackend>,
                 "fit_parameters works on host (Eigen) vectors");
   if (theta_start.size() != stepper.parameter_size())
     detail::fail<InvalidArgument>("fit_parameters: theta_start has ", theta_start.size(),
-                                  " components but the stepper's problem has ", stepper.parameter_size(),
-                                  " parameters");
+                                  " components but the stepper's problem has ",
+                                  stepper.parameter_size(), " parameters");
   options.validate(theta_start);
   if (y0.size() != stepper.state_size())
-    detail::fail<InvalidArgument>("fit_parameters: y0 has ", y0.size(), " components but the stepper's state has ",
-                                  stepper.state_size());
+    detail::fail<InvalidArgument>("fit_parameters: y0 has ", y0.size(),
+                                  " components but the stepper's state has ", stepper.state_size());
   if (!y0.allFinite()) detail::fail<InvalidArgument>("fit_parameters: y0 contains NaN or Inf");
   if (stepper.planned_steps() < 0)
-    detail::fail<InvalidArgument>("fit_parameters needs a fixed-step stepper: an adaptive run's number of steps "
-                                  "changes with θ, and the plan is made for one number of steps");
+    detail::fail<InvalidArgument>(
+        "fit_parameters needs a fixed-step stepper: an adaptive run's number of steps "
+        "changes with θ, and the plan is made for one number of steps");
   if (plan.steps != stepper.planned_steps())
     detail::fail<InvalidArgument>("fit_parameters: the plan '", plan.name, "' is for ", plan.steps,
                                   " steps but the stepper takes ", stepper.planned_steps());
   if (objective.last_observation_step() > plan.steps)
-    detail::fail<InvalidArgument>("fit_parameters: the objective observes step ", objective.last_observation_step(),
-                                  " but the run has only ", plan.steps, " steps");
+    detail::fail<InvalidArgument>("fit_parameters: the objective observes step ",
+                                  objective.last_observation_step(), " but the run has only ",
+                                  plan.steps, " steps");
   checkpoint.validate();
 
   CheckpointedAdjoint<Stepper> driver(stepper, objective, checkpoint);

@@ -44,11 +44,11 @@ struct BoundedMinimizerOptions {
 };
 
 struct BoundedMinimum {
-  std::vector<double> x;          // the point of the lowest f evaluated
-  double value = 0.0;             // f(x)
-  int evaluations = 0;            // calls of f
-  int code = 0;                   // NLopt's nlopt_result (> 0 success, < 0 failure or stop)
-  std::string stop_reason;        // why NLopt stopped, in words
+  std::vector<double> x;    // the point of the lowest f evaluated
+  double value = 0.0;       // f(x)
+  int evaluations = 0;      // calls of f
+  int code = 0;             // NLopt's nlopt_result (> 0 success, < 0 failure or stop)
+  std::string stop_reason;  // why NLopt stopped, in words
   // NLopt reported a failure it could not explain further (NLOPT_FAILURE, e.g. a line search
   // that could not lower f along a direction that should lower it: an inaccurate gradient).
   // Running out of evaluations or progress limited by roundoff are not failures.
@@ -56,12 +56,14 @@ struct BoundedMinimum {
 };
 
 // f(x, gradient) returns f(x) and writes ∇f(x) into `gradient` (sized like x on entry).
-using BoundedObjective = std::function<double(const std::vector<double>& x, std::vector<double>& gradient)>;
+using BoundedObjective =
+    std::function<double(const std::vector<double>& x, std::vector<double>& gradient)>;
 
 // Minimises f over lower <= x <= upper (componentwise; ±infinity for none) from x0.
 // InvalidArgument before any work: sizes that differ, no variables, x0 outside the bounds or not
 // finite, lower >= upper, bad options.
-BoundedMinimum minimize_bounded(const BoundedObjective& f, std::vector<double> x0, const std::vector<double>& lower,
-                                const std::vector<double>& upper, const BoundedMinimizerOptions& options);
+BoundedMinimum minimize_bounded(const BoundedObjective& f, std::vector<double> x0,
+                                const std::vector<double>& lower, const std::vector<double>& upper,
+                                const BoundedMinimizerOptions& options);
 
 }  // namespace rwd

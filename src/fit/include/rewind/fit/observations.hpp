@@ -54,28 +54,28 @@ namespace rwd {
 
 // What the observation operator H selects: H y = y[offset, offset + count).
 struct ObservedField {
-  std::string name;   // "all", or the problem's name for the block ("v")
-  Index offset = 0;   // first state component observed
-  Index count = 0;    // number of components observed (>= 1)
+  std::string name;  // "all", or the problem's name for the block ("v")
+  Index offset = 0;  // first state component observed
+  Index count = 0;   // number of components observed (>= 1)
 };
 
 // A set of observations and everything needed to fit them: the problem and its size, the
 // integrator and step size, the generating parameters and initial state, H, the noise.
 struct Observations {
-  std::string problem;                      // the problem's name as the command line knows it ("gray_scott")
-  Index size = 0;                           // problem size (the command line's --n; 0 for fixed-size problems)
-  Index state_size = 0;                     // length of y
-  std::string method;                       // Butcher tableau name: "rk4", …
-  double dt = 0.0;                          // step size of the generating run
-  Index steps = 0;                          // horizon of the generating run (steps)
-  std::vector<std::string> parameter_names; // one per component of θ
-  Eigen::VectorXd parameters;               // θ used to generate the data
-  ObservedField field;                      // what H selects ("all": offset 0, count state_size)
-  double noise = 0.0;                       // σ of the Gaussian noise added (0: none)
-  std::uint64_t seed = 0;                   // noise seed
-  std::vector<Index> observed_steps;        // strictly increasing, each in [0, steps]
-  Eigen::MatrixXd data;                     // field.count × observed_steps.size(); column k = d_k
-  Eigen::VectorXd initial_state;            // y0 of the generating run (state_size)
+  std::string problem;   // the problem's name as the command line knows it ("gray_scott")
+  Index size = 0;        // problem size (the command line's --n; 0 for fixed-size problems)
+  Index state_size = 0;  // length of y
+  std::string method;    // Butcher tableau name: "rk4", …
+  double dt = 0.0;       // step size of the generating run
+  Index steps = 0;       // horizon of the generating run (steps)
+  std::vector<std::string> parameter_names;  // one per component of θ
+  Eigen::VectorXd parameters;                // θ used to generate the data
+  ObservedField field;                       // what H selects ("all": offset 0, count state_size)
+  double noise = 0.0;                        // σ of the Gaussian noise added (0: none)
+  std::uint64_t seed = 0;                    // noise seed
+  std::vector<Index> observed_steps;         // strictly increasing, each in [0, steps]
+  Eigen::MatrixXd data;                      // field.count × observed_steps.size(); column k = d_k
+  Eigen::VectorXd initial_state;             // y0 of the generating run (state_size)
 
   // Throws InvalidArgument naming the first violated rule: names present, sizes consistent,
   // dt > 0, steps >= 1, the field inside the state, noise finite and >= 0, observed steps
@@ -116,9 +116,9 @@ inline std::uint64_t observation_mix(std::uint64_t x) {
 // A standard normal number that depends only on (seed, step, component): Box–Muller over two
 // 53-bit uniforms of the hashed counter, u1 in (0, 1] (so log(u1) is finite) and u2 in [0, 1).
 inline double observation_noise(std::uint64_t seed, Index step, Index component) {
-  const std::uint64_t key = observation_mix(observation_mix(observation_mix(seed) ^
-                                                            static_cast<std::uint64_t>(step)) ^
-                                            static_cast<std::uint64_t>(component));
+  const std::uint64_t key =
+      observation_mix(observation_mix(observation_mix(seed) ^ static_cast<std::uint64_t>(step)) ^
+                      static_cast<std::uint64_t>(component));
   const std::uint64_t a = observation_mix(key ^ 0x1ULL), b = observation_mix(key ^ 0x2ULL);
   const double u1 = static_cast<double>((a >> 11) + 1) * 0x1.0p-53;
   const double u2 = static_cast<double>(b >> 11) * 0x1.0p-53;
@@ -127,8 +127,9 @@ inline double observation_noise(std::uint64_t seed, Index step, Index component)
 }
 
 // Refusals of observe_trajectory that do not depend on the stepper type (observations.cpp).
-void check_observation_request(Index state_size, Index planned_steps, const std::vector<Index>& observed_steps,
-                               const ObservedField& field, double noise);
+void check_observation_request(Index state_size, Index planned_steps,
+                               const std::vector<Index>& observed_steps, const ObservedField& field,
+                               double noise);
 
 }  // namespace detail
 
@@ -141,20 +142,24 @@ void check_observation_request(Index state_size, Index planned_steps, const std:
 // increasing or beyond the stepper's horizon, a field outside the state, noise < 0 or not
 // finite; NumericalError (step and t named) when the state turns non-finite.
 template <class Stepper>
-Eigen::MatrixXd observe_trajectory(Stepper& stepper, const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
-                                   const std::vector<Index>& observed_steps, const ObservedField& field,
-                                   double noise, std::uint64_t seed) {
+Eigen::MatrixXd observe_trajectory(Stepper& stepper, const Eigen::VectorXd& y0,
+                                   const Eigen::VectorXd& theta,
+                                   const std::vector<Index>& observed_steps,
+                                   const ObservedField& field, double noise, std::uint64_t seed) {
   static_assert(std::is_same_v<typename Stepper::Backend, EigenBackend>,
                 "observe_trajectory records host (Eigen) vectors");
-  detail::check_observation_request(stepper.state_size(), stepper.planned_steps(), observed_steps, field, noise);
+  detail::check_observation_request(stepper.state_size(), stepper.planned_steps(), observed_steps,
+                                    field, noise);
   if (y0.size() != stepper.state_size())
-    detail::fail<InvalidArgument>("initial state y0 has ", y0.size(), " components; the stepper's state has ",
-                                  stepper.state_size());
+    detail::fail<InvalidArgument>("initial state y0 has ", y0.size(),
+                                  " components; the stepper's state has ", stepper.state_size());
   if (theta.size() != stepper.parameter_size())
-    detail::fail<InvalidArgument>("parameter vector theta has ", theta.size(), " components; the stepper's problem has ",
+    detail::fail<InvalidArgument>("parameter vector theta has ", theta.size(),
+                                  " components; the stepper's problem has ",
                                   stepper.parameter_size());
   if (!y0.allFinite()) detail::fail<InvalidArgument>("initial state y0 contains NaN or Inf");
-  if (!theta.allFinite()) detail::fail<InvalidArgument>("parameter vector theta contains NaN or Inf");
+  if (!theta.allFinite())
+    detail::fail<InvalidArgument>("parameter vector theta contains NaN or Inf");
 
   Eigen::MatrixXd data(field.count, static_cast<Index>(observed_steps.size()));
   Eigen::VectorXd y = y0;
@@ -164,8 +169,8 @@ Eigen::MatrixXd observe_trajectory(Stepper& stepper, const Eigen::VectorXd& y0, 
     while (carry.step < target) {
       stepper.step(y, carry, theta);
       if (!y.allFinite())
-        detail::fail<NumericalError>("state became non-finite (NaN or Inf) at step ", carry.step, ", t = ", carry.t,
-                                     " while generating observations");
+        detail::fail<NumericalError>("state became non-finite (NaN or Inf) at step ", carry.step,
+                                     ", t = ", carry.t, " while generating observations");
     }
     for (Index i = 0; i < field.count; ++i) {
       const Index component = field.offset + i;

@@ -31,9 +31,9 @@ namespace rwd::training {
 struct AdamOptions {
   double learning_rate = 1e-3;  // α, step size; finite, > 0
   double beta1 = 0.9;           // decay rate of the first-moment (mean) estimate; in [0, 1)
-  double beta2 = 0.999;         // decay rate of the second-moment (uncentred variance) estimate; in [0, 1)
-  double epsilon = 1e-8;        // added to √v̂ against division by zero; finite, > 0
-  double weight_decay = 0.0;    // λ, decoupled (AdamW); finite, >= 0, and learning_rate·λ < 1
+  double beta2 = 0.999;  // decay rate of the second-moment (uncentred variance) estimate; in [0, 1)
+  double epsilon = 1e-8;      // added to √v̂ against division by zero; finite, > 0
+  double weight_decay = 0.0;  // λ, decoupled (AdamW); finite, >= 0, and learning_rate·λ < 1
   // Throws rwd::InvalidArgument naming the first field that breaks its rule.
   void validate() const;
 };

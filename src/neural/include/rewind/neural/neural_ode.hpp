@@ -58,12 +58,16 @@ class NeuralOde {
   static constexpr const char* name = "neural-ode";
 
   NeuralOde(Mlp mlp, Index batch, InputFeatures features = InputFeatures::identity)
-      : mlp_(std::move(mlp)), batch_(batch), features_(features), workspace_(mlp_.make_workspace(batch)) {
+      : mlp_(std::move(mlp)),
+        batch_(batch),
+        features_(features),
+        workspace_(mlp_.make_workspace(batch)) {
     if (mlp_.input_size() != mlp_.output_size())
-      rwd::detail::fail<InvalidArgument>("a neural ODE needs a network whose output size equals its input size (",
-                                    mlp_.describe(), " maps ", mlp_.input_size(), " to ",
-                                    mlp_.output_size(), ")");
-    if (batch_ < 1) rwd::detail::fail<InvalidArgument>("neural ODE batch = ", batch_, " must be >= 1");
+      rwd::detail::fail<InvalidArgument>(
+          "a neural ODE needs a network whose output size equals its input size (", mlp_.describe(),
+          " maps ", mlp_.input_size(), " to ", mlp_.output_size(), ")");
+    if (batch_ < 1)
+      rwd::detail::fail<InvalidArgument>("neural ODE batch = ", batch_, " must be >= 1");
     const Index d = mlp_.input_size();
     phi_.resize(d, batch_);
     grad_phi_.resize(d, batch_);
@@ -92,8 +96,8 @@ class NeuralOde {
     check_sizes(y, theta, v.size(), "cotangent v");
     if (out_y.size() != y.size() || out_theta.size() != theta.size())
       rwd::detail::fail<InvalidArgument>("neural ODE vjp: outputs have ", out_y.size(), " and ",
-                                    out_theta.size(), " elements but must have ", y.size(),
-                                    " and ", theta.size());
+                                         out_theta.size(), " elements but must have ", y.size(),
+                                         " and ", theta.size());
     const Eigen::Map<const Eigen::MatrixXd> cotangent(v.data(), dimension(), batch_);
     mlp_.vjp(theta.data(), features_of(y), cotangent, grad_phi_, out_theta.data(), workspace_);
     Eigen::Map<Eigen::MatrixXd> gy(out_y.data(), dimension(), batch_);
@@ -105,14 +109,15 @@ class NeuralOde {
   }
 
  private:
-  void check_sizes(const Vector& y, const Vector& theta, Eigen::Index third, const char* what) const {
+  void check_sizes(const Vector& y, const Vector& theta, Eigen::Index third,
+                   const char* what) const {
     if (y.size() != state_size() || third != state_size())
-      rwd::detail::fail<InvalidArgument>(describe(), ": state y and ", what, " have ", y.size(), " and ",
-                                    third, " elements but must have ", state_size(), " (",
-                                    dimension(), " × batch ", batch_, ")");
+      rwd::detail::fail<InvalidArgument>(describe(), ": state y and ", what, " have ", y.size(),
+                                         " and ", third, " elements but must have ", state_size(),
+                                         " (", dimension(), " × batch ", batch_, ")");
     if (theta.size() != parameter_size())
       rwd::detail::fail<InvalidArgument>(describe(), ": parameter vector theta has ", theta.size(),
-                                    " elements but the network has ", parameter_size());
+                                         " elements but the network has ", parameter_size());
   }
 
   // φ(y) as the network's D × B input: the state itself for identity features (no copy), the

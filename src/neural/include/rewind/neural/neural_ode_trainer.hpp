@@ -29,7 +29,6 @@
 
 #include "rewind/adjoint/backsolve_adjoint.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/schedule/schedules.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
@@ -40,6 +39,7 @@
 #include "rewind/neural/time_series.hpp"
 #include "rewind/neural/window_fit.hpp"
 #include "rewind/neural/window_sampler.hpp"
+#include "rewind/schedule/schedules.hpp"
 
 namespace rwd::training {
 
@@ -50,18 +50,19 @@ enum class GradientMethod {
 };
 
 struct TrainerOptions {
-  Index window = 10;       // data intervals per window (W)
-  Index batch = 20;        // windows per minibatch (B)
-  Index substeps = 1;      // integrator steps per data interval
+  Index window = 10;   // data intervals per window (W)
+  Index batch = 20;    // windows per minibatch (B)
+  Index substeps = 1;  // integrator steps per data interval
   ButcherTableau tableau = ButcherTableau::rk4();
   std::uint64_t seed = 1;  // window sampling
   Planner schedule = store_all_schedule();
   CheckpointOptions checkpoint;  // drift policy etc. of the driver
   GradientMethod method = GradientMethod::discrete;
-  BacksolveOptions backsolve;    // anchors and re-anchoring, for GradientMethod::backsolve
+  BacksolveOptions backsolve;  // anchors and re-anchoring, for GradientMethod::backsolve
 
   void validate() const {
-    if (window < 1) rwd::detail::fail<InvalidArgument>("window = ", window, " intervals must be >= 1");
+    if (window < 1)
+      rwd::detail::fail<InvalidArgument>("window = ", window, " intervals must be >= 1");
     if (batch < 1) rwd::detail::fail<InvalidArgument>("batch = ", batch, " must be >= 1");
     if (substeps < 1) rwd::detail::fail<InvalidArgument>("substeps = ", substeps, " must be >= 1");
     if (!schedule) rwd::detail::fail<InvalidArgument>("the trainer needs a schedule");
@@ -75,14 +76,15 @@ struct IterationRecord {
   double gradient_norm = 0.0;  // |dJ/dθ|
   double gradient_seconds = 0.0;
   double update_seconds = 0.0;
-  Summary summary;             // the driver's counts for this gradient
+  Summary summary;  // the driver's counts for this gradient
 };
 
 class NeuralOdeTrainer {
  public:
   using Stepper = ExplicitRungeKutta<nn::NeuralOde>;
 
-  NeuralOdeTrainer(const nn::Mlp& mlp, nn::InputFeatures features, TimeSeries data, TrainerOptions options)
+  NeuralOdeTrainer(const nn::Mlp& mlp, nn::InputFeatures features, TimeSeries data,
+                   TrainerOptions options)
       : data_(std::move(data)),
         options_(std::move(options)),
         spacing_((options_.validate(), uniform_spacing(data_))),
@@ -110,10 +112,11 @@ class NeuralOdeTrainer {
 
   // Loss and gradient on the windows starting at `starts` (B of them), at θ: the exact discrete
   // gradient, or the continuous backsolve one when options().method says so.
-  GradientResult<Eigen::VectorXd> gradient(const Eigen::VectorXd& theta, const std::vector<Index>& starts) {
+  GradientResult<Eigen::VectorXd> gradient(const Eigen::VectorXd& theta,
+                                           const std::vector<Index>& starts) {
     if (static_cast<Index>(starts.size()) != options_.batch)
-      rwd::detail::fail<InvalidArgument>("gradient: ", starts.size(), " window starts given, the batch is ",
-                                         options_.batch);
+      rwd::detail::fail<InvalidArgument>("gradient: ", starts.size(),
+                                         " window starts given, the batch is ", options_.batch);
     auto objective = window_misfit(data_, starts, options_.window, options_.substeps);
     const Eigen::VectorXd y0 = window_initial_states(data_, starts);
     if (options_.method == GradientMethod::backsolve) {
@@ -147,14 +150,17 @@ class NeuralOdeTrainer {
     return predict_from(theta, data_.values.col(0), data_.points());
   }
 
-  Eigen::MatrixXd predict_from(const Eigen::VectorXd& theta, const Eigen::VectorXd& y0, Index points) const {
-    if (points < 1) rwd::detail::fail<InvalidArgument>("predict: points = ", points, " must be >= 1");
+  Eigen::MatrixXd predict_from(const Eigen::VectorXd& theta, const Eigen::VectorXd& y0,
+                               Index points) const {
+    if (points < 1)
+      rwd::detail::fail<InvalidArgument>("predict: points = ", points, " must be >= 1");
     const Index d = data_.dimension();
     if (y0.size() != d)
       rwd::detail::fail<InvalidArgument>("predict: y0 has ", y0.size(), " values, the model ", d);
-    ExplicitRungeKutta stepper(single_, options_.tableau,
-                               StepControl::fixed(0.0, spacing_ / static_cast<double>(options_.substeps),
-                                                  (points - 1) * options_.substeps));
+    ExplicitRungeKutta stepper(
+        single_, options_.tableau,
+        StepControl::fixed(0.0, spacing_ / static_cast<double>(options_.substeps),
+                           (points - 1) * options_.substeps));
     Eigen::MatrixXd path(d, points);
     Eigen::VectorXd y = y0;
     Carry carry = stepper.initial_carry(y, theta);

@@ -47,8 +47,8 @@ namespace detail {
 // The checks every optimizer runs before an update (see above). `optimizer` names it in the
 // message; `state_size` is the size the optimizer's state was built for (0 when it has none yet,
 // i.e. on a first step or after reset()).
-void check_update(const char* optimizer, const Eigen::VectorXd& theta, const Eigen::VectorXd& gradient,
-                  Index state_size);
+void check_update(const char* optimizer, const Eigen::VectorXd& theta,
+                  const Eigen::VectorXd& gradient, Index state_size);
 
 }  // namespace detail
 }  // namespace rwd::training

@@ -25,9 +25,9 @@
 
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/error.hpp"
-#include "rewind/objective.hpp"
 #include "rewind/neural/time_series.hpp"
 #include "rewind/neural/window_sampler.hpp"
+#include "rewind/objective.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd::training {
@@ -36,7 +36,8 @@ namespace rwd::training {
 // from the first one by more than `relative_tolerance` (uniform grids written as text carry
 // round-off, hence a tolerance).
 inline double uniform_spacing(const TimeSeries& data, double relative_tolerance = 1e-6) {
-  if (data.points() < 2) rwd::detail::fail<InvalidArgument>("a time series needs at least 2 points");
+  if (data.points() < 2)
+    rwd::detail::fail<InvalidArgument>("a time series needs at least 2 points");
   const double spacing = data.times[1] - data.times[0];
   for (std::size_t i = 1; i + 1 < data.times.size(); ++i) {
     const double h = data.times[i + 1] - data.times[i];
@@ -48,26 +49,31 @@ inline double uniform_spacing(const TimeSeries& data, double relative_tolerance 
   return spacing;
 }
 
-inline void check_window_starts(const TimeSeries& data, const std::vector<Index>& starts, Index window) {
-  if (window < 1) rwd::detail::fail<InvalidArgument>("window = ", window, " intervals must be >= 1");
+inline void check_window_starts(const TimeSeries& data, const std::vector<Index>& starts,
+                                Index window) {
+  if (window < 1)
+    rwd::detail::fail<InvalidArgument>("window = ", window, " intervals must be >= 1");
   if (starts.empty()) rwd::detail::fail<InvalidArgument>("a minibatch needs at least one window");
   for (Index s : starts)
     if (s < 0 || s + window >= data.points())
       rwd::detail::fail<InvalidArgument>("window starting at point ", s, " with ", window,
-                                         " intervals runs past the series' ", data.points(), " points");
+                                         " intervals runs past the series' ", data.points(),
+                                         " points");
 }
 
 // The first point of every window, one after another: the batched initial state (D·B values) —
 // the D × B matrix of gather_initial_states read column by column.
-inline Eigen::VectorXd window_initial_states(const TimeSeries& data, const std::vector<Index>& starts) {
+inline Eigen::VectorXd window_initial_states(const TimeSeries& data,
+                                             const std::vector<Index>& starts) {
   const Eigen::MatrixXd columns = gather_initial_states(data, starts);
   return Eigen::Map<const Eigen::VectorXd>(columns.data(), columns.size());
 }
 
 // J above as an Objective over the batched state: observation at step k·substeps compares the
 // batch with the data points start + k.
-inline Objective<EigenBackend> window_misfit(const TimeSeries& data, const std::vector<Index>& starts,
-                                             Index window, Index substeps) {
+inline Objective<EigenBackend> window_misfit(const TimeSeries& data,
+                                             const std::vector<Index>& starts, Index window,
+                                             Index substeps) {
   check_window_starts(data, starts, window);
   if (substeps < 1) rwd::detail::fail<InvalidArgument>("substeps = ", substeps, " must be >= 1");
   const Index d = data.dimension();
@@ -81,7 +87,8 @@ inline Objective<EigenBackend> window_misfit(const TimeSeries& data, const std::
   std::vector<Index> steps;
   for (Index k = 1; k <= window; ++k) steps.push_back(k * substeps);
   const double scale = 1.0 / static_cast<double>(d * batch * window);
-  auto term = [targets, substeps, scale](Index step, double, const Eigen::VectorXd& y, Eigen::VectorXd& grad) {
+  auto term = [targets, substeps, scale](Index step, double, const Eigen::VectorXd& y,
+                                         Eigen::VectorXd& grad) {
     const auto target = targets->col(step / substeps - 1);
     if (y.size() != target.size())
       rwd::detail::fail<InvalidArgument>("window misfit: the state has ", y.size(),
@@ -91,7 +98,8 @@ inline Objective<EigenBackend> window_misfit(const TimeSeries& data, const std::
     grad *= 2.0 * scale;
     return value;
   };
-  return Objective<EigenBackend>(Objective<EigenBackend>::TerminalFn{}, std::move(steps), std::move(term));
+  return Objective<EigenBackend>(Objective<EigenBackend>::TerminalFn{}, std::move(steps),
+                                 std::move(term));
 }
 
 }  // namespace rwd::training

@@ -76,6 +76,7 @@ Eigen::MatrixXd gather_initial_states(const TimeSeries& series, const std::vecto
 // dimension × B: column b is the series' value at point starts[b] + offset (offset = k gives the
 // k-th target of every window; offset 0 is the initial state). Every starts[b] + offset must be
 // a point of the series.
-Eigen::MatrixXd gather_targets(const TimeSeries& series, const std::vector<Index>& starts, Index offset);
+Eigen::MatrixXd gather_targets(const TimeSeries& series, const std::vector<Index>& starts,
+                               Index offset);
 
 }  // namespace rwd::training

@@ -98,7 +98,8 @@ class Brusselator2D {
   // out_y = (∂f/∂y)ᵀ w, out_theta = (∂f/∂θ)ᵀ w. The Laplacian with mirrored ghost cells is
   // symmetric (a missing neighbour adds +1 to the diagonal; neighbour pairs are symmetric), so
   // its transpose is itself.
-  void vjp(double, const Vector& y, const Vector& theta, const Vector& w, Vector& out_y, Vector& out_theta) const {
+  void vjp(double, const Vector& y, const Vector& theta, const Vector& w, Vector& out_y,
+           Vector& out_theta) const {
     detail::require_vjp_sizes<Backend>(name, state_size(), 3, y, theta, w, out_y, out_theta);
     const double b = theta[1], k = theta[2] * static_cast<double>(n_ * n_);
     double d_a = 0.0, d_b = 0.0, d_alpha = 0.0;
@@ -107,7 +108,8 @@ class Brusselator2D {
         const Index i = 2 * (r * n_ + c);
         const double u = y[i], v = y[i + 1], wu = w[i], wv = w[i + 1];
         // Reaction Jacobian at the cell: [[2uv − (B+1), u²], [B − 2uv, −u²]].
-        out_y[i] = (2.0 * u * v - (b + 1.0)) * wu + (b - 2.0 * u * v) * wv + k * laplacian(w, r, c, 0);
+        out_y[i] =
+            (2.0 * u * v - (b + 1.0)) * wu + (b - 2.0 * u * v) * wv + k * laplacian(w, r, c, 0);
         out_y[i + 1] = u * u * wu - u * u * wv + k * laplacian(w, r, c, 1);
         d_a += wu;
         d_b += (wv - wu) * u;
@@ -121,7 +123,9 @@ class Brusselator2D {
  private:
   // Neighbour index with mirrored ghost cells: stepping outside reflects onto the cell itself.
   Index clamp(Index i) const { return i < 0 ? 0 : (i >= n_ ? n_ - 1 : i); }
-  double at(const Vector& y, Index r, Index c, int species) const { return y[2 * (r * n_ + c) + species]; }
+  double at(const Vector& y, Index r, Index c, int species) const {
+    return y[2 * (r * n_ + c) + species];
+  }
 
   double laplacian(const Vector& y, Index r, Index c, int s) const {
     return at(y, clamp(r - 1), c, s) + at(y, clamp(r + 1), c, s) + at(y, r, clamp(c - 1), s) +

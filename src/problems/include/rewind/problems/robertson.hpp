@@ -57,7 +57,8 @@ class Robertson {
     if (n_ == 4) f[3] = y[2];
   }
 
-  void vjp(double, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y, Vector& out_theta) const {
+  void vjp(double, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
+           Vector& out_theta) const {
     detail::require_vjp_sizes<Backend>(name, n_, 3, y, theta, v, out_y, out_theta);
     const double p1 = theta[0], p2 = theta[1], p3 = theta[2];
     const double d12 = v[1] - v[0], d23 = v[2] - v[1];  // the reactions move mass 1→2 and 2→3
