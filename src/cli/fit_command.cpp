@@ -88,6 +88,16 @@ Json fit_json(const FitReport& report) {
   j["loss"] = number(result.loss);
   j["gradient"] =
       result.gradient.size() ? by_name(names, result.gradient, settings.fitted) : Json(nullptr);
+  Json errors = nullptr;
+  if (report.uncertainty) {
+    errors = Json::object();
+    for (std::size_t i = 0; i < settings.fitted.size(); ++i)
+      errors[settings.fitted[i].name] =
+          number(report.uncertainty->standard_errors[static_cast<Eigen::Index>(i)]);
+  }
+  // 1-sigma spread the noise allows (inverse Hessian of J at the fit); null entries when the
+  // Hessian is not positive definite, null when not computed (--no-uncertainty, a failed fit).
+  j["standard_errors"] = errors;
   j["iterations"] = result.iterations;
   j["evaluations"] = result.evaluations;
   j["stop_reason"] = result.stop_reason;
@@ -199,17 +209,23 @@ void print_text(std::ostream& out, const FitReport& report) {
   out << "\n";
   out << (result.failed ? "fit stopped: " + result.failure : "fit: " + result.stop_reason) << "\n";
   char line[256];
-  std::snprintf(line, sizeof line, "  %-10s %14s %14s %14s %12s\n", "parameter", "start", "fit",
-                "in the file", "fit/file-1");
+  std::snprintf(line, sizeof line, "  %-10s %13s %13s %11s %13s %11s %9s\n", "parameter", "start",
+                "fit", "+- 1 s.e.", "in the file", "fit/file-1", "off/s.e.");
   out << line;
-  for (const NamedParameter& p : settings.fitted) {
+  for (std::size_t i = 0; i < settings.fitted.size(); ++i) {
+    const NamedParameter& p = settings.fitted[i];
     const double truth = settings.observations.parameters[p.index];
     const double fitted = result.theta[p.index];
-    std::snprintf(line, sizeof line, "  %-10s %14.8g %14.8g %14.8g %12.3e\n", p.name.c_str(),
-                  settings.theta_start[p.index], fitted, truth,
-                  truth != 0.0 ? fitted / truth - 1.0 : fitted - truth);
+    const double error = report.uncertainty
+                             ? report.uncertainty->standard_errors[static_cast<Eigen::Index>(i)]
+                             : std::nan("");
+    std::snprintf(line, sizeof line, "  %-10s %13.8g %13.8g %11.3g %13.8g %11.3e %9.2f\n",
+                  p.name.c_str(), settings.theta_start[p.index], fitted, error, truth,
+                  truth != 0.0 ? fitted / truth - 1.0 : fitted - truth, (fitted - truth) / error);
     out << line;
   }
+  if (report.uncertainty && !report.uncertainty->positive_definite)
+    out << "  (the Hessian of J at the fit is not positive definite: no standard errors)\n";
   out << "  J = " << format("%.10g", result.loss) << " after " << result.iterations
       << " iterations, " << result.evaluations << " gradient evaluations, "
       << format("%.1f", report.seconds) << " s\n";
@@ -266,6 +282,9 @@ CLI::App* add_fit_command(CLI::App& app) {
                   "misfit weight (default: the file's noise; 1 without)");
   fit->add_option("--max-evaluations", options->max_evaluations,
                   "gradient evaluations at most (default 60)");
+  fit->add_flag("--no-uncertainty{false}", options->uncertainty,
+                "skip the standard errors (2 gradients per fitted\n"
+                "parameter, from the Hessian of J at the fit)");
   add_checkpoint_flags(*fit, options->checkpoint, FlagUse::run);
   fit->add_option("--plot", *plot,
                   "draw PREFIX_fields.png (observed, start, fit) and\n"

@@ -38,6 +38,7 @@
 #include "rewind/fit/fit_parameters.hpp"
 #include "rewind/fit/misfit.hpp"
 #include "rewind/fit/observations.hpp"
+#include "rewind/fit/parameter_uncertainty.hpp"
 #include "run_report.hpp"
 #include "run_settings.hpp"
 
@@ -54,6 +55,7 @@ struct FitCommandOptions {
   std::optional<std::string> parameters;  // --parameters NAME=VALUE,... (the fixed ones)
   std::optional<double> sigma;            // --sigma
   int max_evaluations = 60;               // --max-evaluations
+  bool uncertainty = true;                // false: --no-uncertainty (skips 2 gradients a parameter)
   bool progress = false;                  // progress bar of each gradient (a terminal)
   CheckpointFlags checkpoint;             // as in run; --steps is the file's
 };
@@ -66,6 +68,7 @@ struct FitSettings {
   Eigen::VectorXd theta_start;          // the whole θ the fit starts from
   double sigma = 1.0;
   int max_evaluations = 60;
+  bool uncertainty = true;  // standard errors from the Hessian at the fit
 };
 
 struct FitReport {
@@ -74,6 +77,8 @@ struct FitReport {
   std::vector<std::string> parameter_names;
   Index state_size = 0;
   CheckpointReport checkpoint;  // the plan every gradient ran under
+  // Standard errors at the fit (rwd::parameter_uncertainty); empty when skipped or failed.
+  std::optional<ParameterUncertainty> uncertainty;
   // H y_k at the observed steps (columns), with θ at the start and at the fit: the pictures'.
   Eigen::MatrixXd start_prediction;
   Eigen::MatrixXd fit_prediction;
@@ -217,6 +222,7 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   }
   settings.sigma = options.sigma.value_or(misfit_sigma(observations));
   settings.max_evaluations = options.max_evaluations;
+  settings.uncertainty = options.uncertainty;
   return settings;
 }
 
@@ -229,39 +235,42 @@ inline FitReport run_fit(const FitSettings& settings,
   const ProblemInfo& info = *settings.run.problem;
   FitReport report;
   report.settings = settings;
-  with_problem(info, settings.run.n,
-               [&](const auto& problem, const Eigen::VectorXd& y0_default, const Eigen::VectorXd&,
-                   const std::vector<std::string>& names) {
-                 report.parameter_names = names;
-                 const Eigen::VectorXd& y0 = observations.initial_state;
-                 if (y0.size() != y0_default.size())
-                   rwd::detail::fail<InvalidArgument>("the observation file's initial state has ",
-                                                      y0.size(), " components; ", info.name,
-                                                      " of this size has ", y0_default.size());
-                 report.state_size = static_cast<Index>(y0.size());
-                 const Objective<EigenBackend> objective =
-                     observation_misfit(observations, settings.sigma);
-                 with_stepper(problem, settings.run, settings.run.control, [&](auto& stepper) {
-                   auto [request, driver_options] =
-                       checkpoint_request(problem, settings.run, y0, settings.theta_start,
-                                          report.state_size, report.checkpoint);
-                   const CheckpointPlan& plan =
-                       plan_within_memory(request, observations.steps, report.checkpoint);
-                   rwd::FitOptions fit;
-                   for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
-                   fit.bounds = settings.bounds;
-                   fit.max_evaluations = settings.max_evaluations;
-                   fit.on_iteration = on_iteration;
-                   report.result = fit_parameters(stepper, objective, y0, settings.theta_start, fit,
-                                                  plan, driver_options);
-                   report.start_prediction =
-                       observe_trajectory(stepper, y0, settings.theta_start,
-                                          observations.observed_steps, observations.field, 0.0, 0);
-                   report.fit_prediction =
-                       observe_trajectory(stepper, y0, report.result.theta,
-                                          observations.observed_steps, observations.field, 0.0, 0);
-                 });
-               });
+  with_problem(
+      info, settings.run.n,
+      [&](const auto& problem, const Eigen::VectorXd& y0_default, const Eigen::VectorXd&,
+          const std::vector<std::string>& names) {
+        report.parameter_names = names;
+        const Eigen::VectorXd& y0 = observations.initial_state;
+        if (y0.size() != y0_default.size())
+          rwd::detail::fail<InvalidArgument>("the observation file's initial state has ", y0.size(),
+                                             " components; ", info.name, " of this size has ",
+                                             y0_default.size());
+        report.state_size = static_cast<Index>(y0.size());
+        const Objective<EigenBackend> objective = observation_misfit(observations, settings.sigma);
+        with_stepper(problem, settings.run, settings.run.control, [&](auto& stepper) {
+          auto [request, driver_options] =
+              checkpoint_request(problem, settings.run, y0, settings.theta_start, report.state_size,
+                                 report.checkpoint);
+          const CheckpointPlan& plan =
+              plan_within_memory(request, observations.steps, report.checkpoint);
+          rwd::FitOptions fit;
+          for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
+          fit.bounds = settings.bounds;
+          fit.max_evaluations = settings.max_evaluations;
+          fit.on_iteration = on_iteration;
+          report.result = fit_parameters(stepper, objective, y0, settings.theta_start, fit, plan,
+                                         driver_options);
+          if (settings.uncertainty && !report.result.failed)
+            report.uncertainty = parameter_uncertainty(stepper, objective, y0, report.result.theta,
+                                                       fit.fitted, plan, driver_options);
+          report.start_prediction =
+              observe_trajectory(stepper, y0, settings.theta_start, observations.observed_steps,
+                                 observations.field, 0.0, 0);
+          report.fit_prediction =
+              observe_trajectory(stepper, y0, report.result.theta, observations.observed_steps,
+                                 observations.field, 0.0, 0);
+        });
+      });
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

@@ -6,6 +6,8 @@
 - Lotka-Volterra observed every 20 steps over 1000 RK4 steps with noise 0.02: the fit of
   (alpha, gamma) started 13 % away recovers both within 1 % and ends with J near its expected
   value (half the number of observed values), reporting parameters by name;
+- the standard errors (Hessian of J at the fit) are small and cover the generating values
+  within 4 of them;
 - the same fit under revolve(c = 5) and two-level (memory + disk) schedules follows store-all's
   iterates bit for bit (every gradient is store-all's bit for bit);
 - --plot writes both pictures;
@@ -57,8 +59,11 @@ def main():
         reference = fits["store-all"]
         for key in ("alpha", "gamma"):
             got, truth = reference["parameters"][key], reference["generating_parameters"][key]
+            error = reference["standard_errors"][key]
             if abs(got / truth - 1.0) > 0.01:
                 fail(f"{key} = {got}, generated with {truth}")
+            if not (error and 0 < error < 0.01 * truth and abs(got - truth) < 4 * error):
+                fail(f"{key} = {got} +- {error}: not within 4 standard errors of {truth}")
         expected_loss = 0.5 * 2 * 50  # half the observed values, for a fit at the noise level
         if not 0.5 * expected_loss < reference["loss"] < 2.0 * expected_loss:
             fail(f"final J = {reference['loss']}, expected near {expected_loss}")

@@ -18,6 +18,7 @@
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/fit/fit_parameters.hpp"
 #include "rewind/fit/misfit.hpp"
+#include "rewind/fit/parameter_uncertainty.hpp"
 #include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
 
@@ -132,25 +133,15 @@ TEST(FitParameters, RecoversLotkaVolterraFromNoisyDataWithinItsUncertainty) {
   print("noisy data", r);
   ASSERT_FALSE(r.failed) << r.failure;
 
-  // The Hessian of J in (α, γ) by central differences of the adjoint gradient.
-  CheckpointedAdjoint driver(lv.stepper, lv.misfit);
-  const Index fitted[2] = {0, 3};
-  Eigen::Matrix2d hessian;
-  for (int a = 0; a < 2; ++a) {
-    const double h = 1e-5 * r.theta[fitted[a]];
-    Eigen::VectorXd plus = r.theta, minus = r.theta;
-    plus[fitted[a]] += h;
-    minus[fitted[a]] -= h;
-    const Eigen::VectorXd gp =
-        driver.run(lv.obs.initial_state, plus, revolve_schedule(8)).grad_theta;
-    const Eigen::VectorXd gm =
-        driver.run(lv.obs.initial_state, minus, revolve_schedule(8)).grad_theta;
-    for (int b = 0; b < 2; ++b) hessian(b, a) = (gp[fitted[b]] - gm[fitted[b]]) / (2 * h);
-  }
-  const Eigen::Matrix2d covariance = hessian.inverse();
-  for (int a = 0; a < 2; ++a) {
-    const Index i = fitted[a];
-    const double deviation = std::sqrt(covariance(a, a));
+  // The standard errors from the Hessian of J in (α, γ) at the fit.
+  const ParameterUncertainty u =
+      parameter_uncertainty(lv.stepper, lv.misfit, lv.obs.initial_state, r.theta, options.fitted,
+                            plan_checkpoints(PlanRequest::revolve(8), lv.obs.steps));
+  ASSERT_TRUE(u.positive_definite);
+  EXPECT_EQ(u.evaluations, 4);
+  for (std::size_t a = 0; a < options.fitted.size(); ++a) {
+    const Index i = options.fitted[a];
+    const double deviation = u.standard_errors[static_cast<Index>(a)];
     std::cout << "θ" << i << " = " << r.theta[i] << " ± " << deviation << " (true "
               << lv.obs.parameters[i] << ", " << (r.theta[i] - lv.obs.parameters[i]) / deviation
               << " σ)\n";
@@ -163,6 +154,38 @@ TEST(FitParameters, RecoversLotkaVolterraFromNoisyDataWithinItsUncertainty) {
   EXPECT_NEAR(2.0 * r.loss / data, 1.0, 0.3) << "χ² per datum";
   // The gradient at the fit is small against its size at the start.
   EXPECT_LT(r.history.back().gradient_norm, 1e-3 * r.history.front().gradient_norm);
+}
+
+// For J = ½ (θ − a)ᵀ A (θ − a) the gradient is linear, so its central differences are exact:
+// the Hessian is A and the covariance A⁻¹ (over the fitted indices; the others held fixed).
+TEST(ParameterUncertainty, IsTheInverseHessianOfAQuadratic) {
+  Eigen::Matrix3d a;
+  a << 4.0, 1.0, 0.5, 1.0, 3.0, 0.25, 0.5, 0.25, 2.0;
+  const Eigen::Vector3d centre(1.0, -2.0, 0.5);
+  const auto gradient = [&](const Eigen::VectorXd& theta) -> Eigen::VectorXd {
+    return a * (theta - centre);
+  };
+  const std::vector<Index> fitted = {2, 0};
+  const ParameterUncertainty u = detail::uncertainty_from_gradients(gradient, centre, fitted);
+  ASSERT_TRUE(u.positive_definite);
+  Eigen::Matrix2d expected;
+  expected << a(2, 2), a(2, 0), a(0, 2), a(0, 0);
+  EXPECT_LT((u.hessian - expected).norm(), 1e-9);
+  EXPECT_LT((u.covariance - expected.inverse()).norm(), 1e-9);
+  EXPECT_NEAR(u.standard_errors[0], std::sqrt(expected.inverse()(0, 0)), 1e-9);
+  EXPECT_EQ(u.evaluations, 4);
+
+  // A saddle is no minimum: no standard errors, said so.
+  Eigen::Matrix3d saddle = a;
+  saddle(0, 0) = -4.0;
+  const ParameterUncertainty s = detail::uncertainty_from_gradients(
+      [&](const Eigen::VectorXd& theta) -> Eigen::VectorXd { return saddle * (theta - centre); },
+      centre, fitted);
+  EXPECT_FALSE(s.positive_definite);
+  EXPECT_TRUE(std::isnan(s.standard_errors[0]));
+
+  EXPECT_THROW(detail::uncertainty_from_gradients(gradient, centre, {0, 0}), InvalidArgument);
+  EXPECT_THROW(detail::uncertainty_from_gradients(gradient, centre, {3}), InvalidArgument);
 }
 
 TEST(FitParameters, SmallSnapshotBudgetFollowsTheStoreAllFitBitForBit) {
