@@ -71,7 +71,10 @@ def draw_fields(report, out):
 def draw_history(report, out):
     history = report["history"]
     names = report["fitted"]
-    iterations = [h["iteration"] for h in history]
+    # Iterations counted over every stage of a continuation (--stages), stage starts marked.
+    iterations = list(range(len(history)))
+    stage_starts = [i for i, h in enumerate(history)
+                    if i > 0 and h.get("stage", 1) != history[i - 1].get("stage", 1)]
     fig, axes = plt.subplots(1 + len(names), 1, figsize=(7, 2.2 * (1 + len(names)) + 0.6),
                              sharex=True, constrained_layout=True)
     axes[0].semilogy(iterations, [h["loss"] for h in history], "o-", color="tab:red")
@@ -84,7 +87,12 @@ def draw_history(report, out):
         ax.set_ylabel(name)
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
-    axes[-1].set_xlabel("iteration (an evaluation that lowered J)")
+    for ax in axes:
+        for i in stage_starts:
+            ax.axvline(i - 0.5, color="grey", linewidth=0.8, linestyle=":")
+    stages = len(report.get("stages", [])) or 1
+    axes[-1].set_xlabel("iteration (an evaluation that lowered J)" +
+                        (f"; dotted: the {stages} stages' starts" if stages > 1 else ""))
     fig.suptitle(f"rewind fit {report['problem']}: {report['iterations']} iterations, "
                  f"{report['evaluations']} gradients, {report['schedule']['name']}")
     fig.savefig(out, dpi=110)

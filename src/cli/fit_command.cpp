@@ -98,20 +98,50 @@ Json fit_json(const FitReport& report) {
   // 1-sigma spread the noise allows (inverse Hessian of J at the fit); null entries when the
   // Hessian is not positive definite, null when not computed (--no-uncertainty, a failed fit).
   j["standard_errors"] = errors;
+  // The covariance H⁻¹ in the order of "fitted" (null when not computed or not a minimum):
+  // long-horizon estimates are often strongly correlated, so the errors are not independent.
+  Json covariance = nullptr;
+  if (report.uncertainty && report.uncertainty->positive_definite) {
+    covariance = Json::array();
+    const Eigen::MatrixXd& c = report.uncertainty->covariance;
+    for (Eigen::Index r = 0; r < c.rows(); ++r) {
+      Json row = Json::array();
+      for (Eigen::Index k = 0; k < c.cols(); ++k) row.push_back(number(c(r, k)));
+      covariance.push_back(row);
+    }
+  }
+  j["covariance"] = covariance;
   j["iterations"] = result.iterations;
   j["evaluations"] = result.evaluations;
   j["stop_reason"] = result.stop_reason;
+  // The last gradient run's verdict: a zero or negligible gradient, or a stationary state (a
+  // start or a fit in a regime where the model's pattern has died), else null.
+  j["degenerate"] =
+      result.summary.health.degenerate() ? Json(result.summary.health.describe()) : Json(nullptr);
   j["failed"] = result.failed;
   j["failure"] = result.failed ? Json(result.failure) : Json(nullptr);
   Json history = Json::array();
-  for (const FitIteration& it : result.history)
-    history.push_back({{"iteration", it.iteration},
+  for (std::size_t h = 0; h < result.history.size(); ++h) {
+    const FitIteration& it = result.history[h];
+    history.push_back({{"stage", h < report.history_stage.size() ? report.history_stage[h] : 1},
+                       {"iteration", it.iteration},
                        {"evaluations", it.evaluations},
                        {"loss", number(it.loss)},
                        {"gradient_norm", number(it.gradient_norm)},
                        {"parameters", by_name(names, it.theta, settings.fitted)},
                        {"seconds", it.seconds}});
+  }
   j["history"] = history;
+  Json stages = Json::array();
+  for (const FitReport::Stage& stage : report.stages)
+    stages.push_back({{"steps", stage.steps},
+                      {"observed_steps", stage.observations},
+                      {"iterations", stage.iterations},
+                      {"evaluations", stage.evaluations},
+                      {"loss", number(stage.loss)},
+                      {"parameters", by_name(names, stage.theta, settings.fitted)},
+                      {"stop_reason", stage.stop_reason}});
+  j["stages"] = stages;
   const CheckpointPlan& plan = checkpointing.plan;
   j["schedule"] = {{"name", plan.name},
                    {"snapshots", plan.snapshots},
@@ -224,6 +254,18 @@ void print_text(std::ostream& out, const FitReport& report) {
                   truth != 0.0 ? fitted / truth - 1.0 : fitted - truth, (fitted - truth) / error);
     out << line;
   }
+  if (report.uncertainty && report.uncertainty->positive_definite && settings.fitted.size() >= 2) {
+    const Eigen::MatrixXd& c = report.uncertainty->covariance;
+    out << "  correlation of the estimates:";
+    for (Eigen::Index r = 0; r < c.rows(); ++r)
+      for (Eigen::Index k = r + 1; k < c.cols(); ++k)
+        out << " " << settings.fitted[static_cast<std::size_t>(r)].name << "/"
+            << settings.fitted[static_cast<std::size_t>(k)].name << " "
+            << format("%.3f", c(r, k) / std::sqrt(c(r, r) * c(k, k)));
+    out << "\n";
+  }
+  if (result.summary.health.degenerate())
+    out << "  the last gradient run says: " << result.summary.health.describe() << "\n";
   if (report.uncertainty && !report.uncertainty->positive_definite)
     out << "  (the Hessian of J at the fit is not positive definite: no standard errors)\n";
   out << "  J = " << format("%.10g", result.loss) << " after " << result.iterations
@@ -282,6 +324,10 @@ CLI::App* add_fit_command(CLI::App& app) {
                   "misfit weight (default: the file's noise; 1 without)");
   fit->add_option("--max-evaluations", options->max_evaluations,
                   "gradient evaluations at most (default 60)");
+  fit->add_option("--stages", options->stages,
+                  "continuation: fit the observations up to 1/S, 2/S, ...\n"
+                  "of the horizon in turn, each stage from the last (default 1)")
+      ->type_name("S");
   fit->add_flag("--no-uncertainty{false}", options->uncertainty,
                 "skip the standard errors (2 gradients per fitted\n"
                 "parameter, from the Hessian of J at the fit)");
@@ -315,7 +361,12 @@ CLI::App* add_fit_command(CLI::App& app) {
         log << p.name << " = " << format("%.8g", it.theta[p.index]) << "  ";
       log << format("%.1f s", it.seconds) << std::endl;
     };
-    const FitReport report = run_fit(settings, on_iteration);
+    const auto on_stage = [&](int stage, int stages, Index steps, Index observed) {
+      if (stages > 1)
+        log << "  stage " << stage << " of " << stages << ": " << observed
+            << " observed steps, horizon " << steps << " steps" << std::endl;
+    };
+    const FitReport report = run_fit(settings, on_iteration, on_stage);
     if (json)
       std::cout << fit_json(report).dump(2) << std::endl;
     else

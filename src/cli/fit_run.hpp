@@ -56,6 +56,7 @@ struct FitCommandOptions {
   std::optional<double> sigma;            // --sigma
   int max_evaluations = 60;               // --max-evaluations
   bool uncertainty = true;                // false: --no-uncertainty (skips 2 gradients a parameter)
+  int stages = 1;                         // --stages S: fit growing horizons, each from the last
   bool progress = false;                  // progress bar of each gradient (a terminal)
   CheckpointFlags checkpoint;             // as in run; --steps is the file's
 };
@@ -69,6 +70,11 @@ struct FitSettings {
   double sigma = 1.0;
   int max_evaluations = 60;
   bool uncertainty = true;  // standard errors from the Hessian at the fit
+  // Continuation over the horizon: stage s fits the observations up to s/stages of the last
+  // observed step, starting where stage s − 1 ended; the last stage fits them all. Long horizons
+  // of pattern-forming or chaotic models make J rough far from the optimum; short ones do not,
+  // and their optimum is a start in the right basin for the next.
+  int stages = 1;
 };
 
 struct FitReport {
@@ -77,6 +83,19 @@ struct FitReport {
   std::vector<std::string> parameter_names;
   Index state_size = 0;
   CheckpointReport checkpoint;  // the plan every gradient ran under
+  // One entry per stage of a continuation (one for a plain fit): horizon and observations fitted,
+  // where it ended. `result` is the last stage's, with the histories of all stages joined.
+  struct Stage {
+    Index steps = 0;
+    Index observations = 0;
+    int iterations = 0;
+    int evaluations = 0;
+    double loss = 0.0;
+    Eigen::VectorXd theta;
+    std::string stop_reason;
+  };
+  std::vector<Stage> stages;
+  std::vector<int> history_stage;  // the stage (1-based) of each entry of result.history
   // Standard errors at the fit (rwd::parameter_uncertainty); empty when skipped or failed.
   std::optional<ParameterUncertainty> uncertainty;
   // H y_k at the observed steps (columns), with θ at the start and at the fit: the pictures'.
@@ -223,13 +242,45 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   settings.sigma = options.sigma.value_or(misfit_sigma(observations));
   settings.max_evaluations = options.max_evaluations;
   settings.uncertainty = options.uncertainty;
+  if (options.stages < 1 || options.stages > static_cast<int>(observations.observed_steps.size()))
+    rwd::detail::fail<InvalidArgument>("--stages = ", options.stages, " must lie in [1, ",
+                                       observations.observed_steps.size(),
+                                       "] (the number of observed steps)");
+  settings.stages = options.stages;
   return settings;
 }
 
 using FitIterationCallback = std::function<void(const FitIteration&)>;
 
-inline FitReport run_fit(const FitSettings& settings,
-                         const FitIterationCallback& on_iteration = {}) {
+// The observations of a shorter run: the first `count` observed steps, the horizon ending at the
+// last of them (what a file generated with that horizon would hold).
+inline Observations first_observations(const Observations& observations, Index count) {
+  Observations part = observations;
+  part.observed_steps.resize(static_cast<std::size_t>(count));
+  part.data = observations.data.leftCols(count).eval();
+  part.steps = part.observed_steps.back();
+  return part;
+}
+
+// How many observed steps stage s of `stages` fits (a continuation over the horizon): those at or
+// before s/stages of the last observed step, at least one; the last stage fits them all.
+inline Index stage_observation_count(const Observations& observations, int stage, int stages) {
+  const Index total = static_cast<Index>(observations.observed_steps.size());
+  if (stage >= stages) return total;
+  const double limit = static_cast<double>(observations.observed_steps.back()) * stage / stages;
+  Index count = 0;
+  while (count < total &&
+         static_cast<double>(observations.observed_steps[static_cast<std::size_t>(count)]) <= limit)
+    ++count;
+  return std::max<Index>(count, 1);
+}
+
+// Called before each stage of a continuation: stage (1-based), stages, its horizon and number of
+// observed steps.
+using FitStageCallback = std::function<void(int, int, Index, Index)>;
+
+inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback& on_iteration = {},
+                         const FitStageCallback& on_stage = {}) {
   const auto start = std::chrono::steady_clock::now();
   const Observations& observations = settings.observations;
   const ProblemInfo& info = *settings.run.problem;
@@ -246,30 +297,81 @@ inline FitReport run_fit(const FitSettings& settings,
                                              " components; ", info.name, " of this size has ",
                                              y0_default.size());
         report.state_size = static_cast<Index>(y0.size());
-        const Objective<EigenBackend> objective = observation_misfit(observations, settings.sigma);
-        with_stepper(problem, settings.run, settings.run.control, [&](auto& stepper) {
-          auto [request, driver_options] =
-              checkpoint_request(problem, settings.run, y0, settings.theta_start, report.state_size,
-                                 report.checkpoint);
-          const CheckpointPlan& plan =
-              plan_within_memory(request, observations.steps, report.checkpoint);
-          rwd::FitOptions fit;
-          for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
-          fit.bounds = settings.bounds;
-          fit.max_evaluations = settings.max_evaluations;
-          fit.on_iteration = on_iteration;
-          report.result = fit_parameters(stepper, objective, y0, settings.theta_start, fit, plan,
-                                         driver_options);
-          if (settings.uncertainty && !report.result.failed)
-            report.uncertainty = parameter_uncertainty(stepper, objective, y0, report.result.theta,
-                                                       fit.fitted, plan, driver_options);
-          report.start_prediction =
-              observe_trajectory(stepper, y0, settings.theta_start, observations.observed_steps,
-                                 observations.field, 0.0, 0);
-          report.fit_prediction =
-              observe_trajectory(stepper, y0, report.result.theta, observations.observed_steps,
-                                 observations.field, 0.0, 0);
-        });
+        rwd::FitOptions fit;
+        for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
+        fit.bounds = settings.bounds;
+        fit.max_evaluations = settings.max_evaluations;
+        double stage_start = 0.0;  // seconds since the fit began, when this stage began
+        const auto since_start = [&] {
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        };
+        if (on_iteration)
+          fit.on_iteration = [&](const FitIteration& it) {
+            FitIteration shifted = it;
+            shifted.seconds += stage_start;
+            on_iteration(shifted);
+          };
+        Eigen::VectorXd theta = settings.theta_start;
+        FitResult joined;
+        for (int stage = 1; stage <= settings.stages; ++stage) {
+          const bool last = stage == settings.stages;
+          const Observations part =
+              last ? observations
+                   : first_observations(observations, stage_observation_count(observations, stage,
+                                                                              settings.stages));
+          if (on_stage)
+            on_stage(stage, settings.stages, part.steps,
+                     static_cast<Index>(part.observed_steps.size()));
+          stage_start = since_start();
+          RunSettings run = settings.run;
+          run.control.steps = part.steps;
+          run.grid =
+              IntervalGrid{0.0, static_cast<double>(part.steps) * run.control.dt, part.steps};
+          const Objective<EigenBackend> objective = observation_misfit(part, settings.sigma);
+          with_stepper(problem, run, run.control, [&](auto& stepper) {
+            CheckpointReport checkpointing;
+            auto [request, driver_options] =
+                checkpoint_request(problem, run, y0, theta, report.state_size, checkpointing);
+            const CheckpointPlan& plan = plan_within_memory(request, part.steps, checkpointing);
+            const FitResult result =
+                fit_parameters(stepper, objective, y0, theta, fit, plan, driver_options);
+            report.stages.push_back({part.steps, static_cast<Index>(part.observed_steps.size()),
+                                     result.iterations, result.evaluations, result.loss,
+                                     result.theta, result.stop_reason});
+            const int previous_evaluations = joined.evaluations;
+            for (FitIteration it : result.history) {
+              it.evaluations += previous_evaluations;
+              it.seconds += stage_start;
+              joined.history.push_back(it);
+              report.history_stage.push_back(stage);
+            }
+            joined.iterations += result.iterations;
+            joined.evaluations += result.evaluations;
+            joined.theta = result.theta;
+            joined.loss = result.loss;
+            joined.gradient = result.gradient;
+            joined.stop_reason = result.stop_reason;
+            joined.failed = result.failed;
+            joined.failure = result.failure;
+            joined.summary = result.summary;
+            theta = result.theta;
+            if (!last) return;
+            report.checkpoint = checkpointing;
+            if (settings.uncertainty && !result.failed)
+              report.uncertainty = parameter_uncertainty(stepper, objective, y0, result.theta,
+                                                         fit.fitted, plan, driver_options);
+            report.start_prediction =
+                observe_trajectory(stepper, y0, settings.theta_start, observations.observed_steps,
+                                   observations.field, 0.0, 0);
+            report.fit_prediction = observe_trajectory(
+                stepper, y0, result.theta, observations.observed_steps, observations.field, 0.0, 0);
+          });
+          if (joined.failed) break;
+        }
+        if (joined.failed && report.stages.size() < static_cast<std::size_t>(settings.stages))
+          joined.failure = "stage " + std::to_string(report.stages.size()) + " of " +
+                           std::to_string(settings.stages) + ": " + joined.failure;
+        report.result = std::move(joined);
       });
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

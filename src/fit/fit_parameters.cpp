@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "rewind/fit/minimize_bounded.hpp"
@@ -127,6 +128,19 @@ class Fit {
       g[j] = component * scale_[j];  // dJ/dx_j = dJ/dθ_j · s_j
       norm2 += component * component;
     }
+    // NLopt's L-BFGS takes its first trial step along −g with |g|'s own length: with the huge
+    // gradients of long horizons that step lands on a bound, often in a regime where the model's
+    // pattern has died (a flat, wrong minimum). The optimiser therefore sees J scaled so that the
+    // start's scaled gradient has length kFirstStep: a first trial step of about that fraction of
+    // each parameter. The scaling is fixed after the first evaluation, so the problem the
+    // optimiser solves is one smooth function; J reported everywhere else is unscaled.
+    if (!objective_scale_) {
+      double g_norm = 0.0;
+      for (double gj : g) g_norm += gj * gj;
+      g_norm = std::sqrt(g_norm);
+      objective_scale_ = g_norm > 0.0 && std::isfinite(g_norm) ? kFirstStep / g_norm : 1.0;
+    }
+    for (double& gj : g) gj *= *objective_scale_;
     result_.summary = std::move(run.summary);
     if (result_.history.empty() || run.loss < result_.loss) {
       result_.theta = theta_;
@@ -143,8 +157,11 @@ class Fit {
       result_.history.push_back(iteration);
       if (options_.on_iteration) options_.on_iteration(result_.history.back());
     }
-    return run.loss;
+    return run.loss * *objective_scale_;
   }
+
+  static constexpr double kFirstStep = 0.1;
+  std::optional<double> objective_scale_;
 
   const std::function<detail::FitGradient(const Eigen::VectorXd&)>& gradient_;
   const FitOptions& options_;

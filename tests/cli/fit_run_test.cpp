@@ -121,6 +121,63 @@ TEST(FitRun, RefusesWhatDoesNotMatchTheFile) {
             std::string::npos);
 }
 
+// --stages S: stage s fits the observations up to s/S of the horizon, from where s − 1 ended.
+TEST(FitRun, StagesFitGrowingHorizonsEachFromTheLast) {
+  ScratchFile file("stages");
+  GenerateOptions generate;
+  generate.run.problem = "lotka_volterra";
+  generate.run.checkpoint.steps = "600";
+  generate.observe_every = "20";  // 30 observed steps: 20, 40, ..., 600
+  generate.noise = 0.01;
+  save_observations(file.path, generate_observations(generate));
+  FitCommandOptions options;
+  options.problem = "lotka_volterra";
+  options.observations = file.path.string();
+  options.fit = "alpha,gamma";
+  options.start = "alpha=1.3,gamma=3.4";
+  options.stages = 3;
+  options.checkpoint.snapshots = "5";
+  const FitSettings settings = resolve_fit_settings(options);
+  EXPECT_EQ(stage_observation_count(settings.observations, 1, 3), 10);
+  EXPECT_EQ(stage_observation_count(settings.observations, 2, 3), 20);
+  EXPECT_EQ(stage_observation_count(settings.observations, 3, 3), 30);
+  const Observations first = first_observations(settings.observations, 10);
+  EXPECT_EQ(first.steps, 200);
+  EXPECT_EQ(first.data.cols(), 10);
+  EXPECT_EQ(first.data.col(9), settings.observations.data.col(9));
+
+  int stages_seen = 0;
+  const FitReport report = run_fit(settings, {}, [&](int stage, int stages, Index steps, Index n) {
+    ++stages_seen;
+    EXPECT_EQ(stages, 3);
+    EXPECT_EQ(steps, 200 * stage);
+    EXPECT_EQ(n, 10 * stage);
+  });
+  EXPECT_EQ(stages_seen, 3);
+  ASSERT_EQ(report.stages.size(), 3u);
+  ASSERT_FALSE(report.result.failed) << report.result.failure;
+  // Each stage starts where the last ended; the history joins them, evaluations add up.
+  EXPECT_EQ(report.result.history.size(), report.history_stage.size());
+  EXPECT_EQ(report.history_stage.front(), 1);
+  EXPECT_EQ(report.history_stage.back(), 3);
+  int evaluations = 0;
+  for (const FitReport::Stage& stage : report.stages) evaluations += stage.evaluations;
+  EXPECT_EQ(report.result.evaluations, evaluations);
+  EXPECT_EQ(report.checkpoint.plan.steps, 600) << "the last stage plans the whole horizon";
+  ASSERT_TRUE(report.uncertainty && report.uncertainty->positive_definite);
+  for (Index i = 0; i < 2; ++i) {
+    const Index index = settings.fitted[static_cast<std::size_t>(i)].index;
+    EXPECT_LT(std::abs(report.result.theta[index] - settings.observations.parameters[index]),
+              4.0 * report.uncertainty->standard_errors[i]);
+  }
+
+  options.stages = 31;
+  EXPECT_NE(rwd::testing::error_message<InvalidArgument>([&] {
+              resolve_fit_settings(options);
+            }).find("--stages = 31 must lie in [1, 30]"),
+            std::string::npos);
+}
+
 TEST(GenerateRun, RefusesBadObservationRequests) {
   const auto refusal = [&](auto&& change) {
     GenerateOptions generate;
