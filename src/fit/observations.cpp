@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "rewind/durable_write.hpp"
 #include "rewind/error.hpp"
 #include "rewind/hdf5/hdf5_errors.hpp"
 #include "rewind/hdf5/hdf5_handles.hpp"
@@ -183,18 +184,7 @@ void write_temporary(const std::filesystem::path& temporary, const std::vector<c
                      const std::filesystem::path& file) {
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) fail_file(file, std::string("cannot be written: ") + std::strerror(errno));
-  int error = 0;
-  for (std::size_t done = 0; done < bytes.size() && error == 0;) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n > 0)
-      done += static_cast<std::size_t>(n);
-    else if (n < 0 && errno != EINTR)
-      error = errno;
-    else if (n == 0)
-      error = EIO;
-  }
-  if (error == 0 && ::fsync(fd) != 0) error = errno;
-  if (::close(fd) != 0 && error == 0) error = errno;
+  const int error = write_all_and_close(fd, bytes.data(), bytes.size());
   if (error != 0) {
     std::error_code ignored;
     std::filesystem::remove(temporary, ignored);

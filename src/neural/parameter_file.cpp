@@ -14,6 +14,7 @@
 #include <system_error>
 #include <vector>
 
+#include "rewind/durable_write.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/hdf5/hdf5_handles.hpp"
@@ -274,18 +275,7 @@ void write_new_file(const std::filesystem::path& file, const std::vector<char>& 
     fail_file(file, error == EEXIST ? std::string("exists already; not overwritten")
                                     : "cannot be created: " + std::string(std::strerror(error)));
   }
-  int error = 0;
-  for (std::size_t done = 0; done < bytes.size() && error == 0;) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n > 0)
-      done += static_cast<std::size_t>(n);
-    else if (n < 0 && errno != EINTR)
-      error = errno;
-    else if (n == 0)
-      error = EIO;
-  }
-  if (error == 0 && ::fsync(fd) != 0) error = errno;
-  if (::close(fd) != 0 && error == 0) error = errno;
+  const int error = write_all_and_close(fd, bytes.data(), bytes.size());
   if (error != 0) {
     std::error_code ignored;
     std::filesystem::remove(file, ignored);
