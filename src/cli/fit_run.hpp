@@ -183,37 +183,40 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   if (!settings.run.checkpoint.checkpointed)
     settings.run.checkpoint.request = PlanRequest::store_all();
 
-  const std::vector<std::string> names = problem_parameter_names(info, settings.run.n);
+  // The problem's names and default θ (the start of a fitted parameter without --start).
+  const auto [names, defaults] =
+      with_problem(info, settings.run.n,
+                   [](const auto&, const auto&, const Eigen::VectorXd& theta,
+                      const std::vector<std::string>& names) { return std::pair(names, theta); });
   if (names != observations.parameter_names)
     rwd::detail::fail<InvalidArgument>("--observations '", options.observations,
                                        "' names other parameters than ", info.name, " has");
+  settings.fitted = parse_parameter_names("--fit", options.fit, info, names);
+  const auto fitted_at = [&](Index index) -> NamedParameter* {
+    for (NamedParameter& p : settings.fitted)
+      if (p.index == index) return &p;
+    return nullptr;
+  };
+  for (NamedParameter& p : settings.fitted) p.value = defaults[p.index];
+
   settings.theta_start = observations.parameters;
   if (options.parameters)
-    apply_parameter_values(parse_parameter_values("--parameters", *options.parameters, info, names),
-                           settings.theta_start);
-
-  settings.fitted = parse_parameter_names("--fit", options.fit, info, names);
-  const Eigen::VectorXd defaults = with_problem(
-      info, settings.run.n,
-      [](const auto&, const auto&, const Eigen::VectorXd& theta, const auto&) { return theta; });
-  for (NamedParameter& p : settings.fitted) p.value = defaults[p.index];
+    for (const NamedParameter& given :
+         parse_parameter_values("--parameters", *options.parameters, info, names)) {
+      if (fitted_at(given.index))
+        rwd::detail::fail<InvalidArgument>("--parameters: ", given.name,
+                                           " is fitted; its start value goes in --start");
+      settings.theta_start[given.index] = given.value;
+    }
   if (options.start)
     for (const NamedParameter& given :
          parse_parameter_values("--start", *options.start, info, names)) {
-      bool fitted = false;
-      for (NamedParameter& p : settings.fitted)
-        if (p.index == given.index) p.value = given.value, fitted = true;
-      if (!fitted)
+      NamedParameter* p = fitted_at(given.index);
+      if (!p)
         rwd::detail::fail<InvalidArgument>("--start: ", given.name, " is not fitted (--fit ",
                                            options.fit, "); fixed values go in --parameters");
+      p->value = given.value;
     }
-  if (options.parameters)
-    for (const NamedParameter& given :
-         parse_parameter_values("--parameters", *options.parameters, info, names))
-      for (const NamedParameter& p : settings.fitted)
-        if (p.index == given.index)
-          rwd::detail::fail<InvalidArgument>("--parameters: ", given.name,
-                                             " is fitted; its start value goes in --start");
 
   for (const NamedParameter& p : settings.fitted)
     settings.bounds.push_back(detail::domain_bounds(info, p.name));
@@ -324,15 +327,22 @@ inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback
                      static_cast<Index>(part.observed_steps.size()));
           stage_start = since_start();
           RunSettings run = settings.run;
+          // A two-level plan's disk costs depend on the step, not the horizon: measured in the
+          // first stage, reused by the others.
+          if (report.checkpoint.disk_costs_measured) {
+            run.checkpoint.disk_write_cost = report.checkpoint.plan.costs.disk_write_time;
+            run.checkpoint.disk_read_cost = report.checkpoint.plan.costs.disk_read_time;
+          }
           run.control.steps = part.steps;
           run.grid =
               IntervalGrid{0.0, static_cast<double>(part.steps) * run.control.dt, part.steps};
           const Objective<EigenBackend> objective = observation_misfit(part, settings.sigma);
           with_stepper(problem, run, run.control, [&](auto& stepper) {
-            CheckpointReport checkpointing;
+            CheckpointReport checkpointing = report.checkpoint;  // the measured costs carry on
             auto [request, driver_options] =
                 checkpoint_request(problem, run, y0, theta, report.state_size, checkpointing);
             const CheckpointPlan& plan = plan_within_memory(request, part.steps, checkpointing);
+            report.checkpoint = checkpointing;
             const FitResult result =
                 fit_parameters(stepper, objective, y0, theta, fit, plan, driver_options);
             report.stages.push_back({part.steps, static_cast<Index>(part.observed_steps.size()),
@@ -356,7 +366,6 @@ inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback
             joined.summary = result.summary;
             theta = result.theta;
             if (!last) return;
-            report.checkpoint = checkpointing;
             if (settings.uncertainty && !result.failed)
               report.uncertainty = parameter_uncertainty(stepper, objective, y0, result.theta,
                                                          fit.fitted, plan, driver_options);
