@@ -51,7 +51,7 @@ std::string Summary::full() const {
   out << "rewind gradient summary\n";
   row("method", method);
   row("schedule", schedule);
-  row("backend", backend);
+  row("backend (threads)", backend + " (" + std::to_string(threads) + ")");
   row("state / parameters", std::to_string(state_size) + " / " + std::to_string(parameter_size));
   row("steps (t_final)", std::to_string(steps) + " (" + std::to_string(t_final) + ")");
   row("rejected steps", std::to_string(rejected_steps));

@@ -16,6 +16,7 @@
 #include "fit_run.hpp"
 #include "progress.hpp"
 #include "rewind/error.hpp"
+#include "rewind/parallel.hpp"
 #include "text_report.hpp"
 
 namespace rwd::cli {
@@ -64,6 +65,7 @@ Json fit_json(const FitReport& report) {
   j["problem"] = settings.run.problem->name;
   j["n"] = settings.run.problem->sized() ? Json(settings.run.n) : Json(nullptr);
   j["state_size"] = report.state_size;
+  j["threads"] = rwd::thread_count();
   j["method"] = observations.method;
   j["dt"] = observations.dt;
   j["steps"] = observations.steps;

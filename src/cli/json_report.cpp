@@ -23,6 +23,7 @@ Json stats_json(const Summary& summary) {
   j["method"] = summary.method;
   j["schedule"] = summary.schedule;
   j["backend"] = summary.backend;
+  j["threads"] = summary.threads;
   j["state_size"] = summary.state_size;
   j["parameter_size"] = summary.parameter_size;
   j["steps"] = summary.steps;

@@ -2,7 +2,7 @@
 //
 //   rewind run lorenz96 --n 40 --steps 200 --method rk4 --dt 0.01
 //   rewind run gray-scott --n 32 --json
-//   rewind run gray_scott --n 71 --steps 2000 --snapshots 20
+//   rewind run gray_scott --n 71 --steps 2000 --snapshots 20 --threads 2
 //   rewind plan --steps 100000 --snapshots 20
 //   rewind inspect snapshots.h5
 //   rewind generate spiral && rewind train spiral --json spiral.json
@@ -24,6 +24,7 @@
 #include "inspect_command.hpp"
 #include "plan_command.hpp"
 #include "rewind/error.hpp"
+#include "rewind/parallel.hpp"
 #include "rewind/warning.hpp"
 #include "run_command.hpp"
 #include "train_command.hpp"
@@ -42,6 +43,20 @@ int main(int argc, char** argv) {
                "rewind"};
   app.set_version_flag("--version", "rewind " REWIND_VERSION);
   app.require_subcommand(1);
+  // --threads before or after the subcommand: a subcommand passes options it does not know up
+  // here. Applied as soon as it is parsed, so that it holds for the whole subcommand.
+  app.fallthrough();
+  app.add_option_function<int>(
+         "--threads",
+         [](const int& threads) {
+           if (threads < 1)
+             rwd::detail::fail<rwd::InvalidArgument>("--threads = ", threads, " must be >= 1");
+           rwd::set_thread_count(threads);
+         },
+         "threads for the CPU loops (default: all cores, or OMP_NUM_THREADS);\n"
+         "the results are the same bits for every thread count")
+      ->type_name("T")
+      ->trigger_on_parse();
   app.footer(
       "Run 'rewind SUBCOMMAND --help' for a subcommand's options.\n"
       "Exit status: 0 success, 1 the run failed (NaN/Inf, solver failure), 2 bad input.");

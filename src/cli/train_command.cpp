@@ -24,6 +24,7 @@
 #include "rewind/neural/parameter_file.hpp"
 #include "rewind/neural/sgd.hpp"
 #include "rewind/neural/time_series.hpp"
+#include "rewind/parallel.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -199,6 +200,7 @@ void train_spiral(const TrainSettings& settings) {
   if (settings.json) {
     nlohmann::ordered_json log;
     log["problem"] = "spiral";
+    log["threads"] = rwd::thread_count();
     log["model"] = {{"network", mlp.describe()},
                     {"features", std::string(nn::to_string(features))},
                     {"parameters", theta.size()}};

@@ -6,7 +6,9 @@
 //
 // Fused linear combinations are computed in cache-sized blocks so that one pass over memory
 // serves every term; the order of floating-point operations is fixed (a·x first, then the terms
-// in the order given), so results are reproducible bit for bit.
+// in the order given), so results are reproducible bit for bit. Long vectors are shared out among
+// rwd::thread_count() threads (OpenMP); reductions fold fixed blocks in block order, so every
+// result has the same bits whatever the thread count (rewind/parallel.hpp).
 #pragma once
 
 #include <Eigen/Core>
@@ -17,6 +19,7 @@
 
 #include "rewind/backend/backend.hpp"
 #include "rewind/error.hpp"
+#include "rewind/parallel.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -31,10 +34,26 @@ struct EigenBackend {
   static double* data(Vector& x) { return x.data(); }
   static const double* data(const Vector& x) { return x.data(); }
 
-  static void fill(Vector& x, double a) { x.setConstant(a); }
-  static void copy(const Vector& src, Vector& dst) { dst = src; }
-  static void scale(double a, Vector& x) { x *= a; }
-  static void axpy(double a, const Vector& x, Vector& y) { y.noalias() += a * x; }
+  static void fill(Vector& x, double a) {
+    double* d = x.data();
+    detail::for_each_range(x.size(), [&](Index b, Index e) { std::fill(d + b, d + e, a); });
+  }
+  static void copy(const Vector& src, Vector& dst) {
+    if (dst.size() != src.size()) dst.resize(src.size());
+    const double* s = src.data();
+    double* d = dst.data();
+    detail::for_each_range(src.size(), [&](Index b, Index e) { std::copy(s + b, s + e, d + b); });
+  }
+  static void scale(double a, Vector& x) {
+    double* d = x.data();
+    detail::for_each_range(x.size(), [&](Index b, Index e) { scale_range(a, d + b, e - b); });
+  }
+  static void axpy(double a, const Vector& x, Vector& y) {
+    const double* xs = x.data();
+    double* ys = y.data();
+    detail::for_each_range(y.size(),
+                           [&](Index b, Index e) { axpy_range(a, xs + b, ys + b, e - b); });
+  }
 
   static void linear_combination(Vector& out, double a, const Vector& x, std::span<const double> c,
                                  std::span<const Vector* const> v) {
@@ -45,37 +64,55 @@ struct EigenBackend {
     combine(out.data(), 0.0, nullptr, c, v, out.size());
   }
 
-  static double dot(const Vector& x, const Vector& y) { return x.dot(y); }
-  static double max_norm(const Vector& x) { return x.size() ? x.cwiseAbs().maxCoeff() : 0.0; }
+  // Reductions: blocks of detail::kReductionBlock elements, folded in block order
+  // (rewind/parallel.hpp), so the bits depend on the length only, not on the thread count.
+  static double dot(const Vector& x, const Vector& y) {
+    const double *a = x.data(), *b = y.data();
+    return detail::ordered_element_sum(x.size(), [a, b](Index i) { return a[i] * b[i]; });
+  }
+  static double max_norm(const Vector& x) {
+    const double* d = x.data();
+    const Index n = x.size();
+    const int threads = detail::threads_for(n, detail::kParallelMinElements);
+    if (threads <= 1) return block_max_norm(d, 0, n);
+    // Per-block maxima on the threads, then their maximum (max is exact: any order gives it).
+    const Index blocks = (n + detail::kReductionBlock - 1) / detail::kReductionBlock;
+    Sums<1>* m = detail::fold_scratch<1>(blocks);
+    detail::parallel_indices(blocks, threads, [&](Index b) {
+      const Index begin = b * detail::kReductionBlock;
+      m[b].v[0] = block_max_norm(d, begin, std::min(n, begin + detail::kReductionBlock));
+    });
+    double result = 0.0;
+    for (Index b = 0; b < blocks; ++b) result = nan_propagating_max(result, m[b].v[0]);
+    return result;
+  }
   static double wrms_norm(const Vector& x, const Vector& w) {
-    if (x.size() == 0) return 0.0;
-    return std::sqrt(x.cwiseProduct(w).squaredNorm() / static_cast<double>(x.size()));
+    const Index n = x.size();
+    if (n == 0) return 0.0;
+    const double *a = x.data(), *b = w.data();
+    const double sum = detail::ordered_element_sum(n, [a, b](Index i) {
+      const double r = a[i] * b[i];
+      return r * r;
+    });
+    return std::sqrt(sum / static_cast<double>(n));
   }
   static double error_norm(const Vector& e, const Vector& y0, const Vector& y1, double rtol,
                            double atol) {
-    const Eigen::Index n = e.size();
+    const Index n = e.size();
     if (n == 0) return 0.0;
-    double sum = 0.0;
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const double scale = atol + rtol * std::max(std::abs(y0[i]), std::abs(y1[i]));
-      const double r = e[i] / scale;
-      sum += r * r;
-    }
+    const double *es = e.data(), *a = y0.data(), *b = y1.data();
+    const double sum = detail::ordered_element_sum(n, [=](Index i) {
+      const double scale = atol + rtol * std::max(std::abs(a[i]), std::abs(b[i]));
+      const double r = es[i] / scale;
+      return r * r;
+    });
     return std::sqrt(sum / static_cast<double>(n));
   }
   static bool all_finite(const Vector& x) {
-    // x − x is 0 for finite values and NaN for NaN/Inf: one branch-free pass, with eight
-    // independent accumulators so the additions do not form one long dependency chain.
+    // x − x is 0 for finite values and NaN for NaN/Inf: one branch-free pass whose sum is 0
+    // exactly when every element is finite.
     const double* d = x.data();
-    const Eigen::Index n = x.size();
-    double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    Eigen::Index i = 0;
-    for (; i + 8 <= n; i += 8)
-      for (int j = 0; j < 8; ++j) acc[j] += d[i + j] - d[i + j];
-    for (; i < n; ++i) acc[0] += d[i] - d[i];
-    double total = 0.0;
-    for (double a : acc) total += a;
-    return total == 0.0;
+    return detail::ordered_element_sum(x.size(), [d](Index i) { return d[i] - d[i]; }) == 0.0;
   }
 
   static void copy_to_host(const Vector& x, std::span<double> host) {
@@ -87,15 +124,17 @@ struct EigenBackend {
     std::memcpy(x.data(), host.data(), host.size() * sizeof(double));
   }
 
+  // f(i) for every i, on several threads when n >= detail::kParallelMinIndices: f must only
+  // write what index i owns (every built-in kernel writes one cell or one row per index).
   template <class F>
   static void for_each_index(Index n, F&& f) {
-    for (Index i = 0; i < n; ++i) f(i);
+    detail::parallel_indices(n, detail::threads_for(n, detail::kParallelMinIndices), f);
   }
+  // Σ_i f(i) folded in index order (in blocks of indices for n > 2^16), every f(i) called exactly
+  // once, possibly on several threads; the bits do not depend on the thread count.
   template <int K, class F>
   static Sums<K> sum_index(Index n, F&& f) {
-    Sums<K> s = Sums<K>::zero();
-    for (Index i = 0; i < n; ++i) s = s + f(i);
-    return s;
+    return detail::ordered_index_sum<K>(n, f);
   }
 
  private:
@@ -105,13 +144,35 @@ struct EigenBackend {
                                     "; they must match");
   }
 
-  // out = a·x + Σ c_j v_j, in blocks that stay in L1 so every term is one streaming pass.
+  // max that keeps a NaN once it has seen one (std::max would drop a NaN in its first argument).
+  static double nan_propagating_max(double m, double a) { return (a > m || a != a) ? a : m; }
+
+  static double block_max_norm(const double* d, Index begin, Index end) {
+    double m = 0.0;
+    for (Index i = begin; i < end; ++i) m = nan_propagating_max(m, std::abs(d[i]));
+    return m;
+  }
+
+  static void scale_range(double a, double* __restrict x, Index n) {
+    for (Index i = 0; i < n; ++i) x[i] *= a;
+  }
+  static void axpy_range(double a, const double* __restrict x, double* __restrict y, Index n) {
+    for (Index i = 0; i < n; ++i) y[i] += a * x[i];
+  }
+
+  // out = a·x + Σ c_j v_j, in blocks that stay in L1 so every term is one streaming pass; the
+  // blocks are shared out among threads (element-wise, so the bits do not depend on it).
   static void combine(double* out, double a, const double* x, std::span<const double> c,
                       std::span<const Vector* const> v, Eigen::Index n) {
+    detail::for_each_range(
+        n, [&](Index begin, Index end) { combine_range(out, a, x, c, v, begin, end); });
+  }
+  static void combine_range(double* out, double a, const double* x, std::span<const double> c,
+                            std::span<const Vector* const> v, Index begin, Index end) {
     constexpr Eigen::Index kBlock = 512;
     const std::size_t terms = c.size();
-    for (Eigen::Index start = 0; start < n; start += kBlock) {
-      const Eigen::Index len = std::min(kBlock, n - start);
+    for (Eigen::Index start = begin; start < end; start += kBlock) {
+      const Eigen::Index len = std::min(kBlock, end - start);
       double* o = out + start;
       if (x != nullptr) {
         const double* xs = x + start;

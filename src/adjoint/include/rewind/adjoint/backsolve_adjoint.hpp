@@ -90,6 +90,7 @@
 #include "rewind/format.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/objective.hpp"
+#include "rewind/parallel.hpp"
 #include "rewind/warning.hpp"
 
 namespace rwd {
@@ -354,6 +355,7 @@ class BacksolveAdjoint {
     summary.method = detail::describe_method(stepper_);
     summary.schedule = describe_schedule(interval);
     summary.backend = B::name;
+    summary.threads = thread_count();
     summary.state_size = n;
     summary.parameter_size = p;
     summary.steps = steps;

@@ -42,6 +42,7 @@
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/objective.hpp"
+#include "rewind/parallel.hpp"
 #include "rewind/schedule/action.hpp"
 #include "rewind/schedule/checkpoint_plan.hpp"
 #include "rewind/schedule/schedule.hpp"
@@ -226,6 +227,7 @@ class CheckpointedAdjoint {
     summary.method = detail::describe_method(stepper_);
     summary.schedule = schedule->name();
     summary.backend = B::name;
+    summary.threads = thread_count();
     summary.state_size = n;
     summary.parameter_size = p;
     summary.steps = steps;

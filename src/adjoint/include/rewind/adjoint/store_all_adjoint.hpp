@@ -35,6 +35,7 @@
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/objective.hpp"
+#include "rewind/parallel.hpp"
 
 namespace rwd {
 
@@ -175,6 +176,7 @@ class StoreAllAdjoint {
     summary.method = detail::describe_method(stepper_);
     summary.schedule = "store-all";
     summary.backend = B::name;
+    summary.threads = thread_count();
     summary.state_size = n;
     summary.parameter_size = p;
     summary.steps = steps;

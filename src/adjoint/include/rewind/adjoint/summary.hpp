@@ -25,6 +25,7 @@ struct Summary {
   std::string method;    // integrator and step control, e.g. "rk4, fixed dt = 0.01"
   std::string schedule;  // "store-all", "revolve(c = 20)", ...
   std::string backend;   // "eigen", "thrust"
+  int threads = 1;       // rwd::thread_count() during the run (the gradient does not depend on it)
   Index state_size = 0;
   Index parameter_size = 0;
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "rewind/backend/eigen_backend.hpp"
+#include "rewind/parallel.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/types.hpp"
 
@@ -70,13 +71,14 @@ class Brusselator2D {
   void rhs(double, const Vector& y, const Vector& theta, Vector& f) const {
     detail::require_rhs_sizes<Backend>(name, state_size(), 3, y, theta, f);
     const double a = theta[0], b = theta[1], k = theta[2] * static_cast<double>(n_ * n_);  // α / h²
-    for (Index r = 0; r < n_; ++r)
+    for_each_row([&](Index r) {
       for (Index c = 0; c < n_; ++c) {
         const Index i = 2 * (r * n_ + c);
         const double u = y[i], v = y[i + 1];
         f[i] = a + u * u * v - (b + 1.0) * u + k * laplacian(y, r, c, 0);
         f[i + 1] = b * u - u * u * v + k * laplacian(y, r, c, 1);
       }
+    });
   }
 
   // out = (∂f/∂y) v: the Jacobian-vector product a matrix-free Newton solver (GMRES) uses.
@@ -86,13 +88,14 @@ class Brusselator2D {
     detail::require_length(name, "tangent v", v.size(), state_size());
     detail::require_length(name, "output out", out.size(), state_size());
     const double b = theta[1], k = theta[2] * static_cast<double>(n_ * n_);
-    for (Index r = 0; r < n_; ++r)
+    for_each_row([&](Index r) {
       for (Index c = 0; c < n_; ++c) {
         const Index i = 2 * (r * n_ + c);
         const double u = y[i], w = y[i + 1], vu = v[i], vv = v[i + 1];
         out[i] = (2.0 * u * w - (b + 1.0)) * vu + u * u * vv + k * laplacian(v, r, c, 0);
         out[i + 1] = (b - 2.0 * u * w) * vu - u * u * vv + k * laplacian(v, r, c, 1);
       }
+    });
   }
 
   // out_y = (∂f/∂y)ᵀ w, out_theta = (∂f/∂θ)ᵀ w. The Laplacian with mirrored ghost cells is
@@ -102,8 +105,10 @@ class Brusselator2D {
            Vector& out_theta) const {
     detail::require_vjp_sizes<Backend>(name, state_size(), 3, y, theta, w, out_y, out_theta);
     const double b = theta[1], k = theta[2] * static_cast<double>(n_ * n_);
-    double d_a = 0.0, d_b = 0.0, d_alpha = 0.0;
-    for (Index r = 0; r < n_; ++r)
+    // Each row's three sums from zero, the rows' sums added in row order: the bits do not depend
+    // on the thread count (rewind/parallel.hpp).
+    const Sums<3> sums = detail::ordered_fold<3>(n_, row_threads(), [&](Index r) {
+      double d_a = 0.0, d_b = 0.0, d_alpha = 0.0;
       for (Index c = 0; c < n_; ++c) {
         const Index i = 2 * (r * n_ + c);
         const double u = y[i], v = y[i + 1], wu = w[i], wv = w[i + 1];
@@ -115,12 +120,26 @@ class Brusselator2D {
         d_b += (wv - wu) * u;
         d_alpha += wu * laplacian(y, r, c, 0) + wv * laplacian(y, r, c, 1);
       }
-    out_theta[0] = d_a;
-    out_theta[1] = d_b;
-    out_theta[2] = d_alpha * static_cast<double>(n_ * n_);
+      Sums<3> row;
+      row.v[0] = d_a;
+      row.v[1] = d_b;
+      row.v[2] = d_alpha;
+      return row;
+    });
+    out_theta[0] = sums.v[0];
+    out_theta[1] = sums.v[1];
+    out_theta[2] = sums.v[2] * static_cast<double>(n_ * n_);
   }
 
  private:
+  // Rows run on several threads for grids of detail::kParallelMinIndices rows and more; each row
+  // writes only its own cells.
+  int row_threads() const { return detail::threads_for(n_, detail::kParallelMinIndices); }
+  template <class RowOp>
+  void for_each_row(RowOp&& op) const {
+    detail::parallel_indices(n_, row_threads(), op);
+  }
+
   // Neighbour index with mirrored ghost cells: stepping outside reflects onto the cell itself.
   Index clamp(Index i) const { return i < 0 ? 0 : (i >= n_ ? n_ - 1 : i); }
   double at(const Vector& y, Index r, Index c, int species) const {
