@@ -21,10 +21,14 @@
 //   error_norm(e, y0, y1, rtol, atol) sqrt(1/n Σ (e_i / (atol + rtol·max(|y0_i|, |y1_i|)))^2)
 //   all_finite(x)                     no NaN or Inf
 //   copy_to_host(x, span), copy_from_host(span, x)   element-wise transfer to a host buffer
-//   for_each_index(n, f)              f(i) for i in [0, n), on the backend's device
-//   sum_index<K>(n, f)                Σ_i f(i) for f returning Sums<K>, one pass
+//   for_each_index(n, f)              f(i) for i in [0, n), on the backend's device, in any order
+//                                     and possibly concurrently (GPU threads, CPU threads): f(i)
+//                                     must write only what index i owns
+//   sum_index<K>(n, f)                Σ_i f(i) for f returning Sums<K>, one pass (each f(i)
+//                                     called once, possibly concurrently)
 // Reductions are deterministic on every backend that claims `deterministic == true`: the same
-// inputs give the same bits on every call, which is what schedule independence rests on.
+// inputs give the same bits on every call, which is what schedule independence rests on. On the
+// Eigen backend they are also independent of the thread count (rewind/parallel.hpp).
 #pragma once
 
 #include <concepts>

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Threads (and, where built, MPI ranks) against one core on one gradient, side by side.
+
+    bench/run_parallel_scaling.sh                     # builds if needed, runs this, prints a table
+    python3 bench/parallel_scaling.py --rewind build/src/cli/rewind --n 708 --steps 200
+
+Runs `rewind run gray_scott` (RK4, dt = 1, revolve on --snapshots snapshots in memory) once per
+thread count, each in its own process, --repeats times, and keeps the fastest of each (these
+machines are shared: the minimum is the least disturbed run). For each it prints the forward
+sweep, the whole gradient (forward + recomputation + reverse), the speed-up of both against one
+thread, and the process's peak RSS. Every gradient (J, dJ/dtheta, |dJ/dy0|) must be the same
+bits as the one-thread run, and the field must be alive (the report's "degenerate" is null):
+a fast gradient of a dead field means nothing.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+
+def run_once(rewind, args):
+    """Runs rewind with args; returns its JSON report."""
+    proc = subprocess.Popen([rewind, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        sys.exit(f"parallel_scaling: {' '.join(args)} failed ({proc.returncode}): {err.strip()}")
+    return json.loads(out)
+
+
+def peak_rss_of(rewind, args):
+    """Runs rewind under fork/exec and reads the child's own maximum resident set (wait4)."""
+    pid = os.fork()
+    if pid == 0:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        os.execv(rewind, [rewind, *args])
+    _, status, usage = os.wait4(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"parallel_scaling: {' '.join(args)} failed")
+    return usage.ru_maxrss * 1024
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rewind", required=True, help="the rewind executable")
+    parser.add_argument("--n", type=int, default=708, help="grid side (708: 10^6 unknowns)")
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--snapshots", type=int, default=10)
+    parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
+    parser.add_argument("--repeats", type=int, default=3)
+    options = parser.parse_args()
+
+    cores = os.cpu_count()
+    print(f"machine: {cores} cores, {platform.processor() or platform.machine()}; "
+          f"load {os.getloadavg()[0]:.2f}")
+    print(f"date:    {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")
+    unknowns = 2 * options.n * options.n
+    print(f"case:    gray_scott --n {options.n} ({unknowns} unknowns), rk4 dt = 1, "
+          f"{options.steps} steps, revolve on {options.snapshots} snapshots; "
+          f"fastest of {options.repeats}\n")
+
+    base = ["run", "gray_scott", "--n", str(options.n), "--steps", str(options.steps),
+            "--snapshots", str(options.snapshots), "--no-fd-check", "--json"]
+    rows = []
+    reference = None
+    for threads in [int(t) for t in options.threads.split(",")]:
+        args = base + ["--threads", str(threads)]
+        best = None
+        for _ in range(options.repeats):
+            report = run_once(options.rewind, args)
+            stats = report["stats"]
+            if stats.get("threads") != threads:
+                sys.exit(f"parallel_scaling: asked for {threads} threads, ran {stats.get('threads')}")
+            if report.get("degenerate") is not None:
+                sys.exit(f"parallel_scaling: the gradient is degenerate: {report['degenerate']}")
+            gradient = (report["loss"], report["grad_theta"], report["grad_y0_norm"])
+            if reference is None:
+                reference = gradient
+            elif gradient != reference:
+                sys.exit(f"parallel_scaling: {threads} threads changed the gradient:\n"
+                         f"  {gradient}\n  {reference}")
+            timing = (stats["forward_seconds"], stats["total_seconds"])
+            if best is None or timing[1] < best[1]:
+                best = timing
+        rss = peak_rss_of(options.rewind, args)
+        rows.append((threads, best[0], best[1], rss))
+
+    one = rows[0]
+    print(f"{'threads':>7}  {'forward s':>9}  {'speed-up':>8}  {'gradient s':>10}  {'speed-up':>8}"
+          f"  {'peak RSS':>9}")
+    for threads, forward, total, rss in rows:
+        print(f"{threads:>7}  {forward:9.3f}  {one[1] / forward:7.2f}x  {total:10.3f}  "
+              f"{one[2] / total:7.2f}x  {rss / 2**20:7.0f} MiB")
+    print(f"\ngradients: the same bits for every thread count (J = {reference[0]!r})")
+
+
+if __name__ == "__main__":
+    main()
