@@ -10,6 +10,8 @@ packages=(
   libsundials-dev        # BDF through CVODES
   liblapack-dev          # band LU for CVODES's Newton iterations (dgbtrf/dgbtrs)
   libhdf5-dev hdf5-tools # snapshot files, h5dump
+  libopenmpi-dev openmpi-bin  # MPI ranks (rewind::distributed; tests run on loopback)
+  libhdf5-openmpi-dev    # parallel HDF5 for snapshot files written by every rank
   libxxhash-dev          # XXH3 checksums of snapshots (header-only use)
   libgtest-dev googletest libgmock-dev
   libbenchmark-dev       # Google Benchmark

@@ -47,13 +47,6 @@ Json by_name(const std::vector<std::string>& names, const Eigen::VectorXd& theta
   return out;
 }
 
-std::string fitted_values(const FitReport& report, const Eigen::VectorXd& theta) {
-  std::string text;
-  for (const NamedParameter& p : report.settings.fitted)
-    text += (text.empty() ? "" : ", ") + p.name + " = " + format("%.6g", theta[p.index]);
-  return text;
-}
-
 Json fit_json(const FitReport& report) {
   const FitSettings& settings = report.settings;
   const Observations& observations = settings.observations;

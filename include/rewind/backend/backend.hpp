@@ -69,4 +69,26 @@ concept VectorBackend = requires(typename B::Vector& x, const typename B::Vector
   B::copy_from_host(host_in, x);
 };
 
+// The number of values of x this process holds: all of them, except on a backend whose vectors
+// are split across processes (rewind/distributed/distributed_backend.hpp), which says so through
+// B::host_size. Host buffers for copy_to_host / copy_from_host have this length.
+template <class B>
+Index host_size(const typename B::Vector& x) {
+  if constexpr (requires { B::host_size(x); })
+    return B::host_size(x);
+  else
+    return B::size(x);
+}
+
+// Whether `mine` is true in any process that shares the run: `mine` itself, except on a backend
+// split across processes, where it is a collective (B::any_rank) so that every rank reaches the
+// same verdict (the drift monitor's).
+template <class B>
+bool true_on_any_process(bool mine) {
+  if constexpr (requires { B::any_rank(mine); })
+    return B::any_rank(mine);
+  else
+    return mine;
+}
+
 }  // namespace rwd

@@ -134,7 +134,8 @@ class CheckpointedAdjoint {
     std::unique_ptr<SnapshotStore<B, Carry>> store =
         make_snapshot_store<B, Carry>(plan, n, options_.disk);
     std::optional<RestoreLookahead> lookahead = make_restore_lookahead(plan);
-    DriftMonitor<B> drift(steps, n, options_.drift_policy, options_.max_fingerprints);
+    DriftMonitor<B> drift(steps, host_size<B>(y0), options_.drift_policy,
+                          options_.max_fingerprints);
     const auto counted = stepper_.counters();
 
     Vector y = B::zeros(n), grad = B::zeros(n), lambda = B::zeros(n), mu = B::zeros(p);

@@ -24,6 +24,7 @@
 #include <limits>
 #include <vector>
 
+#include "rewind/backend/backend.hpp"
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/types.hpp"
@@ -80,6 +81,8 @@ class DriftMonitor {
   DriftMonitor(Index steps, Index state_size, DriftPolicy policy, Index max_fingerprints,
                std::uint64_t seed = 0x5EEDF00DULL)
       : policy_(policy), seed_(seed), host_(static_cast<std::size_t>(state_size)) {
+    // state_size: the values this process holds (rwd::host_size; a rank's own on a backend
+    // split across processes), the length of the host copy each fingerprint hashes.
     if (max_fingerprints < 1)
       detail::fail<InvalidArgument>("max_fingerprints = ", max_fingerprints, " must be >= 1");
     report_.sampling_stride = std::max<Index>(1, (steps + max_fingerprints) / max_fingerprints);
@@ -100,7 +103,9 @@ class DriftMonitor {
     const Fingerprint& first = fingerprints_[slot(step)];
     const Fingerprint now = fingerprint(y);
     ++report_.replayed_steps_checked;
-    if (now.hash == first.hash) return;
+    // Across processes the verdict is every rank's: one rank's mismatch stops all of them here,
+    // with the same step and the same (global) projections in the message.
+    if (!true_on_any_process<B>(now.hash != first.hash)) return;
     double diff = 0.0, norm = 0.0;
     for (int j = 0; j < 4; ++j) {
       diff += (now.proj[j] - first.proj[j]) * (now.proj[j] - first.proj[j]);

@@ -226,6 +226,50 @@ inline void gray_scott_vjp_state_interior(GrayScottParameters p, Index n,
         av[c], gray_scott_laplacian(av[c], avu[c], avd[c], av[c - 1], av[c + 1]), ou[c], ov[c]);
 }
 
+// One row from explicit pointers to it (u, v), the rows above (uu, vu) and below (ud, vd), and its
+// outputs: the two wrapping columns by the cell functions, the interior vectorised. The row
+// kernels below and the distributed problem (whose rows above and below may be halos received
+// from another rank) share it, so both give the same bits.
+inline void gray_scott_rhs_row(GrayScottParameters p, Index n, const double* u, const double* uu,
+                               const double* ud, const double* v, const double* vu,
+                               const double* vd, double* fu, double* fv) {
+  auto cell = [&](Index c, Index l, Index rt) {
+    gray_scott_rhs_cell(p, u[c], gray_scott_laplacian(u[c], uu[c], ud[c], u[l], u[rt]), v[c],
+                        gray_scott_laplacian(v[c], vu[c], vd[c], v[l], v[rt]), fu[c], fv[c]);
+  };
+  cell(0, n - 1, 1);
+  gray_scott_rhs_interior(p, n, u, uu, ud, v, vu, vd, fu, fv);
+  cell(n - 1, n - 2, 0);
+}
+
+// (∂f/∂y)ᵀ a on one row, from pointers as in gray_scott_rhs_row (a's rows above and below).
+inline void gray_scott_vjp_state_row(GrayScottParameters p, Index n, const double* u,
+                                     const double* v, const double* au, const double* auu,
+                                     const double* aud, const double* av, const double* avu,
+                                     const double* avd, double* ou, double* ov) {
+  auto cell = [&](Index c, Index l, Index rt) {
+    gray_scott_vjp_cell(p, u[c], v[c], au[c],
+                        gray_scott_laplacian(au[c], auu[c], aud[c], au[l], au[rt]), av[c],
+                        gray_scott_laplacian(av[c], avu[c], avd[c], av[l], av[rt]), ou[c], ov[c]);
+  };
+  cell(0, n - 1, 1);
+  gray_scott_vjp_state_interior(p, n, u, v, au, auu, aud, av, avu, avd, ou, ov);
+  cell(n - 1, n - 2, 0);
+}
+
+// One row's part of (∂f/∂θ)ᵀ a, column by column in order from zero (y's rows above and below).
+inline Sums<4> gray_scott_parameter_row(Index n, const double* u, const double* uu,
+                                        const double* ud, const double* v, const double* vu,
+                                        const double* vd, const double* au, const double* av) {
+  Sums<4> s = Sums<4>::zero();
+  gray_scott_for_each_column(n, [&](Index c, Index l, Index rt) {
+    s = s + gray_scott_parameter_terms(u[c], gray_scott_laplacian(u[c], uu[c], ud[c], u[l], u[rt]),
+                                       v[c], gray_scott_laplacian(v[c], vu[c], vd[c], v[l], v[rt]),
+                                       au[c], av[c]);
+  });
+  return s;
+}
+
 struct GrayScottRhsRowKernel {
   const double* y;
   const double* theta;
@@ -233,19 +277,11 @@ struct GrayScottRhsRowKernel {
   Index n, cells;
 
   void operator()(Index r) const {
-    const GrayScottParameters p = GrayScottParameters::load(theta);
     const GrayScottRow row(r, n);
     const double *u = y + row.row, *uu = y + row.up, *ud = y + row.down;
-    const double *v = u + cells, *vu = uu + cells, *vd = ud + cells;
     double* fu = f + row.row;
-    double* fv = fu + cells;
-    auto cell = [&](Index c, Index l, Index rt) {
-      gray_scott_rhs_cell(p, u[c], gray_scott_laplacian(u[c], uu[c], ud[c], u[l], u[rt]), v[c],
-                          gray_scott_laplacian(v[c], vu[c], vd[c], v[l], v[rt]), fu[c], fv[c]);
-    };
-    cell(0, n - 1, 1);
-    gray_scott_rhs_interior(p, n, u, uu, ud, v, vu, vd, fu, fv);
-    cell(n - 1, n - 2, 0);
+    gray_scott_rhs_row(GrayScottParameters::load(theta), n, u, uu, ud, u + cells, uu + cells,
+                       ud + cells, fu, fu + cells);
   }
 };
 
@@ -261,21 +297,11 @@ struct GrayScottVjpStateRowKernel {
   Index n, cells;
 
   void operator()(Index r) const {
-    const GrayScottParameters p = GrayScottParameters::load(theta);
     const GrayScottRow row(r, n);
-    const double *u = y + row.row, *v = u + cells;
-    const double *au = a + row.row, *auu = a + row.up, *aud = a + row.down;
-    const double *av = au + cells, *avu = auu + cells, *avd = aud + cells;
+    const double *u = y + row.row, *au = a + row.row, *auu = a + row.up, *aud = a + row.down;
     double* ou = out + row.row;
-    double* ov = ou + cells;
-    auto cell = [&](Index c, Index l, Index rt) {
-      gray_scott_vjp_cell(p, u[c], v[c], au[c],
-                          gray_scott_laplacian(au[c], auu[c], aud[c], au[l], au[rt]), av[c],
-                          gray_scott_laplacian(av[c], avu[c], avd[c], av[l], av[rt]), ou[c], ov[c]);
-    };
-    cell(0, n - 1, 1);
-    gray_scott_vjp_state_interior(p, n, u, v, au, auu, aud, av, avu, avd, ou, ov);
-    cell(n - 1, n - 2, 0);
+    gray_scott_vjp_state_row(GrayScottParameters::load(theta), n, u, u + cells, au, auu, aud,
+                             au + cells, auu + cells, aud + cells, ou, ou + cells);
   }
 };
 
@@ -287,16 +313,9 @@ struct GrayScottVjpParameterRowKernel {
 
   Sums<4> operator()(Index r) const {
     const GrayScottRow row(r, n);
-    const double *u = y + row.row, *uu = y + row.up, *ud = y + row.down;
-    const double *v = u + cells, *vu = uu + cells, *vd = ud + cells;
-    const double *au = a + row.row, *av = au + cells;
-    Sums<4> s = Sums<4>::zero();
-    gray_scott_for_each_column(n, [&](Index c, Index l, Index rt) {
-      s = s + gray_scott_parameter_terms(
-                  u[c], gray_scott_laplacian(u[c], uu[c], ud[c], u[l], u[rt]), v[c],
-                  gray_scott_laplacian(v[c], vu[c], vd[c], v[l], v[rt]), au[c], av[c]);
-    });
-    return s;
+    const double *u = y + row.row, *uu = y + row.up, *ud = y + row.down, *au = a + row.row;
+    return gray_scott_parameter_row(n, u, uu, ud, u + cells, uu + cells, ud + cells, au,
+                                    au + cells);
   }
 };
 
@@ -304,22 +323,29 @@ struct GrayScottVjpParameterRowKernel {
 template <class B>
 inline constexpr bool kGrayScottRowKernels = std::is_same_v<B, EigenBackend>;
 
+// (u, v) of cell c of the default initial state: the seeded square is rows and columns [lo, hi).
+REWIND_HOST_DEVICE inline void gray_scott_initial_cell(std::uint64_t seed, std::uint32_t c,
+                                                       std::uint32_t n, std::uint32_t lo,
+                                                       std::uint32_t hi, double& u, double& v) {
+  const std::uint32_t row = c / n;
+  const std::uint32_t col = c - row * n;
+  if (row >= lo && row < hi && col >= lo && col < hi) {
+    u = 0.5 + 0.01 * hash_uniform(seed, 2 * static_cast<std::uint64_t>(c));
+    v = 0.25 + 0.01 * hash_uniform(seed, 2 * static_cast<std::uint64_t>(c) + 1);
+  } else {
+    u = 1.0;
+    v = 0.0;
+  }
+}
+
 struct GrayScottInitialStateKernel {
   double* y;
   std::uint64_t seed;
-  std::uint32_t n, cells, lo, hi;  // the seeded square is rows and columns [lo, hi)
+  std::uint32_t n, cells, lo, hi;
 
   REWIND_HOST_DEVICE void operator()(Index k) const {
     const std::uint32_t c = static_cast<std::uint32_t>(k);
-    const std::uint32_t row = c / n;
-    const std::uint32_t col = c - row * n;
-    if (row >= lo && row < hi && col >= lo && col < hi) {
-      y[c] = 0.5 + 0.01 * hash_uniform(seed, 2 * static_cast<std::uint64_t>(c));
-      y[cells + c] = 0.25 + 0.01 * hash_uniform(seed, 2 * static_cast<std::uint64_t>(c) + 1);
-    } else {
-      y[c] = 1.0;
-      y[cells + c] = 0.0;
-    }
+    gray_scott_initial_cell(seed, c, n, lo, hi, y[c], y[cells + c]);
   }
 };
 

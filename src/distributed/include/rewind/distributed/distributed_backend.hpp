@@ -1,0 +1,225 @@
+// rewind/distributed/distributed_backend.hpp — a vector backend whose state vectors are split
+// across MPI ranks (each rank its rows, rewind/distributed/row_layout.hpp) and whose reductions
+// give the same bits for any number of ranks.
+//
+//   auto layout = std::make_shared<rwd::RowLayout>(world, 2, n, n);
+//   rwd::DistributedBackend::use_layout(layout);     // vectors of 2n² values are now split
+//   auto y = rwd::DistributedBackend::zeros(2 * n * n);   // this rank's rows only
+//   auto theta = rwd::DistributedBackend::zeros(4);       // replicated: every rank all of it
+//
+// Two kinds of vector share the type. A vector whose length is the global size of the layout in
+// use is *distributed*: it holds this rank's rows, size(x) is the global length, data(x) points
+// to the local rows, and every reduction over it is a collective (each rank calls it, in the
+// same order — the drivers do, since the schedule is computed identically on every rank). Any
+// other vector (parameters θ, their gradient, empty work vectors) is *replicated*: every rank
+// holds all of it and reductions stay local. The drivers, integrators and stores are the serial
+// ones, unchanged: they only combine vectors through the backend.
+//
+// for_each_index(n, f) and sum_index(n, f) with n the global size call f with this rank's local
+// indices [0, host_size): kernels index the local data they were given. host_size(x) is the
+// number of values this rank holds (copy_to_host / copy_from_host move those).
+//
+// Reductions over distributed vectors fold one partial per global row in row order
+// (RowLayout::fold_rows); inside a row, four interleaved partial sums as on the Eigen backend.
+#pragma once
+
+#include <Eigen/Core>
+#include <array>
+#include <cmath>
+#include <memory>
+#include <span>
+
+#include "rewind/backend/backend.hpp"
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/distributed/row_layout.hpp"
+#include "rewind/error.hpp"
+#include "rewind/parallel.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+struct DistributedVector {
+  Eigen::VectorXd local;              // this rank's values (all of them when replicated)
+  const RowLayout* layout = nullptr;  // null: replicated
+};
+
+struct DistributedBackend {
+  using Vector = DistributedVector;
+  static constexpr const char* name = "distributed";
+  static constexpr bool deterministic = true;
+
+  // From now on vectors of layout->global_size() values are split by `layout` (kept alive
+  // here). A second layout of another global size replaces the first; vectors made before keep
+  // pointing to theirs.
+  static void use_layout(std::shared_ptr<const RowLayout> layout) {
+    if (!layout) detail::fail<InvalidArgument>("DistributedBackend::use_layout: no layout");
+    current() = std::move(layout);
+  }
+  static const RowLayout* layout_for(Index n) {
+    const auto& l = current();
+    return l && l->global_size() == n ? l.get() : nullptr;
+  }
+
+  static Vector zeros(Index n) {
+    if (n < 0) detail::fail<InvalidArgument>("zeros: size ", n, " must be >= 0");
+    Vector x;
+    x.layout = layout_for(n);
+    x.local = Eigen::VectorXd::Zero(x.layout ? x.layout->local_size() : n);
+    return x;
+  }
+  static Index size(const Vector& x) {
+    return x.layout ? x.layout->global_size() : static_cast<Index>(x.local.size());
+  }
+  static Index host_size(const Vector& x) { return static_cast<Index>(x.local.size()); }
+  static double* data(Vector& x) { return x.local.data(); }
+  static const double* data(const Vector& x) { return x.local.data(); }
+
+  static void fill(Vector& x, double a) { EigenBackend::fill(x.local, a); }
+  static void copy(const Vector& src, Vector& dst) {
+    dst.layout = src.layout;
+    EigenBackend::copy(src.local, dst.local);
+  }
+  static void scale(double a, Vector& x) { EigenBackend::scale(a, x.local); }
+  static void axpy(double a, const Vector& x, Vector& y) {
+    same_kind(x, y, "axpy");
+    EigenBackend::axpy(a, x.local, y.local);
+  }
+  static void linear_combination(Vector& out, double a, const Vector& x, std::span<const double> c,
+                                 std::span<const Vector* const> v) {
+    std::array<const Eigen::VectorXd*, kMaxCombinationTerms> locals = local_vectors(v);
+    EigenBackend::linear_combination(
+        out.local, a, x.local, c, std::span<const Eigen::VectorXd* const>(locals.data(), v.size()));
+  }
+  static void linear_combination(Vector& out, std::span<const double> c,
+                                 std::span<const Vector* const> v) {
+    std::array<const Eigen::VectorXd*, kMaxCombinationTerms> locals = local_vectors(v);
+    EigenBackend::linear_combination(
+        out.local, c, std::span<const Eigen::VectorXd* const>(locals.data(), v.size()));
+  }
+
+  static double dot(const Vector& x, const Vector& y) {
+    same_kind(x, y, "dot");
+    if (!x.layout) return EigenBackend::dot(x.local, y.local);
+    const double *a = x.local.data(), *b = y.local.data();
+    return element_sum(*x.layout, [a, b](Index i) { return a[i] * b[i]; });
+  }
+  static double max_norm(const Vector& x) {
+    const double local = EigenBackend::max_norm(x.local);
+    if (!x.layout) return local;
+    // max is exact in any order; NaN on any rank must win on every rank.
+    const RowLayout& l = *x.layout;
+    thread_local std::vector<double> all;
+    thread_local std::vector<int> counts;
+    all.resize(static_cast<std::size_t>(l.communicator().size()));
+    counts.assign(static_cast<std::size_t>(l.communicator().size()), 1);
+    l.communicator().all_gather(std::span<const double>(&local, 1), counts, all);
+    double m = 0.0;
+    for (double a : all) m = (a > m || a != a) ? a : m;
+    return m;
+  }
+  static double wrms_norm(const Vector& x, const Vector& w) {
+    same_kind(x, w, "wrms_norm");
+    if (!x.layout) return EigenBackend::wrms_norm(x.local, w.local);
+    const double *a = x.local.data(), *b = w.local.data();
+    const double sum = element_sum(*x.layout, [a, b](Index i) {
+      const double r = a[i] * b[i];
+      return r * r;
+    });
+    return std::sqrt(sum / static_cast<double>(x.layout->global_size()));
+  }
+  static double error_norm(const Vector& e, const Vector& y0, const Vector& y1, double rtol,
+                           double atol) {
+    same_kind(e, y0, "error_norm");
+    same_kind(e, y1, "error_norm");
+    if (!e.layout) return EigenBackend::error_norm(e.local, y0.local, y1.local, rtol, atol);
+    const double *es = e.local.data(), *a = y0.local.data(), *b = y1.local.data();
+    const double sum = element_sum(*e.layout, [=](Index i) {
+      const double scale = atol + rtol * std::max(std::abs(a[i]), std::abs(b[i]));
+      const double r = es[i] / scale;
+      return r * r;
+    });
+    return std::sqrt(sum / static_cast<double>(e.layout->global_size()));
+  }
+  static bool all_finite(const Vector& x) {
+    const bool local = EigenBackend::all_finite(x.local);
+    return x.layout ? !x.layout->communicator().any(!local) : local;
+  }
+
+  static void copy_to_host(const Vector& x, std::span<double> host) {
+    EigenBackend::copy_to_host(x.local, host);
+  }
+  static void copy_from_host(std::span<const double> host, Vector& x) {
+    EigenBackend::copy_from_host(host, x.local);
+  }
+
+  // Whether `mine` is true on any rank (a collective when a layout is in use; the drift monitor's
+  // verdict is global through it).
+  static bool any_rank(bool mine) {
+    const auto& l = current();
+    return l ? l->communicator().any(mine) : mine;
+  }
+
+  template <class F>
+  static void for_each_index(Index n, F&& f) {
+    const RowLayout* l = layout_for(n);
+    EigenBackend::for_each_index(l ? l->local_size() : n, f);
+  }
+  template <int K, class F>
+  static Sums<K> sum_index(Index n, F&& f) {
+    const RowLayout* l = layout_for(n);
+    if (!l) return EigenBackend::sum_index<K>(n, f);
+    const Index length = l->row_length();
+    return l->fold_rows<K>([&](Index b) {
+      Sums<K> s = Sums<K>::zero();
+      for (Index i = b * length; i < (b + 1) * length; ++i) s = s + f(i);
+      return s;
+    });
+  }
+
+ private:
+  static std::shared_ptr<const RowLayout>& current() {
+    static std::shared_ptr<const RowLayout> layout;
+    return layout;
+  }
+
+  static void same_kind(const Vector& x, const Vector& y, const char* what) {
+    if (x.layout != y.layout || x.local.size() != y.local.size())
+      detail::fail<InvalidArgument>(what, ": vectors of ", size(x), " and ", size(y), " values (",
+                                    x.layout ? "distributed" : "replicated", ", ",
+                                    y.layout ? "distributed" : "replicated",
+                                    ") cannot be combined");
+  }
+
+  static std::array<const Eigen::VectorXd*, kMaxCombinationTerms> local_vectors(
+      std::span<const Vector* const> v) {
+    if (v.size() > static_cast<std::size_t>(kMaxCombinationTerms))
+      detail::fail<InvalidArgument>("linear_combination: ", v.size(), " terms; at most ",
+                                    kMaxCombinationTerms);
+    std::array<const Eigen::VectorXd*, kMaxCombinationTerms> locals{};
+    for (std::size_t j = 0; j < v.size(); ++j) locals[j] = &v[j]->local;
+    return locals;
+  }
+
+  // Σ_i term(i) over this rank's local indices, one partial per row (four interleaved lanes
+  // inside it), folded in global row order on every rank.
+  template <class Term>
+  static double element_sum(const RowLayout& l, Term&& term) {
+    const Index length = l.row_length();
+    const Sums<1> s = l.fold_rows<1>([&](Index b) {
+      double lane[4] = {0.0, 0.0, 0.0, 0.0};
+      const Index begin = b * length, end = begin + length;
+      Index i = begin;
+      for (; i + 4 <= end; i += 4)
+        for (int k = 0; k < 4; ++k) lane[k] += term(i + k);
+      for (int k = 0; i < end; ++i, ++k) lane[k] += term(i);
+      Sums<1> r;
+      r.v[0] = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+      return r;
+    });
+    return s.v[0];
+  }
+};
+
+static_assert(VectorBackend<DistributedBackend>);
+
+}  // namespace rwd

@@ -1,0 +1,200 @@
+// rewind/distributed/distributed_gray_scott.hpp — Gray–Scott (rewind/problems/gray_scott.hpp)
+// with its grid rows split across MPI ranks.
+//
+//   rwd::MpiSession mpi(argc, argv);
+//   rwd::DistributedGrayScott gs(708, rwd::Communicator::world());   // 10^6 unknowns in all
+//   auto y = gs.default_initial_state(1);     // this rank's rows of u and v
+//   auto theta = gs.default_parameters();     // replicated
+//   rwd::ExplicitRungeKutta stepper(gs, rwd::ButcherTableau::rk4(), control);   // unchanged
+//
+// Each rank owns rows [first_row, first_row + local_rows) of u and of v (rwd::RowLayout with two
+// fields); the layout is put in use on DistributedBackend by the constructor. Before each
+// right-hand side the ranks exchange the rows just above and below their own (periodic: rank 0's
+// upper neighbour is the last rank) — one message each way per field set — and then run the
+// serial problem's row arithmetic (detail::gray_scott_rhs_row and friends) on their rows, with
+// the halo rows standing in for the missing neighbours. So every value is the serial problem's
+// to the bit, and the parameter sums (one per row, folded in row order) are too: the gradient
+// with any number of ranks is the one-process GrayScott<EigenBackend> gradient, bit for bit.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "rewind/distributed/distributed_backend.hpp"
+#include "rewind/error.hpp"
+#include "rewind/parallel.hpp"
+#include "rewind/problems/gray_scott.hpp"
+
+namespace rwd {
+
+class DistributedGrayScott {
+ public:
+  using Backend = DistributedBackend;
+  using Vector = DistributedVector;
+  static constexpr const char* name = "gray-scott";
+
+  // n: grid points per side (as GrayScott); more ranks than rows is refused.
+  DistributedGrayScott(Index n, Communicator comm)
+      : serial_(n), layout_(std::make_shared<RowLayout>(comm, 2, n, n)), grid_rows_(comm, 1, n, n) {
+    DistributedBackend::use_layout(layout_);
+    halo_.assign(static_cast<std::size_t>(8 * n), 0.0);
+    send_.assign(static_cast<std::size_t>(4 * n), 0.0);
+    incoming_.assign(static_cast<std::size_t>(2 * n), 0.0);
+  }
+
+  Index grid_size() const { return serial_.grid_size(); }
+  Index state_size() const { return serial_.state_size(); }
+  Index parameter_size() const { return 4; }
+  const RowLayout& layout() const { return *layout_; }
+
+  static Vector default_parameters(double diffusion_u = 0.16, double diffusion_v = 0.08,
+                                   double feed = 0.037, double kill = 0.06) {
+    Vector theta = DistributedBackend::zeros(4);
+    theta.local << diffusion_u, diffusion_v, feed, kill;
+    return theta;
+  }
+  static std::vector<std::string> parameter_names() { return GrayScott<>::parameter_names(); }
+
+  // This rank's rows of GrayScott::default_initial_state(seed).
+  Vector default_initial_state(std::uint64_t seed = 0) const {
+    Vector y = DistributedBackend::zeros(state_size());
+    const Index n = grid_size(), half = std::max<Index>(1, n / 10), centre = n / 2;
+    const auto lo = static_cast<std::uint32_t>(centre - half);
+    const auto hi = static_cast<std::uint32_t>(std::min(n, centre + half));
+    const Index local_cells = layout_->local_rows() * n, first_cell = layout_->first_row() * n;
+    double* u = y.local.data();
+    double* v = u + local_cells;
+    for (Index c = 0; c < local_cells; ++c)
+      detail::gray_scott_initial_cell(seed, static_cast<std::uint32_t>(first_cell + c),
+                                      static_cast<std::uint32_t>(n), lo, hi, u[c], v[c]);
+    return y;
+  }
+
+  void rhs(double /*t*/, const Vector& y, const Vector& theta, Vector& f) const {
+    require_sizes(y, theta, f, "rhs");
+    exchange_halos(y, 0);
+    const auto p = detail::GrayScottParameters::load(theta.local.data());
+    const Index n = grid_size(), cells = layout_->local_rows() * n;
+    const double* u = y.local.data();
+    double* fu = f.local.data();
+    for_each_local_row([&](Index r) {
+      const Rows ur = rows(u, r, 0), vr = rows(u + cells, r, 1);
+      detail::gray_scott_rhs_row(p, n, ur.row, ur.up, ur.down, vr.row, vr.up, vr.down, fu + r * n,
+                                 fu + cells + r * n);
+    });
+  }
+
+  void vjp(double /*t*/, const Vector& y, const Vector& theta, const Vector& a, Vector& out_y,
+           Vector& out_theta) const {
+    require_sizes(y, theta, out_y, "vjp");
+    require_sizes(a, theta, out_y, "vjp");
+    if (out_theta.layout || out_theta.local.size() != 4)
+      detail::fail<InvalidArgument>("gray-scott vjp: out_theta must be a replicated vector of 4");
+    exchange_halos(y, 0);
+    exchange_halos(a, 1);
+    const auto p = detail::GrayScottParameters::load(theta.local.data());
+    const Index n = grid_size(), cells = layout_->local_rows() * n;
+    const double *u = y.local.data(), *au = a.local.data();
+    double* ou = out_y.local.data();
+    for_each_local_row([&](Index r) {
+      const Rows ar = rows(au, r, 2), avr = rows(au + cells, r, 3);
+      detail::gray_scott_vjp_state_row(p, n, u + r * n, u + cells + r * n, ar.row, ar.up, ar.down,
+                                       avr.row, avr.up, avr.down, ou + r * n, ou + cells + r * n);
+    });
+    // One partial per grid row (covering u and v of the row, like the serial problem's row sums),
+    // folded in row order.
+    const Sums<4> s = grid_rows_.fold_rows<4>([&](Index b) {
+      const Rows ur = rows(u, b, 0), vr = rows(u + cells, b, 1);
+      return detail::gray_scott_parameter_row(n, ur.row, ur.up, ur.down, vr.row, vr.up, vr.down,
+                                              au + b * n, au + cells + b * n);
+    });
+    for (int j = 0; j < 4; ++j) out_theta.local[j] = s.v[j];
+  }
+
+ private:
+  // A local row and its neighbours above and below, halo rows at this rank's edges.
+  struct Rows {
+    const double *row, *up, *down;
+  };
+  // Row r of a field whose local rows start at `base`; `halo` picks the field's halo pair
+  // (0: u, 1: v of y; 2: u, 3: v of the cotangent).
+  Rows rows(const double* base, Index r, int halo) const {
+    const Index n = grid_size(), last = layout_->local_rows() - 1;
+    const double* row = base + r * n;
+    const double* up = r == 0 ? halo_row(halo, 0) : row - n;
+    const double* down = r == last ? halo_row(halo, 1) : row + n;
+    return {row, up, down};
+  }
+  const double* halo_row(int halo, int side) const {
+    return halo_.data() + (2 * halo + side) * grid_size();
+  }
+
+  template <class RowOp>
+  void for_each_local_row(RowOp&& op) const {
+    const Index rows = layout_->local_rows();
+    detail::parallel_indices(rows, detail::threads_for(rows, detail::kParallelMinIndices), op);
+  }
+
+  // Fills the halo rows of x's two fields (halo pairs `first_pair`·2 … +1): the row above this
+  // rank's first row comes from the rank above (periodic), the row below its last from the rank
+  // below. The u and v rows travel in one message each way.
+  void exchange_halos(const Vector& x, int first_pair) const {
+    const Communicator& comm = layout_->communicator();
+    const Index n = grid_size(), rows = layout_->local_rows(), cells = rows * n;
+    const double* u = x.local.data();
+    const double* v = u + cells;
+    double* up_u = halo_.data() + (2 * (2 * first_pair) + 0) * n;  // pair 2·first_pair, side 0
+    double* down_u = up_u + n;
+    double* up_v = halo_.data() + (2 * (2 * first_pair + 1) + 0) * n;
+    double* down_v = up_v + n;
+    if (comm.size() == 1) {  // periodic onto itself
+      std::copy(u + (rows - 1) * n, u + rows * n, up_u);
+      std::copy(u, u + n, down_u);
+      std::copy(v + (rows - 1) * n, v + rows * n, up_v);
+      std::copy(v, v + n, down_v);
+      return;
+    }
+    const int above = (comm.rank() + comm.size() - 1) % comm.size();
+    const int below = (comm.rank() + 1) % comm.size();
+    double* first = send_.data();         // [u first row; v first row] → above
+    double* last = send_.data() + 2 * n;  // [u last row; v last row] → below
+    std::copy(u, u + n, first);
+    std::copy(v, v + n, first + n);
+    std::copy(u + (rows - 1) * n, u + rows * n, last);
+    std::copy(v + (rows - 1) * n, v + rows * n, last + n);
+    std::vector<double>& incoming = incoming_;
+    // My first rows go up; the rank below's first rows arrive: they are my "down" halos.
+    comm.exchange(above, std::span<const double>(first, 2 * n), below,
+                  std::span<double>(incoming.data(), 2 * n), 1);
+    std::copy(incoming.begin(), incoming.begin() + n, down_u);
+    std::copy(incoming.begin() + n, incoming.end(), down_v);
+    // My last rows go down; the rank above's last rows arrive: my "up" halos.
+    comm.exchange(below, std::span<const double>(last, 2 * n), above,
+                  std::span<double>(incoming.data(), 2 * n), 2);
+    std::copy(incoming.begin(), incoming.begin() + n, up_u);
+    std::copy(incoming.begin() + n, incoming.end(), up_v);
+  }
+
+  void require_sizes(const Vector& y, const Vector& theta, const Vector& out,
+                     const char* what) const {
+    if (y.layout != layout_.get() || out.layout != layout_.get())
+      detail::fail<InvalidArgument>("gray-scott ", what,
+                                    ": state vectors must be split by this problem's layout");
+    if (theta.layout || theta.local.size() != 4)
+      detail::fail<InvalidArgument>("gray-scott ", what,
+                                    ": theta must be a replicated vector of 4 parameters");
+  }
+
+  GrayScott<> serial_;  // sizes and checks of the serial problem
+  std::shared_ptr<RowLayout> layout_;
+  RowLayout grid_rows_;  // the same rows as one field: the parameter sums' decomposition
+  mutable std::vector<double> halo_;  // 4 pairs (up, down) of rows: u, v of y; u, v of a
+  mutable std::vector<double> send_;
+  mutable std::vector<double> incoming_;
+};
+
+}  // namespace rwd

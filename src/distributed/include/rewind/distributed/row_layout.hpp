@@ -1,0 +1,126 @@
+// rewind/distributed/row_layout.hpp — how a state is split across ranks, and the sums over it
+// that give the same bits for any number of ranks.
+//
+// A state is `fields` blocks of `rows` rows of `row_length` values (Gray–Scott: 2 fields u, v of
+// n rows of n cells; global index f·rows·row_length + r·row_length + c, the serial layout). Rank
+// k owns rows [first_row(k), first_row(k + 1)) of every field, split as evenly as possible, and
+// stores them field by field: its local vector is [field 0's rows; field 1's rows; …].
+//
+// Sums over the whole state are folded in a fixed decomposition that no rank count changes: one
+// partial sum per global row (each row summed on its own, from zero), the row partials gathered
+// on every rank and added in global row order (field 0's rows 0 … rows−1, then field 1's, …) by
+// every rank alike. So 1, 2, 3 or 4 ranks give the same bits, every rank the same value — and the
+// same bits as a one-process fold of the same rows in the same order.
+//
+//   rwd::RowLayout layout(world, /*fields=*/2, /*rows=*/n, /*row_length=*/n);
+//   double local_rows = layout.local_rows();   // this rank's rows of each field
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "rewind/distributed/communicator.hpp"
+#include "rewind/error.hpp"
+#include "rewind/parallel.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+class RowLayout {
+ public:
+  // Fails (InvalidArgument) when there are more ranks than rows: every rank owns one row or more.
+  RowLayout(Communicator comm, Index fields, Index rows, Index row_length)
+      : comm_(comm), fields_(fields), rows_(rows), row_length_(row_length) {
+    if (fields < 1 || rows < 1 || row_length < 1)
+      detail::fail<InvalidArgument>("RowLayout: ", fields, " fields of ", rows, " rows of ",
+                                    row_length, " values: each must be >= 1");
+    if (comm.size() > rows)
+      detail::fail<InvalidArgument>("the state has ", rows, " rows to split and ", comm.size(),
+                                    " ranks: every rank needs one row or more (use at most ", rows,
+                                    " ranks)");
+    const int ranks = comm.size();
+    first_rows_.resize(static_cast<std::size_t>(ranks) + 1);
+    for (int k = 0; k <= ranks; ++k) first_rows_[static_cast<std::size_t>(k)] = rows * k / ranks;
+  }
+
+  const Communicator& communicator() const { return comm_; }
+  Index fields() const { return fields_; }
+  Index rows() const { return rows_; }
+  Index row_length() const { return row_length_; }
+  Index global_size() const { return fields_ * rows_ * row_length_; }
+
+  // Rank k's rows [first_row(k), first_row(k) + rows_of(k)).
+  Index first_row(int k) const { return first_rows_[static_cast<std::size_t>(k)]; }
+  Index rows_of(int k) const { return first_row(k + 1) - first_row(k); }
+  // This rank's.
+  Index first_row() const { return first_row(comm_.rank()); }
+  Index local_rows() const { return rows_of(comm_.rank()); }
+  Index local_size() const { return fields_ * local_rows() * row_length_; }
+  // The number of row blocks this rank holds (fields × local rows), field by field.
+  Index local_blocks() const { return fields_ * local_rows(); }
+
+  bool same_shape(const RowLayout& other) const {
+    return fields_ == other.fields_ && rows_ == other.rows_ && row_length_ == other.row_length_ &&
+           comm_.size() == other.comm_.size();
+  }
+
+  // Σ over global rows in order of partial(b), where partial(b) is local row block b's Sums<K>
+  // (b = f·local_rows + r for field f, local row r), computed on this rank's threads. A
+  // collective: every rank calls it with its own blocks.
+  template <int K, class Partial>
+  Sums<K> fold_rows(Partial&& partial) const {
+    const Index blocks = local_blocks();
+    std::vector<double>& mine = scratch(0, blocks * K);
+    const int threads = detail::threads_for(blocks, detail::kParallelMinIndices);
+    detail::parallel_indices(blocks, threads, [&](Index b) {
+      const Sums<K> s = partial(b);
+      for (int j = 0; j < K; ++j) mine[static_cast<std::size_t>(b * K + j)] = s.v[j];
+    });
+    const double* all = gather(mine, K);
+    Sums<K> total = Sums<K>::zero();
+    for (Index f = 0; f < fields_; ++f)
+      for (int k = 0; k < comm_.size(); ++k) {
+        // Rank k's values start at its displacement; its field f rows follow its earlier fields.
+        const double* rank_rows = all + (displacement(k) + f * rows_of(k)) * K;
+        for (Index r = 0; r < rows_of(k); ++r) {
+          Sums<K> s;
+          for (int j = 0; j < K; ++j) s.v[j] = rank_rows[r * K + j];
+          total = total + s;
+        }
+      }
+    return total;
+  }
+
+ private:
+  // Values before rank k's in the gathered array, in units of blocks.
+  Index displacement(int k) const { return fields_ * first_row(k); }
+
+  // Gathers every rank's `mine` (K values per block) into one array in rank order.
+  const double* gather(const std::vector<double>& mine, int K) const {
+    std::vector<int>& counts = counts_;
+    counts.resize(static_cast<std::size_t>(comm_.size()));
+    for (int k = 0; k < comm_.size(); ++k)
+      counts[static_cast<std::size_t>(k)] = static_cast<int>(fields_ * rows_of(k) * K);
+    std::vector<double>& all = scratch(1, global_blocks() * K);
+    comm_.all_gather(
+        std::span<const double>(mine.data(), static_cast<std::size_t>(local_blocks() * K)), counts,
+        std::span<double>(all.data(), static_cast<std::size_t>(global_blocks() * K)));
+    return all.data();
+  }
+  Index global_blocks() const { return fields_ * rows_; }
+
+  // Buffers kept between calls (allocated on the first fold of each size, not in step loops).
+  std::vector<double>& scratch(int which, Index size) const {
+    std::vector<double>& buffer = buffers_[which];
+    if (static_cast<Index>(buffer.size()) < size) buffer.resize(static_cast<std::size_t>(size));
+    return buffer;
+  }
+
+  Communicator comm_;
+  Index fields_, rows_, row_length_;
+  std::vector<Index> first_rows_;
+  mutable std::vector<double> buffers_[2];
+  mutable std::vector<int> counts_;
+};
+
+}  // namespace rwd
