@@ -2,7 +2,7 @@
 // run by ctest under mpiexec with 1, 2, 3 and 4 ranks: the halo exchange against the serial
 // stencil, and gradients under every schedule the same bits as the one-process
 // GrayScott<EigenBackend> gradient — hence the same for every rank count. Each rank checks its
-// own rows; θ's gradient must be the same on every rank.
+// own rows; θ's gradient must be the same on every rank. Snapshots on disk: one file per rank.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -15,6 +15,7 @@
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/schedule/schedules.hpp"
+#include "support/scratch_directory.hpp"
 
 namespace rwd {
 namespace {
@@ -24,6 +25,14 @@ using B = DistributedBackend;
 
 Communicator world() {
   return Communicator::world();
+}
+
+CostModel slow_disk() {
+  CostModel costs;
+  costs.adjoint_cost_factor = 1.5;
+  costs.disk_write_time = 3.0;
+  costs.disk_read_time = 2.0;
+  return costs;
 }
 
 // This rank's rows of a serial [u; v] vector, in the distributed local order.
@@ -95,13 +104,17 @@ TEST(DistributedGrayScott, GradientIsTheSerialGradientBitForBitUnderEverySchedul
   const DistributedVector y0 = problem.default_initial_state(1);
   const DistributedVector theta = DistributedGrayScott::default_parameters();
   std::vector<std::pair<std::string, CheckpointedResult<DistributedVector>>> runs;
-  for (const auto& [name, planner] :
-       std::vector<std::pair<std::string, Planner>>{{"revolve c=3", revolve_schedule(3)},
-                                                    {"revolve c=7", revolve_schedule(7)},
-                                                    {"uniform k=5", uniform_schedule(5)},
-                                                    {"store-all schedule", store_all_schedule()}}) {
+  test::ScratchDirectory scratch;
+  for (const auto& [name, planner] : std::vector<std::pair<std::string, Planner>>{
+           {"revolve c=3", revolve_schedule(3)},
+           {"revolve c=7", revolve_schedule(7)},
+           {"uniform k=5", uniform_schedule(5)},
+           {"store-all schedule", store_all_schedule()},
+           {"revolve c=4 on disk", on_disk(revolve_schedule(4))},
+           {"two-level 2+4 disk", two_level_schedule(2, 4, slow_disk())}}) {
     CheckpointOptions options;
     options.drift_policy = DriftPolicy::fail;
+    options.disk.directory = scratch.path();  // each rank its own file (and its own directory)
     CheckpointedAdjoint driver(stepper, objective, options);
     runs.emplace_back(name, driver.run(y0, theta, planner));
   }
@@ -118,6 +131,16 @@ TEST(DistributedGrayScott, GradientIsTheSerialGradientBitForBitUnderEverySchedul
           << "dJ/dtheta[" << j << "] " << r.grad_theta.local[j] << " vs "
           << reference.grad_theta[j];
     EXPECT_EQ(r.drift.first_drift_step, -1);
+    // Each rank holds (and reports) only its own rows of every snapshot.
+    const std::int64_t held = problem.layout().local_size() * 8 + sizeof(Carry);
+    if (name.find("disk") == std::string::npos) {
+      EXPECT_LE(r.summary.storage.peak_memory_bytes, (steps + 1) * held);
+      EXPECT_EQ(r.summary.storage.peak_memory_bytes % held, 0)
+          << r.summary.storage.peak_memory_bytes;
+    } else {
+      EXPECT_GT(r.summary.storage.disk_stores, 0);
+    }
+    EXPECT_TRUE(scratch.files().empty()) << "the snapshot files are removed after the run";
     if (&r == &runs.front().second) first_loss = r.loss;
     EXPECT_TRUE(same_bits(r.loss, first_loss)) << "every schedule, the same loss";
   }

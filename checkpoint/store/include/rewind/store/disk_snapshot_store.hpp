@@ -69,6 +69,8 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
  public:
   using Vector = typename B::Vector;
 
+  // state_size: the values of one snapshot this process writes (rwd::host_size: the whole state,
+  // or a rank's own rows on a backend split across processes, each rank with its own file).
   // (A slot count below 1 is refused by Hdf5SnapshotFile::create, in the file's words.)
   DiskSnapshotStore(int slots, Index state_size, const DiskStoreOptions& options)
       : keep_file_(options.keep_file), slots_(std::max(slots, 0), "disk snapshot slot") {
@@ -115,9 +117,9 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
 
   void store(int slot, Index step, const Vector& state, const Meta& meta) override {
     const std::size_t s = slots_.check_store(slot, step);
-    if (B::size(state) != io_->file().state_size())
-      detail::fail<InvalidArgument>("snapshot of ", B::size(state), " values for a store of size ",
-                                    io_->file().state_size());
+    if (host_size<B>(state) != io_->file().state_size())
+      detail::fail<InvalidArgument>("snapshot of ", host_size<B>(state),
+                                    " values for a store of size ", io_->file().state_size());
     StagingBuffer& buffer = io_->begin_write();
     B::copy_to_host(state, std::span<double>(buffer.state));
     std::memcpy(buffer.meta.data(), &meta, sizeof(Meta));
@@ -129,9 +131,9 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
     slots_.check_restore(slot, step);
     // Checked before the read: a copy that throws below would keep the staging buffer held, and
     // with every buffer held no later store or restore could run.
-    if (B::size(state) != io_->file().state_size())
+    if (host_size<B>(state) != io_->file().state_size())
       detail::fail<InvalidArgument>("restoring y_", step, " from disk snapshot slot ", slot,
-                                    " into a state of ", B::size(state),
+                                    " into a state of ", host_size<B>(state),
                                     " values; the store holds ", io_->file().state_size());
     const StagingBuffer& buffer = io_->read(slot, step);
     B::copy_from_host(std::span<const double>(buffer.state), state);

@@ -37,15 +37,18 @@ class MemorySnapshotStore final : public SnapshotStore<B, Meta> {
     states_.reserve(static_cast<std::size_t>(slots));
     for (int s = 0; s < slots; ++s) states_.push_back(B::zeros(state_size));
     meta_.resize(static_cast<std::size_t>(slots));
+    // The values this process holds per snapshot (a rank's own rows on a backend split across
+    // processes): what the byte counts report.
+    held_values_ = states_.empty() ? state_size : host_size<B>(states_.front());
   }
 
   int slots() const override { return slots_.size(); }
   bool occupied(int slot) const { return slots_.occupied(slot); }
   int slots_in_use() const { return slots_.in_use(); }
   int peak_slots_in_use() const { return slots_.peak_in_use(); }
-  // Bytes held by one snapshot: the state and its metadata.
+  // Bytes this process holds for one snapshot: its values of the state and the metadata.
   std::int64_t bytes_per_snapshot() const {
-    return state_size_ * static_cast<std::int64_t>(sizeof(double)) +
+    return held_values_ * static_cast<std::int64_t>(sizeof(double)) +
            static_cast<std::int64_t>(sizeof(Meta));
   }
   std::int64_t peak_bytes() const { return slots_.peak_in_use() * bytes_per_snapshot(); }
@@ -89,6 +92,7 @@ class MemorySnapshotStore final : public SnapshotStore<B, Meta> {
   }
 
   Index state_size_;
+  Index held_values_ = 0;
   detail::SnapshotSlots slots_;
   std::vector<Vector> states_;
   std::vector<Meta> meta_;

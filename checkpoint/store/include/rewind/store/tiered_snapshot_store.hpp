@@ -26,15 +26,18 @@ class TieredSnapshotStore final : public SnapshotStore<B, Meta> {
  public:
   using Vector = typename B::Vector;
 
+  // held_values: the values of a state this process writes to disk (rwd::host_size; a rank's own
+  // rows on a backend split across processes); -1 means state_size.
   TieredSnapshotStore(int memory_slots, int disk_slots, Index state_size,
-                      const DiskStoreOptions& disk_options)
+                      const DiskStoreOptions& disk_options, Index held_values = -1)
       : memory_slots_(memory_slots) {
     if (memory_slots < 0 || disk_slots < 0 || memory_slots + disk_slots < 1)
       detail::fail<InvalidArgument>("tiered snapshot store: ", memory_slots, " memory and ",
                                     disk_slots, " disk slots (need >= 0 each, >= 1 in all)");
     if (memory_slots > 0) memory_.emplace(memory_slots, state_size);
     if (disk_slots > 0)
-      disk_ = std::make_unique<DiskSnapshotStore<B, Meta>>(disk_slots, state_size, disk_options);
+      disk_ = std::make_unique<DiskSnapshotStore<B, Meta>>(
+          disk_slots, held_values < 0 ? state_size : held_values, disk_options);
   }
 
   int slots() const override { return memory_slots_ + (disk_ ? disk_->slots() : 0); }
