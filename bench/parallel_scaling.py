@@ -53,6 +53,11 @@ def main():
     parser.add_argument("--snapshots", type=int, default=10)
     parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--ranks", default="1,2",
+                        help="MPI rank counts for the ranks table (one thread each); empty: none")
+    parser.add_argument("--distributed-bench",
+                        help="build/bench/distributed_gray_scott_bench (the ranks table)")
+    parser.add_argument("--mpiexec", default="mpiexec")
     options = parser.parse_args()
 
     cores = os.cpu_count()
@@ -97,6 +102,52 @@ def main():
         print(f"{threads:>7}  {forward:9.3f}  {one[1] / forward:7.2f}x  {total:10.3f}  "
               f"{one[2] / total:7.2f}x  {rss / 2**20:7.0f} MiB")
     print(f"\ngradients: the same bits for every thread count (J = {reference[0]!r})")
+
+    if options.distributed_bench and options.ranks:
+        ranks_table(options)
+
+
+def ranks_table(options):
+    """The same gradient with the grid rows split across MPI ranks, one thread per rank."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMP_NUM_THREADS="1")
+    print(f"\nMPI ranks (rwd::DistributedGrayScott, one thread per rank, seed 1; "
+          f"fastest of {options.repeats}):\n")
+    rows, reference = [], None
+    for ranks in [int(r) for r in options.ranks.split(",")]:
+        best = None
+        for _ in range(options.repeats):
+            proc = subprocess.run([options.mpiexec, "-n", str(ranks), "--oversubscribe",
+                                   options.distributed_bench, "--n", str(options.n), "--steps",
+                                   str(options.steps), "--snapshots", str(options.snapshots),
+                                   "--threads", "1"], capture_output=True, text=True, env=env)
+            if proc.returncode != 0:
+                sys.exit(f"parallel_scaling: {ranks} ranks failed: {proc.stderr.strip()}")
+            report = json.loads(proc.stdout)
+            gradient = (report["loss"], report["grad_theta"])
+            if reference is None:
+                reference = gradient
+            elif gradient != reference:
+                sys.exit(f"parallel_scaling: {ranks} ranks changed the gradient:\n"
+                         f"  {gradient}\n  {reference}")
+            if report["std_v"] < 1e-3:
+                sys.exit(f"parallel_scaling: the field is dead (std v = {report['std_v']})")
+            if best is None or report["gradient_seconds"] < best["gradient_seconds"]:
+                best = report
+        rows.append(best)
+    one = rows[0]
+    print(f"{'ranks':>5}  {'forward s':>9}  {'speed-up':>8}  {'gradient s':>10}  {'speed-up':>8}"
+          f"  {'peak RSS / rank':>15}  {'snapshots / rank':>16}")
+    for r in rows:
+        rss = max(r["peak_rss_bytes"]) / 2**20
+        snap = max(r["snapshot_bytes"]) / 2**20
+        print(f"{r['ranks']:>5}  {r['forward_seconds']:9.3f}  "
+              f"{one['forward_seconds'] / r['forward_seconds']:7.2f}x  "
+              f"{r['gradient_seconds']:10.3f}  "
+              f"{one['gradient_seconds'] / r['gradient_seconds']:7.2f}x  {rss:11.0f} MiB  "
+              f"{snap:12.1f} MiB")
+    print(f"\ngradients: the same bits for every rank count (J = {reference[0]!r}); "
+          f"std(v) at the end = {rows[0]['std_v']:.4g}")
 
 
 if __name__ == "__main__":
