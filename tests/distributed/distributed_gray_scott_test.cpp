@@ -5,6 +5,7 @@
 // own rows; θ's gradient must be the same on every rank. Snapshots on disk: one file per rank.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -155,6 +156,22 @@ TEST(DistributedGrayScott, GradientIsTheSerialGradientBitForBitUnderEverySchedul
     expected = expected + ((lane[0] + lane[1]) + (lane[2] + lane[3]));
   }
   EXPECT_TRUE(same_bits(first_loss, 0.5 * expected)) << first_loss << " vs " << 0.5 * expected;
+}
+
+TEST(DistributedGrayScott, ANonFiniteValueOnOneRankStopsEveryRank) {
+  // Finiteness checks are collectives: a NaN in the last rank's rows only must make every rank
+  // refuse the run, the same way — none may go on into a collective the others never reach.
+  const DistributedGrayScott problem(24, world());
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 1.0, 10));
+  DistributedVector y0 = problem.default_initial_state(1);
+  if (world().rank() == world().size() - 1) y0.local[y0.local.size() / 2] = std::nan("");
+  CheckpointedAdjoint driver(stepper, Objective<B>::terminal_squared_norm());
+  EXPECT_THROW(driver.run(y0, DistributedGrayScott::default_parameters(), revolve_schedule(3)),
+               InvalidArgument);
+  // And the run goes on working afterwards on every rank (no collective left half-done).
+  const auto r = driver.run(problem.default_initial_state(1),
+                            DistributedGrayScott::default_parameters(), revolve_schedule(3));
+  EXPECT_EQ(r.summary.reversed_steps, 10);
 }
 
 TEST(DistributedGrayScott, MoreRanksThanRowsIsRefusedBeforeAnyWork) {
