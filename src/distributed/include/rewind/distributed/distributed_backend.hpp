@@ -28,6 +28,7 @@
 #include <cmath>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "rewind/backend/backend.hpp"
 #include "rewind/backend/eigen_backend.hpp"
@@ -49,15 +50,22 @@ struct DistributedBackend {
   static constexpr bool deterministic = true;
 
   // From now on vectors of layout->global_size() values are split by `layout` (kept alive
-  // here). A second layout of another global size replaces the first; vectors made before keep
-  // pointing to theirs.
+  // here). Layouts of different global sizes coexist; a new layout of a size already in use
+  // replaces the old one for vectors made from then on (vectors made before keep theirs, which
+  // stays alive while the problem that made it does).
   static void use_layout(std::shared_ptr<const RowLayout> layout) {
     if (!layout) detail::fail<InvalidArgument>("DistributedBackend::use_layout: no layout");
-    current() = std::move(layout);
+    for (auto& l : layouts())
+      if (l->global_size() == layout->global_size()) {
+        l = std::move(layout);
+        return;
+      }
+    layouts().push_back(std::move(layout));
   }
   static const RowLayout* layout_for(Index n) {
-    const auto& l = current();
-    return l && l->global_size() == n ? l.get() : nullptr;
+    for (const auto& l : layouts())
+      if (l->global_size() == n) return l.get();
+    return nullptr;
   }
 
   static Vector zeros(Index n) {
@@ -155,8 +163,7 @@ struct DistributedBackend {
   // Whether `mine` is true on any rank (a collective when a layout is in use; the drift monitor's
   // verdict is global through it).
   static bool any_rank(bool mine) {
-    const auto& l = current();
-    return l ? l->communicator().any(mine) : mine;
+    return layouts().empty() ? mine : layouts().back()->communicator().any(mine);
   }
 
   template <class F>
@@ -177,9 +184,9 @@ struct DistributedBackend {
   }
 
  private:
-  static std::shared_ptr<const RowLayout>& current() {
-    static std::shared_ptr<const RowLayout> layout;
-    return layout;
+  static std::vector<std::shared_ptr<const RowLayout>>& layouts() {
+    static std::vector<std::shared_ptr<const RowLayout>> in_use;
+    return in_use;
   }
 
   static void same_kind(const Vector& x, const Vector& y, const char* what) {

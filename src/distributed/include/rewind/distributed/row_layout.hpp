@@ -13,7 +13,10 @@
 // same bits as a one-process fold of the same rows in the same order.
 //
 //   rwd::RowLayout layout(world, /*fields=*/2, /*rows=*/n, /*row_length=*/n);
-//   double local_rows = layout.local_rows();   // this rank's rows of each field
+//   Index local_rows = layout.local_rows();    // this rank's rows of each field
+//
+// fold_rows keeps its gather buffers between calls (no allocation in step loops), so one layout
+// serves one run at a time, like the problem that owns it.
 #pragma once
 
 #include <span>
