@@ -58,6 +58,12 @@ def main():
     parser.add_argument("--distributed-bench",
                         help="build/bench/distributed_gray_scott_bench (the ranks table)")
     parser.add_argument("--mpiexec", default="mpiexec")
+    parser.add_argument("--model-ranks", type=int, default=64)
+    parser.add_argument("--model-unknowns", type=float, default=1e8)
+    parser.add_argument("--bandwidth", type=float, default=10e9,
+                        help="model: bytes/s one rank sends or receives (default 10 GB/s)")
+    parser.add_argument("--latency", type=float, default=2e-6,
+                        help="model: seconds per message (default 2 us)")
     options = parser.parse_args()
 
     cores = os.cpu_count()
@@ -148,6 +154,52 @@ def ranks_table(options):
               f"{snap:12.1f} MiB")
     print(f"\ngradients: the same bits for every rank count (J = {reference[0]!r}); "
           f"std(v) at the end = {rows[0]['std_v']:.4g}")
+    model(options, one)
+
+
+def model(options, one_rank):
+    """Bytes and messages per RK4 step of the distributed Gray–Scott gradient, and the time they
+    would take beside the compute, at --model-ranks ranks × --model-unknowns unknowns.
+
+    Counted from the code: every rhs exchanges 2 halo messages (up, down) of 2 rows (u, v) of n
+    doubles; every vjp exchanges halos of y and of the cotangent (4 messages) and folds the 4
+    parameter sums — one allgather of n rows × 4 doubles that every rank receives whole. A
+    forward step is 4 rhs; a reverse step re-runs its forward step (4 rhs) and 4 vjp. Compute
+    time per unknown and step is this run's one-rank figure (same machine, one core), and it
+    is assumed to scale with the unknowns a rank owns; the network is the two --bandwidth and
+    --latency numbers, an allgather over P ranks costs a ring's (P-1) latencies plus the bytes
+    received. Snapshot I/O, drift fingerprints (<= 4096 per run, one allgather each) and the
+    schedule's recomputation factor are left out: they multiply compute and communication alike.
+    """
+    P, N = options.model_ranks, options.model_unknowns
+    n = (N / 2) ** 0.5  # rows = columns of each field
+    unknowns_per_rank = N / P
+    forward_per_unknown = one_rank["forward_seconds"] / (options.steps * 2 * options.n ** 2)
+    halo_bytes = 2 * n * 8  # u and v rows, one message
+    gather_bytes = n * 4 * 8  # every row's 4 parameter sums
+    forward_messages, forward_bytes = 4 * 2, 4 * 2 * halo_bytes
+    reverse_messages = forward_messages + 4 * 4
+    reverse_bytes = forward_bytes + 4 * 4 * halo_bytes
+    reverse_gathers = 4
+    t_forward = forward_per_unknown * unknowns_per_rank
+    gradient_ratio = one_rank["gradient_seconds"] / one_rank["forward_seconds"]
+    t_step_reverse = t_forward * 3.0  # one adjoint RK4 step: its forward step plus 4 vjp (~2x rhs)
+    c_forward = forward_messages * options.latency + forward_bytes / options.bandwidth
+    c_gather = (P - 1) * options.latency + gather_bytes * (P - 1) / P / options.bandwidth
+    c_reverse = (reverse_messages * options.latency + reverse_bytes / options.bandwidth +
+                 reverse_gathers * c_gather)
+    print(f"\nModel, {P} ranks x {N:.0e} unknowns (n = {n:.0f} rows per field, "
+          f"{unknowns_per_rank:.3g} unknowns per rank; {options.bandwidth / 1e9:g} GB/s, "
+          f"{options.latency * 1e6:g} us per message; see parallel_scaling.py model()):")
+    print(f"  forward step: {forward_messages} messages, {forward_bytes / 1e3:.0f} kB sent per rank,"
+          f" 0 reductions; {c_forward * 1e3:.3f} ms beside {t_forward * 1e3:.1f} ms compute "
+          f"({c_forward / (c_forward + t_forward):.1%} of the step)")
+    print(f"  reverse step: {reverse_messages} messages, {reverse_bytes / 1e3:.0f} kB sent, "
+          f"{reverse_gathers} ordered reductions of {gather_bytes / 1e3:.0f} kB gathered per rank; "
+          f"{c_reverse * 1e3:.3f} ms beside {t_step_reverse * 1e3:.1f} ms compute "
+          f"({c_reverse / (c_reverse + t_step_reverse):.1%})")
+    print(f"  (measured here: gradient / forward = {gradient_ratio:.2f} at one rank; snapshot "
+          f"memory per rank = 1/{P} of one process's)")
 
 
 if __name__ == "__main__":
