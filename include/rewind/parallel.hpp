@@ -147,7 +147,7 @@ inline Sums<K>* fold_scratch(Index count) {
 }
 
 // Σ_p partial(p) over p in [0, count), added in order p = 0, 1, … from zero, whatever the number
-// of threads that computed the partials (threads_for(count · weight, threshold) of them).
+// of threads (`threads`) that computed the partials.
 template <int K, class Partial>
 inline Sums<K> ordered_fold(Index count, int threads, Partial&& partial) {
   Sums<K> s = Sums<K>::zero();
@@ -177,6 +177,18 @@ inline Sums<K> ordered_index_sum(Index n, F&& f) {
   });
 }
 
+// Σ_i term(i) over [begin, end) in four interleaved partial sums (element i into lane
+// (i − begin) mod 4, combined as (l0 + l1) + (l2 + l3)): one piece of a fixed decomposition.
+template <class Term>
+inline double lane_sum(Index begin, Index end, Term&& term) {
+  double lane[4] = {0.0, 0.0, 0.0, 0.0};
+  Index i = begin;
+  for (; i + 4 <= end; i += 4)
+    for (int k = 0; k < 4; ++k) lane[k] += term(i + k);
+  for (int k = 0; i < end; ++i, ++k) lane[k] += term(i);
+  return (lane[0] + lane[1]) + (lane[2] + lane[3]);
+}
+
 // Σ_i term(i) over elements i in [0, n), in blocks of kReductionBlock elements; inside a block
 // four interleaved partial sums (element i into lane i mod 4, combined as (l0 + l1) + (l2 + l3)),
 // so the loop is not bound by the latency of one addition per element. For dot products and
@@ -186,15 +198,8 @@ inline double ordered_element_sum(Index n, Term&& term) {
   const Index blocks = (n + kReductionBlock - 1) / kReductionBlock;
   const int threads = threads_for(n, kParallelMinElements);
   const Sums<1> total = ordered_fold<1>(blocks, threads, [&](Index b) {
-    const Index begin = b * kReductionBlock;
-    const Index end = std::min(n, begin + kReductionBlock);
-    double lane[4] = {0.0, 0.0, 0.0, 0.0};
-    Index i = begin;
-    for (; i + 4 <= end; i += 4)
-      for (int k = 0; k < 4; ++k) lane[k] += term(i + k);
-    for (int k = 0; i < end; ++i, ++k) lane[k] += term(i);
     Sums<1> s;
-    s.v[0] = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+    s.v[0] = lane_sum(b * kReductionBlock, std::min(n, (b + 1) * kReductionBlock), term);
     return s;
   });
   return total.v[0];

@@ -213,14 +213,8 @@ struct DistributedBackend {
   static double element_sum(const RowLayout& l, Term&& term) {
     const Index length = l.row_length();
     const Sums<1> s = l.fold_rows<1>([&](Index b) {
-      double lane[4] = {0.0, 0.0, 0.0, 0.0};
-      const Index begin = b * length, end = begin + length;
-      Index i = begin;
-      for (; i + 4 <= end; i += 4)
-        for (int k = 0; k < 4; ++k) lane[k] += term(i + k);
-      for (int k = 0; i < end; ++i, ++k) lane[k] += term(i);
       Sums<1> r;
-      r.v[0] = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+      r.v[0] = detail::lane_sum(b * length, (b + 1) * length, term);
       return r;
     });
     return s.v[0];
