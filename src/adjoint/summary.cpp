@@ -51,7 +51,11 @@ std::string Summary::full() const {
   out << "rewind gradient summary\n";
   row("method", method);
   row("schedule", schedule);
-  row("backend (threads)", backend + " (" + std::to_string(threads) + ")");
+  if (ranks > 1)
+    row("backend (ranks x threads)",
+        backend + " (" + std::to_string(ranks) + " x " + std::to_string(threads) + ")");
+  else
+    row("backend (threads)", backend + " (" + std::to_string(threads) + ")");
   row("state / parameters", std::to_string(state_size) + " / " + std::to_string(parameter_size));
   row("steps (t_final)", std::to_string(steps) + " (" + std::to_string(t_final) + ")");
   row("rejected steps", std::to_string(rejected_steps));
@@ -62,7 +66,8 @@ std::string Summary::full() const {
       std::to_string(rhs_evaluations_forward) + " / " + std::to_string(rhs_evaluations_reverse));
   row("vjp evaluations", std::to_string(vjp_evaluations));
   row("stores / restores", std::to_string(stores) + " / " + std::to_string(restores));
-  row("peak stored", format_bytes(storage.peak_memory_bytes));
+  row(ranks > 1 ? "peak stored (per rank)" : "peak stored",
+      format_bytes(storage.peak_memory_bytes));
   if (storage.disk_stores > 0 || !storage.file.empty()) {
     row("snapshot file", storage.file);
     row("disk stores / restores", std::to_string(storage.disk_stores) + " / " +

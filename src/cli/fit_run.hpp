@@ -340,7 +340,7 @@ inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback
           with_stepper(problem, run, run.control, [&](auto& stepper) {
             CheckpointReport checkpointing = report.checkpoint;  // the measured costs carry on
             auto [request, driver_options] =
-                checkpoint_request(problem, run, y0, theta, report.state_size, checkpointing);
+                checkpoint_request(problem, run, y0, theta, checkpointing);
             const CheckpointPlan& plan = plan_within_memory(request, part.steps, checkpointing);
             report.checkpoint = checkpointing;
             const FitResult result =

@@ -14,6 +14,11 @@
 // Cost: typically 10 to 30 forward runs, at most 80 (when the differences do not converge, as
 // for chaotic runs over long horizons; the verdict is then "inconclusive").
 //
+// Generic over the problem's backend: the Eigen backend in one process, or a backend whose state
+// is split across MPI ranks (distributed_run.hpp), where every rank runs this same code — every
+// value that decides what to do next (a plan, a measured time, a norm) is agreed on all ranks
+// through the backend's collectives (rwd::max_on_any_process, the reductions).
+//
 // Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
 #pragma once
 
@@ -55,6 +60,13 @@ inline constexpr const char* kFdStepRule = "1e-3 * max(1, |y0|_inf), halved";
 inline double default_fd_step(const Eigen::VectorXd& y0) {
   return 1e-3 * std::max(1.0, y0.size() ? y0.cwiseAbs().maxCoeff() : 0.0);
 }
+template <class B>
+double default_fd_step(const typename B::Vector& y0) {
+  if constexpr (std::is_same_v<B, EigenBackend>)
+    return default_fd_step(y0);
+  else
+    return 1e-3 * std::max(1.0, B::max_norm(y0));
+}
 
 // A unit vector of size n from (seed, i) ↦ hash_uniform: the same on every platform.
 inline Eigen::VectorXd spot_check_direction(Index n, std::uint64_t seed) {
@@ -69,6 +81,51 @@ inline Eigen::VectorXd spot_check_direction(Index n, std::uint64_t seed) {
     d[0] = 1.0;
   }
   return d;
+}
+
+// The same direction on a backend split across processes: each holds the entries of its own
+// global indices (B::global_index), normalised by the global norm.
+template <class B>
+typename B::Vector spot_check_direction_like(const typename B::Vector& y0, std::uint64_t seed) {
+  if constexpr (std::is_same_v<B, EigenBackend>) {
+    return spot_check_direction(static_cast<Index>(y0.size()), seed);
+  } else {
+    std::vector<double> host(static_cast<std::size_t>(host_size<B>(y0)));
+    for (std::size_t j = 0; j < host.size(); ++j)
+      host[j] = rwd::detail::hash_uniform(
+          seed, static_cast<std::uint64_t>(B::global_index(y0, static_cast<Index>(j))));
+    typename B::Vector d = B::zeros(B::size(y0));
+    B::copy_from_host(host, d);
+    const double norm = std::sqrt(B::dot(d, d));
+    if (!(norm > 0.0))
+      rwd::detail::fail<InvalidArgument>("the finite-difference direction has no length");
+    B::scale(1.0 / norm, d);
+    return d;
+  }
+}
+
+// |x|₂ without overflow for finite x: Eigen's stableNorm, or the max norm times the norm of x
+// scaled by it.
+template <class B>
+double stable_norm(const typename B::Vector& x) {
+  if constexpr (std::is_same_v<B, EigenBackend>) {
+    return x.stableNorm();
+  } else {
+    const double scale = B::max_norm(x);
+    if (!(scale > 0.0) || !std::isfinite(scale)) return scale;
+    typename B::Vector scaled = B::zeros(B::size(x));
+    B::copy(x, scaled);
+    B::scale(1.0 / scale, scaled);
+    return scale * std::sqrt(B::dot(scaled, scaled));
+  }
+}
+
+// A replicated vector (θ, its gradient) as host values.
+template <class B>
+std::vector<double> host_values(const typename B::Vector& x) {
+  std::vector<double> host(static_cast<std::size_t>(host_size<B>(x)));
+  B::copy_to_host(x, host);
+  return host;
 }
 
 // |a − b| / max(|a|, |b|, floor); 0 when all three are 0.
@@ -94,7 +151,11 @@ inline const char* fd_verdict(const FiniteDifferenceCheck& fd) {
 template <class P, class F>
 decltype(auto) with_stepper(const P& problem, const RunSettings& settings,
                             const StepControl& control, F&& f) {
-  if (settings.bdf) {
+  if constexpr (!std::is_same_v<typename P::Backend, EigenBackend>) {
+    if (settings.bdf)
+      rwd::detail::fail<InvalidArgument>("--method bdf does not run across ranks yet (", P::name,
+                                         "); use a Runge-Kutta method");
+  } else if (settings.bdf) {
     CvodesOptions options = settings.bdf_options;
     // Semi-discretised PDEs state their band: the band solver instead of a dense n × n one.
     if constexpr (rwd::detail::HasBandWidth<P>)
@@ -107,11 +168,11 @@ decltype(auto) with_stepper(const P& problem, const RunSettings& settings,
 }
 
 // The sizes of the steps an adaptive run accepts (one forward sweep).
-template <class P>
-std::vector<double> accepted_step_sizes(const P& problem, const RunSettings& settings,
-                                        const Eigen::VectorXd& y0, const Eigen::VectorXd& theta) {
+template <class P, class V>
+std::vector<double> accepted_step_sizes(const P& problem, const RunSettings& settings, const V& y0,
+                                        const V& theta) {
   ExplicitRungeKutta probe(problem, settings.tableau, settings.control);
-  Eigen::VectorXd y = y0;
+  V y = y0;
   Carry carry = probe.initial_carry(y, theta);
   std::vector<double> sizes;
   while (!probe.finished(carry)) {
@@ -122,16 +183,16 @@ std::vector<double> accepted_step_sizes(const P& problem, const RunSettings& set
 }
 
 // The finite-difference spot check of dJ/dy0 (see the top of this file).
-template <class P>
+template <class P, class B = typename P::Backend>
 FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& settings,
-                                 const Objective<EigenBackend>& objective,
-                                 const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
-                                 const Eigen::VectorXd& grad_y0, double loss,
-                                 ProgressBar* bar = nullptr) {
+                                 const Objective<B>& objective, const typename B::Vector& y0,
+                                 const typename B::Vector& theta, const typename B::Vector& grad_y0,
+                                 double loss, ProgressBar* bar = nullptr) {
+  using V = typename B::Vector;
   FiniteDifferenceCheck fd;
   fd.seed = settings.seed;
   fd.epsilon_rule = settings.fd_epsilon ? "--fd-epsilon, halved" : kFdStepRule;
-  const double first_step = settings.fd_epsilon.value_or(default_fd_step(y0));
+  const double first_step = settings.fd_epsilon.value_or(default_fd_step<B>(y0));
   fd.steps_frozen = settings.control.is_adaptive();
   const StepControl fd_control =
       fd.steps_frozen ? StepControl::prescribed(settings.control.t0,
@@ -140,11 +201,16 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& settings,
   return with_stepper(problem, settings, fd_control, [&](auto& fd_stepper) {
     ProgressBar quiet(false);
     ProgressStepper watched(fd_stepper, bar ? *bar : quiet, "finite-difference check");
-    const Eigen::VectorXd d = spot_check_direction(static_cast<Index>(y0.size()), settings.seed);
-    Eigen::VectorXd y = y0;
+    const V d = spot_check_direction_like<B>(y0, settings.seed);
+    V y = y0;
     // A perturbed run that blows up means "step too large": NaN makes the sweep go smaller.
     auto loss_along_d = [&](double h) {
-      y = y0 + h * d;
+      if constexpr (std::is_same_v<B, EigenBackend>) {
+        y = y0 + h * d;
+      } else {
+        B::copy(y0, y);
+        B::axpy(h, d, y);
+      }
       try {
         return forward_loss(watched, objective, y, theta);
       } catch (const NumericalError&) {
@@ -158,7 +224,7 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& settings,
     fd.epsilon = diff.finest_step;
     fd.first_epsilon = diff.first_step;
     fd.loss_evaluations = diff.evaluations;
-    fd.directional_adjoint = grad_y0.dot(d);
+    fd.directional_adjoint = B::dot(grad_y0, d);
     // Differences of J cannot resolve derivatives below ~ machine ε · |J| / ε_finest, however well
     // their tableau entries happen to agree.
     fd.resolution = std::numeric_limits<double>::epsilon() * std::abs(loss) / fd.epsilon;
@@ -176,11 +242,12 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& settings,
 
 // Seconds of one forward step of this problem and method, timed on a copy of y0 (the median of
 // a few batches of steps, at least 20 ms each), for weighing disk I/O against recomputation.
-template <class P>
-double measure_step_seconds(const P& problem, const RunSettings& settings,
-                            const Eigen::VectorXd& y0, const Eigen::VectorXd& theta) {
-  return with_stepper(problem, settings, settings.control, [&](auto& stepper) {
-    Eigen::VectorXd y = y0;
+// Across ranks, the slowest rank's time, so that every rank plans with the same costs.
+template <class P, class V>
+double measure_step_seconds(const P& problem, const RunSettings& settings, const V& y0,
+                            const V& theta) {
+  const double mine = with_stepper(problem, settings, settings.control, [&](auto& stepper) {
+    V y = y0;
     Carry carry = stepper.initial_carry(y, theta);
     std::vector<double> samples;
     for (int batch = 0; batch < 5; ++batch) {
@@ -194,13 +261,15 @@ double measure_step_seconds(const P& problem, const RunSettings& settings,
         }
         stepper.step(y, carry, theta);
         ++taken;
-        elapsed = seconds_since(start);
+        // Across ranks a step is a collective: every rank must take as many as the others.
+        elapsed = max_on_any_process<typename P::Backend>(seconds_since(start));
       } while (elapsed < 0.02 && taken < 100000);
       samples.push_back(elapsed / static_cast<double>(taken));
     }
     std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
     return std::max(samples[2], 1e-9);
   });
+  return max_on_any_process<typename P::Backend>(mine);
 }
 
 // Called with the plan of a checkpointed run before its scheduled sweep starts.
@@ -209,12 +278,18 @@ using PlanCallback = std::function<void(const CheckpointReport&)>;
 // The plan request and driver options of a checkpointed run of this problem: the budget from
 // --memory in snapshots of this state size, and a two-level schedule's disk costs measured
 // against this problem's own step when not given. Records its inputs in `checkpointing`.
-template <class P>
-std::pair<PlanRequest, CheckpointOptions> checkpoint_request(
-    const P& problem, const RunSettings& settings, const Eigen::VectorXd& y0,
-    const Eigen::VectorXd& theta, Index state_size, CheckpointReport& checkpointing) {
+// Across ranks, sizes and costs are those of the rank holding the most values (every rank
+// derives the same plan from them): a snapshot is that rank's slice, --memory a budget per rank.
+template <class P, class V>
+std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
+                                                             const RunSettings& settings,
+                                                             const V& y0, const V& theta,
+                                                             CheckpointReport& checkpointing) {
+  using B = typename P::Backend;
   const CheckpointSettings& flags = settings.checkpoint;
-  checkpointing.snapshot_bytes = state_size * static_cast<Index>(sizeof(double)) + kCarryBytes;
+  const auto held =
+      static_cast<Index>(max_on_any_process<B>(static_cast<double>(host_size<B>(y0))));
+  checkpointing.snapshot_bytes = held * static_cast<Index>(sizeof(double)) + kCarryBytes;
   checkpointing.memory_budget = flags.memory_bytes;
   checkpointing.adjoint_cost = flags.adjoint_cost;
   checkpointing.drift_policy = flags.drift;
@@ -237,7 +312,11 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(
       checkpointing.disk_costs_measured = true;
       checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
       checkpointing.disk_costs =
-          measure_disk_costs(flags.disk_directory, state_size, static_cast<int>(kCarryBytes));
+          measure_disk_costs(flags.disk_directory, held, static_cast<int>(kCarryBytes));
+      checkpointing.disk_costs.write_seconds =
+          max_on_any_process<B>(checkpointing.disk_costs.write_seconds);
+      checkpointing.disk_costs.read_seconds =
+          max_on_any_process<B>(checkpointing.disk_costs.read_seconds);
       request.costs.disk_write_time = flags.disk_write_cost.value_or(
           checkpointing.disk_costs.write_seconds / checkpointing.step_seconds);
       request.costs.disk_read_time = flags.disk_read_cost.value_or(
@@ -267,12 +346,11 @@ inline const CheckpointPlan& plan_within_memory(const PlanRequest& request, Inde
   return checkpointing.plan;
 }
 
-template <class P>
-RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
+template <class P, class V = typename P::Backend::Vector>
+RunReport run_gradient(const P& problem, const V& y0, const V& theta,
                        std::vector<std::string> parameter_names, const RunSettings& settings,
                        const PlanCallback& on_plan = {}) {
   using B = typename P::Backend;
-  static_assert(std::is_same_v<B, EigenBackend>, "the rewind tool runs on the Eigen backend");
   const auto objective = Objective<B>::terminal_squared_norm();
 
   return with_stepper(problem, settings, settings.control, [&](auto& stepper) {
@@ -282,29 +360,36 @@ RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen:
     RunReport report;
     report.settings = settings;
     report.state_size = stepper.state_size();
-    report.parameters.assign(theta.data(), theta.data() + theta.size());
+    report.parameters = host_values<B>(theta);
     report.parameter_size = stepper.parameter_size();
-    auto take = [&](const GradientResult<Eigen::VectorXd>& result) {
+    auto take = [&](const GradientResult<V>& result) {
       report.loss = result.loss;
-      // stableNorm: a finite gradient with entries above 1e154 (chaotic runs) has a finite norm.
-      report.grad_y0_norm = result.grad_y0.stableNorm();
-      report.grad_theta_norm = result.grad_theta.stableNorm();
-      report.grad_theta.assign(result.grad_theta.data(),
-                               result.grad_theta.data() + result.grad_theta.size());
+      // A stable norm: a finite gradient with entries above 1e154 (chaotic runs) has a finite
+      // norm.
+      report.grad_y0_norm = stable_norm<B>(result.grad_y0);
+      report.grad_theta_norm = stable_norm<B>(result.grad_theta);
+      report.grad_theta = host_values<B>(result.grad_theta);
       report.summary = result.summary;
+      if (report.summary.ranks > 1) {
+        // Each rank stored its own slice: report the largest (the memory one rank needs).
+        SnapshotStoreStatistics& storage = report.summary.storage;
+        storage.peak_memory_bytes = static_cast<std::int64_t>(
+            max_on_any_process<B>(static_cast<double>(storage.peak_memory_bytes)));
+        storage.peak_disk_bytes = static_cast<std::int64_t>(
+            max_on_any_process<B>(static_cast<double>(storage.peak_disk_bytes)));
+      }
     };
-    Eigen::VectorXd grad_y0;
+    V grad_y0;
 
     if (!settings.checkpoint.checkpointed) {
       StoreAllAdjoint driver(watched, objective);
-      const GradientResult<Eigen::VectorXd> result = driver.run(y0, theta);
+      const GradientResult<V> result = driver.run(y0, theta);
       take(result);
       grad_y0 = result.grad_y0;
     } else {
       report.checkpointed = true;
       CheckpointReport& checkpointing = report.checkpoint;
-      auto [request, options] =
-          checkpoint_request(problem, settings, y0, theta, report.state_size, checkpointing);
+      auto [request, options] = checkpoint_request(problem, settings, y0, theta, checkpointing);
       CheckpointedAdjoint driver(watched, objective, options);
       // The driver calls the planner once, when the number of steps is known (after the counting
       // sweep of an adaptive run): the plan is reported before the scheduled sweep starts.
@@ -316,7 +401,7 @@ RunReport run_gradient(const P& problem, const Eigen::VectorXd& y0, const Eigen:
         }
         return checkpointing.plan;
       };
-      const CheckpointedResult<Eigen::VectorXd> result = driver.run(y0, theta, Planner(planner));
+      const CheckpointedResult<V> result = driver.run(y0, theta, Planner(planner));
       take(result);
       grad_y0 = result.grad_y0;
       checkpointing.drift = result.drift;

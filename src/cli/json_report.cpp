@@ -24,6 +24,7 @@ Json stats_json(const Summary& summary) {
   j["schedule"] = summary.schedule;
   j["backend"] = summary.backend;
   j["threads"] = summary.threads;
+  j["ranks"] = summary.ranks;
   j["state_size"] = summary.state_size;
   j["parameter_size"] = summary.parameter_size;
   j["steps"] = summary.steps;

@@ -9,9 +9,11 @@
 //   rewind generate lotka_volterra --steps 1000 --observe-every 10 --out lv.h5
 //   rewind fit lotka_volterra --observations lv.h5 --fit alpha,gamma --start alpha=1.3,gamma=3.3
 //   rewind --version
+//   mpirun -np 4 rewind run gray_scott --n 708 --snapshots 10     # the state split over 4 ranks
 //
 // Exit status 0 on success, 1 when a run fails (NaN/Inf, solver failure), 2 for bad input; every
-// error is one line "rewind: error: ..." on stderr (exit_status.hpp).
+// error is one line "rewind: error: ..." on stderr (exit_status.hpp). Under mpirun rank 0 prints,
+// and a failure ends every rank (process_group.hpp).
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
@@ -23,6 +25,7 @@
 #include "generate_command.hpp"
 #include "inspect_command.hpp"
 #include "plan_command.hpp"
+#include "process_group.hpp"
 #include "rewind/error.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/warning.hpp"
@@ -35,9 +38,12 @@
 
 int main(int argc, char** argv) {
   using namespace rwd::cli;
-  // The library's warnings: one line each on stderr, "rewind: warning: ...", like the errors.
-  rwd::set_warning_handler(
-      [](const rwd::Warning& w) { std::cerr << "rewind: warning: " << w.message << std::endl; });
+  const ProcessGroup processes(argc, argv);
+  // The library's warnings: one line each on stderr, "rewind: warning: ...", like the errors
+  // (under mpirun every rank meets the same warnings: rank 0 prints them).
+  rwd::set_warning_handler([](const rwd::Warning& w) {
+    if (ProcessGroup::prints()) std::cerr << "rewind: warning: " << w.message << std::endl;
+  });
   CLI::App app{"rewind " REWIND_VERSION
                " - exact gradients (discrete adjoints) of ODE simulations.",
                "rewind"};
@@ -77,26 +83,32 @@ int main(int argc, char** argv) {
       known += (known.empty() ? "" : ", ") + sub->get_name();
     }
     if (!found)
-      return fail_with(kExitBadInput, "unknown subcommand '" + name + "'; the subcommands are: " +
-                                          known + " (see rewind --help)");
+      return ProcessGroup::fail(kExitBadInput,
+                                "unknown subcommand '" + name + "'; the subcommands are: " + known +
+                                    " (see rewind --help)",
+                                true);
   }
 
+  // `shared`: a failure every rank meets at the same point (process_group.hpp).
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version arrive as "errors" with exit code 0: CLI11 prints them.
-    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
-    return fail_with(kExitBadInput, std::string(e.what()) + " (see rewind --help)");
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+      return ProcessGroup::prints() ? app.exit(e) : kExitSuccess;
+    return ProcessGroup::fail(kExitBadInput, std::string(e.what()) + " (see rewind --help)", true);
   } catch (const rwd::InvalidArgument& e) {
-    return fail_with(kExitBadInput, e.what());
+    return ProcessGroup::fail(kExitBadInput, e.what(), true);
+  } catch (const rwd::StorageError& e) {
+    return ProcessGroup::fail(kExitFailure, e.what(), false);
   } catch (const rwd::Error& e) {
-    return fail_with(kExitFailure, e.what());
+    return ProcessGroup::fail(kExitFailure, e.what(), true);
   } catch (const std::bad_alloc&) {
-    return fail_with(kExitFailure, "out of memory");
+    return ProcessGroup::fail(kExitFailure, "out of memory", false);
   } catch (const std::exception& e) {
-    return fail_with(kExitFailure, e.what());
+    return ProcessGroup::fail(kExitFailure, e.what(), false);
   } catch (...) {
-    return fail_with(kExitFailure, "unknown failure");
+    return ProcessGroup::fail(kExitFailure, "unknown failure", false);
   }
   return kExitSuccess;
 }

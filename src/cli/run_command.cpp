@@ -10,9 +10,14 @@
 #include "gradient_run.hpp"
 #include "json_report.hpp"
 #include "problem_registry.hpp"
+#include "process_group.hpp"
 #include "progress.hpp"
 #include "run_settings.hpp"
 #include "text_report.hpp"
+
+#if REWIND_CLI_WITH_MPI
+#include "distributed_run.hpp"
+#endif
 
 namespace rwd::cli {
 namespace {
@@ -73,6 +78,17 @@ std::string problems_help() {
   return text;
 }
 
+// Under mpirun, a problem that splits across ranks runs split (even on one rank, so that every
+// rank count gives the same bits); one that does not runs in one process only.
+RunReport run_on_this_job(const RunSettings& settings, const PlanCallback& on_plan) {
+#if REWIND_CLI_WITH_MPI
+  if (ProcessGroup::launched() &&
+      (splits_across_ranks(*settings.problem) || ProcessGroup::size() > 1))
+    return run_gradient_across_ranks(settings, on_plan);
+#endif
+  return run_gradient(settings, on_plan);
+}
+
 }  // namespace
 
 CLI::App* add_run_command(CLI::App& app) {
@@ -124,12 +140,12 @@ CLI::App* add_run_command(CLI::App& app) {
   add_checkpoint_flags(*run, o->checkpoint, FlagUse::run);
 
   run->callback([o] {
-    o->progress = stderr_is_terminal();
+    o->progress = stderr_is_terminal() && ProcessGroup::prints();
     const RunSettings settings = resolve_run_settings(*o);
     PlanCallback on_plan;
     if (!settings.json)
       on_plan = [](const CheckpointReport& plan) { print_plan_prediction(std::cout, plan); };
-    const RunReport report = run_gradient(settings, on_plan);
+    const RunReport report = run_on_this_job(settings, on_plan);
     if (settings.json)
       std::cout << run_report_json(report).dump(2) << std::endl;
     else

@@ -87,9 +87,10 @@ void print_checkpointing(std::ostream& out, const RunReport& report) {
   const CheckpointReport& checkpointing = report.checkpoint;
   const CheckpointPlan& plan = checkpointing.plan;
   const Summary& summary = report.summary;
+  // Across ranks a snapshot is one rank's slice (the largest): memory figures are per rank.
   out << "checkpointing: " << plan.name << ", snapshots of " << checkpointing.snapshot_bytes
       << " bytes (state " << checkpointing.snapshot_bytes - kCarryBytes << " + carry "
-      << kCarryBytes << ")\n";
+      << kCarryBytes << ")" << (summary.ranks > 1 ? " per rank" : "") << "\n";
   // Summary's counts follow Griewank-Walther, as `rewind plan`: p = the schedule's advances.
   row(out, "forward steps l + p",
       std::to_string(summary.forward_steps) + " (predicted " +
@@ -190,6 +191,10 @@ void print_text_report(std::ostream& out, const RunReport& report) {
   out << "rewind run " << describe_run(report) << "\n";
   row(out, "state size / parameters",
       std::to_string(report.state_size) + " / " + std::to_string(report.parameter_size));
+  if (report.summary.ranks > 1)
+    row(out, "ranks x threads",
+        std::to_string(report.summary.ranks) + " x " + std::to_string(report.summary.threads) +
+            " (each rank holds its rows of every state and snapshot)");
   out << "\n";
 
   row(out, "J = 0.5*|y_N|^2", format("%.15g", report.loss));

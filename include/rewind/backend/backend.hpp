@@ -91,4 +91,25 @@ bool true_on_any_process(bool mine) {
     return mine;
 }
 
+// The number of processes that share the run's state: B::ranks() on a backend split across
+// processes (MPI ranks), else 1.
+template <class B>
+int process_count() {
+  if constexpr (requires { B::ranks(); })
+    return B::ranks();
+  else
+    return 1;
+}
+
+// The largest `mine` over the processes that share the run (a collective on a backend split
+// across processes, B::max_over_ranks): what every rank must agree on before it plans — a
+// measured time, the largest slice of a state.
+template <class B>
+double max_on_any_process(double mine) {
+  if constexpr (requires { B::max_over_ranks(mine); })
+    return B::max_over_ranks(mine);
+  else
+    return mine;
+}
+
 }  // namespace rwd

@@ -356,6 +356,7 @@ class BacksolveAdjoint {
     summary.schedule = describe_schedule(interval);
     summary.backend = B::name;
     summary.threads = thread_count();
+    summary.ranks = process_count<B>();
     summary.state_size = n;
     summary.parameter_size = p;
     summary.steps = steps;

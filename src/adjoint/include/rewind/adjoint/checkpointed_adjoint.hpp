@@ -229,6 +229,7 @@ class CheckpointedAdjoint {
     summary.schedule = schedule->name();
     summary.backend = B::name;
     summary.threads = thread_count();
+    summary.ranks = process_count<B>();
     summary.state_size = n;
     summary.parameter_size = p;
     summary.steps = steps;

@@ -177,6 +177,7 @@ class StoreAllAdjoint {
     summary.schedule = "store-all";
     summary.backend = B::name;
     summary.threads = thread_count();
+    summary.ranks = process_count<B>();
     summary.state_size = n;
     summary.parameter_size = p;
     summary.steps = steps;

@@ -26,6 +26,8 @@ struct Summary {
   std::string schedule;  // "store-all", "revolve(c = 20)", ...
   std::string backend;   // "eigen", "thrust"
   int threads = 1;       // rwd::thread_count() during the run (the gradient does not depend on it)
+  int ranks = 1;         // processes sharing the state (MPI ranks; the gradient does not depend
+                         // on it either); counts and bytes in `storage` are per process
   Index state_size = 0;
   Index parameter_size = 0;
 

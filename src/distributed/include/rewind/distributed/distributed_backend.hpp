@@ -79,6 +79,10 @@ struct DistributedBackend {
     return x.layout ? x.layout->global_size() : static_cast<Index>(x.local.size());
   }
   static Index host_size(const Vector& x) { return static_cast<Index>(x.local.size()); }
+  // The index in the whole vector of this rank's value number `local` (itself when replicated).
+  static Index global_index(const Vector& x, Index local) {
+    return x.layout ? x.layout->global_index(local) : local;
+  }
   static double* data(Vector& x) { return x.local.data(); }
   static const double* data(const Vector& x) { return x.local.data(); }
 
@@ -113,17 +117,7 @@ struct DistributedBackend {
   }
   static double max_norm(const Vector& x) {
     const double local = EigenBackend::max_norm(x.local);
-    if (!x.layout) return local;
-    // max is exact in any order; NaN on any rank must win on every rank.
-    const RowLayout& l = *x.layout;
-    thread_local std::vector<double> all;
-    thread_local std::vector<int> counts;
-    all.resize(static_cast<std::size_t>(l.communicator().size()));
-    counts.assign(static_cast<std::size_t>(l.communicator().size()), 1);
-    l.communicator().all_gather(std::span<const double>(&local, 1), counts, all);
-    double m = 0.0;
-    for (double a : all) m = (a > m || a != a) ? a : m;
-    return m;
+    return x.layout ? max_over(x.layout->communicator(), local) : local;
   }
   static double wrms_norm(const Vector& x, const Vector& w) {
     same_kind(x, w, "wrms_norm");
@@ -165,6 +159,12 @@ struct DistributedBackend {
   static bool any_rank(bool mine) {
     return layouts().empty() ? mine : layouts().back()->communicator().any(mine);
   }
+  // The largest `mine` over the ranks (NaN wins; a collective when a layout is in use).
+  static double max_over_ranks(double mine) {
+    return layouts().empty() ? mine : max_over(layouts().back()->communicator(), mine);
+  }
+  // The ranks sharing the state (1 before any layout is in use).
+  static int ranks() { return layouts().empty() ? 1 : layouts().back()->communicator().size(); }
 
   template <class F>
   static void for_each_index(Index n, F&& f) {
@@ -187,6 +187,18 @@ struct DistributedBackend {
   static std::vector<std::shared_ptr<const RowLayout>>& layouts() {
     static std::vector<std::shared_ptr<const RowLayout>> in_use;
     return in_use;
+  }
+
+  // max is exact in any order; NaN on any rank must win on every rank.
+  static double max_over(const Communicator& comm, double mine) {
+    thread_local std::vector<double> all;
+    thread_local std::vector<int> counts;
+    all.resize(static_cast<std::size_t>(comm.size()));
+    counts.assign(static_cast<std::size_t>(comm.size()), 1);
+    comm.all_gather(std::span<const double>(&mine, 1), counts, all);
+    double m = all.empty() ? mine : all[0];
+    for (double a : all) m = (a > m || a != a) ? a : m;
+    return m;
   }
 
   static void same_kind(const Vector& x, const Vector& y, const char* what) {

@@ -59,6 +59,12 @@ class RowLayout {
   Index first_row() const { return first_row(comm_.rank()); }
   Index local_rows() const { return rows_of(comm_.rank()); }
   Index local_size() const { return fields_ * local_rows() * row_length_; }
+  // The global index of this rank's local value `local` (0 <= local < local_size()).
+  Index global_index(Index local) const {
+    const Index per_field = local_rows() * row_length_;
+    const Index field = local / per_field;
+    return field * rows_ * row_length_ + first_row() * row_length_ + (local - field * per_field);
+  }
   // The number of row blocks this rank holds (fields × local rows), field by field.
   Index local_blocks() const { return fields_ * local_rows(); }
 

@@ -1,0 +1,32 @@
+// src/cli/distributed_run.hpp — `rewind run` under mpirun: a problem whose state splits across the
+// ranks (rwd::DistributedGrayScott, …) runs the same gradient_run.hpp code on the distributed
+// backend; every rank holds its rows of every state and snapshot, rank 0 prints the report.
+//
+//   mpirun -np 4 rewind run gray_scott --n 708 --steps 200 --snapshots 10
+//
+// The gradient has the same bits for every number of ranks (the backend's reductions fold in a
+// fixed global order). Problems without a distributed form run in one process; under a launcher
+// with more than one rank they are refused before any work, naming those that split.
+// Only built with MPI (REWIND_CLI_WITH_MPI).
+#pragma once
+
+#include <string>
+
+#include "gradient_run.hpp"
+#include "problem_registry.hpp"
+#include "run_report.hpp"
+#include "run_settings.hpp"
+
+namespace rwd::cli {
+
+// Whether the problem has a form whose state splits across ranks.
+bool splits_across_ranks(const ProblemInfo& problem);
+
+// "gray_scott, …": the problems that split.
+std::string problems_split_across_ranks();
+
+// Runs the problem the settings name split across MPI_COMM_WORLD; refuses (InvalidArgument) a
+// problem that does not split (splits_across_ranks).
+RunReport run_gradient_across_ranks(const RunSettings& settings, const PlanCallback& on_plan);
+
+}  // namespace rwd::cli

@@ -1,0 +1,94 @@
+// src/cli/process_group.cpp — see process_group.hpp.
+#include "process_group.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "exit_status.hpp"
+
+#if REWIND_CLI_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace rwd::cli {
+namespace {
+
+int g_rank = 0, g_size = 1;
+bool g_launched = false, g_working = false;
+
+// Whether an MPI launcher started this process: Open MPI's mpirun, PMIx launchers (srun, prterun)
+// and Hydra (MPICH) each set one of these.
+bool started_by_mpi_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(name)) return true;
+  return false;
+}
+
+}  // namespace
+
+ProcessGroup::ProcessGroup(int& argc, char**& argv) {
+#if REWIND_CLI_WITH_MPI
+  if (!started_by_mpi_launcher()) return;
+  int provided = 0;
+  // Threads inside a rank never call MPI: only the thread that runs the command does.
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  g_launched = true;
+  // Rank 0 speaks for the job: the others' standard output goes nowhere.
+  if (g_rank != 0) std::cout.setstate(std::ios::badbit);
+#else
+  (void)argc;
+  (void)argv;
+#endif
+}
+
+ProcessGroup::~ProcessGroup() {
+#if REWIND_CLI_WITH_MPI
+  if (g_launched) MPI_Finalize();
+#endif
+}
+
+int ProcessGroup::rank() {
+  return g_rank;
+}
+int ProcessGroup::size() {
+  return g_size;
+}
+bool ProcessGroup::launched() {
+  return g_launched;
+}
+void ProcessGroup::begin_work() {
+  g_working = true;
+}
+bool ProcessGroup::working() {
+  return g_working;
+}
+
+int ProcessGroup::fail(int status, std::string_view message, bool shared) {
+  if (!g_launched || g_size == 1) return fail_with(status, message);
+  if (!g_working) {
+    // Before any communication every rank parsed the same command line and failed the same way.
+    return g_rank == 0 ? fail_with(status, message) : status;
+  }
+#if REWIND_CLI_WITH_MPI
+  if (g_rank == 0) {
+    fail_with(status, message);
+  } else if (shared) {
+    // Rank 0 meets the same failure and ends the job with its message; if it has not within a
+    // few seconds, this rank failed alone after all: say so.
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    fail_with(status, "rank " + std::to_string(g_rank) + ": " + std::string(message));
+  } else {
+    fail_with(status, "rank " + std::to_string(g_rank) + ": " + std::string(message));
+  }
+  std::cerr.flush();
+  MPI_Abort(MPI_COMM_WORLD, status);
+#endif
+  return status;
+}
+
+}  // namespace rwd::cli

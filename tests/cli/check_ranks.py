@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Checks `mpirun -np N rewind run ...` (a ctest added by src/cli/CMakeLists.txt when rewind is
+built with MPI).
+
+    check_ranks.py path/to/mpiexec path/to/rewind
+
+- gray_scott --n 37 (rows that split unevenly) with revolve on 4 snapshots, a uniform schedule,
+  two levels with snapshots on disk (measured costs: every rank must agree on them) and
+  store-all: J, dJ/dtheta, |dJ/dy0| and the finite-difference check's <dJ/dy0, d> are the same
+  bits (the JSON prints each double as the shortest text that reads back as it) for 1, 2 and 4
+  ranks, and for 2 ranks x 2 threads; dJ/dtheta is the one-process run's. The report says how many
+  ranks ran, and the snapshot memory per rank shrinks with the ranks.
+- Only rank 0 prints: stdout is one JSON object, one text report.
+- Failures end the job with one line on stderr (mpirun -q): a problem that does not split
+  (exit 2), more ranks than rows (exit 2), a run that blows up mid-run (exit 1; every rank meets
+  the NaN through the collective check, rank 0 reports it and ends the job).
+"""
+import json
+import re
+import os
+import subprocess
+import sys
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMP_NUM_THREADS="1")
+
+
+def fail(message):
+    print("check_ranks: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def launch(mpiexec, ranks, rewind, *args):
+    command = [mpiexec, "-q", "-np", str(ranks), "--oversubscribe", rewind, *args]
+    return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=300)
+
+
+def run_json(mpiexec, ranks, rewind, *args):
+    proc = launch(mpiexec, ranks, rewind, *args, "--json")
+    if proc.returncode != 0:
+        fail(f"-np {ranks} {' '.join(args)} exited with {proc.returncode}: {proc.stderr.strip()}")
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError as e:
+        fail(f"-np {ranks} {' '.join(args)}: stdout is not one JSON object ({e}): "
+             f"{proc.stdout[:300]!r}")
+
+
+FIELDS = ["loss", "grad_theta", "grad_y0_norm", "grad_theta_norm"]
+
+
+def bits(report):
+    out = {k: report[k] for k in FIELDS}
+    out["directional_adjoint"] = report["fd_check"]["directional_adjoint"]
+    return out
+
+
+def main():
+    mpiexec, rewind = sys.argv[1], sys.argv[2]
+    base = ["run", "gray_scott", "--n", "37", "--steps", "60"]
+    scratch = os.path.abspath("check_ranks_scratch")
+    os.makedirs(scratch, exist_ok=True)
+    schedules = {
+        "revolve": ["--snapshots", "4"],
+        "uniform": ["--snapshots", "13", "--schedule", "uniform"],
+        "two-level disk": ["--ram-snapshots", "2", "--disk-snapshots", "3", "--disk", scratch],
+        "store-all": [],
+    }
+    serial = subprocess.run([rewind, *base, "--snapshots", "4", "--json"], capture_output=True,
+                            text=True, env=ENV)
+    if serial.returncode != 0:
+        fail(f"the one-process run failed: {serial.stderr.strip()}")
+    serial_theta = json.loads(serial.stdout)["grad_theta"]
+    for name, flags in schedules.items():
+        reports = {ranks: run_json(mpiexec, ranks, rewind, *base, *flags) for ranks in (1, 2, 4)}
+        reports["2x2"] = run_json(mpiexec, 2, rewind, *base, *flags, "--threads", "2")
+        reference = bits(reports[1])
+        for key, report in reports.items():
+            if bits(report) != reference:
+                fail(f"{name}: {key} ranks give {bits(report)}, 1 rank {reference}")
+            ranks = 2 if key == "2x2" else key
+            if report["stats"]["ranks"] != ranks:
+                fail(f"{name}: {key} ranks: the report says {report['stats']['ranks']} ranks")
+            if report["fd_check"]["verdict"] != "agree":
+                fail(f"{name}: {key} ranks: finite differences {report['fd_check']['verdict']}")
+        if reports["2x2"]["stats"]["threads"] != 2:
+            fail(f"{name}: --threads 2 under mpirun reports {reports['2x2']['stats']['threads']}")
+        if reference["grad_theta"] != serial_theta:
+            fail(f"{name}: dJ/dtheta {reference['grad_theta']} differs from the one-process "
+                 f"{serial_theta}")
+        if flags and "--disk" not in flags:
+            one, four = (reports[k]["stats"]["peak_stored_bytes"] for k in (1, 4))
+            # 37 rows over 4 ranks: the largest slice has 10 rows of 37 (and the carry).
+            if not four < one / 3:
+                fail(f"{name}: peak snapshot memory per rank {four} bytes at 4 ranks, "
+                     f"{one} at 1")
+        if os.listdir(scratch):
+            fail(f"{name}: snapshot files left behind: {os.listdir(scratch)}")
+        print(f"{name}: the same bits for 1, 2, 4 ranks and 2 ranks x 2 threads")
+
+    text = launch(mpiexec, 2, rewind, *base, "--snapshots", "4")
+    if text.returncode != 0 or text.stdout.count("rewind run gray_scott") != 1:
+        fail(f"text report under 2 ranks (exit {text.returncode}): {text.stdout[:400]!r}")
+    if "ranks x threads             2 x 1" not in text.stdout:
+        fail("the text report does not say 2 ranks x 1 thread")
+
+    for args, status, message in [
+        (["run", "lorenz63"], 2, "lorenz63 does not split its state across ranks"),
+        (["run", "gray_scott", "--n", "3"], 2, "3 rows to split and 4 ranks"),
+        (["run", "gray_scott", "--n", "16", "--dt", "50", "--steps", "100"], 1,
+         "non-finite .*at step 2"),
+    ]:
+        proc = launch(mpiexec, 4, rewind, *args)
+        lines = [l for l in proc.stderr.splitlines() if l.strip()]
+
+        if proc.returncode != status or len(lines) != 1 or not re.search(message, lines[0]):
+            fail(f"-np 4 {' '.join(args)}: exit {proc.returncode} (want {status}), stderr "
+                 f"{proc.stderr.strip()!r} (want one line matching {message!r})")
+        print(f"-np 4 {' '.join(args)}: exit {status}, one line: {lines[0]}")
+
+
+if __name__ == "__main__":
+    main()
