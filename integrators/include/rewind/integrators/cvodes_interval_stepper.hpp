@@ -219,6 +219,11 @@ class CvodesIntervalStepper {
           options_.linear_solver == CvodesLinearSolver::band ? "band" : "dense",
           " linear solver does not distribute (it holds the whole matrix on one process); use "
           "the matrix-free GMRES solver (CvodesLinearSolver::gmres)");
+    if (!Traits::matrix_solvers && options_.vectors == CvodesVectors::serial)
+      detail::fail<InvalidArgument>("CVODES on the ", Backend::name,
+                                    " backend computes with rewind's own vectors "
+                                    "(CvodesVectors::rewind); SUNDIALS' serial vector is one "
+                                    "process's array");
     if (grid_.intervals < 1)
       detail::fail<InvalidArgument>("CVODES: the grid needs at least one interval");
     if (!(grid_.t_final > grid_.t0))
