@@ -37,6 +37,13 @@
 // with column grouping, half-bandwidths from the options or the problem's band_width(), factored
 // by LAPACK (rwd::sundials::make_lapack_band_solver) rather than Debian's unoptimised band LU.
 //
+// Backends. The stepper runs on the problem's backend through rwd::CvodesVectorTraits<Backend>
+// (rewind/integrators/cvodes_vector_traits.hpp): the Eigen backend's vectors here; MPI ranks with
+// rwd::DistributedBackend through rewind/distributed/distributed_cvodes.hpp, where every
+// reduction CVODES and SPGMR make is a deterministic collective, so 1, 2 or 4 ranks compute the
+// same gradient bits. A backend whose vectors are not one array on one process takes only the
+// matrix-free GMRES solver: dense and band are refused before any work.
+//
 // Errors: a CVODES failure (Newton convergence, too much work, step size underflow, …) in a
 // forward or backward solve throws rwd::SolverError naming the interval, its time span, the
 // time reached and CVODES's reason; nothing partial is returned.
@@ -47,7 +54,6 @@
 #pragma once
 
 #include <cvodes/cvodes.h>
-#include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_band.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunlinsol/sunlinsol_spgmr.h>
@@ -68,7 +74,7 @@
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
-#include "rewind/integrators/eigen_nvector.hpp"
+#include "rewind/integrators/cvodes_vector_traits.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"  // StepperCounters
 #include "rewind/integrators/lapack_band_solver.hpp"
 #include "rewind/problem.hpp"
@@ -83,12 +89,6 @@ enum class CvodesLinearSolver {
   gmres,  // matrix-free SPGMR, no preconditioner: forward Jacobian-vector products from the
           // problem's `jvp(t, y, θ, v, out)` if it has one, else CVODES's difference quotients;
           // the backward solve's (−∂f/∂y)ᵀ v is the problem's exact vjp
-};
-
-// Which N_Vector CVODES computes with.
-enum class CvodesVectors {
-  rewind,  // rwd::sundials eigen vectors: optimised kernels, rhs/vjp called without copies
-  serial,  // SUNDIALS' serial vector as packaged (Debian builds it unoptimised), for comparison
 };
 
 struct CvodesOptions {
@@ -156,7 +156,8 @@ concept HasBandWidth = requires(const P& p) {
 };
 
 template <class P>
-concept HasJvp = requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::VectorXd& out) {
+concept HasJvp = requires(const P& p, double t, const typename P::Backend::Vector& y,
+                          typename P::Backend::Vector& out) {
   p.jvp(t, y, y, y, out);
 };
 
@@ -200,10 +201,9 @@ inline void free_vector(N_Vector v) {
 template <Problem P>
 class CvodesIntervalStepper {
  public:
-  using Backend = EigenBackend;
-  using Vector = EigenBackend::Vector;
-  static_assert(std::is_same_v<typename P::Backend, EigenBackend>,
-                "the CVODES stepper runs on the Eigen backend");
+  using Backend = typename P::Backend;
+  using Vector = typename Backend::Vector;
+  using Traits = CvodesVectorTraits<Backend>;  // include the backend's traits header to use it
 
   // The problem must outlive the stepper.
   CvodesIntervalStepper(const P& problem, CvodesOptions options, IntervalGrid grid)
@@ -213,18 +213,29 @@ class CvodesIntervalStepper {
         n_(problem.state_size()),
         p_(problem.parameter_size()) {
     options_.validate(n_);
+    if (!Traits::matrix_solvers && options_.linear_solver != CvodesLinearSolver::gmres)
+      detail::fail<InvalidArgument>(
+          "CVODES on the ", Backend::name, " backend: the ",
+          options_.linear_solver == CvodesLinearSolver::band ? "band" : "dense",
+          " linear solver does not distribute (it holds the whole matrix on one process); use "
+          "the matrix-free GMRES solver (CvodesLinearSolver::gmres)");
+    if (!Traits::matrix_solvers && options_.vectors == CvodesVectors::serial)
+      detail::fail<InvalidArgument>("CVODES on the ", Backend::name,
+                                    " backend computes with rewind's own vectors "
+                                    "(CvodesVectors::rewind); SUNDIALS' serial vector is one "
+                                    "process's array");
     if (grid_.intervals < 1)
       detail::fail<InvalidArgument>("CVODES: the grid needs at least one interval");
     if (!(grid_.t_final > grid_.t0))
       detail::fail<InvalidArgument>("CVODES: t_final must be after t0");
-    y_ = Vector::Zero(n_);
-    f_ = Vector::Zero(n_);
-    v_ = Vector::Zero(n_);
-    out_y_ = Vector::Zero(n_);
-    quad_out_y_ = Vector::Zero(n_);
-    quad_out_y_theta_ = Vector::Zero(p_);
-    out_theta_ = Vector::Zero(p_);
-    theta_ = Vector::Zero(p_);
+    y_ = Backend::zeros(n_);
+    f_ = Backend::zeros(n_);
+    v_ = Backend::zeros(n_);
+    out_y_ = Backend::zeros(n_);
+    quad_out_y_ = Backend::zeros(n_);
+    quad_out_y_theta_ = Backend::zeros(p_);
+    out_theta_ = Backend::zeros(p_);
+    theta_ = Backend::zeros(p_);
     setup();
   }
   CvodesIntervalStepper(const CvodesIntervalStepper&) = delete;
@@ -251,8 +262,9 @@ class CvodesIntervalStepper {
   }
 
   Carry initial_carry(const Vector& y0, const Vector&) const {
-    if (y0.size() != n_)
-      detail::fail<InvalidArgument>("CVODES: y0 has ", y0.size(), " values, the problem ", n_);
+    if (Backend::size(y0) != n_)
+      detail::fail<InvalidArgument>("CVODES: y0 has ", Backend::size(y0), " values, the problem ",
+                                    n_);
     Carry c;
     c.t = grid_.t0;
     c.step = 0;
@@ -298,7 +310,7 @@ class CvodesIntervalStepper {
     collect_forward_statistics();
 
     N_Vector adjoint = wrap(lambda);
-    Vector quadrature = Vector::Zero(p_);
+    Vector quadrature = Backend::zeros(p_);
     N_Vector q = wrap(quadrature);
     {
       check(CVodeCreateB(cvode_.value, CV_BDF, &which_), n, t_end, "CVodeCreateB");
@@ -342,7 +354,7 @@ class CvodesIntervalStepper {
     check(CVodeGetQuadB(cvode_.value, which_, &t_back, q), n, t_back, "CVodeGetQuadB");
     N_VDestroy(adjoint);
     N_VDestroy(q);
-    mu += quadrature;
+    Backend::axpy(1.0, quadrature, mu);  // mu + 1·q: the bits of mu + q
     void* backward_mem = CVodeGetAdjCVodeBmem(cvode_.value, which_);
     long rhs_b = 0, quad_b = 0;
     CVodeGetNumRhsEvals(backward_mem, &rhs_b);  // a new backward problem per interval
@@ -352,23 +364,17 @@ class CvodesIntervalStepper {
   }
 
  private:
-  // An N_Vector over an Eigen vector's memory (no copy; SUNDIALS does not free it). CVODES clones
-  // it for its own vectors, so the kind chosen here is the kind it computes with.
-  N_Vector wrap(Vector& v) const {
-    if (options_.vectors == CvodesVectors::rewind)
-      return sundials::make_eigen_nvector_view(v.data(), v.size(), context_.value);
-    return N_VMake_Serial(static_cast<sunindextype>(v.size()), v.data(), context_.value);
-  }
+  // An N_Vector over a backend vector's memory (no copy; SUNDIALS does not free it). CVODES
+  // clones it for its own vectors, so the kind chosen here is the kind it computes with.
+  N_Vector wrap(Vector& v) const { return Traits::view(v, options_.vectors, context_.value); }
 
   void setup() {
     SUNContext context = nullptr;
     if (SUNContext_Create(nullptr, &context) != 0)
       detail::fail<SolverError>("CVODES: cannot create a SUNDIALS context");
     context_.value = context;
-    atol_ = Vector(n_);
-    for (Index i = 0; i < n_; ++i)
-      atol_[i] =
-          options_.atol.size() == 1 ? options_.atol[0] : options_.atol[static_cast<std::size_t>(i)];
+    atol_ = Backend::zeros(n_);
+    Traits::assign(atol_, options_.atol);
     if (options_.linear_solver == CvodesLinearSolver::band) {
       upper_ = options_.band_upper, lower_ = options_.band_lower;
       if constexpr (detail::HasBandWidth<P>) {
@@ -458,24 +464,13 @@ class CvodesIntervalStepper {
         std::string(module) + "::" + function + ": " + message;
   }
 
-  // Callbacks hand CVODES's vectors to the problem, which takes Eigen vectors: rewind's vectors
-  // are Eigen vectors already (no copy); serial ones are copied through the work vectors.
-  static const Vector& in(N_Vector source, Vector& scratch) {
-    if (sundials::is_eigen_nvector(source))
-      if (const Vector* own = sundials::owned(source)) return *own;
-    scratch = Eigen::Map<const Vector>(N_VGetArrayPointer(source), scratch.size());
-    return scratch;
-  }
-  static Vector& out(N_Vector target, Vector& scratch) {
-    if (sundials::is_eigen_nvector(target))
-      if (Vector* own = sundials::owned_mutable(target)) return *own;
-    return scratch;
-  }
-  static void store(N_Vector target, const Vector& source) {
-    double* data = N_VGetArrayPointer(target);
-    if (data != source.data()) Eigen::Map<Vector>(data, source.size()) = source;
-  }
-  static bool finite(const Vector& v) { return v.allFinite(); }
+  // Callbacks hand CVODES's vectors to the problem as backend vectors (without a copy where the
+  // traits can). A non-finite result is a recoverable failure (CVODES retries with a smaller
+  // step); on a distributed backend the verdict is a collective, the same on every rank.
+  static const Vector& in(N_Vector source, Vector& scratch) { return Traits::in(source, scratch); }
+  static Vector& out(N_Vector target, Vector& scratch) { return Traits::out(target, scratch); }
+  static void store(N_Vector target, const Vector& source) { Traits::store(target, source); }
+  static bool finite(const Vector& v) { return Traits::all_finite(v); }
 
   static int forward_rhs(double t, N_Vector y, N_Vector ydot, void* data) {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
@@ -501,7 +496,7 @@ class CvodesIntervalStepper {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
     Vector& dl = out(yBdot, self->out_y_);
     self->problem_.vjp(t, in(y, self->y_), self->theta_, in(yB, self->v_), dl, self->out_theta_);
-    dl = -dl;
+    Backend::scale(-1.0, dl);  // exact negation
     store(yBdot, dl);
     return finite(dl) ? 0 : 1;
   }
@@ -536,7 +531,7 @@ class CvodesIntervalStepper {
     Vector& product = out(JvB, self->out_y_);
     self->problem_.vjp(t, in(y, self->y_), self->theta_, in(vB, self->v_), product,
                        self->quad_out_y_theta_);
-    product = -product;
+    Backend::scale(-1.0, product);
     store(JvB, product);
     return finite(product) ? 0 : 1;
   }
@@ -547,7 +542,7 @@ class CvodesIntervalStepper {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
     Vector& dq = out(qBdot, self->out_theta_);
     self->problem_.vjp(t, in(y, self->y_), self->theta_, in(yB, self->v_), self->quad_out_y_, dq);
-    dq = -dq;
+    Backend::scale(-1.0, dq);
     store(qBdot, dq);
     return finite(dq) ? 0 : 1;
   }

@@ -29,6 +29,84 @@
 #include "rewind/types.hpp"
 
 namespace rwd {
+namespace detail {
+
+// --- the arithmetic, written once ---------------------------------------------------------------
+// One grid row at a time: `row` is the row's 2n interleaved values (u, v per cell), `up` and
+// `down` the rows above and below — the row itself at a wall (the mirrored ghost cell). The
+// serial problem and rwd::DistributedBrusselator (halo rows from the neighbouring ranks) call
+// these with the same operands, so they give the same bits.
+
+// The 5-point Laplacian of species s at cell c, with mirrored ghost cells at the left and right
+// walls: up + down + left + right − 4·centre, in that order.
+inline double brusselator_laplacian(Index n, const double* row, const double* up,
+                                    const double* down, Index c, int s) {
+  const Index i = 2 * c + s;
+  const Index left = 2 * (c > 0 ? c - 1 : 0) + s, right = 2 * (c < n - 1 ? c + 1 : n - 1) + s;
+  return up[i] + down[i] + row[left] + row[right] - 4.0 * row[i];
+}
+
+// f on one row; k = α / h² = α n².
+inline void brusselator_rhs_row(double a, double b, double k, Index n, const double* row,
+                                const double* up, const double* down, double* f) {
+  for (Index c = 0; c < n; ++c) {
+    const Index i = 2 * c;
+    const double u = row[i], v = row[i + 1];
+    f[i] = a + u * u * v - (b + 1.0) * u + k * brusselator_laplacian(n, row, up, down, c, 0);
+    f[i + 1] = b * u - u * u * v + k * brusselator_laplacian(n, row, up, down, c, 1);
+  }
+}
+
+// out = (∂f/∂y) v on one row: y's row, and v's row with its neighbours.
+inline void brusselator_jvp_row(double b, double k, Index n, const double* y, const double* v,
+                                const double* v_up, const double* v_down, double* out) {
+  for (Index c = 0; c < n; ++c) {
+    const Index i = 2 * c;
+    const double u = y[i], w = y[i + 1], vu = v[i], vv = v[i + 1];
+    out[i] = (2.0 * u * w - (b + 1.0)) * vu + u * u * vv +
+             k * brusselator_laplacian(n, v, v_up, v_down, c, 0);
+    out[i + 1] =
+        (b - 2.0 * u * w) * vu - u * u * vv + k * brusselator_laplacian(n, v, v_up, v_down, c, 1);
+  }
+}
+
+// out_y = (∂f/∂y)ᵀ w on one row, and the row's three sums of (∂f/∂θ)ᵀ w, each from zero in cell
+// order: (Σ w_u, Σ (w_v − w_u) u, Σ w_u ∇²u + w_v ∇²v) — the last still to be multiplied by n².
+inline Sums<3> brusselator_vjp_row(double b, double k, Index n, const double* y, const double* y_up,
+                                   const double* y_down, const double* w, const double* w_up,
+                                   const double* w_down, double* out_y) {
+  double d_a = 0.0, d_b = 0.0, d_alpha = 0.0;
+  for (Index c = 0; c < n; ++c) {
+    const Index i = 2 * c;
+    const double u = y[i], v = y[i + 1], wu = w[i], wv = w[i + 1];
+    // Reaction Jacobian at the cell: [[2uv − (B+1), u²], [B − 2uv, −u²]].
+    out_y[i] = (2.0 * u * v - (b + 1.0)) * wu + (b - 2.0 * u * v) * wv +
+               k * brusselator_laplacian(n, w, w_up, w_down, c, 0);
+    out_y[i + 1] = u * u * wu - u * u * wv + k * brusselator_laplacian(n, w, w_up, w_down, c, 1);
+    d_a += wu;
+    d_b += (wv - wu) * u;
+    d_alpha += wu * brusselator_laplacian(n, y, y_up, y_down, c, 0) +
+               wv * brusselator_laplacian(n, y, y_up, y_down, c, 1);
+  }
+  Sums<3> sums;
+  sums.v[0] = d_a;
+  sums.v[1] = d_b;
+  sums.v[2] = d_alpha;
+  return sums;
+}
+
+// The default initial state at cell (r, c) of an n × n grid (see the top).
+inline void brusselator_initial_cell(Index n, Index r, Index c, double& u, double& v) {
+  const double pi = 3.14159265358979323846;
+  const double x = (static_cast<double>(c) + 0.5) / static_cast<double>(n);
+  const double z = (static_cast<double>(r) + 0.5) / static_cast<double>(n);
+  const double bump = std::exp(-((x - 0.3) * (x - 0.3) + (z - 0.3) * (z - 0.3)) / 0.01);
+  const double wave = std::sin(2.0 * pi * x) * std::cos(pi * z);
+  u = 1.0 + 0.1 * wave + 0.5 * bump;
+  v = 3.4 - 0.1 * wave;
+}
+
+}  // namespace detail
 
 class Brusselator2D {
  public:
@@ -55,16 +133,9 @@ class Brusselator2D {
 
   Vector default_initial_state() const {
     Vector y(state_size());
-    const double pi = 3.14159265358979323846;
     for (Index r = 0; r < n_; ++r)
-      for (Index c = 0; c < n_; ++c) {
-        const double x = (static_cast<double>(c) + 0.5) / static_cast<double>(n_);
-        const double z = (static_cast<double>(r) + 0.5) / static_cast<double>(n_);
-        const double bump = std::exp(-((x - 0.3) * (x - 0.3) + (z - 0.3) * (z - 0.3)) / 0.01);
-        const double wave = std::sin(2.0 * pi * x) * std::cos(pi * z);
-        y[2 * (r * n_ + c)] = 1.0 + 0.1 * wave + 0.5 * bump;
-        y[2 * (r * n_ + c) + 1] = 3.4 - 0.1 * wave;
-      }
+      for (Index c = 0; c < n_; ++c)
+        detail::brusselator_initial_cell(n_, r, c, y[2 * (r * n_ + c)], y[2 * (r * n_ + c) + 1]);
     return y;
   }
 
@@ -72,12 +143,8 @@ class Brusselator2D {
     detail::require_rhs_sizes<Backend>(name, state_size(), 3, y, theta, f);
     const double a = theta[0], b = theta[1], k = theta[2] * static_cast<double>(n_ * n_);  // α / h²
     for_each_row([&](Index r) {
-      for (Index c = 0; c < n_; ++c) {
-        const Index i = 2 * (r * n_ + c);
-        const double u = y[i], v = y[i + 1];
-        f[i] = a + u * u * v - (b + 1.0) * u + k * laplacian(y, r, c, 0);
-        f[i + 1] = b * u - u * u * v + k * laplacian(y, r, c, 1);
-      }
+      detail::brusselator_rhs_row(a, b, k, n_, row(y, r), row(y, r - 1), row(y, r + 1),
+                                  f.data() + 2 * r * n_);
     });
   }
 
@@ -89,12 +156,8 @@ class Brusselator2D {
     detail::require_length(name, "output out", out.size(), state_size());
     const double b = theta[1], k = theta[2] * static_cast<double>(n_ * n_);
     for_each_row([&](Index r) {
-      for (Index c = 0; c < n_; ++c) {
-        const Index i = 2 * (r * n_ + c);
-        const double u = y[i], w = y[i + 1], vu = v[i], vv = v[i + 1];
-        out[i] = (2.0 * u * w - (b + 1.0)) * vu + u * u * vv + k * laplacian(v, r, c, 0);
-        out[i + 1] = (b - 2.0 * u * w) * vu - u * u * vv + k * laplacian(v, r, c, 1);
-      }
+      detail::brusselator_jvp_row(b, k, n_, row(y, r), row(v, r), row(v, r - 1), row(v, r + 1),
+                                  out.data() + 2 * r * n_);
     });
   }
 
@@ -108,23 +171,9 @@ class Brusselator2D {
     // Each row's three sums from zero, the rows' sums added in row order: the bits do not depend
     // on the thread count (rewind/parallel.hpp).
     const Sums<3> sums = detail::ordered_fold<3>(n_, row_threads(), [&](Index r) {
-      double d_a = 0.0, d_b = 0.0, d_alpha = 0.0;
-      for (Index c = 0; c < n_; ++c) {
-        const Index i = 2 * (r * n_ + c);
-        const double u = y[i], v = y[i + 1], wu = w[i], wv = w[i + 1];
-        // Reaction Jacobian at the cell: [[2uv − (B+1), u²], [B − 2uv, −u²]].
-        out_y[i] =
-            (2.0 * u * v - (b + 1.0)) * wu + (b - 2.0 * u * v) * wv + k * laplacian(w, r, c, 0);
-        out_y[i + 1] = u * u * wu - u * u * wv + k * laplacian(w, r, c, 1);
-        d_a += wu;
-        d_b += (wv - wu) * u;
-        d_alpha += wu * laplacian(y, r, c, 0) + wv * laplacian(y, r, c, 1);
-      }
-      Sums<3> row;
-      row.v[0] = d_a;
-      row.v[1] = d_b;
-      row.v[2] = d_alpha;
-      return row;
+      return detail::brusselator_vjp_row(b, k, n_, row(y, r), row(y, r - 1), row(y, r + 1),
+                                         row(w, r), row(w, r - 1), row(w, r + 1),
+                                         out_y.data() + 2 * r * n_);
     });
     out_theta[0] = sums.v[0];
     out_theta[1] = sums.v[1];
@@ -140,15 +189,9 @@ class Brusselator2D {
     detail::parallel_indices(n_, row_threads(), op);
   }
 
-  // Neighbour index with mirrored ghost cells: stepping outside reflects onto the cell itself.
-  Index clamp(Index i) const { return i < 0 ? 0 : (i >= n_ ? n_ - 1 : i); }
-  double at(const Vector& y, Index r, Index c, int species) const {
-    return y[2 * (r * n_ + c) + species];
-  }
-
-  double laplacian(const Vector& y, Index r, Index c, int s) const {
-    return at(y, clamp(r - 1), c, s) + at(y, clamp(r + 1), c, s) + at(y, r, clamp(c - 1), s) +
-           at(y, r, clamp(c + 1), s) - 4.0 * at(y, r, c, s);
+  // Row r's 2n values; a row outside the grid is the wall row itself (mirrored ghost cells).
+  const double* row(const Vector& y, Index r) const {
+    return y.data() + 2 * (r < 0 ? 0 : (r >= n_ ? n_ - 1 : r)) * n_;
   }
 
   Index n_;
