@@ -183,7 +183,7 @@ void train_spiral(const TrainSettings& settings) {
   if (settings.save_parameters) nn::save_parameters(*settings.save_parameters, mlp, theta);
 
   if (!settings.quiet)
-    std::cout << "trained " << trainer.model().describe() << " (" << theta.size()
+    std::cout << "trained " << trainer.describe() << " (" << theta.size()
               << " parameters) on " << settings.data << ": " << settings.iterations
               << " iterations of " << optimizer->name() << ", " << settings.batch << " windows of "
               << settings.window << " intervals, " << settings.method << " × " << settings.substeps

@@ -143,6 +143,7 @@ Mlp::Workspace Mlp::make_workspace(Index max_batch) const {
   ws.grad_a = Eigen::MatrixXd::Zero(padded(widest_), max_batch);
   ws.grad_b = Eigen::MatrixXd::Zero(padded(widest_), max_batch);
   ws.transposed.resize(largest_weight);
+  ws.made_for = layers_;
   return ws;
 }
 
@@ -158,11 +159,11 @@ void Mlp::check_call(const char* call, const double* theta,
   if (X.cols() > ws.max_batch())
     detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": batch of ", X.cols(),
                                   " samples exceeds the workspace's max_batch ", ws.max_batch());
-  bool same_widths = ws.pre.size() == layers_.size() && ws.grad_a.rows() == padded(widest_);
-  for (std::size_t i = 0; same_widths && i < layers_.size(); ++i)
-    same_widths = ws.pre[i].rows() == padded(layers_[i].outputs) &&
-                  ws.transposed.size() >= layers_[i].outputs * layers_[i].inputs;
-  if (!same_widths)
+  if (ws.made_for.size() != layers_.size() ||
+      !std::equal(layers_.begin(), layers_.end(), ws.made_for.begin(),
+                  [](const DenseLayerShape& a, const DenseLayerShape& b) {
+                    return a.inputs == b.inputs && a.outputs == b.outputs;
+                  }))
     detail::fail<InvalidArgument>("MLP ", describe(), " ", call,
                                   ": the workspace was made for a network with other layer widths");
 }

@@ -89,10 +89,11 @@ class Mlp {
    private:
     friend class Mlp;
     Index max_batch_ = 0;
-    std::vector<Eigen::MatrixXd> pre;   // W a + b of each layer, outputs × max_batch
-    std::vector<Eigen::MatrixXd> post;  // σ(pre) of each layer, outputs × max_batch
-    Eigen::MatrixXd grad_a, grad_b;     // cotangents, widest layer × max_batch, used in turn
-    Eigen::VectorXd transposed;         // one layer's Wᵀ, for the reverse pass
+    std::vector<Eigen::MatrixXd> pre;       // W a + b of each layer, outputs × max_batch
+    std::vector<Eigen::MatrixXd> post;      // σ(pre) of each layer, outputs × max_batch
+    Eigen::MatrixXd grad_a, grad_b;         // cotangents, widest layer × max_batch, used in turn
+    Eigen::VectorXd transposed;             // one layer's Wᵀ, for the reverse pass
+    std::vector<DenseLayerShape> made_for;  // the layers it was made for
     // (Rows are padded to a multiple of 8; see mlp.cpp.)
   };
   // max_batch >= 1. Allocates; forward and vjp with this workspace then never do.
