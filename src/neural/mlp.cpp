@@ -27,12 +27,13 @@ std::vector<DenseLayerShape> chain(const std::vector<Index>& widths, Activation 
   return layers;
 }
 
-// Rows of every work matrix, rounded up to a multiple of 8 doubles (one 64-byte vector of the
-// widest SIMD Eigen may use). A column then starts on a vector boundary and holds whole vectors,
-// so the vectorised tanh (Eigen's packet exp) treats every value alike — a value never falls into
-// a scalar head or tail whose position would depend on the batch size.
+// Rows of every work matrix, rounded up to a multiple of the SIMD width Eigen vectorises doubles
+// with in this build (2 with SSE2, 4 with AVX, 8 with AVX-512). A column then holds whole vectors
+// and starts on a vector boundary, so the vectorised tanh (Eigen's packet exp) treats every value
+// alike — no value falls into a scalar tail whose position would depend on the batch size.
 Index padded(Index rows) {
-  return (rows + 7) / 8 * 8;
+  constexpr Index width = Eigen::internal::packet_traits<double>::size;
+  return (rows + width - 1) / width * width;
 }
 
 // out.col(j) = init + Σ_p x(p, j) · A.col(p) for the batch's columns j, with A m × n (column-
@@ -244,12 +245,12 @@ void Mlp::vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::Matr
                  // db_s = g_s — no sum over the batch, so nothing depends on its size.
                  const DenseLayerShape& l = layers_[k];
                  for (Index s = 0; s < G.cols(); ++s) {
-                   double* dW = grad_theta.col(s).data() + offsets_[k];
-                   for (Index j = 0; j < l.inputs; ++j)
-                     for (Index i = 0; i < l.outputs; ++i)
-                       dW[i + j * l.outputs] = G(i, s) * A(j, s);
-                   double* db = dW + l.outputs * l.inputs;
-                   for (Index i = 0; i < l.outputs; ++i) db[i] = G(i, s);
+                   const double* __restrict g = G.col(s).data();
+                   const double* a = A.col(s).data();
+                   double* __restrict dW = grad_theta.col(s).data() + offsets_[k];
+                   for (Index j = 0; j < l.inputs; ++j, dW += l.outputs)
+                     for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i] * a[j];
+                   for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i];  // db follows W
                  }
                });
 }

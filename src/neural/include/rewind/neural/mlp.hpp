@@ -94,7 +94,7 @@ class Mlp {
     Eigen::MatrixXd grad_a, grad_b;         // cotangents, widest layer × max_batch, used in turn
     Eigen::VectorXd transposed;             // one layer's Wᵀ, for the reverse pass
     std::vector<DenseLayerShape> made_for;  // the layers it was made for
-    // (Rows are padded to a multiple of 8; see mlp.cpp.)
+    // (Rows are padded to whole SIMD vectors; see mlp.cpp.)
   };
   // max_batch >= 1. Allocates; forward and vjp with this workspace then never do.
   Workspace make_workspace(Index max_batch) const;
