@@ -29,8 +29,11 @@ std::vector<DenseLayerShape> chain(const std::vector<Index>& widths, Activation 
 
 // Rows of every work matrix, rounded up to a multiple of the SIMD width Eigen vectorises doubles
 // with in this build (2 with SSE2, 4 with AVX, 8 with AVX-512). A column then holds whole vectors
-// and starts on a vector boundary, so the vectorised tanh (Eigen's packet exp) treats every value
-// alike — no value falls into a scalar tail whose position would depend on the batch size.
+// and starts on a vector boundary, so an elementwise function that Eigen vectorises with a packet
+// algorithm different from its scalar one (exp, where a version vectorises the tanh expression)
+// treats every value alike — no value falls into a scalar tail whose position would depend on
+// the batch size. (Eigen 3.4 evaluates the tanh expression, a select, scalar by scalar; the
+// padding keeps the guarantee where it does not.)
 Index padded(Index rows) {
   constexpr Index width = Eigen::internal::packet_traits<double>::size;
   return (rows + width - 1) / width * width;

@@ -28,8 +28,8 @@
 // the sample sits in the batch. The layer products are rewind's own column-by-column loops
 // (each output one fixed chain over its own column), not Eigen's matrix product, whose blocking
 // — and, for one column, whole algorithm — depends on the shape; and the work matrices' columns
-// are padded to whole SIMD vectors so that the vectorised tanh treats every value alike. This is
-// what lets a minibatch be split across processes with the same gradient bits
+// are padded to whole SIMD vectors so that a vectorised activation treats every value alike. This
+// is what lets a minibatch be split across processes with the same gradient bits
 // (rwd::training::NeuralOdeTrainer with a BatchExchange). vjp's summed parameter gradient is a
 // sum over the batch, so its bits do depend on the batch; vjp_per_sample's do not.
 //
