@@ -183,11 +183,10 @@ void train_spiral(const TrainSettings& settings) {
   if (settings.save_parameters) nn::save_parameters(*settings.save_parameters, mlp, theta);
 
   if (!settings.quiet)
-    std::cout << "trained " << trainer.describe() << " (" << theta.size()
-              << " parameters) on " << settings.data << ": " << settings.iterations
-              << " iterations of " << optimizer->name() << ", " << settings.batch << " windows of "
-              << settings.window << " intervals, " << settings.method << " × " << settings.substeps
-              << "\n"
+    std::cout << "trained " << trainer.describe() << " (" << theta.size() << " parameters) on "
+              << settings.data << ": " << settings.iterations << " iterations of "
+              << optimizer->name() << ", " << settings.batch << " windows of " << settings.window
+              << " intervals, " << settings.method << " × " << settings.substeps << "\n"
               << "minibatch loss " << short_number(loss) << " (last), " << short_number(smoothed)
               << " (smoothed); trajectory MSE "
               << short_number(evaluations.front()["trajectory_mse"].get<double>()) << " -> "

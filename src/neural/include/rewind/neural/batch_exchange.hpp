@@ -3,7 +3,8 @@
 //
 //   const rwd::training::BatchExchange& one = rwd::training::single_process();   // the default
 //   rwd::training::NeuralOdeTrainer trainer(mlp, features, data, options, exchange);
-//   rwd::training::WindowRange mine = rwd::training::windows_of_process(20, /*rank=*/1, /*size=*/3);
+//   rwd::training::WindowRange mine = rwd::training::windows_of_process(20, /*rank=*/1,
+//   /*size=*/3);
 //   // mine = [7, 14): 20 windows split 7, 7, 6
 //
 // Data parallelism: every process holds the whole series and θ, draws the same window starts
