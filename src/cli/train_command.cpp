@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "process_group.hpp"
 #include "progress.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
@@ -132,8 +133,10 @@ void train_spiral(const TrainSettings& settings) {
   if (settings.reanchor && settings.adjoint != "backsolve")
     rwd::detail::fail<InvalidArgument>("--reanchor needs --adjoint backsolve");
   std::unique_ptr<training::Optimizer> optimizer = make_optimizer(settings);
+  // The minibatch is split across the processes of an MPI run (every one draws the same windows
+  // and takes the same step): the same loss history as one process.
   training::NeuralOdeTrainer trainer(mlp, features, training::load_time_series(settings.data),
-                                     options);
+                                     options, batch_exchange());
   if (trainer.data().dimension() != 2)
     rwd::detail::fail<InvalidArgument>("spiral training needs 2-dimensional data; '", settings.data,
                                        "' has ", trainer.data().dimension(), " components");

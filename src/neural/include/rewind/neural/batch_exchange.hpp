@@ -3,9 +3,7 @@
 //
 //   const rwd::training::BatchExchange& one = rwd::training::single_process();   // the default
 //   rwd::training::NeuralOdeTrainer trainer(mlp, features, data, options, exchange);
-//   rwd::training::WindowRange mine = rwd::training::windows_of_process(20, /*rank=*/1,
-//   /*size=*/3);
-//   // mine = [7, 14): 20 windows split 7, 7, 6
+//   auto mine = rwd::training::windows_of_process(20, /*rank=*/1, /*size=*/3);  // [7, 14)
 //
 // Data parallelism: every process holds the whole series and θ, draws the same window starts
 // (the same seed), integrates and differentiates only its own windows, and the per-window losses
