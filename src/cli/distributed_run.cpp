@@ -5,6 +5,8 @@
 
 #include "problem_parameters.hpp"
 #include "process_group.hpp"
+#include "rewind/distributed/distributed_brusselator.hpp"
+#include "rewind/distributed/distributed_cvodes.hpp"  // CVODES on the distributed N_Vector
 #include "rewind/distributed/distributed_gray_scott.hpp"
 
 namespace rwd::cli {
@@ -25,7 +27,7 @@ RunReport run_split(const P& problem, const RunSettings& settings, const PlanCal
 }  // namespace
 
 bool splits_across_ranks(const ProblemInfo& problem) {
-  return problem.id == ProblemId::gray_scott;
+  return problem.id == ProblemId::gray_scott || problem.id == ProblemId::brusselator;
 }
 
 std::string problems_split_across_ranks() {
@@ -40,6 +42,8 @@ RunReport run_gradient_across_ranks(const RunSettings& settings, const PlanCallb
   switch (settings.problem->id) {
     case ProblemId::gray_scott:
       return run_split(DistributedGrayScott(settings.n, world), settings, on_plan);
+    case ProblemId::brusselator:
+      return run_split(DistributedBrusselator(settings.n, world), settings, on_plan);
     default:
       rwd::detail::fail<InvalidArgument>(
           settings.problem->name, " does not split its state across ranks (", world.size(),

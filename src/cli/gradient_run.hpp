@@ -151,15 +151,16 @@ inline const char* fd_verdict(const FiniteDifferenceCheck& fd) {
 template <class P, class F>
 decltype(auto) with_stepper(const P& problem, const RunSettings& settings,
                             const StepControl& control, F&& f) {
-  if constexpr (!std::is_same_v<typename P::Backend, EigenBackend>) {
-    if (settings.bdf)
-      rwd::detail::fail<InvalidArgument>("--method bdf does not run across ranks yet (", P::name,
-                                         "); use a Runge-Kutta method");
-  } else if (settings.bdf) {
+  if (settings.bdf) {
     CvodesOptions options = settings.bdf_options;
-    // Semi-discretised PDEs state their band: the band solver instead of a dense n × n one.
-    if constexpr (rwd::detail::HasBandWidth<P>)
+    // Semi-discretised PDEs state their band: the band solver instead of a dense n × n one —
+    // in one process. Across ranks only the matrix-free GMRES solver distributes (the stepper
+    // refuses --linear-solver dense or band there).
+    if constexpr (!std::is_same_v<typename P::Backend, EigenBackend>) {
+      if (!settings.linear_solver_given) options.linear_solver = CvodesLinearSolver::gmres;
+    } else if constexpr (rwd::detail::HasBandWidth<P>) {
       if (!settings.linear_solver_given) options.linear_solver = CvodesLinearSolver::band;
+    }
     CvodesIntervalStepper stepper(problem, options, settings.grid);
     return f(stepper);
   }

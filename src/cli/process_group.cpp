@@ -11,6 +11,8 @@
 
 #if REWIND_CLI_WITH_MPI
 #include <mpi.h>
+
+#include "rewind/distributed/mpi_batch_exchange.hpp"
 #endif
 
 namespace rwd::cli {
@@ -89,6 +91,16 @@ int ProcessGroup::fail(int status, std::string_view message, bool shared) {
   MPI_Abort(MPI_COMM_WORLD, status);
 #endif
   return status;
+}
+
+const training::BatchExchange& batch_exchange() {
+#if REWIND_CLI_WITH_MPI
+  if (g_launched) {
+    static const MpiBatchExchange world{Communicator::world()};
+    return world;
+  }
+#endif
+  return training::single_process();
 }
 
 }  // namespace rwd::cli

@@ -21,6 +21,8 @@
 
 #include <string_view>
 
+#include "rewind/neural/batch_exchange.hpp"
+
 namespace rwd::cli {
 
 class ProcessGroup {
@@ -48,5 +50,10 @@ class ProcessGroup {
   // `shared` says the failure is of a kind every rank meets at the same point.
   static int fail(int status, std::string_view message, bool shared);
 };
+
+// What `rewind train` splits its minibatch through: the ranks of the job (rwd::MpiBatchExchange
+// over MPI_COMM_WORLD) when launched, else this process alone.
+//   training::NeuralOdeTrainer trainer(mlp, features, data, options, batch_exchange());
+const training::BatchExchange& batch_exchange();
 
 }  // namespace rwd::cli

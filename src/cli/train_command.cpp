@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "process_group.hpp"
 #include "progress.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
@@ -132,8 +133,10 @@ void train_spiral(const TrainSettings& settings) {
   if (settings.reanchor && settings.adjoint != "backsolve")
     rwd::detail::fail<InvalidArgument>("--reanchor needs --adjoint backsolve");
   std::unique_ptr<training::Optimizer> optimizer = make_optimizer(settings);
+  // The minibatch is split across the processes of an MPI run (every one draws the same windows
+  // and takes the same step): the same loss history as one process.
   training::NeuralOdeTrainer trainer(mlp, features, training::load_time_series(settings.data),
-                                     options);
+                                     options, batch_exchange());
   if (trainer.data().dimension() != 2)
     rwd::detail::fail<InvalidArgument>("spiral training needs 2-dimensional data; '", settings.data,
                                        "' has ", trainer.data().dimension(), " components");
@@ -147,7 +150,9 @@ void train_spiral(const TrainSettings& settings) {
   nlohmann::ordered_json evaluations = nlohmann::ordered_json::array();
   evaluations.push_back({{"iteration", 0}, {"trajectory_mse", trainer.trajectory_error(theta)}});
 
-  ProgressBar bar(stderr_is_terminal() && !settings.quiet);
+  ProgressBar bar(stderr_is_terminal() && !settings.quiet && ProcessGroup::prints());
+  // Under mpirun the ranks exchange every step from here on: a failure ends the job.
+  ProcessGroup::begin_work();
   double gradient_seconds = 0.0, loss = std::nan(""), smoothed = std::nan("");
   const auto start = std::chrono::steady_clock::now();
   // Geometric decay from --learning-rate to --final-learning-rate over the run (constant without).
@@ -180,14 +185,15 @@ void train_spiral(const TrainSettings& settings) {
   const double per_iteration =
       settings.iterations > 0 ? seconds / static_cast<double>(settings.iterations) : 0.0;
 
-  if (settings.save_parameters) nn::save_parameters(*settings.save_parameters, mlp, theta);
+  // Every rank holds the same θ and history: rank 0 writes the files.
+  if (settings.save_parameters && ProcessGroup::prints())
+    nn::save_parameters(*settings.save_parameters, mlp, theta);
 
   if (!settings.quiet)
-    std::cout << "trained " << trainer.model().describe() << " (" << theta.size()
-              << " parameters) on " << settings.data << ": " << settings.iterations
-              << " iterations of " << optimizer->name() << ", " << settings.batch << " windows of "
-              << settings.window << " intervals, " << settings.method << " × " << settings.substeps
-              << "\n"
+    std::cout << "trained " << trainer.describe() << " (" << theta.size() << " parameters) on "
+              << settings.data << ": " << settings.iterations << " iterations of "
+              << optimizer->name() << ", " << settings.batch << " windows of " << settings.window
+              << " intervals, " << settings.method << " × " << settings.substeps << "\n"
               << "minibatch loss " << short_number(loss) << " (last), " << short_number(smoothed)
               << " (smoothed); trajectory MSE "
               << short_number(evaluations.front()["trajectory_mse"].get<double>()) << " -> "
@@ -197,10 +203,11 @@ void train_spiral(const TrainSettings& settings) {
                               std::max<double>(1.0, static_cast<double>(settings.iterations)) * 1e3)
               << " ms in the gradient)\n";
 
-  if (settings.json) {
+  if (settings.json && ProcessGroup::prints()) {
     nlohmann::ordered_json log;
     log["problem"] = "spiral";
     log["threads"] = rwd::thread_count();
+    log["ranks"] = ProcessGroup::size();
     log["model"] = {{"network", mlp.describe()},
                     {"features", std::string(nn::to_string(features))},
                     {"parameters", theta.size()}};

@@ -13,7 +13,6 @@ namespace rwd::nn {
 namespace {
 
 using ConstMatrixMap = Eigen::Map<const Eigen::MatrixXd>;
-using ConstVectorMap = Eigen::Map<const Eigen::VectorXd>;
 using MatrixMap = Eigen::Map<Eigen::MatrixXd>;
 using VectorMap = Eigen::Map<Eigen::VectorXd>;
 
@@ -26,6 +25,65 @@ std::vector<DenseLayerShape> chain(const std::vector<Index>& widths, Activation 
   for (std::size_t i = 0; i + 1 < widths.size(); ++i)
     layers.push_back({widths[i], widths[i + 1], i + 2 == widths.size() ? output : hidden});
   return layers;
+}
+
+// Rows of every work matrix, rounded up to a multiple of the SIMD width Eigen vectorises doubles
+// with in this build (2 with SSE2, 4 with AVX, 8 with AVX-512). A column then holds whole vectors
+// and starts on a vector boundary, so an elementwise function that Eigen vectorises with a packet
+// algorithm different from its scalar one (exp, where a version vectorises the tanh expression)
+// treats every value alike — no value falls into a scalar tail whose position would depend on
+// the batch size. (Eigen 3.4 evaluates the tanh expression, a select, scalar by scalar; the
+// padding keeps the guarantee where it does not.)
+Index padded(Index rows) {
+  constexpr Index width = Eigen::internal::packet_traits<double>::size;
+  return (rows + width - 1) / width * width;
+}
+
+// out.col(j) = init + Σ_p x(p, j) · A.col(p) for the batch's columns j, with A m × n (column-
+// major, leading dimension m), x n × batch and out m × batch (leading dimensions ldx, ldo); init
+// has m values or is null (zero). Each output is one fixed chain of products and additions, p
+// ascending, over its own column alone: the same bits whatever the batch size and wherever the
+// column sits in it — which Eigen's matrix product does not promise (its kernels block and order
+// the work by the matrix shape, and a one-column product takes a different path altogether).
+// Four columns go together only to overlap their chains; the arithmetic is that of one column.
+void column_products(const double* __restrict A, Index m, Index n, const double* __restrict x,
+                     Index ldx, Index batch, const double* __restrict init, double* __restrict out,
+                     Index ldo) {
+  Index j = 0;
+  for (; j + 4 <= batch; j += 4) {
+    double* __restrict o0 = out + j * ldo;
+    double* __restrict o1 = o0 + ldo;
+    double* __restrict o2 = o1 + ldo;
+    double* __restrict o3 = o2 + ldo;
+    for (Index i = 0; i < m; ++i) {
+      const double start = init != nullptr ? init[i] : 0.0;
+      o0[i] = start;
+      o1[i] = start;
+      o2[i] = start;
+      o3[i] = start;
+    }
+    const double* xj = x + j * ldx;
+    for (Index p = 0; p < n; ++p) {
+      const double* __restrict a = A + p * m;
+      const double x0 = xj[p], x1 = xj[p + ldx], x2 = xj[p + 2 * ldx], x3 = xj[p + 3 * ldx];
+      for (Index i = 0; i < m; ++i) {
+        o0[i] += x0 * a[i];
+        o1[i] += x1 * a[i];
+        o2[i] += x2 * a[i];
+        o3[i] += x3 * a[i];
+      }
+    }
+  }
+  for (; j < batch; ++j) {
+    double* __restrict o = out + j * ldo;
+    for (Index i = 0; i < m; ++i) o[i] = init != nullptr ? init[i] : 0.0;
+    const double* xj = x + j * ldx;
+    for (Index p = 0; p < n; ++p) {
+      const double* __restrict a = A + p * m;
+      const double xp = xj[p];
+      for (Index i = 0; i < m; ++i) o[i] += xp * a[i];
+    }
+  }
 }
 
 }  // namespace
@@ -79,12 +137,17 @@ Mlp::Workspace Mlp::make_workspace(Index max_batch) const {
     detail::fail<InvalidArgument>("MLP workspace: max_batch = ", max_batch, " must be >= 1");
   Workspace ws;
   ws.max_batch_ = max_batch;
+  // Zeros: the padding rows are never written by a product, and stay finite through tanh.
+  Index largest_weight = 0;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    ws.pre.emplace_back(layers_[i].outputs, max_batch);
-    ws.post.emplace_back(layers_[i].outputs, max_batch);
+    ws.pre.push_back(Eigen::MatrixXd::Zero(padded(layers_[i].outputs), max_batch));
+    ws.post.push_back(Eigen::MatrixXd::Zero(padded(layers_[i].outputs), max_batch));
+    largest_weight = std::max(largest_weight, layers_[i].outputs * layers_[i].inputs);
   }
-  ws.grad_a.resize(widest_, max_batch);
-  ws.grad_b.resize(widest_, max_batch);
+  ws.grad_a = Eigen::MatrixXd::Zero(padded(widest_), max_batch);
+  ws.grad_b = Eigen::MatrixXd::Zero(padded(widest_), max_batch);
+  ws.transposed.resize(largest_weight);
+  ws.made_for = layers_;
   return ws;
 }
 
@@ -100,10 +163,11 @@ void Mlp::check_call(const char* call, const double* theta,
   if (X.cols() > ws.max_batch())
     detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": batch of ", X.cols(),
                                   " samples exceeds the workspace's max_batch ", ws.max_batch());
-  bool same_widths = ws.pre.size() == layers_.size() && ws.grad_a.rows() == widest_;
-  for (std::size_t i = 0; same_widths && i < layers_.size(); ++i)
-    same_widths = ws.pre[i].rows() == layers_[i].outputs;
-  if (!same_widths)
+  if (ws.made_for.size() != layers_.size() ||
+      !std::equal(layers_.begin(), layers_.end(), ws.made_for.begin(),
+                  [](const DenseLayerShape& a, const DenseLayerShape& b) {
+                    return a.inputs == b.inputs && a.outputs == b.outputs;
+                  }))
     detail::fail<InvalidArgument>("MLP ", describe(), " ", call,
                                   ": the workspace was made for a network with other layer widths");
 }
@@ -112,15 +176,17 @@ void Mlp::run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixX
                       Workspace& ws) const {
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     const DenseLayerShape& l = layers_[i];
-    const ConstMatrixMap W(theta + offsets_[i], l.outputs, l.inputs);
-    const ConstVectorMap b(theta + offsets_[i] + l.outputs * l.inputs, l.outputs);
-    auto pre = ws.pre[i].leftCols(batch);
+    const double* W = theta + offsets_[i];
+    const double* b = W + l.outputs * l.inputs;
+    Eigen::MatrixXd& pre = ws.pre[i];
     if (i == 0)
-      pre.noalias() = W * X;
+      column_products(W, l.outputs, l.inputs, X.data(), X.outerStride(), batch, b, pre.data(),
+                      pre.rows());
     else
-      pre.noalias() = W * ws.post[i - 1].leftCols(batch);
-    pre.colwise() += b;
-    apply_activation(l.activation, pre, ws.post[i].leftCols(batch));
+      column_products(W, l.outputs, l.inputs, ws.post[i - 1].data(), ws.post[i - 1].rows(), batch,
+                      b, pre.data(), pre.rows());
+    // Padding rows included: whole vectors for every column (see padded()).
+    apply_activation(l.activation, pre.leftCols(batch), ws.post[i].leftCols(batch));
   }
 }
 
@@ -132,48 +198,99 @@ void Mlp::forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& 
     detail::fail<InvalidArgument>("MLP ", describe(), " forward: output Y is ", Y.rows(), " × ",
                                   Y.cols(), " but must be ", output_size(), " × ", batch);
   run_forward(theta, X, batch, ws);
-  Y = ws.post.back().leftCols(batch);
+  Y = ws.post.back().topLeftCorner(output_size(), batch);
+}
+
+void Mlp::check_vjp(const char* call, const double* theta,
+                    const Eigen::Ref<const Eigen::MatrixXd>& X,
+                    const Eigen::Ref<const Eigen::MatrixXd>& V,
+                    const Eigen::Ref<Eigen::MatrixXd>& grad_X, const Workspace& ws) const {
+  const Index batch = X.cols();
+  check_call(call, theta, X, ws);
+  if (V.rows() != output_size() || V.cols() != batch)
+    detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": cotangent V is ", V.rows(),
+                                  " × ", V.cols(), " but must be ", output_size(), " × ", batch);
+  if (grad_X.rows() != input_size() || grad_X.cols() != batch)
+    detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": grad_X is ", grad_X.rows(),
+                                  " × ", grad_X.cols(), " but must be ", input_size(), " × ",
+                                  batch);
 }
 
 void Mlp::vjp(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
               const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd> grad_X,
               double* grad_theta, Workspace& ws) const {
-  const Index batch = X.cols();
-  check_call("vjp", theta, X, ws);
+  check_vjp("vjp", theta, X, V, grad_X, ws);
   if (grad_theta == nullptr)
     detail::fail<InvalidArgument>("MLP ", describe(), " vjp: grad_theta is a null pointer");
-  if (V.rows() != output_size() || V.cols() != batch)
-    detail::fail<InvalidArgument>("MLP ", describe(), " vjp: cotangent V is ", V.rows(), " × ",
-                                  V.cols(), " but must be ", output_size(), " × ", batch);
-  if (grad_X.rows() != input_size() || grad_X.cols() != batch)
-    detail::fail<InvalidArgument>("MLP ", describe(), " vjp: grad_X is ", grad_X.rows(), " × ",
-                                  grad_X.cols(), " but must be ", input_size(), " × ", batch);
-  run_forward(theta, X, batch, ws);
+  reverse_pass(theta, X, V, grad_X, ws,
+               [&](std::size_t k, const auto& G, const Eigen::Ref<const Eigen::MatrixXd>& A) {
+                 const DenseLayerShape& l = layers_[k];
+                 MatrixMap dW(grad_theta + offsets_[k], l.outputs, l.inputs);
+                 VectorMap db(grad_theta + offsets_[k] + l.outputs * l.inputs, l.outputs);
+                 dW.noalias() = G * A.transpose();
+                 db.noalias() = G.rowwise().sum();
+               });
+}
 
-  // Reverse mode by hand. With z = W a + b and a' = σ(z), a cotangent G = ∂L/∂a' becomes
-  // ∂L/∂z = σ'(z) ⊙ G, and then ∂L/∂W = (∂L/∂z) aᵀ, ∂L/∂b = (∂L/∂z) 1 (sums over the batch's
-  // columns) and ∂L/∂a = Wᵀ (∂L/∂z). G moves between the workspace's two cotangent buffers as
-  // the layer index descends; the first layer's ∂L/∂a goes straight into grad_X.
+void Mlp::vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                         const Eigen::Ref<const Eigen::MatrixXd>& V,
+                         Eigen::Ref<Eigen::MatrixXd> grad_X, Eigen::Ref<Eigen::MatrixXd> grad_theta,
+                         Workspace& ws) const {
+  check_vjp("vjp_per_sample", theta, X, V, grad_X, ws);
+  if (grad_theta.rows() != parameter_size() || grad_theta.cols() != X.cols())
+    detail::fail<InvalidArgument>("MLP ", describe(), " vjp_per_sample: grad_theta is ",
+                                  grad_theta.rows(), " × ", grad_theta.cols(), " but must be ",
+                                  parameter_size(), " × ", X.cols(),
+                                  " (one parameter gradient per sample)");
+  reverse_pass(theta, X, V, grad_X, ws,
+               [&](std::size_t k, const auto& G, const Eigen::Ref<const Eigen::MatrixXd>& A) {
+                 // Sample s's share alone: dW_s = g_s a_sᵀ (each entry one product) and
+                 // db_s = g_s — no sum over the batch, so nothing depends on its size.
+                 const DenseLayerShape& l = layers_[k];
+                 for (Index s = 0; s < G.cols(); ++s) {
+                   const double* __restrict g = G.col(s).data();
+                   const double* a = A.col(s).data();
+                   double* __restrict dW = grad_theta.col(s).data() + offsets_[k];
+                   for (Index j = 0; j < l.inputs; ++j, dW += l.outputs)
+                     for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i] * a[j];
+                   for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i];  // db follows W
+                 }
+               });
+}
+
+// Reverse mode by hand. With z = W a + b and a' = σ(z), a cotangent G = ∂L/∂a' becomes
+// ∂L/∂z = σ'(z) ⊙ G; `parameters(k, G, a)` then takes layer k's ∂L/∂z and input a (for ∂L/∂W
+// and ∂L/∂b), and ∂L/∂a = Wᵀ (∂L/∂z) goes on to the layer below. G moves between the
+// workspace's two cotangent buffers as the layer index descends; the first layer's ∂L/∂a goes
+// straight into grad_X. Wᵀ is copied into the workspace first, so that ∂L/∂a is the same
+// column-by-column product as the forward pass (the same bits for any batch).
+template <class ParameterGradient>
+void Mlp::reverse_pass(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                       const Eigen::Ref<const Eigen::MatrixXd>& V,
+                       Eigen::Ref<Eigen::MatrixXd>& grad_X, Workspace& ws,
+                       ParameterGradient&& parameters) const {
+  const Index batch = X.cols();
+  run_forward(theta, X, batch, ws);
   Eigen::MatrixXd* g = &ws.grad_a;
   Eigen::MatrixXd* next = &ws.grad_b;
   g->topLeftCorner(output_size(), batch) = V;
   for (std::size_t k = layers_.size(); k-- > 0;) {
     const DenseLayerShape& l = layers_[k];
     auto G = g->topLeftCorner(l.outputs, batch);
-    multiply_by_derivative(l.activation, ws.pre[k].leftCols(batch), ws.post[k].leftCols(batch),
-                           G);  // ∂L/∂pre
-    const ConstMatrixMap W(theta + offsets_[k], l.outputs, l.inputs);
-    MatrixMap dW(grad_theta + offsets_[k], l.outputs, l.inputs);
-    VectorMap db(grad_theta + offsets_[k] + l.outputs * l.inputs, l.outputs);
+    multiply_by_derivative(l.activation, ws.pre[k].topLeftCorner(l.outputs, batch),
+                           ws.post[k].topLeftCorner(l.outputs, batch), G);  // ∂L/∂z
     if (k == 0)
-      dW.noalias() = G * X.transpose();
+      parameters(k, G, X);
     else
-      dW.noalias() = G * ws.post[k - 1].leftCols(batch).transpose();
-    db.noalias() = G.rowwise().sum();
+      parameters(k, G, ws.post[k - 1].topLeftCorner(l.inputs, batch));
+    MatrixMap Wt(ws.transposed.data(), l.inputs, l.outputs);
+    Wt = ConstMatrixMap(theta + offsets_[k], l.outputs, l.inputs).transpose();
     if (k == 0) {
-      grad_X.noalias() = W.transpose() * G;
+      column_products(Wt.data(), l.inputs, l.outputs, g->data(), g->rows(), batch, nullptr,
+                      grad_X.data(), grad_X.outerStride());
     } else {
-      next->topLeftCorner(l.inputs, batch).noalias() = W.transpose() * G;
+      column_products(Wt.data(), l.inputs, l.outputs, g->data(), g->rows(), batch, nullptr,
+                      next->data(), next->rows());
       std::swap(g, next);
     }
   }

@@ -492,4 +492,48 @@ TEST(Activation, VectorisedTanhIsWithinAFewUlpOfStdTanh) {
   EXPECT_EQ(y(0, 10000), 0.0);
 }
 
+TEST(Mlp, EverySampleHasTheSameBitsInAnyBatch) {
+  // What splitting a minibatch across processes rests on: a sample's forward output, input
+  // cotangent and per-sample parameter gradient do not depend on the batch size or on the
+  // sample's place in the batch — for odd widths (SIMD tails), a single column (where Eigen's
+  // product would switch to a matrix-vector kernel) and every activation. And the per-sample
+  // gradients add up to vjp's summed one.
+  const std::vector<std::vector<Index>> shapes = {{2, 50, 2}, {2, 7, 2}, {3, 13, 5, 3}, {1, 1}};
+  for (const auto& widths : shapes)
+    for (Activation act :
+         {Activation::tanh, Activation::relu, Activation::softplus, Activation::gelu}) {
+      const Mlp mlp(widths, act);
+      const Index d = mlp.input_size(), o = mlp.output_size(), p = mlp.parameter_size();
+      const Eigen::VectorXd theta = mlp.initial_parameters(3);
+      const Index n = 11;
+      std::mt19937_64 generator(5);
+      std::uniform_real_distribution<double> uniform(-1.5, 1.5);
+      Eigen::MatrixXd X(d, n), V(o, n);
+      for (Index i = 0; i < X.size(); ++i) X(i) = uniform(generator);
+      for (Index i = 0; i < V.size(); ++i) V(i) = uniform(generator);
+      auto ws = mlp.make_workspace(n);
+      Eigen::MatrixXd Y_all(o, n), gX_all(d, n), gT_all(p, n);
+      mlp.forward(theta.data(), X, Y_all, ws);
+      mlp.vjp_per_sample(theta.data(), X, V, gX_all, gT_all, ws);
+      const auto same = [](const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+        return std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
+      };
+      for (Index k = 1; k <= n; ++k)
+        for (Index first = 0; first + k <= n; ++first) {
+          const Eigen::MatrixXd Xk = X.middleCols(first, k), Vk = V.middleCols(first, k);
+          Eigen::MatrixXd Y(o, k), gX(d, k), gT(p, k);
+          mlp.forward(theta.data(), Xk, Y, ws);
+          mlp.vjp_per_sample(theta.data(), Xk, Vk, gX, gT, ws);
+          const std::string where = mlp.describe() + ", samples " + std::to_string(first) + " to " +
+                                    std::to_string(first + k - 1);
+          ASSERT_TRUE(same(Y, Y_all.middleCols(first, k))) << where << ": forward";
+          ASSERT_TRUE(same(gX, gX_all.middleCols(first, k))) << where << ": grad_X";
+          ASSERT_TRUE(same(gT, gT_all.middleCols(first, k))) << where << ": grad_theta";
+        }
+      Eigen::VectorXd summed(p);
+      mlp.vjp(theta.data(), X, V, gX_all, summed.data(), ws);
+      EXPECT_LE((summed - gT_all.rowwise().sum()).norm(), 1e-14 * summed.norm()) << mlp.describe();
+    }
+}
+
 }  // namespace

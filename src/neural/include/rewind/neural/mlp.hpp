@@ -23,6 +23,16 @@
 // every call (fixed operation order, no threads). vjp recomputes the forward pass itself, so
 // the object holds no hidden state between calls — what a replay from a snapshot relies on.
 //
+// Columns are independent to the bit: a sample's outputs (forward's Y, vjp's grad_X, and
+// vjp_per_sample's parameter gradient) are the same bits whatever the batch size and wherever
+// the sample sits in the batch. The layer products are rewind's own column-by-column loops
+// (each output one fixed chain over its own column), not Eigen's matrix product, whose blocking
+// — and, for one column, whole algorithm — depends on the shape; and the work matrices' columns
+// are padded to whole SIMD vectors so that a vectorised activation treats every value alike. This
+// is what lets a minibatch be split across processes with the same gradient bits
+// (rwd::training::NeuralOdeTrainer with a BatchExchange). vjp's summed parameter gradient is a
+// sum over the batch, so its bits do depend on the batch; vjp_per_sample's do not.
+//
 // Allocation: forward and vjp allocate nothing; every intermediate matrix lives in a Workspace
 // made once for the largest batch, and smaller batches use its leading columns. Pass
 // column-major matrices, Maps or column blocks (anything an Eigen::Ref<MatrixXd> binds to
@@ -79,9 +89,12 @@ class Mlp {
    private:
     friend class Mlp;
     Index max_batch_ = 0;
-    std::vector<Eigen::MatrixXd> pre;   // W a + b of each layer, outputs × max_batch
-    std::vector<Eigen::MatrixXd> post;  // σ(pre) of each layer, outputs × max_batch
-    Eigen::MatrixXd grad_a, grad_b;     // cotangents, widest layer × max_batch, used in turn
+    std::vector<Eigen::MatrixXd> pre;       // W a + b of each layer, outputs × max_batch
+    std::vector<Eigen::MatrixXd> post;      // σ(pre) of each layer, outputs × max_batch
+    Eigen::MatrixXd grad_a, grad_b;         // cotangents, widest layer × max_batch, used in turn
+    Eigen::VectorXd transposed;             // one layer's Wᵀ, for the reverse pass
+    std::vector<DenseLayerShape> made_for;  // the layers it was made for
+    // (Rows are padded to whole SIMD vectors; see mlp.cpp.)
   };
   // max_batch >= 1. Allocates; forward and vjp with this workspace then never do.
   Workspace make_workspace(Index max_batch) const;
@@ -98,6 +111,14 @@ class Mlp {
            const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd> grad_X,
            double* grad_theta, Workspace& ws) const;
 
+  // The same, with the parameter gradient of every sample on its own: column s of grad_theta
+  // (parameter_size() × batch) is (∂Y_s/∂θ)ᵀ V_s. vjp's grad_theta is the sum of these columns
+  // (up to the order of the additions).
+  void vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                      const Eigen::Ref<const Eigen::MatrixXd>& V,
+                      Eigen::Ref<Eigen::MatrixXd> grad_X, Eigen::Ref<Eigen::MatrixXd> grad_theta,
+                      Workspace& ws) const;
+
   // Glorot/Xavier-uniform weights, W ~ U(−a, a) with a = √(6 / (inputs + outputs)) (Glorot &
   // Bengio 2010), zero biases. The same seed gives the same bits on every platform: the
   // generator is std::mt19937_64 (its output sequence is fixed by the standard) and the
@@ -108,8 +129,15 @@ class Mlp {
  private:
   void check_call(const char* call, const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
                   const Workspace& ws) const;
+  void check_vjp(const char* call, const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                 const Eigen::Ref<const Eigen::MatrixXd>& V,
+                 const Eigen::Ref<Eigen::MatrixXd>& grad_X, const Workspace& ws) const;
   void run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X, Index batch,
                    Workspace& ws) const;
+  template <class ParameterGradient>
+  void reverse_pass(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                    const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd>& grad_X,
+                    Workspace& ws, ParameterGradient&& parameters) const;
 
   std::vector<DenseLayerShape> layers_;
   std::vector<Index> offsets_;  // start of layer ℓ's W in θ; its b follows W

@@ -20,8 +20,22 @@
 // parameter gradient over the batch) followed by the chain rule through φ. The time argument
 // is ignored: the network is autonomous. Not thread-safe: rhs and vjp share preallocated work
 // matrices (so they never allocate); give each thread its own NeuralOde.
+//
+// One parameter copy per sample (ParameterCopies::per_sample): θ is then B copies of the
+// network's parameters, θ = [θ_1, …, θ_B], sample b's derivative uses θ_b, and an adjoint
+// driver's dJ/dθ comes out as B per-sample gradients side by side — each accumulated over steps
+// and stages in its own slot, so its bits do not depend on B or on where the sample sits (the
+// network's columns are independent to the bit, see mlp.hpp). That is how a minibatch is split
+// across processes with the same gradient (rwd::training::NeuralOdeTrainer). The copies must be
+// equal — one batched pass then uses θ_1 for every sample — and rhs and vjp check it (bitwise,
+// B·P comparisons, small next to the pass) and refuse copies that differ.
+//
+//   rwd::nn::NeuralOde model(mlp, 5, rwd::nn::InputFeatures::cube,
+//                            rwd::nn::ParameterCopies::per_sample);   // parameter_size() = 5·P
+//   Eigen::VectorXd copies = theta.replicate(5, 1);
 #pragma once
 
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,16 +65,21 @@ inline InputFeatures parse_input_features(std::string_view name) {
   rwd::detail::fail<InvalidArgument>("unknown input features '", name, "' (known: identity, cube)");
 }
 
+// Whether the samples of a batch share θ (the model) or each have a copy (per-sample gradients).
+enum class ParameterCopies { shared, per_sample };
+
 class NeuralOde {
  public:
   using Backend = EigenBackend;
   using Vector = EigenBackend::Vector;
   static constexpr const char* name = "neural-ode";
 
-  NeuralOde(Mlp mlp, Index batch, InputFeatures features = InputFeatures::identity)
+  NeuralOde(Mlp mlp, Index batch, InputFeatures features = InputFeatures::identity,
+            ParameterCopies copies = ParameterCopies::shared)
       : mlp_(std::move(mlp)),
         batch_(batch),
         features_(features),
+        copies_(copies),
         workspace_(mlp_.make_workspace(batch)) {
     if (mlp_.input_size() != mlp_.output_size())
       rwd::detail::fail<InvalidArgument>(
@@ -76,12 +95,22 @@ class NeuralOde {
   Index dimension() const { return mlp_.input_size(); }
   Index batch() const { return batch_; }
   Index state_size() const { return dimension() * batch_; }
-  Index parameter_size() const { return mlp_.parameter_size(); }
+  // θ's length: the network's parameters, times the batch for per-sample copies.
+  Index parameter_size() const {
+    return copies_ == ParameterCopies::per_sample ? mlp_.parameter_size() * batch_
+                                                  : mlp_.parameter_size();
+  }
   const Mlp& network() const { return mlp_; }
   InputFeatures features() const { return features_; }
+  ParameterCopies parameter_copies() const { return copies_; }
   std::string describe() const {
-    return "neural ODE " + mlp_.describe() + " on " + std::string(to_string(features_)) +
-           " features, batch " + std::to_string(batch_);
+    return describe(mlp_, features_, batch_) +
+           (copies_ == ParameterCopies::per_sample ? ", a parameter copy per sample" : "");
+  }
+  // The description of a model of this network, features and batch (shared parameters).
+  static std::string describe(const Mlp& mlp, InputFeatures features, Index batch) {
+    return "neural ODE " + mlp.describe() + " on " + std::string(to_string(features)) +
+           " features, batch " + std::to_string(batch);
   }
 
   void rhs(double, const Vector& y, const Vector& theta, Vector& f) const {
@@ -90,7 +119,8 @@ class NeuralOde {
     mlp_.forward(theta.data(), features_of(y), out, workspace_);
   }
 
-  // out_y = (∂f/∂y)ᵀ v = φ'(y) ⊙ (∂mlp/∂φ)ᵀ v;  out_theta = Σ_b (∂mlp/∂θ)ᵀ v_b.
+  // out_y = (∂f/∂y)ᵀ v = φ'(y) ⊙ (∂mlp/∂φ)ᵀ v;  out_theta = Σ_b (∂mlp/∂θ)ᵀ v_b, or with
+  // per-sample copies the B terms (∂mlp/∂θ_b)ᵀ v_b one after another.
   void vjp(double, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
            Vector& out_theta) const {
     check_sizes(y, theta, v.size(), "cotangent v");
@@ -99,7 +129,12 @@ class NeuralOde {
                                          out_theta.size(), " elements but must have ", y.size(),
                                          " and ", theta.size());
     const Eigen::Map<const Eigen::MatrixXd> cotangent(v.data(), dimension(), batch_);
-    mlp_.vjp(theta.data(), features_of(y), cotangent, grad_phi_, out_theta.data(), workspace_);
+    if (copies_ == ParameterCopies::per_sample)
+      mlp_.vjp_per_sample(
+          theta.data(), features_of(y), cotangent, grad_phi_,
+          Eigen::Map<Eigen::MatrixXd>(out_theta.data(), mlp_.parameter_size(), batch_), workspace_);
+    else
+      mlp_.vjp(theta.data(), features_of(y), cotangent, grad_phi_, out_theta.data(), workspace_);
     Eigen::Map<Eigen::MatrixXd> gy(out_y.data(), dimension(), batch_);
     const Eigen::Map<const Eigen::MatrixXd> state(y.data(), dimension(), batch_);
     if (features_ == InputFeatures::cube)
@@ -117,7 +152,20 @@ class NeuralOde {
                                          " (", dimension(), " × batch ", batch_, ")");
     if (theta.size() != parameter_size())
       rwd::detail::fail<InvalidArgument>(describe(), ": parameter vector theta has ", theta.size(),
-                                         " elements but the network has ", parameter_size());
+                                         " elements but the model takes ", parameter_size());
+    if (copies_ == ParameterCopies::per_sample) check_copies_equal(theta);
+  }
+
+  // One batched pass uses the first copy for every sample: right only if all copies are equal.
+  void check_copies_equal(const Vector& theta) const {
+    const Index p = mlp_.parameter_size();
+    const auto bytes = static_cast<std::size_t>(p) * sizeof(double);
+    for (Index b = 1; b < batch_; ++b)
+      if (std::memcmp(theta.data() + b * p, theta.data(), bytes) != 0)
+        rwd::detail::fail<InvalidArgument>(
+            describe(), ": parameter copy ", b,
+            " differs from copy 0; per-sample copies must be equal (they exist so that each "
+            "sample's gradient is accumulated on its own)");
   }
 
   // φ(y) as the network's D × B input: the state itself for identity features (no copy), the
@@ -132,6 +180,7 @@ class NeuralOde {
   Mlp mlp_;
   Index batch_;
   InputFeatures features_;
+  ParameterCopies copies_;
   mutable Mlp::Workspace workspace_;
   mutable Eigen::MatrixXd phi_;       // φ(y) = y³, D × B (unused for identity features)
   mutable Eigen::MatrixXd grad_phi_;  // (∂mlp/∂φ)ᵀ v, D × B

@@ -12,16 +12,38 @@
 //   }
 //   Eigen::MatrixXd fit = trainer.predict(theta);          // D × points, from the first point
 //
-// One iteration: the sampler draws B window starts (seeded, so a run is reproducible), the B
+// One iteration: the sampler draws B window starts (seeded, so a run is reproducible), the
 // windows integrate together as one batched state (rwd::nn::NeuralOde), the loss is
 // rwd::training::window_misfit, and the gradient comes from rwd::CheckpointedAdjoint with the
 // schedule of the options (store-all by default: a window is short; a schedule with a snapshot
 // budget bounds memory for long windows) — the exact derivative of the discrete loss. Each
 // iteration's record carries the loss, the gradient norm and the time of the gradient.
+//
+// Window by window, so that the batch can be split across processes (a BatchExchange, see
+// batch_exchange.hpp) with the same bits: the loss is Σ_w L_w and dJ/dθ is Σ_w g_w, both added
+// in window order, where L_w and g_w are window w's own loss and gradient. The model gives every
+// window its own copy of θ (nn::ParameterCopies::per_sample), so the adjoint accumulates each
+// g_w in its own slot over steps and stages, and the network's columns are independent to the
+// bit (mlp.hpp): L_w and g_w are the same bits whichever windows share the batched state. A
+// process integrates only its windows [a, b) of the B drawn (every process draws all B: the
+// same seed), then every process gathers every L_w and g_w, adds them in window order and takes
+// the same optimizer step. One process is the case of one range [0, B) — the same arithmetic,
+// so `rewind train` alone and across N processes print the same loss history.
+//
+//   rwd::training::NeuralOdeTrainer trainer(mlp, features, data, options, exchange);  // N ranks
+//
+// Cost of the split: the batched gradient holds B·P parameter values instead of P (B copies of
+// θ and B gradient slots; for the 2-50-2 spiral network 20 × 252), and each step gathers
+// B·(P + 1) doubles on every process. A process whose gradient fails (a non-finite state, a
+// drift) still takes part in the gather, so every process stops with an error naming it instead
+// of waiting.
 #pragma once
 
 #include <chrono>
 #include <cmath>
+#include <exception>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -33,6 +55,7 @@
 #include "rewind/format.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/neural/batch_exchange.hpp"
 #include "rewind/neural/mlp.hpp"
 #include "rewind/neural/neural_ode.hpp"
 #include "rewind/neural/optimizer.hpp"
@@ -83,21 +106,36 @@ class NeuralOdeTrainer {
  public:
   using Stepper = ExplicitRungeKutta<nn::NeuralOde>;
 
+  // exchange: the processes sharing each minibatch (one process by default); it must outlive the
+  // trainer. More processes than options.batch windows is an rwd::InvalidArgument.
   NeuralOdeTrainer(const nn::Mlp& mlp, nn::InputFeatures features, TimeSeries data,
-                   TrainerOptions options)
+                   TrainerOptions options, const BatchExchange& exchange = single_process())
       : data_(std::move(data)),
         options_(std::move(options)),
         spacing_((options_.validate(), uniform_spacing(data_))),
-        model_(mlp, options_.batch, features),
+        exchange_(&exchange),
+        mine_(windows_of_process(options_.batch, exchange.rank(), exchange.size())),
+        description_(nn::NeuralOde::describe(mlp, features, options_.batch)),
+        model_(mlp, mine_.size(), features, nn::ParameterCopies::per_sample),
         single_(mlp, 1, features),
         stepper_(model_, options_.tableau,
                  StepControl::fixed(0.0, spacing_ / static_cast<double>(options_.substeps),
                                     options_.window * options_.substeps)),
-        sampler_(data_.points(), options_.window, options_.batch, options_.seed) {
+        sampler_(data_.points(), options_.window, options_.batch, options_.seed),
+        terms_(std::make_shared<Eigen::MatrixXd>()) {
     if (data_.dimension() != mlp.input_size())
       rwd::detail::fail<InvalidArgument>("the data have ", data_.dimension(),
                                          " components but the network ", mlp.describe(), " takes ",
                                          mlp.input_size());
+    const Index p = mlp.parameter_size();
+    copies_.resize(p * mine_.size());
+    counts_.resize(static_cast<std::size_t>(exchange.size()));
+    for (int r = 0; r < exchange.size(); ++r) {
+      const Index windows = windows_of_process(options_.batch, r, exchange.size()).size();
+      counts_[static_cast<std::size_t>(r)] = static_cast<int>(1 + windows * (p + 1));
+    }
+    mine_values_.resize(1 + mine_.size() * (p + 1));
+    all_values_.resize(exchange.size() + options_.batch * (p + 1));
   }
 
   // The stepper refers to the model it holds: not copyable, not movable.
@@ -108,23 +146,70 @@ class NeuralOdeTrainer {
   const TrainerOptions& options() const { return options_; }
   double spacing() const { return spacing_; }
   Index iterations() const { return iterations_; }
+  // The model this process integrates: its windows only, a parameter copy per window.
   const nn::NeuralOde& model() const { return model_; }
+  // The model being trained, with the whole minibatch: "neural ODE 2-50-2 tanh on cube
+  // features, batch 20" (the same on every process).
+  const std::string& describe() const { return description_; }
+  // This process's windows of every minibatch, and the processes sharing it.
+  WindowRange windows() const { return mine_; }
+  const BatchExchange& exchange() const { return *exchange_; }
 
-  // Loss and gradient on the windows starting at `starts` (B of them), at θ: the exact discrete
-  // gradient, or the continuous backsolve one when options().method says so.
+  // Loss and gradient on the windows starting at `starts` (B of them, the same on every
+  // process), at θ: the exact discrete gradient, or the continuous backsolve one when options()
+  // says so, added window by window (see above). loss and grad_theta are the whole minibatch's,
+  // on every process; grad_y0 and y_final cover this process's windows only; summary counts this
+  // process's work. A collective when several processes share the batch.
   GradientResult<Eigen::VectorXd> gradient(const Eigen::VectorXd& theta,
                                            const std::vector<Index>& starts) {
     if (static_cast<Index>(starts.size()) != options_.batch)
       rwd::detail::fail<InvalidArgument>("gradient: ", starts.size(),
                                          " window starts given, the batch is ", options_.batch);
-    auto objective = window_misfit(data_, starts, options_.window, options_.substeps);
-    const Eigen::VectorXd y0 = window_initial_states(data_, starts);
-    if (options_.method == GradientMethod::backsolve) {
-      BacksolveAdjoint driver(stepper_, std::move(objective), options_.backsolve);
-      return driver.run(y0, theta);
+    const Index p = single_.parameter_size();
+    if (theta.size() != p)
+      rwd::detail::fail<InvalidArgument>("gradient: theta has ", theta.size(),
+                                         " values but the network has ", p);
+    GradientResult<Eigen::VectorXd> result;
+    std::exception_ptr failure;
+    try {
+      result = windows_gradient(theta, starts);
+    } catch (...) {
+      failure = std::current_exception();  // still take part in the gather: nobody waits
     }
-    CheckpointedAdjoint driver(stepper_, std::move(objective), options_.checkpoint);
-    return driver.run(y0, theta, options_.schedule);
+
+    // This process's part: a status, then per window its loss and its gradient.
+    mine_values_[0] = failure ? 1.0 : 0.0;
+    if (!failure)
+      for (Index w = 0; w < mine_.size(); ++w) {
+        double loss = 0.0;
+        for (Index k = 0; k < options_.window; ++k) loss += (*terms_)(w, k);
+        double* out = mine_values_.data() + 1 + w * (p + 1);
+        out[0] = loss;
+        Eigen::Map<Eigen::VectorXd>(out + 1, p) = result.grad_theta.segment(w * p, p);
+      }
+    exchange_->all_gather(mine_values_, counts_, all_values_);
+    if (failure) std::rethrow_exception(failure);
+
+    // Every process's windows in window order: ranks hold consecutive ranges, so the gathered
+    // values are already in window order, each rank's block led by its status.
+    double loss = 0.0;
+    Eigen::VectorXd grad = Eigen::VectorXd::Zero(p);
+    const double* at = all_values_.data();
+    for (int r = 0; r < exchange_->size(); ++r) {
+      const WindowRange range = windows_of_process(options_.batch, r, exchange_->size());
+      if (at[0] != 0.0)
+        rwd::detail::fail<Error>("the gradient of windows [", range.begin, ", ", range.end,
+                                 ") failed on rank ", r, " (that rank reports why); rank ",
+                                 exchange_->rank(), " stops too");
+      ++at;
+      for (Index w = range.begin; w < range.end; ++w, at += p + 1) {
+        loss += at[0];
+        grad += Eigen::Map<const Eigen::VectorXd>(at + 1, p);
+      }
+    }
+    result.loss = loss;
+    result.grad_theta = std::move(grad);
+    return result;
   }
 
   // One iteration: sample, gradient, update θ in place.
@@ -181,13 +266,39 @@ class NeuralOdeTrainer {
   }
 
  private:
+  // This process's windows of `starts`, integrated and differentiated together: the driver's
+  // result over the per-window copies of θ (grad_theta holds one gradient per window), the
+  // per-window loss terms in terms_.
+  GradientResult<Eigen::VectorXd> windows_gradient(const Eigen::VectorXd& theta,
+                                                   const std::vector<Index>& starts) {
+    const std::vector<Index> mine(starts.begin() + mine_.begin, starts.begin() + mine_.end);
+    auto objective =
+        window_misfit(data_, mine, options_.window, options_.substeps, options_.batch, terms_);
+    const Eigen::VectorXd y0 = window_initial_states(data_, mine);
+    const Index p = theta.size();
+    for (Index w = 0; w < mine_.size(); ++w) copies_.segment(w * p, p) = theta;
+    if (options_.method == GradientMethod::backsolve) {
+      BacksolveAdjoint driver(stepper_, std::move(objective), options_.backsolve);
+      return driver.run(y0, copies_);
+    }
+    CheckpointedAdjoint driver(stepper_, std::move(objective), options_.checkpoint);
+    return driver.run(y0, copies_, options_.schedule);
+  }
+
   TimeSeries data_;
   TrainerOptions options_;
   double spacing_;
-  nn::NeuralOde model_;   // batch B, for gradients
-  nn::NeuralOde single_;  // batch 1, for predictions
+  const BatchExchange* exchange_;
+  WindowRange mine_;         // this process's windows of every minibatch
+  std::string description_;  // the model with the whole minibatch
+  nn::NeuralOde model_;      // this process's windows, a θ copy each, for gradients
+  nn::NeuralOde single_;     // batch 1, for predictions
   Stepper stepper_;
   WindowSampler sampler_;
+  std::shared_ptr<Eigen::MatrixXd> terms_;  // per-window loss terms (windows × W)
+  Eigen::VectorXd copies_;                  // θ once per window of this process
+  std::vector<int> counts_;                 // values each rank contributes to the gather
+  std::vector<double> mine_values_, all_values_;
   Index iterations_ = 0;
 };
 

@@ -15,6 +15,14 @@
 //   auto J = rwd::training::window_misfit(data, starts, window, substeps);
 //   rwd::CheckpointedAdjoint driver(stepper, J);    // stepper over NeuralOde(mlp, B, …)
 //   auto result = driver.run(y0, theta, rwd::revolve_schedule(4));
+//
+// Split by window (for a minibatch shared among processes): pass the whole minibatch's window
+// count B as `total_windows` (the 1/(B·W·D) scale is the whole minibatch's) and a matrix
+// `terms`; observation k then also writes window w's share, scale·|ŷ_w − y|² (its D components
+// added in order), into terms(w, k − 1). A window's loss is its row added in order; the
+// minibatch's is those added in window order — sums over a window's own values only, so the
+// same bits however the windows are split. The observation's own value is the sum of its column
+// in window order (so J itself does not depend on the split either).
 #pragma once
 
 #include <cmath>
@@ -70,14 +78,21 @@ inline Eigen::VectorXd window_initial_states(const TimeSeries& data,
 }
 
 // J above as an Objective over the batched state: observation at step k·substeps compares the
-// batch with the data points start + k.
+// batch with the data points start + k. total_windows (0: the windows given) and terms (null:
+// not wanted; else resized to windows × W) as described above.
 inline Objective<EigenBackend> window_misfit(const TimeSeries& data,
                                              const std::vector<Index>& starts, Index window,
-                                             Index substeps) {
+                                             Index substeps, Index total_windows = 0,
+                                             std::shared_ptr<Eigen::MatrixXd> terms = nullptr) {
   check_window_starts(data, starts, window);
   if (substeps < 1) rwd::detail::fail<InvalidArgument>("substeps = ", substeps, " must be >= 1");
   const Index d = data.dimension();
   const Index batch = static_cast<Index>(starts.size());
+  if (total_windows == 0) total_windows = batch;
+  if (total_windows < batch)
+    rwd::detail::fail<InvalidArgument>(
+        "window misfit: ", batch, " windows given but the minibatch ", "has only ", total_windows);
+  if (terms) terms->setZero(batch, window);
   // targets.col(k − 1) holds the D·B target values of observation k.
   auto targets = std::make_shared<Eigen::MatrixXd>(d * batch, window);
   for (Index k = 1; k <= window; ++k) {
@@ -86,15 +101,24 @@ inline Objective<EigenBackend> window_misfit(const TimeSeries& data,
   }
   std::vector<Index> steps;
   for (Index k = 1; k <= window; ++k) steps.push_back(k * substeps);
-  const double scale = 1.0 / static_cast<double>(d * batch * window);
-  auto term = [targets, substeps, scale](Index step, double, const Eigen::VectorXd& y,
-                                         Eigen::VectorXd& grad) {
-    const auto target = targets->col(step / substeps - 1);
+  const double scale = 1.0 / static_cast<double>(d * total_windows * window);
+  auto term = [targets, terms, substeps, scale, d, batch](
+                  Index step, double, const Eigen::VectorXd& y, Eigen::VectorXd& grad) {
+    const Index k = step / substeps - 1;
+    const auto target = targets->col(k);
     if (y.size() != target.size())
       rwd::detail::fail<InvalidArgument>("window misfit: the state has ", y.size(),
                                          " values but the batch of targets has ", target.size());
     grad = y - target;
-    const double value = scale * grad.squaredNorm();
+    // Plain loops, not a vectorised reduction: a window's sum must not depend on where it sits.
+    double value = 0.0;
+    for (Index w = 0; w < batch; ++w) {
+      double squares = 0.0;
+      for (Index i = w * d; i < (w + 1) * d; ++i) squares += grad[i] * grad[i];
+      const double share = scale * squares;
+      if (terms) (*terms)(w, k) = share;
+      value += share;
+    }
     grad *= 2.0 * scale;
     return value;
   };
