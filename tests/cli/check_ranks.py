@@ -2,7 +2,7 @@
 """Checks `mpirun -np N rewind run ...` (a ctest added by src/cli/CMakeLists.txt when rewind is
 built with MPI).
 
-    check_ranks.py path/to/mpiexec path/to/rewind
+    check_ranks.py path/to/mpiexec path/to/rewind path/to/spiral.csv
 
 - gray_scott --n 37 (rows that split unevenly) with revolve on 4 snapshots, a uniform schedule,
   two levels with snapshots on disk (measured costs: every rank must agree on them) and
@@ -10,6 +10,10 @@ built with MPI).
   bits (the JSON prints each double as the shortest text that reads back as it) for 1, 2 and 4
   ranks, and for 2 ranks x 2 threads; dJ/dtheta is the one-process run's. The report says how many
   ranks ran, and the snapshot memory per rank shrinks with the ranks.
+- brusselator with --method bdf (CVODES, GMRES on the distributed N_Vector): the same bits for 1,
+  2 and 4 ranks; --linear-solver band is refused across ranks.
+- train spiral with the minibatch split over 2 and 4 ranks: the one-process loss history and
+  gradient norms, bit for bit; a batch smaller than the ranks is refused.
 - Only rank 0 prints: stdout is one JSON object, one text report.
 - Failures end the job with one line on stderr (mpirun -q): a problem that does not split
   (exit 2), more ranks than rows (exit 2), a run that blows up mid-run (exit 1; every rank meets
@@ -56,7 +60,7 @@ def bits(report):
 
 
 def main():
-    mpiexec, rewind = sys.argv[1], sys.argv[2]
+    mpiexec, rewind, spiral = sys.argv[1], sys.argv[2], sys.argv[3]
     base = ["run", "gray_scott", "--n", "37", "--steps", "60"]
     scratch = os.path.abspath("check_ranks_scratch")
     os.makedirs(scratch, exist_ok=True)
@@ -98,6 +102,41 @@ def main():
             fail(f"{name}: snapshot files left behind: {os.listdir(scratch)}")
         print(f"{name}: the same bits for 1, 2, 4 ranks and 2 ranks x 2 threads")
 
+    # CVODES BDF over ranks: the matrix-free GMRES solver on rewind's distributed N_Vector.
+    bdf = ["run", "brusselator", "--n", "12", "--method", "bdf", "--steps", "6", "--snapshots", "2",
+           "--rtol", "1e-8", "--atol", "1e-10"]
+    reports = {ranks: run_json(mpiexec, ranks, rewind, *bdf) for ranks in (1, 2, 4)}
+    for ranks, report in reports.items():
+        if bits(report) != bits(reports[1]):
+            fail(f"brusselator bdf: {ranks} ranks give {bits(report)}, 1 rank {bits(reports[1])}")
+        if "gmres" not in report["stats"]["method"] or report["fd_check"]["verdict"] != "agree":
+            fail(f"brusselator bdf, {ranks} ranks: {report['stats']['method']}, finite "
+                 f"differences {report['fd_check']['verdict']}")
+    print("brusselator bdf (gmres): the same bits for 1, 2, 4 ranks")
+
+    # Training with the minibatch split: the loss history of one process, bit for bit.
+    def history(path):
+        with open(path) as f:
+            log = json.load(f)
+        return log["ranks"], [(i["loss"], i["gradient_norm"]) for i in log["iterations"]]
+
+    train = ["train", "spiral", "--data", spiral, "--iterations", "30", "--quiet"]
+    alone = subprocess.run([rewind, *train, "--json", "train1.json"], capture_output=True,
+                           text=True, env=ENV)
+    if alone.returncode != 0:
+        fail(f"train spiral in one process: {alone.stderr.strip()}")
+    for ranks in (2, 4):
+        if os.path.exists("train.json"):
+            os.remove("train.json")
+        proc = launch(mpiexec, ranks, rewind, *train, "--json", "train.json")
+        if proc.returncode != 0:
+            fail(f"-np {ranks} train spiral exited with {proc.returncode}: {proc.stderr.strip()}")
+        count, losses = history("train.json")
+        if count != ranks or losses != history("train1.json")[1]:
+            fail(f"-np {ranks} train spiral: {count} ranks reported, the history "
+                 f"{'matches' if losses == history('train1.json')[1] else 'differs'}")
+    print("train spiral: the one-process loss history with 2 and 4 ranks")
+
     text = launch(mpiexec, 2, rewind, *base, "--snapshots", "4")
     if text.returncode != 0 or text.stdout.count("rewind run gray_scott") != 1:
         fail(f"text report under 2 ranks (exit {text.returncode}): {text.stdout[:400]!r}")
@@ -106,6 +145,10 @@ def main():
 
     for args, status, message in [
         (["run", "lorenz63"], 2, "lorenz63 does not split its state across ranks"),
+        (["run", "brusselator", "--n", "8", "--method", "bdf", "--linear-solver", "band"], 2,
+         "band linear solver does not distribute"),
+        (["train", "spiral", "--data", spiral, "--batch", "3", "--quiet"], 2,
+         "batch 3 windows cannot be split over 4 ranks"),
         (["run", "gray_scott", "--n", "3"], 2, "3 rows to split and 4 ranks"),
         (["run", "gray_scott", "--n", "16", "--dt", "50", "--steps", "100"], 1,
          "non-finite .*at step 2"),
