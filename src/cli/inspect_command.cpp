@@ -68,7 +68,8 @@ int inspect(const std::string& path, bool json) {
     out["file"] = path;
     out["run_id"] = file.run_id();
     out["slots"] = file.slots();
-    out["state_size"] = file.state_size();
+    out["state_size"] = file.global_state_size();
+    out["ranks"] = file.ranks();  // > 1: one file shared by ranks, each slice checked
     out["meta_size"] = file.meta_size();
     out["compression_level"] = file.compression_level();
     out["file_bytes"] = file_bytes;
@@ -93,8 +94,17 @@ int inspect(const std::string& path, bool json) {
     std::cout << "rewind snapshot file " << path << "\n"
               << "  run id            " << file.run_id() << "\n"
               << "  slots             " << file.slots() << " (" << written << " written)\n"
-              << "  state size        " << file.state_size() << " values + " << file.meta_size()
-              << " metadata bytes = " << file.bytes_per_snapshot() << " bytes per snapshot\n"
+              << "  state size        " << file.global_state_size() << " values + "
+              << file.meta_size() << " metadata bytes"
+              << (file.shared()
+                      ? " per rank"
+                      : " = " + std::to_string(file.bytes_per_snapshot()) + " bytes per snapshot")
+              << "\n"
+              << "  written by        "
+              << (file.shared() ? std::to_string(file.ranks()) +
+                                      " ranks, each its slice (checksums per slot and rank)"
+                                : std::string("one process"))
+              << "\n"
               << "  compression       "
               << (file.compression_level() > 0
                       ? "shuffle + deflate " + std::to_string(file.compression_level())

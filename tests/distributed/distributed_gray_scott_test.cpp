@@ -2,7 +2,8 @@
 // run by ctest under mpiexec with 1, 2, 3 and 4 ranks: the halo exchange against the serial
 // stencil, and gradients under every schedule the same bits as the one-process
 // GrayScott<EigenBackend> gradient — hence the same for every rank count. Each rank checks its
-// own rows; θ's gradient must be the same on every rank. Snapshots on disk: one file per rank.
+// own rows; θ's gradient must be the same on every rank. Snapshots on disk: one file per rank,
+// and one file shared by every rank (each rank its hyperslab).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,7 +17,9 @@
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/schedule/schedules.hpp"
+#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "support/scratch_directory.hpp"
+#include "support/shared_scratch_directory.hpp"
 
 namespace rwd {
 namespace {
@@ -106,18 +109,28 @@ TEST(DistributedGrayScott, GradientIsTheSerialGradientBitForBitUnderEverySchedul
   const DistributedVector theta = DistributedGrayScott::default_parameters();
   std::vector<std::pair<std::string, CheckpointedResult<DistributedVector>>> runs;
   test::ScratchDirectory scratch;
+  test::SharedScratchDirectory shared;
   for (const auto& [name, planner] : std::vector<std::pair<std::string, Planner>>{
            {"revolve c=3", revolve_schedule(3)},
            {"revolve c=7", revolve_schedule(7)},
            {"uniform k=5", uniform_schedule(5)},
            {"store-all schedule", store_all_schedule()},
            {"revolve c=4 on disk", on_disk(revolve_schedule(4))},
-           {"two-level 2+4 disk", two_level_schedule(2, 4, slow_disk())}}) {
+           {"two-level 2+4 disk", two_level_schedule(2, 4, slow_disk())},
+           {"revolve c=4 on disk, shared file", on_disk(revolve_schedule(4))},
+           {"two-level 2+4 disk, shared file", two_level_schedule(2, 4, slow_disk())}}) {
     CheckpointOptions options;
     options.drift_policy = DriftPolicy::fail;
-    options.disk.directory = scratch.path();  // each rank its own file (and its own directory)
+    if (name.find("shared") == std::string::npos) {
+      options.disk.directory = scratch.path();  // each rank its own file (and its own directory)
+      options.disk.rank_files = RankFiles::one_per_rank;
+    } else {
+      options.disk.directory = shared.path();  // one file, every rank its hyperslab
+      options.disk.rank_files = RankFiles::shared;
+    }
     CheckpointedAdjoint driver(stepper, objective, options);
     runs.emplace_back(name, driver.run(y0, theta, planner));
+    EXPECT_TRUE(shared.files().empty()) << "the shared file is removed after the run";
   }
   double first_loss = 0.0;
   for (const auto& [name, r] : runs) {
@@ -156,6 +169,44 @@ TEST(DistributedGrayScott, GradientIsTheSerialGradientBitForBitUnderEverySchedul
     expected = expected + ((lane[0] + lane[1]) + (lane[2] + lane[3]));
   }
   EXPECT_TRUE(same_bits(first_loss, 0.5 * expected)) << first_loss << " vs " << 0.5 * expected;
+}
+
+TEST(DistributedGrayScott, SharedSnapshotFileHoldsTheWholeStateAndVerifiesEveryRank) {
+  // A kept shared file read back by one process: /states rows are the serial states (the ranks'
+  // hyperslabs put together), and every rank's slice of every slot verifies.
+  const Index n = 20, steps = 12;
+  const GrayScott<> serial(n);
+  const StepControl control = StepControl::fixed(0.0, 1.0, steps);
+  const DistributedGrayScott problem(n, world());
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), control);
+  test::SharedScratchDirectory shared;
+  CheckpointOptions options;
+  options.disk.file = shared / "kept.h5";
+  options.disk.keep_file = true;
+  options.disk.rank_files = RankFiles::shared;
+  CheckpointedAdjoint driver(stepper, Objective<B>::terminal_squared_norm(), options);
+  driver.run(problem.default_initial_state(1), DistributedGrayScott::default_parameters(),
+             on_disk(revolve_schedule(3)));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world().rank() == 0) {
+    Hdf5SnapshotFile file = Hdf5SnapshotFile::open(shared / "kept.h5");
+    EXPECT_TRUE(file.shared());
+    EXPECT_EQ(file.ranks(), world().size());
+    EXPECT_EQ(file.global_state_size(), serial.state_size());
+    for (int slot = 0; slot < file.slots(); ++slot) EXPECT_EQ(file.verify(slot), "") << slot;
+    EXPECT_EQ(file.record(0).step, 0);  // y_0 sits in revolve's first slot
+    // Rank 0's view of slot 0 is rank 0's rows of y_0.
+    std::vector<double> mine(static_cast<std::size_t>(file.state_size()));
+    std::vector<std::byte> meta(sizeof(Carry));
+    file.read(0, 0, mine, meta);
+    const V y0 = serial.default_initial_state(1);
+    const Index rows0 = file.slice().run_length;
+    std::vector<double> expected(y0.data(), y0.data() + rows0);
+    expected.insert(expected.end(), y0.data() + n * n, y0.data() + n * n + rows0);
+    EXPECT_TRUE(same_bits(mine, expected));
+    file.close();
+    std::filesystem::remove(shared / "kept.h5");
+  }
 }
 
 TEST(DistributedGrayScott, ANonFiniteValueOnOneRankStopsEveryRank) {

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <utility>
@@ -28,7 +29,8 @@
 namespace rwd {
 namespace {
 
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 1;        // a file of one process
+constexpr int kSharedFormatVersion = 2;  // a file shared by ranks (per-rank records, slices)
 constexpr const char* kFormat = "rewind snapshots";
 constexpr std::size_t kRunIdLength = 32;  // hex digits of a 128-bit random id
 constexpr Index kMaxChunkWidth = Index{1}
@@ -87,27 +89,33 @@ struct SlotSpaces {
   Hdf5Handle memory;
 };
 
-SlotSpaces state_row_spaces(int slots, Index state_size, int slot, const std::string& where) {
+SlotSpaces state_row_spaces(int slots, const StateSlice& slice, int slot,
+                            const std::string& where) {
   SlotSpaces spaces;
-  const hsize_t dims[2] = {static_cast<hsize_t>(slots), static_cast<hsize_t>(state_size)};
+  const hsize_t dims[2] = {static_cast<hsize_t>(slots), static_cast<hsize_t>(slice.global_size)};
   spaces.file = Hdf5Handle(checked(H5Screate_simple(2, dims, nullptr), where), Hdf5Kind::dataspace);
-  const hsize_t start[2] = {static_cast<hsize_t>(slot), 0};
-  const hsize_t count[2] = {1, static_cast<hsize_t>(state_size)};
+  const hsize_t start[2] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(slice.offset)};
+  const hsize_t stride[2] = {1, static_cast<hsize_t>(std::max<Index>(slice.stride, 1))};
+  const hsize_t count[2] = {1, static_cast<hsize_t>(slice.runs)};
+  const hsize_t block[2] = {1, static_cast<hsize_t>(slice.run_length)};
   checked_status(
-      H5Sselect_hyperslab(spaces.file.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-      where);
-  const hsize_t length = static_cast<hsize_t>(state_size);
+      H5Sselect_hyperslab(spaces.file.get(), H5S_SELECT_SET, start, stride, count, block), where);
+  const hsize_t length = static_cast<hsize_t>(slice.values());
   spaces.memory =
       Hdf5Handle(checked(H5Screate_simple(1, &length, nullptr), where), Hdf5Kind::dataspace);
   return spaces;
 }
 
-SlotSpaces record_spaces(int slots, int slot, const std::string& where) {
+// The element of /slots of (slot, rank): [slots] in a file of one process, [slots × ranks] in a
+// shared one (ranks > 0).
+SlotSpaces record_spaces(int slots, int ranks, int slot, int rank, const std::string& where) {
   SlotSpaces spaces;
-  const hsize_t dims[1] = {static_cast<hsize_t>(slots)};
-  spaces.file = Hdf5Handle(checked(H5Screate_simple(1, dims, nullptr), where), Hdf5Kind::dataspace);
-  const hsize_t start[1] = {static_cast<hsize_t>(slot)};
-  const hsize_t one[1] = {1};
+  const int dimensions = ranks > 0 ? 2 : 1;
+  const hsize_t dims[2] = {static_cast<hsize_t>(slots), static_cast<hsize_t>(ranks)};
+  spaces.file =
+      Hdf5Handle(checked(H5Screate_simple(dimensions, dims, nullptr), where), Hdf5Kind::dataspace);
+  const hsize_t start[2] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(rank)};
+  const hsize_t one[2] = {1, 1};
   checked_status(
       H5Sselect_hyperslab(spaces.file.get(), H5S_SELECT_SET, start, nullptr, one, nullptr), where);
   spaces.memory =
@@ -134,8 +142,9 @@ std::string utc_now() {
   return buffer;
 }
 
+// rank: −1 in a file of one process (whose checksum leaves it out), else the writing rank.
 std::uint64_t snapshot_checksum(std::span<const double> state, std::span<const std::byte> meta,
-                                Index step, int slot, const std::string& run_id) {
+                                Index step, int slot, const std::string& run_id, int rank) {
   XXH3_state_t* header = XXH3_createState();
   XXH3_64bits_reset(header);
   XXH3_64bits_update(header, meta.data(), meta.size());
@@ -144,6 +153,10 @@ std::uint64_t snapshot_checksum(std::span<const double> state, std::span<const s
   XXH3_64bits_update(header, &step64, sizeof step64);
   XXH3_64bits_update(header, &slot64, sizeof slot64);
   XXH3_64bits_update(header, run_id.data(), run_id.size());
+  if (rank >= 0) {
+    const std::int64_t rank64 = rank;
+    XXH3_64bits_update(header, &rank64, sizeof rank64);
+  }
   const XXH64_hash_t seed = XXH3_64bits_digest(header);
   XXH3_freeState(header);
   return XXH3_64bits_withSeed(state.data(), state.size_bytes(), seed);
@@ -196,6 +209,19 @@ void write_int_attribute(hid_t object, const char* name, std::int64_t value) {
                  std::string("writing attribute ") + name);
 }
 
+void write_int_array_attribute(hid_t object, const char* name,
+                               const std::vector<std::int64_t>& values) {
+  const hsize_t length = values.size();
+  Hdf5Handle space(checked(H5Screate_simple(1, &length, nullptr), "integer array attribute"),
+                   Hdf5Kind::dataspace);
+  Hdf5Handle attribute(
+      checked(H5Acreate2(object, name, H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              std::string("creating attribute ") + name),
+      Hdf5Kind::attribute);
+  checked_status(H5Awrite(attribute.get(), H5T_NATIVE_INT64, values.data()),
+                 std::string("writing attribute ") + name);
+}
+
 // Attribute readers return false when the attribute is absent or unreadable.
 bool read_string_attribute(hid_t object, const char* name, std::string& value) {
   if (H5Aexists(object, name) <= 0) return false;
@@ -217,6 +243,17 @@ bool read_int_attribute(hid_t object, const char* name, std::int64_t& value) {
   Hdf5Handle attribute(H5Aopen(object, name, H5P_DEFAULT), Hdf5Kind::attribute);
   if (attribute.get() < 0) return false;
   return H5Aread(attribute.get(), H5T_NATIVE_INT64, &value) >= 0;
+}
+
+bool read_int_array_attribute(hid_t object, const char* name, std::vector<std::int64_t>& values) {
+  if (H5Aexists(object, name) <= 0) return false;
+  Hdf5Handle attribute(H5Aopen(object, name, H5P_DEFAULT), Hdf5Kind::attribute);
+  if (attribute.get() < 0) return false;
+  Hdf5Handle space(H5Aget_space(attribute.get()), Hdf5Kind::dataspace);
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  if (count < 0 || count > (1 << 24)) return false;
+  values.assign(static_cast<std::size_t>(count), 0);
+  return H5Aread(attribute.get(), H5T_NATIVE_INT64, values.data()) >= 0;
 }
 
 // A dataset access property list without chunk cache: every read and write reaches the file.
@@ -269,11 +306,10 @@ void check_directory(const std::filesystem::path& path, std::int64_t needed_byte
   }
 }
 
-}  // namespace
-
-Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int slots,
-                                          Index state_size, int meta_size,
-                                          const SnapshotFileOptions& options) {
+// The checks of a new file before anything is written: sizes, an existing file, the directory
+// and its free space.
+void create_checks(const std::filesystem::path& path, int slots, Index state_size, int meta_size,
+                   const SnapshotFileOptions& options) {
   if (slots < 1) detail::fail<InvalidArgument>("snapshot file needs >= 1 slot, got ", slots);
   if (state_size < 1)
     detail::fail<InvalidArgument>("snapshot file: state size ", state_size, " must be >= 1");
@@ -295,80 +331,205 @@ Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int
   if (total > 9.0e18L)
     detail::fail<InvalidArgument>("snapshot file of ", total, " bytes is too large");
   check_directory(path, static_cast<std::int64_t>(total));
+}
 
+}  // namespace
+
+Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int slots,
+                                          Index state_size, int meta_size,
+                                          const SnapshotFileOptions& options) {
+  create_checks(path, slots, state_size, meta_size, options);
   QuietHdf5 quiet;
   Hdf5SnapshotFile file;
   file.path_ = path;
   file.run_id_ = random_run_id();
+  file.created_ = utc_now();
   file.slots_ = slots;
+  file.slice_ = StateSlice::whole_state(state_size);
   file.state_size_ = state_size;
   file.meta_size_ = meta_size;
   file.compression_level_ = options.compression_level;
   file.writable_ = true;
   file.chunk_width_ = std::min(state_size, kMaxChunkWidth);
-  const std::string where = "creating snapshot file " + quoted(path);
+  file.initialise(H5P_DEFAULT);
+  return file;
+}
 
-  file.file_ = checked(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), where);
+Hdf5SnapshotFile Hdf5SnapshotFile::create_shared(const std::filesystem::path& path, int slots,
+                                                 const StateSlice& slice, int meta_size,
+                                                 const SnapshotRanks& ranks,
+                                                 const SnapshotFileOptions& options) {
+  // Every check ends in an agreement, so that every rank throws at the same point and none is
+  // left in a collective HDF5 call the others never make.
+  const auto agree = [&ranks](const std::function<void()>& check) {
+    char kind = 0;
+    std::string message;
+    try {
+      check();
+    } catch (const StorageError& e) {
+      kind = 'S';
+      message = e.what();
+    } catch (const Error& e) {
+      kind = 'I';
+      message = e.what();
+    }
+    const SnapshotRanks::Failure failure = ranks.first_failure(kind, message);
+    if (failure.rank < 0) return;
+    if (failure.kind == 'S') throw StorageError(failure.message);
+    throw InvalidArgument(failure.message);
+  };
+  std::vector<std::int64_t> gathered;
+  Index global_size = 0;
+  agree([&] {
+    global_size = slice.global_size;
+    if (options.compression_level != 0)
+      detail::fail<InvalidArgument>(
+          "a snapshot file shared by every rank is written without compression (HDF5 filters "
+          "need collective writes); got compression level ",
+          options.compression_level, ": use one file per rank, or level 0");
+    if (slice.run_length < 0 || slice.runs < 1 || slice.offset < 0 ||
+        slice.offset + (slice.runs - 1) * slice.stride + slice.run_length > slice.global_size ||
+        (slice.runs > 1 && slice.stride < slice.run_length))
+      detail::fail<InvalidArgument>("snapshot file: slice of ", slice.runs, " runs of ",
+                                    slice.run_length, " values from ", slice.offset, ", ",
+                                    slice.stride, " apart, does not fit a state of ",
+                                    slice.global_size, " values");
+  });
+  {
+    const std::int64_t mine[5] = {slice.global_size, slice.offset, slice.run_length, slice.runs,
+                                  slice.stride};
+    gathered = ranks.all_gather(mine);
+  }
+  agree([&] {
+    Index covered = 0;
+    for (int k = 0; k < ranks.size(); ++k) {
+      if (gathered[5 * static_cast<std::size_t>(k)] != global_size)
+        detail::fail<InvalidArgument>("snapshot file: rank ", k, " has a state of ",
+                                      gathered[5 * static_cast<std::size_t>(k)], " values, rank ",
+                                      ranks.rank(), " one of ", global_size);
+      covered += gathered[5 * static_cast<std::size_t>(k) + 2] *
+                 gathered[5 * static_cast<std::size_t>(k) + 3];
+    }
+    if (covered != global_size)
+      detail::fail<InvalidArgument>("snapshot file: the ranks hold ", covered,
+                                    " values of a state of ", global_size);
+  });
+  // Rank 0 checks the path and the directory for everyone (one file, one directory).
+  agree([&] {
+    if (ranks.rank() == 0) create_checks(path, slots, global_size, meta_size, options);
+  });
+  // One run id and creation time for all (the attributes must be the same on every rank).
+  const std::string identity = ranks.broadcast(random_run_id() + utc_now());
+
+  QuietHdf5 quiet;
+  Hdf5SnapshotFile file;
+  file.path_ = path;
+  file.run_id_ = identity.substr(0, kRunIdLength);
+  file.created_ = identity.substr(kRunIdLength);
+  file.slots_ = slots;
+  file.slice_ = slice;
+  file.rank_ = ranks.rank();
+  file.ranks_ = ranks.size();
+  for (int k = 0; k < ranks.size(); ++k) {
+    const std::int64_t* g = gathered.data() + 5 * k;
+    file.rank_slices_.push_back({g[0], g[1], g[2], g[3], g[4]});
+  }
+  file.state_size_ = slice.values();
+  file.meta_size_ = meta_size;
+  file.compression_level_ = 0;
+  file.writable_ = true;
+  file.chunk_width_ = std::min(global_size, kMaxChunkWidth);
+  Hdf5Handle access(checked(H5Pcreate(H5P_FILE_ACCESS), "file access properties"),
+                    Hdf5Kind::property_list);
+  ranks.use_mpi_io(access.get());
+  file.initialise(access.get());
+  return file;
+}
+
+void Hdf5SnapshotFile::initialise(std::int64_t file_access) {
+  const std::string where = "creating snapshot file " + quoted(path_);
+  const Index global_size = slice_.global_size;
+  file_ = checked(H5Fcreate(path_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, file_access), where);
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0)
+  if (::stat(path_.c_str(), &info) != 0)
     detail::fail<StorageError>(where, ": it vanished right after creation");
-  file.device_ = info.st_dev;
-  file.inode_ = info.st_ino;
+  device_ = info.st_dev;
+  inode_ = info.st_ino;
 
   // /states: one chunk per slot (or several for very wide states).
   {
-    const hsize_t dims[2] = {static_cast<hsize_t>(slots), static_cast<hsize_t>(state_size)};
-    const hsize_t chunk[2] = {1, static_cast<hsize_t>(file.chunk_width_)};
+    const hsize_t dims[2] = {static_cast<hsize_t>(slots_), static_cast<hsize_t>(global_size)};
+    const hsize_t chunk[2] = {1, static_cast<hsize_t>(chunk_width_)};
     Hdf5Handle space(checked(H5Screate_simple(2, dims, nullptr), where), Hdf5Kind::dataspace);
     Hdf5Handle create(checked(H5Pcreate(H5P_DATASET_CREATE), where), Hdf5Kind::property_list);
     checked_status(H5Pset_chunk(create.get(), 2, chunk), where);
     checked_status(H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER), where);
-    if (options.compression_level > 0) {
+    if (compression_level_ > 0) {
       checked_status(H5Pset_shuffle(create.get()), where + " (shuffle filter)");
-      checked_status(H5Pset_deflate(create.get(), static_cast<unsigned>(options.compression_level)),
+      checked_status(H5Pset_deflate(create.get(), static_cast<unsigned>(compression_level_)),
                      where + " (deflate filter)");
     } else {
-      // Reserve the file space now: the file's size is known and fixed from the start.
+      // Reserve the file space now: the file's size is known and fixed from the start (and a
+      // shared file's ranks write their slices independently into space that already exists).
       checked_status(H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY), where);
     }
     Hdf5Handle access(uncached_access(), Hdf5Kind::property_list);
-    file.states_ = checked(H5Dcreate2(file.file_, "states", H5T_IEEE_F64LE, space.get(),
-                                      H5P_DEFAULT, create.get(), access.get()),
-                           where + " (dataset /states)");
+    states_ = checked(H5Dcreate2(file_, "states", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                                 create.get(), access.get()),
+                      where + " (dataset /states)");
   }
-  // /slots: one record per slot; never-written slots read step −1.
+  // /slots: one record per slot (per slot and rank in a shared file); never-written ones read
+  // step −1.
   {
-    file.record_type_ = make_record_type(meta_size, false);
-    Hdf5Handle file_type(make_record_type(meta_size, true), Hdf5Kind::datatype);
-    const hsize_t dims[1] = {static_cast<hsize_t>(slots)};
-    const hsize_t chunk[1] = {static_cast<hsize_t>(std::min(slots, 256))};
-    Hdf5Handle space(checked(H5Screate_simple(1, dims, nullptr), where), Hdf5Kind::dataspace);
+    record_type_ = make_record_type(meta_size_, false);
+    Hdf5Handle file_type(make_record_type(meta_size_, true), Hdf5Kind::datatype);
+    const int rank_count = shared() ? 2 : 1;
+    const hsize_t dims[2] = {static_cast<hsize_t>(slots_), static_cast<hsize_t>(ranks_)};
+    const hsize_t chunk[2] = {static_cast<hsize_t>(std::min(slots_, 256)),
+                              static_cast<hsize_t>(ranks_)};
+    Hdf5Handle space(checked(H5Screate_simple(rank_count, dims, nullptr), where),
+                     Hdf5Kind::dataspace);
     Hdf5Handle create(checked(H5Pcreate(H5P_DATASET_CREATE), where), Hdf5Kind::property_list);
-    checked_status(H5Pset_chunk(create.get(), 1, chunk), where);
-    std::vector<unsigned char> fill(kMetaOffset + static_cast<std::size_t>(meta_size), 0);
+    checked_status(H5Pset_chunk(create.get(), rank_count, chunk), where);
+    std::vector<unsigned char> fill(kMetaOffset + static_cast<std::size_t>(meta_size_), 0);
     const std::int64_t never = -1;
     std::memcpy(fill.data() + kStepOffset, &never, sizeof never);
-    checked_status(H5Pset_fill_value(create.get(), file.record_type_, fill.data()), where);
+    checked_status(H5Pset_fill_value(create.get(), record_type_, fill.data()), where);
     checked_status(H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY), where);
     checked_status(H5Pset_fill_time(create.get(), H5D_FILL_TIME_ALLOC), where);
     Hdf5Handle access(uncached_access(), Hdf5Kind::property_list);
-    file.records_ = checked(H5Dcreate2(file.file_, "slots", file_type.get(), space.get(),
-                                       H5P_DEFAULT, create.get(), access.get()),
-                            where + " (dataset /slots)");
+    records_ = checked(H5Dcreate2(file_, "slots", file_type.get(), space.get(), H5P_DEFAULT,
+                                  create.get(), access.get()),
+                       where + " (dataset /slots)");
   }
-  write_string_attribute(file.file_, "format", kFormat);
-  write_int_attribute(file.file_, "format_version", kFormatVersion);
-  write_string_attribute(file.file_, "run_id", file.run_id_);
-  write_int_attribute(file.file_, "slots", slots);
-  write_int_attribute(file.file_, "state_size", state_size);
-  write_int_attribute(file.file_, "meta_size", meta_size);
-  write_int_attribute(file.file_, "compression_level", options.compression_level);
-  write_string_attribute(file.file_, "checksum",
-                         "XXH3-64 of the state bytes (little-endian float64), seeded with XXH3-64 "
-                         "of (meta bytes, step as int64, slot as int64, run_id)");
-  write_string_attribute(file.file_, "created", utc_now());
-  checked_status(H5Fflush(file.file_, H5F_SCOPE_LOCAL), where + " (flush)");
-  return file;
+  write_string_attribute(file_, "format", kFormat);
+  write_int_attribute(file_, "format_version", shared() ? kSharedFormatVersion : kFormatVersion);
+  write_string_attribute(file_, "run_id", run_id_);
+  write_int_attribute(file_, "slots", slots_);
+  write_int_attribute(file_, "state_size", global_size);
+  write_int_attribute(file_, "meta_size", meta_size_);
+  write_int_attribute(file_, "compression_level", compression_level_);
+  if (shared()) {
+    write_int_attribute(file_, "ranks", ranks_);
+    std::vector<std::int64_t> slices;
+    for (const StateSlice& s : rank_slices_)
+      slices.insert(slices.end(), {s.offset, s.run_length, s.runs, s.stride});
+    write_int_array_attribute(file_, "rank_slices", slices);
+    write_string_attribute(file_, "checksum",
+                           "per slot and rank, in /slots[slot, rank]: XXH3-64 of the rank's "
+                           "values (its hyperslab of /states, little-endian float64, in order), "
+                           "seeded with XXH3-64 of (meta bytes, step as int64, slot as int64, "
+                           "run_id, rank as int64)");
+    write_string_attribute(file_, "rank_slices_layout",
+                           "per rank: offset, run_length, runs, stride — the rank holds runs runs "
+                           "of run_length values of each /states row, from offset, stride apart");
+  } else {
+    write_string_attribute(file_, "checksum",
+                           "XXH3-64 of the state bytes (little-endian float64), seeded with "
+                           "XXH3-64 of (meta bytes, step as int64, slot as int64, run_id)");
+  }
+  write_string_attribute(file_, "created", created_);
+  checked_status(H5Fflush(file_, H5F_SCOPE_LOCAL), where + " (flush)");
 }
 
 Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
@@ -389,9 +550,11 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
   std::int64_t version = 0, slots = 0, state_size = 0, meta_size = 0, compression = 0;
   if (!read_string_attribute(file.file_, "format", format) || format != kFormat)
     detail::fail<StorageError>(quoted(path), " is an HDF5 file but not a rewind snapshot file");
-  if (!read_int_attribute(file.file_, "format_version", version) || version != kFormatVersion)
+  if (!read_int_attribute(file.file_, "format_version", version) ||
+      (version != kFormatVersion && version != kSharedFormatVersion))
     detail::fail<StorageError>(quoted(path), " has snapshot format version ", version,
-                               "; this rewind reads version ", kFormatVersion);
+                               "; this rewind reads versions ", kFormatVersion, " and ",
+                               kSharedFormatVersion);
   if (!read_string_attribute(file.file_, "run_id", file.run_id_) ||
       !read_int_attribute(file.file_, "slots", slots) ||
       !read_int_attribute(file.file_, "state_size", state_size) ||
@@ -402,7 +565,36 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
     detail::fail<StorageError>(quoted(path), " records impossible sizes (", slots, " slots of ",
                                state_size, " values, ", meta_size, " metadata bytes)");
   file.slots_ = static_cast<int>(slots);
+  file.slice_ = StateSlice::whole_state(state_size);
   file.state_size_ = state_size;
+  if (version == kSharedFormatVersion) {
+    std::int64_t ranks = 0;
+    std::vector<std::int64_t> slices;
+    if (!read_int_attribute(file.file_, "ranks", ranks) || ranks < 1 || ranks > (1 << 20) ||
+        !read_int_array_attribute(file.file_, "rank_slices", slices) ||
+        slices.size() != 4 * static_cast<std::size_t>(ranks))
+      detail::fail<StorageError>(quoted(path),
+                                 " is a shared snapshot file without readable ranks and "
+                                 "rank_slices attributes");
+    file.ranks_ = static_cast<int>(ranks);
+    file.rank_ = 0;
+    Index covered = 0;
+    for (std::int64_t k = 0; k < ranks; ++k) {
+      const std::int64_t* v = slices.data() + 4 * k;
+      const StateSlice slice{state_size, v[0], v[1], v[2], v[3]};
+      if (slice.offset < 0 || slice.run_length < 0 || slice.runs < 1 ||
+          slice.offset + (slice.runs - 1) * slice.stride + slice.run_length > state_size)
+        detail::fail<StorageError>(quoted(path), " records an impossible slice for rank ", k);
+      covered += slice.values();
+      file.rank_slices_.push_back(slice);
+    }
+    if (covered != state_size)
+      detail::fail<StorageError>(quoted(path), ": the ranks' slices cover ", covered,
+                                 " values of a state of ", state_size);
+    // Read as rank 0's view (read() and state_size()); verify() checks every rank.
+    file.slice_ = file.rank_slices_.front();
+    file.state_size_ = file.slice_.values();
+  }
   file.meta_size_ = static_cast<int>(meta_size);
   file.compression_level_ = static_cast<int>(compression);
   file.chunk_width_ = std::min<Index>(state_size, kMaxChunkWidth);
@@ -429,7 +621,12 @@ Hdf5SnapshotFile& Hdf5SnapshotFile::operator=(Hdf5SnapshotFile&& other) noexcept
     release();
     path_ = std::move(other.path_);
     run_id_ = std::move(other.run_id_);
+    created_ = std::move(other.created_);
     slots_ = other.slots_;
+    slice_ = other.slice_;
+    rank_ = other.rank_;
+    ranks_ = other.ranks_;
+    rank_slices_ = std::move(other.rank_slices_);
     state_size_ = other.state_size_;
     meta_size_ = other.meta_size_;
     compression_level_ = other.compression_level_;
@@ -524,7 +721,7 @@ void Hdf5SnapshotFile::write(int slot, Index step, std::span<const double> state
                << quoted(path_);
   const std::string where = where_stream.str();
 
-  const SlotSpaces row = state_row_spaces(slots_, state_size_, slot, where);
+  const SlotSpaces row = state_row_spaces(slots_, slice_, slot, where);
   checked_status(H5Dwrite(states_, H5T_NATIVE_DOUBLE, row.memory.get(), row.file.get(), H5P_DEFAULT,
                           state.data()),
                  where);
@@ -532,22 +729,24 @@ void Hdf5SnapshotFile::write(int slot, Index step, std::span<const double> state
   // The record last, so that a crash between the two leaves a checksum that fails.
   std::vector<unsigned char> record(kMetaOffset + static_cast<std::size_t>(meta_size_), 0);
   const std::int64_t step64 = step;
-  const std::uint64_t checksum = snapshot_checksum(state, meta, step, slot, run_id_);
+  const std::uint64_t checksum = snapshot_checksum(state, meta, step, slot, run_id_, rank_);
   std::memcpy(record.data() + kStepOffset, &step64, sizeof step64);
   std::memcpy(record.data() + kChecksumOffset, &checksum, sizeof checksum);
   std::memcpy(record.data() + kRunIdOffset, run_id_.data(), std::min(run_id_.size(), kRunIdLength));
   if (meta_size_ > 0) std::memcpy(record.data() + kMetaOffset, meta.data(), meta.size());
-  const SlotSpaces element = record_spaces(slots_, slot, where);
+  const SlotSpaces element =
+      record_spaces(slots_, shared() ? ranks_ : 0, slot, std::max(rank_, 0), where);
   checked_status(H5Dwrite(records_, record_type_, element.memory.get(), element.file.get(),
                           H5P_DEFAULT, record.data()),
                  where + " (slot record)");
 }
 
-void Hdf5SnapshotFile::read_state(int slot, std::span<double> state) const {
+void Hdf5SnapshotFile::read_state(int slot, const StateSlice& slice,
+                                  std::span<double> state) const {
   QuietHdf5 quiet;
   const std::string where =
       "reading slot " + std::to_string(slot) + " of snapshot file " + quoted(path_);
-  const SlotSpaces row = state_row_spaces(slots_, state_size_, slot, where);
+  const SlotSpaces row = state_row_spaces(slots_, slice, slot, where);
   checked_status(H5Dread(states_, H5T_NATIVE_DOUBLE, row.memory.get(), row.file.get(), H5P_DEFAULT,
                          state.data()),
                  where + " (the file may be truncated or damaged)");
@@ -560,18 +759,20 @@ struct RawRecord {
   std::vector<std::byte> meta;
 };
 
-RawRecord read_record(std::int64_t records, std::int64_t record_type, int slots, int slot,
-                      int meta_size, const std::filesystem::path& path) {
+// ranks: 0 in a file of one process, else the ranks sharing it.
+RawRecord read_record(std::int64_t records, std::int64_t record_type, int slots, int ranks,
+                      int slot, int rank, int meta_size, const std::filesystem::path& path) {
   QuietHdf5 quiet;
   const std::string where =
       "reading the record of slot " + std::to_string(slot) + " of snapshot file " + quoted(path);
   std::vector<unsigned char> buffer(kMetaOffset + static_cast<std::size_t>(meta_size), 0);
-  const SlotSpaces element = record_spaces(slots, slot, where);
+  const SlotSpaces element = record_spaces(slots, ranks, slot, rank, where);
   checked_status(H5Dread(records, record_type, element.memory.get(), element.file.get(),
                          H5P_DEFAULT, buffer.data()),
                  where + " (the file may be truncated or damaged)");
   RawRecord raw;
   raw.record.slot = slot;
+  raw.record.rank = rank;
   std::int64_t step = 0;
   std::memcpy(&step, buffer.data() + kStepOffset, sizeof step);
   std::memcpy(&raw.record.checksum, buffer.data() + kChecksumOffset, sizeof raw.record.checksum);
@@ -594,7 +795,8 @@ void Hdf5SnapshotFile::read(int slot, Index expected_step, std::span<double> sta
                                   state.size(), " values and ", meta.size(),
                                   " bytes for a file of ", state_size_, " and ", meta_size_);
   if (writable_) check_file_in_place("reading", slot, expected_step);
-  RawRecord raw = read_record(records_, record_type_, slots_, slot, meta_size_, path_);
+  RawRecord raw = read_record(records_, record_type_, slots_, shared() ? ranks_ : 0, slot,
+                              std::max(rank_, 0), meta_size_, path_);
   const auto where = [&] {
     return "reading y_" + std::to_string(expected_step) + " from slot " + std::to_string(slot) +
            " of snapshot file " + quoted(path_);
@@ -606,24 +808,30 @@ void Hdf5SnapshotFile::read(int slot, Index expected_step, std::span<double> sta
                                "); another run wrote into this file");
   if (raw.record.step != expected_step)
     detail::fail<StorageError>(where(), ": the slot holds y_", raw.record.step, " instead");
-  read_state(slot, state);
-  const std::uint64_t checksum = snapshot_checksum(state, raw.meta, raw.record.step, slot, run_id_);
+  read_state(slot, slice_, state);
+  const std::uint64_t checksum =
+      snapshot_checksum(state, raw.meta, raw.record.step, slot, run_id_, rank_);
   if (checksum != raw.record.checksum) {
     std::ostringstream out;
-    out << where() << ": checksum mismatch (stored " << std::hex << raw.record.checksum
-        << ", computed " << checksum << "): the snapshot is corrupt";
+    out << where() << (shared() ? " (this rank's slice)" : "") << ": checksum mismatch (stored "
+        << std::hex << raw.record.checksum << ", computed " << checksum
+        << "): the snapshot is corrupt";
     throw StorageError(out.str());
   }
   if (meta_size_ > 0) std::memcpy(meta.data(), raw.meta.data(), raw.meta.size());
 }
 
-SnapshotSlotRecord Hdf5SnapshotFile::record(int slot) const {
+SnapshotSlotRecord Hdf5SnapshotFile::record(int slot, int rank) const {
   check_slot(slot, "inspecting");
-  SnapshotSlotRecord record =
-      read_record(records_, record_type_, slots_, slot, meta_size_, path_).record;
+  if (rank < 0 || rank >= ranks_)
+    detail::fail<InvalidArgument>("inspecting slot ", slot, " of ", quoted(path_), ": rank ", rank,
+                                  " outside [0, ", ranks_, ")");
+  SnapshotSlotRecord record = read_record(records_, record_type_, slots_, shared() ? ranks_ : 0,
+                                          slot, rank, meta_size_, path_)
+                                  .record;
   QuietHdf5 quiet;
   std::int64_t stored = 0;
-  for (Index first = 0; first < state_size_; first += chunk_width_) {
+  for (Index first = 0; first < slice_.global_size; first += chunk_width_) {
     const hsize_t offset[2] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(first)};
     hsize_t bytes = 0;
     if (H5Dget_chunk_storage_size(states_, offset, &bytes) >= 0)
@@ -636,25 +844,36 @@ SnapshotSlotRecord Hdf5SnapshotFile::record(int slot) const {
 
 std::string Hdf5SnapshotFile::verify(int slot) const {
   check_slot(slot, "verifying");
-  try {
-    RawRecord raw = read_record(records_, record_type_, slots_, slot, meta_size_, path_);
-    if (raw.record.step < 0) return "";
-    if (raw.record.run_id != run_id_)
-      return "written by run " + raw.record.run_id + ", but the file belongs to run " + run_id_;
-    std::vector<double> state(static_cast<std::size_t>(state_size_));
-    read_state(slot, state);
-    const std::uint64_t checksum =
-        snapshot_checksum(state, raw.meta, raw.record.step, slot, run_id_);
-    if (checksum != raw.record.checksum) {
-      std::ostringstream out;
-      out << "checksum mismatch (stored " << std::hex << raw.record.checksum << ", computed "
-          << checksum << ")";
-      return out.str();
+  std::string problems;
+  for (int rank = 0; rank < ranks_; ++rank) {
+    const auto problem = [&](const std::string& text) {
+      if (!problems.empty()) problems += "; ";
+      problems += shared() ? "rank " + std::to_string(rank) + ": " + text : text;
+    };
+    try {
+      RawRecord raw = read_record(records_, record_type_, slots_, shared() ? ranks_ : 0, slot, rank,
+                                  meta_size_, path_);
+      if (raw.record.step < 0) continue;
+      if (raw.record.run_id != run_id_) {
+        problem("written by run " + raw.record.run_id + ", but the file belongs to run " + run_id_);
+        continue;
+      }
+      const StateSlice& slice = shared() ? rank_slices_[static_cast<std::size_t>(rank)] : slice_;
+      std::vector<double> state(static_cast<std::size_t>(slice.values()));
+      read_state(slot, slice, state);
+      const std::uint64_t checksum =
+          snapshot_checksum(state, raw.meta, raw.record.step, slot, run_id_, shared() ? rank : -1);
+      if (checksum != raw.record.checksum) {
+        std::ostringstream out;
+        out << "checksum mismatch (stored " << std::hex << raw.record.checksum << ", computed "
+            << checksum << ")";
+        problem(out.str());
+      }
+    } catch (const StorageError& error) {
+      problem(error.what());
     }
-    return "";
-  } catch (const StorageError& error) {
-    return error.what();
   }
+  return problems;
 }
 
 }  // namespace rwd

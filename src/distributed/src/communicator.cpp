@@ -22,15 +22,20 @@ void check(int status, const char* call) {
 
 }  // namespace
 
-MpiSession::MpiSession(int& argc, char**& argv) {
+MpiSession::MpiSession(int& argc, char**& argv, int thread_level) {
   int initialised = 0;
   MPI_Initialized(&initialised);
   if (initialised) detail::fail<InvalidArgument>("MpiSession: MPI is already initialised");
+  if (thread_level != MPI_THREAD_FUNNELED && thread_level != MPI_THREAD_MULTIPLE)
+    detail::fail<InvalidArgument>("MpiSession: thread level ", thread_level,
+                                  " is neither MPI_THREAD_FUNNELED nor MPI_THREAD_MULTIPLE");
   int provided = 0;
-  check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
-  if (provided < MPI_THREAD_FUNNELED)
-    detail::fail<Error>("MPI provides thread level ", provided,
-                        "; rewind needs MPI_THREAD_FUNNELED (OpenMP threads inside a rank)");
+  check(MPI_Init_thread(&argc, &argv, thread_level, &provided), "MPI_Init_thread");
+  if (provided < thread_level)
+    detail::fail<Error>("MPI provides thread level ", provided, "; rewind asked for ", thread_level,
+                        thread_level == MPI_THREAD_FUNNELED
+                            ? " (MPI_THREAD_FUNNELED: OpenMP threads inside a rank)"
+                            : " (MPI_THREAD_MULTIPLE: shared snapshot files written behind)");
 }
 
 MpiSession::~MpiSession() {

@@ -19,6 +19,15 @@
 // run id): a flipped bit anywhere in a snapshot, a snapshot read from the wrong slot or step, or
 // one written by another run all fail it.
 //
+// A file shared by every rank of a run whose states are split across processes (create_shared,
+// format_version 2) holds the whole state in /states, each rank writing and reading only its
+// hyperslab (its StateSlice, through MPI-IO), and /slots is [slots × ranks]: each rank records
+// its own step, metadata and checksum, of its own values, seeded with the rank too — so a
+// damaged slice is named by rank, and no rank ever waits on another's record. The attributes
+// add ranks and rank_slices (offset, run length, runs, stride per rank), so that one process
+// can verify every rank's slice (`rewind inspect`). Opened with open(), such a file reads as
+// rank 0's view: state_size() and read() are rank 0's slice; verify() checks every rank.
+//
 // Nothing is silent. create() refuses an existing file (naming the run that left it), a missing
 // or unwritable directory, and a disk without room for every slot, before anything is written.
 // write() reports a full disk or a file-size limit as such; read() checks that the file is still
@@ -35,7 +44,9 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <vector>
 
+#include "rewind/store/snapshot_ranks.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -52,6 +63,7 @@ struct SnapshotSlotRecord {
   Index step = -1;  // −1: never written
   std::uint64_t checksum = 0;
   std::string run_id;
+  int rank = 0;                   // the rank that wrote it (0 in a file of one process)
   std::int64_t stored_bytes = 0;  // bytes the state occupies in the file (after compression)
 };
 
@@ -62,6 +74,15 @@ class Hdf5SnapshotFile {
   // writable, not enough free space) or InvalidArgument (sizes) before writing anything.
   static Hdf5SnapshotFile create(const std::filesystem::path& path, int slots, Index state_size,
                                  int meta_size, const SnapshotFileOptions& options = {});
+  // Collective over `ranks`: creates one file shared by every rank, for `slots` snapshots of a
+  // state of slice.global_size values of which this rank holds `slice`. Rank 0 checks the path
+  // and the directory for all; any failure is thrown on every rank alike. Compression is refused
+  // (HDF5 filters need collective writes); every later write() and read() is this rank's alone
+  // (independent MPI-IO), and close() is collective again.
+  static Hdf5SnapshotFile create_shared(const std::filesystem::path& path, int slots,
+                                        const StateSlice& slice, int meta_size,
+                                        const SnapshotRanks& ranks,
+                                        const SnapshotFileOptions& options = {});
   // Opens an existing snapshot file read-only (inspection, tests). Throws StorageError if it is
   // missing, not HDF5, or not a rewind snapshot file.
   static Hdf5SnapshotFile open(const std::filesystem::path& path);
@@ -75,7 +96,13 @@ class Hdf5SnapshotFile {
   const std::filesystem::path& path() const { return path_; }
   const std::string& run_id() const { return run_id_; }
   int slots() const { return slots_; }
+  // The values of one snapshot this process writes and reads (its slice in a shared file).
   Index state_size() const { return state_size_; }
+  // The values of the whole state (state_size() unless the file is shared by several ranks).
+  Index global_state_size() const { return slice_.global_size; }
+  const StateSlice& slice() const { return slice_; }
+  bool shared() const { return rank_ >= 0; }
+  int ranks() const { return ranks_; }
   int meta_size() const { return meta_size_; }
   int compression_level() const { return compression_level_; }
   bool writable() const { return writable_; }
@@ -89,10 +116,10 @@ class Hdf5SnapshotFile {
   // Reads `slot` into the buffers after checking file identity, run id, step and checksum.
   void read(int slot, Index expected_step, std::span<double> state, std::span<std::byte> meta);
 
-  // The slot's record, without reading its state.
-  SnapshotSlotRecord record(int slot) const;
+  // The slot's record (rank `rank`'s in a shared file), without reading its state.
+  SnapshotSlotRecord record(int slot, int rank = 0) const;
   // Reads the slot and recomputes its checksum: empty if intact (or never written), otherwise
-  // why not. For inspection; read() does this and more.
+  // why not. For inspection; read() does this and more. Every rank's slice of a shared file.
   std::string verify(int slot) const;
 
   // Flushes and closes; an error while flushing (a full disk) throws StorageError. Idempotent.
@@ -104,12 +131,18 @@ class Hdf5SnapshotFile {
   Hdf5SnapshotFile() = default;
   void check_slot(int slot, const char* operation) const;
   void check_file_in_place(const char* operation, int slot, Index step) const;
-  void read_state(int slot, std::span<double> state) const;
+  void initialise(std::int64_t file_access);  // datasets and attributes of a new file
+  void read_state(int slot, const StateSlice& slice, std::span<double> state) const;
   void release() noexcept;
 
   std::filesystem::path path_;
   std::string run_id_;
+  std::string created_;
   int slots_ = 0;
+  StateSlice slice_;                     // this process's values of the state
+  int rank_ = -1;                        // this process's rank in a shared file, else −1
+  int ranks_ = 1;                        // ranks sharing the file
+  std::vector<StateSlice> rank_slices_;  // every rank's slice (shared files)
   Index state_size_ = 0;
   int meta_size_ = 0;
   int compression_level_ = 0;

@@ -25,13 +25,13 @@
 
 namespace rwd {
 
-// held_values: the values of a state this process holds (rwd::host_size of the state; -1: all
-// state_size of them), what a disk level writes per snapshot.
+// where: the values of a state this process holds and, for a state split across processes, the
+// ranks (rwd::process_slice of the state), what a disk level writes per snapshot.
 template <VectorBackend B, class Meta>
 std::unique_ptr<SnapshotStore<B, Meta>> make_snapshot_store(const CheckpointPlan& plan,
                                                             Index state_size,
                                                             const DiskStoreOptions& disk_options,
-                                                            Index held_values = -1) {
+                                                            const ProcessSlice& where) {
   const int memory = static_cast<int>(plan.memory_slots_used);
   const int disk = static_cast<int>(plan.disk_slots_used);
   if (disk == 0)
@@ -41,8 +41,19 @@ std::unique_ptr<SnapshotStore<B, Meta>> make_snapshot_store(const CheckpointPlan
                                   " snapshots on disk: set the snapshot directory "
                                   "(CheckpointOptions::disk.directory)");
   // Disk slots are numbered after every memory slot the schedule has, used or not.
-  return std::make_unique<TieredSnapshotStore<B, Meta>>(
-      static_cast<int>(plan.first_disk_slot), disk, state_size, disk_options, held_values);
+  return std::make_unique<TieredSnapshotStore<B, Meta>>(static_cast<int>(plan.first_disk_slot),
+                                                        disk, state_size, disk_options, where);
+}
+
+// held_values: the values of a state this process holds (-1: all state_size of them).
+template <VectorBackend B, class Meta>
+std::unique_ptr<SnapshotStore<B, Meta>> make_snapshot_store(const CheckpointPlan& plan,
+                                                            Index state_size,
+                                                            const DiskStoreOptions& disk_options,
+                                                            Index held_values = -1) {
+  return make_snapshot_store<B, Meta>(
+      plan, state_size, disk_options,
+      ProcessSlice{StateSlice::whole_state(held_values < 0 ? state_size : held_values), nullptr});
 }
 
 // A scout that announces disk restores ahead of time; std::nullopt when the plan has no disk level.

@@ -30,14 +30,22 @@ class TieredSnapshotStore final : public SnapshotStore<B, Meta> {
   // rows on a backend split across processes); -1 means state_size.
   TieredSnapshotStore(int memory_slots, int disk_slots, Index state_size,
                       const DiskStoreOptions& disk_options, Index held_values = -1)
+      : TieredSnapshotStore(
+            memory_slots, disk_slots, state_size, disk_options,
+            ProcessSlice{StateSlice::whole_state(held_values < 0 ? state_size : held_values),
+                         nullptr}) {}
+
+  // where: the values of a state this process writes to disk, and the ranks of a state split
+  // across processes (rwd::process_slice; see DiskSnapshotStore).
+  TieredSnapshotStore(int memory_slots, int disk_slots, Index state_size,
+                      const DiskStoreOptions& disk_options, const ProcessSlice& where)
       : memory_slots_(memory_slots) {
     if (memory_slots < 0 || disk_slots < 0 || memory_slots + disk_slots < 1)
       detail::fail<InvalidArgument>("tiered snapshot store: ", memory_slots, " memory and ",
                                     disk_slots, " disk slots (need >= 0 each, >= 1 in all)");
     if (memory_slots > 0) memory_.emplace(memory_slots, state_size);
     if (disk_slots > 0)
-      disk_ = std::make_unique<DiskSnapshotStore<B, Meta>>(
-          disk_slots, held_values < 0 ? state_size : held_values, disk_options);
+      disk_ = std::make_unique<DiskSnapshotStore<B, Meta>>(disk_slots, where, disk_options);
   }
 
   int slots() const override { return memory_slots_ + (disk_ ? disk_->slots() : 0); }

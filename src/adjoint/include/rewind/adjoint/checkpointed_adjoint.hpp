@@ -132,7 +132,7 @@ class CheckpointedAdjoint {
                                     " steps but the run has ", steps);
     std::unique_ptr<Schedule> schedule = plan.schedule();
     std::unique_ptr<SnapshotStore<B, Carry>> store =
-        make_snapshot_store<B, Carry>(plan, n, options_.disk, host_size<B>(y0));
+        make_snapshot_store<B, Carry>(plan, n, options_.disk, process_slice<B>(y0));
     std::optional<RestoreLookahead> lookahead = make_restore_lookahead(plan);
     DriftMonitor<B> drift(steps, host_size<B>(y0), options_.drift_policy,
                           options_.max_fingerprints);

@@ -16,9 +16,12 @@
 namespace rwd {
 
 // Initialises MPI for the lifetime of the object (once per process) and finalises it.
+// thread_level: MPI_THREAD_FUNNELED (the default: only the driver's thread calls MPI) or
+// MPI_THREAD_MULTIPLE, which lets a snapshot file shared by every rank be written behind on the
+// store's I/O thread (rewind/store/disk_snapshot_store.hpp); fails if MPI provides less.
 class MpiSession {
  public:
-  MpiSession(int& argc, char**& argv);
+  MpiSession(int& argc, char**& argv, int thread_level = MPI_THREAD_FUNNELED);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;

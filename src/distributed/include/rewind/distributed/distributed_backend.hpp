@@ -32,6 +32,7 @@
 
 #include "rewind/backend/backend.hpp"
 #include "rewind/backend/eigen_backend.hpp"
+#include "rewind/distributed/mpi_snapshot_ranks.hpp"
 #include "rewind/distributed/row_layout.hpp"
 #include "rewind/error.hpp"
 #include "rewind/parallel.hpp"
@@ -152,6 +153,17 @@ struct DistributedBackend {
   }
   static void copy_from_host(std::span<const double> host, Vector& x) {
     EigenBackend::copy_from_host(host, x.local);
+  }
+
+  // Where this rank's values of x sit in the whole state, and the ranks, for the snapshot store
+  // (rwd::process_slice): a distributed vector's rows of each field, every `rows` rows apart; a
+  // replicated one is whole and needs no ranks (every rank writes all of it).
+  static ProcessSlice process_slice(const Vector& x) {
+    if (!x.layout) return {StateSlice::whole_state(static_cast<Index>(x.local.size())), nullptr};
+    const RowLayout& l = *x.layout;
+    const StateSlice slice{l.global_size(), l.first_row() * l.row_length(),
+                           l.local_rows() * l.row_length(), l.fields(), l.rows() * l.row_length()};
+    return {slice, std::make_shared<MpiSnapshotRanks>(l.communicator())};
   }
 
   // Whether `mine` is true on any rank (a collective when a layout is in use; the drift monitor's
