@@ -79,7 +79,8 @@ TEST(DistributedLorenz96, RowLengthDependsOnNOnly) {
 TEST(DistributedLorenz96, HalosAndForcingSumGiveTheSerialBitsBitForBit) {
   // 10000: rows of 4; over 3 ranks the boundaries (3332, 6664) cut the 4096-blocks, over 4 the
   // third rank lies inside block 1 (5000 … 7500), carried in and out. 42: rows of 2, 21 rows.
-  for (const Index n : {Index{10000}, Index{42}}) {
+  // 8: rows of 2, so at 4 ranks each holds 2 values and every stencil reaches into both halos.
+  for (const Index n : {Index{10000}, Index{42}, Index{8}}) {
     SCOPED_TRACE("N = " + std::to_string(n));
     const Lorenz96<> serial(n);
     const DistributedLorenz96 problem(n, world());
