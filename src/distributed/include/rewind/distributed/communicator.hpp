@@ -44,7 +44,8 @@ class Communicator {
   // Whether `mine` is true on any rank.
   bool any(bool mine) const;
   // Sends `send` to rank `to` while receiving `receive` from rank `from` (either may be this
-  // rank), under `tag`.
+  // rank, or MPI_PROC_NULL: nothing is sent, or nothing received and `receive` left as it is),
+  // under `tag`.
   void exchange(int to, std::span<const double> send, int from, std::span<double> receive,
                 int tag) const;
 

@@ -12,9 +12,10 @@
 // right-hand side the ranks exchange the rows just above and below their own (periodic: rank 0's
 // upper neighbour is the last rank) — one message each way per field set — and then run the
 // serial problem's row arithmetic (detail::gray_scott_rhs_row and friends) on their rows, with
-// the halo rows standing in for the missing neighbours. So every value is the serial problem's
-// to the bit, and the parameter sums (one per row, folded in row order) are too: the gradient
-// with any number of ranks is the one-process GrayScott<EigenBackend> gradient, bit for bit.
+// the halo rows (rwd::RowHalo, periodic) standing in for the missing neighbours. So every value is
+// the serial problem's to the bit, and the parameter sums (one per row, folded in row order) are
+// too: the gradient with any number of ranks is the one-process GrayScott<EigenBackend> gradient,
+// bit for bit.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "rewind/distributed/distributed_backend.hpp"
+#include "rewind/distributed/row_halo.hpp"
 #include "rewind/error.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/problems/gray_scott.hpp"
@@ -39,11 +41,11 @@ class DistributedGrayScott {
 
   // n: grid points per side (as GrayScott); more ranks than rows is refused.
   DistributedGrayScott(Index n, Communicator comm)
-      : serial_(n), layout_(std::make_shared<RowLayout>(comm, 2, n, n)), grid_rows_(comm, 1, n, n) {
+      : serial_(n),
+        layout_(std::make_shared<RowLayout>(comm, 2, n, n)),
+        grid_rows_(comm, 1, n, n),
+        halo_(layout_, RowBoundary::periodic, 2) {
     DistributedBackend::use_layout(layout_);
-    halo_.assign(static_cast<std::size_t>(8 * n), 0.0);
-    send_.assign(static_cast<std::size_t>(4 * n), 0.0);
-    incoming_.assign(static_cast<std::size_t>(2 * n), 0.0);
   }
 
   Index grid_size() const { return serial_.grid_size(); }
@@ -76,7 +78,7 @@ class DistributedGrayScott {
 
   void rhs(double /*t*/, const Vector& y, const Vector& theta, Vector& f) const {
     require_sizes(y, theta, f, "rhs");
-    exchange_halos(y, 0);
+    halo_.exchange(y.local.data(), kState);
     const auto p = detail::GrayScottParameters::load(theta.local.data());
     const Index n = grid_size(), cells = layout_->local_rows() * n;
     const double* u = y.local.data();
@@ -94,8 +96,8 @@ class DistributedGrayScott {
     require_sizes(a, theta, out_y, "vjp");
     if (out_theta.layout || out_theta.local.size() != 4)
       detail::fail<InvalidArgument>("gray-scott vjp: out_theta must be a replicated vector of 4");
-    exchange_halos(y, 0);
-    exchange_halos(a, 1);
+    halo_.exchange(y.local.data(), kState);
+    halo_.exchange(a.local.data(), kCotangent);
     const auto p = detail::GrayScottParameters::load(theta.local.data());
     const Index n = grid_size(), cells = layout_->local_rows() * n;
     const double *u = y.local.data(), *au = a.local.data();
@@ -120,63 +122,23 @@ class DistributedGrayScott {
   struct Rows {
     const double *row, *up, *down;
   };
+  // The halo sets: y's rows (rhs, and the vjp's parameter sums) and the cotangent's.
+  static constexpr int kState = 0, kCotangent = 1;
   // Row r of a field whose local rows start at `base`; `halo` picks the field's halo pair
   // (0: u, 1: v of y; 2: u, 3: v of the cotangent).
   Rows rows(const double* base, Index r, int halo) const {
     const Index n = grid_size(), last = layout_->local_rows() - 1;
+    const int set = halo / 2, field = halo % 2;
     const double* row = base + r * n;
-    const double* up = r == 0 ? halo_row(halo, 0) : row - n;
-    const double* down = r == last ? halo_row(halo, 1) : row + n;
+    const double* up = r == 0 ? halo_.above(set, field) : row - n;
+    const double* down = r == last ? halo_.below(set, field) : row + n;
     return {row, up, down};
-  }
-  const double* halo_row(int halo, int side) const {
-    return halo_.data() + (2 * halo + side) * grid_size();
   }
 
   template <class RowOp>
   void for_each_local_row(RowOp&& op) const {
     const Index rows = layout_->local_rows();
     detail::parallel_indices(rows, detail::threads_for(rows, detail::kParallelMinIndices), op);
-  }
-
-  // Fills the halo rows of x's two fields (halo pairs `first_pair`·2 … +1): the row above this
-  // rank's first row comes from the rank above (periodic), the row below its last from the rank
-  // below. The u and v rows travel in one message each way.
-  void exchange_halos(const Vector& x, int first_pair) const {
-    const Communicator& comm = layout_->communicator();
-    const Index n = grid_size(), rows = layout_->local_rows(), cells = rows * n;
-    const double* u = x.local.data();
-    const double* v = u + cells;
-    double* up_u = halo_.data() + (2 * (2 * first_pair) + 0) * n;  // pair 2·first_pair, side 0
-    double* down_u = up_u + n;
-    double* up_v = halo_.data() + (2 * (2 * first_pair + 1) + 0) * n;
-    double* down_v = up_v + n;
-    if (comm.size() == 1) {  // periodic onto itself
-      std::copy(u + (rows - 1) * n, u + rows * n, up_u);
-      std::copy(u, u + n, down_u);
-      std::copy(v + (rows - 1) * n, v + rows * n, up_v);
-      std::copy(v, v + n, down_v);
-      return;
-    }
-    const int above = (comm.rank() + comm.size() - 1) % comm.size();
-    const int below = (comm.rank() + 1) % comm.size();
-    double* first = send_.data();         // [u first row; v first row] → above
-    double* last = send_.data() + 2 * n;  // [u last row; v last row] → below
-    std::copy(u, u + n, first);
-    std::copy(v, v + n, first + n);
-    std::copy(u + (rows - 1) * n, u + rows * n, last);
-    std::copy(v + (rows - 1) * n, v + rows * n, last + n);
-    std::vector<double>& incoming = incoming_;
-    // My first rows go up; the rank below's first rows arrive: they are my "down" halos.
-    comm.exchange(above, std::span<const double>(first, 2 * n), below,
-                  std::span<double>(incoming.data(), 2 * n), 1);
-    std::copy(incoming.begin(), incoming.begin() + n, down_u);
-    std::copy(incoming.begin() + n, incoming.end(), down_v);
-    // My last rows go down; the rank above's last rows arrive: my "up" halos.
-    comm.exchange(below, std::span<const double>(last, 2 * n), above,
-                  std::span<double>(incoming.data(), 2 * n), 2);
-    std::copy(incoming.begin(), incoming.begin() + n, up_u);
-    std::copy(incoming.begin() + n, incoming.end(), up_v);
   }
 
   void require_sizes(const Vector& y, const Vector& theta, const Vector& out,
@@ -192,9 +154,7 @@ class DistributedGrayScott {
   GrayScott<> serial_;  // sizes and checks of the serial problem
   std::shared_ptr<RowLayout> layout_;
   RowLayout grid_rows_;  // the same rows as one field: the parameter sums' decomposition
-  mutable std::vector<double> halo_;  // 4 pairs (up, down) of rows: u, v of y; u, v of a
-  mutable std::vector<double> send_;
-  mutable std::vector<double> incoming_;
+  RowHalo halo_;         // periodic rows above and below: u, v of y; u, v of the cotangent
 };
 
 }  // namespace rwd

@@ -175,6 +175,17 @@ struct Heat2DVjpParameterCellKernel {
 };
 
 // --- one row per index (host backends: no division, interior loop vectorises) ----------------
+// The row functions take explicit pointers to a row and to the rows above and below it (the row
+// of zeros beyond a wall), so the row kernels below and the distributed problem
+// (rewind/distributed/distributed_heat2d.hpp, whose neighbour rows may be halos received from
+// another rank) run the same arithmetic and give the same bits.
+
+// The Laplacian at column c of a row, with 0 beyond the left and right walls.
+inline double heat2d_edge_laplacian(const double* row, const double* up, const double* down,
+                                    Index c, Index n) {
+  return heat2d_laplacian(row[c], up[c], down[c], c == 0 ? 0.0 : row[c - 1],
+                          c + 1 == n ? 0.0 : row[c + 1]);
+}
 
 // Row r of x and its upper and lower neighbours; beyond a wall, the row of zeros.
 struct Heat2DRows {
@@ -183,11 +194,6 @@ struct Heat2DRows {
       : row(x + r * n),
         up(r == 0 ? zero_row : x + (r - 1) * n),
         down(r + 1 == n ? zero_row : x + (r + 1) * n) {}
-  // The Laplacian at column c, with 0 beyond the left and right walls.
-  double laplacian(Index c, Index n) const {
-    return heat2d_laplacian(row[c], up[c], down[c], c == 0 ? 0.0 : row[c - 1],
-                            c + 1 == n ? 0.0 : row[c + 1]);
-  }
 };
 
 // The interior columns 1 … n−2 of one row as loops over __restrict pointers, so that they
@@ -203,6 +209,17 @@ inline void heat2d_rhs_interior(Heat2DParameters p, Index n, const double* __res
                            p_col[c]);
 }
 
+// f on one row from the row u, the rows above (uu) and below (ud), the row's heater value p_row
+// and the heater profile p_col (n values).
+inline void heat2d_rhs_row(Heat2DParameters p, Index n, const double* u, const double* uu,
+                           const double* ud, double p_row, const double* p_col, double* f) {
+  const double source_row = heat2d_source_row(p, p_row);
+  f[0] = heat2d_rhs_cell(p, heat2d_edge_laplacian(u, uu, ud, 0, n), source_row, p_col[0]);
+  heat2d_rhs_interior(p, n, u, uu, ud, source_row, p_col, f);
+  f[n - 1] =
+      heat2d_rhs_cell(p, heat2d_edge_laplacian(u, uu, ud, n - 1, n), source_row, p_col[n - 1]);
+}
+
 struct Heat2DRhsRowKernel {
   const double* y;
   const double* theta;
@@ -212,13 +229,9 @@ struct Heat2DRhsRowKernel {
   Index n;
 
   void operator()(Index r) const {
-    const Heat2DParameters p = Heat2DParameters::load(theta);
     const Heat2DRows u(y, zero_row, r, n);
-    const double source_row = heat2d_source_row(p, profile[r]);
-    double* fr = f + r * n;
-    fr[0] = heat2d_rhs_cell(p, u.laplacian(0, n), source_row, profile[0]);
-    heat2d_rhs_interior(p, n, u.row, u.up, u.down, source_row, profile, fr);
-    fr[n - 1] = heat2d_rhs_cell(p, u.laplacian(n - 1, n), source_row, profile[n - 1]);
+    heat2d_rhs_row(Heat2DParameters::load(theta), n, u.row, u.up, u.down, profile[r], profile,
+                   f + r * n);
   }
 };
 
@@ -253,9 +266,29 @@ inline void heat2d_vjp_interior(Heat2DParameters p, Index n, const double* __res
   source_sum = (g[0] + g[1]) + (g[2] + g[3]);
 }
 
+// The vjp on one row, fused: writes the row out = (∂f/∂u)ᵀ a from a's row and the rows above
+// (au) and below (ad), and returns the row's part of (∂f/∂θ)ᵀ a (u: y's row). The state part and
+// the parameter part share ∇²a, so they are one function, not two passes (the timing above).
+inline Sums<2> heat2d_vjp_row(Heat2DParameters p, Index n, const double* u, const double* a,
+                              const double* au, const double* ad, double p_row, const double* p_col,
+                              double* out) {
+  double lap_sum = 0.0, source_sum = 0.0;
+  heat2d_vjp_interior(p, n, u, a, au, ad, p_col, out, lap_sum, source_sum);
+  const double lap_first = heat2d_edge_laplacian(a, au, ad, 0, n);
+  const double lap_last = heat2d_edge_laplacian(a, au, ad, n - 1, n);
+  out[0] = heat2d_vjp_cell(p, lap_first);
+  out[n - 1] = heat2d_vjp_cell(p, lap_last);
+  Sums<2> s;
+  s.v[0] = (u[0] * lap_first + lap_sum) + u[n - 1] * lap_last;
+  s.v[1] = p_row * ((a[0] * p_col[0] + source_sum) + a[n - 1] * p_col[n - 1]);
+  return s;
+}
+
 // Writes row r of out = (∂f/∂u)ᵀ a and returns the row's part of (∂f/∂θ)ᵀ a. Called through
-// EigenBackend::sum_index, which calls it once per row, in order (the side effect on out relies
-// on that; only the sequential Eigen backend runs row kernels).
+// EigenBackend::sum_index, which calls it once per row (the side effect on out relies on that;
+// only the sequential Eigen backend runs row kernels). For n ≤ kIndexSumDirectLimit — every
+// allowed n — sum_index adds one partial per row in row order: the decomposition that
+// DistributedHeat2D's fold reproduces across ranks.
 struct Heat2DVjpRowKernel {
   const double* y;
   const double* theta;
@@ -266,19 +299,9 @@ struct Heat2DVjpRowKernel {
   Index n;
 
   Sums<2> operator()(Index r) const {
-    const Heat2DParameters p = Heat2DParameters::load(theta);
     const Heat2DRows ar(a, zero_row, r, n);
-    const double* u = y + r * n;
-    double* o = out + r * n;
-    double lap_sum = 0.0, source_sum = 0.0;
-    heat2d_vjp_interior(p, n, u, ar.row, ar.up, ar.down, profile, o, lap_sum, source_sum);
-    const double lap_first = ar.laplacian(0, n), lap_last = ar.laplacian(n - 1, n);
-    o[0] = heat2d_vjp_cell(p, lap_first);
-    o[n - 1] = heat2d_vjp_cell(p, lap_last);
-    Sums<2> s;
-    s.v[0] = (u[0] * lap_first + lap_sum) + u[n - 1] * lap_last;
-    s.v[1] = profile[r] * ((ar.row[0] * profile[0] + source_sum) + ar.row[n - 1] * profile[n - 1]);
-    return s;
+    return heat2d_vjp_row(Heat2DParameters::load(theta), n, y + r * n, ar.row, ar.up, ar.down,
+                          profile[r], profile, out + r * n);
   }
 };
 
@@ -286,22 +309,52 @@ struct Heat2DVjpRowKernel {
 template <class B>
 inline constexpr bool kHeat2DRowKernels = std::is_same_v<B, EigenBackend>;
 
-// The bump plus hashed noise of the default initial state (see the header comment).
+// The default initial state's bump: centre (row0, col0) and 1/(2w²) (see the header comment).
+struct Heat2DBump {
+  double row0, col0, inv_two_w2;
+  static Heat2DBump for_grid(Index n) {
+    const double w = std::max(1.0, static_cast<double>(n) / 8.0);
+    const double last = static_cast<double>(n - 1);
+    return {0.375 * last, 0.625 * last, 1.0 / (2.0 * w * w)};
+  }
+};
+
+// Cell c = row·n + col of the default initial state: the bump plus hashed noise.
+REWIND_HOST_DEVICE inline double heat2d_initial_cell(const Heat2DBump& bump, std::uint64_t seed,
+                                                     double noise, std::uint32_t c,
+                                                     std::uint32_t n) {
+  const std::uint32_t row = c / n;
+  const std::uint32_t col = c - row * n;
+  const double dr = static_cast<double>(row) - bump.row0;
+  const double dc = static_cast<double>(col) - bump.col0;
+  return ::exp(-(dr * dr + dc * dc) * bump.inv_two_w2) + noise * hash_uniform(seed, c);
+}
+
 struct Heat2DInitialStateKernel {
   double* y;
+  Heat2DBump bump;
   std::uint64_t seed;
-  double noise, row0, col0, inv_two_w2;
+  double noise;
   std::uint32_t n;
 
   REWIND_HOST_DEVICE void operator()(Index k) const {
     const std::uint32_t c = static_cast<std::uint32_t>(k);
-    const std::uint32_t row = c / n;
-    const std::uint32_t col = c - row * n;
-    const double dr = static_cast<double>(row) - row0;
-    const double dc = static_cast<double>(col) - col0;
-    y[c] = ::exp(-(dr * dr + dc * dc) * inv_two_w2) + noise * hash_uniform(seed, c);
+    y[c] = heat2d_initial_cell(bump, seed, noise, c, n);
   }
 };
+
+// The heater's 1D profile p_i = exp(−(i − (n−1)/2)² / (2σ²)), σ = max(1, n/16), i = 0 … n−1, on
+// the host (g_{r,c} = p_r p_c).
+inline std::vector<double> heat2d_heater_profile(Index n) {
+  const double sigma = std::max(1.0, static_cast<double>(n) / 16.0);
+  const double middle = 0.5 * static_cast<double>(n - 1);
+  std::vector<double> p(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i) {
+    const double d = static_cast<double>(i) - middle;
+    p[static_cast<std::size_t>(i)] = std::exp(-d * d / (2.0 * sigma * sigma));
+  }
+  return p;
+}
 
 }  // namespace detail
 
@@ -319,16 +372,9 @@ class Heat2D {
   static constexpr double kRk4RealStabilityLimit = 2.785293563405282;
 
   // n: grid points per side, 3 ≤ n ≤ 46340; the state has n² unknowns.
-  explicit Heat2D(Index n) : n_(checked_size(n)) {
-    const double sigma = std::max(1.0, static_cast<double>(n_) / 16.0);
-    const double middle = 0.5 * static_cast<double>(n_ - 1);
-    std::vector<double> host(static_cast<std::size_t>(2 * n_), 0.0);  // [p; zero row]
-    profile_host_.resize(static_cast<std::size_t>(n_));
-    for (Index i = 0; i < n_; ++i) {
-      const double d = static_cast<double>(i) - middle;
-      host[static_cast<std::size_t>(i)] = std::exp(-d * d / (2.0 * sigma * sigma));
-      profile_host_[static_cast<std::size_t>(i)] = host[static_cast<std::size_t>(i)];
-    }
+  explicit Heat2D(Index n) : n_(checked_size(n)), profile_host_(detail::heat2d_heater_profile(n_)) {
+    std::vector<double> host(profile_host_);  // [p; zero row]
+    host.resize(static_cast<std::size_t>(2 * n_), 0.0);
     aux_ = detail::vector_from_host<B>(std::span<const double>(host));
   }
 
@@ -374,11 +420,9 @@ class Heat2D {
   // A bump at (0.375, 0.625)·(n−1) of width max(1, n/8) plus noise·ξ (see the header comment).
   Vector default_initial_state(std::uint64_t seed = 0, double noise = 0.05) const {
     Vector y = B::zeros(state_size());
-    const double w = std::max(1.0, static_cast<double>(n_) / 8.0);
-    const double last = static_cast<double>(n_ - 1);
     B::for_each_index(cell_count(),
-                      detail::Heat2DInitialStateKernel{B::data(y), seed, noise, 0.375 * last,
-                                                       0.625 * last, 1.0 / (2.0 * w * w), u32(n_)});
+                      detail::Heat2DInitialStateKernel{B::data(y), detail::Heat2DBump::for_grid(n_),
+                                                       seed, noise, u32(n_)});
     return y;
   }
 

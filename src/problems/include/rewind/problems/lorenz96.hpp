@@ -47,6 +47,24 @@ struct Lorenz96Neighbours {
         p2(i + 2 < n ? i + 2 : i + 2 - n) {}
 };
 
+// --- the arithmetic, written once ---------------------------------------------------------------
+// The kernels, the Eigen backend's loops and the distributed problem
+// (rewind/distributed/distributed_lorenz96.hpp, whose neighbours may be halo values received from
+// another rank) all call these, with the same operands in the same order: the same bits.
+
+// f_i from y_{i−2}, y_{i−1}, y_i, y_{i+1} and F.
+REWIND_HOST_DEVICE inline double lorenz96_rhs_value(double y_m2, double y_m1, double y_0,
+                                                    double y_p1, double forcing) {
+  return (y_p1 - y_m2) * y_m1 - y_0 + forcing;
+}
+
+// ((∂f/∂y)ᵀ v)_j from v_{j−1 … j+2} and y_{j−2 … j+2} (y_j does not enter; see the kernel below).
+REWIND_HOST_DEVICE inline double lorenz96_vjp_value(double v_m1, double v_0, double v_p1,
+                                                    double v_p2, double y_m2, double y_m1,
+                                                    double y_p1, double y_p2) {
+  return v_m1 * y_m2 - v_p2 * y_p1 + v_p1 * (y_p2 - y_m1) - v_0;
+}
+
 struct Lorenz96RhsKernel {
   const double* y;
   const double* theta;
@@ -55,7 +73,7 @@ struct Lorenz96RhsKernel {
 
   REWIND_HOST_DEVICE void operator()(Index i) const {
     const Lorenz96Neighbours k(i, n);
-    f[i] = (y[k.p1] - y[k.m2]) * y[k.m1] - y[i] + theta[0];
+    f[i] = lorenz96_rhs_value(y[k.m2], y[k.m1], y[i], y[k.p1], theta[0]);
   }
 };
 
@@ -71,7 +89,8 @@ struct Lorenz96VjpKernel {
 
   REWIND_HOST_DEVICE void operator()(Index j) const {
     const Lorenz96Neighbours k(j, n);
-    out_y[j] = v[k.m1] * y[k.m2] - v[k.p2] * y[k.p1] + v[k.p1] * (y[k.p2] - y[k.m1]) - v[j];
+    out_y[j] =
+        lorenz96_vjp_value(v[k.m1], v[j], v[k.p1], v[k.p2], y[k.m2], y[k.m1], y[k.p1], y[k.p2]);
   }
 };
 
@@ -94,7 +113,8 @@ inline constexpr bool kLorenz96HostLoops = std::is_same_v<B, EigenBackend>;
 
 inline void lorenz96_rhs_interior(const double* __restrict y, double forcing, double* __restrict f,
                                   Index begin, Index end) {
-  for (Index i = begin; i < end; ++i) f[i] = (y[i + 1] - y[i - 2]) * y[i - 1] - y[i] + forcing;
+  for (Index i = begin; i < end; ++i)
+    f[i] = lorenz96_rhs_value(y[i - 2], y[i - 1], y[i], y[i + 1], forcing);
 }
 
 inline void lorenz96_rhs_host(const double* y, double forcing, double* f, Index n) {
@@ -120,8 +140,8 @@ inline double lorenz96_vjp_range(const double* __restrict y, const double* __res
     if (j < 2 || j >= n - 2)
       edge(j);
     else
-      out_y[j] =
-          v[j - 1] * y[j - 2] - v[j + 2] * y[j + 1] + v[j + 1] * (y[j + 2] - y[j - 1]) - v[j];
+      out_y[j] = lorenz96_vjp_value(v[j - 1], v[j], v[j + 1], v[j + 2], y[j - 2], y[j - 1],
+                                    y[j + 1], y[j + 2]);
     sum = sum + v[j];
   }
   return sum;
