@@ -8,6 +8,8 @@
 #include "rewind/distributed/distributed_brusselator.hpp"
 #include "rewind/distributed/distributed_cvodes.hpp"  // CVODES on the distributed N_Vector
 #include "rewind/distributed/distributed_gray_scott.hpp"
+#include "rewind/distributed/distributed_heat2d.hpp"
+#include "rewind/distributed/distributed_lorenz96.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -27,7 +29,15 @@ RunReport run_split(const P& problem, const RunSettings& settings, const PlanCal
 }  // namespace
 
 bool splits_across_ranks(const ProblemInfo& problem) {
-  return problem.id == ProblemId::gray_scott || problem.id == ProblemId::brusselator;
+  switch (problem.id) {
+    case ProblemId::gray_scott:
+    case ProblemId::heat2d:
+    case ProblemId::lorenz96:
+    case ProblemId::brusselator:
+      return true;
+    default:
+      return false;
+  }
 }
 
 std::string problems_split_across_ranks() {
@@ -42,6 +52,10 @@ RunReport run_gradient_across_ranks(const RunSettings& settings, const PlanCallb
   switch (settings.problem->id) {
     case ProblemId::gray_scott:
       return run_split(DistributedGrayScott(settings.n, world), settings, on_plan);
+    case ProblemId::heat2d:
+      return run_split(DistributedHeat2D(settings.n, world), settings, on_plan);
+    case ProblemId::lorenz96:
+      return run_split(DistributedLorenz96(settings.n, world), settings, on_plan);
     case ProblemId::brusselator:
       return run_split(DistributedBrusselator(settings.n, world), settings, on_plan);
     default:

@@ -1,6 +1,7 @@
 // src/cli/distributed_run.hpp — `rewind run` under mpirun: a problem whose state splits across the
-// ranks (rwd::DistributedGrayScott, …) runs the same gradient_run.hpp code on the distributed
-// backend; every rank holds its rows of every state and snapshot, rank 0 prints the report.
+// ranks (gray_scott, heat2d, lorenz96, brusselator: rwd::DistributedGrayScott, …) runs the same
+// gradient_run.hpp code on the distributed backend; every rank holds its rows of every state and
+// snapshot, rank 0 prints the report.
 //
 //   mpirun -np 4 rewind run gray_scott --n 708 --steps 200 --snapshots 10
 //
@@ -22,7 +23,7 @@ namespace rwd::cli {
 // Whether the problem has a form whose state splits across ranks.
 bool splits_across_ranks(const ProblemInfo& problem);
 
-// "gray_scott, …": the problems that split.
+// "lorenz96, gray_scott, heat2d, brusselator": the problems that split.
 std::string problems_split_across_ranks();
 
 // Runs the problem the settings name split across MPI_COMM_WORLD; refuses (InvalidArgument) a
