@@ -21,15 +21,20 @@
 #include "rewind/problems/brusselator2d.hpp"
 #include "rewind/schedule/schedules.hpp"
 
+#include "distributed_test_support.hpp"
+
 namespace rwd {
 namespace {
+
+using test::local_values;
+using test::same_bits;
+using test::slow_disk;
+using test::ThreadCountGuard;
+using test::world;
 
 using V = Eigen::VectorXd;
 using B = DistributedBackend;
 
-Communicator world() {
-  return Communicator::world();
-}
 Communicator self() {
   return Communicator(MPI_COMM_SELF);
 }
@@ -38,15 +43,6 @@ Communicator self() {
 std::vector<double> my_rows(const RowLayout& layout, const double* all) {
   const Index first = layout.first_row() * layout.row_length();
   return std::vector<double>(all + first, all + first + layout.local_size());
-}
-std::vector<double> local_values(const DistributedVector& x) {
-  return std::vector<double>(x.local.data(), x.local.data() + x.local.size());
-}
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-bool same_bits(double a, double b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
 // Restores one thread after a test that changed it.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed_test_support.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/distributed/distributed_gray_scott.hpp"
@@ -24,20 +25,14 @@
 namespace rwd {
 namespace {
 
+using test::local_values;
+using test::same_bits;
+using test::slow_disk;
+using test::ThreadCountGuard;
+using test::world;
+
 using V = Eigen::VectorXd;
 using B = DistributedBackend;
-
-Communicator world() {
-  return Communicator::world();
-}
-
-CostModel slow_disk() {
-  CostModel costs;
-  costs.adjoint_cost_factor = 1.5;
-  costs.disk_write_time = 3.0;
-  costs.disk_read_time = 2.0;
-  return costs;
-}
 
 // This rank's rows of a serial [u; v] vector, in the distributed local order.
 std::vector<double> my_rows(const DistributedGrayScott& problem, const V& serial) {
@@ -47,15 +42,6 @@ std::vector<double> my_rows(const DistributedGrayScott& problem, const V& serial
   std::vector<double> rows(serial.data() + first, serial.data() + first + count);
   rows.insert(rows.end(), serial.data() + cells + first, serial.data() + cells + first + count);
   return rows;
-}
-std::vector<double> local_values(const DistributedVector& x) {
-  return std::vector<double>(x.local.data(), x.local.data() + x.local.size());
-}
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-bool same_bits(double a, double b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
 TEST(DistributedGrayScott, HaloExchangeGivesTheSerialStencilBitForBit) {

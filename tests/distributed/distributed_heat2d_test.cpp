@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "distributed_test_support.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/distributed/distributed_heat2d.hpp"
@@ -23,20 +24,14 @@
 namespace rwd {
 namespace {
 
+using test::local_values;
+using test::same_bits;
+using test::slow_disk;
+using test::ThreadCountGuard;
+using test::world;
+
 using V = Eigen::VectorXd;
 using B = DistributedBackend;
-
-Communicator world() {
-  return Communicator::world();
-}
-
-CostModel slow_disk() {
-  CostModel costs;
-  costs.adjoint_cost_factor = 1.5;
-  costs.disk_write_time = 3.0;
-  costs.disk_read_time = 2.0;
-  return costs;
-}
 
 // This rank's rows of a serial vector of n² values.
 std::vector<double> my_rows(const DistributedHeat2D& problem, const V& serial) {
@@ -45,21 +40,6 @@ std::vector<double> my_rows(const DistributedHeat2D& problem, const V& serial) {
   const Index count = problem.layout().local_rows() * n;
   return std::vector<double>(serial.data() + first, serial.data() + first + count);
 }
-std::vector<double> local_values(const DistributedVector& x) {
-  return std::vector<double>(x.local.data(), x.local.data() + x.local.size());
-}
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-bool same_bits(double a, double b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
-
-// Restores the thread count when a test ends, however it ends.
-struct ThreadCountGuard {
-  int saved = thread_count();
-  ~ThreadCountGuard() { set_thread_count(saved); }
-};
 
 TEST(DistributedHeat2D, HaloExchangeAndWallsGiveTheSerialStencilBitForBit) {
   const Index n = 37;  // rows that do not split evenly over 2, 3 or 4 ranks
