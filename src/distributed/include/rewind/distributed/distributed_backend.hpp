@@ -247,4 +247,19 @@ struct DistributedBackend {
 
 static_assert(VectorBackend<DistributedBackend>);
 
+namespace detail {
+// What a distributed problem's rhs/vjp refuse: a state vector `y` or `out` not split by the
+// problem's `layout`, or a θ that is not a replicated vector of `parameters` values.
+inline void require_split_arguments(const char* problem, const char* what, const RowLayout* layout,
+                                    const DistributedVector& y, const DistributedVector& theta,
+                                    const DistributedVector& out, Index parameters) {
+  if (y.layout != layout || out.layout != layout)
+    fail<InvalidArgument>(problem, " ", what,
+                          ": state vectors must be split by this problem's layout");
+  if (theta.layout || theta.local.size() != parameters)
+    fail<InvalidArgument>(problem, " ", what, ": theta must be a replicated vector of ", parameters,
+                          parameters == 1 ? " parameter" : " parameters");
+}
+}  // namespace detail
+
 }  // namespace rwd

@@ -74,7 +74,7 @@ class DistributedBrusselator {
     require(f, theta, "rhs", "f");
     exchange_halos(y, 0);
     const double a = theta.local[0], b = theta.local[1], k = diffusion(theta);
-    for_each_local_row([&](Index r) {
+    layout_->for_each_local_row([&](Index r) {
       const Rows yr = rows(y, r, 0);
       detail::brusselator_rhs_row(a, b, k, grid_size(), yr.row, yr.up, yr.down, at(f, r));
     });
@@ -87,7 +87,7 @@ class DistributedBrusselator {
     require(out, theta, "jvp", "out");
     exchange_halos(v, 1);
     const double b = theta.local[1], k = diffusion(theta);
-    for_each_local_row([&](Index r) {
+    layout_->for_each_local_row([&](Index r) {
       const Rows vr = rows(v, r, 1);
       detail::brusselator_jvp_row(b, k, grid_size(), at(y, r), vr.row, vr.up, vr.down, at(out, r));
     });
@@ -139,12 +139,6 @@ class DistributedBrusselator {
   // α / h² = α n², as the serial problem computes it.
   double diffusion(const Vector& theta) const {
     return theta.local[2] * static_cast<double>(grid_size() * grid_size());
-  }
-
-  template <class RowOp>
-  void for_each_local_row(RowOp&& op) const {
-    const Index rows = layout_->local_rows();
-    detail::parallel_indices(rows, detail::threads_for(rows, detail::kParallelMinIndices), op);
   }
 
   // Fills halo pair `halo` with the rows just above and below this rank's rows: from the

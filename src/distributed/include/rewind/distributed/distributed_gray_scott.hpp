@@ -83,7 +83,7 @@ class DistributedGrayScott {
     const Index n = grid_size(), cells = layout_->local_rows() * n;
     const double* u = y.local.data();
     double* fu = f.local.data();
-    for_each_local_row([&](Index r) {
+    layout_->for_each_local_row([&](Index r) {
       const Rows ur = rows(u, r, 0), vr = rows(u + cells, r, 1);
       detail::gray_scott_rhs_row(p, n, ur.row, ur.up, ur.down, vr.row, vr.up, vr.down, fu + r * n,
                                  fu + cells + r * n);
@@ -102,7 +102,7 @@ class DistributedGrayScott {
     const Index n = grid_size(), cells = layout_->local_rows() * n;
     const double *u = y.local.data(), *au = a.local.data();
     double* ou = out_y.local.data();
-    for_each_local_row([&](Index r) {
+    layout_->for_each_local_row([&](Index r) {
       const Rows ar = rows(au, r, 2), avr = rows(au + cells, r, 3);
       detail::gray_scott_vjp_state_row(p, n, u + r * n, u + cells + r * n, ar.row, ar.up, ar.down,
                                        avr.row, avr.up, avr.down, ou + r * n, ou + cells + r * n);
@@ -135,20 +135,9 @@ class DistributedGrayScott {
     return {row, up, down};
   }
 
-  template <class RowOp>
-  void for_each_local_row(RowOp&& op) const {
-    const Index rows = layout_->local_rows();
-    detail::parallel_indices(rows, detail::threads_for(rows, detail::kParallelMinIndices), op);
-  }
-
   void require_sizes(const Vector& y, const Vector& theta, const Vector& out,
                      const char* what) const {
-    if (y.layout != layout_.get() || out.layout != layout_.get())
-      detail::fail<InvalidArgument>("gray-scott ", what,
-                                    ": state vectors must be split by this problem's layout");
-    if (theta.layout || theta.local.size() != 4)
-      detail::fail<InvalidArgument>("gray-scott ", what,
-                                    ": theta must be a replicated vector of 4 parameters");
+    detail::require_split_arguments("gray-scott", what, layout_.get(), y, theta, out, 4);
   }
 
   GrayScott<> serial_;  // sizes and checks of the serial problem

@@ -97,7 +97,7 @@ class DistributedHeat2D {
     const Index n = grid_size(), first = layout_->first_row();
     const double* u = y.local.data();
     double* out = f.local.data();
-    for_each_local_row([&](Index r) {
+    layout_->for_each_local_row([&](Index r) {
       const Rows ur = rows(u, r, kState);
       detail::heat2d_rhs_row(p, n, ur.row, ur.up, ur.down, *profile(first + r), profile(0),
                              out + r * n);
@@ -146,20 +146,9 @@ class DistributedHeat2D {
   // The heater profile p from global row (or column) i on: p_i, p_{i+1}, ….
   const double* profile(Index i) const { return serial_.source_profile().data() + i; }
 
-  template <class RowOp>
-  void for_each_local_row(RowOp&& op) const {
-    const Index rows = layout_->local_rows();
-    detail::parallel_indices(rows, detail::threads_for(rows, detail::kParallelMinIndices), op);
-  }
-
   void require_sizes(const Vector& y, const Vector& theta, const Vector& out,
                      const char* what) const {
-    if (y.layout != layout_.get() || out.layout != layout_.get())
-      detail::fail<InvalidArgument>("heat2d ", what,
-                                    ": state vectors must be split by this problem's layout");
-    if (theta.layout || theta.local.size() != 2)
-      detail::fail<InvalidArgument>("heat2d ", what,
-                                    ": theta must be a replicated vector of 2 parameters");
+    detail::require_split_arguments("heat2d", what, layout_.get(), y, theta, out, 2);
   }
 
   Heat2D<> serial_;  // sizes, checks and the heater profile of the serial problem

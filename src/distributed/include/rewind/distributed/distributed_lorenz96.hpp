@@ -236,12 +236,7 @@ class DistributedLorenz96 {
 
   void require_sizes(const Vector& y, const Vector& theta, const Vector& out,
                      const char* what) const {
-    if (y.layout != layout_.get() || out.layout != layout_.get())
-      detail::fail<InvalidArgument>("lorenz96 ", what,
-                                    ": state vectors must be split by this problem's layout");
-    if (theta.layout || theta.local.size() != 1)
-      detail::fail<InvalidArgument>("lorenz96 ", what,
-                                    ": theta must be a replicated vector of 1 parameter");
+    detail::require_split_arguments("lorenz96", what, layout_.get(), y, theta, out, 1);
   }
 
   Lorenz96<> serial_;  // sizes and checks of the serial problem

@@ -65,6 +65,13 @@ class RowLayout {
     const Index field = local / per_field;
     return field * rows_ * row_length_ + first_row() * row_length_ + (local - field * per_field);
   }
+  // Calls op(r) for each of this rank's rows r (0 <= r < local_rows()), on this rank's threads:
+  // the row kernels of the distributed problems. Rows run concurrently; op must only write its own.
+  template <class RowOp>
+  void for_each_local_row(RowOp&& op) const {
+    const Index rows = local_rows();
+    detail::parallel_indices(rows, detail::threads_for(rows, detail::kParallelMinIndices), op);
+  }
   // The number of row blocks this rank holds (fields × local rows), field by field.
   Index local_blocks() const { return fields_ * local_rows(); }
 
