@@ -141,17 +141,66 @@ class ExplicitRungeKutta {
     ++counters_.steps;
   }
 
+  // One step of exactly size h > 0 from (y, carry), whatever the step control says (the last
+  // step of a run that ends at an event inside a step): y ← Φ_h(y), carry.t ← t + h, the step
+  // index + 1; the controller's memory is kept. The stages are those of an ordinary step.
+  void step_sized(Vector& y, Carry& carry, const Vector& theta, double h) {
+    check_sizes(y, theta);
+    require_step_size(h, carry);
+    evaluate_stages(y, carry.t, h, theta, 0, /*adjoint_replay=*/false);
+    next_h_ = h;
+    combine_solution(y, y, h);
+    carry.t += h;
+    ++carry.step;
+    ++counters_.steps;
+  }
+
+  // Whether adjoint_step_sized can give dJ/dh: the problem is autonomous (P::autonomous), or it
+  // gives v·∂f/∂t through `double vjp_time(t, y, theta, v) const`.
+  static constexpr bool differentiates_step_size() {
+    if constexpr (requires(const P& p, const Vector& v) {
+                    { p.vjp_time(0.0, v, v, v) } -> std::convertible_to<double>;
+                  })
+      return true;
+    else if constexpr (requires { P::autonomous; })
+      return P::autonomous;
+    else
+      return false;
+  }
+
+  // The adjoint of step_sized(h): λ and μ as adjoint_step, and the return value dJ/dh =
+  // λ_{n+1}·∂Φ_h/∂h. With K_i = h f(t + c_i h, Y_i) and κ_i = h W_i (W_i the adjoint of K_i),
+  // ∂K_i/∂h = k_i + h c_i ∂f/∂t, so dJ/dh = Σ_i κ_i·k_i / h + Σ_i c_i κ_i·∂f/∂t(Y_i).
+  double adjoint_step_sized(const Vector& y_n, const Carry& carry_n, const Vector& theta, double h,
+                            Vector& lambda, Vector& mu) {
+    static_assert(differentiates_step_size(),
+                  "dJ/dh needs an autonomous problem (static constexpr bool autonomous = true) "
+                  "or one with vjp_time(t, y, theta, v) = v·df/dt");
+    check_sizes(y_n, theta);
+    check_adjoint_sizes(lambda, mu);
+    require_step_size(h, carry_n);
+    evaluate_stages(y_n, carry_n.t, h, theta, 0, /*adjoint_replay=*/false);
+    next_h_ = h;
+    double dj_dh = 0.0;
+    reverse_stages(y_n, carry_n.t, h, theta, lambda, mu, &dj_dh);
+    return dj_dh;
+  }
+
   // λ ← λ_n = (∂y_{n+1}/∂y_n)ᵀ λ_{n+1};  mu ← mu + (∂y_{n+1}/∂θ)ᵀ λ_{n+1}.
   // y_n and carry_n are the state and carry at the start of the step being reversed.
   void adjoint_step(const Vector& y_n, const Carry& carry_n, const Vector& theta, Vector& lambda,
                     Vector& mu) {
     check_sizes(y_n, theta);
-    if (B::size(lambda) != n_ || B::size(mu) != p_)
-      detail::fail<InvalidArgument>("adjoint vectors have sizes (", B::size(lambda), ", ",
-                                    B::size(mu), "); expected (", n_, ", ", p_, ")");
+    check_adjoint_sizes(lambda, mu);
     advance_stages(y_n, carry_n, theta, /*adjoint_replay=*/true);
-    const double h = next_h_;
-    const double t = carry_n.t;
+    reverse_stages(y_n, carry_n.t, next_h_, theta, lambda, mu, nullptr);
+  }
+
+ private:
+  // The reverse pass through the stages left by the forward pass of the step (t, h): λ, μ, and
+  // with dj_dh the derivative with respect to h (every stage in k_ must then be evaluated).
+  void reverse_stages(const Vector& y_n, double t, double h, const Vector& theta, Vector& lambda,
+                      Vector& mu, double* dj_dh) {
     const int s = tableau_.stages;
     std::array<double, kMaxCombinationTerms> coeff{};
     std::array<const Vector*, kMaxCombinationTerms> vecs{};
@@ -167,6 +216,13 @@ class ExplicitRungeKutta {
       B::linear_combination(kappa_, h * tableau_.b[i], lambda, {coeff.data(), std::size_t(m)},
                             {vecs.data(), std::size_t(m)});
       const Vector& Yi = i == 0 ? y_n : stages_[i];
+      if (dj_dh) {
+        *dj_dh += B::dot(kappa_, k_[i]) / h;
+        if constexpr (requires(const P& p) {
+                        { p.vjp_time(t, Yi, theta, kappa_) } -> std::convertible_to<double>;
+                      })
+          *dj_dh += tableau_.c[i] * problem_.vjp_time(t + tableau_.c[i] * h, Yi, theta, kappa_);
+      }
       problem_.vjp(t + tableau_.c[i] * h, Yi, theta, kappa_, nu_[i], mu_stage_);
       ++counters_.vjp_evaluations;
       if (p_ > 0) B::axpy(1.0, mu_stage_, mu);
@@ -183,7 +239,18 @@ class ExplicitRungeKutta {
     ++counters_.adjoint_steps;
   }
 
- private:
+  void check_adjoint_sizes(const Vector& lambda, const Vector& mu) const {
+    if (B::size(lambda) != n_ || B::size(mu) != p_)
+      detail::fail<InvalidArgument>("adjoint vectors have sizes (", B::size(lambda), ", ",
+                                    B::size(mu), "); expected (", n_, ", ", p_, ")");
+  }
+
+  void require_step_size(double h, const Carry& carry) const {
+    if (!(h > 0.0) || !std::isfinite(h))
+      detail::fail<InvalidArgument>("step ", carry.step, " at t = ", carry.t, ": step size ", h,
+                                    " must be finite and > 0");
+  }
+
   // Which stages are evaluated: a stage matters if its weight is non-zero or a stage that
   // matters reads it. Fixed steps need the stages behind b; adaptive ones also those behind the
   // error weights. The adjoint needs exactly the stages behind b.

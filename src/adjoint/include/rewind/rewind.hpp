@@ -24,4 +24,5 @@
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/problem.hpp"
+#include "rewind/stop_condition.hpp"
 #include "rewind/types.hpp"

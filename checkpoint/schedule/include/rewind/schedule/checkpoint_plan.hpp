@@ -31,6 +31,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "rewind/carry.hpp"
 #include "rewind/schedule/schedule.hpp"
@@ -140,9 +142,38 @@ class CheckpointPlan {
 // cannot be met (a budget below what the schedule needs, l < 1, counts beyond 64 bits).
 CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps);
 
-// Plans for a number of steps known only when the run starts (adaptive runs count their steps
-// first). The adjoint driver calls it exactly once per run.
-using Planner = std::function<CheckpointPlan(Index steps)>;
+// Plans for a number of steps known only when the run starts. The adjoint driver calls it
+// exactly once per run whose length it knows (fixed steps, or after a counting sweep).
+//
+// A run whose length is not known in advance (adaptive steps, a stop condition) cannot be
+// planned offline. A planner that names an online budget (revolve_schedule(c) does: c) lets the
+// driver run rwd::OnlineSchedule with that many snapshots instead, with no counting sweep; any
+// other planner is called after a counting sweep, as before.
+//
+//   rwd::Planner p = [](rwd::Index l) { return rwd::plan_checkpoints(request, l); };
+//   rwd::Planner q(fn, /*online_snapshots=*/20);   // online(c = 20) when l is unknown
+class Planner {
+ public:
+  Planner() = default;
+  // Any callable Index → CheckpointPlan (a lambda, a std::function).
+  template <class F>
+  requires std::is_invocable_r_v<CheckpointPlan, const F&, Index> &&
+      (!std::is_same_v<std::remove_cvref_t<F>, Planner>)Planner(F plan)
+      : plan_(std::move(plan)) {}  // NOLINT(google-explicit-constructor)
+  template <class F>
+  requires std::is_invocable_r_v<CheckpointPlan, const F&, Index> Planner(
+      F plan, std::optional<int> online_snapshots)
+      : plan_(std::move(plan)), online_snapshots_(online_snapshots) {}
+
+  CheckpointPlan operator()(Index steps) const { return plan_(steps); }
+  explicit operator bool() const { return static_cast<bool>(plan_); }
+  // Snapshots of the online schedule used when the run's length is unknown; nullopt: count.
+  std::optional<int> online_snapshots() const { return online_snapshots_; }
+
+ private:
+  std::function<CheckpointPlan(Index steps)> plan_;
+  std::optional<int> online_snapshots_;
+};
 
 // Snapshots of `snapshot_bytes` (state + carry) that fit in `budget_bytes`. Refuses a budget
 // below one snapshot, naming `what` (e.g. "--memory").

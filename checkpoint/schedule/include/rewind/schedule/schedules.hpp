@@ -8,7 +8,9 @@
 //   driver.run(y0, theta, rwd::two_level_schedule(4, 100, costs));   // 4 in memory, 100 on disk
 //   driver.run(y0, theta, rwd::custom_schedule([](rwd::Index l) { return my_schedule(l); }));
 //
-// A planner is called once per run, after the counting sweep of an adaptive run; it returns a
+// A planner is called once per run whose length is known (fixed steps, or after a counting sweep);
+// revolve_schedule also names an online budget, so a run of unknown length (adaptive steps, a
+// stop condition) runs rwd::OnlineSchedule with no counting sweep. A planner returns a
 // rwd::CheckpointPlan (rewind/schedule/checkpoint_plan.hpp), from which the driver, the snapshot
 // store and the read-ahead scout all take what they need. With a known number of steps, plan
 // yourself and hand the plan over: driver.run(y0, theta, rwd::plan_checkpoints(request, l)).
@@ -25,12 +27,17 @@
 
 namespace rwd {
 
-// Plans `request` for the run's number of steps.
+// Plans `request` for the run's number of steps. A revolve request in memory also names its
+// budget as the online budget (a run of unknown length runs online(c)).
 inline Planner planner_for(PlanRequest request) {
   request.validate();
-  return [request](Index steps) { return plan_checkpoints(request, steps); };
+  std::optional<int> online;
+  if (request.kind == ScheduleKind::revolve && !request.all_on_disk && request.budget)
+    online = static_cast<int>(*request.budget);
+  return Planner([request](Index steps) { return plan_checkpoints(request, steps); }, online);
 }
 
+// Revolve with c snapshots; a run of unknown length runs online(c) instead (OnlineSchedule).
 inline Planner revolve_schedule(int snapshots) {
   if (snapshots < 1) detail::fail<InvalidArgument>("revolve needs >= 1 snapshot, got ", snapshots);
   return planner_for(PlanRequest::revolve(snapshots));
@@ -81,10 +88,14 @@ inline Planner on_disk(Planner planner) {
 // its disk I/O (the reference of the disk benchmarks).
 inline Planner in_memory(Planner planner) {
   if (!planner) detail::fail<InvalidArgument>("in_memory needs a planner");
-  return [planner = std::move(planner)](Index steps) {
-    CheckpointPlan inner = planner(steps);
-    return CheckpointPlan::of(std::make_unique<MemoryOnlySchedule>(inner.schedule()), inner.kind);
-  };
+  const std::optional<int> online = planner.online_snapshots();
+  return Planner(
+      [planner = std::move(planner)](Index steps) {
+        CheckpointPlan inner = planner(steps);
+        return CheckpointPlan::of(std::make_unique<MemoryOnlySchedule>(inner.schedule()),
+                                  inner.kind);
+      },
+      online);
 }
 
 }  // namespace rwd

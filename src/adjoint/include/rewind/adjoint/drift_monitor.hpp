@@ -10,7 +10,10 @@
 // (projections are linear, so they measure the difference itself).
 //
 // Memory is O(max_fingerprints), independent of the horizon: with l steps the monitor samples
-// every ⌈l / max_fingerprints⌉-th step (every step when l ≤ max_fingerprints).
+// every ⌈l / max_fingerprints⌉-th step (every step when l ≤ max_fingerprints). When l is not
+// known (steps < 0: an online run), it starts with every step and doubles its stride, dropping
+// every other fingerprint, each time the first sweep outgrows the budget; replays come after the
+// first sweep there, so they are compared against the final stride.
 //
 // Policy: ignore (record only), warn (one rwd::warn at the first drift — by default a line on
 // stderr, see rewind/warning.hpp — and in the report), fail (throw rwd::DriftError at the first
@@ -85,6 +88,12 @@ class DriftMonitor {
     // split across processes), the length of the host copy each fingerprint hashes.
     if (max_fingerprints < 1)
       detail::fail<InvalidArgument>("max_fingerprints = ", max_fingerprints, " must be >= 1");
+    if (steps < 0) {
+      growing_ = true;
+      report_.sampling_stride = 1;
+      fingerprints_.resize(static_cast<std::size_t>(max_fingerprints) + 1);
+      return;
+    }
     report_.sampling_stride = std::max<Index>(1, (steps + max_fingerprints) / max_fingerprints);
     fingerprints_.resize(static_cast<std::size_t>(steps / report_.sampling_stride + 1));
   }
@@ -93,6 +102,8 @@ class DriftMonitor {
 
   // First forward sweep reached `step` with state y.
   void record(Index step, const Vector& y) {
+    if (growing_)
+      while (slot(step) >= fingerprints_.size()) thin();
     if (!samples(step)) return;
     fingerprints_[slot(step)] = fingerprint(y);
   }
@@ -136,6 +147,13 @@ class DriftMonitor {
     double proj[4] = {0, 0, 0, 0};
   };
 
+  // Doubles the stride: slot i now holds the step of old slot 2i.
+  void thin() {
+    for (std::size_t i = 0; 2 * i < fingerprints_.size(); ++i)
+      fingerprints_[i] = fingerprints_[2 * i];
+    report_.sampling_stride *= 2;
+  }
+
   std::size_t slot(Index step) const {
     return static_cast<std::size_t>(step / report_.sampling_stride);
   }
@@ -166,6 +184,7 @@ class DriftMonitor {
   std::uint64_t seed_;
   std::vector<double> host_;
   std::vector<Fingerprint> fingerprints_;
+  bool growing_ = false;  // the number of steps is unknown: thin() as the run grows
   DriftReport report_;
 };
 

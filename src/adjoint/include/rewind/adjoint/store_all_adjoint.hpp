@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -30,12 +31,14 @@
 #include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/run_checks.hpp"
+#include "rewind/adjoint/run_end.hpp"
 #include "rewind/adjoint/summary.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/parallel.hpp"
+#include "rewind/stop_condition.hpp"
 
 namespace rwd {
 
@@ -88,10 +91,12 @@ class StoreAllAdjoint {
   using Vector = typename Backend::Vector;
   using B = Backend;
 
-  // The stepper must outlive the driver; the objective is copied.
+  // The stepper must outlive the driver; the objective is copied. With a stop condition the run
+  // ends where it first holds (rewind/stop_condition.hpp); the stepper's own end is then a cap.
   StoreAllAdjoint(Stepper& stepper, const Objective<Backend>& objective,
-                  StoreAllOptions options = {})
-      : stepper_(stepper), objective_(objective), options_(options) {
+                  StoreAllOptions options = {},
+                  std::optional<StopCondition<Backend>> stop = std::nullopt)
+      : stepper_(stepper), objective_(objective), options_(options), run_end_(stepper, stop) {
     options_.validate();
   }
 
@@ -103,7 +108,7 @@ class StoreAllAdjoint {
         n * static_cast<std::int64_t>(sizeof(double)) + static_cast<std::int64_t>(sizeof(Carry));
     const std::int64_t limit = options_.memory_limit_bytes > 0 ? options_.memory_limit_bytes
                                                                : detail::half_physical_memory();
-    const Index planned = stepper_.planned_steps();
+    const Index planned = run_end_.length_known() ? stepper_.planned_steps() : -1;
     if (planned > 0) {
       detail::require_observed_steps_planned(objective_, planned);
       if (planned > limit / bytes_per_state)
@@ -126,7 +131,7 @@ class StoreAllAdjoint {
     Carry carry = stepper_.initial_carry(y, theta);
     double loss = 0.0;
     Index count = 0;
-    while (!stepper_.finished(carry)) {
+    for (;;) {
       if (count >= static_cast<Index>(states_.size())) {
         if ((count + 1) > limit / bytes_per_state)
           detail::fail<InvalidArgument>(
@@ -141,8 +146,13 @@ class StoreAllAdjoint {
       stepper_.step(y, carry, theta);
       ++count;
       if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+      if (run_end_.ends_at(carry, y)) break;
     }
     const Index steps = count;
+    // With event location the last step is re-taken to end on the event.
+    run_end_.finish(states_[static_cast<std::size_t>(steps - 1)],
+                    carries_[static_cast<std::size_t>(steps - 1)], theta, y, carry);
+    if (options_.check_finite) detail::require_finite_state<B>(y, carry);
     detail::require_observed_steps_taken(objective_, steps, carry.t);
     const Carry final_carry = carry;
     loss += observe(carry, y, grad);
@@ -163,7 +173,10 @@ class StoreAllAdjoint {
     }
     for (Index k = steps - 1; k >= 0; --k) {
       const auto i = static_cast<std::size_t>(k);
-      stepper_.adjoint_step(states_[i], carries_[i], theta, lambda, mu);
+      if (k == steps - 1)
+        run_end_.reverse_last(states_[i], carries_[i], theta, y, final_carry.t, lambda, mu);
+      else
+        stepper_.adjoint_step(states_[i], carries_[i], theta, lambda, mu);
       if (objective_.observes(k)) {
         objective_.observation(k, carries_[i].t, states_[i], grad);
         B::axpy(1.0, grad, lambda);
@@ -224,6 +237,7 @@ class StoreAllAdjoint {
   Stepper& stepper_;
   Objective<Backend> objective_;
   StoreAllOptions options_;
+  detail::RunEnd<Stepper> run_end_;
   std::vector<Vector> states_;
   std::vector<Carry> carries_;
 };
