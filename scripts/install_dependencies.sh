@@ -13,6 +13,7 @@ packages=(
   libopenmpi-dev openmpi-bin  # MPI ranks (rewind::distributed; tests run on loopback)
   libhdf5-openmpi-dev    # parallel HDF5 for snapshot files written by every rank
   libxxhash-dev          # XXH3 checksums of snapshots (header-only use)
+  librandom123-dev       # Philox4x32-10 keyed noise for the stochastic steppers (header-only)
   libgtest-dev googletest libgmock-dev
   libbenchmark-dev       # Google Benchmark
   libcli11-dev           # command-line parsing for the rewind tool

@@ -46,6 +46,7 @@
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/stochastic_stepper.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/store/disk_cost_probe.hpp"
@@ -163,6 +164,12 @@ decltype(auto) with_stepper(const P& problem, const RunSettings& settings,
     }
     CvodesIntervalStepper stepper(problem, options, settings.grid);
     return f(stepper);
+  }
+  if constexpr (SdeProblem<P>) {
+    if (settings.sde_scheme) {
+      StochasticStepper stepper(problem, *settings.sde_scheme, control, settings.noise_seed);
+      return f(stepper);
+    }
   }
   ExplicitRungeKutta stepper(problem, settings.tableau, control);
   return f(stepper);

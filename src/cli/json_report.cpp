@@ -139,7 +139,12 @@ nlohmann::ordered_json run_report_json(const RunReport& report) {
   j["rewind_version"] = REWIND_VERSION;
   j["problem"] = settings.problem->name;
   j["n"] = settings.problem->sized() ? Json(settings.n) : Json(nullptr);
-  j["method"] = settings.bdf ? std::string("bdf") : settings.tableau.name;
+  j["method"] = settings.bdf          ? std::string("bdf")
+                : settings.sde_scheme ? std::string(scheme_name(*settings.sde_scheme))
+                                      : settings.tableau.name;
+  // The key of the run's draws (problems with noise; null otherwise): the same seed gives the
+  // same bits.
+  j["noise_seed"] = settings.sde_scheme ? Json(settings.noise_seed) : Json(nullptr);
   j["adaptive"] = adaptive;
   // Fixed: the step; adaptive: the first step tried (0 = chosen automatically).
   j["dt"] = number(settings.control.dt);

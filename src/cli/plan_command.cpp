@@ -88,7 +88,7 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
             ")) = " + std::to_string(*plan.budget) + " snapshots");
     out << "    each snapshot holds a state (--state-bytes) and its integrator carry: "
         << kCarryBytes
-        << " bytes\n    = sizeof(rwd::Carry) (t, h, controller memory, step index)\n";
+        << " bytes\n    = sizeof(rwd::Carry) (t, h, controller memory, step index, noise seed)\n";
   }
   if (plan.kind == ScheduleKind::uniform) {
     std::string k = std::to_string(plan.interval);

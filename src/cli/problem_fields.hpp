@@ -40,6 +40,7 @@ inline std::vector<ObservedField> problem_fields(const ProblemInfo& info, Index 
       components({"prey", "predator"});
       break;
     case ProblemId::lorenz63:
+    case ProblemId::stochastic_lorenz63:
       components({"x", "y", "z"});
       break;
     case ProblemId::van_der_pol:
@@ -51,6 +52,7 @@ inline std::vector<ObservedField> problem_fields(const ProblemInfo& info, Index 
     case ProblemId::linear:
     case ProblemId::lorenz96:
     case ProblemId::brusselator:
+    case ProblemId::ornstein_uhlenbeck:
       break;
   }
   return fields;

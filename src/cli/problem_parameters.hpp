@@ -62,6 +62,12 @@ inline ParameterDomain parameter_domain(ProblemId id, std::string_view name) {
                                           : ParameterDomain::positive;
     case ProblemId::heat2d:  // a source may heat or cool
       return name == "s0" ? ParameterDomain::any : ParameterDomain::positive;
+    case ProblemId::ornstein_uhlenbeck:  // the mean mu may have either sign; no noise is allowed
+      return name == "mu"      ? ParameterDomain::any
+             : name == "sigma" ? ParameterDomain::nonnegative
+                               : ParameterDomain::positive;
+    case ProblemId::stochastic_lorenz63:  // s = 0 is the deterministic Lorenz-63
+      return name == "s" ? ParameterDomain::nonnegative : ParameterDomain::positive;
     case ProblemId::lorenz63:
     case ProblemId::lotka_volterra:
     case ProblemId::robertson:

@@ -26,7 +26,9 @@
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/problems/lotka_volterra.hpp"
+#include "rewind/problems/ornstein_uhlenbeck.hpp"
 #include "rewind/problems/robertson.hpp"
+#include "rewind/problems/stochastic_lorenz63.hpp"
 #include "rewind/problems/van_der_pol.hpp"
 #include "rewind/types.hpp"
 
@@ -41,7 +43,9 @@ enum class ProblemId {
   gray_scott,
   heat2d,
   robertson,
-  brusselator
+  brusselator,
+  ornstein_uhlenbeck,
+  stochastic_lorenz63
 };
 
 struct ProblemInfo {
@@ -60,6 +64,9 @@ struct ProblemInfo {
   // does): a decay that reaches a steady state or underflows, a chaotic gradient that overflows.
   // tests/cli/problems_alive_test.cpp checks these.
   const char* horizon = nullptr;
+  // An SDE (rwd::SdeProblem): run with --method euler_maruyama (its default) or milstein, its
+  // draws keyed by --seed.
+  bool noise = false;
 
   bool sized() const { return size_meaning != nullptr; }
 };
@@ -106,6 +113,14 @@ inline const std::vector<ProblemInfo>& problem_table() {
       {ProblemId::brusselator, "brusselator", nullptr,
        "2D Brusselator on an n x n grid, no-flux, stiff (use --method bdf); theta = (A, B, alpha)",
        "grid side n", 16, 0, 0.5, 20, true},
+      {ProblemId::ornstein_uhlenbeck, "ornstein_uhlenbeck", "ou",
+       "Ornstein-Uhlenbeck SDE dy = kappa (mu - y) dt + sigma dW, n independent components; "
+       "theta = (kappa, mu, sigma) = (2, 1, 0.5)",
+       "components n", 1, 0, 0.01, 200, false, nullptr, true},
+      {ProblemId::stochastic_lorenz63, "stochastic_lorenz63", nullptr,
+       "Lorenz-63 with multiplicative noise s*y_i dW_i; theta = (sigma, rho, beta, s) = (10, 28, "
+       "8/3, 0.2)",
+       nullptr, 0, 3, 0.005, 200, false, nullptr, true},
   };
   return table;
 }
@@ -137,6 +152,17 @@ inline const ProblemInfo* find_problem(std::string_view name) {
 inline std::string problem_name_list() {
   std::string out;
   for (const ProblemInfo& info : problem_table()) {
+    if (!out.empty()) out += ", ";
+    out += info.name;
+  }
+  return out;
+}
+
+// "ornstein_uhlenbeck, stochastic_lorenz63": the problems with noise.
+inline std::string noise_problem_list() {
+  std::string out;
+  for (const ProblemInfo& info : problem_table()) {
+    if (!info.noise) continue;
     if (!out.empty()) out += ", ";
     out += info.name;
   }
@@ -180,6 +206,10 @@ decltype(auto) with_problem(const ProblemInfo& info, Index n, F&& f) {
       return call(Robertson());
     case ProblemId::brusselator:
       return call(Brusselator2D(n));
+    case ProblemId::ornstein_uhlenbeck:
+      return call(OrnsteinUhlenbeck<>(n));
+    case ProblemId::stochastic_lorenz63:
+      return call(StochasticLorenz63<>());
   }
   rwd::detail::fail<InvalidArgument>("internal error: problem '", info.name, "' has no builder");
 }

@@ -73,6 +73,12 @@ std::string problems_help() {
       "(--sync-io: inline); the summary reports how much disk time was hidden.\n"
       "When stderr is a terminal, a progress bar shows the forward and reverse sweeps.\n"
       "\n"
+      "Noise: ornstein_uhlenbeck and stochastic_lorenz63 are SDEs, stepped by\n"
+      "--method euler_maruyama or milstein with draws keyed by (--seed, step, component):\n"
+      "replays from snapshots regenerate them, so every schedule gives the store-all bits,\n"
+      "and the gradient is the pathwise one for that seed (the spot check uses the same\n"
+      "draws).\n"
+      "\n"
       "Examples: rewind run lorenz96 --n 40 --steps 200 --method rk4 --dt 0.01\n"
       "          rewind run gray_scott --n 71 --steps 2000 --snapshots 20";
   return text;
@@ -116,7 +122,8 @@ CLI::App* add_run_command(CLI::App& app) {
                   "first step tried (default: chosen automatically)");
   run->add_option("--method", o->method,
                   "euler | heun | rk4 | rk38 | bs3 | dopri5 | tsit5 (default rk4;\n"
-                  "bdf for robertson and brusselator), or\n"
+                  "bdf for robertson and brusselator), or for problems with\n"
+                  "noise euler_maruyama (their default) | milstein, or\n"
                   "bdf: CVODES BDF on --steps intervals of length --dt, with\n"
                   "--rtol/--atol; the adjoint is CVODES's, interval by interval");
   run->add_flag("--adaptive", o->adaptive,
@@ -130,6 +137,11 @@ CLI::App* add_run_command(CLI::App& app) {
                   "with bdf: dense | band | gmres (default: band for problems\n"
                   "with a band, dense otherwise)");
   run->add_option("--seed", o->seed,
+                  "noise seed of a problem with noise (ornstein_uhlenbeck,\n"
+                  "stochastic_lorenz63; default 1): the key of every draw, so\n"
+                  "the same seed gives the same bits; refused for problems\n"
+                  "without noise");
+  run->add_option("--fd-seed", o->fd_seed,
                   "seed of the random unit direction d of the finite-\n"
                   "difference check (default 1)");
   run->add_option("--fd-epsilon", o->fd_epsilon,

@@ -34,6 +34,7 @@
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/integrators/step_control.hpp"
+#include "rewind/integrators/stochastic_stepper.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd::cli {
@@ -50,7 +51,8 @@ struct RunOptions {
   std::optional<double> rtol;     // adaptive only
   std::optional<double> atol;     // adaptive only
   std::string linear_solver;      // bdf: dense | band | gmres; empty: band if the problem has one
-  std::int64_t seed = 1;          // direction of the finite-difference spot check (>= 0)
+  std::optional<std::int64_t> seed;  // --seed: the noise seed of a problem with noise (>= 0)
+  std::int64_t fd_seed = 1;          // direction of the finite-difference spot check (>= 0)
   std::optional<double> fd_epsilon;  // first (largest) spot-check step; default: default_fd_step
   bool no_fd_check = false;          // skip the spot check
   bool progress = false;             // progress bar on stderr (set when it is a terminal)
@@ -73,7 +75,11 @@ struct RunSettings {
   CvodesOptions bdf_options;
   bool linear_solver_given = false;  // --linear-solver; otherwise band when the problem has a band
   IntervalGrid grid;
-  std::uint64_t seed = 1;
+  // --method euler_maruyama | milstein, for problems with noise (ProblemInfo::noise): the
+  // rwd::StochasticStepper with the key noise_seed (--seed, default 1).
+  std::optional<SdeScheme> sde_scheme;
+  std::uint64_t noise_seed = 0;
+  std::uint64_t seed = 1;            // direction of the finite-difference spot check (--fd-seed)
   std::optional<double> fd_epsilon;  // nullopt: chosen from y0 (default_fd_step)
   bool fd_check = true;
   bool json = false;
@@ -126,7 +132,27 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
     detail::require_positive_finite("--dt", *options.dt, "must be a finite step size > 0");
   const double dt = options.dt.value_or(info.default_dt);
 
-  const std::string method = options.method.empty() ? (info.stiff ? "bdf" : "rk4") : options.method;
+  const std::string method = options.method.empty() ? (info.stiff   ? "bdf"
+                                                       : info.noise ? "euler_maruyama"
+                                                                    : "rk4")
+                                                    : options.method;
+  const bool sde_method = method == "euler_maruyama" || method == "milstein";
+  if (info.noise && !sde_method)
+    rwd::detail::fail<InvalidArgument>(
+        info.name, " has noise: --method euler_maruyama or milstein, not '", method, "'");
+  if (sde_method && !info.noise)
+    rwd::detail::fail<InvalidArgument>("--method ", method, " needs a problem with noise (",
+                                       noise_problem_list(), "); ", info.name, " has none");
+  if (options.seed && !info.noise)
+    rwd::detail::fail<InvalidArgument>(
+        "--seed is the noise seed, and ", info.name,
+        " has no noise; the finite-difference check's direction is seeded by --fd-seed");
+  if (options.seed && *options.seed < 0)
+    rwd::detail::fail<InvalidArgument>("--seed = ", *options.seed, " must be >= 0");
+  if (sde_method) {
+    settings.sde_scheme = method == "milstein" ? SdeScheme::milstein : SdeScheme::euler_maruyama;
+    settings.noise_seed = static_cast<std::uint64_t>(options.seed.value_or(1));
+  }
   settings.bdf = method == "bdf";
   if (settings.bdf) {
     if (options.adaptive)
@@ -158,6 +184,15 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
                                            "' is not known (dense, band, gmres)");
     }
     settings.tableau = ButcherTableau::rk4();  // unused: reports name the method from the stepper
+    settings.control = StepControl::fixed(0.0, dt, steps);
+  } else if (sde_method) {
+    if (options.adaptive || options.t_final || options.rtol || options.atol)
+      rwd::detail::fail<InvalidArgument>("--method ", method,
+                                         " takes fixed steps: drop --adaptive, --t-final, --rtol "
+                                         "and --atol");
+    if (!options.linear_solver.empty())
+      rwd::detail::fail<InvalidArgument>("--linear-solver applies to --method bdf");
+    settings.tableau = ButcherTableau::euler();  // unused: reports name the method from stepper
     settings.control = StepControl::fixed(0.0, dt, steps);
   } else {
     if (!options.linear_solver.empty())
@@ -204,9 +239,9 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
     rwd::detail::fail<InvalidArgument>("--fd-epsilon and --no-fd-check exclude each other");
   settings.fd_check = !options.no_fd_check;
   settings.fd_epsilon = options.fd_epsilon;
-  if (options.seed < 0)
-    rwd::detail::fail<InvalidArgument>("--seed = ", options.seed, " must be >= 0");
-  settings.seed = static_cast<std::uint64_t>(options.seed);
+  if (options.fd_seed < 0)
+    rwd::detail::fail<InvalidArgument>("--fd-seed = ", options.fd_seed, " must be >= 0");
+  settings.seed = static_cast<std::uint64_t>(options.fd_seed);
   settings.json = options.checkpoint.json;
   settings.progress = options.progress;
 

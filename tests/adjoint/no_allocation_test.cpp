@@ -11,8 +11,11 @@
 
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/stochastic_stepper.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/problems/lorenz96.hpp"
+#include "rewind/problems/ornstein_uhlenbeck.hpp"
+#include "rewind/problems/stochastic_lorenz63.hpp"
 
 #include "support/malloc_counter.hpp"
 
@@ -51,6 +54,38 @@ TEST(NoAllocation, StepAndAdjointStepFixed) {
 TEST(NoAllocation, StepAndAdjointStepAdaptive) {
   for (const char* m : {"heun", "bs3", "dopri5", "tsit5"})
     check_stepper(Lorenz96<>(40), m, StepControl::adaptive(0.0, 100.0, 1e-6, 1e-9));
+}
+
+// The stochastic steppers draw their noise into a vector allocated with the stepper.
+template <class P>
+void check_stochastic_stepper(const P& problem, SdeScheme scheme) {
+  StochasticStepper stepper(problem, scheme, StepControl::fixed(0.0, 0.001, 100), 7);
+  const Eigen::VectorXd theta = problem.default_parameters();
+  Eigen::VectorXd y = problem.default_initial_state();
+  const Eigen::VectorXd y0 = y;
+  Eigen::VectorXd lambda = Eigen::VectorXd::Ones(y.size());
+  Eigen::VectorXd mu = Eigen::VectorXd::Zero(theta.size());
+  Carry carry = stepper.initial_carry(y, theta);
+  const Carry carry0 = carry;
+  // One step and one adjoint step first: OU's θ-sums over 1000 components run as a threaded fold
+  // whose per-thread scratch grows once (rewind/parallel.hpp fold_scratch), never in the loop.
+  {
+    Eigen::VectorXd y1 = y0, l1 = lambda, m1 = mu;
+    Carry c1 = carry0;
+    stepper.step(y1, c1, theta);
+    stepper.adjoint_step(y0, carry0, theta, l1, m1);
+  }
+  const long before = g_allocations.load();
+  for (int i = 0; i < 50; ++i) stepper.step(y, carry, theta);
+  for (int i = 0; i < 50; ++i) stepper.adjoint_step(y0, carry0, theta, lambda, mu);
+  EXPECT_EQ(g_allocations.load() - before, 0) << scheme_name(scheme);
+}
+
+TEST(NoAllocation, StochasticStepAndAdjointStep) {
+  for (SdeScheme scheme : {SdeScheme::euler_maruyama, SdeScheme::milstein}) {
+    check_stochastic_stepper(StochasticLorenz63<>(), scheme);
+    check_stochastic_stepper(OrnsteinUhlenbeck<>(1000), scheme);
+  }
 }
 
 TEST(NoAllocation, StoreAllLoopsAllocateOnlyUpFront) {

@@ -73,9 +73,9 @@ def main():
                 continue
             if stats["disk_stores"] <= 0 or stats["disk_restores"] <= 0:
                 fail(f"{name}: no disk traffic: {stats}")
-            if stats["disk_bytes_written"] != stats["disk_stores"] * (8 * 512 + 40):
+            if stats["disk_bytes_written"] != stats["disk_stores"] * (8 * 512 + 48):
                 fail(f"{name}: disk_bytes_written {stats['disk_bytes_written']} is not "
-                     f"{stats['disk_stores']} snapshots of {8 * 512 + 40} bytes")
+                     f"{stats['disk_stores']} snapshots of {8 * 512 + 48} bytes")
             if stats["disk_asynchronous"] != ("inline" not in name):
                 fail(f"{name}: disk_asynchronous is {stats['disk_asynchronous']}")
             schedule = report["schedule"]
@@ -95,7 +95,7 @@ def main():
         inspected = json.loads(run(rewind, "inspect", path, "--json").stdout)
         if not inspected["intact"] or inspected["written_slots"] != 5 or inspected["slots"] != 5:
             fail(f"inspect of an intact file: {inspected}")
-        if inspected["state_size"] != 512 or inspected["meta_size"] != 40:
+        if inspected["state_size"] != 512 or inspected["meta_size"] != 48:
             fail(f"inspect sizes: {inspected['state_size']}, {inspected['meta_size']}")
         text = run(rewind, "inspect", path).stdout
         if "every written slot is intact" not in text:

@@ -46,7 +46,8 @@ inline Carry snapshot_carry(Index step) {
                .h = 1.0 / 3.0,
                .error_prev = 0.7,
                .step = step,
-               .rejected = 2 * step + 1};
+               .rejected = 2 * step + 1,
+               .noise_seed = 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(step)};
 }
 
 // Host values for a snapshot file's state: 1000 step + 0.125 i + 0.3.

@@ -104,10 +104,10 @@ TEST(CheckpointPlan, StoreAllAndRefusals) {
                  "steps = 0 must be >= 1");
   expect_message(error_message<InvalidArgument>([] { plan_checkpoints(PlanRequest{}, 10); }),
                  "revolve needs a snapshot budget");
-  EXPECT_EQ(snapshots_in_memory(1 << 20, 8192 + kCarryBytes), (1 << 20) / (8192 + 40));
+  EXPECT_EQ(snapshots_in_memory(1 << 20, 8192 + kCarryBytes), (1 << 20) / (8192 + 48));
   expect_message(error_message<InvalidArgument>([] { snapshots_in_memory(100, 101); }),
                  "memory budget = 100 bytes holds no snapshot");
-  EXPECT_EQ(kCarryBytes, 40);
+  EXPECT_EQ(kCarryBytes, 48);
 }
 
 }  // namespace

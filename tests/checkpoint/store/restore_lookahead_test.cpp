@@ -289,7 +289,8 @@ TEST(RestoreLookahead, PrefetchesServeEveryDiskRestoreOfATieredStore) {
                           .h = 0.5,
                           .error_prev = 1.0,
                           .step = current,
-                          .rejected = 0});
+                          .rejected = 0,
+                          .noise_seed = 0});
         store.finish();
         break;
       case ActionKind::restore:

@@ -130,9 +130,11 @@ class DriftMonitor {
     const bool first_seen = report_.first_drift_step < 0;
     if (first_seen || step < report_.first_drift_step) report_.first_drift_step = step;
     if (policy_ == DriftPolicy::fail)
-      detail::fail<DriftError>("replayed state at step ", step, " (t = ", t,
-                               ") differs from the first forward sweep (relative drift ", rel,
-                               "): the right-hand side or backend is not deterministic");
+      detail::fail<DriftError>(
+          "replayed state at step ", step, " (t = ", t,
+          ") differs from the first forward sweep (relative drift ", rel,
+          "): the right-hand side or backend is not deterministic, or a replay drew its ",
+          "noise with another key (Carry::noise_seed)");
     if (policy_ == DriftPolicy::warn && first_seen)
       warn("drift monitor", "replayed state at step ", step, " (t = ", t,
            ") differs from the first forward sweep (relative drift ", rel,
