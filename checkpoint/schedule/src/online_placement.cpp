@@ -9,17 +9,34 @@
 namespace rwd {
 namespace {
 
-// p(m, c): revolve's advances for m steps with c snapshots, 0 for m ≤ 1. The two cheap cases
-// are the common ones here (short segments, and the single snapshot left for the last segment).
+// r(m, c) ≥ 1 for m ≥ 2, and β(c, r) into `beta`. For c ≥ 3 by walking β(c, r) up from r = 0
+// (β(c, r) = β(c, r − 1)·(c + r)/r) rather than revolve's binary search: the segments here are
+// short or have several snapshots, so r stays small; c ≤ 2 (r ≈ m or √(2m)) searches.
+Index online_repetitions(Index steps, Index snapshots, Index& beta) {
+  if (snapshots <= 2) {
+    const Index r = revolve_repetitions(steps, snapshots);
+    beta = revolve_beta(snapshots, r);
+    return r;
+  }
+  Index r = 0;
+  beta = 1;
+  while (beta < steps) {
+    ++r;
+    beta = detail::mul_div_exact(beta, snapshots + r, r, "online: beta(c, r)");
+  }
+  return r;
+}
+
+// p(m, c): revolve's advances for m steps with c snapshots (rwd::revolve_advances), 0 for m ≤ 1.
+// This runs O(c) times at every change of snapshots.
 Index segment_advances(Index steps, Index snapshots) {
   if (steps <= 1) return 0;
   if (snapshots >= steps - 1) return steps - 1;
-  if (snapshots == 1) {  // l(l − 1)/2
-    const Index even = steps % 2 == 0 ? steps / 2 : steps;
-    const Index other = steps % 2 == 0 ? steps - 1 : (steps - 1) / 2;
-    return detail::checked_mul(even, other, "online: advances of a segment");
-  }
-  return revolve_advances(steps, snapshots);
+  Index beta = 0;
+  const Index r = online_repetitions(steps, snapshots, beta);
+  // p = r·m − β(c + 1, r − 1), and β(c + 1, r − 1) = β(c, r)·r/(c + 1).
+  const Index tail = detail::mul_div_exact(beta, r, snapshots + 1, "online: beta(c + 1, r - 1)");
+  return detail::checked_mul(r, steps, "online: advances of a segment") - tail;
 }
 
 // a/b with b > 0; compared exactly (the products stay far inside 128 bits). __extension__ keeps
@@ -42,8 +59,9 @@ void OnlinePlacement::GrowingAdvances::start(Index at_steps, Index with_snapshot
   snapshots = with_snapshots;
   steps = at_steps;
   advances = segment_advances(at_steps, with_snapshots);
-  repetitions = at_steps <= 1 ? 0 : revolve_repetitions(at_steps, with_snapshots);
-  beta = revolve_beta(with_snapshots, repetitions);
+  repetitions = 0;
+  beta = 1;
+  if (at_steps > 1) repetitions = online_repetitions(at_steps, with_snapshots, beta);
 }
 
 void OnlinePlacement::GrowingAdvances::grow() {
