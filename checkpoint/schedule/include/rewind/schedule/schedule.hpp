@@ -9,8 +9,9 @@
 //     execute(a);
 //
 // Implementations: StoreAllSchedule, UniformSchedule, RevolveSchedule (Griewank & Walther,
-// ACM TOMS 26(1), 2000), and MultiLevelSchedule, which places snapshots on two storage levels
-// (memory_slots() below).
+// ACM TOMS 26(1), 2000), MultiLevelSchedule, which places snapshots on two storage levels
+// (memory_slots() below), and OnlineSchedule, for runs whose length is known only when they stop
+// (its steps() is −1 until then; rewind/schedule/online_schedule.hpp).
 #pragma once
 
 #include <memory>

@@ -1,0 +1,217 @@
+// OnlineSchedule: valid in the simulator for every run length l ≤ 2000 and budget c ≤ 20, with its
+// advances against offline revolve's p(l, c) region by region (the worst ratios are printed) and
+// equal to what OnlinePlacement predicts; valid with at most c slots for random stop points up to
+// 10^6; the action stream's shape (forward phase, end_at, reverse phase, reset, clone); bad input
+// refused. (Larger budgets: online_schedule_long_test.cpp.)
+#include "rewind/schedule/online_schedule.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rewind/error.hpp"
+#include "rewind/schedule/online_placement.hpp"
+#include "rewind/schedule/revolve_cost.hpp"
+#include "rewind/schedule/schedule_simulator.hpp"
+
+namespace rwd {
+namespace {
+
+// The worst ratio advances / p(l, c) seen in a region, and where.
+struct Worst {
+  double ratio = 1.0;
+  Index excess = 0;  // advances − p(l, c) at its largest
+  Index l = 0;
+  int c = 0;
+  void see(Index advances, Index optimum, Index steps, int snapshots) {
+    const double r =
+        static_cast<double>(advances) / static_cast<double>(std::max<Index>(optimum, 1));
+    excess = std::max(excess, advances - optimum);
+    if (r > ratio) {
+      ratio = r;
+      l = steps;
+      c = snapshots;
+    }
+  }
+  void print(const char* region) const {
+    std::printf("online/offline worst ratio %-28s %.4f at l = %lld, c = %d; most extra %lld\n",
+                region, ratio, static_cast<long long>(l), c, static_cast<long long>(excess));
+  }
+};
+
+// The bounds stated in online_placement.hpp, as measured over l ≤ 2000 (and 10^6 by the bench):
+// the largest ratio to p(l, c) allowed in each region of l for budget c.
+double bound_up_to_beta2(int c) {
+  return 1.0 + 1.0 / (c + 1);
+}
+double bound_up_to_beta3(int c) {
+  return c >= 14 ? 1.05 : 1.15;
+}
+double bound_beyond_beta3(int c) {
+  return c >= 3 ? 1.11 : 1.25;
+}
+
+double ratio_bound(Index l, int c) {
+  if (l <= revolve_beta(c, 2)) return bound_up_to_beta2(c);
+  if (l <= revolve_beta(c, 3)) return bound_up_to_beta3(c);
+  return bound_beyond_beta3(c);
+}
+
+TEST(OnlineSchedule, EveryLengthUpTo2000AndBudgetUpTo20) {
+  Worst r2, r3, beyond;
+  for (int c = 1; c <= 20; ++c) {
+    const Index beta2 = revolve_beta(c, 2), beta3 = revolve_beta(c, 3);
+    OnlinePlacement placement(c);  // the forward phase alone, one step per l
+    for (Index l = 1; l <= 2000; ++l) {
+      const ScheduleCost cost = simulate_online(c, l);  // throws on the first broken rule
+      placement.decide(l - 1);
+      const Index optimum = revolve_advances(l, c);
+      ASSERT_EQ(cost.advances, placement.advances_if_ended_here()) << "l = " << l << ", c = " << c;
+      ASSERT_GE(cost.advances, optimum) << "l = " << l << ", c = " << c;
+      ASSERT_LE(static_cast<double>(cost.advances),
+                ratio_bound(l, c) * static_cast<double>(optimum))
+          << "l = " << l << ", c = " << c << ": " << cost.advances
+          << " advances, p(l, c) = " << optimum;
+      if (l <= static_cast<Index>(c) + 1) {  // it stores all and recomputes nothing
+        ASSERT_EQ(cost.advances, l - 1);
+      }
+      ASSERT_EQ(cost.reverses, l);
+      ASSERT_EQ(cost.first_sweep_advances, l - 1);
+      ASSERT_LE(cost.peak_slots, c);
+      ASSERT_EQ(cost.stores, cost.frees);
+      (l <= beta2 ? r2 : l <= beta3 ? r3 : beyond).see(cost.advances, optimum, l, c);
+    }
+  }
+  r2.print("l <= beta(c,2):");
+  r3.print("beta(c,2) < l <= beta(c,3):");
+  beyond.print("beta(c,3) < l <= 2000:");
+}
+
+TEST(OnlineSchedule, OneSnapshotRecomputesFromTheStart) {
+  for (Index l = 1; l <= 300; ++l) EXPECT_EQ(simulate_online(1, l).advances, l * (l - 1) / 2);
+}
+
+TEST(OnlineSchedule, RandomStopPointsUpToAMillion) {
+  std::mt19937_64 rng(20100202);
+  std::uniform_real_distribution<double> log_l(3.0, 6.0);
+  for (const int c : {2, 5, 10, 20, 64}) {
+    for (int i = 0; i < 2; ++i) {
+      const auto l = static_cast<Index>(std::pow(10.0, log_l(rng)));
+      SCOPED_TRACE("l = " + std::to_string(l) + ", c = " + std::to_string(c));
+      const ScheduleCost cost = simulate_online(c, l);
+      const Index optimum = revolve_advances(l, c);
+      EXPECT_EQ(cost.reverses, l);
+      EXPECT_EQ(cost.first_sweep_advances, l - 1);
+      EXPECT_LE(cost.peak_slots, c);
+      EXPECT_LE(cost.memory_slots_used, c);
+      EXPECT_GE(cost.advances, optimum);
+      EXPECT_LE(static_cast<double>(cost.advances), 1.11 * static_cast<double>(optimum));
+    }
+  }
+}
+
+// The forward phase gives only stores, frees and advances one step at a time, never touches a
+// slot ≥ c, and knows no length; end_at turns it into the reverse phase.
+TEST(OnlineSchedule, ForwardPhaseThenReversePhase) {
+  const int c = 4;
+  OnlineSchedule schedule(c);
+  EXPECT_EQ(schedule.name(), "online(c = 4)");
+  EXPECT_EQ(schedule.slots(), c);
+  Index current = 0;
+  for (;;) {
+    const Action a = schedule.next();
+    EXPECT_EQ(schedule.steps(), -1);
+    EXPECT_FALSE(schedule.ended());
+    if (a.kind == ActionKind::advance) {
+      ASSERT_EQ(a.step, current + 1);
+      if (a.step == 77) break;
+      current = a.step;
+      continue;
+    }
+    ASSERT_TRUE(a.kind == ActionKind::store || a.kind == ActionKind::free) << a.to_string();
+    ASSERT_GE(a.slot, 0);
+    ASSERT_LT(a.slot, c);
+    if (a.kind == ActionKind::store) {
+      ASSERT_EQ(a.step, current);
+    }
+  }
+  schedule.end_at(77);
+  EXPECT_TRUE(schedule.ended());
+  EXPECT_EQ(schedule.steps(), 77);
+  EXPECT_EQ(schedule.next(), Action::reverse(76));  // y_76 is current: no recomputation first
+  Action a = schedule.next();
+  while (a.kind != ActionKind::done) a = schedule.next();
+  EXPECT_EQ(schedule.next(), Action::done());  // done again
+
+  schedule.reset();
+  EXPECT_FALSE(schedule.ended());
+  EXPECT_EQ(schedule.steps(), -1);
+  EXPECT_EQ(schedule.next(), Action::store(0, 0));
+}
+
+// reset() and clone() start the same stream again.
+TEST(OnlineSchedule, ResetAndCloneRepeatTheStream) {
+  const auto record = [](Schedule& s, OnlineSchedule& online, Index l) {
+    std::vector<Action> actions;
+    for (Action a = s.next(); a.kind != ActionKind::done; a = s.next()) {
+      if (!online.ended() && a.kind == ActionKind::advance && a.step == l) {
+        online.end_at(l);
+        continue;
+      }
+      actions.push_back(a);
+    }
+    return actions;
+  };
+  OnlineSchedule schedule(5);
+  const std::vector<Action> first = record(schedule, schedule, 500);
+  schedule.reset();
+  EXPECT_EQ(record(schedule, schedule, 500), first);
+  std::unique_ptr<Schedule> copy = schedule.clone();
+  auto& online = dynamic_cast<OnlineSchedule&>(*copy);
+  EXPECT_EQ(record(online, online, 500), first);
+}
+
+TEST(OnlineSchedule, RefusesBadInput) {
+  EXPECT_THROW(OnlineSchedule(0), InvalidArgument);
+  EXPECT_THROW(OnlineSchedule(-3), InvalidArgument);
+  EXPECT_THROW(simulate_online(0, 10), InvalidArgument);
+  EXPECT_THROW(simulate_online(3, 0), InvalidArgument);
+
+  const auto message_of = [](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  OnlineSchedule schedule(3);
+  // Before any action, and after a store: no advance to end at.
+  EXPECT_NE(message_of([&] { schedule.end_at(1); }).find("must follow the action `advance to 1`"),
+            std::string::npos)
+      << message_of([&] { schedule.end_at(1); });
+  EXPECT_EQ(schedule.next(), Action::store(0, 0));
+  EXPECT_NE(message_of([&] { schedule.end_at(1); }).find("last action given was store"),
+            std::string::npos)
+      << message_of([&] { schedule.end_at(1); });
+  EXPECT_EQ(schedule.next(), Action::advance(1));
+  // Not at the step of the last advance.
+  EXPECT_NE(message_of([&] { schedule.end_at(2); }).find("can only end at step 1"),
+            std::string::npos)
+      << message_of([&] { schedule.end_at(2); });
+  EXPECT_FALSE(schedule.ended());
+  schedule.end_at(1);
+  EXPECT_NE(message_of([&] { schedule.end_at(1); }).find("called twice"), std::string::npos);
+
+  OnlinePlacement placement(2);
+  EXPECT_THROW(placement.decide(1), InvalidArgument);  // steps come one at a time from 0
+  EXPECT_THROW(placement.advances_if_ended_here(), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace rwd
