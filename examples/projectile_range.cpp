@@ -44,10 +44,9 @@ Range fly(const Launch& launch, int snapshots) {
   rwd::CheckpointedAdjoint driver(
       stepper, rwd::Objective<B>::terminal_linear(rwd::Projectile<>::range_weights()), {},
       rwd::Projectile<>::landing());
-  const auto result =
-      driver.run(rwd::Projectile<>::launch_state(launch.speed, launch.angle),
-                 rwd::Projectile<>::default_parameters(launch.g, launch.drag),
-                 rwd::revolve_schedule(snapshots));
+  const auto result = driver.run(rwd::Projectile<>::launch_state(launch.speed, launch.angle),
+                                 rwd::Projectile<>::default_parameters(launch.g, launch.drag),
+                                 rwd::revolve_schedule(snapshots));
   Range r;
   r.range = result.loss;
   const auto da = rwd::Projectile<>::launch_state_derivative_angle(launch.speed, launch.angle);
@@ -81,11 +80,16 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const double value = std::atof(argv[i + 1]);
-    if (flag == "--speed") launch.speed = value;
-    else if (flag == "--angle") launch.angle = value;
-    else if (flag == "--drag") launch.drag = value;
-    else if (flag == "--dt") launch.dt = value;
-    else if (flag == "--snapshots") snapshots = static_cast<int>(value);
+    if (flag == "--speed")
+      launch.speed = value;
+    else if (flag == "--angle")
+      launch.angle = value;
+    else if (flag == "--drag")
+      launch.drag = value;
+    else if (flag == "--dt")
+      launch.dt = value;
+    else if (flag == "--snapshots")
+      snapshots = static_cast<int>(value);
     else {
       std::fprintf(stderr, "unknown option %s (--speed, --angle, --drag, --dt, --snapshots)\n",
                    flag.c_str());

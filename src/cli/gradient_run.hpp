@@ -49,6 +49,7 @@
 #include "rewind/integrators/stochastic_stepper.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/schedule/online_plan.hpp"
 #include "rewind/store/disk_cost_probe.hpp"
 #include "run_report.hpp"
 #include "run_settings.hpp"
@@ -409,7 +410,17 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
         }
         return checkpointing.plan;
       };
-      const CheckpointedResult<V> result = driver.run(y0, theta, Planner(planner));
+      // A run of unknown length (adaptive) with revolve's budget runs online(c) with no
+      // counting sweep: its plan, for the report, is what the online schedule cost once it ended.
+      std::optional<int> online;
+      if (request.kind == ScheduleKind::revolve && !request.all_on_disk && request.budget)
+        online = static_cast<int>(*request.budget);
+      const CheckpointedResult<V> result = driver.run(y0, theta, Planner(planner, online));
+      if (online && result.summary.schedule == OnlineSchedule(*online).name()) {
+        checkpointing.plan = plan_online(*online, result.summary.steps);
+        checkpointing.store_all_bytes = (static_cast<double>(result.summary.steps) + 1.0) *
+                                        static_cast<double>(checkpointing.snapshot_bytes);
+      }
       take(result);
       grad_y0 = result.grad_y0;
       checkpointing.drift = result.drift;

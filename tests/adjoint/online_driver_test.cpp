@@ -28,7 +28,9 @@ bool same_bits(const Vec& a, const Vec& b) {
   return true;
 }
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof(double)) == 0;
+}
 
 TEST(OnlineDriver, AdaptiveRunIsBitwiseStoreAllWithoutACountingSweep) {
   Lorenz63<> problem;

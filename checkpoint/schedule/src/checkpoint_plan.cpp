@@ -31,6 +31,8 @@ const char* schedule_kind_name(ScheduleKind kind) {
       return "two-level";
     case ScheduleKind::custom:
       return "custom";
+    case ScheduleKind::online:
+      return "online";
   }
   return "?";
 }
@@ -65,6 +67,10 @@ PlanRequest PlanRequest::two_level(Index memory_snapshots, Index disk_snapshots,
 void PlanRequest::validate() const {
   if (kind == ScheduleKind::custom)
     detail::fail<InvalidArgument>("a custom schedule is planned with CheckpointPlan::of");
+  if (kind == ScheduleKind::online)
+    detail::fail<InvalidArgument>(
+        "the online schedule needs no plan: a run of unknown length runs it (plan_online "
+        "describes one that ended)");
   if (budget && *budget < 1)
     detail::fail<InvalidArgument>("snapshots = ", *budget, " must be >= 1");
   if (budget && *budget > std::numeric_limits<int>::max())
@@ -162,6 +168,7 @@ std::unique_ptr<Schedule> make_base_schedule(const CheckpointPlan& plan) {
     case ScheduleKind::store_all:
       return std::make_unique<StoreAllSchedule>(plan.steps);
     case ScheduleKind::custom:
+    case ScheduleKind::online:
       break;
   }
   detail::fail<InvalidArgument>("internal error: no schedule for this plan kind");
@@ -254,6 +261,7 @@ CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps) {
       break;
     }
     case ScheduleKind::custom:
+    case ScheduleKind::online:
       break;
   }
   if (plan.advances > std::numeric_limits<Index>::max() - steps)

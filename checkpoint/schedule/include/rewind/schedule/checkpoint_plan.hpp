@@ -41,9 +41,11 @@
 
 namespace rwd {
 
-enum class ScheduleKind { revolve, uniform, store_all, two_level, custom };
+// online: rwd::OnlineSchedule, for runs of unknown length (a plan of it, made once the length
+// is known, describes what the run cost: rwd::plan_online).
+enum class ScheduleKind { revolve, uniform, store_all, two_level, custom, online };
 
-// "revolve", "uniform", "store-all", "two-level", "custom".
+// "revolve", "uniform", "store-all", "two-level", "custom", "online".
 const char* schedule_kind_name(ScheduleKind kind);
 
 // Bytes of the metadata kept with every snapshot: the integrator's carry (t, h, controller

@@ -21,8 +21,16 @@
 //
 // The terminal cost needs y_l, which a revolve schedule never advances to (its first reverse
 // re-runs the last step): the driver computes y_l from y_{l−1} once, at the first reverse.
-// Adaptive runs do not know l in advance; an offline schedule then needs a counting sweep (one
-// extra forward run without storage) before the scheduled run, reported in the summary.
+//
+// Runs of unknown length — adaptive steps, or a stop condition (rewind/stop_condition.hpp) —
+// run the online schedule rwd::OnlineSchedule when the planner names an online budget
+// (revolve_schedule(c) does): no counting sweep, and the gradient is bitwise that of
+// StoreAllAdjoint over the same accepted steps. In its forward phase every step is taken into the
+// y_l buffer first; if the run ends there that buffer is the final state and the current state
+// stays y_{l−1}, exactly where revolve's first reverse begins, so the last step is never taken
+// twice (one state copy per forward step is the price). Other planners (two-level, uniform,
+// store-all, custom, on disk) need l to plan: a counting sweep (one extra forward run without
+// storage) comes first, reported in the summary.
 #pragma once
 
 #include <chrono>
@@ -37,6 +45,7 @@
 #include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/run_checks.hpp"
+#include "rewind/adjoint/run_end.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
@@ -45,9 +54,12 @@
 #include "rewind/parallel.hpp"
 #include "rewind/schedule/action.hpp"
 #include "rewind/schedule/checkpoint_plan.hpp"
+#include "rewind/schedule/online_schedule.hpp"
 #include "rewind/schedule/schedule.hpp"
 #include "rewind/schedule/schedules.hpp"
+#include "rewind/stop_condition.hpp"
 #include "rewind/store/disk_snapshot_store.hpp"
+#include "rewind/store/memory_snapshot_store.hpp"
 #include "rewind/store/restore_lookahead.hpp"
 #include "rewind/store/snapshot_store.hpp"
 #include "rewind/store/store_for_plan.hpp"
@@ -74,7 +86,7 @@ struct CheckpointOptions {
 template <class Vector>
 struct CheckpointedResult : GradientResult<Vector> {
   DriftReport drift;
-  Index counting_steps = 0;  // steps of the counting sweep of an adaptive run (0 for fixed)
+  Index counting_steps = 0;  // steps of a counting sweep (0 for fixed steps and online runs)
 };
 
 template <class Stepper>
@@ -84,21 +96,32 @@ class CheckpointedAdjoint {
   using Vector = typename Backend::Vector;
   using B = Backend;
 
-  // The stepper must outlive the driver; the objective is copied.
+  // The stepper must outlive the driver; the objective is copied. With a stop condition the run
+  // ends where it first holds (rewind/stop_condition.hpp); the stepper's own end is then a cap.
   CheckpointedAdjoint(Stepper& stepper, Objective<Backend> objective,
-                      CheckpointOptions options = {})
-      : stepper_(stepper), objective_(std::move(objective)), options_(options) {
+                      CheckpointOptions options = {},
+                      std::optional<StopCondition<Backend>> stop = std::nullopt)
+      : stepper_(stepper),
+        objective_(std::move(objective)),
+        options_(options),
+        run_end_(stepper, std::move(stop)) {
     options_.validate();
   }
 
-  // Plans once the number of steps is known (adaptive runs count them first) and runs the plan.
-  // The planner is called exactly once.
+  // Runs with a plan for the run's length: made at once for fixed steps, or after a counting
+  // sweep; a run of unknown length whose planner names an online budget runs online instead.
+  // The planner is called at most once.
   CheckpointedResult<Vector> run(const Vector& y0, const Vector& theta, const Planner& planner) {
     if (!planner) detail::fail<InvalidArgument>("CheckpointedAdjoint::run needs a planner");
     check_inputs(y0, theta);
     stepper_.reset_counters();
+    if (!run_end_.length_known() && planner.online_snapshots()) {
+      OnlineSchedule schedule(*planner.online_snapshots());
+      return execute(y0, theta, schedule, nullptr, -1);
+    }
     const Index steps = steps_of_run(y0, theta);
-    return execute(y0, theta, planner(steps), steps);
+    const CheckpointPlan plan = planner(steps);
+    return execute(y0, theta, *plan.schedule(), &plan, steps);
   }
 
   // Runs a plan made beforehand (rwd::plan_checkpoints); its steps must be the run's.
@@ -106,7 +129,8 @@ class CheckpointedAdjoint {
                                  const CheckpointPlan& plan) {
     check_inputs(y0, theta);
     stepper_.reset_counters();
-    return execute(y0, theta, plan, steps_of_run(y0, theta));
+    const Index steps = steps_of_run(y0, theta);
+    return execute(y0, theta, *plan.schedule(), &plan, steps);
   }
 
  private:
@@ -114,26 +138,37 @@ class CheckpointedAdjoint {
     detail::require_run_inputs<B>(y0, theta, stepper_.state_size(), stepper_.parameter_size());
   }
 
-  // The fixed number of steps, or for an adaptive run the steps of a counting sweep.
+  // The fixed number of steps, or for a run of unknown length the steps of a counting sweep.
   Index steps_of_run(const Vector& y0, const Vector& theta) {
-    return stepper_.planned_steps() >= 0 ? stepper_.planned_steps() : count_steps(y0, theta);
+    return run_end_.length_known() ? stepper_.planned_steps() : count_steps(y0, theta);
   }
 
-  CheckpointedResult<Vector> execute(const Vector& y0, const Vector& theta,
-                                     const CheckpointPlan& plan, Index steps) {
+  // Runs `schedule`: a planned one (`plan` given, `steps` = l) or the online schedule (`plan`
+  // null, `steps` = −1 until the run ends).
+  CheckpointedResult<Vector> execute(const Vector& y0, const Vector& theta, Schedule& schedule_ref,
+                                     const CheckpointPlan* plan, Index steps) {
     const Index n = stepper_.state_size();
     const Index p = stepper_.parameter_size();
     CheckpointedResult<Vector> result;
-    result.counting_steps = stepper_.planned_steps() < 0 ? steps : 0;
+    auto* online = dynamic_cast<OnlineSchedule*>(&schedule_ref);
+    result.counting_steps = plan && !run_end_.length_known() ? steps : 0;
     Summary& summary = result.summary;
-    detail::require_observed_steps_planned(objective_, steps);
-    if (plan.steps != steps)
-      detail::fail<InvalidArgument>("schedule '", plan.name, "' plans ", plan.steps,
-                                    " steps but the run has ", steps);
-    std::unique_ptr<Schedule> schedule = plan.schedule();
-    std::unique_ptr<SnapshotStore<B, Carry>> store =
-        make_snapshot_store<B, Carry>(plan, n, options_.disk, process_slice<B>(y0));
-    std::optional<RestoreLookahead> lookahead = make_restore_lookahead(plan);
+    std::unique_ptr<SnapshotStore<B, Carry>> store;
+    std::optional<RestoreLookahead> lookahead;
+    if (plan) {
+      detail::require_observed_steps_planned(objective_, steps);
+      if (plan->steps != steps)
+        detail::fail<InvalidArgument>("schedule '", plan->name, "' plans ", plan->steps,
+                                      " steps but the run has ", steps);
+      store = make_snapshot_store<B, Carry>(*plan, n, options_.disk, process_slice<B>(y0));
+      lookahead = make_restore_lookahead(*plan);
+    } else {
+      if (!online) detail::fail<InvalidArgument>("a run without a plan needs the online schedule");
+      store = std::make_unique<MemorySnapshotStore<B, Carry>>(online->slots(), n);
+    }
+    Schedule* schedule = &schedule_ref;
+    schedule->reset();
+    // Unknown length: the monitor thins its samples as the run grows.
     DriftMonitor<B> drift(steps, host_size<B>(y0), options_.drift_policy,
                           options_.max_fingerprints);
     const auto counted = stepper_.counters();
@@ -148,7 +183,7 @@ class CheckpointedAdjoint {
     double loss = observe(carry, y, grad);
     drift.record(0, y);
     bool terminal_done = false;
-    Index adjoint_at = steps;  // λ currently holds ∂J/∂y_{adjoint_at}
+    Index adjoint_at = steps;  // λ currently holds ∂J/∂y_{adjoint_at} (online: set at the end)
     double forward_s = 0.0, recompute_s = 0.0, reverse_s = 0.0;
 
     for (Index index = 0;; ++index) {
@@ -159,7 +194,34 @@ class CheckpointedAdjoint {
       const auto start = std::chrono::steady_clock::now();
       switch (action.kind) {
         case ActionKind::advance: {
-          if (action.step <= carry.step || action.step > steps)
+          if (online && !online->ended()) {
+            // One step of the online forward phase: into the y_l buffer first.
+            if (action.step != carry.step + 1)
+              detail::fail<InvalidArgument>("online schedule advances from step ", carry.step,
+                                            " to ", action.step);
+            B::copy(y, y_final_);
+            Carry next = carry;
+            stepper_.step(y_final_, next, theta);
+            if (options_.check_finite) detail::require_finite_state<B>(y_final_, next);
+            if (run_end_.ends_at(next, y_final_)) {
+              steps = next.step;
+              online->end_at(steps);
+              detail::require_observed_steps_taken(objective_, steps, next.t);
+              close_run(y, carry, theta, next, grad, lambda, loss);
+              terminal_done = true;
+              adjoint_at = steps;
+            } else {
+              std::swap(y, y_final_);
+              carry = next;
+              ++advances;
+              reached = carry.step;
+              drift.record(carry.step, y);
+              loss += observe(carry, y, grad);
+            }
+            forward_s += seconds_since(start);
+            break;
+          }
+          if (action.step <= carry.step || (steps >= 0 && action.step > steps))
             detail::fail<InvalidArgument>("schedule advances from step ", carry.step, " to ",
                                           action.step);
           const bool first = carry.step >= reached;
@@ -201,10 +263,17 @@ class CheckpointedAdjoint {
                                           " with the state at step ", carry.step,
                                           " and the adjoint at step ", adjoint_at);
           if (!terminal_done) {
-            terminal(y, carry, theta, grad, lambda, loss);
+            Carry last = carry;
+            B::copy(y, y_final_);
+            stepper_.step(y_final_, last, theta);
+            if (options_.check_finite) detail::require_finite_state<B>(y_final_, last);
+            close_run(y, carry, theta, last, grad, lambda, loss);
             terminal_done = true;
           }
-          stepper_.adjoint_step(y, carry, theta, lambda, mu);
+          if (action.step == steps - 1)
+            run_end_.reverse_last(y, carry, theta, y_final_, final_t_, lambda, mu);
+          else
+            stepper_.adjoint_step(y, carry, theta, lambda, mu);
           if (objective_.observes(carry.step)) {
             objective_.observation(carry.step, carry.t, y, grad);
             B::axpy(1.0, grad, lambda);
@@ -264,15 +333,14 @@ class CheckpointedAdjoint {
     return value;
   }
 
-  // y_l from y_{l−1}: the terminal cost, its gradient into λ, an observation at l, and how much
-  // the last step changed the state (Summary::health). The loss
+  // y_l is in y_final_ (the ordinary step from y_{l−1} = y, carry `last`): shortened to the
+  // event if the stop condition locates one, then the terminal cost, its gradient into λ, an
+  // observation at l, and how much the last step changed the state (Summary::health). The loss
   // is summed in StoreAllAdjoint's order (observations by step, then the terminal cost), so the
   // two drivers agree bit for bit.
-  void terminal(const Vector& y, const Carry& carry, const Vector& theta, Vector& grad,
-                Vector& lambda, double& loss) {
-    B::copy(y, y_final_);
-    Carry last = carry;
-    stepper_.step(y_final_, last, theta);
+  void close_run(const Vector& y, const Carry& carry, const Vector& theta, Carry last, Vector& grad,
+                 Vector& lambda, double& loss) {
+    run_end_.finish(y, carry, theta, y_final_, last);
     if (options_.check_finite) detail::require_finite_state<B>(y_final_, last);
     final_t_ = last.t;
     final_change_ = relative_step_change<B>(y_final_, y);
@@ -291,16 +359,17 @@ class CheckpointedAdjoint {
     Vector y = B::zeros(B::size(y0));
     B::copy(y0, y);
     Carry carry = stepper_.initial_carry(y, theta);
-    while (!stepper_.finished(carry)) {
+    do {
       stepper_.step(y, carry, theta);
       if (options_.check_finite) detail::require_finite_state<B>(y, carry);
-    }
+    } while (!run_end_.ends_at(carry, y));
     return carry.step;
   }
 
   Stepper& stepper_;
   Objective<Backend> objective_;
   CheckpointOptions options_;
+  detail::RunEnd<Stepper> run_end_;
   Vector y_final_;
   double final_t_ = 0.0;
   double final_change_ = 0.0;  // ‖y_l − y_{l−1}‖ / ‖y_l‖, set at the first reverse
