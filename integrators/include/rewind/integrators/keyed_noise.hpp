@@ -27,6 +27,7 @@
 // index is one 32-bit word). fill_keyed_normals refuses a longer vector before drawing.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 
 #include <Random123/philox.h>
@@ -120,10 +121,24 @@ REWIND_HOST_DEVICE inline double keyed_normal(const NoiseKey& key, Index compone
 // through rewind/parallel.hpp; Thrust: a for_each over the block indices, which compiles for
 // CUDA as well). The bits do not depend on the thread count or the order of the blocks. Does not
 // allocate.
+//
+// A vector split across processes (a backend with B::global_index: rwd::DistributedBackend) keys
+// each of this process's values by its index in the whole vector, so every rank count draws the
+// one-process numbers; a rank's slice may start inside a Box–Muller pair, so there each value
+// computes its own pair (twice the generator work, on the host).
 template <VectorBackend B>
 void fill_keyed_normals(const NoiseKey& key, double scale, typename B::Vector& out) {
   const Index n = B::size(out);
   detail::require_noise_key(key, n);
+  if constexpr (requires(const typename B::Vector& v) {
+                  { B::global_index(v, Index{0}) } -> std::convertible_to<Index>;
+                }) {
+    const typename B::Vector* whole = &out;
+    double* values = B::data(out);
+    B::for_each_index(
+        n, [=](Index i) { values[i] = scale * keyed_normal(key, B::global_index(*whole, i)); });
+    return;
+  }
   B::for_each_index((n + 1) / 2,
                     detail::KeyedNormalBlockKernel{
                         B::data(out), n, key.seed, static_cast<std::uint64_t>(key.step),
