@@ -7,7 +7,7 @@
 //     if (d.store) { /* free the snapshot at position d.drop (unless −1), store y_n */ }
 //     advance();
 //   }
-//   rwd::Index cost = placement.advances_if_ended_at(l);  // what reversing l steps then costs
+//   rwd::Index cost = placement.advances_if_ended_here();  // if the run stops at l = n + 1
 //
 // The model. At step n the current state is y_n and the run may stop after the next step (l = n+1),
 // in which case y_n is current when reversal starts, so a snapshot of y_n is of no use to that
@@ -29,13 +29,16 @@
 // algorithms of Stumm & Walther (SIAM J. Sci. Comput. 32(2), 836–854, 2010), but chosen by the
 // closed-form cost instead of levels.
 //
-// What it achieves (checked exhaustively for l ≤ 2000, c ≤ 20 by the tests, and measured up to
-// l = 10^6 in bench/results/online_checkpointing.md): at most one advance above p(l, c) while
-// l ≤ β(c, 2) = C(c + 2, 2); within 5 % of p(l, c) up to β(c, 3) for c ≥ 10; within 1.4·p(l, c) for
-// every l ≤ 10^6 and c ≥ 2. Optimality for every l ≤ β(c, 2), as in Stumm & Walther, needs the
-// schedule to know that y_{n+1} is final before it decides about y_n; here it learns only after
-// y_{n+1} is computed, and an exhaustive search over all placements shows the single extra advance
-// cannot be avoided (c = 2, l = 3, 4, 5 cannot all be optimal).
+// What it achieves, as ratios to p(l, c) (checked for every l ≤ 10^5, c ≤ 40 by
+// online_schedule_long_test, on the validated action stream for l ≤ 2000, c ≤ 20 by
+// online_schedule_test; table in bench/results/online_checkpointing.md): at most 1 + 1/(c + 1)
+// for l ≤ β(c, 2) = C(c + 2, 2); at most 1.15 for β(c, 2) < l ≤ β(c, 3), and 1.05 for c ≥ 14;
+// beyond, at most 1.25 (c = 2) and 1.11 (c ≥ 3), the worst just past β(c, 3) — for
+// 10^5 ≤ l ≤ 10^6 and c ≤ 20 at most 1.021. Optimality for every l ≤ β(c, 2), as in Stumm &
+// Walther, needs the schedule to know that y_{n+1} is final before it decides about y_n; here it
+// learns only after y_{n+1} is computed, and then no placement is optimal for all l ≤ β(c, 2)
+// (c = 2: l = 3, 4, 5 cannot all be; an exhaustive search over placements finds this rule as good
+// as any for c = 3, 4, and one advance from the best for c = 2).
 //
 // Cost: memory O(c); a constant number of closed-form evaluations per step, plus O(c) of them at
 // each change of snapshots (a small fraction of the steps, fewer the longer the run).
