@@ -17,8 +17,8 @@ namespace rwd {
 namespace {
 
 double ratio_bound(Index l, int c) {
-  if (l <= revolve_beta(c, 2)) return 1.0 + 1.0 / (c + 1);
-  if (l <= revolve_beta(c, 3)) return c >= 14 ? 1.05 : 1.15;
+  if (l <= revolve_beta(c, 2)) return 1.0 + 1.0 / (c + 2);
+  if (l <= revolve_beta(c, 3)) return c >= 8 ? 1.05 : c >= 3 ? 1.13 : 1.30;
   return c >= 3 ? 1.11 : 1.25;
 }
 
@@ -31,6 +31,9 @@ TEST(OnlineLong, BoundsForEveryLengthUpTo100000AndBudgetUpTo40) {
       const Index advances = placement.advances_if_ended_here();
       const Index optimum = revolve_advances(l, c);
       ASSERT_GE(advances, optimum) << "l = " << l << ", c = " << c;
+      if (l <= revolve_beta(c, 2)) {
+        ASSERT_LE(advances, optimum + 1) << "l = " << l << ", c = " << c;
+      }
       ASSERT_LE(static_cast<double>(advances), ratio_bound(l, c) * static_cast<double>(optimum))
           << "l = " << l << ", c = " << c;
       ASSERT_LE(static_cast<int>(placement.positions().size()), c);
