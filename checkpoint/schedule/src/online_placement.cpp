@@ -11,6 +11,17 @@
 namespace rwd {
 namespace {
 
+// GCC/Clang's 128-bit integer (__extension__ keeps -Wpedantic quiet): exact products of two
+// 64-bit values, without the gcd cancellations of detail::mul_div_exact in the hot loops.
+__extension__ using Wide = __int128;
+
+// a·b/d when d divides a·b, checked to fit in 64 bits.
+Index mul_div(Index a, Index b, Index d, const char* what) {
+  const Wide value = static_cast<Wide>(a) * b / d;
+  if (value > detail::kIndexMax) detail::fail<InvalidArgument>(what, " overflows 64-bit integers");
+  return static_cast<Index>(value);
+}
+
 // r(m, c) ≥ 1 for m ≥ 2, and β(c, r) into `beta`. For c ≥ 3 by walking β(c, r) up from r = 0
 // (β(c, r) = β(c, r − 1)·(c + r)/r) rather than revolve's binary search: the segments here are
 // short or have several snapshots, so r stays small; c ≤ 2 (r ≈ m or √(2m)) searches.
@@ -24,7 +35,7 @@ Index online_repetitions(Index steps, Index snapshots, Index& beta) {
   beta = 1;
   while (beta < steps) {
     ++r;
-    beta = detail::mul_div_exact(beta, snapshots + r, r, "online: beta(c, r)");
+    beta = mul_div(beta, snapshots + r, r, "online: beta(c, r)");
   }
   return r;
 }
@@ -37,13 +48,11 @@ Index segment_advances(Index steps, Index snapshots) {
   Index beta = 0;
   const Index r = online_repetitions(steps, snapshots, beta);
   // p = r·m − β(c + 1, r − 1), and β(c + 1, r − 1) = β(c, r)·r/(c + 1).
-  const Index tail = detail::mul_div_exact(beta, r, snapshots + 1, "online: beta(c + 1, r - 1)");
+  const Index tail = mul_div(beta, r, snapshots + 1, "online: beta(c + 1, r - 1)");
   return detail::checked_mul(r, steps, "online: advances of a segment") - tail;
 }
 
-// a/b with b > 0; compared exactly (the products stay far inside 128 bits). __extension__ keeps
-// -Wpedantic quiet about the GCC/Clang 128-bit type.
-__extension__ using Wide = __int128;
+// a/b with b > 0; compared exactly (the products stay far inside 128 bits).
 struct Ratio {
   Index num;
   Index den;
