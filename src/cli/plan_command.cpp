@@ -14,9 +14,11 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "byte_size.hpp"
 #include "checkpoint_flag_options.hpp"
+#include "online_plan.hpp"
 #include "rewind/error.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
 #include "rewind/store/disk_cost_probe.hpp"
@@ -359,6 +361,7 @@ std::string plan_help() {
          "  rewind plan --steps 100000 --snapshots 20\n"
          "  rewind plan --steps 1e6 --memory 1GiB --state-bytes 8MiB --json\n"
          "  rewind plan --steps 5000 --schedule uniform --interval 100\n"
+         "  rewind plan --online --steps 1e5 --snapshots 20\n"
          "  rewind plan --steps 1e5 --ram-snapshots 4 --disk-snapshots 100 --disk-write-cost 2 \\\n"
          "              --disk-read-cost 1\n"
          "  rewind plan --steps 1e5 --ram-snapshots 4 --disk-snapshots 100 --disk /scratch \\\n"
@@ -375,6 +378,7 @@ struct PlanOnlyOptions {
   std::optional<std::string> state_bytes;  // --state-bytes S
   std::optional<double> step_time;         // --step-time SECONDS
   std::string plot;                        // --plot FILE.png
+  bool online = false;                     // --online: the online schedule (online_plan.hpp)
 };
 
 // Checks the flags, measures the disk when asked, and plans.
@@ -453,7 +457,24 @@ CLI::App* add_plan_command(CLI::App& app) {
                    "with the chosen point (needs python3-matplotlib)")
       ->type_name("FILE.png");
 
+  plan->add_flag("--online", options->online,
+                 "the online schedule, for runs whose length is known only when\n"
+                 "they stop: its cost if the run ends at --steps L, with\n"
+                 "--snapshots C, against offline revolve's p(L, C)");
+
   plan->callback([options] {
+    if (options->online) {
+      std::vector<std::string> others;
+      if (options->state_bytes) others.emplace_back("--state-bytes");
+      if (options->step_time) others.emplace_back("--step-time");
+      if (!options->plot.empty()) others.emplace_back("--plot");
+      const OnlinePlan online = plan_online(options->checkpoint, others);
+      if (options->checkpoint.json)
+        std::cout << online_plan_json(online).dump(2) << std::endl;
+      else
+        print_online_plan(std::cout, online);
+      return;
+    }
     const PlanOutcome outcome = plan_outcome(*options);
     if (options->checkpoint.json)
       std::cout << plan_json(outcome).dump(2) << std::endl;

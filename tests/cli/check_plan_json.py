@@ -12,6 +12,9 @@ CASE is one of
   large    --steps 1e12: closed forms (no simulation), still exact p
   uniform  --schedule uniform with --interval and with an interval chosen from the budget;
            --schedule store-all
+  online   --online --steps L --snapshots C: offline p(L, C) and r from the closed form, the
+           online counts consistent with it, stored-all for L <= C + 1, within the bound stated
+           for L's region (rewind/schedule/online_placement.hpp), the region named right
 """
 import json
 import math
@@ -157,12 +160,53 @@ def case_uniform(rewind):
     print("ok: uniform and store-all counts")
 
 
+def case_online(rewind):
+    for l, c in [(1, 1), (300, 1), (3, 2), (5, 2), (6, 5), (20, 5), (40, 5), (1000, 10),
+                 (100000, 20), (54321, 3)]:
+        command = [rewind, "plan", "--online", "--steps", str(l), "--snapshots", str(c), "--json"]
+        proc = subprocess.run(command, capture_output=True, text=True)
+        if proc.returncode != 0 or proc.stderr:
+            fail(f"{' '.join(command)} exited with {proc.returncode}: {proc.stderr.strip()}")
+        report = json.loads(proc.stdout)
+        what = f"online l={l} c={c}:"
+        p, r = revolve_p(l, c)
+        expect(report, "schedule", f"online(c = {c})", what)
+        expect(report, "online", True, what)
+        expect(report, "steps", l, what)
+        expect(report, "snapshots", c, what)
+        expect(report, "offline_recomputed_steps", p, what)
+        expect(report, "offline_repetitions", r, what)
+        expect(report, "reverses", l, what)
+        online = report["recomputed_steps"]
+        expect(report, "forward_steps", l + online, what)
+        expect(report, "recompute_ratio", (l + online) / l, what)
+        expect(report, "ratio_to_offline", online / p if p else 1.0, what)
+        if online < p:
+            fail(f"{what} {online} advances, below the offline minimum {p}")
+        if report["peak_slots"] > c:
+            fail(f"{what} peak slots {report['peak_slots']} > c")
+        if l <= c + 1:
+            expect(report, "recomputed_steps", l - 1, what)
+        if c == 1:
+            expect(report, "recomputed_steps", l * (l - 1) // 2, what)
+        b2, b3 = beta(c, 2), beta(c, 3)
+        expect(report, "beta2", b2, what)
+        expect(report, "beta3", b3, what)
+        region, bound = (("r <= 2", 1 + 1 / p if p else 1) if l <= b2 else
+                         ("r = 3", 1.05 if c >= 8 else 1.13 if c >= 3 else 1.30) if l <= b3 else
+                         ("r > 3", 1.11 if c >= 3 else 1.25))
+        expect(report, "region", region, what)
+        if online > bound * p + 1e-9:
+            fail(f"{what} {online} advances, above {bound} * p(l, c) = {bound * p}")
+    print("ok: online plans against the closed form")
+
+
 def main():
     if len(sys.argv) != 3:
-        fail("usage: check_plan_json.py REWIND revolve|memory|large|uniform")
+        fail("usage: check_plan_json.py REWIND revolve|memory|large|uniform|online")
     rewind, case = sys.argv[1], sys.argv[2]
     cases = {"revolve": case_revolve, "memory": case_memory, "large": case_large,
-             "uniform": case_uniform}
+             "uniform": case_uniform, "online": case_online}
     if case not in cases:
         fail(f"unknown case '{case}'")
     cases[case](rewind)

@@ -2,12 +2,25 @@
 // the online schedule, a one-step look-ahead on the closed-form reversal cost.
 #include "rewind/schedule/online_placement.hpp"
 
+#include <algorithm>
+
 #include "rewind/error.hpp"
 #include "rewind/schedule/checked_arithmetic.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
 
 namespace rwd {
 namespace {
+
+// GCC/Clang's 128-bit integer (__extension__ keeps -Wpedantic quiet): exact products of two
+// 64-bit values, without the gcd cancellations of detail::mul_div_exact in the hot loops.
+__extension__ using Wide = __int128;
+
+// a·b/d when d divides a·b, checked to fit in 64 bits.
+Index mul_div(Index a, Index b, Index d, const char* what) {
+  const Wide value = static_cast<Wide>(a) * b / d;
+  if (value > detail::kIndexMax) detail::fail<InvalidArgument>(what, " overflows 64-bit integers");
+  return static_cast<Index>(value);
+}
 
 // r(m, c) ≥ 1 for m ≥ 2, and β(c, r) into `beta`. For c ≥ 3 by walking β(c, r) up from r = 0
 // (β(c, r) = β(c, r − 1)·(c + r)/r) rather than revolve's binary search: the segments here are
@@ -22,7 +35,7 @@ Index online_repetitions(Index steps, Index snapshots, Index& beta) {
   beta = 1;
   while (beta < steps) {
     ++r;
-    beta = detail::mul_div_exact(beta, snapshots + r, r, "online: beta(c, r)");
+    beta = mul_div(beta, snapshots + r, r, "online: beta(c, r)");
   }
   return r;
 }
@@ -35,13 +48,11 @@ Index segment_advances(Index steps, Index snapshots) {
   Index beta = 0;
   const Index r = online_repetitions(steps, snapshots, beta);
   // p = r·m − β(c + 1, r − 1), and β(c + 1, r − 1) = β(c, r)·r/(c + 1).
-  const Index tail = detail::mul_div_exact(beta, r, snapshots + 1, "online: beta(c + 1, r - 1)");
+  const Index tail = mul_div(beta, r, snapshots + 1, "online: beta(c + 1, r - 1)");
   return detail::checked_mul(r, steps, "online: advances of a segment") - tail;
 }
 
-// a/b with b > 0; compared exactly (the products stay far inside 128 bits). __extension__ keeps
-// -Wpedantic quiet about the GCC/Clang 128-bit type.
-__extension__ using Wide = __int128;
+// a/b with b > 0; compared exactly (the products stay far inside 128 bits).
 struct Ratio {
   Index num;
   Index den;
@@ -80,6 +91,8 @@ OnlinePlacement::OnlinePlacement(int snapshots) : snapshots_(snapshots) {
 
 void OnlinePlacement::reset() {
   current_ = -1;
+  filling_ = true;
+  fill_from_ = 1;
   optimum_ = after_last_ = after_second_last_ = GrowingAdvances{};
   positions_.clear();
   refresh_costs();
@@ -135,16 +148,27 @@ OnlinePlacement::Decision OnlinePlacement::decide(Index step) {
     optimum_.grow();
   if (static_cast<int>(positions_.size()) < snapshots_) {  // a free slot: keep everything
     positions_.push_back(n);
-    refresh_costs();
     return {true, -1};
   }
   const int k = static_cast<int>(positions_.size()) - 1;
   if (k == 0) return {};  // c = 1: y_0 only, nothing can move
-  const Index last = positions_[k];
-  if (n == c) {  // the slots filled up at the last step: start counting
-    after_last_.start(n - last, c - k + 1);
+  // y_0 … y_{c−1} are exactly right for l = c + 1 (nothing recomputed); a snapshot of y_c could
+  // only serve later runs.
+  if (n == c) return {};
+  if (filling_) {
+    if (const int j = fill_drop(n); j > 0) {
+      const Index dropped = positions_[j];
+      positions_.erase(positions_.begin() + j);
+      positions_.push_back(n);
+      fill_from_ = std::max(1, j - 1);
+      return {true, j, dropped};
+    }
+    filling_ = false;  // the binomial pattern of repetition 2 is complete: look ahead from now on
+    refresh_costs();
+    after_last_.start(n - positions_[k], c - k + 1);
     after_second_last_.start(n - positions_[k - 1], c - k + 1);
   }
+  const Index last = positions_[k];
 
   // The worst ratio to p(l, c) over the runs stopping at l = n + 1 and n + 2, given the
   // recomputation `again[h − 1]` of each. Storing y_n adds nothing for either (p(0) = p(1) = 0).
@@ -196,12 +220,35 @@ OnlinePlacement::Decision OnlinePlacement::decide(Index step) {
   return {true, drop, dropped};
 }
 
+int OnlinePlacement::fill_drop(Index n) const {
+  // Snapshot j goes when segments j − 1 and j together fit the bound of segment j − 1,
+  // c − (j − 1) + 1; for j = k the merged segment runs to y_n. Later segments move one place down
+  // and so only gain room, and the new last segment [y_{n−1} or y_{c−1}, y_n) is at most 2 long.
+  // A snapshot that does not fit now never will (segments only grow), so the search starts where
+  // the last one ended: O(1) amortised.
+  const int k = static_cast<int>(positions_.size()) - 1;
+  const Index c = snapshots_;
+  for (int j = fill_from_; j <= k; ++j) {
+    const Index right = j < k ? positions_[j + 1] : n;
+    if (right - positions_[j - 1] <= c - j + 2) return j;
+  }
+  return -1;
+}
+
 Index OnlinePlacement::advances_if_ended_here() const {
   if (current_ < 0)
     detail::fail<InvalidArgument>("online placement: no step decided yet, so no run to cost");
   const int k = static_cast<int>(positions_.size()) - 1;
+  Index segments = all_segments_cost_;
+  if (filling_) {  // the costs are kept only once the look-ahead needs them: sum them here
+    segments = 0;
+    for (int i = 0; i < k; ++i)
+      segments = detail::checked_add(
+          segments, segment_advances(positions_[i + 1] - positions_[i], Index{snapshots_} - i),
+          "online cost");
+  }
   const Index tail = segment_advances(current_ - positions_[k], Index{snapshots_} - k);
-  return detail::checked_add(detail::checked_add(current_, all_segments_cost_, "online cost"), tail,
+  return detail::checked_add(detail::checked_add(current_, segments, "online cost"), tail,
                              "online cost");
 }
 
