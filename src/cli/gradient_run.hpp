@@ -417,7 +417,7 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
         online = static_cast<int>(*request.budget);
       const CheckpointedResult<V> result = driver.run(y0, theta, Planner(planner, online));
       if (online && result.summary.schedule == OnlineSchedule(*online).name()) {
-        checkpointing.plan = plan_online(*online, result.summary.steps);
+        checkpointing.plan = rwd::plan_online(*online, result.summary.steps);
         checkpointing.store_all_bytes = (static_cast<double>(result.summary.steps) + 1.0) *
                                         static_cast<double>(checkpointing.snapshot_bytes);
       }
