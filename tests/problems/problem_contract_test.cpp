@@ -40,7 +40,10 @@
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/problems/lotka_volterra.hpp"
+#include "rewind/problems/ornstein_uhlenbeck.hpp"
+#include "rewind/problems/projectile.hpp"
 #include "rewind/problems/robertson.hpp"
+#include "rewind/problems/stochastic_lorenz63.hpp"
 #include "rewind/problems/van_der_pol.hpp"
 #include "support/random_data.hpp"
 #include "support/typed_test_names.hpp"
@@ -293,6 +296,29 @@ struct ProblemCase<CubicSpiral> : DefaultCase<CubicSpiral> {
   }
 };
 
+template <>
+struct ProblemCase<Projectile<>> : DefaultCase<Projectile<>> {
+  static constexpr int kPoints = 20;
+  static constexpr std::uint64_t kSeed = 9;
+  // Positions anywhere, velocities away from 0 (|v| is not differentiable there), g and k > 0.
+  static Point sample(const Projectile<>&, int, std::mt19937_64& rng) {
+    Vector y = random_vector(4, rng, -50.0, 50.0);
+    const Vector v = random_vector(2, rng, 1.0, 40.0);
+    y[2] = v[0];
+    y[3] = -v[1];
+    return {y, random_vector(2, rng, 0.0, 10.0)};
+  }
+};
+
+// The drifts of the stochastic problems (their diffusions are checked in
+// tests/integrators/stochastic_stepper_test.cpp).
+template <>
+struct ProblemCase<OrnsteinUhlenbeck<>> : DefaultCase<OrnsteinUhlenbeck<>> {
+  static std::vector<OrnsteinUhlenbeck<>> instances() {
+    return {OrnsteinUhlenbeck<>(1), OrnsteinUhlenbeck<>(5)};
+  }
+};
+
 // ---------------------------------------------------------------------------------------------
 // The list of built-in problems.
 // ---------------------------------------------------------------------------------------------
@@ -305,7 +331,8 @@ struct ProblemList {
 
 using BuiltInProblems =
     ProblemList<Lorenz63<>, Lorenz96<>, LotkaVolterra<>, VanDerPol<>, LinearOde<>, GrayScott<>,
-                Heat2D<>, Brusselator2D, Robertson, CubicSpiral>;
+                Heat2D<>, Brusselator2D, Robertson, CubicSpiral, Projectile<>, OrnsteinUhlenbeck<>,
+                StochasticLorenz63<>>;
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.

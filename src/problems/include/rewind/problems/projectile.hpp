@@ -101,6 +101,8 @@ class Projectile {
     return detail::vector_from_host<B>(
         {0.0, 0.0, speed * std::cos(angle), speed * std::sin(angle)});
   }
+  // A launch at 50 m/s and 0.6 rad (34°).
+  Vector default_initial_state() const { return launch_state(50.0, 0.6); }
   // ∂y_0/∂v₀ and ∂y_0/∂α, for dJ/dv₀ = dJ/dy_0 · ∂y_0/∂v₀ and the same for α.
   static std::vector<double> launch_state_derivative_speed(double /*speed*/, double angle) {
     return {0.0, 0.0, std::cos(angle), std::sin(angle)};
