@@ -25,6 +25,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,13 +70,16 @@ struct StopCondition {
                  ? "component " + std::to_string(component) + " reaches " + std::to_string(level)
                  : std::move(name);
     const bool up = direction == Crossing::upward;
-    auto value = [component](const Vector& y) {
+    // One host buffer for every test of the run (the condition is tested after each step; the
+    // buffer is allocated at the first and reused, so the step loop does not allocate).
+    auto host = std::make_shared<std::vector<double>>();
+    auto value = [component, host](const Vector& y) {
       if (component >= B::size(y))
         detail::fail<InvalidArgument>("stop condition on component ", component,
                                       " of a state with ", B::size(y), " components");
-      std::vector<double> host(static_cast<std::size_t>(B::size(y)));
-      B::copy_to_host(y, host);
-      return host[static_cast<std::size_t>(component)];
+      host->resize(static_cast<std::size_t>(host_size<B>(y)));
+      B::copy_to_host(y, *host);
+      return (*host)[static_cast<std::size_t>(component)];
     };
     c.holds = [value, level, up](double, const Vector& y) {
       const double v = value(y);
