@@ -93,9 +93,13 @@ typename B::Vector spot_check_direction_like(const typename B::Vector& y0, std::
     return spot_check_direction(static_cast<Index>(y0.size()), seed);
   } else {
     std::vector<double> host(static_cast<std::size_t>(host_size<B>(y0)));
-    for (std::size_t j = 0; j < host.size(); ++j)
-      host[j] = rwd::detail::hash_uniform(
-          seed, static_cast<std::uint64_t>(B::global_index(y0, static_cast<Index>(j))));
+    for (std::size_t j = 0; j < host.size(); ++j) {
+      // A split vector holds a slice: key each entry by its global index.
+      Index global = static_cast<Index>(j);
+      if constexpr (requires { B::global_index(y0, global); })
+        global = B::global_index(y0, static_cast<Index>(j));
+      host[j] = rwd::detail::hash_uniform(seed, static_cast<std::uint64_t>(global));
+    }
     typename B::Vector d = B::zeros(B::size(y0));
     B::copy_from_host(host, d);
     const double norm = std::sqrt(B::dot(d, d));
@@ -150,10 +154,20 @@ inline const char* fd_verdict(const FiniteDifferenceCheck& fd) {
 
 // Calls f with the stepper the settings ask for: CVODES BDF on intervals (--method bdf) or the
 // Runge–Kutta method with `control` (the settings' own, or frozen steps for the spot check).
+// Whether the CVODES stepper can run on backend B (it has an N_Vector there).
+template <class B>
+inline constexpr bool kCvodesRunsOn = requires {
+  CvodesVectorTraits<B>::matrix_solvers;
+};
+
 template <class P, class F>
 decltype(auto) with_stepper(const P& problem, const RunSettings& settings,
                             const StepControl& control, F&& f) {
-  if (settings.bdf) {
+  if constexpr (!kCvodesRunsOn<typename P::Backend>) {
+    // resolve_run_settings refuses --method bdf on such backends before any work.
+    if (settings.bdf)
+      rwd::detail::fail<InvalidArgument>("--method bdf does not run on backend ", P::Backend::name);
+  } else if (settings.bdf) {
     CvodesOptions options = settings.bdf_options;
     // Semi-discretised PDEs state their band: the band solver instead of a dense n × n one —
     // in one process. Across ranks only the matrix-free GMRES solver distributes (the stepper
@@ -283,6 +297,8 @@ double measure_step_seconds(const P& problem, const RunSettings& settings, const
 
 // Called with the plan of a checkpointed run before its scheduled sweep starts.
 using PlanCallback = std::function<void(const CheckpointReport&)>;
+// Called every few steps of the gradient run, forward and reverse (ProgressStepper::kSampleEvery).
+using StepSampler = std::function<void()>;
 
 // The plan request and driver options of a checkpointed run of this problem: the budget from
 // --memory in snapshots of this state size, and a two-level schedule's disk costs measured
@@ -358,13 +374,13 @@ inline const CheckpointPlan& plan_within_memory(const PlanRequest& request, Inde
 template <class P, class V = typename P::Backend::Vector>
 RunReport run_gradient(const P& problem, const V& y0, const V& theta,
                        std::vector<std::string> parameter_names, const RunSettings& settings,
-                       const PlanCallback& on_plan = {}) {
+                       const PlanCallback& on_plan = {}, const StepSampler& sample = {}) {
   using B = typename P::Backend;
   const auto objective = Objective<B>::terminal_squared_norm();
 
   return with_stepper(problem, settings, settings.control, [&](auto& stepper) {
     ProgressBar bar(settings.progress);
-    ProgressStepper watched(stepper, bar);
+    ProgressStepper watched(stepper, bar, "", sample);
 
     RunReport report;
     report.settings = settings;

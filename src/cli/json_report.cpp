@@ -196,6 +196,14 @@ nlohmann::ordered_json run_report_json(const RunReport& report) {
   j["stats"] = stats_json(report.summary);
   j["schedule"] = report.checkpointed ? schedule_json(report) : Json(nullptr);
   j["drift"] = report.checkpointed ? drift_json(report.checkpoint) : Json(nullptr);
+  // --backend cuda: the device and the device memory the run used; null on the CPU backends.
+  if (report.device)
+    j["device"] = {{"name", report.device->name},
+                   {"memory_total_bytes", report.device->total_bytes},
+                   {"memory_used_bytes", report.device->used_bytes},
+                   {"memory_samples", report.device->samples}};
+  else
+    j["device"] = nullptr;
   return j;
 }
 

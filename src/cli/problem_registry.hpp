@@ -169,6 +169,25 @@ inline std::string noise_problem_list() {
   return out;
 }
 
+// The problems with device right-hand sides and VJPs that are worth a device (`rewind run
+// --backend thrust|cuda`): the large ones, gray_scott, heat2d and lorenz96.
+inline bool runs_on_device(const ProblemInfo& problem) {
+  switch (problem.id) {
+    case ProblemId::gray_scott:
+    case ProblemId::heat2d:
+    case ProblemId::lorenz96:
+      return true;
+    default:
+      return false;
+  }
+}
+inline std::string device_problem_list() {
+  std::string names;
+  for (const ProblemInfo& p : problem_table())
+    if (runs_on_device(p)) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return names;
+}
+
 // Like find_problem, but refuses an unknown name with an InvalidArgument listing the known ones.
 inline const ProblemInfo& require_problem(std::string_view name) {
   if (const ProblemInfo* info = find_problem(name)) return *info;

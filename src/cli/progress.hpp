@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -111,8 +112,12 @@ class ProgressStepper {
   using Vector = typename Backend::Vector;
   using B = Backend;
 
-  ProgressStepper(Inner& inner, ProgressBar& bar, std::string label = "")
-      : inner_(inner), bar_(bar), label_(std::move(label)) {}
+  // `sample`, when given, is called every kSampleEvery forward and reverse steps (e.g. to watch
+  // device memory during a --backend cuda run).
+  ProgressStepper(Inner& inner, ProgressBar& bar, std::string label = "",
+                  std::function<void()> sample = {})
+      : inner_(inner), bar_(bar), label_(std::move(label)), sample_(std::move(sample)) {}
+  static constexpr Index kSampleEvery = 32;
 
   decltype(auto) problem() const { return inner_.problem(); }
   // Steppers that are not Runge–Kutta describe themselves (rwd::CvodesIntervalStepper).
@@ -142,6 +147,7 @@ class ProgressStepper {
 
   void step(Vector& y, Carry& carry, const Vector& theta) {
     inner_.step(y, carry, theta);
+    if (sample_ && ++calls_ % kSampleEvery == 0) sample_();
     if (carry.step > reached_) {
       reached_ = carry.step;
       reached_t_ = carry.t;
@@ -153,6 +159,7 @@ class ProgressStepper {
                     Vector& mu) {
     inner_.adjoint_step(y_n, carry_n, theta, lambda, mu);
     ++reversed_;
+    if (sample_ && ++calls_ % kSampleEvery == 0) sample_();
     if (bar_.due()) bar_.draw(text());
   }
 
@@ -183,6 +190,8 @@ class ProgressStepper {
   Inner& inner_;
   ProgressBar& bar_;
   std::string label_;
+  std::function<void()> sample_;
+  Index calls_ = 0;
   double t0_ = 0.0;
   Index reached_ = 0;
   double reached_t_ = 0.0;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "checkpoint_flag_options.hpp"
+#include "device_run.hpp"
 #include "gradient_run.hpp"
 #include "json_report.hpp"
 #include "problem_registry.hpp"
@@ -87,6 +88,13 @@ std::string problems_help() {
 // Under mpirun, a problem that splits across ranks runs split (even on one rank, so that every
 // rank count gives the same bits); one that does not runs in one process only.
 RunReport run_on_this_job(const RunSettings& settings, const PlanCallback& on_plan) {
+  if (settings.backend != RunBackend::eigen) {
+    if (ProcessGroup::launched() && ProcessGroup::size() > 1)
+      rwd::detail::fail<InvalidArgument>(
+          "--backend thrust|cuda runs in one process; under mpirun use --backend eigen");
+    if (settings.backend == RunBackend::thrust) return run_gradient_on_thrust(settings, on_plan);
+    return run_gradient_on_cuda(settings, on_plan);
+  }
 #if REWIND_CLI_WITH_MPI
   if (ProcessGroup::launched() &&
       (splits_across_ranks(*settings.problem) || ProcessGroup::size() > 1))
@@ -149,11 +157,20 @@ CLI::App* add_run_command(CLI::App& app) {
                   "it and extrapolates to 0 (default 1e-3 * max(1, |y0|_inf))");
   run->add_flag("--no-fd-check", o->no_fd_check,
                 "skip the finite-difference check (typically 10 to 30\nforward runs, at most 80)");
+  run->add_option("--backend", o->backend,
+                  "where the state lives: eigen (default, CPU) | thrust (the\n"
+                  "GPU code path on Thrust's CPP system, one CPU core) | cuda\n"
+                  "(a CUDA device; rewind built with REWIND_WITH_CUDA); thrust\n"
+                  "and cuda run gray_scott, heat2d and lorenz96");
   add_checkpoint_flags(*run, o->checkpoint, FlagUse::run);
 
   run->callback([o] {
     o->progress = stderr_is_terminal() && ProcessGroup::prints();
     const RunSettings settings = resolve_run_settings(*o);
+    if (settings.backend == RunBackend::cuda) {
+      if (const std::string why = cuda_unavailable_reason(); !why.empty())
+        rwd::detail::fail<InvalidArgument>("--backend cuda: ", why);
+    }
     PlanCallback on_plan;
     if (!settings.json)
       on_plan = [](const CheckpointReport& plan) { print_plan_prediction(std::cout, plan); };

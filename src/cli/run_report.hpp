@@ -53,6 +53,16 @@ struct CheckpointReport {
   DiskCosts disk_costs;              // one snapshot write / read, measured
 };
 
+// --backend cuda: the device, and the device memory the run used — the largest (in use − in
+// use before the problem was built), from cudaMemGetInfo sampled every few steps of both sweeps
+// (so it includes the state, the stages, the adjoint vectors and snapshots held on the device).
+struct DeviceReport {
+  std::string name;
+  std::int64_t total_bytes = 0;
+  std::int64_t used_bytes = 0;
+  int samples = 0;  // how many times device memory was read
+};
+
 struct RunReport {
   RunSettings settings;
   Index state_size = 0;
@@ -68,6 +78,7 @@ struct RunReport {
   Summary summary;
   bool checkpointed = false;  // false: store-all driver, `checkpoint` is empty
   CheckpointReport checkpoint;
+  std::optional<DeviceReport> device;  // --backend cuda only
 };
 
 }  // namespace rwd::cli

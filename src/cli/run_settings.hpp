@@ -57,15 +57,21 @@ struct RunOptions {
   bool no_fd_check = false;          // skip the spot check
   bool progress = false;             // progress bar on stderr (set when it is a terminal)
   std::optional<std::string> parameters;  // --parameters NAME=VALUE,… (problem_parameters.hpp)
+  std::string backend = "eigen";          // --backend eigen | thrust | cuda
   // --steps (fixed steps; with --adaptive only the default --t-final), --json and the
   // checkpointing flags: any of --snapshots, --memory, --schedule, the two-level flags or --disk
   // selects the checkpointed driver.
   CheckpointFlags checkpoint;
 };
 
+// Where the state lives (--backend): Eigen vectors on the CPU, rwd::ThrustBackend on Thrust's
+// CPP device system (the GPU code path on one CPU core), or on a CUDA device (device_run.hpp).
+enum class RunBackend { eigen, thrust, cuda };
+
 // Everything a run needs, with defaults filled in.
 struct RunSettings {
   const ProblemInfo* problem = nullptr;
+  RunBackend backend = RunBackend::eigen;
   Index n = 0;             // problem size (0 for fixed-size problems)
   ButcherTableau tableau;  // the method (Runge–Kutta)
   StepControl control;     // fixed (t0 = 0, dt, steps) or adaptive (0 → t_final, rtol, atol)
@@ -109,6 +115,32 @@ inline void require_positive_finite(const char* flag, double value, const char* 
   if (!(value > 0.0) || !std::isfinite(value)) refuse(flag, value, rule);
 }
 }  // namespace detail
+
+// --backend: thrust and cuda run the problems with device right-hand sides (runs_on_device) by
+// Runge–Kutta; whether a CUDA device is there is asked by the caller (device_run.hpp), still
+// before any work.
+inline void resolve_backend(const std::string& backend, const std::string& method,
+                            RunSettings& settings) {
+  if (backend == "eigen") {
+    settings.backend = RunBackend::eigen;
+    return;
+  }
+  if (backend == "thrust")
+    settings.backend = RunBackend::thrust;
+  else if (backend == "cuda")
+    settings.backend = RunBackend::cuda;
+  else
+    rwd::detail::fail<InvalidArgument>("--backend = '", backend,
+                                       "' is not a backend (eigen, thrust, cuda)");
+  if (!runs_on_device(*settings.problem))
+    rwd::detail::fail<InvalidArgument>("--backend ", backend, ": ", settings.problem->name,
+                                       " has no device right-hand side; the problems that do: ",
+                                       device_problem_list(), " (run it with --backend eigen)");
+  if (settings.bdf)
+    rwd::detail::fail<InvalidArgument>("--backend ", backend, ": --method ", method,
+                                       " runs on --backend eigen only (CVODES on the device is "
+                                       "not built); use a Runge-Kutta method");
+}
 
 inline RunSettings resolve_run_settings(const RunOptions& options) {
   RunSettings settings;
@@ -246,6 +278,7 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
   settings.progress = options.progress;
 
   settings.checkpoint = resolve_checkpoint_flags(options.checkpoint, FlagUse::run);
+  resolve_backend(options.backend, method, settings);
   return settings;
 }
 

@@ -195,6 +195,11 @@ void print_text_report(std::ostream& out, const RunReport& report) {
     row(out, "ranks x threads",
         std::to_string(report.summary.ranks) + " x " + std::to_string(report.summary.threads) +
             " (each rank holds its rows of every state and snapshot)");
+  if (report.device)
+    row(out, "device",
+        report.device->name + ", " + format_bytes(static_cast<double>(report.device->used_bytes)) +
+            " of " + format_bytes(static_cast<double>(report.device->total_bytes)) +
+            " used by the run (largest of " + std::to_string(report.device->samples) + " samples)");
   out << "\n";
 
   row(out, "J = 0.5*|y_N|^2", format("%.15g", report.loss));

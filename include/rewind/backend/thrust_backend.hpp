@@ -32,8 +32,14 @@
 // a·x + c·v into fused multiply-adds in device code (--fmad=true, its default), so CUDA results
 // differ from CPU results in the last bits even for element-wise operations.
 //
-// One device system per program: ThrustBackend is the same type whatever THRUST_DEVICE_SYSTEM
-// is, so every translation unit of one executable must agree on it (Thrust's own rule).
+// Device systems in one program: a translation unit sees one THRUST_DEVICE_SYSTEM (the macro
+// decides what thrust::device_vector is), and ThrustBackend lives in an inline namespace named
+// after it (rwd::thrust_cpp::ThrustBackend, rwd::thrust_cuda::ThrustBackend, …), so a program may
+// hold .cpp files on the CPP system and .cu files on the CUDA system without two different
+// definitions of one symbol: everything instantiated on the backend (problems, steppers,
+// drivers) gets a distinct name. Thrust itself does the same for its own symbols under CUDA (the
+// toolkit's CCCL puts them in a versioned ABI namespace, apart from Debian's Thrust 1.x). Within
+// one translation unit there is one ThrustBackend, spelled rwd::ThrustBackend.
 #pragma once
 
 #include <thrust/copy.h>
@@ -71,7 +77,19 @@ THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP"
 (-isystem <cuda>/include/cccl); look for an include flag that brings another Thrust ahead of it"
 #endif
 
+// The inline namespace that keeps each device system's instantiations apart (see above).
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CPP
+#define REWIND_THRUST_SYSTEM_NAMESPACE thrust_cpp
+#elif THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#define REWIND_THRUST_SYSTEM_NAMESPACE thrust_cuda
+#elif THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP
+#define REWIND_THRUST_SYSTEM_NAMESPACE thrust_omp
+#else
+#define REWIND_THRUST_SYSTEM_NAMESPACE thrust_tbb
+#endif
+
 namespace rwd {
+inline namespace REWIND_THRUST_SYSTEM_NAMESPACE {
 
 namespace thrust_detail {
 
@@ -328,4 +346,5 @@ struct ThrustBackend {
 
 static_assert(VectorBackend<ThrustBackend>);
 
+}  // namespace REWIND_THRUST_SYSTEM_NAMESPACE
 }  // namespace rwd

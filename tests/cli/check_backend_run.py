@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Checks `rewind run --backend` (a ctest added by src/cli/CMakeLists.txt).
+
+    check_backend_run.py path/to/rewind
+
+For gray_scott, heat2d and lorenz96 on --backend thrust (rwd::ThrustBackend on Thrust's CPP
+device system, the GPU code path on the CPU):
+- the JSON names the backend (stats.backend "thrust-cpp") and has "device": null;
+- store-all, revolve with 3 snapshots, revolve with 4 snapshots on disk and an adaptive run's
+  online schedule give the store-all bits of the same backend (J, dJ/dtheta, |dJ/dy0|), with zero
+  drift over every replay;
+- the gradient agrees with --backend eigen to 1e-12 relative (the backends fold reductions in
+  different orders, so the last bits may differ: not bitwise), and the spot check agrees;
+- --backend cuda either runs (a CUDA device is there: the JSON names it and the device memory
+  the run used) or is refused before any work with the reason (built without CUDA, no device);
+- an unknown backend, a problem with no device right-hand side and --method bdf are refused.
+"""
+import json
+import subprocess
+import sys
+import tempfile
+
+
+def fail(message):
+    print("check_backend_run: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def run(rewind, *args):
+    command = [rewind, "run", *args, "--json"]
+    return command, subprocess.run(command, capture_output=True, text=True)
+
+
+def run_json(rewind, *args):
+    command, proc = run(rewind, *args)
+    if proc.returncode != 0:
+        fail(f"{' '.join(command)} exited with {proc.returncode}: {proc.stderr.strip()}")
+    return json.loads(proc.stdout)
+
+
+def refused(rewind, *args, needle):
+    command, proc = run(rewind, *args)
+    if proc.returncode != 2 or needle not in proc.stderr:
+        fail(f"{' '.join(command)} should be refused (exit 2) with '{needle}': "
+             f"exit {proc.returncode}, {proc.stderr!r}")
+
+
+KEYS = ("loss", "grad_theta", "grad_y0_norm", "grad_theta_norm")
+
+
+def same_bits(a, b, what):
+    for key in KEYS:
+        if a[key] != b[key]:
+            fail(f"{what}: {key} differs: {a[key]!r} vs {b[key]!r}")
+
+
+def close(a, b, what, tol=1e-12):
+    pairs = [(a["loss"], b["loss"]), (a["grad_y0_norm"], b["grad_y0_norm"])]
+    pairs += list(zip(a["grad_theta"], b["grad_theta"]))
+    scale = max(abs(x) for x, _ in pairs)
+    for x, y in pairs:
+        if abs(x - y) > tol * max(abs(x), abs(y), 1e-300) and abs(x - y) > tol * 1e-3 * scale:
+            fail(f"{what}: {x!r} and {y!r} differ by more than {tol} relative")
+
+
+def check_problem(rewind, problem, size, steps, adaptive):
+    base = [problem, "--n", str(size), "--steps", str(steps), "--no-fd-check"]
+    thrust = ["--backend", "thrust"]
+    store_all = run_json(rewind, *base, *thrust)
+    if store_all["stats"]["backend"] != "thrust-cpp" or store_all["device"] is not None:
+        fail(f"{problem}: expected backend thrust-cpp and device null, got "
+             f"{store_all['stats']['backend']!r}, {store_all['device']!r}")
+    revolve = run_json(rewind, *base, *thrust, "--snapshots", "3")
+    same_bits(store_all, revolve, f"{problem} thrust revolve(3)")
+    with tempfile.TemporaryDirectory() as directory:
+        disk = run_json(rewind, *base, *thrust, "--snapshots", "4", "--disk", directory)
+    same_bits(store_all, disk, f"{problem} thrust revolve(4) on disk")
+    for name, result in (("revolve(3)", revolve), ("disk", disk)):
+        if not result["drift"]["bitwise_identical"] or result["drift"]["replayed_steps_checked"] < 1:
+            fail(f"{problem} thrust {name}: replays not checked or not bitwise: {result['drift']!r}")
+    close(store_all, run_json(rewind, *base), f"{problem} thrust against eigen")
+    if adaptive:
+        a = [problem, "--n", str(size), "--method", "tsit5", "--adaptive", "--t-final", "1",
+             "--no-fd-check", *thrust]
+        online = run_json(rewind, *a, "--snapshots", "3")
+        if not online["stats"]["schedule"].startswith("online"):
+            fail(f"{problem}: adaptive --snapshots 3 ran {online['stats']['schedule']!r}")
+        same_bits(run_json(rewind, *a), online, f"{problem} thrust adaptive online(3)")
+    checked = run_json(rewind, problem, "--n", str(size), "--steps", str(steps), *thrust)
+    if checked["fd_check"]["verdict"] != "agree":
+        fail(f"{problem} thrust: the spot check says {checked['fd_check']['verdict']!r}")
+
+
+def check_cuda(rewind):
+    command, proc = run(rewind, "gray_scott", "--n", "32", "--steps", "20", "--backend", "cuda",
+                        "--no-fd-check")
+    if proc.returncode == 0:
+        report = json.loads(proc.stdout)
+        device = report["device"]
+        if report["stats"]["backend"] != "thrust-cuda" or not device or not device["name"]:
+            fail(f"--backend cuda ran but reports {report['stats']['backend']!r}, {device!r}")
+        if not 0 < device["memory_used_bytes"] < device["memory_total_bytes"]:
+            fail(f"--backend cuda: device memory used {device!r} is not plausible")
+        return
+    reasons = ("built without CUDA", "no usable CUDA device", "no CUDA device")
+    if proc.returncode != 2 or not any(r in proc.stderr for r in reasons) or proc.stdout:
+        fail(f"{' '.join(command)}: expected a run or a refusal (exit 2) naming why there is no "
+             f"CUDA device, got exit {proc.returncode}: {proc.stderr!r}")
+
+
+def main():
+    if len(sys.argv) != 2:
+        fail("usage: check_backend_run.py path/to/rewind")
+    rewind = sys.argv[1]
+    check_problem(rewind, "gray_scott", 24, 60, adaptive=False)
+    check_problem(rewind, "heat2d", 16, 80, adaptive=False)
+    check_problem(rewind, "lorenz96", 40, 150, adaptive=True)
+    check_cuda(rewind)
+    refused(rewind, "gray_scott", "--backend", "gpu", needle="--backend = 'gpu' is not a backend")
+    refused(rewind, "lorenz63", "--backend", "thrust",
+            needle="lorenz63 has no device right-hand side")
+    refused(rewind, "heat2d", "--n", "8", "--backend", "thrust", "--method", "bdf",
+            needle="runs on --backend eigen only")
+    print("check_backend_run: thrust-cpp = its own store-all bitwise for every schedule, "
+          "= eigen to 1e-12; cuda runs or is refused with the reason")
+
+
+if __name__ == "__main__":
+    main()
