@@ -16,6 +16,7 @@
 #include "rewind/carry.hpp"
 #include "rewind/schedule/three_level_schedule.hpp"
 #include "rewind/store/restore_lookahead.hpp"
+#include "rewind/store/snapshot_level_probe.hpp"
 #include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
 
@@ -207,6 +208,33 @@ TEST(ThreeLevelSnapshotStore, AThreeLevelScheduleRunsThroughWithItsCounts) {
   EXPECT_EQ(s.memory_stores, predicted.stores - predicted.host_stores - predicted.disk_stores);
   EXPECT_EQ(s.memory_restores,
             predicted.restores - predicted.host_restores - predicted.disk_restores);
+}
+
+}  // namespace
+}  // namespace rwd
+
+namespace rwd {
+namespace {
+
+TEST(SnapshotLevelProbe, MeasuresBothMemoryLevelsAndConvertsToSteps) {
+  const LevelCosts levels = measure_level_costs<ThrustBackend>(1 << 16, 3);
+  EXPECT_GT(levels.device_write_seconds, 0.0);
+  EXPECT_GT(levels.host_write_seconds, 0.0);
+  EXPECT_GT(levels.host_read_seconds, 0.0);
+  EXPECT_EQ(levels.snapshot_bytes, (1 << 16) * 8);
+  EXPECT_GT(levels.host_bytes_per_second(), 0.0);
+  CostModel costs;
+  DiskCosts disk;
+  disk.write_seconds = 0.02;
+  disk.read_seconds = 0.01;
+  set_level_costs(costs, 0.001, levels, &disk);
+  EXPECT_EQ(costs.disk_write_time, 0.02 / 0.001);
+  EXPECT_EQ(costs.host_read_time, levels.host_read_seconds / 0.001);
+  EXPECT_TRUE(contains(error_message<InvalidArgument>([&] { set_level_costs(costs, 0.0, levels); }),
+                       "step_seconds = 0"));
+  EXPECT_TRUE(
+      contains(error_message<InvalidArgument>([&] { measure_level_costs<EigenBackend>(0); }),
+               "state size 0"));
 }
 
 }  // namespace
