@@ -32,6 +32,9 @@ std::string Summary::brief() const {
     out << " | disk " << storage.disk_stores << " writes, " << storage.disk_restores << " reads, "
         << hidden;
   }
+  if (storage.host_stores > 0)
+    out << " | device " << storage.memory_stores << " / host " << storage.host_stores << " writes, "
+        << storage.memory_restores << " / " << storage.host_restores << " reads";
   if (forward_seconds > 0.0) {
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "%.2f", gradient_cost_ratio());
@@ -68,6 +71,14 @@ std::string Summary::full() const {
   row("stores / restores", std::to_string(stores) + " / " + std::to_string(restores));
   row(ranks > 1 ? "peak stored (per rank)" : "peak stored",
       format_bytes(storage.peak_memory_bytes));
+  if (storage.host_stores > 0 || storage.peak_host_bytes > 0) {  // three levels: device, host
+    row("device stores / restores",
+        std::to_string(storage.memory_stores) + " / " + std::to_string(storage.memory_restores));
+    row("host stores / restores", std::to_string(storage.host_stores) + " / " +
+                                      std::to_string(storage.host_restores) + " (" +
+                                      std::to_string(storage.host_prefetches) + " prefetched)");
+    row("peak in host memory", format_bytes(storage.peak_host_bytes));
+  }
   if (storage.disk_stores > 0 || !storage.file.empty()) {
     row("snapshot file", storage.file);
     row("disk stores / restores", std::to_string(storage.disk_stores) + " / " +

@@ -15,6 +15,7 @@
 #include "rewind/schedule/revolve_cost.hpp"
 #include "rewind/schedule/revolve_schedule.hpp"
 #include "rewind/schedule/store_all_schedule.hpp"
+#include "rewind/schedule/three_level_schedule.hpp"
 #include "rewind/schedule/uniform_schedule.hpp"
 
 namespace rwd {
@@ -33,6 +34,8 @@ const char* schedule_kind_name(ScheduleKind kind) {
       return "custom";
     case ScheduleKind::online:
       return "online";
+    case ScheduleKind::three_level:
+      return "three-level";
   }
   return "?";
 }
@@ -63,6 +66,16 @@ PlanRequest PlanRequest::two_level(Index memory_snapshots, Index disk_snapshots,
   request.costs = costs;
   return request;
 }
+PlanRequest PlanRequest::three_level(Index device_snapshots, Index host_snapshots,
+                                     Index disk_snapshots, const CostModel& costs) {
+  PlanRequest request;
+  request.kind = ScheduleKind::three_level;
+  request.memory_slots = device_snapshots;
+  request.host_slots = host_snapshots;
+  request.disk_slots = disk_snapshots;
+  request.costs = costs;
+  return request;
+}
 
 void PlanRequest::validate() const {
   if (kind == ScheduleKind::custom)
@@ -80,6 +93,33 @@ void PlanRequest::validate() const {
     detail::fail<InvalidArgument>("an interval applies only to the uniform schedule");
   if (interval && *interval < 1)
     detail::fail<InvalidArgument>("uniform interval = ", *interval, " must be >= 1");
+  if (kind == ScheduleKind::three_level) {
+    if (!memory_slots || !host_slots || !disk_slots)
+      detail::fail<InvalidArgument>(
+          "the three-level schedule needs device, host and disk snapshot counts");
+    const auto check = [](const char* level, Index count, Index most) {
+      if (count < 0 || count > most)
+        detail::fail<InvalidArgument>("three-level schedule: ", count, " ", level,
+                                      " snapshots (need 0 ... ", most, ")");
+    };
+    check("device", *memory_slots, 1 << 20);
+    check("host", *host_slots, 1 << 24);
+    check("disk", *disk_slots, 1 << 24);
+    if (*memory_slots + *host_slots < 1)
+      detail::fail<InvalidArgument>(
+          "three-level schedule: no device and no host snapshots (", *disk_slots,
+          " on disk): the state being replayed needs a device or host slot");
+    if (budget)
+      detail::fail<InvalidArgument>(
+          "the three-level schedule takes device, host and disk counts, not a budget");
+    if (all_on_disk)
+      detail::fail<InvalidArgument>("the three-level schedule places its own disk snapshots");
+    costs.validate();
+    return;
+  }
+  if (host_slots)
+    detail::fail<InvalidArgument>("a host snapshot count selects the three-level schedule, not ",
+                                  schedule_kind_name(kind));
   if (kind == ScheduleKind::two_level) {
     if (!memory_slots || !disk_slots)
       detail::fail<InvalidArgument>("the two-level schedule needs memory and disk snapshot counts");
@@ -120,6 +160,8 @@ double CheckpointPlan::predicted_time_ratio(double adjoint_cost) const {
   cost.restores = restores;
   cost.disk_stores = disk_stores.value_or(0);
   cost.disk_restores = disk_restores.value_or(0);
+  cost.host_stores = host_stores.value_or(0);
+  cost.host_restores = host_restores.value_or(0);
   CostModel model = costs;
   model.step_time = 1.0;
   model.adjoint_cost_factor = adjoint_cost;
@@ -153,6 +195,11 @@ void take_simulation(CheckpointPlan& plan, const Schedule& prototype) {
   plan.memory_slots_used = cost.memory_slots_used;
   plan.disk_slots_used = cost.disk_slots_used;
   plan.first_disk_slot = prototype.memory_slots();
+  plan.host_stores = cost.host_stores;
+  plan.host_restores = cost.host_restores;
+  plan.peak_host_slots = cost.peak_host_slots;
+  plan.host_slots_used = cost.host_slots_used;
+  plan.first_host_slot = prototype.memory_slots() - prototype.host_slots();
 }
 
 std::unique_ptr<Schedule> make_base_schedule(const CheckpointPlan& plan) {
@@ -161,6 +208,10 @@ std::unique_ptr<Schedule> make_base_schedule(const CheckpointPlan& plan) {
       return std::make_unique<MultiLevelSchedule>(
           plan.steps, static_cast<int>(plan.memory_snapshots),
           static_cast<int>(plan.disk_snapshots), plan.costs);
+    case ScheduleKind::three_level:
+      return std::make_unique<ThreeLevelSchedule>(
+          plan.steps, static_cast<int>(plan.memory_snapshots),
+          static_cast<int>(plan.host_snapshots), static_cast<int>(plan.disk_snapshots), plan.costs);
     case ScheduleKind::revolve:
       return std::make_unique<RevolveSchedule>(plan.steps, static_cast<int>(plan.snapshots));
     case ScheduleKind::uniform:
@@ -188,6 +239,11 @@ CheckpointPlan CheckpointPlan::of(std::unique_ptr<Schedule> schedule, ScheduleKi
   plan.all_on_disk = schedule->memory_slots() == 0;
   if (schedule->memory_slots() > 0 && schedule->memory_slots() < schedule->slots()) {
     plan.memory_snapshots = schedule->memory_slots();
+    plan.disk_snapshots = schedule->slots() - schedule->memory_slots();
+  }
+  if (schedule->host_slots() > 0) {
+    plan.memory_snapshots = schedule->memory_slots() - schedule->host_slots();
+    plan.host_snapshots = schedule->host_slots();
     plan.disk_snapshots = schedule->slots() - schedule->memory_slots();
   }
   take_simulation(plan, *schedule);
@@ -248,6 +304,17 @@ CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps) {
       plan.advances = steps - 1;  // a lower bound until simulated
       break;
     }
+    case ScheduleKind::three_level: {
+      plan.memory_snapshots = *request.memory_slots;
+      plan.host_snapshots = *request.host_slots;
+      plan.disk_snapshots = *request.disk_slots;
+      plan.snapshots = plan.memory_snapshots + plan.host_snapshots + plan.disk_snapshots;
+      plan.costs = request.costs;
+      plan.peak_slots = std::min(plan.snapshots, steps);
+      plan.peak_exact = false;
+      plan.advances = steps - 1;  // a lower bound until simulated
+      break;
+    }
     case ScheduleKind::store_all: {
       if (request.budget && *request.budget < steps)
         detail::fail<InvalidArgument>("store-all keeps all ", steps, " states y_0 ... y_",
@@ -266,8 +333,10 @@ CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps) {
   }
   if (plan.advances > std::numeric_limits<Index>::max() - steps)
     detail::fail<InvalidArgument>("l + p does not fit in 64 bits for l = ", steps);
-  if (plan.kind == ScheduleKind::two_level && steps > kSimulateMaxSteps)
-    detail::fail<InvalidArgument>("the two-level schedule is simulated to cost it; ", steps,
+  if ((plan.kind == ScheduleKind::two_level || plan.kind == ScheduleKind::three_level) &&
+      steps > kSimulateMaxSteps)
+    detail::fail<InvalidArgument>("the ", schedule_kind_name(plan.kind),
+                                  " schedule is simulated to cost it; ", steps,
                                   " steps is more than the ", kSimulateMaxSteps, " it simulates");
 
   plan.all_on_disk = request.all_on_disk;
@@ -285,6 +354,7 @@ CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps) {
     const Index used = std::min(plan.snapshots, steps);
     (plan.all_on_disk ? plan.disk_slots_used : plan.memory_slots_used) = used;
     plan.first_disk_slot = schedule->memory_slots();
+    plan.first_host_slot = schedule->memory_slots();
     if (plan.all_on_disk) {
       plan.disk_stores = plan.stores;
       plan.disk_restores = plan.restores;

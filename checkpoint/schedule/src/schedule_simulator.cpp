@@ -19,20 +19,29 @@ std::string ScheduleCost::to_string() const {
   if (disk_slots > 0 || disk_stores > 0 || disk_restores > 0 || peak_disk_slots > 0)
     out << "; disk level (" << disk_slots << " slots): " << disk_stores << " stores, "
         << disk_restores << " restores, peak " << peak_disk_slots << " slots";
+  if (host_slots > 0 || host_stores > 0 || host_restores > 0 || peak_host_slots > 0)
+    out << "; host level (" << host_slots << " slots): " << host_stores << " stores, "
+        << host_restores << " restores, peak " << peak_host_slots << " slots";
   return out.str();
 }
 
-ScheduleValidator::ScheduleValidator(Index steps, int slots, std::string name, int memory_slots)
+ScheduleValidator::ScheduleValidator(Index steps, int slots, std::string name, int memory_slots,
+                                     int host_slots)
     : name_(std::move(name)),
       steps_(steps),
       slots_(slots),
       memory_slots_(memory_slots < 0 ? slots : memory_slots),
+      first_host_(memory_slots_ - host_slots),
       adjoint_(steps) {
   if (steps < 1) detail::fail<InvalidArgument>(name_, ": steps l = ", steps, " must be >= 1");
   if (slots < 1) detail::fail<InvalidArgument>(name_, ": slots c = ", slots, " must be >= 1");
   if (memory_slots < -1 || memory_slots > slots)
     detail::fail<InvalidArgument>(name_, ": memory slots = ", memory_slots,
                                   " must lie in [0, c = ", slots, "] (or be -1: all memory)");
+  if (host_slots < 0 || host_slots > memory_slots_)
+    detail::fail<InvalidArgument>(name_, ": host slots = ", host_slots, " must lie in [0, ",
+                                  memory_slots_, "] (the memory slots)");
+  cost_.host_slots = host_slots;
   cost_.steps = steps;
   cost_.slots = slots;
   cost_.disk_slots = slots - memory_slots_;
@@ -92,8 +101,14 @@ void ScheduleValidator::apply(const Action& action) {
       ++cost_.stores;
       if (action.slot >= memory_slots_)
         cost_.disk_slots_used = std::max(cost_.disk_slots_used, action.slot - memory_slots_ + 1);
+      else if (action.slot >= first_host_)
+        cost_.host_slots_used = std::max(cost_.host_slots_used, action.slot - first_host_ + 1);
       else
         cost_.memory_slots_used = std::max(cost_.memory_slots_used, action.slot + 1);
+      if (action.slot >= first_host_ && action.slot < memory_slots_) {
+        ++cost_.host_stores;
+        if (++host_in_use_ > cost_.peak_host_slots) cost_.peak_host_slots = host_in_use_;
+      }
       if (action.slot >= memory_slots_) {
         ++cost_.disk_stores;
         ++disk_in_use_;
@@ -110,6 +125,7 @@ void ScheduleValidator::apply(const Action& action) {
       current_ = holds;
       ++cost_.restores;
       if (action.slot >= memory_slots_) ++cost_.disk_restores;
+      if (action.slot >= first_host_ && action.slot < memory_slots_) ++cost_.host_restores;
       break;
     }
     case ActionKind::reverse: {
@@ -136,6 +152,7 @@ void ScheduleValidator::apply(const Action& action) {
       slot_step_[static_cast<std::size_t>(action.slot)] = -1;
       --in_use_;
       if (action.slot >= memory_slots_) --disk_in_use_;
+      if (action.slot >= first_host_ && action.slot < memory_slots_) --host_in_use_;
       ++cost_.frees;
       break;
     }
@@ -166,7 +183,8 @@ ScheduleCost simulate(Schedule& schedule, const SimulatorOptions& options) {
                                   " must be >= 0 (0 = automatic)");
   const Index l = schedule.steps();
   const int c = schedule.slots();
-  ScheduleValidator validator(l, c, "schedule '" + schedule.name() + "'", schedule.memory_slots());
+  ScheduleValidator validator(l, c, "schedule '" + schedule.name() + "'", schedule.memory_slots(),
+                              schedule.host_slots());
   Index limit = options.max_actions;
   if (limit == 0) {
     Index scaled = 0;
@@ -201,6 +219,8 @@ void CostModel::validate() const {
   check(read_time, "read_time", false);
   check(disk_write_time, "disk_write_time", false);
   check(disk_read_time, "disk_read_time", false);
+  check(host_write_time, "host_write_time", false);
+  check(host_read_time, "host_read_time", false);
 }
 
 double predicted_time(const ScheduleCost& cost, const CostModel& model) {
@@ -208,8 +228,11 @@ double predicted_time(const ScheduleCost& cost, const CostModel& model) {
   return model.step_time *
              (static_cast<double>(cost.advances) +
               static_cast<double>(cost.reverses) * (1.0 + model.adjoint_cost_factor)) +
-         model.write_time * static_cast<double>(cost.stores - cost.disk_stores) +
-         model.read_time * static_cast<double>(cost.restores - cost.disk_restores) +
+         model.write_time * static_cast<double>(cost.stores - cost.disk_stores - cost.host_stores) +
+         model.read_time *
+             static_cast<double>(cost.restores - cost.disk_restores - cost.host_restores) +
+         model.host_write_time * static_cast<double>(cost.host_stores) +
+         model.host_read_time * static_cast<double>(cost.host_restores) +
          model.disk_write_time * static_cast<double>(cost.disk_stores) +
          model.disk_read_time * static_cast<double>(cost.disk_restores);
 }

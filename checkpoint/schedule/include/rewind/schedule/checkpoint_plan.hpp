@@ -43,9 +43,9 @@ namespace rwd {
 
 // online: rwd::OnlineSchedule, for runs of unknown length (a plan of it, made once the length
 // is known, describes what the run cost: rwd::plan_online).
-enum class ScheduleKind { revolve, uniform, store_all, two_level, custom, online };
+enum class ScheduleKind { revolve, uniform, store_all, two_level, custom, online, three_level };
 
-// "revolve", "uniform", "store-all", "two-level", "custom", "online".
+// "revolve", "uniform", "store-all", "two-level", "custom", "online", "three-level".
 const char* schedule_kind_name(ScheduleKind kind);
 
 // Bytes of the metadata kept with every snapshot: the integrator's carry (t, h, controller
@@ -65,6 +65,10 @@ struct PlanRequest {
   // under `costs` (step_time 1: disk_write_time and disk_read_time are in forward steps).
   std::optional<Index> memory_slots;
   std::optional<Index> disk_slots;
+  // three-level: memory_slots are the device level's K >= 0, host_slots H >= 0 (K + H >= 1),
+  // disk_slots D >= 0; costs.write_time/read_time are device copies, host_write_time/
+  // host_read_time host copies (rwd::ThreeLevelSchedule).
+  std::optional<Index> host_slots;
   CostModel costs;
   bool all_on_disk = false;  // a single-level schedule with every snapshot in the disk level
 
@@ -73,6 +77,8 @@ struct PlanRequest {
   static PlanRequest store_all();
   static PlanRequest two_level(Index memory_snapshots, Index disk_snapshots,
                                const CostModel& costs);
+  static PlanRequest three_level(Index device_snapshots, Index host_snapshots, Index disk_snapshots,
+                                 const CostModel& costs);
 
   // The rules that do not depend on l; InvalidArgument naming the field otherwise.
   void validate() const;
@@ -105,21 +111,32 @@ class CheckpointPlan {
   bool peak_exact = true;
 
   // Disk level: two-level schedules, or any schedule with all_on_disk.
-  Index memory_snapshots = 0;  // two-level: K
-  Index disk_snapshots = 0;    // two-level: D
+  Index memory_snapshots = 0;  // two-level: K (three-level: the device level's K)
+  Index disk_snapshots = 0;    // two-level and three-level: D
+  Index host_snapshots = 0;    // three-level: H
   bool all_on_disk = false;
   std::optional<Index> disk_stores;  // of `stores`, those to disk (unknown without simulation)
   std::optional<Index> disk_restores;
   Index peak_disk_slots = 0;
+  // Host level (three-level schedules): of `stores` and `restores`, those on the host level.
+  std::optional<Index> host_stores;
+  std::optional<Index> host_restores;
+  Index peak_host_slots = 0;
   CostModel costs;  // disk costs in forward steps (step_time = 1)
 
   // Slots a snapshot store must provide on each level (the highest index used + 1; from the
   // simulation, or min(c, l) for the closed forms). rwd::make_snapshot_store sizes itself so.
-  Index memory_slots_used = 0;
+  Index memory_slots_used = 0;  // three-level: the device level's
   Index disk_slots_used = 0;
+  Index host_slots_used = 0;  // three-level: host slots, counted from first_host_slot
   // The slot index where the disk level begins (the schedule's memory_slots(); equal to
   // `snapshots` when every slot is in memory, 0 when every slot is on disk).
   Index first_disk_slot = 0;
+  // The slot index where the host level begins (Schedule::memory_slots() − host_slots(); equal
+  // to first_disk_slot without a host level).
+  Index first_host_slot = 0;
+
+  bool uses_host() const { return host_slots_used > 0 || host_snapshots > 0; }
 
   bool uses_disk() const { return disk_slots_used > 0 || all_on_disk || disk_snapshots > 0; }
   // l + p: forward evaluations, the reverse steps' own re-runs included.

@@ -37,6 +37,11 @@ class Schedule {
   // on disk, where a store and a restore cost a disk write and read. Single-level schedules keep
   // every slot in memory (the default).
   virtual int memory_slots() const { return slots(); }
+  // Three storage levels (device, host, disk; ThreeLevelSchedule): the last host_slots() of the
+  // memory slots, [memory_slots() − host_slots(), memory_slots()), are the host level, a slower
+  // memory than the slots below them (a GPU's pinned host memory behind its device memory).
+  // Every other schedule has none.
+  virtual int host_slots() const { return 0; }
   // For summaries and messages, e.g. "revolve(c = 20)".
   virtual std::string name() const = 0;
   // Back to the first action.

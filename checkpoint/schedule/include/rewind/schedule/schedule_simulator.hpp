@@ -22,6 +22,10 @@
 // the disk level alone, so that the cost model can charge each level its own time. The rules do
 // not depend on the level: a state may be held in two slots at once (e.g. a disk snapshot copied
 // into memory after a restore, by storing the current state again).
+//
+// Three storage levels (Schedule::host_slots()): the last host_slots of the memory slots are the
+// host level, counted apart in `host_stores`, `host_restores` and `peak_host_slots`; the memory
+// counts (stores − disk_stores − host_stores) are then those of the fastest level, the device.
 #pragma once
 
 #include <string>
@@ -57,8 +61,16 @@ struct ScheduleCost {
   // an index out of range, and allocates nothing the schedule leaves unused.
   int memory_slots_used = 0;
   int disk_slots_used = 0;
+  // The host level (three-level schedules: slots [memory_slots − host_slots, memory_slots));
+  // zero otherwise. memory_slots_used then counts the device slots below it only.
+  int host_slots = 0;
+  Index host_stores = 0;    // of `stores`, those into host slots
+  Index host_restores = 0;  // of `restores`, those from host slots
+  int peak_host_slots = 0;  // most host snapshots held at once
+  int host_slots_used = 0;  // the highest host slot used, counted from the first host slot, + 1
 
-  // One line; the disk counts are appended when there is a disk level (or disk I/O was counted).
+  // One line; the host and disk counts are appended when there is such a level (or I/O on it was
+  // counted).
   std::string to_string() const;
 };
 
@@ -79,9 +91,11 @@ class ScheduleViolation : public InvalidArgument {
 class ScheduleValidator {
  public:
   // `name` prefixes messages. Slots [0, memory_slots) are memory and [memory_slots, slots) disk;
-  // −1 (the default) means all memory. Throws InvalidArgument for l < 1, c < 1, or memory_slots
-  // outside [−1, c].
-  ScheduleValidator(Index steps, int slots, std::string name = "schedule", int memory_slots = -1);
+  // −1 (the default) means all memory. The last host_slots of the memory slots are the host level.
+  // Throws InvalidArgument for l < 1, c < 1, memory_slots outside [−1, c], or host_slots outside
+  // [0, memory slots].
+  ScheduleValidator(Index steps, int slots, std::string name = "schedule", int memory_slots = -1,
+                    int host_slots = 0);
 
   // Throws ScheduleViolation at the first broken rule; the validator is then unusable.
   void apply(const Action& action);
@@ -92,6 +106,7 @@ class ScheduleValidator {
   int slots_in_use() const { return in_use_; }
   int disk_slots_in_use() const { return disk_in_use_; }
   int memory_slots() const { return memory_slots_; }
+  int host_slots_in_use() const { return host_in_use_; }
   const ScheduleCost& cost() const { return cost_; }
 
  private:
@@ -103,11 +118,13 @@ class ScheduleValidator {
   Index steps_;
   int slots_;
   int memory_slots_;  // slots below this index are memory, the others disk
+  int first_host_;    // memory slots from this index on are the host level
   Index current_ = 0;
   Index adjoint_;
   Index reached_ = 0;  // furthest step reached so far
   int in_use_ = 0;
   int disk_in_use_ = 0;
+  int host_in_use_ = 0;
   bool finished_ = false;
   std::vector<Index> slot_step_;  // grows to the largest slot used; −1 = empty
   ScheduleCost cost_;
@@ -120,7 +137,7 @@ struct SimulatorOptions {
 };
 
 // Resets the schedule, runs it to done through a ScheduleValidator (with the schedule's
-// memory_slots()) and returns the cost.
+// memory_slots() and host_slots()) and returns the cost.
 ScheduleCost simulate(Schedule& schedule, const SimulatorOptions& options = {});
 
 // Time per operation, to predict run time from a ScheduleCost. Any time unit; only ratios matter
@@ -133,13 +150,16 @@ struct CostModel {
   double read_time = 0.0;            // one restore from a memory slot (snapshot read)
   double disk_write_time = 0.0;      // one store into a disk slot (two-level schedules)
   double disk_read_time = 0.0;       // one restore from a disk slot
+  double host_write_time = 0.0;      // one store into a host slot (three-level schedules, where
+  double host_read_time = 0.0;       // write_time/read_time are the device level's)
 
   // Throws InvalidArgument naming the field: all finite and ≥ 0, step_time > 0.
   void validate() const;
 };
 
 // step_time·(advances + reverses·(1 + adjoint_cost_factor))
-// + write_time·(stores − disk_stores) + read_time·(restores − disk_restores)
+// + write_time·(stores − disk_stores − host_stores) + read_time·(restores − disk_restores
+// − host_restores) + host_write_time·host_stores + host_read_time·host_restores
 // + disk_write_time·disk_stores + disk_read_time·disk_restores.
 double predicted_time(const ScheduleCost& cost, const CostModel& model = {});
 

@@ -6,6 +6,7 @@
 //   driver.run(y0, theta, rwd::store_all_schedule());   // every state
 //   driver.run(y0, theta, rwd::on_disk(rwd::revolve_schedule(20)));  // revolve, snapshots on disk
 //   driver.run(y0, theta, rwd::two_level_schedule(4, 100, costs));   // 4 in memory, 100 on disk
+//   driver.run(y0, theta, rwd::three_level_schedule(4, 64, 1000, costs));  // device, host, disk
 //   driver.run(y0, theta, rwd::custom_schedule([](rwd::Index l) { return my_schedule(l); }));
 //
 // A planner is called once per run whose length is known (fixed steps, or after a counting sweep);
@@ -61,6 +62,14 @@ inline Planner two_level_schedule(int memory, int disk, const CostModel& costs) 
   if (disk < 0)
     detail::fail<InvalidArgument>("two-level schedule: ", disk, " disk snapshots (need >= 0)");
   return planner_for(PlanRequest::two_level(memory, disk, costs));
+}
+
+// Three levels: `device` snapshots in the backend's memory (a GPU's device memory), `host` in
+// host memory (pinned under CUDA) and `disk` in the snapshot file, placed to minimise the
+// predicted time under `costs` (rwd::ThreeLevelSchedule: write_time/read_time are device
+// copies, host_write_time/host_read_time host copies). device + host >= 1.
+inline Planner three_level_schedule(int device, int host, int disk, const CostModel& costs) {
+  return planner_for(PlanRequest::three_level(device, host, disk, costs));
 }
 
 // A schedule of your own: `make(l)` builds it for l steps; it is simulated once to plan.

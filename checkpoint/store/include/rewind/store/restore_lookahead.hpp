@@ -34,9 +34,10 @@ class RestoreLookahead {
     Index step;
   };
 
-  // `scout` must be a fresh instance of the schedule the driver executes.
-  RestoreLookahead(std::unique_ptr<Schedule> scout, int first_slot)
-      : scout_(std::move(scout)), first_slot_(first_slot) {
+  // `scout` must be a fresh instance of the schedule the driver executes. Restores from slots in
+  // [first_slot, end_slot) are announced (end_slot −1: every slot from first_slot on).
+  RestoreLookahead(std::unique_ptr<Schedule> scout, int first_slot, int end_slot = -1)
+      : scout_(std::move(scout)), first_slot_(first_slot), end_slot_(end_slot) {
     if (!scout_) detail::fail<InvalidArgument>("restore lookahead needs a schedule");
     scout_->reset();
     last_store_.assign(static_cast<std::size_t>(std::max(scout_->slots(), 1)), -1);
@@ -67,7 +68,8 @@ class RestoreLookahead {
         last_store_.resize(static_cast<std::size_t>(action.slot) + 1, -1);
       if (action.kind == ActionKind::store)
         last_store_[static_cast<std::size_t>(action.slot)] = position;
-      if (action.kind == ActionKind::restore && action.slot >= first_slot_) {
+      if (action.kind == ActionKind::restore && action.slot >= first_slot_ &&
+          (end_slot_ < 0 || action.slot < end_slot_)) {
         has_target_ = true;
         announced_ = false;
         target_index_ = position;
@@ -81,6 +83,7 @@ class RestoreLookahead {
 
   std::unique_ptr<Schedule> scout_;
   int first_slot_;
+  int end_slot_;
   std::vector<Index> last_store_;  // action index of the last store into each slot, −1 if none
   Index scouted_ = 0;              // actions the scout has produced
   bool scout_done_ = false;

@@ -10,7 +10,9 @@
 //   store->finish();                       // waits for background writes, reports their errors
 //
 // Implementations: MemorySnapshotStore (backend memory), DiskSnapshotStore (an HDF5 file through
-// a background I/O thread), TieredSnapshotStore (memory slots in front of disk slots). A store is
+// a background I/O thread), TieredSnapshotStore (memory slots in front of disk slots),
+// HostSnapshotStore (host memory behind a device) and ThreeLevelSnapshotStore (device, host and
+// disk slots). A store is
 // pure storage: it knows nothing about schedules or what the metadata means. Misuse — a slot out
 // of range, a store into an occupied slot, a restore of an empty one or of the wrong step — is an
 // rwd::InvalidArgument; an I/O failure is an rwd::StorageError. Neither ever yields wrong data.
@@ -25,7 +27,8 @@
 
 namespace rwd {
 
-// What a store did. Memory and disk levels are counted apart.
+// What a store did. Memory and disk levels are counted apart, and the host level of a three-level
+// store (ThreeLevelSnapshotStore), whose memory counts are then its device level's.
 struct SnapshotStoreStatistics {
   Index memory_stores = 0;
   Index memory_restores = 0;
@@ -33,9 +36,13 @@ struct SnapshotStoreStatistics {
   Index disk_restores = 0;
   std::int64_t peak_memory_bytes = 0;  // snapshots held in memory at once (states + metadata)
   std::int64_t peak_disk_bytes = 0;    // snapshots held on disk at once (uncompressed)
-  std::string file;                    // the snapshot file, empty without a disk level
-  bool asynchronous = false;           // disk I/O on a background thread
-  SnapshotIoStatistics io;             // disk traffic and timing; zero without a disk level
+  Index host_stores = 0;
+  Index host_restores = 0;
+  Index host_prefetches = 0;         // host restores whose copy was started ahead (CUDA)
+  std::int64_t peak_host_bytes = 0;  // snapshots held in host memory at once
+  std::string file;                  // the snapshot file, empty without a disk level
+  bool asynchronous = false;         // disk I/O on a background thread
+  SnapshotIoStatistics io;           // disk traffic and timing; zero without a disk level
 };
 
 template <VectorBackend B, class Meta>

@@ -76,6 +76,9 @@ struct CheckpointOptions {
   // Where and how slots at or above the schedule's memory_slots() are kept: the directory (or
   // file), background I/O, compression, whether to keep the file. Unused by memory-only schedules.
   DiskStoreOptions disk;
+  // Three-level schedules (rwd::three_level_schedule): what the device and host levels may hold,
+  // checked before anything is allocated or written (0: the memory free at the start).
+  SnapshotLevelLimits levels;
 
   void validate() const {
     if (max_fingerprints < 1)
@@ -154,14 +157,16 @@ class CheckpointedAdjoint {
     result.counting_steps = plan && !run_end_.length_known() ? steps : 0;
     Summary& summary = result.summary;
     std::unique_ptr<SnapshotStore<B, Carry>> store;
-    std::optional<RestoreLookahead> lookahead;
+    std::optional<RestoreLookahead> lookahead, host_lookahead;  // disk; host (three levels)
     if (plan) {
       detail::require_observed_steps_planned(objective_, steps);
       if (plan->steps != steps)
         detail::fail<InvalidArgument>("schedule '", plan->name, "' plans ", plan->steps,
                                       " steps but the run has ", steps);
-      store = make_snapshot_store<B, Carry>(*plan, n, options_.disk, process_slice<B>(y0));
+      store = make_snapshot_store<B, Carry>(*plan, n, options_.disk, process_slice<B>(y0),
+                                            options_.levels);
       lookahead = make_restore_lookahead(*plan);
+      host_lookahead = make_host_restore_lookahead(*plan);
     } else {
       if (!online) detail::fail<InvalidArgument>("a run without a plan needs the online schedule");
       store = std::make_unique<MemorySnapshotStore<B, Carry>>(online->slots(), n);
@@ -189,6 +194,9 @@ class CheckpointedAdjoint {
     for (Index index = 0;; ++index) {
       if (lookahead)
         if (const auto fetch = lookahead->before(index)) store->prefetch(fetch->slot, fetch->step);
+      if (host_lookahead)
+        if (const auto fetch = host_lookahead->before(index))
+          store->prefetch(fetch->slot, fetch->step);
       const Action action = schedule->next();
       if (action.kind == ActionKind::done) break;
       const auto start = std::chrono::steady_clock::now();

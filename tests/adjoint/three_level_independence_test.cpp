@@ -1,0 +1,190 @@
+// Contract 2 on three snapshot levels: with a three-level plan (device, host, disk) the
+// checkpointed gradient is bit for bit the store-all gradient for every (K, H, D) tried, on the
+// Eigen backend (device level = memory) and on ThrustBackend's CPP system (the simulated device
+// level), with adaptive steps too; the summary counts each level's stores and restores exactly as
+// the plan does; and bad input — no device or host level, levels too small for the slots — is
+// refused before any step, with nothing left on disk.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/adjoint/store_all_adjoint.hpp"
+#include "rewind/backend/thrust_backend.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/problems/gray_scott.hpp"
+#include "rewind/problems/lorenz63.hpp"
+#include "rewind/problems/lorenz96.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "support/host_vectors.hpp"
+#include "support/scratch_directory.hpp"
+
+namespace rwd {
+namespace {
+
+using testing::to_host;
+
+template <class B>
+Objective<B> objective_with_observations() {
+  return Objective<B>(
+      [](double, const typename B::Vector& y, typename B::Vector& g) {
+        B::copy(y, g);
+        return 0.5 * B::dot(y, y);
+      },
+      {0, 3, 7},
+      [](Index, double, const typename B::Vector& y, typename B::Vector& g) {
+        B::copy(y, g);
+        B::scale(0.25, g);
+        return 0.125 * B::dot(y, y);
+      });
+}
+
+// Costs in forward steps: a GPU's (device copies almost free, PCIe dearer, disk dearest), and one
+// that makes the host level the dear one, so plans of both kinds run.
+CostModel gpu_like() {
+  CostModel c;
+  c.adjoint_cost_factor = 1.5;
+  c.write_time = 0.02;
+  c.read_time = 0.02;
+  c.host_write_time = 0.4;
+  c.host_read_time = 0.3;
+  c.disk_write_time = 4.0;
+  c.disk_read_time = 3.0;
+  return c;
+}
+CostModel dear_host() {
+  CostModel c = gpu_like();
+  c.host_write_time = 2.0;
+  c.host_read_time = 2.5;
+  c.disk_write_time = 0.5;
+  c.disk_read_time = 0.25;
+  return c;
+}
+
+using Levels = std::tuple<int, int, int>;  // K device, H host, D disk
+
+template <class P>
+void check_three_levels(const P& problem, const char* method, const StepControl& control) {
+  using B = typename P::Backend;
+  const auto y0 = problem.default_initial_state();
+  const auto theta = problem.default_parameters();
+  const auto objective = objective_with_observations<B>();
+  ExplicitRungeKutta stepper(problem, ButcherTableau::by_name(method), control);
+  StoreAllAdjoint reference_driver(stepper, objective);
+  const auto reference = reference_driver.run(y0, theta);
+  const Index l = reference.summary.steps;
+  ASSERT_GT(l, 8);
+
+  test::ScratchDirectory scratch;
+  int with_device = 0, with_host = 0, with_disk = 0;
+  for (const CostModel& costs : {gpu_like(), dear_host()})
+    for (const auto& [K, H, D] : std::vector<Levels>{{1, 0, 0},
+                                                     {0, 1, 0},
+                                                     {0, 2, 3},
+                                                     {2, 0, 3},
+                                                     {1, 1, 1},
+                                                     {2, 3, 0},
+                                                     {2, 3, 8},
+                                                     {3, 6, 20},
+                                                     {1, 4, 2}}) {
+      SCOPED_TRACE("K = " + std::to_string(K) + ", H = " + std::to_string(H) + ", D = " +
+                   std::to_string(D) + ", host write " + std::to_string(costs.host_write_time));
+      CheckpointOptions options;
+      options.drift_policy = DriftPolicy::fail;
+      options.disk.directory = scratch.path();
+      CheckpointedAdjoint driver(stepper, objective, options);
+      const CheckpointPlan plan = plan_checkpoints(PlanRequest::three_level(K, H, D, costs), l);
+      const auto result = driver.run(y0, theta, plan);
+      EXPECT_EQ(result.summary.reversed_steps, l);
+      // Bit for bit: compare the bytes, not within a tolerance.
+      EXPECT_EQ(std::memcmp(&result.loss, &reference.loss, sizeof(double)), 0)
+          << result.loss << " vs " << reference.loss;
+      EXPECT_EQ(to_host<B>(result.grad_y0), to_host<B>(reference.grad_y0));
+      EXPECT_EQ(to_host<B>(result.grad_theta), to_host<B>(reference.grad_theta));
+      EXPECT_EQ(to_host<B>(result.y_final), to_host<B>(reference.y_final));
+      EXPECT_EQ(result.drift.max_rel_drift, 0.0);
+      // Every level did what the plan said.
+      const SnapshotStoreStatistics& s = result.summary.storage;
+      EXPECT_EQ(result.summary.stores, *plan.stores);
+      EXPECT_EQ(result.summary.restores, plan.restores);
+      EXPECT_EQ(s.host_stores, *plan.host_stores);
+      EXPECT_EQ(s.host_restores, *plan.host_restores);
+      EXPECT_EQ(s.disk_stores, *plan.disk_stores);
+      EXPECT_EQ(s.disk_restores, *plan.disk_restores);
+      EXPECT_EQ(s.memory_stores, *plan.stores - *plan.host_stores - *plan.disk_stores);
+      EXPECT_EQ(s.memory_restores, plan.restores - *plan.host_restores - *plan.disk_restores);
+      const std::int64_t snapshot = B::size(y0) * 8 + static_cast<Index>(sizeof(Carry));
+      EXPECT_LE(s.peak_memory_bytes, K * snapshot);
+      EXPECT_LE(s.peak_host_bytes, H * snapshot);
+      EXPECT_LE(s.peak_disk_bytes, D * snapshot);
+      with_device += s.memory_stores > 0;
+      with_host += s.host_stores > 0;
+      with_disk += s.disk_stores > 0;
+      if (s.host_stores > 0) {
+        EXPECT_NE(result.summary.full().find("host stores / restores"), std::string::npos);
+      }
+      EXPECT_TRUE(scratch.files().empty()) << "the snapshot file is removed after the run";
+    }
+  EXPECT_GT(with_device, 4);  // every level took part in several runs
+  EXPECT_GT(with_host, 4);
+  EXPECT_GT(with_disk, 4);
+}
+
+TEST(ThreeLevelIndependence, Lorenz63FixedOnEigen) {
+  check_three_levels(Lorenz63<>(), "rk4", StepControl::fixed(0.0, 0.01, 60));
+}
+TEST(ThreeLevelIndependence, GrayScottFixedOnEigen) {
+  check_three_levels(GrayScott<>(8), "tsit5", StepControl::fixed(0.0, 1.0, 30));
+}
+TEST(ThreeLevelIndependence, Lorenz96FixedOnThrust) {
+  check_three_levels(Lorenz96<ThrustBackend>(12), "rk4", StepControl::fixed(0.0, 0.01, 70));
+}
+TEST(ThreeLevelIndependence, Lorenz96AdaptiveOnThrust) {
+  check_three_levels(Lorenz96<ThrustBackend>(12), "dopri5",
+                     StepControl::adaptive(0.0, 1.0, 1e-8, 1e-10));
+}
+
+TEST(ThreeLevelIndependence, BadLevelsAreRefusedBeforeAnyStep) {
+  Lorenz96<ThrustBackend> problem(12);
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 50));
+  const auto objective = objective_with_observations<ThrustBackend>();
+  const auto y0 = problem.default_initial_state();
+  const auto theta = problem.default_parameters();
+  test::ScratchDirectory scratch;
+  const auto refused = [&](const CheckpointOptions& options, const auto& planner,
+                           const std::string& says) {
+    CheckpointedAdjoint driver(stepper, objective, options);
+    try {
+      driver.run(y0, theta, planner);
+      ADD_FAILURE() << "accepted; expected an error saying '" << says << "'";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(stepper.counters().rhs_evaluations, 0) << "no step before the error";
+    EXPECT_TRUE(scratch.files().empty()) << "nothing left on disk";
+  };
+  EXPECT_THROW(three_level_schedule(0, 0, 4, gpu_like()), InvalidArgument);  // no memory level
+  EXPECT_THROW(three_level_schedule(0, 0, 0, gpu_like()), InvalidArgument);
+  EXPECT_THROW(three_level_schedule(-1, 2, 4, gpu_like()), InvalidArgument);
+  EXPECT_THROW(three_level_schedule(2, 2, -4, gpu_like()), InvalidArgument);
+
+  CheckpointOptions options;
+  options.disk.directory = scratch.path();
+  const CheckpointPlan plan = plan_checkpoints(PlanRequest::three_level(2, 4, 10, gpu_like()), 50);
+  ASSERT_GT(plan.host_slots_used, 0);
+  ASSERT_GT(plan.disk_slots_used, 0);
+  CheckpointOptions small_device = options;
+  small_device.levels.device_bytes = 100;  // not one snapshot of 12 values + carry
+  refused(small_device, plan, "device snapshots");
+  CheckpointOptions small_host = options;
+  small_host.levels.host_bytes = 200;
+  refused(small_host, plan, "host snapshots");
+  CheckpointOptions no_directory;
+  refused(no_directory, plan, "set the snapshot directory");
+}
+
+}  // namespace
+}  // namespace rwd
