@@ -4,9 +4,9 @@
 //
 //   online_checkpointing_table [max_l = 1000000]
 //
-// One forward pass per c gives every l: OnlinePlacement::advances_if_ended_here() at step n is
-// the cost of the run that stops at l = n + 1, which online_schedule_test checks equal to what
-// rwd::simulate_online counts on the validated action stream.
+// One forward pass per c gives every l ≥ 2: OnlinePlacement::advances_if_ended_here() after
+// deciding step n is the cost of the run that stops at l = n + 2, which online_schedule_test checks
+// equal to what rwd::simulate_online counts on the validated action stream.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
     rwd::OnlinePlacement placement(c);
     for (rwd::Index n = 0; n < max_l; ++n) {
       placement.decide(n);
-      const rwd::Index l = n + 1;
+      const rwd::Index l = n + 2;
       const rwd::Index advances = placement.advances_if_ended_here();
       const rwd::Index optimum = rwd::revolve_advances(l, c);
       if (l <= beta2)

@@ -3,15 +3,19 @@
 
     bench/online_placement_search.py [max_c = 4]
 
-Model (rewind/schedule/online_placement.hpp): at step n the schedule holds a set S_n of at most c
-snapshot steps (0 always among them), obtained from S_{n-1} by dropping snapshots and possibly
-adding n. A run that stops at l = n + 1 reverses from S_n with y_n current, costing
+Model (rewind/schedule/online_placement.hpp, Stumm & Walther's): the driver computes y_{n+1}
+before it asks about y_n, so the schedule decides about y_n knowing that the run goes on (l >= n+2).
+It holds a set S_n of at most c snapshot steps (0 always among them), obtained from S_{n-1} by
+dropping snapshots and possibly adding n. A run that stops at l = n + 1 never asked about y_n: it
+reverses from S_{n-1} with y_n current, costing
     (l - 1) + sum_i p(t_{i+1} - t_i, c - i) + p(l - 1 - t_k, c - k)
 advances, p = revolve's minimum. An online placement is one sequence S_0, S_1, ... (the run's end
 is the only unknown), so the least possible worst case over l <= L is a minimax path, found by
-dynamic programming over the sets held at each step. Printed for l <= beta(c, 2): the least
-possible most advances above p(l, c), and the least possible worst ratio to p(l, c).
-Used for the table in bench/results/online_checkpointing.md.
+dynamic programming over the sets held at each step. Printed: the least possible most extra
+advances and worst ratio to p(l, c) over l <= beta(c, 2), and the least possible worst ratio over
+l <= beta(c, 3). rewind's placement is optimal up to beta(c, 2) and reaches the second value for
+c = 2, 3, 4 (bench/results/online_checkpointing.md) — the least worst case over l <= beta(c, 3)
+of any online placement, and so also of any that is optimal up to beta(c, 2).
 """
 import sys
 from fractions import Fraction
@@ -37,18 +41,21 @@ def cost(held, l, c):
     return total
 
 
-def least_worst(c, max_l, measure):
-    best = {(0,): measure(cost((0,), 1, c), p(1, c))}
+def least_worst(c, first_l, max_l, measure):
+    """The least possible worst measure over first_l <= l <= max_l (runs ending earlier count
+    for nothing, but the placement must still have lived through them)."""
+    best = {(0,): Fraction(0)}  # S_0 = {0}: the run ending at l = 1 needs nothing
     for n in range(1, max_l):
         following = {}
         for held, worst in best.items():
+            l = n + 1  # reversed from S_{n-1} = held, y_n current
+            w = max(worst, measure(cost(held, l, c), p(l, c))) if l >= first_l else worst
             choices = [held]
             if len(held) < c:
                 choices.append(held + (n,))
             else:
                 choices += [held[:j] + held[j + 1:] + (n,) for j in range(1, len(held))]
             for choice in choices:
-                w = max(worst, measure(cost(choice, n + 1, c), p(n + 1, c)))
                 if choice not in following or w < following[choice]:
                     following[choice] = w
         best = following
@@ -57,14 +64,17 @@ def least_worst(c, max_l, measure):
 
 def main():
     max_c = int(sys.argv[1]) if len(sys.argv) > 1 else 4
-    extra = lambda advances, optimum: advances - optimum
+    extra = lambda advances, optimum: Fraction(advances - optimum)
     ratio = lambda advances, optimum: Fraction(advances, optimum) if optimum else Fraction(1)
-    print("| c | least possible most extra advances | least possible worst ratio |")
-    print("|---|---|---|")
+    print("| c | l <= beta(c,2): least most extra advances | least worst ratio "
+          "| l <= beta(c,3): least worst ratio |")
+    print("|---|---|---|---|")
     for c in range(2, max_c + 1):
-        beta2 = comb(c + 2, 2)
-        print(f"| {c} | {least_worst(c, beta2, extra)} | "
-              f"{float(least_worst(c, beta2, ratio)):.4f} |", flush=True)
+        beta2, beta3 = comb(c + 2, 2), comb(c + 3, 3)
+        r3 = least_worst(c, 1, beta3, ratio)
+        print(f"| {c} | {least_worst(c, 1, beta2, extra)} | "
+              f"{float(least_worst(c, 1, beta2, ratio)):.4f} | {float(r3):.4f} ({r3}) |",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,18 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
   command.add_flag("--keep-snapshots", flags.keep_snapshots,
                    "leave the snapshot file in DIR after the run");
   command
+      .add_option("--device-snapshots", flags.device_snapshots,
+                  "three-level: K snapshots in device memory (--backend\n"
+                  "cuda; the backend's own memory elsewhere), with\n"
+                  "--host-snapshots H in (pinned) host memory and\n"
+                  "--disk DIR --disk-snapshots D in the HDF5 file; the\n"
+                  "copy costs are measured before the run")
+      ->type_name("K");
+  command
+      .add_option("--host-snapshots", flags.host_snapshots,
+                  "three-level: H snapshots in host memory")
+      ->type_name("H");
+  command
       .add_option("--compression", flags.compression,
                   "deflate level 1-9 of the snapshot file (default 0: none)")
       ->type_name("LEVEL");

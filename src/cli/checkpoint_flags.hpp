@@ -59,10 +59,12 @@ struct CheckpointFlags {
   bool json = false;                          // --json
 
   // FlagUse::run only.
-  std::optional<std::string> drift;  // --drift ignore | warn | fail
-  bool sync_io = false;              // --sync-io: disk I/O inline, not in the background
-  bool keep_snapshots = false;       // --keep-snapshots: leave the file for rewind inspect
-  std::optional<int> compression;    // --compression 0..9
+  std::optional<std::string> device_snapshots;  // --device-snapshots K (three-level)
+  std::optional<std::string> host_snapshots;    // --host-snapshots H (three-level, may be 0)
+  std::optional<std::string> drift;             // --drift ignore | warn | fail
+  bool sync_io = false;                         // --sync-io: disk I/O inline, not in the background
+  bool keep_snapshots = false;     // --keep-snapshots: leave the file for rewind inspect
+  std::optional<int> compression;  // --compression 0..9
 };
 
 // The flags checked and turned into a plan request.
@@ -146,9 +148,10 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   settings.json = flags.json;
   if (flags.steps) settings.steps = parse_count("--steps", *flags.steps);
 
-  const bool two_level = flags.ram_snapshots || flags.disk_snapshots;
+  const bool three_level = flags.device_snapshots || flags.host_snapshots;
+  const bool two_level = !three_level && (flags.ram_snapshots || flags.disk_snapshots);
   settings.checkpointed = use == FlagUse::plan || flags.snapshots || flags.memory ||
-                          flags.schedule || two_level || flags.disk;
+                          flags.schedule || two_level || three_level || flags.disk;
   PlanRequest& request = settings.request;
   if (flags.schedule) request.kind = parse_schedule_kind(*flags.schedule);
 
@@ -162,6 +165,35 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
     request.memory_slots = parse_count("--ram-snapshots", *flags.ram_snapshots);
   if (flags.disk_snapshots)
     request.disk_slots = detail::parse_count_or_zero("--disk-snapshots", *flags.disk_snapshots);
+  if (three_level) {
+    // Device, host and disk levels (rwd::ThreeLevelSchedule): K and H from their flags, D from
+    // --disk-snapshots (0 without it); the costs are measured before the run.
+    if (flags.ram_snapshots || flags.snapshots || flags.memory || flags.schedule)
+      rwd::detail::fail<InvalidArgument>(
+          "--device-snapshots/--host-snapshots select the three-level schedule; drop ",
+          flags.ram_snapshots ? "--ram-snapshots"
+          : flags.snapshots   ? "--snapshots"
+          : flags.memory      ? "--memory"
+                              : "--schedule");
+    const Index device = flags.device_snapshots ? detail::parse_count_or_zero(
+                                                      "--device-snapshots", *flags.device_snapshots)
+                                                : 0;
+    const Index host = flags.host_snapshots
+                           ? detail::parse_count_or_zero("--host-snapshots", *flags.host_snapshots)
+                           : 0;
+    const Index disk = request.disk_slots.value_or(0);
+    if (device + host == 0)
+      rwd::detail::fail<InvalidArgument>(
+          "--device-snapshots 0 --host-snapshots 0: the three-level schedule needs a snapshot in "
+          "memory (device or host) for the initial state");
+    if (disk > 0 && !flags.disk)
+      rwd::detail::fail<InvalidArgument>("--disk-snapshots ", disk,
+                                         " needs --disk DIR (where the disk snapshots go)");
+    if (flags.disk && disk == 0)
+      rwd::detail::fail<InvalidArgument>(
+          "--disk with --device-snapshots/--host-snapshots needs --disk-snapshots D >= 1");
+    request = PlanRequest::three_level(device, host, disk, request.costs);
+  }
   if (two_level) {
     if (flags.schedule && request.kind != ScheduleKind::two_level)
       rwd::detail::fail<InvalidArgument>(
@@ -204,13 +236,13 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   request.costs.disk_write_time = flags.disk_write_cost.value_or(0.0);
   request.costs.disk_read_time = flags.disk_read_cost.value_or(0.0);
   if (flags.disk) {
-    if (!two_level && !flags.snapshots && !flags.memory)
+    if (!two_level && !three_level && !flags.snapshots && !flags.memory)
       rwd::detail::fail<InvalidArgument>(
           "--disk needs a budget: --ram-snapshots K --disk-snapshots D (two-level), or "
           "--snapshots C (every snapshot on disk)");
     detail::require_directory(*flags.disk);
     settings.disk_directory = *flags.disk;
-    request.all_on_disk = !two_level;
+    request.all_on_disk = !two_level && !three_level;
     if (flags.compression && (*flags.compression < 0 || *flags.compression > 9))
       rwd::detail::fail<InvalidArgument>("--compression = ", *flags.compression,
                                          " must lie in [0, 9]");

@@ -51,6 +51,7 @@
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/schedule/online_plan.hpp"
 #include "rewind/store/disk_cost_probe.hpp"
+#include "rewind/store/snapshot_level_probe.hpp"
 #include "run_report.hpp"
 #include "run_settings.hpp"
 
@@ -347,6 +348,25 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
       request.costs.disk_read_time = flags.disk_read_cost.value_or(
           checkpointing.disk_costs.read_seconds / checkpointing.step_seconds);
     }
+    request.costs.adjoint_cost_factor = flags.adjoint_cost;
+  }
+  if (request.kind == ScheduleKind::three_level) {
+    // Every level's copy against this problem's own step, measured now (the disk's too when the
+    // plan has a disk level and its costs were not given).
+    checkpointing.level_costs_measured = true;
+    checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
+    checkpointing.level_costs = measure_level_costs<B>(held);
+    std::optional<DiskCosts> disk;
+    if (request.disk_slots.value_or(0) > 0) {
+      checkpointing.disk_costs_measured = true;
+      checkpointing.disk_costs =
+          measure_disk_costs(flags.disk_directory, held, static_cast<int>(kCarryBytes));
+      disk = checkpointing.disk_costs;
+    }
+    set_level_costs(request.costs, checkpointing.step_seconds, checkpointing.level_costs,
+                    disk ? &*disk : nullptr);
+    if (flags.disk_write_cost) request.costs.disk_write_time = *flags.disk_write_cost;
+    if (flags.disk_read_cost) request.costs.disk_read_time = *flags.disk_read_cost;
     request.costs.adjoint_cost_factor = flags.adjoint_cost;
   }
   return {request, options};

@@ -109,6 +109,27 @@ Json schedule_json(const RunReport& report) {
       plan.kind == ScheduleKind::two_level ? Json(plan.memory_snapshots) : Json(nullptr);
   j["disk_snapshots"] =
       plan.kind == ScheduleKind::two_level ? Json(plan.disk_snapshots) : Json(nullptr);
+  const bool three = plan.kind == ScheduleKind::three_level;
+  j["device_snapshots"] = three ? Json(plan.memory_snapshots) : Json(nullptr);
+  j["host_snapshots"] = three ? Json(plan.host_snapshots) : Json(nullptr);
+  j["three_level_disk_snapshots"] = three ? Json(plan.disk_snapshots) : Json(nullptr);
+  j["predicted_host_stores"] = plan.host_stores ? Json(*plan.host_stores) : Json(nullptr);
+  j["predicted_host_restores"] = plan.host_restores ? Json(*plan.host_restores) : Json(nullptr);
+  j["host_stores"] = three ? Json(summary.storage.host_stores) : Json(nullptr);
+  j["host_restores"] = three ? Json(summary.storage.host_restores) : Json(nullptr);
+  j["peak_host_bytes"] = three ? Json(summary.storage.peak_host_bytes) : Json(nullptr);
+  j["measured_device_write_seconds"] = checkpointing.level_costs_measured
+                                           ? number(checkpointing.level_costs.device_write_seconds)
+                                           : Json(nullptr);
+  j["measured_device_read_seconds"] = checkpointing.level_costs_measured
+                                          ? number(checkpointing.level_costs.device_read_seconds)
+                                          : Json(nullptr);
+  j["measured_host_write_seconds"] = checkpointing.level_costs_measured
+                                         ? number(checkpointing.level_costs.host_write_seconds)
+                                         : Json(nullptr);
+  j["measured_host_read_seconds"] = checkpointing.level_costs_measured
+                                        ? number(checkpointing.level_costs.host_read_seconds)
+                                        : Json(nullptr);
   j["all_on_disk"] = plan.all_on_disk;
   j["disk_write_cost_steps"] =
       plan.uses_disk() ? number(plan.costs.disk_write_time) : Json(nullptr);
@@ -116,7 +137,9 @@ Json schedule_json(const RunReport& report) {
   j["predicted_disk_stores"] = plan.disk_stores ? Json(*plan.disk_stores) : Json(nullptr);
   j["predicted_disk_restores"] = plan.disk_restores ? Json(*plan.disk_restores) : Json(nullptr);
   j["measured_step_seconds"] =
-      checkpointing.disk_costs_measured ? number(checkpointing.step_seconds) : Json(nullptr);
+      checkpointing.disk_costs_measured || checkpointing.level_costs_measured
+          ? number(checkpointing.step_seconds)
+          : Json(nullptr);
   j["measured_disk_write_seconds"] = checkpointing.disk_costs_measured
                                          ? number(checkpointing.disk_costs.write_seconds)
                                          : Json(nullptr);

@@ -11,6 +11,7 @@
 #include "rewind/adjoint/drift_monitor.hpp"
 #include "rewind/adjoint/summary.hpp"
 #include "rewind/store/disk_cost_probe.hpp"
+#include "rewind/store/snapshot_level_probe.hpp"
 #include "rewind/types.hpp"
 #include "run_settings.hpp"
 #include "schedule_plan.hpp"
@@ -46,11 +47,13 @@ struct CheckpointReport {
   double store_all_bytes = 0.0;               // (l + 1) snapshots: every state y_0 … y_l
   double adjoint_cost = kDefaultAdjointCost;  // F of the time prediction
   DriftPolicy drift_policy = DriftPolicy::warn;
-  DriftReport drift;                 // replays against the first sweep
-  Index counting_steps = 0;          // adaptive: the counting sweep (0 for fixed)
-  bool disk_costs_measured = false;  // two-level: step and disk times measured first
-  double step_seconds = 0.0;         // one forward step, measured
-  DiskCosts disk_costs;              // one snapshot write / read, measured
+  DriftReport drift;                  // replays against the first sweep
+  Index counting_steps = 0;           // adaptive: the counting sweep (0 for fixed)
+  bool disk_costs_measured = false;   // two-level: step and disk times measured first
+  double step_seconds = 0.0;          // one forward step, measured
+  DiskCosts disk_costs;               // one snapshot write / read, measured
+  bool level_costs_measured = false;  // three-level: device and host copies measured first
+  LevelCosts level_costs;             // one snapshot copy on the device / host level
 };
 
 // --backend cuda: the device, and the device memory the run used — the largest (in use − in

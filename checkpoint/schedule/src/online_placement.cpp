@@ -143,7 +143,7 @@ OnlinePlacement::Decision OnlinePlacement::decide(Index step) {
   const Index n = step;
   const Index c = snapshots_;
   if (n == 0)
-    optimum_.start(1, c);
+    optimum_.start(2, c);  // p(n + 2, c): the shortest run that asks about y_n ends at n + 2
   else
     optimum_.grow();
   if (static_cast<int>(positions_.size()) < snapshots_) {  // a free slot: keep everything
@@ -152,8 +152,9 @@ OnlinePlacement::Decision OnlinePlacement::decide(Index step) {
   }
   const int k = static_cast<int>(positions_.size()) - 1;
   if (k == 0) return {};  // c = 1: y_0 only, nothing can move
-  // y_0 … y_{c−1} are exactly right for l = c + 1 (nothing recomputed); a snapshot of y_c could
-  // only serve later runs.
+  // y_c is not stored in place of one of y_0 … y_{c−1}: for l = c + 2 either costs p(l, c),
+  // and keeping them leaves the filling below to reproduce revolve's first sweep (measured: every
+  // l ≤ β(c, 2) then costs exactly p(l, c)).
   if (n == c) return {};
   if (filling_) {
     if (const int j = fill_drop(n); j > 0) {
@@ -170,29 +171,30 @@ OnlinePlacement::Decision OnlinePlacement::decide(Index step) {
   }
   const Index last = positions_[k];
 
-  // The worst ratio to p(l, c) over the runs stopping at l = n + 1 and n + 2, given the
-  // recomputation `again[h − 1]` of each. Storing y_n adds nothing for either (p(0) = p(1) = 0).
+  // The worst ratio to p(l, c) over the runs stopping at l = n + 2 and n + 3 (the run goes on
+  // past n + 1: that is why the placement is asked), given the recomputation `again1`, `again2`
+  // of each. Storing y_n makes the last segment 1 and 2 steps long for them: p(1) = 0, p(2) = 1.
   const Ratio optimum[2] = {{0, optimum_.advances},
                             {0, detail::checked_add(optimum_.advances,
-                                                    n + 2 > optimum_.beta ? optimum_.repetitions + 1
+                                                    n + 3 > optimum_.beta ? optimum_.repetitions + 1
                                                                           : optimum_.repetitions,
                                                     "online: advances")}};
   const auto score = [&](Index again1, Index again2) {
-    const Ratio a{detail::checked_add(n, again1, "online cost"), optimum[0].den};
-    const Ratio b{detail::checked_add(n + 1, again2, "online cost"), optimum[1].den};
+    const Ratio a{detail::checked_add(n + 1, again1, "online cost"), optimum[0].den};
+    const Ratio b{detail::checked_add(n + 2, again2, "online cost"), optimum[1].den};
     return larger(a, b);
   };
 
   Ratio best = score(
-      detail::checked_add(all_segments_cost_, segment_advances(n - last, c - k), "online cost"),
-      detail::checked_add(all_segments_cost_, segment_advances(n + 1 - last, c - k),
+      detail::checked_add(all_segments_cost_, segment_advances(n + 1 - last, c - k), "online cost"),
+      detail::checked_add(all_segments_cost_, segment_advances(n + 2 - last, c - k),
                           "online cost"));
   int drop = -1;
   // [t_k, n) becomes segment k − 1 with c − k + 1 snapshots once an interior snapshot goes.
   if (best_interior_ >= 1) {
     const Index again =
         detail::checked_add(best_interior_cost_, after_last_.advances, "online cost");
-    const Ratio r = score(again, again);
+    const Ratio r = score(again, again + 1);
     if (less(r, best)) {
       best = r;
       drop = best_interior_;
@@ -200,7 +202,7 @@ OnlinePlacement::Decision OnlinePlacement::decide(Index step) {
   }
   {  // the latest snapshot goes: [t_{k−1}, n) becomes segment k − 1
     const Index again = detail::checked_add(head_cost_, after_second_last_.advances, "online cost");
-    const Ratio r = score(again, again);
+    const Ratio r = score(again, again + 1);
     if (less(r, best)) {
       best = r;
       drop = k;
@@ -247,8 +249,9 @@ Index OnlinePlacement::advances_if_ended_here() const {
           segments, segment_advances(positions_[i + 1] - positions_[i], Index{snapshots_} - i),
           "online cost");
   }
-  const Index tail = segment_advances(current_ - positions_[k], Index{snapshots_} - k);
-  return detail::checked_add(detail::checked_add(current_, segments, "online cost"), tail,
+  // l − 1 = current_ + 1 first-sweep advances, then the segments, then [t_k, l − 1).
+  const Index tail = segment_advances(current_ + 1 - positions_[k], Index{snapshots_} - k);
+  return detail::checked_add(detail::checked_add(current_ + 1, segments, "online cost"), tail,
                              "online cost");
 }
 

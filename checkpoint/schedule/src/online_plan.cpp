@@ -11,12 +11,9 @@ OnlineScheduleEndingAt::OnlineScheduleEndingAt(int snapshots, Index steps)
 }
 
 Action OnlineScheduleEndingAt::next() {
-  Action action = online_.next();
-  if (!online_.ended() && action.kind == ActionKind::advance && action.step == steps_) {
-    online_.end_at(steps_);  // the driver takes y_l aside: not an advance
-    action = online_.next();
-  }
-  return action;
+  // The driver's probe: with y_{l−1} current it finds y_l final before any action for y_{l−1}.
+  if (!online_.ended() && online_.forward_step() + 1 == steps_) online_.end_at(steps_);
+  return online_.next();
 }
 
 CheckpointPlan plan_online(int snapshots, Index steps) {

@@ -42,18 +42,25 @@ void OnlineSchedule::reset() {
   segment_slots_.clear();
 }
 
+Index OnlineSchedule::forward_step() const {
+  if (!started_) return 0;
+  if (last_given_.kind == ActionKind::advance) return last_given_.step;
+  return placement_.current_step();  // between the store and free actions of y_n
+}
+
 void OnlineSchedule::end_at(Index steps) {
   if (ended_)
     detail::fail<InvalidArgument>(name(), ": end_at(", steps,
                                   ") called twice (the run ended at l = ", steps_, ")");
-  if (last_given_.kind != ActionKind::advance)
+  if (decided_)
     detail::fail<InvalidArgument>(
-        name(), ": end_at(", steps, ") must follow the action `advance to ", steps,
-        "`; the last action given was ", started_ ? last_given_.to_string() : "none");
-  if (last_given_.step != steps)
-    detail::fail<InvalidArgument>(
-        name(), ": end_at(", steps, ") does not match the last action given, `",
-        last_given_.to_string(), "`: the run can only end at step ", last_given_.step);
+        name(), ": end_at(", steps, ") after the actions for y_", placement_.current_step(),
+        " began (the last action given was ", last_given_.to_string(),
+        "): compute y_{n+1} and test it before asking the schedule about y_n");
+  const Index n = forward_step();
+  if (steps != n + 1)
+    detail::fail<InvalidArgument>(name(), ": end_at(", steps, ") with y_", n,
+                                  " current: the run can only end at step ", n + 1);
   ended_ = true;
   steps_ = steps;
 }
@@ -154,13 +161,9 @@ Action OnlineSchedule::next_reverse() {
     return Action::done();
   }
   // Segment [t_i, end) with end = segment_start_ (the start of the segment after it, or l − 1).
+  // Snapshots lie at steps ≤ l − 2 (y_{l−1} is never asked about), so the segment is not empty.
   const Index end = segment_start_;
   const auto i = static_cast<std::size_t>(segment_);
-  if (end == positions[i]) {  // y_{l−1} itself was stored: nothing left between
-    const Action action = Action::free(slot_of_[i], positions[i]);
-    --segment_;
-    return action;
-  }
   start_segment(end);
   return Action::restore(slot_of_[i], positions[i]);
 }
@@ -182,11 +185,9 @@ ScheduleCost simulate_online(int snapshots, Index steps, const SimulatorOptions&
                 : detail::kIndexMax;
   }
   for (;;) {
+    // The driver's probe: with y_{l−1} current, y_l is final before any action for y_{l−1}.
+    if (!schedule.ended() && schedule.forward_step() + 1 == steps) schedule.end_at(steps);
     const Action action = schedule.next();
-    if (!schedule.ended() && action.kind == ActionKind::advance && action.step == steps) {
-      schedule.end_at(steps);  // y_l is final: not applied, y_{l−1} stays current
-      continue;
-    }
     validator.apply(action);
     if (action.kind == ActionKind::done) break;
     if (validator.cost().actions >= limit)

@@ -2,53 +2,52 @@
 // the run goes on, not knowing when it will stop (the forward phase of rwd::OnlineSchedule).
 //
 //   rwd::OnlinePlacement placement(/*snapshots=*/10);
-//   for (rwd::Index n = 0; !stopped; ++n) {
-//     const rwd::OnlinePlacement::Decision d = placement.decide(n);  // y_n is the current state
+//   for (rwd::Index n = 0;; ++n) {                // y_n is the current state
+//     y_next = step(y);                           // y_{n+1}, with y_n still intact
+//     if (stop(y_next)) break;                    // l = n + 1: no decision about y_n is needed
+//     const rwd::OnlinePlacement::Decision d = placement.decide(n);  // the run goes on: l ≥ n + 2
 //     if (d.store) { /* free the snapshot at position d.drop (unless −1), store y_n */ }
-//     advance();
+//     y = y_next;
 //   }
-//   rwd::Index cost = placement.advances_if_ended_here();  // if the run stops at l = n + 1
+//   rwd::Index cost = placement.advances_if_ended_here();  // if the run stops at l = n + 2
 //
-// The model. At step n the current state is y_n and the run may stop after the next step (l = n+1),
-// in which case y_n is current when reversal starts, so a snapshot of y_n is of no use to that
-// run: the decision to store y_n is taken without knowing whether it will ever pay. Reversing from
-// snapshots at 0 = t_0 < … < t_k ≤ l − 1 with y_{l−1} current costs
+// The model (Stumm & Walther's): the driver computes y_{n+1} before it lets go of y_n, so when it
+// asks about y_n it already knows that y_{n+1} is not final (l ≥ n + 2); a run that stops at
+// l = n + 1 never asks, and reverses with y_n current. Reversing from snapshots at
+// 0 = t_0 < … < t_k ≤ l − 2 with y_{l−1} current costs
 //     (l − 1) + Σ_{i<k} p(t_{i+1} − t_i, c − i) + p(l − 1 − t_k, c − k)
 // advances (p = rwd::revolve_advances; p(m, ·) = 0 for m ≤ 1): reverse step l − 1 at once, then
 // each segment from the last to the first by revolve with the snapshots then free, c − i for
 // segment i (its own included). This is what rwd::OnlineSchedule's reverse phase does.
 //
 // The rule, in three phases.
-//  1. While a slot is free, y_n is stored (steps 0 … c − 1); y_c is not (l = c + 1 needs nothing
-//     more). Then nothing is recomputed for l ≤ c + 1.
+//  1. While a slot is free, y_n is stored (steps 0 … c − 1); y_c is not. Then nothing is
+//     recomputed for l ≤ c + 1.
 //  2. Filling (l up to β(c, 2) = C(c + 2, 2)): at each step y_n is stored in place of the earliest
 //     snapshot whose removal keeps segment i within c − i + 1 steps (i = 0, 1, …). The segments
 //     fill up to c + 1, c, …, 3 steps, earliest first — the first sweep of revolve for β(c, 2)
-//     steps, where every segment is reversed with one repetition. A run that stops at l then has
-//     c − 1 useful snapshots besides the (useless) one of y_{l−1} — one advance above p(l, c).
+//     steps, where every segment is reversed with one repetition.
 //  3. Look-ahead, once no snapshot can go in phase 2: at each step, three choices are compared by
-//     the worst ratio to p(l, c) of the runs that stop after the next two steps (l = n + 1 and
-//     n + 2): keep the snapshots; store y_n in place of the interior snapshot whose removal costs
-//     least (the earliest among equals); or in place of the latest. It changes only when that
-//     strictly helps. Like the dispensable checkpoints of Wang, Moin & Iaccarino (SIAM J. Sci.
-//     Comput. 31(4), 2009) it thins snapshots where they are densest, but it chooses by the
-//     closed-form cost instead of levels.
+//     the worst ratio to p(l, c) of the runs that stop after the next two steps they decide
+//     (l = n + 2 and n + 3): keep the snapshots; store y_n in place of the interior snapshot
+//     whose removal costs least (the earliest among equals); or in place of the latest. It
+//     changes only when that strictly helps. Like the dispensable checkpoints of Wang, Moin &
+//     Iaccarino (SIAM J. Sci. Comput. 31(4), 2009) it thins snapshots where they are densest, but
+//     it chooses by the closed-form cost instead of levels.
 // Phase 2 plays the role of Stumm & Walther's online_r2 (SIAM J. Sci. Comput. 32(2), 836–854,
 // 2010) and phase 3 of their online_r3 and of Wang et al. beyond.
 //
 // What it achieves (checked for every l ≤ 10^5, c ≤ 40 by online_schedule_long_test, on the
 // validated action stream for l ≤ 2000, c ≤ 20 by online_schedule_test; table for l ≤ 10^6 in
 // bench/results/online_checkpointing.md):
-//   l ≤ β(c, 2):           at most p(l, c) + 1 advances (ratio ≤ 1 + 1/(c + 2)), and exactly
-//                          p(l, c) for l ≤ c + 1;
-//   β(c, 2) < l ≤ β(c, 3): ratio ≤ 1.05 for c ≥ 8, ≤ 1.13 for c ≥ 3, ≤ 1.30 for c = 2;
-//   l > β(c, 3):           ratio ≤ 1.11 for c ≥ 3, ≤ 1.25 for c = 2, the worst just past β(c, 3);
-//                          ≤ 1.02 for 10^5 ≤ l ≤ 10^6 and c ≤ 20.
-// Why p(l, c) + 1 and not p(l, c) up to β(c, 2), as Stumm & Walther: their schedule knows that
-// y_{n+1} will be final before it decides about y_n; here the driver learns that only once
-// y_{n+1} is computed and y_n is gone. Then no placement is optimal for every l ≤ β(c, 2) (c = 2:
-// l = 3, 4, 5 cannot all be), and one advance more is the least worst case (exhaustive search
-// over all placements, c ≤ 6).
+//   l ≤ β(c, 2):           exactly p(l, c) advances, offline revolve's optimum;
+//   β(c, 2) < l ≤ β(c, 3): ratio to p(l, c) at most 15/14 = 1.0714 (c = 2), 22/21 = 1.0476
+//                          (c = 3), 31/30 = 1.0333 (c = 4) — for c = 2, 3, 4 exactly the least
+//                          worst case any online placement can reach (exhaustive search,
+//                          bench/online_placement_search.py), so 1.05 is out of reach at c = 2 —
+//                          and at most 1.0374 for every c ≤ 40 (≤ 1.021 for c ≥ 28);
+//   l > β(c, 3):           at most 1.14 (c = 2), 1.09 (c = 3), 1.06 (c ≥ 4), the worst just past
+//                          β(c, 3); at most 1.021 for 10^5 ≤ l ≤ 10^6 and c ≤ 20.
 //
 // Cost: memory O(c). Phases 1 and 2: O(1) amortised integer comparisons per step. Phase 3: a
 // constant number of closed-form evaluations per step, plus O(c) of them at each change of
@@ -73,8 +72,9 @@ class OnlinePlacement {
     Index dropped_step = -1;  // the step of that snapshot
   };
 
-  // The decision for the current state y_n, where n is 0 on the first call and one more on each
-  // later call (InvalidArgument otherwise). Updates positions().
+  // The decision for the current state y_n, once the run is known to go on past y_{n+1}
+  // (l ≥ n + 2); n is 0 on the first call and one more on each later call (InvalidArgument
+  // otherwise). Updates positions().
   Decision decide(Index step);
 
   // The steps of the snapshots held, ascending; positions()[0] = 0 once decide(0) was called.
@@ -83,8 +83,9 @@ class OnlinePlacement {
   // The step of the last decision (−1 before the first).
   Index current_step() const { return current_; }
 
-  // The advances (first sweep and recomputation) of a run that stops at l = current_step() + 1,
-  // reversed from positions() as rwd::OnlineSchedule does.
+  // The advances (first sweep and recomputation) of a run that stops at l = current_step() + 2,
+  // the shortest run that asked about the current step, reversed from positions() as
+  // rwd::OnlineSchedule does.
   Index advances_if_ended_here() const;
 
   // Back to no decision taken.
@@ -125,7 +126,7 @@ class OnlinePlacement {
   // last snapshot then cost; −1 when there is none (k < 2).
   int best_interior_ = -1;
   Index best_interior_cost_ = 0;
-  // p(n + 1, c), and with n the current step and k the index of the last snapshot once the slots
+  // p(n + 2, c), and with n the current step and k the index of the last snapshot once the slots
   // are full: p(n − t_k, c − k + 1) and p(n − t_{k−1}, c − k + 1).
   GrowingAdvances optimum_;
   GrowingAdvances after_last_;

@@ -6,8 +6,9 @@
 //   plan.advances - rwd::revolve_advances(5000, 20);   // its price for not knowing l
 //
 // OnlineScheduleEndingAt plays rwd::OnlineSchedule(c) for a run known to stop at l: the same
-// actions, with end_at(l) called where the driver would call it and that final advance left out,
-// so it is an ordinary offline Schedule that CheckpointPlan::of simulates and validates.
+// actions, with end_at(l) called where the driver would call it (with y_{l−1} current, before any
+// action for it), so it is an ordinary offline Schedule that CheckpointPlan::of simulates and
+// validates.
 #pragma once
 
 #include <memory>

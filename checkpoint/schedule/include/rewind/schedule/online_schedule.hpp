@@ -3,25 +3,25 @@
 // more step" until the run stops, and then reverses whatever length it ended at with c snapshots.
 //
 //   rwd::OnlineSchedule schedule(/*snapshots=*/20);
-//   for (;;) {                                    // forward phase
-//     const rwd::Action a = schedule.next();      // store / free / advance to n + 1
-//     if (a.kind == rwd::ActionKind::advance) {
-//       y_next = step(y);                         // y_{n+1}
-//       if (stop(y_next)) { schedule.end_at(a.step); break; }  // y stays current: y_{l−1}
-//       y = y_next;
-//     } else {
-//       driver.execute(a);
-//     }
+//   for (;;) {                                    // forward phase; y = y_n is current
+//     y_next = step(y);                           // y_{n+1} first, y_n still intact
+//     if (stop(y_next)) { schedule.end_at(n + 1); break; }   // y stays current: y_{l−1}
+//     rwd::Action a = schedule.next();            // the run goes on: store / free of y_n …
+//     for (; a.kind != rwd::ActionKind::advance; a = schedule.next()) driver.execute(a);
+//     y = y_next;                                 // … then `advance to n + 1`
 //   }
 //   for (rwd::Action a = schedule.next(); a.kind != rwd::ActionKind::done; a = schedule.next())
 //     driver.execute(a);                          // reverse phase: an ordinary action stream
 //
-// Forward phase. next() gives, for the current state y_n, at most a free and a store (chosen by
-// rwd::OnlinePlacement, rewind/schedule/online_placement.hpp), then `advance to n + 1`. If y_{n+1}
-// is the final state (l = n + 1), the driver keeps it aside as the final state and calls
-// end_at(l) instead of making it current: y_{l−1} stays current, as in revolve, whose first
-// reverse is of step l − 1 from y_{l−1}. That last advance is not counted as an advance.
-//
+// Forward phase. The driver computes y_{n+1} before it asks about y_n (into the buffer that will
+// hold the final state, so it costs no memory). If y_{n+1} is final (l = n + 1), it keeps it
+// aside and calls end_at(l) before any action for y_n: y_{l−1} stays current, as in revolve, whose
+// first reverse is of step l − 1 from y_{l−1}, and no snapshot is spent on it. Otherwise next()
+// gives at most a free and a store for y_n — chosen by rwd::OnlinePlacement
+// (rewind/schedule/online_placement.hpp) knowing that l ≥ n + 2 — then `advance to n + 1`, which
+// the driver executes by making y_{n+1} current. This is the model of Stumm & Walther's optimal
+// online checkpointing (SIAM J. Sci. Comput. 32(2), 2010): the end is known before the decision.
+
 // Reverse phase. Step l − 1 is reversed at once; then the segments between the snapshots held,
 // from the last to the first, each by revolve (rwd::RevolveSchedule, composed: its actions shifted
 // to the segment and its slots mapped onto the free ones) with the snapshots free at that point —
@@ -52,10 +52,14 @@ class OnlineSchedule final : public Schedule {
   // c ≥ 1 snapshots (y_0's included, as in revolve). Throws InvalidArgument otherwise.
   explicit OnlineSchedule(int snapshots);
 
-  // The run stopped: y_l (l = steps) is final. Precondition: the last action given was
-  // `advance to steps` in the forward phase; InvalidArgument naming the violation otherwise.
+  // The run stopped: y_l (l = steps) is final and y_{l−1} is current. Precondition: in the
+  // forward phase, l = forward_step() + 1 and no action for y_{l−1} was given yet (end_at comes
+  // right after `advance to l − 1`, or first of all for l = 1); InvalidArgument naming the
+  // violation otherwise.
   void end_at(Index steps);
   bool ended() const { return ended_; }
+  // The step n of the current state y_n in the forward phase (0 at the start).
+  Index forward_step() const;
 
   Action next() override;
   Index steps() const override { return ended_ ? steps_ : -1; }  // l once ended; −1 before
@@ -91,9 +95,9 @@ class OnlineSchedule final : public Schedule {
   std::vector<int> segment_slots_;  // revolve slot d → slot; d = 0 is the segment's snapshot
 };
 
-// The online schedule's cost for a run that happens to end at l: the forward phase run to l,
-// end_at(l), and every action validated by rwd::ScheduleValidator (the final advance to l is not
-// applied, see above). Counted as rwd::simulate counts, so cost.advances compares directly with
+// The online schedule's cost for a run that happens to end at l: the forward phase run to y_{l−1},
+// end_at(l), and every action validated by rwd::ScheduleValidator (y_l is the driver's probe, not
+// an action, see above). Counted as rwd::simulate counts, so cost.advances compares directly with
 // rwd::revolve_advances(l, c). Throws ScheduleViolation at the first broken rule.
 ScheduleCost simulate_online(int snapshots, Index steps, const SimulatorOptions& options = {});
 

@@ -191,7 +191,29 @@ class CheckpointedAdjoint {
     Index adjoint_at = steps;  // λ currently holds ∂J/∂y_{adjoint_at} (online: set at the end)
     double forward_s = 0.0, recompute_s = 0.0, reverse_s = 0.0;
 
+    // Online forward phase: y_{n+1} is computed into the y_l buffer before the schedule is asked
+    // about y_n, so that it decides knowing whether the run goes on (OnlineSchedule's model).
+    bool probed = false;
+    Carry probe_carry = carry;
     for (Index index = 0;; ++index) {
+      if (online && !online->ended() && !probed) {
+        const auto start = std::chrono::steady_clock::now();
+        B::copy(y, y_final_);
+        probe_carry = carry;
+        stepper_.step(y_final_, probe_carry, theta);
+        if (options_.check_finite) detail::require_finite_state<B>(y_final_, probe_carry);
+        if (run_end_.ends_at(probe_carry, y_final_)) {
+          steps = probe_carry.step;
+          online->end_at(steps);
+          detail::require_observed_steps_taken(objective_, steps, probe_carry.t);
+          close_run(y, carry, theta, probe_carry, grad, lambda, loss);
+          terminal_done = true;
+          adjoint_at = steps;
+        } else {
+          probed = true;
+        }
+        forward_s += seconds_since(start);
+      }
       if (lookahead)
         if (const auto fetch = lookahead->before(index)) store->prefetch(fetch->slot, fetch->step);
       if (host_lookahead)
@@ -203,29 +225,17 @@ class CheckpointedAdjoint {
       switch (action.kind) {
         case ActionKind::advance: {
           if (online && !online->ended()) {
-            // One step of the online forward phase: into the y_l buffer first.
-            if (action.step != carry.step + 1)
+            // The online forward phase: y_{n+1}, probed above, becomes current.
+            if (!probed || action.step != carry.step + 1)
               detail::fail<InvalidArgument>("online schedule advances from step ", carry.step,
                                             " to ", action.step);
-            B::copy(y, y_final_);
-            Carry next = carry;
-            stepper_.step(y_final_, next, theta);
-            if (options_.check_finite) detail::require_finite_state<B>(y_final_, next);
-            if (run_end_.ends_at(next, y_final_)) {
-              steps = next.step;
-              online->end_at(steps);
-              detail::require_observed_steps_taken(objective_, steps, next.t);
-              close_run(y, carry, theta, next, grad, lambda, loss);
-              terminal_done = true;
-              adjoint_at = steps;
-            } else {
-              std::swap(y, y_final_);
-              carry = next;
-              ++advances;
-              reached = carry.step;
-              drift.record(carry.step, y);
-              loss += observe(carry, y, grad);
-            }
+            std::swap(y, y_final_);
+            carry = probe_carry;
+            probed = false;
+            ++advances;
+            reached = carry.step;
+            drift.record(carry.step, y);
+            loss += observe(carry, y, grad);
             forward_s += seconds_since(start);
             break;
           }
