@@ -25,12 +25,13 @@
 // Determinism: element-wise operations (fill, copy, scale, axpy, linear_combination) give the
 // same bits on every call on every device system; linear_combination evaluates a·x first and
 // then the terms in the order given. Reductions (dot, max_norm, wrms_norm, error_norm,
-// all_finite, sum_index) are folded left to right on the CPP device system, so `deterministic`
-// is true there. On CUDA, OMP and TBB the reduction tree depends on the launch configuration,
-// the thread count and the Thrust/CUB version, and Thrust makes no promise of bitwise
-// reproducibility across runs, so `deterministic` is false there. Note also that nvcc contracts
-// a·x + c·v into fused multiply-adds in device code (--fmad=true, its default), so CUDA results
-// differ from CPU results in the last bits even for element-wise operations.
+// all_finite, sum_index) fold in a fixed decomposition that depends on the vector length alone
+// (rewind/backend/thrust_fixed_reduction.hpp): the CPP system, the OMP system with any thread
+// count and the CUDA system with any launch configuration sum the same terms in the same order,
+// with no atomics, so `deterministic` is true on every device system. nvcc contracts a·x + c·v
+// into fused multiply-adds in device code (--fmad=true, its default), so CUDA results differ
+// from CPU results in the last bits, element-wise and in reductions; configure with
+// -DREWIND_CUDA_FMAD=OFF (nvcc --fmad=false) to make them equal bit for bit.
 //
 // One device system per program: ThrustBackend is the same type whatever THRUST_DEVICE_SYSTEM
 // is, so every translation unit of one executable must agree on it (Thrust's own rule).
@@ -41,10 +42,8 @@
 #include <thrust/execution_policy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
-#include <thrust/inner_product.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform.h>
-#include <thrust/transform_reduce.h>
 #include <thrust/version.h>
 
 #include <cmath>
@@ -52,6 +51,7 @@
 #include <span>
 
 #include "rewind/backend/backend.hpp"
+#include "rewind/backend/thrust_fixed_reduction.hpp"
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/types.hpp"
@@ -75,19 +75,14 @@ namespace rwd {
 
 namespace thrust_detail {
 
-// Only the CPP device system folds reductions in a fixed (sequential) order.
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CPP
 inline constexpr const char* kName = "thrust-cpp";
-inline constexpr bool kDeterministic = true;
 #elif THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
 inline constexpr const char* kName = "thrust-cuda";
-inline constexpr bool kDeterministic = false;
 #elif THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP
 inline constexpr const char* kName = "thrust-omp";
-inline constexpr bool kDeterministic = false;
 #else
 inline constexpr const char* kName = "thrust-tbb";
-inline constexpr bool kDeterministic = false;
 #endif
 
 // |x| with |-0| = +0 (a plain x < 0 ? -x : x keeps -0, which would let max_norm's result
@@ -143,8 +138,17 @@ struct NanMax {
   }
 };
 
-struct Abs {
-  REWIND_HOST_DEVICE double operator()(double x) const { return abs_value(x); }
+// |x_i|
+struct AbsValue {
+  const double* x;
+  REWIND_HOST_DEVICE double operator()(Index i) const { return abs_value(x[i]); }
+};
+
+// x_i y_i
+struct Product {
+  const double* x;
+  const double* y;
+  REWIND_HOST_DEVICE double operator()(Index i) const { return x[i] * y[i]; }
 };
 
 // (x_i w_i)^2
@@ -173,9 +177,11 @@ struct ScaledErrorSquare {
   }
 };
 
-// x - x: 0 for a finite value, NaN for NaN and ±Inf; the sum is 0 exactly when all are finite.
+// x_i - x_i: 0 for a finite value, NaN for NaN and ±Inf; the sum is 0 exactly when all are
+// finite.
 struct SelfDifference {
-  REWIND_HOST_DEVICE double operator()(double x) const { return x - x; }
+  const double* x;
+  REWIND_HOST_DEVICE double operator()(Index i) const { return x[i] - x[i]; }
 };
 
 }  // namespace thrust_detail
@@ -184,7 +190,7 @@ struct ThrustBackend {
   using Vector = thrust::device_vector<double>;
 
   static constexpr const char* name = thrust_detail::kName;
-  static constexpr bool deterministic = thrust_detail::kDeterministic;
+  static constexpr bool deterministic = true;
 
   static Vector zeros(Index n) {
     if (n < 0) detail::fail<InvalidArgument>("vector size ", n, " must be >= 0");
@@ -232,11 +238,11 @@ struct ThrustBackend {
 
   static double dot(const Vector& x, const Vector& y) {
     check_same_size("dot", x.size(), y.size());
-    return thrust::inner_product(thrust::device, x.begin(), x.end(), y.begin(), 0.0);
+    return reduce_index(size(x), thrust_detail::Product{data(x), data(y)});
   }
   static double max_norm(const Vector& x) {
-    return thrust::transform_reduce(thrust::device, x.begin(), x.end(), thrust_detail::Abs{}, 0.0,
-                                    thrust_detail::NanMax{});
+    return thrust_detail::fixed_reduce(size(x), thrust_detail::AbsValue{data(x)},
+                                       thrust_detail::NanMax{}, 0.0);
   }
   static double wrms_norm(const Vector& x, const Vector& w) {
     check_same_size("wrms_norm", x.size(), w.size());
@@ -256,10 +262,7 @@ struct ThrustBackend {
     return std::sqrt(sum / static_cast<double>(n));
   }
   static bool all_finite(const Vector& x) {
-    const double acc =
-        thrust::transform_reduce(thrust::device, x.begin(), x.end(),
-                                 thrust_detail::SelfDifference{}, 0.0, thrust_detail::Plus{});
-    return acc == 0.0;
+    return reduce_index(size(x), thrust_detail::SelfDifference{data(x)}) == 0.0;
   }
 
   static void copy_to_host(const Vector& x, std::span<double> host) {
@@ -280,18 +283,13 @@ struct ThrustBackend {
   // Σ_i f(i) for f returning Sums<K>, one pass on the device.
   template <int K, class F>
   static Sums<K> sum_index(Index n, F f) {
-    if (n <= 0) return Sums<K>::zero();
-    return thrust::transform_reduce(thrust::device, thrust::counting_iterator<Index>(0),
-                                    thrust::counting_iterator<Index>(n), f, Sums<K>::zero(),
-                                    thrust_detail::SumsPlus<K>{});
+    return thrust_detail::fixed_reduce(n, f, thrust_detail::SumsPlus<K>{}, Sums<K>::zero());
   }
 
  private:
   template <class F>
   static double reduce_index(Index n, F f) {
-    return thrust::transform_reduce(thrust::device, thrust::counting_iterator<Index>(0),
-                                    thrust::counting_iterator<Index>(n), f, 0.0,
-                                    thrust_detail::Plus{});
+    return thrust_detail::fixed_reduce(n, f, thrust_detail::Plus{}, 0.0);
   }
 
   template <class Combination>
