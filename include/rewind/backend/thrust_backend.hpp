@@ -33,6 +33,13 @@
 // from CPU results in the last bits, element-wise and in reductions; configure with
 // -DREWIND_CUDA_FMAD=OFF (nvcc --fmad=false) to make them equal bit for bit.
 //
+// Errors: on CUDA every entry point turns a CUDA failure into rwd::DeviceError naming the
+// operation and CUDA's error string (rewind/backend/cuda_check.hpp), and zeros and a resizing
+// copy refuse a vector larger than the device's free memory before allocating it ("a state that
+// does not fit the device", with the bytes requested and free). Element-wise kernels are queued
+// without waiting (thrust::cuda::par_nosync): a fault inside one is reported by the next call
+// that waits for the device (a reduction or a copy to the host).
+//
 // One device system per program: ThrustBackend is the same type whatever THRUST_DEVICE_SYSTEM
 // is, so every translation unit of one executable must agree on it (Thrust's own rule).
 #pragma once
@@ -49,8 +56,10 @@
 #include <cmath>
 #include <cstddef>
 #include <span>
+#include <utility>
 
 #include "rewind/backend/backend.hpp"
+#include "rewind/backend/device_error.hpp"
 #include "rewind/backend/thrust_fixed_reduction.hpp"
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
@@ -69,6 +78,10 @@ THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP"
     "rewind/backend/thrust_backend.hpp: nvcc picked up a Thrust 1.x (probably Debian's \
 /usr/include/thrust) instead of the CUDA toolkit's own CCCL, which nvcc itself puts first \
 (-isystem <cuda>/include/cccl); look for an include flag that brings another Thrust ahead of it"
+#endif
+
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#include "rewind/backend/cuda_check.hpp"
 #endif
 
 namespace rwd {
@@ -184,6 +197,25 @@ struct SelfDifference {
   REWIND_HOST_DEVICE double operator()(Index i) const { return x[i] - x[i]; }
 };
 
+// Runs f, turning a CUDA failure into an rwd::DeviceError that names the operation
+// (rewind/backend/cuda_check.hpp); on CPU device systems f runs as it is.
+template <class F>
+decltype(auto) guarded([[maybe_unused]] const char* operation, F&& f) {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  return cuda::translate_errors(operation, std::forward<F>(f));
+#else
+  return std::forward<F>(f)();
+#endif
+}
+
+// Refuses, before allocating, a vector of `count` doubles larger than the device's free memory.
+inline void fits_on_device([[maybe_unused]] std::size_t count,
+                           [[maybe_unused]] const char* operation) {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  cuda::check_fits(count * sizeof(double), operation);
+#endif
+}
+
 }  // namespace thrust_detail
 
 struct ThrustBackend {
@@ -194,26 +226,41 @@ struct ThrustBackend {
 
   static Vector zeros(Index n) {
     if (n < 0) detail::fail<InvalidArgument>("vector size ", n, " must be >= 0");
-    return Vector(static_cast<std::size_t>(n), 0.0);
+    return thrust_detail::guarded("zeros", [&] {
+      thrust_detail::fits_on_device(static_cast<std::size_t>(n), "zeros");
+      return Vector(static_cast<std::size_t>(n), 0.0);
+    });
   }
   static Index size(const Vector& x) { return static_cast<Index>(x.size()); }
   static double* data(Vector& x) { return thrust::raw_pointer_cast(x.data()); }
   static const double* data(const Vector& x) { return thrust::raw_pointer_cast(x.data()); }
 
-  static void fill(Vector& x, double a) { thrust::fill(thrust::device, x.begin(), x.end(), a); }
+  static void fill(Vector& x, double a) {
+    thrust_detail::guarded("fill",
+                           [&] { thrust::fill(thrust_detail::kNoWait, x.begin(), x.end(), a); });
+  }
   static void copy(const Vector& src, Vector& dst) {
-    if (dst.size() == src.size())
-      thrust::copy(thrust::device, src.begin(), src.end(), dst.begin());
-    else
-      dst = src;  // like Eigen's assignment: resize, then copy
+    thrust_detail::guarded("copy", [&] {
+      if (dst.size() == src.size()) {
+        thrust::copy(thrust_detail::kNoWait, src.begin(), src.end(), dst.begin());
+      } else {
+        thrust_detail::fits_on_device(src.size(), "copy");
+        dst = src;  // like Eigen's assignment: resize, then copy
+      }
+    });
   }
   static void scale(double a, Vector& x) {
-    thrust::transform(thrust::device, x.begin(), x.end(), x.begin(), thrust_detail::Scale{a});
+    thrust_detail::guarded("scale", [&] {
+      thrust::transform(thrust_detail::kNoWait, x.begin(), x.end(), x.begin(),
+                        thrust_detail::Scale{a});
+    });
   }
   static void axpy(double a, const Vector& x, Vector& y) {
     check_same_size("axpy", x.size(), y.size());
-    thrust::transform(thrust::device, x.begin(), x.end(), y.begin(), y.begin(),
-                      thrust_detail::Axpy{a});
+    thrust_detail::guarded("axpy", [&] {
+      thrust::transform(thrust_detail::kNoWait, x.begin(), x.end(), y.begin(), y.begin(),
+                        thrust_detail::Axpy{a});
+    });
   }
 
   static void linear_combination(Vector& out, double a, const Vector& x, std::span<const double> c,
@@ -224,7 +271,7 @@ struct ThrustBackend {
     f.x = data(x);
     f.a = a;
     pack_terms(f, c, v, out.size());
-    for_each_index(size(out), f);
+    launch_for_each("linear_combination", size(out), f);
   }
   static void linear_combination(Vector& out, std::span<const double> c,
                                  std::span<const Vector* const> v) {
@@ -233,22 +280,25 @@ struct ThrustBackend {
     f.x = nullptr;
     f.a = 0.0;
     pack_terms(f, c, v, out.size());
-    for_each_index(size(out), f);
+    launch_for_each("linear_combination", size(out), f);
   }
 
   static double dot(const Vector& x, const Vector& y) {
     check_same_size("dot", x.size(), y.size());
-    return reduce_index(size(x), thrust_detail::Product{data(x), data(y)});
+    return reduce_index("dot", size(x), thrust_detail::Product{data(x), data(y)});
   }
   static double max_norm(const Vector& x) {
-    return thrust_detail::fixed_reduce(size(x), thrust_detail::AbsValue{data(x)},
-                                       thrust_detail::NanMax{}, 0.0);
+    return thrust_detail::guarded("max_norm", [&] {
+      return thrust_detail::fixed_reduce(size(x), thrust_detail::AbsValue{data(x)},
+                                         thrust_detail::NanMax{}, 0.0);
+    });
   }
   static double wrms_norm(const Vector& x, const Vector& w) {
     check_same_size("wrms_norm", x.size(), w.size());
     const Index n = size(x);
     if (n == 0) return 0.0;
-    const double sum = reduce_index(n, thrust_detail::WeightedSquare{data(x), data(w)});
+    const double sum =
+        reduce_index("wrms_norm", n, thrust_detail::WeightedSquare{data(x), data(w)});
     return std::sqrt(sum / static_cast<double>(n));
   }
   static double error_norm(const Vector& e, const Vector& y0, const Vector& y1, double rtol,
@@ -257,39 +307,50 @@ struct ThrustBackend {
     check_same_size("error_norm", e.size(), y1.size());
     const Index n = size(e);
     if (n == 0) return 0.0;
-    const double sum =
-        reduce_index(n, thrust_detail::ScaledErrorSquare{data(e), data(y0), data(y1), rtol, atol});
+    const double sum = reduce_index(
+        "error_norm", n, thrust_detail::ScaledErrorSquare{data(e), data(y0), data(y1), rtol, atol});
     return std::sqrt(sum / static_cast<double>(n));
   }
   static bool all_finite(const Vector& x) {
-    return reduce_index(size(x), thrust_detail::SelfDifference{data(x)}) == 0.0;
+    return reduce_index("all_finite", size(x), thrust_detail::SelfDifference{data(x)}) == 0.0;
   }
 
   static void copy_to_host(const Vector& x, std::span<double> host) {
     check_host_size(x.size(), host.size());
-    thrust::copy(x.begin(), x.end(), host.data());
+    thrust_detail::guarded("copy_to_host", [&] { thrust::copy(x.begin(), x.end(), host.data()); });
   }
   static void copy_from_host(std::span<const double> host, Vector& x) {
     check_host_size(x.size(), host.size());
-    thrust::copy(host.data(), host.data() + host.size(), x.begin());
+    thrust_detail::guarded(
+        "copy_from_host", [&] { thrust::copy(host.data(), host.data() + host.size(), x.begin()); });
   }
 
   // f(i) for i in [0, n) on the device; f is a REWIND_HOST_DEVICE functor taking Index.
   template <class F>
   static void for_each_index(Index n, F f) {
-    if (n <= 0) return;
-    thrust::for_each_n(thrust::device, thrust::counting_iterator<Index>(0), n, f);
+    launch_for_each("for_each_index", n, f);
   }
-  // Σ_i f(i) for f returning Sums<K>, one pass on the device.
+  // Σ_i f(i) for f returning Sums<K>, one pass on the device, in the fixed decomposition.
   template <int K, class F>
   static Sums<K> sum_index(Index n, F f) {
-    return thrust_detail::fixed_reduce(n, f, thrust_detail::SumsPlus<K>{}, Sums<K>::zero());
+    return thrust_detail::guarded("sum_index", [&] {
+      return thrust_detail::fixed_reduce(n, f, thrust_detail::SumsPlus<K>{}, Sums<K>::zero());
+    });
   }
 
  private:
   template <class F>
-  static double reduce_index(Index n, F f) {
-    return thrust_detail::fixed_reduce(n, f, thrust_detail::Plus{}, 0.0);
+  static void launch_for_each(const char* operation, Index n, const F& f) {
+    if (n <= 0) return;
+    thrust_detail::guarded(operation, [&] {
+      thrust::for_each_n(thrust_detail::kNoWait, thrust::counting_iterator<Index>(0), n, f);
+    });
+  }
+
+  template <class F>
+  static double reduce_index(const char* operation, Index n, F f) {
+    return thrust_detail::guarded(
+        operation, [&] { return thrust_detail::fixed_reduce(n, f, thrust_detail::Plus{}, 0.0); });
   }
 
   template <class Combination>

@@ -43,6 +43,9 @@
 #include <thrust/execution_policy.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#include <thrust/system/cuda/execution_policy.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -53,6 +56,16 @@
 #include "rewind/types.hpp"
 
 namespace rwd::thrust_detail {
+
+// The execution policy of rewind's kernels. On CUDA they are queued without waiting for the
+// device (par_nosync): the kernels of a step run back to back, and the next call that needs a
+// result (the copy at the end of a reduction, a copy to the host) waits once. Launch failures
+// are still reported by the call that launched; a fault inside a kernel by the next that waits.
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+inline constexpr auto kNoWait = thrust::cuda::par_nosync;
+#else
+inline constexpr auto kNoWait = thrust::device;
+#endif
 
 inline constexpr Index kTermsPerPartial = 32;
 inline constexpr Index kMaxPartials = 65536;
@@ -161,13 +174,12 @@ T fixed_reduce(Index n, Map map, Fold fold, T identity) {
   T* finals = partials + kMaxPartials;
 
   const auto tasks = [](Index count) { return (count + kPartialsPerTask - 1) / kPartialsPerTask; };
-  thrust::for_each_n(thrust::device, thrust::counting_iterator<Index>(0), tasks(layout.partials),
+  thrust::for_each_n(kNoWait, thrust::counting_iterator<Index>(0), tasks(layout.partials),
                      FoldStrided<T, Map, Fold>{map, fold, identity, partials, n, layout.partials,
                                                kPartialsPerTask});
   const T* last_pass = partials;
   if (layout.final_partials < layout.partials) {
-    thrust::for_each_n(thrust::device, thrust::counting_iterator<Index>(0),
-                       tasks(layout.final_partials),
+    thrust::for_each_n(kNoWait, thrust::counting_iterator<Index>(0), tasks(layout.final_partials),
                        FoldStrided<T, ReadValue<T>, Fold>{ReadValue<T>{partials}, fold, identity,
                                                           finals, layout.partials,
                                                           layout.final_partials, kPartialsPerTask});
