@@ -53,11 +53,20 @@ inline DeviceMemory device_memory() {
   return m;
 }
 
+// Whether `status` reports a fault inside a kernel, which may be one launched earlier.
+inline bool kernel_fault(cudaError_t status) {
+  return status == cudaErrorIllegalAddress || status == cudaErrorLaunchFailure ||
+         status == cudaErrorIllegalInstruction || status == cudaErrorMisalignedAddress ||
+         status == cudaErrorAssert || status == cudaErrorHardwareStackError;
+}
+
 inline void check(cudaError_t status, const char* operation) {
   if (status == cudaSuccess) return;
-  detail::fail<DeviceError>(operation, ": CUDA error ", cudaGetErrorName(status), " (",
-                            cudaGetErrorString(status),
-                            "); a kernel fault may come from an earlier asynchronous launch");
+  detail::fail<DeviceError>(
+      operation, ": CUDA error ", cudaGetErrorName(status), " (", cudaGetErrorString(status), ")",
+      kernel_fault(status) ? "; the faulting kernel may be one launched earlier, "
+                             "asynchronously"
+                           : "");
 }
 
 inline void check_fits(std::size_t bytes, const char* operation) {
