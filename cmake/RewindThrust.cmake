@@ -6,6 +6,9 @@
 #   rewind_thrust_cuda (rewind::thrust_cuda) rwd::ThrustBackend on the GPU, for .cu sources
 #       compiled by nvcc (REWIND_WITH_CUDA only): C++20, --extended-lambda, and the CUDA
 #       toolkit's own Thrust/CUB (include/cccl), never Debian's 1.x headers in /usr/include.
+#   rewind_thrust_omp  (rewind::thrust_omp)  rwd::ThrustBackend on Thrust's OMP device system
+#       (REWIND_WITH_OPENMP only): the same headers as thrust_cpp with OpenMP threads; its test
+#       shows that reductions give the CPP system's bits for every thread count.
 #
 # Both are plain INTERFACE targets (header-only backend), ready for the install export set.
 
@@ -41,6 +44,17 @@ target_link_libraries(rewind_thrust_cpp INTERFACE rewind_core)
 target_include_directories(rewind_thrust_cpp SYSTEM INTERFACE "${REWIND_THRUST_INCLUDE_DIR}")
 target_compile_definitions(rewind_thrust_cpp INTERFACE
   THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP)
+
+# --- CPU threads: Thrust's OMP device system --------------------------------------------------
+if(REWIND_WITH_OPENMP)
+  add_library(rewind_thrust_omp INTERFACE)
+  add_library(rewind::thrust_omp ALIAS rewind_thrust_omp)
+  set_target_properties(rewind_thrust_omp PROPERTIES EXPORT_NAME thrust_omp)
+  target_link_libraries(rewind_thrust_omp INTERFACE rewind_core OpenMP::OpenMP_CXX)
+  target_include_directories(rewind_thrust_omp SYSTEM INTERFACE "${REWIND_THRUST_INCLUDE_DIR}")
+  target_compile_definitions(rewind_thrust_omp INTERFACE
+    THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_OMP)
+endif()
 
 # --- GPU: nvcc with the toolkit's CCCL ----------------------------------------------------------
 if(REWIND_WITH_CUDA)
@@ -98,4 +112,16 @@ if(REWIND_WITH_CUDA)
     THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CUDA)
   target_compile_options(rewind_thrust_cuda INTERFACE
     $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda>)
+  # nvcc contracts a·b + c into one fused multiply-add by default: faster, and more accurate, but
+  # CUDA results then differ from the CPU's in the last bits (still the same bits run after run).
+  # OFF passes --fmad=false so that GPU and CPU results are equal bit for bit; REWIND_CUDA_FMAD
+  # (1 or 0) tells the code and the tests which one was built.
+  option(REWIND_CUDA_FMAD "Let nvcc fuse multiply-adds in device code (nvcc --fmad=true)" ON)
+  if(REWIND_CUDA_FMAD)
+    target_compile_options(rewind_thrust_cuda INTERFACE $<$<COMPILE_LANGUAGE:CUDA>:--fmad=true>)
+    target_compile_definitions(rewind_thrust_cuda INTERFACE REWIND_CUDA_FMAD=1)
+  else()
+    target_compile_options(rewind_thrust_cuda INTERFACE $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false>)
+    target_compile_definitions(rewind_thrust_cuda INTERFACE REWIND_CUDA_FMAD=0)
+  endif()
 endif()

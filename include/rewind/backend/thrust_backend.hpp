@@ -25,12 +25,20 @@
 // Determinism: element-wise operations (fill, copy, scale, axpy, linear_combination) give the
 // same bits on every call on every device system; linear_combination evaluates a·x first and
 // then the terms in the order given. Reductions (dot, max_norm, wrms_norm, error_norm,
-// all_finite, sum_index) are folded left to right on the CPP device system, so `deterministic`
-// is true there. On CUDA, OMP and TBB the reduction tree depends on the launch configuration,
-// the thread count and the Thrust/CUB version, and Thrust makes no promise of bitwise
-// reproducibility across runs, so `deterministic` is false there. Note also that nvcc contracts
-// a·x + c·v into fused multiply-adds in device code (--fmad=true, its default), so CUDA results
-// differ from CPU results in the last bits even for element-wise operations.
+// all_finite, sum_index) fold in a fixed decomposition that depends on the vector length alone
+// (rewind/backend/thrust_fixed_reduction.hpp): the CPP system, the OMP system with any thread
+// count and the CUDA system with any launch configuration sum the same terms in the same order,
+// with no atomics, so `deterministic` is true on every device system. nvcc contracts a·x + c·v
+// into fused multiply-adds in device code (--fmad=true, its default), so CUDA results differ
+// from CPU results in the last bits, element-wise and in reductions; configure with
+// -DREWIND_CUDA_FMAD=OFF (nvcc --fmad=false) to make them equal bit for bit.
+//
+// Errors: on CUDA every entry point turns a CUDA failure into rwd::DeviceError naming the
+// operation and CUDA's error string (rewind/backend/cuda_check.hpp), and zeros and a resizing
+// copy refuse a vector larger than the device's free memory before allocating it ("a state that
+// does not fit the device", with the bytes requested and free). Element-wise kernels are queued
+// without waiting (thrust::cuda::par_nosync): a fault inside one is reported by the next call
+// that waits for the device (a reduction or a copy to the host).
 //
 // Device systems in one program: a translation unit sees one THRUST_DEVICE_SYSTEM (the macro
 // decides what thrust::device_vector is), and ThrustBackend lives in an inline namespace named
@@ -47,17 +55,19 @@
 #include <thrust/execution_policy.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
-#include <thrust/inner_product.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/transform.h>
-#include <thrust/transform_reduce.h>
 #include <thrust/version.h>
 
 #include <cmath>
 #include <cstddef>
 #include <span>
+#include <utility>
 
 #include "rewind/backend/backend.hpp"
+#include "rewind/backend/device_error.hpp"
+#include "rewind/backend/thrust_fixed_reduction.hpp"
+#include "rewind/backend/thrust_system.hpp"
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/types.hpp"
@@ -77,15 +87,8 @@ THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP"
 (-isystem <cuda>/include/cccl); look for an include flag that brings another Thrust ahead of it"
 #endif
 
-// The inline namespace that keeps each device system's instantiations apart (see above).
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CPP
-#define REWIND_THRUST_SYSTEM_NAMESPACE thrust_cpp
-#elif THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-#define REWIND_THRUST_SYSTEM_NAMESPACE thrust_cuda
-#elif THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP
-#define REWIND_THRUST_SYSTEM_NAMESPACE thrust_omp
-#else
-#define REWIND_THRUST_SYSTEM_NAMESPACE thrust_tbb
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#include "rewind/backend/cuda_check.hpp"
 #endif
 
 namespace rwd {
@@ -93,19 +96,14 @@ inline namespace REWIND_THRUST_SYSTEM_NAMESPACE {
 
 namespace thrust_detail {
 
-// Only the CPP device system folds reductions in a fixed (sequential) order.
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CPP
 inline constexpr const char* kName = "thrust-cpp";
-inline constexpr bool kDeterministic = true;
 #elif THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
 inline constexpr const char* kName = "thrust-cuda";
-inline constexpr bool kDeterministic = false;
 #elif THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP
 inline constexpr const char* kName = "thrust-omp";
-inline constexpr bool kDeterministic = false;
 #else
 inline constexpr const char* kName = "thrust-tbb";
-inline constexpr bool kDeterministic = false;
 #endif
 
 // |x| with |-0| = +0 (a plain x < 0 ? -x : x keeps -0, which would let max_norm's result
@@ -161,8 +159,17 @@ struct NanMax {
   }
 };
 
-struct Abs {
-  REWIND_HOST_DEVICE double operator()(double x) const { return abs_value(x); }
+// |x_i|
+struct AbsValue {
+  const double* x;
+  REWIND_HOST_DEVICE double operator()(Index i) const { return abs_value(x[i]); }
+};
+
+// x_i y_i
+struct Product {
+  const double* x;
+  const double* y;
+  REWIND_HOST_DEVICE double operator()(Index i) const { return x[i] * y[i]; }
 };
 
 // (x_i w_i)^2
@@ -191,10 +198,31 @@ struct ScaledErrorSquare {
   }
 };
 
-// x - x: 0 for a finite value, NaN for NaN and ±Inf; the sum is 0 exactly when all are finite.
+// x_i - x_i: 0 for a finite value, NaN for NaN and ±Inf; the sum is 0 exactly when all are
+// finite.
 struct SelfDifference {
-  REWIND_HOST_DEVICE double operator()(double x) const { return x - x; }
+  const double* x;
+  REWIND_HOST_DEVICE double operator()(Index i) const { return x[i] - x[i]; }
 };
+
+// Runs f, turning a CUDA failure into an rwd::DeviceError that names the operation
+// (rewind/backend/cuda_check.hpp); on CPU device systems f runs as it is.
+template <class F>
+decltype(auto) guarded([[maybe_unused]] const char* operation, F&& f) {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  return cuda::translate_errors(operation, std::forward<F>(f));
+#else
+  return std::forward<F>(f)();
+#endif
+}
+
+// Refuses, before allocating, a vector of `count` doubles larger than the device's free memory.
+inline void fits_on_device([[maybe_unused]] std::size_t count,
+                           [[maybe_unused]] const char* operation) {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  cuda::check_fits(count * sizeof(double), operation);
+#endif
+}
 
 }  // namespace thrust_detail
 
@@ -202,30 +230,45 @@ struct ThrustBackend {
   using Vector = thrust::device_vector<double>;
 
   static constexpr const char* name = thrust_detail::kName;
-  static constexpr bool deterministic = thrust_detail::kDeterministic;
+  static constexpr bool deterministic = true;
 
   static Vector zeros(Index n) {
     if (n < 0) detail::fail<InvalidArgument>("vector size ", n, " must be >= 0");
-    return Vector(static_cast<std::size_t>(n), 0.0);
+    return thrust_detail::guarded("zeros", [&] {
+      thrust_detail::fits_on_device(static_cast<std::size_t>(n), "zeros");
+      return Vector(static_cast<std::size_t>(n), 0.0);
+    });
   }
   static Index size(const Vector& x) { return static_cast<Index>(x.size()); }
   static double* data(Vector& x) { return thrust::raw_pointer_cast(x.data()); }
   static const double* data(const Vector& x) { return thrust::raw_pointer_cast(x.data()); }
 
-  static void fill(Vector& x, double a) { thrust::fill(thrust::device, x.begin(), x.end(), a); }
+  static void fill(Vector& x, double a) {
+    thrust_detail::guarded("fill",
+                           [&] { thrust::fill(thrust_detail::kNoWait, x.begin(), x.end(), a); });
+  }
   static void copy(const Vector& src, Vector& dst) {
-    if (dst.size() == src.size())
-      thrust::copy(thrust::device, src.begin(), src.end(), dst.begin());
-    else
-      dst = src;  // like Eigen's assignment: resize, then copy
+    thrust_detail::guarded("copy", [&] {
+      if (dst.size() == src.size()) {
+        thrust::copy(thrust_detail::kNoWait, src.begin(), src.end(), dst.begin());
+      } else {
+        thrust_detail::fits_on_device(src.size(), "copy");
+        dst = src;  // like Eigen's assignment: resize, then copy
+      }
+    });
   }
   static void scale(double a, Vector& x) {
-    thrust::transform(thrust::device, x.begin(), x.end(), x.begin(), thrust_detail::Scale{a});
+    thrust_detail::guarded("scale", [&] {
+      thrust::transform(thrust_detail::kNoWait, x.begin(), x.end(), x.begin(),
+                        thrust_detail::Scale{a});
+    });
   }
   static void axpy(double a, const Vector& x, Vector& y) {
     check_same_size("axpy", x.size(), y.size());
-    thrust::transform(thrust::device, x.begin(), x.end(), y.begin(), y.begin(),
-                      thrust_detail::Axpy{a});
+    thrust_detail::guarded("axpy", [&] {
+      thrust::transform(thrust_detail::kNoWait, x.begin(), x.end(), y.begin(), y.begin(),
+                        thrust_detail::Axpy{a});
+    });
   }
 
   static void linear_combination(Vector& out, double a, const Vector& x, std::span<const double> c,
@@ -236,7 +279,7 @@ struct ThrustBackend {
     f.x = data(x);
     f.a = a;
     pack_terms(f, c, v, out.size());
-    for_each_index(size(out), f);
+    launch_for_each("linear_combination", size(out), f);
   }
   static void linear_combination(Vector& out, std::span<const double> c,
                                  std::span<const Vector* const> v) {
@@ -245,22 +288,25 @@ struct ThrustBackend {
     f.x = nullptr;
     f.a = 0.0;
     pack_terms(f, c, v, out.size());
-    for_each_index(size(out), f);
+    launch_for_each("linear_combination", size(out), f);
   }
 
   static double dot(const Vector& x, const Vector& y) {
     check_same_size("dot", x.size(), y.size());
-    return thrust::inner_product(thrust::device, x.begin(), x.end(), y.begin(), 0.0);
+    return reduce_index("dot", size(x), thrust_detail::Product{data(x), data(y)});
   }
   static double max_norm(const Vector& x) {
-    return thrust::transform_reduce(thrust::device, x.begin(), x.end(), thrust_detail::Abs{}, 0.0,
-                                    thrust_detail::NanMax{});
+    return thrust_detail::guarded("max_norm", [&] {
+      return thrust_detail::fixed_reduce(size(x), thrust_detail::AbsValue{data(x)},
+                                         thrust_detail::NanMax{}, 0.0);
+    });
   }
   static double wrms_norm(const Vector& x, const Vector& w) {
     check_same_size("wrms_norm", x.size(), w.size());
     const Index n = size(x);
     if (n == 0) return 0.0;
-    const double sum = reduce_index(n, thrust_detail::WeightedSquare{data(x), data(w)});
+    const double sum =
+        reduce_index("wrms_norm", n, thrust_detail::WeightedSquare{data(x), data(w)});
     return std::sqrt(sum / static_cast<double>(n));
   }
   static double error_norm(const Vector& e, const Vector& y0, const Vector& y1, double rtol,
@@ -269,47 +315,50 @@ struct ThrustBackend {
     check_same_size("error_norm", e.size(), y1.size());
     const Index n = size(e);
     if (n == 0) return 0.0;
-    const double sum =
-        reduce_index(n, thrust_detail::ScaledErrorSquare{data(e), data(y0), data(y1), rtol, atol});
+    const double sum = reduce_index(
+        "error_norm", n, thrust_detail::ScaledErrorSquare{data(e), data(y0), data(y1), rtol, atol});
     return std::sqrt(sum / static_cast<double>(n));
   }
   static bool all_finite(const Vector& x) {
-    const double acc =
-        thrust::transform_reduce(thrust::device, x.begin(), x.end(),
-                                 thrust_detail::SelfDifference{}, 0.0, thrust_detail::Plus{});
-    return acc == 0.0;
+    return reduce_index("all_finite", size(x), thrust_detail::SelfDifference{data(x)}) == 0.0;
   }
 
   static void copy_to_host(const Vector& x, std::span<double> host) {
     check_host_size(x.size(), host.size());
-    thrust::copy(x.begin(), x.end(), host.data());
+    thrust_detail::guarded("copy_to_host", [&] { thrust::copy(x.begin(), x.end(), host.data()); });
   }
   static void copy_from_host(std::span<const double> host, Vector& x) {
     check_host_size(x.size(), host.size());
-    thrust::copy(host.data(), host.data() + host.size(), x.begin());
+    thrust_detail::guarded(
+        "copy_from_host", [&] { thrust::copy(host.data(), host.data() + host.size(), x.begin()); });
   }
 
   // f(i) for i in [0, n) on the device; f is a REWIND_HOST_DEVICE functor taking Index.
   template <class F>
   static void for_each_index(Index n, F f) {
-    if (n <= 0) return;
-    thrust::for_each_n(thrust::device, thrust::counting_iterator<Index>(0), n, f);
+    launch_for_each("for_each_index", n, f);
   }
-  // Σ_i f(i) for f returning Sums<K>, one pass on the device.
+  // Σ_i f(i) for f returning Sums<K>, one pass on the device, in the fixed decomposition.
   template <int K, class F>
   static Sums<K> sum_index(Index n, F f) {
-    if (n <= 0) return Sums<K>::zero();
-    return thrust::transform_reduce(thrust::device, thrust::counting_iterator<Index>(0),
-                                    thrust::counting_iterator<Index>(n), f, Sums<K>::zero(),
-                                    thrust_detail::SumsPlus<K>{});
+    return thrust_detail::guarded("sum_index", [&] {
+      return thrust_detail::fixed_reduce(n, f, thrust_detail::SumsPlus<K>{}, Sums<K>::zero());
+    });
   }
 
  private:
   template <class F>
-  static double reduce_index(Index n, F f) {
-    return thrust::transform_reduce(thrust::device, thrust::counting_iterator<Index>(0),
-                                    thrust::counting_iterator<Index>(n), f, 0.0,
-                                    thrust_detail::Plus{});
+  static void launch_for_each(const char* operation, Index n, const F& f) {
+    if (n <= 0) return;
+    thrust_detail::guarded(operation, [&] {
+      thrust::for_each_n(thrust_detail::kNoWait, thrust::counting_iterator<Index>(0), n, f);
+    });
+  }
+
+  template <class F>
+  static double reduce_index(const char* operation, Index n, F f) {
+    return thrust_detail::guarded(
+        operation, [&] { return thrust_detail::fixed_reduce(n, f, thrust_detail::Plus{}, 0.0); });
   }
 
   template <class Combination>
