@@ -64,6 +64,18 @@ inline void validate_schedule_flags(const PlanRequest& request, bool budget_from
           "--snapshots and --ram-snapshots/--disk-snapshots exclude each other");
     return;
   }
+  if (request.kind == ScheduleKind::three_level) {
+    // Counts from --device-snapshots, --host-snapshots and --disk-snapshots.
+    const Index limits[3] = {1 << 20, 1 << 20, 1 << 24};
+    const char* flags[3] = {"--device-snapshots", "--host-snapshots", "--disk-snapshots"};
+    const Index counts[3] = {request.memory_slots.value_or(0), request.host_slots.value_or(0),
+                             request.disk_slots.value_or(0)};
+    for (int i = 0; i < 3; ++i)
+      if (counts[i] < 0 || counts[i] > limits[i])
+        rwd::detail::fail<InvalidArgument>(flags[i], " = ", counts[i], " must lie in [0, ",
+                                           limits[i], "]");
+    return;
+  }
   if (request.memory_slots || request.disk_slots)
     rwd::detail::fail<InvalidArgument>(
         "--ram-snapshots/--disk-snapshots select the two-level schedule, not ",

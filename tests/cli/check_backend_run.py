@@ -6,7 +6,8 @@
 For gray_scott, heat2d and lorenz96 on --backend thrust (rwd::ThrustBackend on Thrust's CPP
 device system, the GPU code path on the CPU):
 - the JSON names the backend (stats.backend "thrust-cpp") and has "device": null;
-- store-all, revolve with 3 snapshots, revolve with 4 snapshots on disk and an adaptive run's
+- store-all, revolve with 3 snapshots, revolve with 4 snapshots on disk, three levels (device,
+  host, and disk: the counts the plan predicted, the copy costs measured) and an adaptive run's
   online schedule give the store-all bits of the same backend (J, dJ/dtheta, |dJ/dy0|), with zero
   drift over every replay;
 - the gradient agrees with --backend eigen to 1e-12 relative (the backends fold reductions in
@@ -78,6 +79,24 @@ def check_problem(rewind, problem, size, steps, adaptive):
     for name, result in (("revolve(3)", revolve), ("disk", disk)):
         if not result["drift"]["bitwise_identical"] or result["drift"]["replayed_steps_checked"] < 1:
             fail(f"{problem} thrust {name}: replays not checked or not bitwise: {result['drift']!r}")
+    # Three levels: device (the backend's memory here), host, and disk; costs measured first.
+    with tempfile.TemporaryDirectory() as directory:
+        for levels in (["--device-snapshots", "2", "--host-snapshots", "3"],
+                       ["--device-snapshots", "1", "--host-snapshots", "1", "--disk", directory,
+                        "--disk-snapshots", "3"]):
+            three = run_json(rewind, *base, *thrust, *levels)
+            what = f"{problem} thrust {' '.join(levels[:4])}"
+            same_bits(store_all, three, what)
+            plan = three["schedule"]
+            if not plan["name"].startswith("three-level") or not three["drift"]["bitwise_identical"]:
+                fail(f"{what}: ran {plan['name']!r}, drift {three['drift']!r}")
+            if (plan["host_stores"], plan["host_restores"]) != (
+                    plan["predicted_host_stores"], plan["predicted_host_restores"]):
+                fail(f"{what}: host stores/restores {plan['host_stores']}/{plan['host_restores']}"
+                     f" but the plan predicted {plan['predicted_host_stores']}/"
+                     f"{plan['predicted_host_restores']}")
+            if plan["measured_host_write_seconds"] is None or plan["measured_step_seconds"] is None:
+                fail(f"{what}: the level costs were not measured: {plan!r}")
     close(store_all, run_json(rewind, *base), f"{problem} thrust against eigen")
     if adaptive:
         a = [problem, "--n", str(size), "--method", "tsit5", "--adaptive", "--t-final", "1",
@@ -121,6 +140,10 @@ def main():
             needle="lorenz63 has no device right-hand side")
     refused(rewind, "heat2d", "--n", "8", "--backend", "thrust", "--method", "bdf",
             needle="runs on --backend eigen only")
+    refused(rewind, "heat2d", "--backend", "thrust", "--device-snapshots", "0",
+            "--host-snapshots", "0", needle="needs a snapshot in memory")
+    refused(rewind, "heat2d", "--backend", "thrust", "--device-snapshots", "2",
+            "--disk-snapshots", "3", needle="--disk-snapshots 3 needs --disk DIR")
     print("check_backend_run: thrust-cpp = its own store-all bitwise for every schedule, "
           "= eigen to 1e-12; cuda runs or is refused with the reason")
 
