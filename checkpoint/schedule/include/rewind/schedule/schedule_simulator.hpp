@@ -13,6 +13,12 @@
 // step reversed and every slot freed; nothing after done. The first violation throws
 // ScheduleViolation naming the action's index, the action and the rule.
 //
+// Stage snapshots (set_stage_units, or Schedule::stage_units() in simulate): store_stages needs
+// the current state y_n with n < l and u free slots [s, s + u) inside the budget (on one level);
+// a reverse of step n is legal from the current state y_n, or — `slot` ≥ 0 — from a slot that
+// holds the stages of step n; a stage snapshot cannot be restored as a state, and is freed by
+// its first slot.
+//
 // ScheduleValidator does the same one action at a time, for drivers and tests that produce their
 // own streams. Counting follows Griewank & Walther (ACM TOMS 26(1), 2000): advances are steps run
 // forward by `advance` actions; the forward step re-run inside each reverse step is not one.
@@ -57,6 +63,15 @@ struct ScheduleCost {
   // an index out of range, and allocates nothing the schedule leaves unused.
   int memory_slots_used = 0;
   int disk_slots_used = 0;
+  // Stage snapshots (Schedule::stage_units() > 0): each store_stages takes one step forward
+  // (counted in `advances`) and fills stage_units slots; a reverse from stages re-runs nothing.
+  int stage_units = 0;
+  Index stage_stores = 0;
+  Index stage_reverses = 0;  // of `reverses`, those from a stage snapshot
+
+  // Forward steps evaluated in all: advances plus the step each reverse from the current state
+  // re-runs (l + p in revolve's counting; l when every step is reversed from its stages).
+  Index forward_evaluations() const { return advances + reverses - stage_reverses; }
 
   // One line; the disk counts are appended when there is a disk level (or disk I/O was counted).
   std::string to_string() const;
@@ -93,11 +108,18 @@ class ScheduleValidator {
   int disk_slots_in_use() const { return disk_in_use_; }
   int memory_slots() const { return memory_slots_; }
   const ScheduleCost& cost() const { return cost_; }
+  // Accepts stage snapshots of `units` slots each (0: none, the default). Call before the first
+  // action; throws InvalidArgument for units < 0.
+  void set_stage_units(int units);
 
  private:
   [[noreturn]] void violation(const Action& action, const std::string& what) const;
   void check_slot(const Action& action) const;
-  Index held(int slot) const;  // step held in the slot, −1 when empty
+  Index held(int slot) const;      // step held in the slot, −1 when empty
+  Index stage_of(int slot) const;  // first slot of the stage snapshot in the slot, −1 if none
+  void store_stages(const Action& action);
+  void reverse_from_stages(const Action& action);
+  void free_stages(const Action& action);
 
   std::string name_;
   Index steps_;
@@ -109,7 +131,8 @@ class ScheduleValidator {
   int in_use_ = 0;
   int disk_in_use_ = 0;
   bool finished_ = false;
-  std::vector<Index> slot_step_;  // grows to the largest slot used; −1 = empty
+  std::vector<Index> slot_step_;   // grows to the largest slot used; −1 = empty
+  std::vector<Index> stage_head_;  // per slot: first slot of the stage snapshot held there, or −1
   ScheduleCost cost_;
 };
 
@@ -138,8 +161,9 @@ struct CostModel {
   void validate() const;
 };
 
-// step_time·(advances + reverses·(1 + adjoint_cost_factor))
-// + write_time·(stores − disk_stores) + read_time·(restores − disk_restores)
+// step_time·(advances + reverses·(1 + adjoint_cost_factor) − stage_reverses)
+// + write_time·(stores − disk_stores + stage_units·stage_stores)
+// + read_time·(restores − disk_restores + stage_units·stage_reverses)
 // + disk_write_time·disk_stores + disk_read_time·disk_restores.
 double predicted_time(const ScheduleCost& cost, const CostModel& model = {});
 
