@@ -120,6 +120,9 @@ double CheckpointPlan::predicted_time_ratio(double adjoint_cost) const {
   cost.restores = restores;
   cost.disk_stores = disk_stores.value_or(0);
   cost.disk_restores = disk_restores.value_or(0);
+  cost.stage_units = stage_units;
+  cost.stage_stores = stage_stores;
+  cost.stage_reverses = stage_reverses;
   CostModel model = costs;
   model.step_time = 1.0;
   model.adjoint_cost_factor = adjoint_cost;
@@ -146,6 +149,9 @@ void take_simulation(CheckpointPlan& plan, const Schedule& prototype) {
   plan.restores = cost.restores;
   plan.reverses = cost.reverses;
   plan.peak_slots = cost.peak_slots;
+  plan.stage_units = cost.stage_units;
+  plan.stage_stores = cost.stage_stores;
+  plan.stage_reverses = cost.stage_reverses;
   plan.peak_exact = true;
   plan.disk_stores = cost.disk_stores;
   plan.disk_restores = cost.disk_restores;
