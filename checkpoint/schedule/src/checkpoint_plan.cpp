@@ -108,7 +108,7 @@ void PlanRequest::validate() const {
 }
 
 double CheckpointPlan::recompute_ratio() const {
-  return (static_cast<double>(steps) + static_cast<double>(advances)) / static_cast<double>(steps);
+  return static_cast<double>(forward_steps()) / static_cast<double>(steps);
 }
 
 double CheckpointPlan::predicted_time_ratio(double adjoint_cost) const {
