@@ -56,6 +56,10 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
                   "one snapshot read, in forward steps (default as for\n"
                   "--disk-write-cost)")
       ->type_name("STEPS");
+  command.add_flag("--stage-aware", flags.stage_aware,
+                   "the budget may also hold the stages of steps (Runge-Kutta,\n"
+                   "fixed steps): the least predicted time of revolve,\n"
+                   "stage-aware (CAMS), store-all and store-all-stages");
   command.add_flag("--json", flags.json,
                    "print one JSON object on stdout instead of the text report");
   if (plan) return;

@@ -57,6 +57,7 @@ struct CheckpointFlags {
   std::optional<double> disk_write_cost;      // --disk-write-cost STEPS per snapshot
   std::optional<double> disk_read_cost;       // --disk-read-cost STEPS per snapshot
   bool json = false;                          // --json
+  bool stage_aware = false;                   // --stage-aware: stage snapshots may be kept
 
   // FlagUse::run only.
   std::optional<std::string> device_snapshots;  // --device-snapshots K (three-level)
@@ -82,6 +83,8 @@ struct CheckpointSettings {
   std::optional<double> disk_write_cost;  // given; otherwise measured (run) or 1 step (plan)
   std::optional<double> disk_read_cost;
   bool json = false;
+  // --stage-aware: the budget may also hold step stages (schedule_plan.hpp: choose_stage_plan).
+  bool stage_aware = false;
 
   DriftPolicy drift = DriftPolicy::warn;
   bool sync_io = false;
@@ -146,6 +149,7 @@ inline void require_directory(const std::string& directory) {
 inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags, FlagUse use) {
   CheckpointSettings settings;
   settings.json = flags.json;
+  settings.stage_aware = flags.stage_aware;
   if (flags.steps) settings.steps = parse_count("--steps", *flags.steps);
 
   const bool three_level = flags.device_snapshots || flags.host_snapshots;

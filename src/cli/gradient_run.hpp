@@ -374,9 +374,21 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
 
 // Plans `steps` steps into checkpointing.plan, refusing a plan whose memory slots — allocated by
 // the store before the first step — exceed half the physical memory.
+// stage_units > 0 (--stage-aware): the least predicted time of revolve, stage-aware and the
+// store-alls within the request's budget (choose_stage_plan).
 inline const CheckpointPlan& plan_within_memory(const PlanRequest& request, Index steps,
-                                                CheckpointReport& checkpointing) {
-  checkpointing.plan = plan_checkpoints(request, steps);
+                                                CheckpointReport& checkpointing,
+                                                int stage_units = 0) {
+  if (stage_units > 0) {
+    if (!request.budget || request.kind != ScheduleKind::revolve || request.all_on_disk)
+      rwd::detail::fail<InvalidArgument>(
+          "--stage-aware needs a budget in memory (--snapshots C or --memory BYTES) and no "
+          "other --schedule or disk level");
+    checkpointing.plan =
+        choose_stage_plan(steps, *request.budget, stage_units, request.costs.adjoint_cost_factor);
+  } else {
+    checkpointing.plan = plan_checkpoints(request, steps);
+  }
   checkpointing.store_all_bytes =
       (static_cast<double>(steps) + 1.0) * static_cast<double>(checkpointing.snapshot_bytes);
   const double reserved = static_cast<double>(checkpointing.plan.memory_slots_used) *
@@ -438,8 +450,16 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       CheckpointedAdjoint driver(watched, objective, options);
       // The driver calls the planner once, when the number of steps is known (after the counting
       // sweep of an adaptive run): the plan is reported before the scheduled sweep starts.
+      int stage_units = 0;
+      if (settings.checkpoint.stage_aware) {
+        if constexpr (requires { watched.stage_count(); })
+          stage_units = watched.stage_count();
+        else
+          rwd::detail::fail<InvalidArgument>(
+              "--stage-aware needs an explicit Runge-Kutta method with fixed steps");
+      }
       auto planner = [&](Index steps) -> CheckpointPlan {
-        plan_within_memory(request, steps, checkpointing);
+        plan_within_memory(request, steps, checkpointing, stage_units);
         if (on_plan) {
           bar.clear();
           on_plan(checkpointing);
@@ -449,7 +469,8 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       // A run of unknown length (adaptive) with revolve's budget runs online(c) with no
       // counting sweep: its plan, for the report, is what the online schedule cost once it ended.
       std::optional<int> online;
-      if (request.kind == ScheduleKind::revolve && !request.all_on_disk && request.budget)
+      if (request.kind == ScheduleKind::revolve && !request.all_on_disk && request.budget &&
+          stage_units == 0)
         online = static_cast<int>(*request.budget);
       const CheckpointedResult<V> result = driver.run(y0, theta, Planner(planner, online));
       if (online && result.summary.schedule == OnlineSchedule(*online).name()) {

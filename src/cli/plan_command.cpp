@@ -20,6 +20,7 @@
 #include "checkpoint_flag_options.hpp"
 #include "online_plan.hpp"
 #include "rewind/error.hpp"
+#include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
 #include "rewind/store/disk_cost_probe.hpp"
 #include "schedule_plan.hpp"
@@ -40,6 +41,9 @@ struct PlanOutcome {
   std::optional<std::int64_t> memory_bytes;
   std::optional<std::int64_t> state_bytes;
   double adjoint_cost = kDefaultAdjointCost;
+  // --stage-aware: the method named, and revolve at the same budget for comparison.
+  std::optional<std::string> method;
+  std::optional<CheckpointPlan> revolve;
   std::optional<Index> snapshot_bytes() const {
     if (!state_bytes) return std::nullopt;
     return *state_bytes + kCarryBytes;
@@ -118,10 +122,19 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
             (plan.disk_restores ? std::to_string(*plan.disk_restores) : std::string("?")) +
             ", peak " + std::to_string(plan.peak_disk_slots) + " on disk");
   }
+  if (outcome.method)
+    row(out, "stage snapshots",
+        std::to_string(plan.stage_stores) + " stored (" + std::to_string(plan.stage_units) +
+            " slots each: the stages of " + *outcome.method + "), " +
+            std::to_string(plan.stage_reverses) + " steps reversed from them");
   row(out, "forward steps l + p", std::to_string(plan.forward_steps()));
-  row(out, "recomputed steps p",
-      std::to_string(plan.advances) + " (advances; the first sweep's " + std::to_string(l - 1) +
-          " included)");
+  if (plan.stage_reverses > 0)
+    row(out, "recomputed steps p",
+        std::to_string(plan.forward_steps() - l) + " (forward evaluations beyond the l steps)");
+  else
+    row(out, "recomputed steps p",
+        std::to_string(plan.advances) + " (advances; the first sweep's " + std::to_string(l - 1) +
+            " included)");
   row(out, "recompute ratio (l + p) / l", fmt("%.6g", plan.recompute_ratio()));
   row(out, "stores / restores",
       (plan.stores ? std::to_string(*plan.stores) : std::string("unknown (no closed form)")) +
@@ -148,6 +161,11 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
           (plan.uses_disk() ? " forward runs = (p + l*(1 + F) + disk I/O) / l, F = "
                             : " forward runs = (p + l*(1 + F)) / l, F = ") +
           fmt("%g", outcome.adjoint_cost) + " (--adjoint-cost)");
+  if (outcome.revolve)
+    row(out, "  revolve, same memory",
+        fmt("%.4g", outcome.revolve->predicted_time_ratio(outcome.adjoint_cost)) +
+            " forward runs, " + std::to_string(outcome.revolve->forward_steps()) +
+            " forward steps (" + outcome.revolve->name + ")");
   if (outcome.memory_only_ratio)
     row(out, "  memory only",
         fmt("%.4g", *outcome.memory_only_ratio) + " forward runs: revolve(c = " +
@@ -192,7 +210,7 @@ Json plan_json(const PlanOutcome& outcome) {
   j["interval_chosen"] = plan.interval_chosen;
   j["repetitions"] = plan.kind == ScheduleKind::revolve ? Json(plan.repetitions) : null;
   j["forward_steps"] = plan.forward_steps();
-  j["recomputed_steps"] = plan.advances;
+  j["recomputed_steps"] = plan.forward_steps() - l;  // p: the advances, less reverses from stages
   j["recompute_ratio"] = plan.recompute_ratio();
   j["stores"] = opt(plan.stores);
   j["restores"] = plan.restores;
@@ -222,6 +240,15 @@ Json plan_json(const PlanOutcome& outcome) {
   j["free_io_time_ratio"] = opt(outcome.free_io_ratio);
   j["counts"] = plan.simulated ? "simulated" : "closed form";
   j["simulated_actions"] = plan.simulated ? Json(plan.actions) : null;
+  j["stage_aware"] = outcome.method.has_value();
+  j["method"] = outcome.method ? Json(*outcome.method) : null;
+  j["stage_units"] = plan.stage_units;
+  j["state_stores"] = opt(plan.stores);
+  j["stage_stores"] = plan.stage_stores;
+  j["stage_reverses"] = plan.stage_reverses;
+  j["revolve_forward_steps"] = outcome.revolve ? Json(outcome.revolve->forward_steps()) : null;
+  j["revolve_predicted_time_ratio"] =
+      outcome.revolve ? Json(outcome.revolve->predicted_time_ratio(outcome.adjoint_cost)) : null;
   return j;
 }
 
@@ -294,7 +321,17 @@ Json plot_json(const PlanOutcome& outcome) {
           at = a.step;
           break;
         case ActionKind::reverse:
-          actions.push_back({{"kind", "reverse"}, {"step", a.step}});
+          if (a.uses_stages())
+            actions.push_back({{"kind", "reverse"}, {"step", a.step}, {"slot", a.slot}});
+          else
+            actions.push_back({{"kind", "reverse"}, {"step", a.step}});
+          break;
+        case ActionKind::store_stages:
+          actions.push_back({{"kind", "store-stages"},
+                             {"step", a.step},
+                             {"slot", a.slot},
+                             {"level", level(a.slot)}});
+          at = a.step + 1;
           break;
         case ActionKind::free:
           actions.push_back({{"kind", "free"}, {"slot", a.slot}});
@@ -379,6 +416,7 @@ struct PlanOnlyOptions {
   std::optional<double> step_time;         // --step-time SECONDS
   std::string plot;                        // --plot FILE.png
   bool online = false;                     // --online: the online schedule (online_plan.hpp)
+  std::optional<std::string> method;       // --method NAME: the stages of --stage-aware
 };
 
 // Checks the flags, measures the disk when asked, and plans.
@@ -420,6 +458,22 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
     rwd::detail::fail<InvalidArgument>("--plot '", options.plot, "': the file name has a quote");
 
   const Index l = *settings.steps;
+  if (options.method && !settings.stage_aware)
+    rwd::detail::fail<InvalidArgument>("--method names the stages of --stage-aware; add it");
+  if (settings.stage_aware) {
+    if (!options.method)
+      rwd::detail::fail<InvalidArgument>(
+          "--stage-aware needs --method NAME (rk4, heun, ...): a stage snapshot holds its stages");
+    if (request.kind != ScheduleKind::revolve || !request.budget || request.all_on_disk)
+      rwd::detail::fail<InvalidArgument>(
+          "--stage-aware needs a budget in memory (--snapshots C or --memory BYTES) and no "
+          "other --schedule or disk level");
+    const int stages = rwd::ButcherTableau::by_name(*options.method).stages;
+    outcome.method = *options.method;
+    outcome.plan = choose_stage_plan(l, *request.budget, stages, outcome.adjoint_cost);
+    outcome.revolve = plan_checkpoints(request, l);
+    return outcome;
+  }
   outcome.plan = plan_checkpoints(request, l);
   if (request.kind == ScheduleKind::two_level) {
     PlanRequest memory_only;
@@ -457,6 +511,10 @@ CLI::App* add_plan_command(CLI::App& app) {
                    "with the chosen point (needs python3-matplotlib)")
       ->type_name("FILE.png");
 
+  plan->add_option("--method", options->method,
+                   "with --stage-aware: the Runge-Kutta method whose stages a\n"
+                   "stage snapshot holds (rk4: 4 state-sized slots)")
+      ->type_name("NAME");
   plan->add_flag("--online", options->online,
                  "the online schedule, for runs whose length is known only when\n"
                  "they stop: its cost if the run ends at --steps L, with\n"

@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -160,6 +161,32 @@ class ProgressStepper {
     inner_.adjoint_step(y_n, carry_n, theta, lambda, mu);
     ++reversed_;
     if (sample_ && ++calls_ % kSampleEvery == 0) sample_();
+    if (bar_.due()) bar_.draw(text());
+  }
+
+  // Stage snapshots (stage-aware plans), for steppers that offer them.
+  int stage_count() const requires requires(const Inner& i) { i.stage_count(); }
+  { return inner_.stage_count(); }
+  void step_keeping_stages(Vector& y, Carry& carry, const Vector& theta,
+                           std::span<Vector> stages) requires requires(Inner& i) {
+    i.step_keeping_stages(y, carry, theta, stages);
+  }
+  {
+    inner_.step_keeping_stages(y, carry, theta, stages);
+    if (carry.step > reached_) {
+      reached_ = carry.step;
+      reached_t_ = carry.t;
+    }
+    if (bar_.due()) bar_.draw(text());
+  }
+  void adjoint_step_from_stages(std::span<const Vector> stages, const Carry& carry_n,
+                                const Vector& theta, Vector& lambda, Vector& mu) requires
+      requires(Inner& i) {
+    i.adjoint_step_from_stages(stages, carry_n, theta, lambda, mu);
+  }
+  {
+    inner_.adjoint_step_from_stages(stages, carry_n, theta, lambda, mu);
+    ++reversed_;
     if (bar_.due()) bar_.draw(text());
   }
 

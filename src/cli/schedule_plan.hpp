@@ -5,12 +5,18 @@
 // Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "rewind/error.hpp"
 #include "rewind/schedule/checkpoint_plan.hpp"
+#include "rewind/schedule/revolve_schedule.hpp"
+#include "rewind/schedule/stage_aware_schedule.hpp"
+#include "rewind/schedule/store_all_schedule.hpp"
+#include "rewind/schedule/store_all_stages_schedule.hpp"
 
 namespace rwd::cli {
 
@@ -87,6 +93,39 @@ inline void validate_schedule_flags(const PlanRequest& request, bool budget_from
     rwd::detail::fail<InvalidArgument>(
         "--schedule uniform needs --interval K, or a budget (--snapshots C or --memory BYTES) "
         "to choose K from");
+}
+
+// --stage-aware: for l steps and a budget of `units` state-sized slots (from --snapshots, or
+// --memory over the bytes of one state and its carry: a stage vector takes the same slot), the
+// plan of least predicted time among revolve(c), stage-aware(c, u) (when l <=
+// kStageAwareMaxSteps), store-all (c >= l) and store-all-stages (c >= l·u), u = the method's
+// stages. The predicted time counts steps, as CheckpointPlan::predicted_time_ratio does.
+inline CheckpointPlan choose_stage_plan(Index steps, Index units, int stage_units,
+                                        double adjoint_cost) {
+  if (units < 1) rwd::detail::fail<InvalidArgument>("a budget of ", units, " snapshots");
+  if (stage_units < 1)
+    rwd::detail::fail<InvalidArgument>("--stage-aware: the method has ", stage_units, " stages");
+  const int c = static_cast<int>(std::min<Index>(units, 1 << 30));
+  CheckpointPlan best =
+      CheckpointPlan::of(std::make_unique<rwd::RevolveSchedule>(steps, c), ScheduleKind::revolve);
+  best.budget = units;
+  // Later candidates win ties: store-all-stages (O(1) schedule memory) over a stage-aware plan
+  // that reaches the same count.
+  const auto consider = [&](std::unique_ptr<rwd::Schedule> schedule, ScheduleKind kind) {
+    CheckpointPlan plan = CheckpointPlan::of(std::move(schedule), kind);
+    plan.budget = units;
+    if (plan.predicted_time_ratio(adjoint_cost) <= best.predicted_time_ratio(adjoint_cost))
+      best = std::move(plan);
+  };
+  if (steps <= rwd::kStageAwareMaxSteps)
+    consider(std::make_unique<rwd::StageAwareSchedule>(steps, c, stage_units),
+             ScheduleKind::custom);
+  if (units >= steps)
+    consider(std::make_unique<rwd::StoreAllSchedule>(steps), ScheduleKind::store_all);
+  if (units / stage_units >= steps)
+    consider(std::make_unique<rwd::StoreAllStagesSchedule>(steps, stage_units),
+             ScheduleKind::custom);
+  return best;
 }
 
 }  // namespace rwd::cli

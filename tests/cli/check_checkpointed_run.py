@@ -11,6 +11,9 @@ CASE is one of
             bit for bit those of the same run without --snapshots (the JSON prints each double
             as the shortest text that reads back as it, so equal text = equal bits)
   memory    --memory 41440 on the same run: 8*512 + 48 = 4144 bytes per snapshot, so c = 10
+  stages    --stage-aware with --snapshots and --memory, for rk4 and heun: bit for bit the
+            store-all gradient, zero drift, the counts of `rewind plan --stage-aware`, fewer
+            forward steps than revolve at the same budget; an adaptive run is refused
   schedules --schedule uniform --interval 20, --schedule store-all, revolve with c = 1 and
             an adaptive run: all bit for bit the store-all gradient
 """
@@ -149,11 +152,52 @@ def case_schedules(rewind):
           "counting sweep) are bit for bit store-all")
 
 
+def case_stages(rewind):
+    for method, snapshots in (("rk4", "20"), ("heun", "7")):
+        base = ["run", "gray_scott", "--n", "8", "--steps", "150", "--method", method,
+                "--no-fd-check"]
+        reference = run_json(rewind, *base)
+        revolve = run_json(rewind, *base, "--snapshots", snapshots)
+        report = run_json(rewind, *base, "--snapshots", snapshots, "--stage-aware",
+                          "--drift", "fail")
+        what = f"{method} --stage-aware --snapshots {snapshots}"
+        check_drift(report, what, replays=True)
+        same_gradient(report, reference, what)
+        plan = run_json(rewind, "plan", "--steps", "150", "--snapshots", snapshots,
+                        "--stage-aware", "--method", method)
+        schedule = report["schedule"]
+        if schedule["name"] != plan["schedule"] or not plan["schedule"].startswith("stage-aware"):
+            fail(f"{what}: ran {schedule['name']}, rewind plan chose {plan['schedule']}")
+        for key in ("recomputed_steps", "forward_steps"):
+            if schedule[key] != plan[key]:
+                fail(f"{what}: schedule.{key} = {schedule[key]}, rewind plan says {plan[key]}")
+        if not schedule["forward_steps"] < revolve["schedule"]["forward_steps"]:
+            fail(f"{what}: {schedule['forward_steps']} forward steps, revolve "
+                 f"{revolve['schedule']['forward_steps']}")
+        # A budget of every step's stages: nothing is recomputed.
+        stages = {"rk4": 4, "heun": 2}[method]
+        snapshot = 8 * 2 * 8 * 8 + CARRY_BYTES
+        report = run_json(rewind, *base, "--memory", str(150 * stages * snapshot),
+                          "--stage-aware")
+        same_gradient(report, reference, what + " store-all-stages")
+        if report["schedule"]["name"] != "store-all-stages" or \
+                report["schedule"]["forward_steps"] != 150:
+            fail(f"{what}: a budget of every step's stages ran {report['schedule']}")
+    command = [rewind, "run", "lorenz63", "--method", "dopri5", "--adaptive", "--t-final", "1",
+               "--snapshots", "30", "--stage-aware", "--json"]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode == 0 or "fixed steps" not in proc.stderr:
+        fail(f"an adaptive --stage-aware run was not refused: {proc.returncode} {proc.stderr!r}")
+    print("ok: --stage-aware runs (rk4, heun; --snapshots and --memory) are bit for bit "
+          "store-all with fewer forward steps than revolve")
+
+
 def main():
     if len(sys.argv) != 3:
         fail("usage: check_checkpointed_run.py REWIND revolve|memory|schedules")
     rewind, case = sys.argv[1], sys.argv[2]
-    cases = {"revolve": case_revolve, "memory": case_memory, "schedules": case_schedules}
+    cases = {"revolve": case_revolve, "memory": case_memory, "schedules": case_schedules,
+             "stages": case_stages}
     if case not in cases:
         fail(f"unknown case '{case}'")
     cases[case](rewind)

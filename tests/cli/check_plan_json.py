@@ -12,6 +12,9 @@ CASE is one of
   large    --steps 1e12: closed forms (no simulation), still exact p
   uniform  --schedule uniform with --interval and with an interval chosen from the budget;
            --schedule store-all
+  stages   --stage-aware --method rk4 / heun: counts of state and stage snapshots consistent,
+           forward steps <= revolve's at the same budget (and fewer for l = 10^4, c = 20), the
+           store-alls chosen when they fit, --stage-aware without --method refused
   online   --online --steps L --snapshots C: offline p(L, C) and r from the closed form, the
            online counts consistent with it, stored-all for L <= C + 1, within the bound stated
            for L's region (rewind/schedule/online_placement.hpp), the region named right
@@ -201,12 +204,38 @@ def case_online(rewind):
     print("ok: online plans against the closed form")
 
 
+def case_stages(rewind):
+    for method, stages in (("rk4", 4), ("heun", 2)):
+        for l, c in ((10000, 20), (300, 9), (50, 3), (40, 200)):
+            j = plan(rewind, "--steps", str(l), "--snapshots", str(c), "--stage-aware",
+                     "--method", method)
+            p, _ = revolve_p(l, c)
+            if j["revolve_forward_steps"] != l + p:
+                fail(f"{method} l={l} c={c}: revolve_forward_steps {j['revolve_forward_steps']}")
+            if j["forward_steps"] > l + p or j["predicted_time_ratio"] > j["revolve_predicted_time_ratio"]:
+                fail(f"{method} l={l} c={c}: chose worse than revolve: {j}")
+            if j["recomputed_steps"] != j["forward_steps"] - l or j["peak_slots"] > c:
+                fail(f"{method} l={l} c={c}: inconsistent counts {j}")
+            if j["schedule"].startswith("stage-aware"):
+                if j["stage_units"] != stages or j["stage_stores"] != j["stage_reverses"]:
+                    fail(f"{method} l={l} c={c}: stage counts {j}")
+            if l == 10000 and not j["forward_steps"] < l + p:
+                fail(f"{method}: stage-aware no better than revolve at l = 10^4, c = 20")
+            if c >= l * stages and (j["schedule"] != "store-all-stages" or j["forward_steps"] != l):
+                fail(f"{method} l={l} c={c}: every step's stages fit, ran {j['schedule']}")
+    command = [rewind, "plan", "--steps", "100", "--snapshots", "10", "--stage-aware", "--json"]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode == 0 or "--method" not in proc.stderr:
+        fail(f"--stage-aware without --method was not refused: {proc.stderr!r}")
+    print("ok: --stage-aware plans are consistent and never worse than revolve")
+
+
 def main():
     if len(sys.argv) != 3:
         fail("usage: check_plan_json.py REWIND revolve|memory|large|uniform|online")
     rewind, case = sys.argv[1], sys.argv[2]
     cases = {"revolve": case_revolve, "memory": case_memory, "large": case_large,
-             "uniform": case_uniform, "online": case_online}
+             "uniform": case_uniform, "stages": case_stages, "online": case_online}
     if case not in cases:
         fail(f"unknown case '{case}'")
     cases[case](rewind)

@@ -19,6 +19,8 @@ std::string_view to_string(ActionKind kind) {
       return "free";
     case ActionKind::done:
       return "done";
+    case ActionKind::store_stages:
+      return "store-stages";
   }
   return "unknown action";
 }
@@ -34,11 +36,14 @@ std::string Action::to_string() const {
     case ActionKind::restore:
       return "restore y_" + n + " from slot " + s;
     case ActionKind::reverse:
-      return "reverse step " + n;
+      return slot >= 0 ? "reverse step " + n + " with the stages in slot " + s
+                       : "reverse step " + n;
     case ActionKind::free:
       return "free slot " + s + " (y_" + n + ")";
     case ActionKind::done:
       return "done";
+    case ActionKind::store_stages:
+      return "store stages of step " + n + " in slot " + s;
   }
   return "unknown action (kind " + std::to_string(static_cast<int>(kind)) + ", step " + n +
          ", slot " + s + ")";

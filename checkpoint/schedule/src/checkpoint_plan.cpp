@@ -148,7 +148,7 @@ void PlanRequest::validate() const {
 }
 
 double CheckpointPlan::recompute_ratio() const {
-  return (static_cast<double>(steps) + static_cast<double>(advances)) / static_cast<double>(steps);
+  return static_cast<double>(forward_steps()) / static_cast<double>(steps);
 }
 
 double CheckpointPlan::predicted_time_ratio(double adjoint_cost) const {
@@ -162,6 +162,9 @@ double CheckpointPlan::predicted_time_ratio(double adjoint_cost) const {
   cost.disk_restores = disk_restores.value_or(0);
   cost.host_stores = host_stores.value_or(0);
   cost.host_restores = host_restores.value_or(0);
+  cost.stage_units = stage_units;
+  cost.stage_stores = stage_stores;
+  cost.stage_reverses = stage_reverses;
   CostModel model = costs;
   model.step_time = 1.0;
   model.adjoint_cost_factor = adjoint_cost;
@@ -188,6 +191,9 @@ void take_simulation(CheckpointPlan& plan, const Schedule& prototype) {
   plan.restores = cost.restores;
   plan.reverses = cost.reverses;
   plan.peak_slots = cost.peak_slots;
+  plan.stage_units = cost.stage_units;
+  plan.stage_stores = cost.stage_stores;
+  plan.stage_reverses = cost.stage_reverses;
   plan.peak_exact = true;
   plan.disk_stores = cost.disk_stores;
   plan.disk_restores = cost.disk_restores;

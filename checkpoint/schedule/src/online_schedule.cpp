@@ -135,6 +135,7 @@ Action OnlineSchedule::translate(const Action& action) {
       return Action::free(segment_slots_[static_cast<std::size_t>(action.slot)],
                           segment_start_ + action.step);
     case ActionKind::done:
+    case ActionKind::store_stages:  // the segments are revolve's: states only
       break;
   }
   return Action::done();

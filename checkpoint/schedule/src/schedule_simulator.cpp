@@ -16,6 +16,9 @@ std::string ScheduleCost::to_string() const {
       << first_sweep_advances << " first sweep, " << recomputed_steps << " recomputed), "
       << reverses << " reverses, " << stores << " stores, " << restores << " restores, " << frees
       << " frees, peak " << peak_slots << " slots, " << actions << " actions";
+  if (stage_units > 0 || stage_stores > 0)
+    out << "; stages (" << stage_units << " slots each): " << stage_stores << " stores, "
+        << stage_reverses << " reverses, " << forward_evaluations() << " forward evaluations";
   if (disk_slots > 0 || disk_stores > 0 || disk_restores > 0 || peak_disk_slots > 0)
     out << "; disk level (" << disk_slots << " slots): " << disk_stores << " stores, "
         << disk_restores << " restores, peak " << peak_disk_slots << " slots";
@@ -45,6 +48,13 @@ ScheduleValidator::ScheduleValidator(Index steps, int slots, std::string name, i
   cost_.steps = steps;
   cost_.slots = slots;
   cost_.disk_slots = slots - memory_slots_;
+}
+
+void ScheduleValidator::set_stage_units(int units) {
+  if (units < 0) detail::fail<InvalidArgument>(name_, ": stage units = ", units, " must be >= 0");
+  if (cost_.actions > 0)
+    detail::fail<InvalidArgument>(name_, ": stage units set after the first action");
+  cost_.stage_units = units;
 }
 
 void ScheduleValidator::violation(const Action& action, const std::string& what) const {
@@ -120,6 +130,9 @@ void ScheduleValidator::apply(const Action& action) {
       check_slot(action);
       const Index holds = held(action.slot);
       if (holds < 0) violation(action, "slot " + std::to_string(action.slot) + " is empty");
+      if (stage_of(action.slot) >= 0)
+        violation(action, "slot " + std::to_string(action.slot) + " holds the stages of step " +
+                              std::to_string(holds) + ", not a state");
       if (action.step != holds)
         violation(action, "names y_" + n() + " but the slot holds y_" + std::to_string(holds));
       current_ = holds;
@@ -129,6 +142,10 @@ void ScheduleValidator::apply(const Action& action) {
       break;
     }
     case ActionKind::reverse: {
+      if (action.uses_stages()) {
+        reverse_from_stages(action);
+        break;
+      }
       if (action.step >= adjoint_)
         violation(action, "step " + n() + " is already reversed (the adjoint is at step " +
                               std::to_string(adjoint_) + ")");
@@ -149,6 +166,10 @@ void ScheduleValidator::apply(const Action& action) {
       if (holds < 0) violation(action, "slot " + std::to_string(action.slot) + " is already empty");
       if (action.step != holds)
         violation(action, "names y_" + n() + " but the slot holds y_" + std::to_string(holds));
+      if (stage_of(action.slot) >= 0) {
+        free_stages(action);
+        break;
+      }
       slot_step_[static_cast<std::size_t>(action.slot)] = -1;
       --in_use_;
       if (action.slot >= memory_slots_) --disk_in_use_;
@@ -171,10 +192,100 @@ void ScheduleValidator::apply(const Action& action) {
       finished_ = true;
       break;
     }
+    case ActionKind::store_stages:
+      store_stages(action);
+      break;
     default:
       violation(action, "unknown action kind " + std::to_string(static_cast<int>(action.kind)));
   }
   ++cost_.actions;
+}
+
+Index ScheduleValidator::stage_of(int slot) const {
+  const auto s = static_cast<std::size_t>(slot);
+  return s < stage_head_.size() ? stage_head_[s] : -1;
+}
+
+void ScheduleValidator::store_stages(const Action& action) {
+  const int u = cost_.stage_units;
+  if (u < 1) violation(action, "this schedule declares no stage snapshots (stage units 0)");
+  check_slot(action);
+  if (action.slot + u > slots_)
+    violation(action, "the stage snapshot needs slots " + std::to_string(action.slot) + " .. " +
+                          std::to_string(action.slot + u - 1) + ", beyond the budget of " +
+                          std::to_string(slots_));
+  if ((action.slot < memory_slots_) != (action.slot + u - 1 < memory_slots_))
+    violation(action, "the stage snapshot straddles the memory and disk levels");
+  for (int k = action.slot; k < action.slot + u; ++k)
+    if (const Index holds = held(k); holds >= 0)
+      violation(action, "slot " + std::to_string(k) + " is occupied by y_" + std::to_string(holds));
+  if (action.step != current_)
+    violation(action, "names step " + std::to_string(action.step) + " but the current state is y_" +
+                          std::to_string(current_));
+  if (action.step >= steps_)
+    violation(action, "step " + std::to_string(action.step) +
+                          " is past the last step l - 1 = " + std::to_string(steps_ - 1));
+  const auto end = static_cast<std::size_t>(action.slot + u);
+  if (end > slot_step_.size()) slot_step_.resize(end, -1);
+  if (end > stage_head_.size()) stage_head_.resize(end, -1);
+  for (std::size_t k = static_cast<std::size_t>(action.slot); k < end; ++k) {
+    slot_step_[k] = action.step;
+    stage_head_[k] = action.slot;
+  }
+  // The step itself is a forward step, counted as an advance to n + 1.
+  const Index fresh = action.step + 1 - std::max(current_, reached_);
+  cost_.advances = detail::checked_add(cost_.advances, Index{1}, "advances");
+  cost_.first_sweep_advances += fresh > 0 ? fresh : 0;
+  cost_.recomputed_steps = cost_.advances - cost_.first_sweep_advances;
+  current_ = action.step + 1;
+  reached_ = std::max(reached_, current_);
+  in_use_ += u;
+  cost_.peak_slots = std::max(cost_.peak_slots, in_use_);
+  ++cost_.stage_stores;
+  if (action.slot >= memory_slots_) {
+    cost_.disk_slots_used = std::max(cost_.disk_slots_used, action.slot + u - memory_slots_);
+    disk_in_use_ += u;
+    cost_.peak_disk_slots = std::max(cost_.peak_disk_slots, disk_in_use_);
+  } else {
+    cost_.memory_slots_used = std::max(cost_.memory_slots_used, action.slot + u);
+  }
+}
+
+void ScheduleValidator::reverse_from_stages(const Action& action) {
+  check_slot(action);
+  const Index holds = held(action.slot);
+  if (holds < 0 || stage_of(action.slot) != action.slot)
+    violation(action, "slot " + std::to_string(action.slot) +
+                          (holds < 0 ? " is empty" : " does not begin a stage snapshot"));
+  if (action.step != holds)
+    violation(action, "needs the stages of step " + std::to_string(action.step) +
+                          " but the slot holds those of step " + std::to_string(holds));
+  if (action.step >= adjoint_)
+    violation(action, "step " + std::to_string(action.step) +
+                          " is already reversed (the adjoint is at step " +
+                          std::to_string(adjoint_) + ")");
+  if (action.step != adjoint_ - 1)
+    violation(action, "skips step " + std::to_string(adjoint_ - 1) + " (the adjoint is at step " +
+                          std::to_string(adjoint_) +
+                          "; steps are reversed in the order l-1, ..., 0)");
+  adjoint_ = action.step;
+  ++cost_.reverses;
+  ++cost_.stage_reverses;
+}
+
+void ScheduleValidator::free_stages(const Action& action) {
+  if (stage_of(action.slot) != action.slot)
+    violation(action, "slot " + std::to_string(action.slot) +
+                          " is inside a stage snapshot; free it by its first slot " +
+                          std::to_string(stage_of(action.slot)));
+  const int u = cost_.stage_units;
+  for (int k = action.slot; k < action.slot + u; ++k) {
+    slot_step_[static_cast<std::size_t>(k)] = -1;
+    stage_head_[static_cast<std::size_t>(k)] = -1;
+  }
+  in_use_ -= u;
+  if (action.slot >= memory_slots_) disk_in_use_ -= u;
+  ++cost_.frees;
 }
 
 ScheduleCost simulate(Schedule& schedule, const SimulatorOptions& options) {
@@ -185,6 +296,7 @@ ScheduleCost simulate(Schedule& schedule, const SimulatorOptions& options) {
   const int c = schedule.slots();
   ScheduleValidator validator(l, c, "schedule '" + schedule.name() + "'", schedule.memory_slots(),
                               schedule.host_slots());
+  validator.set_stage_units(schedule.stage_units());
   Index limit = options.max_actions;
   if (limit == 0) {
     Index scaled = 0;
@@ -225,12 +337,16 @@ void CostModel::validate() const {
 
 double predicted_time(const ScheduleCost& cost, const CostModel& model) {
   model.validate();
-  return model.step_time *
-             (static_cast<double>(cost.advances) +
-              static_cast<double>(cost.reverses) * (1.0 + model.adjoint_cost_factor)) +
-         model.write_time * static_cast<double>(cost.stores - cost.disk_stores - cost.host_stores) +
+  const double stage_units = static_cast<double>(cost.stage_units);
+  return model.step_time * (static_cast<double>(cost.advances) +
+                            static_cast<double>(cost.reverses) * (1.0 + model.adjoint_cost_factor) -
+                            static_cast<double>(cost.stage_reverses)) +
+         model.write_time *
+             (static_cast<double>(cost.stores - cost.disk_stores - cost.host_stores) +
+              stage_units * static_cast<double>(cost.stage_stores)) +
          model.read_time *
-             static_cast<double>(cost.restores - cost.disk_restores - cost.host_restores) +
+             (static_cast<double>(cost.restores - cost.disk_restores - cost.host_restores) +
+              stage_units * static_cast<double>(cost.stage_reverses)) +
          model.host_write_time * static_cast<double>(cost.host_stores) +
          model.host_read_time * static_cast<double>(cost.host_restores) +
          model.disk_write_time * static_cast<double>(cost.disk_stores) +

@@ -18,6 +18,12 @@
 // step re-runs its forward step" convention of the revolve literature — so it needs nothing
 // but the stored state and carry.
 //
+// Stage values: step_keeping_stages() takes a step and hands out its stage values Y_1 = y_n,
+// Y_2, …, Y_s (stage_count() state-sized vectors); adjoint_step_from_stages() reverses that step
+// from them without re-running it — the same operations on the same bits as adjoint_step(), whose
+// replay rebuilds exactly these stage values. Fixed or prescribed steps (the step size then
+// follows from the carry).
+//
 // Adaptive runs: the accepted step sizes are treated as constants of the discrete map. The
 // gradient is then exact for the sequence of steps the forward run took, not a derivative of
 // the step-size controller (which is piecewise constant in y and θ almost everywhere).
@@ -33,6 +39,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -186,6 +193,34 @@ class ExplicitRungeKutta {
     return dj_dh;
   }
 
+  // Vectors a step's stage values take: Y_1 = y_n, …, Y_s.
+  int stage_count() const { return tableau_.stages; }
+
+  // step(), also writing the step's stage values into stages[0 .. s) (each of the state's size).
+  void step_keeping_stages(Vector& y, Carry& carry, const Vector& theta, std::span<Vector> stages) {
+    require_stage_vectors(stages.size(), "step_keeping_stages");
+    for (const Vector& v : stages)
+      if (B::size(v) != n_)
+        detail::fail<InvalidArgument>("step_keeping_stages: a stage vector has ", B::size(v),
+                                      " components; the problem has ", n_);
+    B::copy(y, stages[0]);
+    step(y, carry, theta);
+    for (int i = 1; i < tableau_.stages; ++i)
+      if (adjoint_needed_[i]) B::copy(stages_[i], stages[static_cast<std::size_t>(i)]);
+  }
+
+  // The adjoint of the step from carry_n whose stage values step_keeping_stages() gave: λ and μ
+  // as adjoint_step(), bit for bit, with no forward step re-run.
+  void adjoint_step_from_stages(std::span<const Vector> stages, const Carry& carry_n,
+                                const Vector& theta, Vector& lambda, Vector& mu) {
+    require_stage_vectors(stages.size(), "adjoint_step_from_stages");
+    check_sizes(stages[0], theta);
+    check_adjoint_sizes(lambda, mu);
+    next_h_ = control_.is_prescribed() ? control_.step_sizes[static_cast<std::size_t>(carry_n.step)]
+                                       : control_.dt;
+    reverse_stages(stages[0], carry_n.t, next_h_, theta, lambda, mu, nullptr, stages.data());
+  }
+
   // λ ← λ_n = (∂y_{n+1}/∂y_n)ᵀ λ_{n+1};  mu ← mu + (∂y_{n+1}/∂θ)ᵀ λ_{n+1}.
   // y_n and carry_n are the state and carry at the start of the step being reversed.
   void adjoint_step(const Vector& y_n, const Carry& carry_n, const Vector& theta, Vector& lambda,
@@ -197,10 +232,21 @@ class ExplicitRungeKutta {
   }
 
  private:
+  void require_stage_vectors(std::size_t given, const char* what) const {
+    if (control_.is_adaptive())
+      detail::fail<InvalidArgument>(what,
+                                    ": stage values need fixed or prescribed steps (an "
+                                    "adaptive step's size is not in its carry)");
+    if (given != static_cast<std::size_t>(tableau_.stages))
+      detail::fail<InvalidArgument>(what, ": ", given, " stage vectors for method '", tableau_.name,
+                                    "', which has ", tableau_.stages, " stages");
+  }
+
   // The reverse pass through the stages left by the forward pass of the step (t, h): λ, μ, and
-  // with dj_dh the derivative with respect to h (every stage in k_ must then be evaluated).
+  // with dj_dh the derivative with respect to h (every stage in k_ must then be evaluated). The
+  // stage values are stages_ (Y_1 = y_n), or `given` (s vectors, given[0] = y_n) when not null.
   void reverse_stages(const Vector& y_n, double t, double h, const Vector& theta, Vector& lambda,
-                      Vector& mu, double* dj_dh) {
+                      Vector& mu, double* dj_dh, const Vector* given = nullptr) {
     const int s = tableau_.stages;
     std::array<double, kMaxCombinationTerms> coeff{};
     std::array<const Vector*, kMaxCombinationTerms> vecs{};
@@ -215,7 +261,7 @@ class ExplicitRungeKutta {
       }
       B::linear_combination(kappa_, h * tableau_.b[i], lambda, {coeff.data(), std::size_t(m)},
                             {vecs.data(), std::size_t(m)});
-      const Vector& Yi = i == 0 ? y_n : stages_[i];
+      const Vector& Yi = i == 0 ? y_n : given ? given[i] : stages_[i];
       if (dj_dh) {
         *dj_dh += B::dot(kappa_, k_[i]) / h;
         if constexpr (requires(const P& p) {

@@ -15,8 +15,22 @@
 //   free slot s       slot s becomes empty; `step` = the step it held.
 //   done              the stream is over (every later call to next() returns done again).
 //
-// `slot` is −1 for advance, reverse and done. For store, restore and free, `step` repeats the
-// step of the state concerned so that a driver can check its own bookkeeping against it.
+// Stage snapshots (rewind/schedule/stage_aware_schedule.hpp) add one kind and one variant:
+//
+//   store stages of n in s   take step n from the current state y_n (one step run forward, as
+//                            an advance to n + 1) and keep the step's stage values in slots
+//                            s, s + 1, …, s + u − 1 (u = Schedule::stage_units(), all free);
+//                            afterwards the current state is y_{n+1}.
+//   reverse step n with      (`slot` ≥ 0 on a reverse) runs the adjoint of step n from the stages
+//   the stages in s          held in slot s, with no forward step re-run; the current state is
+//                            untouched and need not be y_n.
+//
+// A stage snapshot is freed with one `free` of its first slot. Schedules without stages never
+// emit either, so everything written for the six kinds above works unchanged.
+//
+// `slot` is −1 for advance, reverse (from the current state) and done. For store, restore and free,
+// `step` repeats the step of the state concerned so that a driver can check its own bookkeeping
+// against it.
 //
 //   using rwd::Action;
 //   Action a = Action::store(/*slot=*/2, /*step=*/17);
@@ -34,9 +48,10 @@
 
 namespace rwd {
 
-enum class ActionKind { advance, store, restore, reverse, free, done };
+// store_stages comes last so that the values of the others never change.
+enum class ActionKind { advance, store, restore, reverse, free, done, store_stages };
 
-// "advance", "store", "restore", "reverse", "free", "done".
+// "advance", "store", "restore", "reverse", "free", "done", "store-stages".
 std::string_view to_string(ActionKind kind);
 
 struct Action {
@@ -52,9 +67,18 @@ struct Action {
   static constexpr Action reverse(Index step) { return {ActionKind::reverse, step, -1}; }
   static constexpr Action free(int slot, Index step) { return {ActionKind::free, step, slot}; }
   static constexpr Action done() { return {ActionKind::done, -1, -1}; }
+  static constexpr Action store_stages(int slot, Index step) {
+    return {ActionKind::store_stages, step, slot};
+  }
+  static constexpr Action reverse_from_stages(Index step, int slot) {
+    return {ActionKind::reverse, step, slot};
+  }
+  // A reverse that uses a stage snapshot rather than the current state.
+  constexpr bool uses_stages() const { return kind == ActionKind::reverse && slot >= 0; }
 
   // "advance to 17", "store y_17 in slot 2", "restore y_5 from slot 1", "reverse step 4",
-  // "free slot 2 (y_17)", "done".
+  // "free slot 2 (y_17)", "done", "store stages of step 3 in slot 4",
+  // "reverse step 3 with the stages in slot 4".
   std::string to_string() const;
 
   friend constexpr bool operator==(const Action&, const Action&) = default;

@@ -138,9 +138,16 @@ class CheckpointPlan {
 
   bool uses_host() const { return host_slots_used > 0 || host_snapshots > 0; }
 
+  // Stage snapshots (rewind/schedule/stage_aware_schedule.hpp): slots per snapshot, how many were
+  // stored, and the reverses that used one (and re-ran no step). Zero for state-only schedules.
+  int stage_units = 0;
+  Index stage_stores = 0;
+  Index stage_reverses = 0;
+
   bool uses_disk() const { return disk_slots_used > 0 || all_on_disk || disk_snapshots > 0; }
-  // l + p: forward evaluations, the reverse steps' own re-runs included.
-  Index forward_steps() const { return steps + advances; }
+  // l + p: forward evaluations, the reverse steps' own re-runs included (none for a reverse from
+  // stages).
+  Index forward_steps() const { return steps + advances - stage_reverses; }
   // (l + p) / l.
   double recompute_ratio() const;
   // Time of the gradient in forward runs of l steps (adjoint part F = adjoint_cost; disk I/O at

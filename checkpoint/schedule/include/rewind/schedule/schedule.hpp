@@ -11,7 +11,8 @@
 // Implementations: StoreAllSchedule, UniformSchedule, RevolveSchedule (Griewank & Walther,
 // ACM TOMS 26(1), 2000), MultiLevelSchedule, which places snapshots on two storage levels
 // (memory_slots() below), and OnlineSchedule, for runs whose length is known only when they stop
-// (its steps() is −1 until then; rewind/schedule/online_schedule.hpp).
+// (its steps() is −1 until then; rewind/schedule/online_schedule.hpp). StageAwareSchedule and
+// StoreAllStagesSchedule also keep the stage values of steps (stage_units() below).
 #pragma once
 
 #include <memory>
@@ -42,6 +43,9 @@ class Schedule {
   // memory than the slots below them (a GPU's pinned host memory behind its device memory).
   // Every other schedule has none.
   virtual int host_slots() const { return 0; }
+  // Slots one stage snapshot occupies (rewind/schedule/action.hpp: store_stages), or 0 for
+  // schedules that keep states only (the default).
+  virtual int stage_units() const { return 0; }
   // For summaries and messages, e.g. "revolve(c = 20)".
   virtual std::string name() const = 0;
   // Back to the first action.

@@ -13,6 +13,12 @@
 // step reversed and every slot freed; nothing after done. The first violation throws
 // ScheduleViolation naming the action's index, the action and the rule.
 //
+// Stage snapshots (set_stage_units, or Schedule::stage_units() in simulate): store_stages needs
+// the current state y_n with n < l and u free slots [s, s + u) inside the budget (on one level);
+// a reverse of step n is legal from the current state y_n, or — `slot` ≥ 0 — from a slot that
+// holds the stages of step n; a stage snapshot cannot be restored as a state, and is freed by
+// its first slot.
+//
 // ScheduleValidator does the same one action at a time, for drivers and tests that produce their
 // own streams. Counting follows Griewank & Walther (ACM TOMS 26(1), 2000): advances are steps run
 // forward by `advance` actions; the forward step re-run inside each reverse step is not one.
@@ -68,6 +74,15 @@ struct ScheduleCost {
   Index host_restores = 0;  // of `restores`, those from host slots
   int peak_host_slots = 0;  // most host snapshots held at once
   int host_slots_used = 0;  // the highest host slot used, counted from the first host slot, + 1
+  // Stage snapshots (Schedule::stage_units() > 0): each store_stages takes one step forward
+  // (counted in `advances`) and fills stage_units slots; a reverse from stages re-runs nothing.
+  int stage_units = 0;
+  Index stage_stores = 0;
+  Index stage_reverses = 0;  // of `reverses`, those from a stage snapshot
+
+  // Forward steps evaluated in all: advances plus the step each reverse from the current state
+  // re-runs (l + p in revolve's counting; l when every step is reversed from its stages).
+  Index forward_evaluations() const { return advances + reverses - stage_reverses; }
 
   // One line; the host and disk counts are appended when there is such a level (or I/O on it was
   // counted).
@@ -108,11 +123,18 @@ class ScheduleValidator {
   int memory_slots() const { return memory_slots_; }
   int host_slots_in_use() const { return host_in_use_; }
   const ScheduleCost& cost() const { return cost_; }
+  // Accepts stage snapshots of `units` slots each (0: none, the default). Call before the first
+  // action; throws InvalidArgument for units < 0.
+  void set_stage_units(int units);
 
  private:
   [[noreturn]] void violation(const Action& action, const std::string& what) const;
   void check_slot(const Action& action) const;
-  Index held(int slot) const;  // step held in the slot, −1 when empty
+  Index held(int slot) const;      // step held in the slot, −1 when empty
+  Index stage_of(int slot) const;  // first slot of the stage snapshot in the slot, −1 if none
+  void store_stages(const Action& action);
+  void reverse_from_stages(const Action& action);
+  void free_stages(const Action& action);
 
   std::string name_;
   Index steps_;
@@ -126,7 +148,8 @@ class ScheduleValidator {
   int disk_in_use_ = 0;
   int host_in_use_ = 0;
   bool finished_ = false;
-  std::vector<Index> slot_step_;  // grows to the largest slot used; −1 = empty
+  std::vector<Index> slot_step_;   // grows to the largest slot used; −1 = empty
+  std::vector<Index> stage_head_;  // per slot: first slot of the stage snapshot held there, or −1
   ScheduleCost cost_;
 };
 
@@ -157,9 +180,10 @@ struct CostModel {
   void validate() const;
 };
 
-// step_time·(advances + reverses·(1 + adjoint_cost_factor))
-// + write_time·(stores − disk_stores − host_stores) + read_time·(restores − disk_restores
-// − host_restores) + host_write_time·host_stores + host_read_time·host_restores
+// step_time·(advances + reverses·(1 + adjoint_cost_factor) − stage_reverses)
+// + write_time·(stores − disk_stores − host_stores + stage_units·stage_stores)
+// + read_time·(restores − disk_restores − host_restores + stage_units·stage_reverses)
+// + host_write_time·host_stores + host_read_time·host_restores
 // + disk_write_time·disk_stores + disk_read_time·disk_restores.
 double predicted_time(const ScheduleCost& cost, const CostModel& model = {});
 

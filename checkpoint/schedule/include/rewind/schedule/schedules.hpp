@@ -8,6 +8,8 @@
 //   driver.run(y0, theta, rwd::two_level_schedule(4, 100, costs));   // 4 in memory, 100 on disk
 //   driver.run(y0, theta, rwd::three_level_schedule(4, 64, 1000, costs));  // device, host, disk
 //   driver.run(y0, theta, rwd::custom_schedule([](rwd::Index l) { return my_schedule(l); }));
+//   driver.run(y0, theta, rwd::stage_aware_schedule(20, 4));    // 20 units, RK4's 4 stages
+//   driver.run(y0, theta, rwd::store_all_stages_schedule(4));   // every step's stages
 //
 // A planner is called once per run whose length is known (fixed steps, or after a counting sweep);
 // revolve_schedule also names an online budget, so a run of unknown length (adaptive steps, a
@@ -25,6 +27,8 @@
 #include "rewind/schedule/checkpoint_plan.hpp"
 #include "rewind/schedule/disk_only_schedule.hpp"
 #include "rewind/schedule/schedule.hpp"
+#include "rewind/schedule/stage_aware_schedule.hpp"
+#include "rewind/schedule/store_all_stages_schedule.hpp"
 
 namespace rwd {
 
@@ -77,6 +81,31 @@ inline Planner custom_schedule(std::function<std::unique_ptr<Schedule>(Index ste
   if (!make)
     detail::fail<InvalidArgument>("custom_schedule needs a function that makes a schedule");
   return [make = std::move(make)](Index steps) { return CheckpointPlan::of(make(steps)); };
+}
+
+// State and stage snapshots in `units` state-sized slots, a stage snapshot taking `stage_units`
+// (the method's stages; rewind/schedule/stage_aware_schedule.hpp). Fixed-length runs only.
+inline Planner stage_aware_schedule(int units, int stage_units) {
+  if (units < 1)
+    detail::fail<InvalidArgument>("stage-aware schedule: ", units, " units (need >= 1)");
+  if (stage_units < 1)
+    detail::fail<InvalidArgument>("stage-aware schedule: ", stage_units,
+                                  " stage units (need >= 1)");
+  return [units, stage_units](Index steps) {
+    CheckpointPlan plan =
+        CheckpointPlan::of(std::make_unique<StageAwareSchedule>(steps, units, stage_units));
+    plan.budget = units;
+    return plan;
+  };
+}
+
+// The stages of every step: no step is re-run (l·stage_units slots).
+inline Planner store_all_stages_schedule(int stage_units) {
+  if (stage_units < 1)
+    detail::fail<InvalidArgument>("store-all-stages: ", stage_units, " stage units (need >= 1)");
+  return [stage_units](Index steps) {
+    return CheckpointPlan::of(std::make_unique<StoreAllStagesSchedule>(steps, stage_units));
+  };
 }
 
 // The same schedule with every snapshot in the disk level (CheckpointOptions::disk says where).

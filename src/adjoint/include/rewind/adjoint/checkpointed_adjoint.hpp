@@ -31,15 +31,25 @@
 // twice (one state copy per forward step is the price). Other planners (two-level, uniform,
 // store-all, custom, on disk) need l to plan: a counting sweep (one extra forward run without
 // storage) comes first, reported in the summary.
+//
+// Stage-aware plans (rwd::stage_aware_schedule, rwd::store_all_stages_schedule) also keep the
+// stage values of some steps: a stage snapshot of step n is stage_units() consecutive store slots,
+// slot + i holding the stepper's stage vector i with the carry of step n, written by the
+// stepper's step_keeping_stages() and read back for adjoint_step_from_stages(), which re-runs
+// nothing. They need a stepper that offers both, the same number of stages as the plan, and a run
+// of fixed length; the gradient is bit for bit the same as with any other schedule.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "rewind/adjoint/drift_monitor.hpp"
 #include "rewind/adjoint/gradient_health.hpp"
@@ -65,6 +75,17 @@
 #include "rewind/store/store_for_plan.hpp"
 
 namespace rwd {
+
+namespace detail {
+// Steppers that take a step handing out its stage values and reverse a step from them.
+template <class Stepper, class Vector>
+concept keeps_stages = requires(Stepper& s, Vector& v, Carry& c, std::span<Vector> out,
+                                std::span<const Vector> in) {
+  { s.stage_count() } -> std::convertible_to<int>;
+  s.step_keeping_stages(v, c, v, out);
+  s.adjoint_step_from_stages(in, c, v, v, v);
+};
+}  // namespace detail
 
 struct CheckpointOptions {
   DriftPolicy drift_policy = DriftPolicy::warn;  // what a replay that differs does
@@ -180,11 +201,12 @@ class CheckpointedAdjoint {
 
     Vector y = B::zeros(n), grad = B::zeros(n), lambda = B::zeros(n), mu = B::zeros(p);
     y_final_ = B::zeros(n);  // y_l, formed at the first reverse; allocated before the loop
+    StageSnapshots stages = prepare_stages(*schedule, n);
     final_change_ = std::numeric_limits<double>::quiet_NaN();
     B::copy(y0, y);
     Carry carry = stepper_.initial_carry(y, theta);
     Index reached = 0;  // furthest step of the first sweep
-    Index advances = 0, stores = 0, restores = 0, reverses = 0;
+    Index advances = 0, stores = 0, restores = 0, reverses = 0, stage_reverses = 0;
     double loss = observe(carry, y, grad);
     drift.record(0, y);
     bool terminal_done = false;
@@ -273,9 +295,77 @@ class CheckpointedAdjoint {
           ++restores;
           break;
         case ActionKind::free:
-          store->free(action.slot);
+          if (stages.head(action.slot)) {
+            for (int i = 0; i < stages.units; ++i) store->free(action.slot + i);
+            stages.head(action.slot) = false;
+          } else {
+            store->free(action.slot);
+          }
           break;
+        case ActionKind::store_stages: {
+          if constexpr (detail::keeps_stages<Stepper, Vector>) {
+            if (action.step != carry.step || action.step >= steps)
+              detail::fail<InvalidArgument>("schedule stores the stages of step ", action.step,
+                                            " but the state is y_", carry.step);
+            const bool first = carry.step >= reached;
+            const Carry at = carry;
+            if (carry.step == steps - 1) {
+              // The last step: y_l closes the run; the state kept is y_{l−1}, which nothing reads.
+              Carry last = carry;
+              B::copy(y, y_final_);
+              stepper_.step_keeping_stages(y_final_, last, theta, stages.vectors);
+              if (options_.check_finite) detail::require_finite_state<B>(y_final_, last);
+              if (!terminal_done) close_run(y, carry, theta, last, grad, lambda, loss);
+              terminal_done = true;
+              reached = steps;
+            } else {
+              stepper_.step_keeping_stages(y, carry, theta, stages.vectors);
+              if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+              if (carry.step > reached) {
+                reached = carry.step;
+                drift.record(carry.step, y);
+                loss += observe(carry, y, grad);
+              } else {
+                drift.check(carry.step, carry.t, y);
+              }
+            }
+            ++advances;
+            for (int i = 0; i < stages.units; ++i)
+              store->store(action.slot + i, at.step, stages.vectors[static_cast<std::size_t>(i)],
+                           at);
+            stages.head(action.slot) = true;
+            (first ? forward_s : recompute_s) += seconds_since(start);
+          }
+          break;
+        }
         case ActionKind::reverse: {
+          if (action.uses_stages()) {
+            if constexpr (detail::keeps_stages<Stepper, Vector>) {
+              if (action.step != adjoint_at - 1 || !terminal_done || !stages.head(action.slot))
+                detail::fail<InvalidArgument>("schedule reverses step ", action.step,
+                                              " from the stages in slot ", action.slot,
+                                              " with the adjoint at step ", adjoint_at);
+              Carry at;
+              for (int i = 0; i < stages.units; ++i) {
+                store->restore(action.slot + i, action.step,
+                               stages.vectors[static_cast<std::size_t>(i)], at);
+                if (at.step != action.step)
+                  detail::fail<StorageError>("the stages of step ", action.step, " in slot ",
+                                             action.slot + i, " carry step ", at.step);
+              }
+              stepper_.adjoint_step_from_stages(stages.vectors, at, theta, lambda, mu);
+              if (objective_.observes(at.step)) {
+                objective_.observation(at.step, at.t, stages.vectors[0], grad);
+                B::axpy(1.0, grad, lambda);
+              }
+              if (options_.check_finite) detail::require_finite_adjoint<B>(lambda, mu, at);
+              --adjoint_at;
+              ++reverses;
+              ++stage_reverses;
+              reverse_s += seconds_since(start);
+            }
+            break;
+          }
           if (action.step != carry.step || action.step != adjoint_at - 1)
             detail::fail<InvalidArgument>("schedule reverses step ", action.step,
                                           " with the state at step ", carry.step,
@@ -321,8 +411,9 @@ class CheckpointedAdjoint {
     summary.parameter_size = p;
     summary.steps = steps;
     summary.rejected_steps = total.rejected_attempts;
-    summary.forward_steps = advances + reverses;  // l + p (see summary.hpp)
-    summary.recomputed_steps = advances;          // p: the schedule's advances
+    // l + p (see summary.hpp); a reverse from stages re-runs no step.
+    summary.forward_steps = advances + reverses - stage_reverses;
+    summary.recomputed_steps = advances - stage_reverses;  // p: beyond the l each step needs
     summary.reversed_steps = reverses;
     summary.rhs_evaluations_forward = total.rhs_evaluations - counted.rhs_evaluations;
     summary.rhs_evaluations_reverse = 0;  // not separable here: included in the forward count
@@ -342,6 +433,38 @@ class CheckpointedAdjoint {
     result.y_final = std::move(y_final_);
     result.drift = drift.report();
     return result;
+  }
+
+  // The stage snapshots of a stage-aware plan: which slots begin one, and the stepper's stage
+  // vectors to fill and read (allocated before the loop).
+  struct StageSnapshots {
+    int units = 0;
+    std::vector<Vector> vectors;
+    std::vector<char> heads;
+    char& head(int slot) { return heads[static_cast<std::size_t>(slot)]; }
+  };
+
+  StageSnapshots prepare_stages(const Schedule& schedule, Index n) {
+    StageSnapshots stages;
+    stages.heads.assign(static_cast<std::size_t>(std::max(schedule.slots(), 0)), 0);
+    stages.units = schedule.stage_units();
+    if (stages.units == 0) return stages;
+    if constexpr (detail::keeps_stages<Stepper, Vector>) {
+      if (stages.units != stepper_.stage_count())
+        detail::fail<InvalidArgument>("schedule '", schedule.name(), "' keeps ", stages.units,
+                                      " vectors per stage snapshot but the method has ",
+                                      stepper_.stage_count(), " stages");
+      if (!run_end_.length_known())
+        detail::fail<InvalidArgument>("schedule '", schedule.name(),
+                                      "' keeps stage values, which needs a run of fixed steps "
+                                      "without a stop condition");
+      for (int i = 0; i < stages.units; ++i) stages.vectors.push_back(B::zeros(n));
+    } else {
+      detail::fail<InvalidArgument>("schedule '", schedule.name(),
+                                    "' keeps stage values, but this stepper cannot hand them out "
+                                    "(step_keeping_stages / adjoint_step_from_stages)");
+    }
+    return stages;
   }
 
   double observe(const Carry& carry, const Vector& y, Vector& grad) {

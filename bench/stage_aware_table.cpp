@@ -1,0 +1,128 @@
+// Stage-aware checkpointing against revolve at equal memory, and store-all with and without
+// stages: recomputed steps predicted and measured, time predicted and measured, in one run.
+//
+//   build/bench/stage_aware_table [steps = 10000] [units = 20]
+//
+// Part 1: Gray–Scott on a 71 × 71 grid (10 082 unknowns), RK4, dt = 1, `steps` steps, a budget
+// of `units` state-sized slots: revolve(c) and stage-aware(c, u = 4). The predicted time is the
+// plan's predicted_time_ratio with F (the adjoint part of a reverse step, in forward steps)
+// measured from the store-all-stages run of part 2, times one measured forward run.
+// Part 2: (gradient time) / (forward time) of store-all (every reverse re-runs its step) and of
+// store-all-stages (none does), for Lorenz-96 N = 40 (10^4 steps, dt = 0.01) and the same
+// Gray–Scott (1000 steps, as its stages take 4 × 80 MB).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/adjoint/store_all_adjoint.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/problems/gray_scott.hpp"
+#include "rewind/problems/lorenz96.hpp"
+#include "rewind/schedule/schedules.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+template <class Stepper, class Vector>
+double forward_seconds(Stepper& stepper, const Vector& y0, const Vector& theta) {
+  using B = typename Stepper::Backend;
+  Vector y = B::zeros(B::size(y0));
+  B::copy(y0, y);
+  const auto start = Clock::now();
+  rwd::Carry carry = stepper.initial_carry(y, theta);
+  while (!stepper.finished(carry)) stepper.step(y, carry, theta);
+  return since(start);
+}
+
+struct StoreAllRatios {
+  double plain, stages, adjoint_factor;
+};
+
+// Gradient / forward of store-all and store-all-stages; F from the stage run's reverse sweep.
+template <class P>
+StoreAllRatios store_all_ratios(const P& problem, double dt, rwd::Index steps) {
+  using B = typename P::Backend;
+  const auto y0 = problem.default_initial_state();
+  const auto theta = problem.default_parameters();
+  const auto objective = rwd::Objective<B>::terminal_squared_norm();
+  rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(),
+                                  rwd::StepControl::fixed(0.0, dt, steps));
+  forward_seconds(stepper, y0, theta);  // warm the caches
+  const double forward = forward_seconds(stepper, y0, theta);
+  rwd::StoreAllAdjoint plain(stepper, objective);
+  auto start = Clock::now();
+  const auto a = plain.run(y0, theta);
+  const double plain_s = since(start);
+  rwd::CheckpointOptions options;
+  options.drift_policy = rwd::DriftPolicy::fail;
+  rwd::CheckpointedAdjoint staged(stepper, objective, options);
+  start = Clock::now();
+  const auto b = staged.run(y0, theta, rwd::store_all_stages_schedule(4));
+  const double staged_s = since(start);
+  if (!(a.grad_theta == b.grad_theta) || !(a.grad_y0 == b.grad_y0)) {
+    std::fprintf(stderr, "store-all-stages gradient differs from store-all\n");
+    std::exit(1);
+  }
+  const double per_step = forward / static_cast<double>(steps);
+  return {plain_s / forward, staged_s / forward,
+          b.summary.reverse_seconds / static_cast<double>(steps) / per_step};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const rwd::Index steps = argc > 1 ? std::atoll(argv[1]) : 10000;
+  const int units = argc > 2 ? std::atoi(argv[2]) : 20;
+  rwd::GrayScott<> gray_scott(71);
+  const StoreAllRatios gs = store_all_ratios(gray_scott, 1.0, 1000);
+  rwd::Lorenz96<> lorenz(40);
+  const StoreAllRatios l96 = store_all_ratios(lorenz, 0.01, 10000);
+
+  using B = rwd::EigenBackend;
+  const auto y0 = gray_scott.default_initial_state();
+  const auto theta = gray_scott.default_parameters();
+  rwd::ExplicitRungeKutta stepper(gray_scott, rwd::ButcherTableau::rk4(),
+                                  rwd::StepControl::fixed(0.0, 1.0, steps));
+  const double forward = forward_seconds(stepper, y0, theta);
+  const auto objective = rwd::Objective<B>::terminal_squared_norm();
+  std::printf(
+      "Gray-Scott %ld unknowns, RK4, %ld steps, %d state-sized units; F = %.3f "
+      "(measured); one forward run %.3f s\n\n",
+      static_cast<long>(B::size(y0)), static_cast<long>(steps), units, gs.adjoint_factor, forward);
+  std::printf("%-26s %12s %12s %10s %10s %9s %9s\n", "schedule", "recomputed", "recomputed", "time",
+              "time", "time", "peak");
+  std::printf("%-26s %12s %12s %10s %10s %9s %9s\n", "", "predicted", "measured", "predicted",
+              "measured", "ratio", "slots");
+  double times[2] = {0, 0};
+  rwd::Index recomputed[2] = {0, 0};
+  const rwd::Planner planners[2] = {rwd::revolve_schedule(units),
+                                    rwd::stage_aware_schedule(units, 4)};
+  for (int i = 0; i < 2; ++i) {
+    const rwd::CheckpointPlan plan = planners[i](steps);
+    rwd::CheckpointedAdjoint driver(stepper, objective);
+    const auto start = Clock::now();
+    const auto result = driver.run(y0, theta, plan);
+    times[i] = since(start);
+    recomputed[i] = result.summary.recomputed_steps;
+    const double predicted = plan.predicted_time_ratio(gs.adjoint_factor) * forward;
+    std::printf("%-26s %12ld %12ld %9.2fs %9.2fs %9.3f %9ld\n", plan.name.c_str(),
+                static_cast<long>(plan.forward_steps() - steps),
+                static_cast<long>(result.summary.recomputed_steps), predicted, times[i],
+                times[i] / predicted, static_cast<long>(plan.peak_slots));
+  }
+  std::printf("\nstage-aware / revolve: recomputed steps %.3f, time %.3f\n\n",
+              static_cast<double>(recomputed[1]) / static_cast<double>(recomputed[0]),
+              times[1] / times[0]);
+  std::printf("store-all gradient / forward (RK4)   without stages   with stages (F measured)\n");
+  std::printf("Lorenz-96 N = 40, 10^4 steps         %14.3f   %11.3f (%.2f)\n", l96.plain,
+              l96.stages, l96.adjoint_factor);
+  std::printf("Gray-Scott 10^4 unknowns, 1000 steps %14.3f   %11.3f (%.2f)\n", gs.plain, gs.stages,
+              gs.adjoint_factor);
+  return 0;
+}

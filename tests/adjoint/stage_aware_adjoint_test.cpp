@@ -1,0 +1,126 @@
+// Stage snapshots through the checkpointed driver: with stage-aware plans (every budget from a
+// single stage snapshot to all of them) and store-all-stages, the gradient, loss and final state
+// are bit for bit those of StoreAllAdjoint — for a 2-stage and a 4-stage method, Eigen and
+// Thrust (CPP) backends — and the driver's counts are the plan's.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/adjoint/store_all_adjoint.hpp"
+#include "rewind/backend/thrust_backend.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/problems/gray_scott.hpp"
+#include "rewind/problems/lorenz63.hpp"
+#include "rewind/problems/lorenz96.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "support/host_vectors.hpp"
+
+namespace rwd {
+namespace {
+
+using testing::to_host;
+
+template <class B>
+Objective<B> objective_with_observations() {
+  return Objective<B>(
+      [](double, const typename B::Vector& y, typename B::Vector& g) {
+        B::copy(y, g);
+        return 0.5 * B::dot(y, y);
+      },
+      {0, 3, 7, 12},
+      [](Index, double, const typename B::Vector& y, typename B::Vector& g) {
+        B::copy(y, g);
+        B::scale(0.25, g);
+        return 0.125 * B::dot(y, y);
+      });
+}
+
+template <class P>
+void check_stage_plans(const P& problem, const char* method, const StepControl& control) {
+  using B = typename P::Backend;
+  const auto y0 = problem.default_initial_state();
+  const auto theta = problem.default_parameters();
+  const auto objective = objective_with_observations<B>();
+  ExplicitRungeKutta stepper(problem, ButcherTableau::by_name(method), control);
+  const int s = stepper.stage_count();
+  StoreAllAdjoint reference_driver(stepper, objective);
+  const auto reference = reference_driver.run(y0, theta);
+  const Index l = reference.summary.steps;
+
+  std::vector<std::pair<std::string, Planner>> plans = {
+      {"store-all-stages", store_all_stages_schedule(s)}};
+  for (const int units : {s, s + 1, s + 2, 2 * s + 1, 3 * s + 2, 5 * s, static_cast<int>(l) * s})
+    plans.emplace_back("stage-aware c=" + std::to_string(units), stage_aware_schedule(units, s));
+  for (const auto& [name, planner] : plans) {
+    SCOPED_TRACE(name);
+    const CheckpointPlan plan = planner(l);
+    CheckpointOptions options;
+    options.drift_policy = DriftPolicy::fail;
+    CheckpointedAdjoint driver(stepper, objective, options);
+    const auto result = driver.run(y0, theta, plan);
+    EXPECT_EQ(std::memcmp(&result.loss, &reference.loss, sizeof(double)), 0)
+        << result.loss << " vs " << reference.loss;
+    EXPECT_EQ(to_host<B>(result.grad_y0), to_host<B>(reference.grad_y0));
+    EXPECT_EQ(to_host<B>(result.grad_theta), to_host<B>(reference.grad_theta));
+    EXPECT_EQ(to_host<B>(result.y_final), to_host<B>(reference.y_final));
+    EXPECT_EQ(result.drift.max_rel_drift, 0.0);
+    EXPECT_EQ(result.summary.reversed_steps, l);
+    EXPECT_EQ(result.summary.forward_steps, plan.forward_steps());
+    if (name == "store-all-stages") {
+      EXPECT_EQ(result.summary.forward_steps, l);  // nothing re-run
+      EXPECT_EQ(plan.stage_reverses, l);
+    }
+    EXPECT_LE(result.summary.storage.peak_memory_bytes,
+              plan.snapshots * (B::size(y0) * 8 + static_cast<Index>(sizeof(Carry))));
+  }
+}
+
+class StageAwareAdjoint : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StageAwareAdjoint, Lorenz63) {
+  check_stage_plans(Lorenz63<>(), GetParam().c_str(), StepControl::fixed(0.0, 0.01, 40));
+}
+TEST_P(StageAwareAdjoint, GrayScott) {
+  check_stage_plans(GrayScott<>(8), GetParam().c_str(), StepControl::fixed(0.0, 1.0, 25));
+}
+TEST_P(StageAwareAdjoint, Lorenz96OnThrust) {
+  check_stage_plans(Lorenz96<ThrustBackend>(12), GetParam().c_str(),
+                    StepControl::fixed(0.0, 0.01, 30));
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, StageAwareAdjoint, ::testing::Values("heun", "rk4", "euler"));
+
+TEST(StageAwareAdjoint, FewerForwardStepsThanRevolveAtEqualMemory) {
+  Lorenz96<> problem(16);
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 300));
+  CheckpointedAdjoint driver(stepper, Objective<EigenBackend>::terminal_squared_norm());
+  const auto y0 = problem.default_initial_state();
+  const auto theta = problem.default_parameters();
+  const auto revolve = driver.run(y0, theta, revolve_schedule(12));
+  const auto stages = driver.run(y0, theta, stage_aware_schedule(12, 4));
+  EXPECT_LT(stages.summary.forward_steps, revolve.summary.forward_steps);
+  EXPECT_EQ(to_host<EigenBackend>(stages.grad_theta), to_host<EigenBackend>(revolve.grad_theta));
+}
+
+TEST(StageAwareAdjoint, RefusesWhatItCannotRun) {
+  Lorenz63<> problem;
+  const auto y0 = problem.default_initial_state();
+  const auto theta = problem.default_parameters();
+  const auto objective = Objective<EigenBackend>::terminal_squared_norm();
+  ExplicitRungeKutta rk4(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 20));
+  CheckpointedAdjoint driver(rk4, objective);
+  try {
+    driver.run(y0, theta, stage_aware_schedule(10, 2));  // Heun's count with RK4
+    ADD_FAILURE() << "ran a plan with the wrong number of stages";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("the method has 4 stages"), std::string::npos) << e.what();
+  }
+  ExplicitRungeKutta adaptive(problem, ButcherTableau::by_name("bs3"),
+                              StepControl::adaptive(0.0, 0.5, 1e-6, 1e-8));
+  CheckpointedAdjoint adaptive_driver(adaptive, objective);
+  EXPECT_THROW(adaptive_driver.run(y0, theta, stage_aware_schedule(10, 4)), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace rwd
