@@ -99,8 +99,8 @@ DataTrainer::DataTrainer(nn::NeuralField field, std::vector<TimeSeries> trajecto
       fail<InvalidArgument>("trajectory ", j, " has ", t.dimension(), " components, not ",
                             observed_);
     if (training_points_[j] < 1 || training_points_[j] > t.points())
-      fail<InvalidArgument>("trajectory ", j, ": ", training_points_[j],
-                            " training points of its ", t.points());
+      fail<InvalidArgument>("trajectory ", j, ": ", training_points_[j], " training points of its ",
+                            t.points());
     for (Index s = 0; s + options_.window < training_points_[j]; ++s) windows_.push_back({j, s});
   }
   if (windows_.empty())
@@ -196,8 +196,8 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
   for (int r = 0; r < exchange_->size(); ++r) {
     const WindowRange range = windows_of_process(options_.batch, r, exchange_->size());
     if (at[0] != 0.0)
-      fail<Error>("the gradient of windows [", range.begin, ", ", range.end, ") failed on rank ",
-                  r, " (that rank reports why); rank ", exchange_->rank(), " stops too");
+      fail<Error>("the gradient of windows [", range.begin, ", ", range.end, ") failed on rank ", r,
+                  " (that rank reports why); rank ", exchange_->rank(), " stops too");
     ++at;
     for (Index w = range.begin; w < range.end; ++w, at += p + 1) {
       result.loss += at[0];

@@ -36,7 +36,8 @@ void write_attribute(hid_t object, const char* name, hid_t type, const void* val
 }
 
 Hdf5Handle open_attribute(hid_t object, const char* name, const std::filesystem::path& file) {
-  if (H5Aexists(object, name) <= 0) fail_field(file, std::string("has no attribute '") + name + "'");
+  if (H5Aexists(object, name) <= 0)
+    fail_field(file, std::string("has no attribute '") + name + "'");
   return checked(H5Aopen(object, name, H5P_DEFAULT), Hdf5Kind::attribute, file,
                  std::string("opening attribute ") + name);
 }
@@ -60,10 +61,9 @@ void write_array(hid_t group, const char* name, hid_t file_type, hid_t memory_ty
                  const void* values, std::size_t count, const std::filesystem::path& file) {
   const hsize_t n = count;
   Hdf5Handle space = checked(H5Screate_simple(1, &n, nullptr), Hdf5Kind::dataspace, file, name);
-  Hdf5Handle set =
-      checked(H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT,
-                         H5P_DEFAULT),
-              Hdf5Kind::dataset, file, std::string("creating dataset ") + name);
+  Hdf5Handle set = checked(
+      H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      Hdf5Kind::dataset, file, std::string("creating dataset ") + name);
   if (count > 0)
     check(H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), file,
           std::string("writing dataset ") + name);
@@ -154,8 +154,8 @@ std::vector<double> read_doubles(hid_t group, const char* name, const std::files
                          " values, not " + std::to_string(expected));
   std::vector<double> values(n);
   if (n > 0)
-    check(H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
-          file, std::string("reading ") + name);
+    check(H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), file,
+          std::string("reading ") + name);
   return values;
 }
 

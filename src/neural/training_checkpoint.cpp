@@ -51,8 +51,8 @@ void save_training_checkpoint(const std::filesystem::path& file, const nn::Neura
     fields::write_integer_attribute(g, "iteration", state.iteration, file);
     fields::write_string_attribute(g, "optimizer", state.optimizer.kind, file);
     fields::write_integer_attribute(g, "optimizer_steps", state.optimizer.steps, file);
-    fields::write_integer_attribute(g, "optimizer_vectors",
-                                    static_cast<std::int64_t>(state.optimizer.vectors.size()), file);
+    fields::write_integer_attribute(
+        g, "optimizer_vectors", static_cast<std::int64_t>(state.optimizer.vectors.size()), file);
     for (std::size_t i = 0; i < state.optimizer.vectors.size(); ++i)
       write_vector(g, ("optimizer_" + std::to_string(i)).c_str(), state.optimizer.vectors[i], file);
     write_vector(g, "best_theta", state.best_theta, file);
@@ -110,8 +110,7 @@ LoadedCheckpoint load_training_checkpoint(const std::filesystem::path& file) {
   s.validation_errors = fields::read_doubles(g, "validation_errors", file, evaluations);
   if (s.best_theta.size() != 0 && s.best_theta.size() != p)
     throw StorageError("checkpoint " + quoted(file) + ": best_theta has " +
-                       std::to_string(s.best_theta.size()) + " values, theta " +
-                       std::to_string(p));
+                       std::to_string(s.best_theta.size()) + " values, theta " + std::to_string(p));
   return loaded;
 }
 

@@ -37,9 +37,8 @@ std::vector<std::string_view> split(std::string_view line) {
   std::vector<std::string_view> fields;
   for (std::size_t begin = 0;;) {
     const std::size_t comma = line.find(',', begin);
-    fields.push_back(trim(line.substr(begin, comma == std::string_view::npos
-                                                 ? std::string_view::npos
-                                                 : comma - begin)));
+    fields.push_back(trim(line.substr(
+        begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin)));
     if (comma == std::string_view::npos) return fields;
     begin = comma + 1;
   }
@@ -87,7 +86,7 @@ TrajectorySet load_labelled_csv(const std::filesystem::path& file, Index label_c
   TrajectorySet set;
   std::vector<std::string> columns;
   Index time_column = -1;
-  std::set<std::string> finished;  // labels whose rows have ended
+  std::set<std::string> finished;         // labels whose rows have ended
   std::vector<std::vector<double>> rows;  // of the current trajectory: t, then the components
   std::vector<Index> row_lines;
   const auto close_trajectory = [&] {
@@ -158,9 +157,10 @@ TrajectorySet load_labelled_csv(const std::filesystem::path& file, Index label_c
       row.push_back(value);
     }
     if (!rows.empty() && !(row[0] > rows.back()[0]))
-      fail<InvalidArgument>(where, " line ", number, ": t = ", row[0], " does not come after t = ",
-                            rows.back()[0], " (line ", row_lines.back(), ") in trajectory '",
-                            label, "'; times must increase strictly within a trajectory");
+      fail<InvalidArgument>(where, " line ", number, ": t = ", row[0],
+                            " does not come after t = ", rows.back()[0], " (line ",
+                            row_lines.back(), ") in trajectory '", label,
+                            "'; times must increase strictly within a trajectory");
     rows.push_back(std::move(row));
     row_lines.push_back(number);
   }

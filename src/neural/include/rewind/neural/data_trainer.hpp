@@ -1,5 +1,5 @@
-// rewind/neural/data_trainer.hpp — minibatch training of a neural field (neural_field.hpp) on one or
-// several trajectories with any time grid: windows placed on the observation times, the exact
+// rewind/neural/data_trainer.hpp — minibatch training of a neural field (neural_field.hpp) on one
+// or several trajectories with any time grid: windows placed on the observation times, the exact
 // discrete gradient, validation on held-out points.
 //
 //   rwd::nn::NeuralField field(mlp, rwd::nn::InputFeatures::identity, /*time_input=*/false);

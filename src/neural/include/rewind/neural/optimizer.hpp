@@ -29,8 +29,8 @@ namespace rwd::training {
 // run: restoring it into an optimizer of the same kind and options continues the run with the
 // same bits as if it had never stopped.
 struct OptimizerState {
-  std::string kind;                     // "adam" or "sgd": restore refuses another kind's state
-  Index steps = 0;                      // iterations()
+  std::string kind;                      // "adam" or "sgd": restore refuses another kind's state
+  Index steps = 0;                       // iterations()
   std::vector<Eigen::VectorXd> vectors;  // adam: m, v; sgd: the velocity (empty without momentum)
 };
 

@@ -34,8 +34,8 @@ namespace rwd::training {
 struct TrainingState {
   Index iteration = 0;  // iterations done
   OptimizerState optimizer;
-  Eigen::VectorXd best_theta;     // the parameters of the best validation error so far
-  double best_validation = 0.0;   // +inf before the first evaluation with validation points
+  Eigen::VectorXd best_theta;    // the parameters of the best validation error so far
+  double best_validation = 0.0;  // +inf before the first evaluation with validation points
   Index best_iteration = 0;
   Index evaluations_since_best = 0;
   std::vector<double> losses, gradient_norms, learning_rates;  // one per iteration
