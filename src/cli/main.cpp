@@ -25,6 +25,7 @@
 #include "generate_command.hpp"
 #include "inspect_command.hpp"
 #include "plan_command.hpp"
+#include "predict_command.hpp"
 #include "process_group.hpp"
 #include "rewind/error.hpp"
 #include "rewind/parallel.hpp"
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
   add_plan_command(app);
   add_inspect_command(app);
   add_train_command(app);
+  add_predict_command(app);
   add_generate_command(app);
   add_fit_command(app);
 

@@ -20,12 +20,14 @@
 #include "rewind/format.hpp"
 #include "rewind/neural/adam.hpp"
 #include "rewind/neural/mlp.hpp"
+#include "rewind/neural/model_file.hpp"
 #include "rewind/neural/neural_ode.hpp"
 #include "rewind/neural/neural_ode_trainer.hpp"
 #include "rewind/neural/parameter_file.hpp"
 #include "rewind/neural/sgd.hpp"
 #include "rewind/neural/time_series.hpp"
 #include "rewind/parallel.hpp"
+#include "train_data_command.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -186,8 +188,31 @@ void train_spiral(const TrainSettings& settings) {
       settings.iterations > 0 ? seconds / static_cast<double>(settings.iterations) : 0.0;
 
   // Every rank holds the same θ and history: rank 0 writes the files.
-  if (settings.save_parameters && ProcessGroup::prints())
-    nn::save_parameters(*settings.save_parameters, mlp, theta);
+  // A complete model file (rewind predict reads it): the spiral works in the data's own units.
+  if (settings.save_parameters && ProcessGroup::prints()) {
+    nn::NeuralModel model;
+    model.hidden = {settings.hidden};
+    model.activation = nn::parse_activation(settings.activation);
+    model.features = features;
+    model.observed = 2;
+    model.names =
+        trainer.data().names.empty() ? std::vector<std::string>{"y0", "y1"} : trainer.data().names;
+    model.mean = Eigen::VectorXd::Zero(2);
+    model.scale = Eigen::VectorXd::Ones(2);
+    model.method = settings.method;
+    model.substeps = settings.substeps;
+    model.training_options = nlohmann::json{
+        {"problem", "spiral"},
+        {"data", settings.data},
+        {"iterations", settings.iterations},
+        {"batch", settings.batch},
+        {"window", settings.window},
+        {"learning_rate", settings.learning_rate},
+        {"seed", settings.seed},
+        {"init_seed",
+         settings.init_seed}}.dump();
+    nn::save_model(*settings.save_parameters, model, theta);
+  }
 
   if (!settings.quiet)
     std::cout << "trained " << trainer.describe() << " (" << theta.size() << " parameters) on "
@@ -254,8 +279,11 @@ void train_spiral(const TrainSettings& settings) {
 }  // namespace
 
 CLI::App* add_train_command(CLI::App& app) {
-  CLI::App* train = app.add_subcommand("train", "Train a neural ODE (see 'train spiral --help').");
-  train->require_subcommand(1);
+  CLI::App* train = app.add_subcommand(
+      "train",
+      "Train a neural ODE on --data FILE (options below), or the spiral ('train spiral').");
+  train->require_subcommand(0, 1);
+  add_train_data_options(*train);
   auto settings = std::make_shared<TrainSettings>();
   CLI::App* spiral = train->add_subcommand(
       "spiral", "Fit dy/dt = mlp(y^3) to the cubic spiral (data: rewind generate spiral).");

@@ -89,3 +89,38 @@ void Adam::set_learning_rate(double learning_rate) {
 }
 
 }  // namespace rwd::training
+
+namespace rwd::training {
+
+OptimizerState Adam::state() const {
+  OptimizerState state{"adam", t_, {}};
+  if (t_ > 0) state.vectors = {m_, v_};
+  return state;
+}
+
+void Adam::restore(const OptimizerState& state) {
+  using rwd::detail::fail;
+  if (state.kind != "adam")
+    fail<InvalidArgument>("Adam: cannot restore the state of a '", state.kind, "' optimizer");
+  if (state.steps < 0) fail<InvalidArgument>("Adam: restored step count ", state.steps, " < 0");
+  const std::size_t expected = state.steps > 0 ? 2 : 0;
+  if (state.vectors.size() != expected ||
+      (expected == 2 && state.vectors[0].size() != state.vectors[1].size()))
+    fail<InvalidArgument>("Adam: a state after ", state.steps,
+                          " steps needs two moment vectors of one size (m and v), not ",
+                          state.vectors.size());
+  t_ = state.steps;
+  if (t_ > 0) {
+    m_ = state.vectors[0];
+    v_ = state.vectors[1];
+  }
+  // The running products, by the very multiplications step() made.
+  beta1_power_ = 1.0;
+  beta2_power_ = 1.0;
+  for (Index i = 0; i < t_; ++i) {
+    beta1_power_ *= options_.beta1;
+    beta2_power_ *= options_.beta2;
+  }
+}
+
+}  // namespace rwd::training

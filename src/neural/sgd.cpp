@@ -73,3 +73,28 @@ void Sgd::set_learning_rate(double learning_rate) {
 }
 
 }  // namespace rwd::training
+
+namespace rwd::training {
+
+OptimizerState Sgd::state() const {
+  OptimizerState state{"sgd", t_, {}};
+  if (t_ > 0 && options_.momentum != 0.0) state.vectors = {velocity_};
+  return state;
+}
+
+void Sgd::restore(const OptimizerState& state) {
+  using rwd::detail::fail;
+  if (state.kind != "sgd")
+    fail<InvalidArgument>("SGD: cannot restore the state of a '", state.kind, "' optimizer");
+  if (state.steps < 0) fail<InvalidArgument>("SGD: restored step count ", state.steps, " < 0");
+  const std::size_t expected = state.steps > 0 && options_.momentum != 0.0 ? 1 : 0;
+  if (state.vectors.size() != expected)
+    fail<InvalidArgument>("SGD: a state after ", state.steps, " steps with momentum ",
+                          options_.momentum, " needs ", expected, " velocity vector(s), not ",
+                          state.vectors.size());
+  t_ = state.steps;
+  size_ = expected == 1 ? state.vectors[0].size() : 0;
+  if (expected == 1) velocity_ = state.vectors[0];
+}
+
+}  // namespace rwd::training

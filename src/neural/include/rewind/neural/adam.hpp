@@ -49,6 +49,9 @@ class Adam : public Optimizer {
   const AdamOptions& options() const { return options_; }
   double learning_rate() const override { return options_.learning_rate; }
   void set_learning_rate(double learning_rate) override;
+  OptimizerState state() const override;
+  // β₁ᵗ and β₂ᵗ are recomputed by the same t multiplications the steps made: the same bits.
+  void restore(const OptimizerState& state) override;
   // The moment estimates after the last step (empty before the first step).
   const Eigen::VectorXd& first_moment() const { return m_; }
   const Eigen::VectorXd& second_moment() const { return v_; }

@@ -17,12 +17,22 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <Eigen/Dense>
 
 #include "rewind/types.hpp"
 
 namespace rwd::training {
+
+// Everything an optimizer carries from one step to the next, for a checkpoint of a training
+// run: restoring it into an optimizer of the same kind and options continues the run with the
+// same bits as if it had never stopped.
+struct OptimizerState {
+  std::string kind;                      // "adam" or "sgd": restore refuses another kind's state
+  Index steps = 0;                       // iterations()
+  std::vector<Eigen::VectorXd> vectors;  // adam: m, v; sgd: the velocity (empty without momentum)
+};
 
 class Optimizer {
  public:
@@ -40,6 +50,11 @@ class Optimizer {
   // is not finite and > 0 is refused (rwd::InvalidArgument) and the old one kept.
   virtual double learning_rate() const = 0;
   virtual void set_learning_rate(double learning_rate) = 0;
+  // The state after the last step, and its restoration (rwd::InvalidArgument for a state of
+  // another kind or with vectors of the wrong number or size). The options (learning rate, β…)
+  // are not part of it: they come from the optimizer restored into.
+  virtual OptimizerState state() const = 0;
+  virtual void restore(const OptimizerState& state) = 0;
 };
 
 namespace detail {

@@ -39,6 +39,8 @@ class Sgd : public Optimizer {
   const SgdOptions& options() const { return options_; }
   double learning_rate() const override { return options_.learning_rate; }
   void set_learning_rate(double learning_rate) override;
+  OptimizerState state() const override;
+  void restore(const OptimizerState& state) override;
   // The velocity after the last step (empty without momentum or before the first step).
   const Eigen::VectorXd& velocity() const { return velocity_; }
 

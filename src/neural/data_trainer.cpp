@@ -1,0 +1,261 @@
+// src/neural/data_trainer.cpp — see rewind/neural/data_trainer.hpp.
+#include "rewind/neural/data_trainer.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <utility>
+
+#include "rewind/error.hpp"
+#include "rewind/format.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/objective.hpp"
+
+namespace rwd::training {
+
+using rwd::detail::fail;
+
+void DataTrainerOptions::validate() const {
+  if (window < 1) fail<InvalidArgument>("window = ", window, " intervals must be >= 1");
+  if (batch < 1) fail<InvalidArgument>("batch = ", batch, " must be >= 1");
+  if (substeps < 1) fail<InvalidArgument>("substeps = ", substeps, " must be >= 1");
+  if (augment < 0) fail<InvalidArgument>("augment = ", augment, " must be >= 0");
+  if (!(clip_norm >= 0.0 && std::isfinite(clip_norm)))
+    fail<InvalidArgument>("clip norm = ", clip_norm, " must be finite and >= 0 (0: no clipping)");
+  if (!schedule) fail<InvalidArgument>("the trainer needs a schedule");
+}
+
+namespace {
+
+// substeps equal steps inside each interval of times[first .. first + intervals].
+std::vector<double> step_sizes(const std::vector<double>& times, Index first, Index intervals,
+                               Index substeps) {
+  std::vector<double> sizes;
+  sizes.reserve(static_cast<std::size_t>(intervals * substeps));
+  for (Index k = first; k < first + intervals; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    const double h = (times[i + 1] - times[i]) / static_cast<double>(substeps);
+    for (Index s = 0; s < substeps; ++s) sizes.push_back(h);
+  }
+  return sizes;
+}
+
+}  // namespace
+
+Eigen::MatrixXd integrate_on_grid(const nn::NeuralField& field, const ButcherTableau& tableau,
+                                  Index substeps, const Eigen::VectorXd& theta,
+                                  const Eigen::VectorXd& y0, const std::vector<double>& times) {
+  if (times.empty()) fail<InvalidArgument>("integrate_on_grid: no times");
+  if (substeps < 1) fail<InvalidArgument>("substeps = ", substeps, " must be >= 1");
+  if (y0.size() != field.state_size())
+    fail<InvalidArgument>("the initial state has ", y0.size(), " values but the model has ",
+                          field.state_size(), " state components");
+  for (std::size_t k = 1; k < times.size(); ++k)
+    if (!(times[k] > times[k - 1]))
+      fail<InvalidArgument>("times must increase strictly, but t[", k, "] = ", times[k],
+                            " follows t[", k - 1, "] = ", times[k - 1]);
+  const auto points = static_cast<Index>(times.size());
+  Eigen::MatrixXd path(y0.size(), points);
+  path.col(0) = y0;
+  if (points == 1) return path;
+  ExplicitRungeKutta stepper(
+      field, tableau,
+      StepControl::prescribed(times.front(), step_sizes(times, 0, points - 1, substeps)));
+  Eigen::VectorXd y = y0;
+  Carry carry = stepper.initial_carry(y, theta);
+  for (Index k = 1; k < points; ++k) {
+    for (Index s = 0; s < substeps; ++s) stepper.step(y, carry, theta);
+    path.col(k) = y;
+  }
+  return path;
+}
+
+DataTrainer::DataTrainer(nn::NeuralField field, std::vector<TimeSeries> trajectories,
+                         std::vector<Index> training_points, DataTrainerOptions options,
+                         const BatchExchange& exchange)
+    : field_(std::move(field)),
+      trajectories_(std::move(trajectories)),
+      training_points_(std::move(training_points)),
+      options_((options.validate(), std::move(options))),
+      exchange_(&exchange),
+      mine_(windows_of_process(options_.batch, exchange.rank(), exchange.size())),
+      // Placeholder: replaced below once the windows are counted.
+      sampler_(2, 1, 1, 0) {
+  if (field_.batch() != 1) fail<InvalidArgument>("DataTrainer: the field must have batch 1");
+  if (trajectories_.empty()) fail<InvalidArgument>("DataTrainer: no trajectories");
+  if (training_points_.size() != trajectories_.size())
+    fail<InvalidArgument>("DataTrainer: ", training_points_.size(), " training point counts for ",
+                          trajectories_.size(), " trajectories");
+  observed_ = trajectories_.front().dimension();
+  if (field_.dimension() != observed_ + options_.augment)
+    fail<InvalidArgument>("the data have ", observed_, " components and ", options_.augment,
+                          " are augmented, so the state has ", observed_ + options_.augment,
+                          ", but the network ", field_.network().describe(), " gives ",
+                          field_.dimension());
+  for (std::size_t j = 0; j < trajectories_.size(); ++j) {
+    const TimeSeries& t = trajectories_[j];
+    if (t.dimension() != observed_)
+      fail<InvalidArgument>("trajectory ", j, " has ", t.dimension(), " components, not ",
+                            observed_);
+    if (training_points_[j] < 1 || training_points_[j] > t.points())
+      fail<InvalidArgument>("trajectory ", j, ": ", training_points_[j], " training points of its ",
+                            t.points());
+    for (Index s = 0; s + options_.window < training_points_[j]; ++s) windows_.push_back({j, s});
+  }
+  if (windows_.empty())
+    fail<InvalidArgument>("no trajectory has the ", options_.window + 1,
+                          " training points a window of ", options_.window,
+                          " intervals needs; use a smaller --window");
+  sampler_ = WindowSampler(window_count() + options_.window, options_.window, options_.batch,
+                           options_.seed);
+  const Index p = field_.parameter_size();
+  counts_.resize(static_cast<std::size_t>(exchange.size()));
+  for (int r = 0; r < exchange.size(); ++r)
+    counts_[static_cast<std::size_t>(r)] = static_cast<int>(
+        1 + windows_of_process(options_.batch, r, exchange.size()).size() * (p + 1));
+  mine_values_.resize(1 + static_cast<std::size_t>(mine_.size() * (p + 1)));
+  all_values_.resize(static_cast<std::size_t>(exchange.size() + options_.batch * (p + 1)));
+}
+
+void DataTrainer::fast_forward(Index iterations) {
+  if (iterations < 0) fail<InvalidArgument>("fast_forward: ", iterations, " iterations < 0");
+  std::vector<Index> starts;
+  for (Index i = 0; i < iterations; ++i) sampler_.next_batch(starts);
+  iterations_ += iterations;
+}
+
+GradientResult<Eigen::VectorXd> DataTrainer::window_gradient(const Eigen::VectorXd& theta,
+                                                             WindowStart w) {
+  const TimeSeries& series = trajectories_[w.trajectory];
+  const Index window = options_.window, substeps = options_.substeps;
+  const Index d = observed_, s_dim = field_.dimension();
+  ExplicitRungeKutta stepper(
+      field_, options_.tableau,
+      StepControl::prescribed(series.times[static_cast<std::size_t>(w.start)],
+                              step_sizes(series.times, w.start, window, substeps)));
+  std::vector<Index> steps;
+  for (Index k = 1; k <= window; ++k) steps.push_back(k * substeps);
+  const double scale = 1.0 / static_cast<double>(options_.batch * window * d);
+  const Index start = w.start;
+  auto term = [&series, start, substeps, scale, d](Index step, double, const Eigen::VectorXd& y,
+                                                   Eigen::VectorXd& grad) {
+    const auto target = series.values.col(start + step / substeps);
+    grad.setZero(y.size());  // the augmented components are not observed
+    double squares = 0.0;
+    for (Index i = 0; i < d; ++i) {
+      const double r = y[i] - target[i];
+      squares += r * r;
+      grad[i] = 2.0 * scale * r;
+    }
+    return scale * squares;
+  };
+  Objective<EigenBackend> objective(Objective<EigenBackend>::TerminalFn{}, std::move(steps),
+                                    std::move(term));
+  Eigen::VectorXd y0 = Eigen::VectorXd::Zero(s_dim);
+  y0.head(d) = series.values.col(start);
+  CheckpointedAdjoint driver(stepper, std::move(objective), options_.checkpoint);
+  return driver.run(y0, theta, options_.schedule);
+}
+
+GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& theta,
+                                                      const std::vector<Index>& starts) {
+  if (static_cast<Index>(starts.size()) != options_.batch)
+    fail<InvalidArgument>("gradient: ", starts.size(), " window starts given, the batch is ",
+                          options_.batch);
+  const Index p = field_.parameter_size();
+  if (theta.size() != p)
+    fail<InvalidArgument>("gradient: theta has ", theta.size(), " values but the network has ", p);
+  for (Index s : starts)
+    if (s < 0 || s >= window_count())
+      fail<InvalidArgument>("gradient: window ", s, " is not one of the ", window_count());
+
+  // This process's windows: a status, then per window its loss and gradient.
+  std::exception_ptr failure;
+  Summary summary;
+  try {
+    for (Index w = mine_.begin; w < mine_.end; ++w) {
+      GradientResult<Eigen::VectorXd> r =
+          window_gradient(theta, windows_[static_cast<std::size_t>(starts[w])]);
+      double* out = mine_values_.data() + 1 + (w - mine_.begin) * (p + 1);
+      out[0] = r.loss;
+      Eigen::Map<Eigen::VectorXd>(out + 1, p) = r.grad_theta;
+      if (w == mine_.begin) summary = std::move(r.summary);
+    }
+  } catch (...) {
+    failure = std::current_exception();  // still take part in the gather: nobody waits
+  }
+  mine_values_[0] = failure ? 1.0 : 0.0;
+  exchange_->all_gather(mine_values_, counts_, all_values_);
+  if (failure) std::rethrow_exception(failure);
+
+  GradientResult<Eigen::VectorXd> result;
+  result.loss = 0.0;
+  result.grad_theta = Eigen::VectorXd::Zero(p);
+  const double* at = all_values_.data();
+  for (int r = 0; r < exchange_->size(); ++r) {
+    const WindowRange range = windows_of_process(options_.batch, r, exchange_->size());
+    if (at[0] != 0.0)
+      fail<Error>("the gradient of windows [", range.begin, ", ", range.end, ") failed on rank ", r,
+                  " (that rank reports why); rank ", exchange_->rank(), " stops too");
+    ++at;
+    for (Index w = range.begin; w < range.end; ++w, at += p + 1) {
+      result.loss += at[0];
+      result.grad_theta += Eigen::Map<const Eigen::VectorXd>(at + 1, p);
+    }
+  }
+  result.summary = std::move(summary);
+  return result;
+}
+
+DataIteration DataTrainer::step(Eigen::VectorXd& theta, Optimizer& optimizer) {
+  using Clock = std::chrono::steady_clock;
+  DataIteration record;
+  record.iteration = ++iterations_;
+  const auto start = Clock::now();
+  auto result = gradient(theta, sampler_.next_batch());
+  const auto computed = Clock::now();
+  record.loss = result.loss;
+  record.gradient_norm = result.grad_theta.norm();
+  if (options_.clip_norm > 0.0 && record.gradient_norm > options_.clip_norm) {
+    result.grad_theta *= options_.clip_norm / record.gradient_norm;
+    record.clipped = true;
+  }
+  optimizer.step(theta, result.grad_theta);
+  record.update_seconds = seconds_since(computed);
+  record.gradient_seconds = std::chrono::duration<double>(computed - start).count();
+  return record;
+}
+
+Eigen::MatrixXd DataTrainer::predict(const Eigen::VectorXd& theta, std::size_t j) const {
+  const TimeSeries& series = trajectories_.at(j);
+  Eigen::VectorXd y0 = Eigen::VectorXd::Zero(field_.dimension());
+  y0.head(observed_) = series.values.col(0);
+  return integrate_on_grid(field_, options_.tableau, options_.substeps, theta, y0, series.times);
+}
+
+Evaluation DataTrainer::evaluate(const Eigen::VectorXd& theta) const {
+  double train = 0.0, held = 0.0;
+  Index train_count = 0, held_count = 0;
+  for (std::size_t j = 0; j < trajectories_.size(); ++j) {
+    const Eigen::MatrixXd path = predict(theta, j);
+    const TimeSeries& series = trajectories_[j];
+    for (Index k = 1; k < series.points(); ++k) {
+      const double e = (path.col(k).head(observed_) - series.values.col(k)).squaredNorm();
+      if (k < training_points_[j]) {
+        train += e;
+        train_count += observed_;
+      } else {
+        held += e;
+        held_count += observed_;
+      }
+    }
+  }
+  Evaluation result;
+  result.train_mse = train_count > 0 ? train / static_cast<double>(train_count) : 0.0;
+  result.validation_mse = held_count > 0 ? held / static_cast<double>(held_count)
+                                         : std::numeric_limits<double>::quiet_NaN();
+  return result;
+}
+
+}  // namespace rwd::training

@@ -1,0 +1,142 @@
+// rewind/neural/data_trainer.hpp — minibatch training of a neural field (neural_field.hpp) on one
+// or several trajectories with any time grid: windows placed on the observation times, the exact
+// discrete gradient, validation on held-out points.
+//
+//   rwd::nn::NeuralField field(mlp, rwd::nn::InputFeatures::identity, /*time_input=*/false);
+//   rwd::training::DataTrainerOptions options;              // window 10, batch 20, RK4, …
+//   options.augment = 2;                                    // S = D + 2 state components
+//   rwd::training::DataTrainer trainer(field, trajectories, training_points, options);
+//   Eigen::VectorXd theta = mlp.initial_parameters(1);
+//   auto record = trainer.step(theta, adam);                // record.loss, gradient_norm, …
+//   rwd::training::Evaluation e = trainer.evaluate(theta);  // e.train_mse, e.validation_mse
+//
+// Data: trajectories in the model's units (normalised), trajectory j's first training_points[j]
+// points for training and the rest for validation (training_points[j] = 1: a trajectory held
+// out whole). A window is W consecutive observation intervals of one trajectory's training
+// points; the starts of all trajectories are numbered one after another and a minibatch draws B
+// of them uniformly (rwd::training::WindowSampler over that count: seeded, reproducible, the same
+// on every platform). Trajectories with fewer than W + 1 training points give no window.
+//
+// One window: from its first observation (the D observed components, then K = options.augment
+// zeros) the field is integrated with `substeps` equal steps inside each observation interval
+// (StepControl::prescribed, so irregular grids and the field's time input see the true t), and
+// scored by J_w = 1/(B·W·D) Σ_{k=1..W} |ŷ_obs(t_{s+k}) − z(t_{s+k})|² — the observed components
+// only, the augmented ones are free. The gradient of J_w is rwd::CheckpointedAdjoint's exact
+// discrete gradient with the options' schedule; the minibatch's loss and gradient are the
+// windows' sums in window order. Windows are integrated one by one, so every window has its own
+// time grid; a process of a BatchExchange takes the windows [a, b) of windows_of_process and the
+// gather adds every window's loss and gradient in window order, so one process and N processes
+// give the same bits. With options.clip_norm > 0 a gradient longer than it is rescaled to that
+// length before the optimizer step (the record keeps the length before clipping).
+//
+// Evaluation integrates every trajectory whole from its first point with the same method and
+// substeps and reports the mean squared error (observed components, model units) over the
+// training points after the first and over the held-out points.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/integrators/butcher_tableau.hpp"
+#include "rewind/neural/batch_exchange.hpp"
+#include "rewind/neural/neural_field.hpp"
+#include "rewind/neural/optimizer.hpp"
+#include "rewind/neural/time_series.hpp"
+#include "rewind/neural/window_sampler.hpp"
+#include "rewind/schedule/schedules.hpp"
+
+namespace rwd::training {
+
+struct DataTrainerOptions {
+  Index window = 10;   // observation intervals per window (W), >= 1
+  Index batch = 20;    // windows per minibatch (B), >= 1
+  Index substeps = 1;  // integrator steps per observation interval, >= 1
+  ButcherTableau tableau = ButcherTableau::rk4();  // explicit, used with fixed steps
+  std::uint64_t seed = 1;                          // window sampling
+  Planner schedule = store_all_schedule();         // checkpointing inside a window
+  CheckpointOptions checkpoint;                    // the driver's drift policy etc.
+  Index augment = 0;                               // K zero-started components, >= 0
+  double clip_norm = 0.0;                          // > 0: clip the gradient to this length
+  // rwd::InvalidArgument naming the first field that breaks its rule.
+  void validate() const;
+};
+
+struct DataIteration {
+  Index iteration = 0;         // 1-based
+  double loss = 0.0;           // minibatch loss at θ before the update
+  double gradient_norm = 0.0;  // |dJ/dθ| before clipping
+  bool clipped = false;
+  double gradient_seconds = 0.0;
+  double update_seconds = 0.0;
+};
+
+struct Evaluation {
+  double train_mse = 0.0;       // over every trajectory's training points after the first
+  double validation_mse = 0.0;  // over the held-out points; NaN when there are none
+};
+
+// The field integrated from y0 (S values) over `times` with `substeps` equal steps per interval:
+// S × times.size(), column k the state at times[k].
+Eigen::MatrixXd integrate_on_grid(const nn::NeuralField& field, const ButcherTableau& tableau,
+                                  Index substeps, const Eigen::VectorXd& theta,
+                                  const Eigen::VectorXd& y0, const std::vector<double>& times);
+
+class DataTrainer {
+ public:
+  // field: batch 1. exchange must outlive the trainer.
+  DataTrainer(nn::NeuralField field, std::vector<TimeSeries> trajectories,
+              std::vector<Index> training_points, DataTrainerOptions options,
+              const BatchExchange& exchange = single_process());
+
+  const std::vector<TimeSeries>& trajectories() const { return trajectories_; }
+  const std::vector<Index>& training_points() const { return training_points_; }
+  const DataTrainerOptions& options() const { return options_; }
+  const nn::NeuralField& field() const { return field_; }
+  Index observed() const { return observed_; }
+  Index window_count() const { return static_cast<Index>(windows_.size()); }  // possible starts
+  Index iterations() const { return iterations_; }
+  Index batches_drawn() const { return sampler_.batches_drawn(); }
+
+  // Continue a run after `iterations` steps: draws (and forgets) as many minibatches, so the next
+  // step() draws what the interrupted run would have drawn.
+  void fast_forward(Index iterations);
+
+  // Loss and gradient (the whole minibatch's, on every process) on the windows numbered
+  // `starts` (B of them): a collective when several processes share the batch.
+  GradientResult<Eigen::VectorXd> gradient(const Eigen::VectorXd& theta,
+                                           const std::vector<Index>& starts);
+  // One iteration: sample, gradient, clip, update θ in place. lr: the optimizer's step size for
+  // this iteration (set before the update).
+  DataIteration step(Eigen::VectorXd& theta, Optimizer& optimizer);
+
+  // Trajectory j integrated whole from its first point: S × points, model units.
+  Eigen::MatrixXd predict(const Eigen::VectorXd& theta, std::size_t j) const;
+  Evaluation evaluate(const Eigen::VectorXd& theta) const;
+
+ private:
+  struct WindowStart {
+    std::size_t trajectory = 0;
+    Index start = 0;
+  };
+  GradientResult<Eigen::VectorXd> window_gradient(const Eigen::VectorXd& theta, WindowStart w);
+
+  nn::NeuralField field_;
+  std::vector<TimeSeries> trajectories_;
+  std::vector<Index> training_points_;
+  DataTrainerOptions options_;
+  Index observed_ = 0;
+  std::vector<WindowStart> windows_;
+  const BatchExchange* exchange_;
+  WindowRange mine_;
+  WindowSampler sampler_;
+  std::vector<int> counts_;
+  std::vector<double> mine_values_, all_values_;
+  Index iterations_ = 0;
+};
+
+}  // namespace rwd::training
