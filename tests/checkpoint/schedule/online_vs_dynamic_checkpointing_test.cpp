@@ -2,7 +2,7 @@
 // (rwd::DynamicCheckpointingSchedule, with the probe: the same information and the same c
 // snapshots) for every l ≤ 2000 and c = 2 … 20, in advances.
 //
-// rewind's online schedule does NOT always do fewer: at 6349 of the 37 981 (l, c) it does more
+// rewind's online schedule does NOT always do fewer: at 6349 of the 38 000 (l, c) it does more
 // (bench/results/online_checkpointing.md, bench/online_dynamic_table). This test holds the
 // measured state — per c, the worst ratio online / WMI and the number of l where online does
 // more — so that neither gets worse unnoticed; an improvement passes (then lower the numbers).
