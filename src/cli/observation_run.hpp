@@ -39,7 +39,7 @@ struct GenerateOptions {
   std::optional<std::string> observe_every;  // --observe-every K (required)
   std::string observe = "all";               // --observe FIELD
   double noise = 0.0;                        // --noise SIGMA
-  std::int64_t seed = 1;                     // --seed S (of the noise)
+  std::string seed = "1";                    // --seed S (of the noise), 0 … 2^64 − 1
 };
 
 inline Observations generate_observations(const GenerateOptions& options) {
@@ -48,8 +48,7 @@ inline Observations generate_observations(const GenerateOptions& options) {
   if (!std::isfinite(options.noise) || options.noise < 0.0)
     rwd::detail::fail<InvalidArgument>("--noise = ", options.noise,
                                        " must be finite and >= 0 (a standard deviation)");
-  if (options.seed < 0)
-    rwd::detail::fail<InvalidArgument>("--seed = ", options.seed, " must be >= 0");
+  const std::uint64_t seed = parse_seed("--seed", options.seed);
   RunOptions run = options.run;
   run.no_fd_check = true;
   const RunSettings settings = resolve_run_settings(run);
@@ -78,7 +77,7 @@ inline Observations generate_observations(const GenerateOptions& options) {
         apply_parameter_values(settings.parameters, out.parameters);
         out.field = require_field("--observe", options.observe, info, out.state_size);
         out.noise = options.noise;
-        out.seed = static_cast<std::uint64_t>(options.seed);
+        out.seed = seed;
         out.observed_steps = every_kth_step(steps, every);
         out.initial_state = y0;
         with_stepper(problem, settings, settings.control, [&](auto& stepper) {

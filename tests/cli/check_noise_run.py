@@ -10,7 +10,10 @@ For ornstein_uhlenbeck (Euler-Maruyama, 3 components) and stochastic_lorenz63 (M
 - store-all, revolve with 2 and 7 snapshots and revolve with 3 snapshots on disk give the
   store-all bits, with zero drift over every replay;
 - the finite-difference spot check (common random numbers: the same seed) agrees;
-- --seed for a problem without noise and an ODE method for a problem with noise are refused.
+- --seed for a problem without noise and an ODE method for a problem with noise are refused;
+- a seed outside 0 … 2^64 - 1 or not a whole number (-1, 2^64, 1.5, 1e3, 0x10, abc, empty) is
+  refused naming the flag, for --seed and --fd-seed (CLI11 alone would saturate 2^64 to the
+  type's limit and wrap -1, silently), and 2^64 - 1 itself is accepted and reported exactly.
 """
 import json
 import subprocess
@@ -81,6 +84,18 @@ def main():
     refused(rewind, "lorenz63", "--seed", "3", needle="--fd-seed")
     refused(rewind, "ornstein_uhlenbeck", "--method", "rk4", needle="has noise")
     refused(rewind, "lorenz63", "--method", "milstein", needle="needs a problem with noise")
+    for seed, why in (("-1", "is negative"), ("18446744073709551616", "is larger than 2^64 - 1"),
+                      ("99999999999999999999999", "is larger than 2^64 - 1"),
+                      ("1.5", "is not a whole number"), ("1e3", "is not a whole number"),
+                      ("0x10", "is not a whole number"), ("abc", "is not a whole number"),
+                      ("", "is empty")):
+        refused(rewind, "ornstein_uhlenbeck", "--seed", seed, needle=f"--seed = '{seed}' {why}")
+        refused(rewind, "ornstein_uhlenbeck", "--fd-seed", seed,
+                needle=f"--fd-seed = '{seed}' {why}")
+    top = run_json(rewind, "ornstein_uhlenbeck", "--steps", "20", "--no-fd-check",
+                   "--seed", "18446744073709551615")
+    if top["noise_seed"] != 18446744073709551615:
+        fail(f"--seed 2^64 - 1: the JSON reports {top['noise_seed']!r}")
     print("ok: refusals")
 
 

@@ -22,6 +22,7 @@
 #include "../../src/cli/run_settings.hpp"
 #include "../../src/cli/schedule_plan.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
+#include "support/error_message.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -283,6 +284,45 @@ TEST(ByteSize, CountsAreWholeNumbers) {
   EXPECT_EQ(parse_count("--steps", "123456789012345678"), 123456789012345678);
   for (const char* bad : {"0", "-1", "1.5", "ten", "5MiB", "", "1e40"})
     EXPECT_THROW(parse_count("--steps", bad), InvalidArgument) << bad;
+}
+
+TEST(ByteSize, SeedsAreWholeNumbersFrom0To2To64Minus1) {
+  EXPECT_EQ(parse_seed("--seed", "0"), 0u);
+  EXPECT_EQ(parse_seed("--seed", "42"), 42u);
+  EXPECT_EQ(parse_seed("--seed", "18446744073709551615"), 18446744073709551615u);
+  for (const char* bad : {"-1", "-0", "18446744073709551616", "99999999999999999999999", "1.5",
+                          "1e3", "0x10", " 7", "7 ", "+7", "abc", ""}) {
+    try {
+      parse_seed("--seed", bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("--seed = '") + bad + "'"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_NE(testing::error_message<InvalidArgument>([] {
+              parse_seed("--seed", "-1");
+            }).find("is negative"),
+            std::string::npos);
+  EXPECT_NE(testing::error_message<InvalidArgument>([] {
+              parse_seed("--seed", "18446744073709551616");
+            }).find("is larger than 2^64 - 1"),
+            std::string::npos);
+}
+
+TEST(RunSettings, NoiseSeedOutsideItsRangeIsRefusedBeforeAnyWork) {
+  RunOptions o = options_for("ornstein_uhlenbeck");
+  for (const char* bad : {"-1", "18446744073709551616", "2.5"}) {
+    o.seed = bad;
+    EXPECT_THROW(resolve_run_settings(o), InvalidArgument) << bad;
+  }
+  o.seed = "18446744073709551615";
+  EXPECT_EQ(resolve_run_settings(o).noise_seed, 18446744073709551615u);
+  o.seed.reset();
+  EXPECT_EQ(resolve_run_settings(o).noise_seed, 1u);  // the default
+  o.fd_seed = "-1";
+  EXPECT_THROW(resolve_run_settings(o), InvalidArgument);
 }
 
 // ---- checkpointed runs ---------------------------------------------------------------------
