@@ -23,6 +23,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 
 def rmse(pred, data, first):
@@ -86,6 +87,7 @@ def main():
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=7, loc="upper left", ncol=2)
     axes[-1].set_xlabel("year")
+    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
     axes[0].set_title("Hudson's Bay Company pelts: fitted on 1900-1915, predicted after", fontsize=10)
     fig.tight_layout()
     fig.savefig(f"{args.out}_series.png", dpi=90)

@@ -102,20 +102,22 @@ Json fit_json(const FitReport& report) {
       Json row = Json::array(), fit_row = Json::array();
       for (Eigen::Index k = 0; k < series.all.data.cols(); ++k) {
         row.push_back(series.all.data(i, k));
-        if (report.series_prediction.size()) fit_row.push_back(number(report.series_prediction(i, k)));
+        if (report.series_prediction.size())
+          fit_row.push_back(number(report.series_prediction(i, k)));
       }
       observed.push_back(row);
       predicted.push_back(fit_row);
     }
-    j["data"] = {{"file", settings.data_file},
-                 {"names", series.names},
-                 {"t", series.times},
-                 {"training_points", series.training_points},
-                 {"held_out_points",
-                  static_cast<Index>(series.times.size()) - series.training_points},
-                 {"y", observed},
-                 {"fit", predicted}};
-    j["held_out_rmse"] = report.held_out_rmse.size() ? vector_json(report.held_out_rmse) : Json(nullptr);
+    j["data"] = {
+        {"file", settings.data_file},
+        {"names", series.names},
+        {"t", series.times},
+        {"training_points", series.training_points},
+        {"held_out_points", static_cast<Index>(series.times.size()) - series.training_points},
+        {"y", observed},
+        {"fit", predicted}};
+    j["held_out_rmse"] =
+        report.held_out_rmse.size() ? vector_json(report.held_out_rmse) : Json(nullptr);
   }
   Json bounds = Json::object();
   for (std::size_t i = 0; i < settings.fitted.size(); ++i)
@@ -292,8 +294,8 @@ void print_text(std::ostream& out, const FitReport& report) {
       out << line;
     }
   } else {
-    std::snprintf(line, sizeof line, "  %-10s %13s %13s %11s %13s %11s %9s\n", "parameter",
-                  "start", "fit", "+- 1 s.e.", "in the file", "fit/file-1", "off/s.e.");
+    std::snprintf(line, sizeof line, "  %-10s %13s %13s %11s %13s %11s %9s\n", "parameter", "start",
+                  "fit", "+- 1 s.e.", "in the file", "fit/file-1", "off/s.e.");
     out << line;
     for (std::size_t i = 0; i < settings.fitted.size(); ++i) {
       const NamedParameter& p = settings.fitted[i];
@@ -336,11 +338,13 @@ void print_text(std::ostream& out, const FitReport& report) {
   if (settings.series && report.held_out_rmse.size()) {
     const SeriesObservations& series = *settings.series;
     out << "  held-out RMSE over the last "
-        << static_cast<Index>(series.times.size()) - series.training_points << " points (t = "
-        << series.times[static_cast<std::size_t>(series.training_points)] << " to "
-        << series.times.back() << "):";
+        << static_cast<Index>(series.times.size()) - series.training_points
+        << " points (t = " << series.times[static_cast<std::size_t>(series.training_points)]
+        << " to " << series.times.back() << "):";
     for (Eigen::Index i = 0; i < report.held_out_rmse.size(); ++i)
-      out << " " << (series.names.empty() ? "y" + std::to_string(i) : series.names[static_cast<std::size_t>(i)])
+      out << " "
+          << (series.names.empty() ? "y" + std::to_string(i)
+                                   : series.names[static_cast<std::size_t>(i)])
           << " " << format("%.4g", report.held_out_rmse[i]);
     out << "\n";
   }

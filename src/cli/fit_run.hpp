@@ -77,9 +77,9 @@ struct FitSettings {
   Observations observations;  // what is fitted (with --data: the training points)
   // With --data: the series on the run's grid, every point (for predictions and held-out error).
   std::optional<SeriesObservations> series;
-  std::string data_file;  // --data as given (empty without)
+  std::string data_file;           // --data as given (empty without)
   bool fit_initial_state = false;  // y0 estimated too, unbounded, from observations.initial_state
-  RunSettings run;                      // the file's problem, size, method, step and horizon
+  RunSettings run;                 // the file's problem, size, method, step and horizon
   std::vector<NamedParameter> fitted;   // with their start values
   std::vector<ParameterBounds> bounds;  // one per fitted parameter
   Eigen::VectorXd theta_start;          // the whole θ the fit starts from
@@ -189,16 +189,16 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
     if (!std::filesystem::exists(options.data))
       rwd::detail::fail<InvalidArgument>("--data '", options.data, "' does not exist");
     const training::TimeSeries series = training::load_time_series(options.data);
-    settings.series = with_problem(
-        info, options.n.value_or(info.default_n),
-        [&](const auto&, const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
-            const std::vector<std::string>& names) {
-          return series_observations(options.data, series, info.name,
-                                     info.sized() ? options.n.value_or(info.default_n) : 0, names,
-                                     theta, static_cast<Index>(y0.size()),
-                                     options.method.value_or("rk4"), *options.dt,
-                                     options.validation);
-        });
+    settings.series =
+        with_problem(info, options.n.value_or(info.default_n),
+                     [&](const auto&, const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
+                         const std::vector<std::string>& names) {
+                       return series_observations(
+                           options.data, series, info.name,
+                           info.sized() ? options.n.value_or(info.default_n) : 0, names, theta,
+                           static_cast<Index>(y0.size()), options.method.value_or("rk4"),
+                           *options.dt, options.validation);
+                     });
     observations = settings.series->training;
     settings.data_file = options.data;
   } else {
@@ -213,8 +213,8 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
     rwd::detail::fail<InvalidArgument>("--observations '", source, "' observes ",
                                        observations.problem, ", not ", info.name);
   if (options.n && (!info.sized() || *options.n != observations.size))
-    rwd::detail::fail<InvalidArgument>("--n = ", *options.n, ": '", source,
-                                       "' observes ", info.name, " of size ", observations.size);
+    rwd::detail::fail<InvalidArgument>("--n = ", *options.n, ": '", source, "' observes ",
+                                       info.name, " of size ", observations.size);
 
   RunOptions run;
   run.problem = info.name;
@@ -235,8 +235,8 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
                    [](const auto&, const auto&, const Eigen::VectorXd& theta,
                       const std::vector<std::string>& names) { return std::pair(names, theta); });
   if (names != observations.parameter_names)
-    rwd::detail::fail<InvalidArgument>("--observations '", source,
-                                       "' names other parameters than ", info.name, " has");
+    rwd::detail::fail<InvalidArgument>("--observations '", source, "' names other parameters than ",
+                                       info.name, " has");
   settings.fitted = parse_parameter_names("--fit", options.fit, info, names);
   const auto fitted_at = [&](Index index) -> NamedParameter* {
     for (NamedParameter& p : settings.fitted)
@@ -424,13 +424,12 @@ inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback
             if (settings.uncertainty && !result.failed)
               report.uncertainty =
                   parameter_uncertainty(stepper, objective, result, fit, plan, driver_options);
-            report.start_prediction = observe_trajectory(stepper, observations.initial_state,
-                                                         settings.theta_start,
-                                                         observations.observed_steps,
-                                                         observations.field, 0.0, 0);
-            report.fit_prediction = observe_trajectory(stepper, result.initial_state, result.theta,
-                                                       observations.observed_steps,
-                                                       observations.field, 0.0, 0);
+            report.start_prediction =
+                observe_trajectory(stepper, observations.initial_state, settings.theta_start,
+                                   observations.observed_steps, observations.field, 0.0, 0);
+            report.fit_prediction =
+                observe_trajectory(stepper, result.initial_state, result.theta,
+                                   observations.observed_steps, observations.field, 0.0, 0);
           });
           if (joined.failed) break;
         }
@@ -452,15 +451,15 @@ inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback
           const Index first = settings.series->training_points;
           const Index held = static_cast<Index>(all.observed_steps.size()) - first;
           if (held > 0)
-            report.held_out_rmse = ((report.series_prediction.rightCols(held) -
-                                     all.data.rightCols(held))
-                                        .array()
-                                        .square()
-                                        .rowwise()
-                                        .sum() /
-                                    static_cast<double>(held))
-                                       .sqrt()
-                                       .matrix();
+            report.held_out_rmse =
+                ((report.series_prediction.rightCols(held) - all.data.rightCols(held))
+                     .array()
+                     .square()
+                     .rowwise()
+                     .sum() /
+                 static_cast<double>(held))
+                    .sqrt()
+                    .matrix();
         }
       });
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -41,13 +41,10 @@ struct SeriesObservations {
 // `source` names the file in messages. InvalidArgument: dt not finite and > 0, validation not in
 // [0, 1), fewer than 2 training points left, a component count other than state_size, a time off
 // the step grid.
-inline SeriesObservations series_observations(const std::string& source,
-                                              const training::TimeSeries& series,
-                                              const std::string& problem, Index size,
-                                              const std::vector<std::string>& parameter_names,
-                                              const Eigen::VectorXd& parameters, Index state_size,
-                                              const std::string& method, double dt,
-                                              double validation) {
+inline SeriesObservations series_observations(
+    const std::string& source, const training::TimeSeries& series, const std::string& problem,
+    Index size, const std::vector<std::string>& parameter_names, const Eigen::VectorXd& parameters,
+    Index state_size, const std::string& method, double dt, double validation) {
   using rwd::detail::fail;
   series.validate(source);
   if (!(std::isfinite(dt) && dt > 0.0))
@@ -56,8 +53,7 @@ inline SeriesObservations series_observations(const std::string& source,
     fail<InvalidArgument>("--validation = ", validation, " must be a fraction in [0, 1)");
   if (series.dimension() != state_size)
     fail<InvalidArgument>("--data '", source, "' has ", series.dimension(), " components but ",
-                          problem, "'s state has ", state_size,
-                          " (every component is observed)");
+                          problem, "'s state has ", state_size, " (every component is observed)");
   const Index points = series.points();
   const auto held = static_cast<Index>(std::ceil(validation * static_cast<double>(points)));
   if (points - held < 2)
@@ -83,9 +79,9 @@ inline SeriesObservations series_observations(const std::string& source,
     const double steps = (series.times[static_cast<std::size_t>(k)] - series.times[0]) / dt;
     const double rounded = std::round(steps);
     if (std::abs(steps - rounded) > 1e-6 * std::max(1.0, rounded))
-      fail<InvalidArgument>("--data '", source, "': t = ", series.times[static_cast<std::size_t>(k)],
-                            " is ", steps, " steps of --dt ", dt,
-                            " after the first point; the points must lie on the step grid");
+      fail<InvalidArgument>(
+          "--data '", source, "': t = ", series.times[static_cast<std::size_t>(k)], " is ", steps,
+          " steps of --dt ", dt, " after the first point; the points must lie on the step grid");
     all.observed_steps.push_back(static_cast<Index>(rounded));
   }
   all.steps = all.observed_steps.back();

@@ -177,7 +177,8 @@ void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
   const Index p = theta_start.size();
   if (fitted.empty() && fitted_initial_state.empty())
     fail<InvalidArgument>(
-        "fit: nothing is to be fitted (FitOptions::fitted and fitted_initial_state are empty)");
+        "fit: no parameter is to be fitted (FitOptions::fitted and fitted_initial_state are "
+        "empty)");
   if (bounds.size() != fitted.size())
     fail<InvalidArgument>("fit: ", bounds.size(), " bounds for ", fitted.size(),
                           " fitted parameters; give one (lower, upper) per fitted index");

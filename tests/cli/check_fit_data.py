@@ -22,9 +22,9 @@ import tempfile
 
 # The README's numbers (rewind fit --data data/hare_lynx.csv ... as below).
 START = "alpha=0.55,beta=0.028,delta=0.024,gamma=0.8"
-EXPECTED = {"alpha": 0.4817, "beta": 0.02497, "delta": 0.02709, "gamma": 0.9225}
-EXPECTED_Y0 = [32.14, 3.842]
-EXPECTED_RMSE = [7.96, 12.66]  # hare, lynx over 1916-1920, thousands of pelts
+EXPECTED = {"alpha": 0.45986, "beta": 0.023797, "delta": 0.028401, "gamma": 0.96787}
+EXPECTED_Y0 = [35.684, 3.7426]
+EXPECTED_RMSE = [2.588, 3.106]  # hare, lynx over 1916-1920, thousands of pelts
 
 
 def fail(message):

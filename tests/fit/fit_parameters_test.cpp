@@ -135,8 +135,7 @@ TEST(FitParameters, RecoversTheInitialStateWithTheParameters) {
   std::vector<FitIteration> seen;
   options.on_iteration = [&](const FitIteration& it) { seen.push_back(it); };
   const CheckpointPlan plan = plan_checkpoints(PlanRequest::revolve(8), lv.obs.steps);
-  const FitResult r =
-      fit_parameters(lv.stepper, lv.misfit, y0_start, start, options, plan);
+  const FitResult r = fit_parameters(lv.stepper, lv.misfit, y0_start, start, options, plan);
   print("θ and y0", r);
   ASSERT_FALSE(r.failed) << r.failure;
   for (Index i : {0, 3})
@@ -160,8 +159,8 @@ TEST(FitParameters, RecoversTheInitialStateWithTheParameters) {
   EXPECT_EQ(u.evaluations, 8);
   ASSERT_EQ(u.standard_errors.size(), 4);
   EXPECT_TRUE((u.standard_errors.array() > 0.0).all());
-  const ParameterUncertainty fixed_y0 = parameter_uncertainty(
-      lv.stepper, lv.misfit, r.initial_state, r.theta, options.fitted, plan);
+  const ParameterUncertainty fixed_y0 =
+      parameter_uncertainty(lv.stepper, lv.misfit, r.initial_state, r.theta, options.fitted, plan);
   ASSERT_TRUE(fixed_y0.positive_definite);
   for (Index a : {0, 1})
     EXPECT_GE(u.standard_errors[a], fixed_y0.standard_errors[a] * (1.0 - 1e-6));
@@ -177,8 +176,8 @@ TEST(FitParameters, RefusesBadInitialStateOptions) {
   const CheckpointPlan plan = plan_checkpoints(PlanRequest::store_all(), lv.obs.steps);
   const auto refused = [&](const FitOptions& options, const char* needle) {
     expect_message(error_message<InvalidArgument>([&] {
-                     fit_parameters(lv.stepper, lv.misfit, lv.obs.initial_state,
-                                    lv.obs.parameters, options, plan);
+                     fit_parameters(lv.stepper, lv.misfit, lv.obs.initial_state, lv.obs.parameters,
+                                    options, plan);
                    }),
                    needle);
   };

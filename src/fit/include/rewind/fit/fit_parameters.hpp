@@ -73,11 +73,11 @@ struct ParameterBounds {
 
 // One iteration: an evaluation that lowered the best J so far (iteration 0: the start).
 struct FitIteration {
-  int iteration = 0;           // 0 for θ_start, then 1, 2, …
-  int evaluations = 0;         // gradient evaluations so far, this one included
-  double loss = 0.0;           // J(θ)
-  double gradient_norm = 0.0;  // |dJ/dθ| over the fitted components (unscaled)
-  Eigen::VectorXd theta;       // the full θ
+  int iteration = 0;              // 0 for θ_start, then 1, 2, …
+  int evaluations = 0;            // gradient evaluations so far, this one included
+  double loss = 0.0;              // J(θ)
+  double gradient_norm = 0.0;     // |dJ/dθ| over the fitted components (unscaled)
+  Eigen::VectorXd theta;          // the full θ
   Eigen::VectorXd initial_state;  // the full y0 (the given y0 unless some of it is fitted)
   double seconds = 0.0;           // since the fit started
 };
@@ -89,7 +89,7 @@ struct FitOptions {
   // their start; the others stay fixed. Gradient-norm and J are over θ and y0 together.
   std::vector<Index> fitted_initial_state;
   std::vector<ParameterBounds> initial_state_bounds;  // one per fitted_initial_state index
-  int max_evaluations = 100;            // most gradient evaluations, >= 1 (NLopt's maxeval)
+  int max_evaluations = 100;  // most gradient evaluations, >= 1 (NLopt's maxeval)
   double relative_tolerance =
       1e-8;                    // stop when a step changes J by less than this fraction (ftol_rel)
   double x_tolerance = 1e-10;  // stop when a step changes every scaled parameter by less than this
@@ -112,9 +112,9 @@ struct FitResult {
   Eigen::VectorXd gradient;  // full dJ/dθ at theta, fixed components included (NaN as for loss)
   Eigen::VectorXd initial_state;           // y0 at the fit (the given y0 when none is fitted)
   Eigen::VectorXd initial_state_gradient;  // dJ/dy0 there (NaN as for loss; empty if y0 is given)
-  int iterations = 0;        // improvements after the start (history.size() − 1)
-  int evaluations = 0;       // gradient evaluations, a failed one included
-  std::vector<FitIteration> history;  // every iteration, the start first
+  int iterations = 0;                      // improvements after the start (history.size() − 1)
+  int evaluations = 0;                     // gradient evaluations, a failed one included
+  std::vector<FitIteration> history;       // every iteration, the start first
   std::string stop_reason;  // why the fit stopped, in words (NLopt's result, or the failure)
   bool failed = false;      // a non-finite evaluation (or the optimiser's failure) ended the fit
   std::string
@@ -149,11 +149,11 @@ FitResult fit_with_initial_state(
 }  // namespace detail
 
 // Fits θ to minimise `objective` (e.g. rwd::observation_misfit) from `theta_start`, integrating
-// with `stepper` from y0 (the start of y0's fitted components, if any); every gradient through rwd::CheckpointedAdjoint with `plan` and
-// `checkpoint` options. The stepper must outlive the call. Bad input is refused before any work
-// (InvalidArgument): options (FitOptions::validate), θ_start or y0 of the wrong size or not
-// finite, an adaptive stepper, a plan for another number of steps than the stepper takes, an
-// objective observing beyond the horizon.
+// with `stepper` from y0 (the start of y0's fitted components, if any); every gradient through
+// rwd::CheckpointedAdjoint with `plan` and `checkpoint` options. The stepper must outlive the call.
+// Bad input is refused before any work (InvalidArgument): options (FitOptions::validate), θ_start
+// or y0 of the wrong size or not finite, an adaptive stepper, a plan for another number of steps
+// than the stepper takes, an objective observing beyond the horizon.
 template <class Stepper>
 FitResult fit_parameters(Stepper& stepper, const Objective<EigenBackend>& objective,
                          const Eigen::VectorXd& y0, const Eigen::VectorXd& theta_start,
