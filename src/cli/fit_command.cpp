@@ -74,7 +74,51 @@ Json fit_json(const FitReport& report) {
   j["fitted"] = fitted;
   j["parameters"] = by_name(names, result.theta);
   j["start"] = by_name(names, settings.theta_start, settings.fitted);
-  j["generating_parameters"] = by_name(names, observations.parameters);
+  j["generating_parameters"] =
+      settings.series ? Json(nullptr) : by_name(names, observations.parameters);
+  const auto vector_json = [](const Eigen::VectorXd& v) {
+    Json out = Json::array();
+    for (Eigen::Index i = 0; i < v.size(); ++i) out.push_back(number(v[i]));
+    return out;
+  };
+  // y0: where the fit started and ended (the same when not fitted), its standard errors (after
+  // the fitted parameters' in the joint Hessian; null when not fitted or not computed).
+  Json initial_errors = nullptr;
+  if (settings.fit_initial_state && report.uncertainty) {
+    const Eigen::Index p = static_cast<Eigen::Index>(settings.fitted.size());
+    initial_errors =
+        vector_json(report.uncertainty->standard_errors.segment(p, report.state_size).eval());
+  }
+  j["initial_state"] = {
+      {"fitted", settings.fit_initial_state},
+      {"start", vector_json(observations.initial_state)},
+      {"fit", result.initial_state.size() ? vector_json(result.initial_state) : Json(nullptr)},
+      {"standard_errors", initial_errors}};
+  if (settings.series) {
+    // The measured series, the model at its every point, the held-out error.
+    const SeriesObservations& series = *settings.series;
+    Json observed = Json::array(), predicted = Json::array();
+    for (Eigen::Index i = 0; i < series.all.data.rows(); ++i) {
+      Json row = Json::array(), fit_row = Json::array();
+      for (Eigen::Index k = 0; k < series.all.data.cols(); ++k) {
+        row.push_back(series.all.data(i, k));
+        if (report.series_prediction.size())
+          fit_row.push_back(number(report.series_prediction(i, k)));
+      }
+      observed.push_back(row);
+      predicted.push_back(fit_row);
+    }
+    j["data"] = {
+        {"file", settings.data_file},
+        {"names", series.names},
+        {"t", series.times},
+        {"training_points", series.training_points},
+        {"held_out_points", static_cast<Index>(series.times.size()) - series.training_points},
+        {"y", observed},
+        {"fit", predicted}};
+    j["held_out_rmse"] =
+        report.held_out_rmse.size() ? vector_json(report.held_out_rmse) : Json(nullptr);
+  }
   Json bounds = Json::object();
   for (std::size_t i = 0; i < settings.fitted.size(); ++i)
     bounds[settings.fitted[i].name] = {number(settings.bounds[i].lower),
@@ -234,28 +278,56 @@ void print_text(std::ostream& out, const FitReport& report) {
   out << "\n";
   out << (result.failed ? "fit stopped: " + result.failure : "fit: " + result.stop_reason) << "\n";
   char line[256];
-  std::snprintf(line, sizeof line, "  %-10s %13s %13s %11s %13s %11s %9s\n", "parameter", "start",
-                "fit", "+- 1 s.e.", "in the file", "fit/file-1", "off/s.e.");
-  out << line;
-  for (std::size_t i = 0; i < settings.fitted.size(); ++i) {
-    const NamedParameter& p = settings.fitted[i];
-    const double truth = settings.observations.parameters[p.index];
-    const double fitted = result.theta[p.index];
-    const double error = report.uncertainty
-                             ? report.uncertainty->standard_errors[static_cast<Eigen::Index>(i)]
-                             : std::nan("");
-    std::snprintf(line, sizeof line, "  %-10s %13.8g %13.8g %11.3g %13.8g %11.3e %9.2f\n",
-                  p.name.c_str(), settings.theta_start[p.index], fitted, error, truth,
-                  truth != 0.0 ? fitted / truth - 1.0 : fitted - truth, (fitted - truth) / error);
+  const auto error_of = [&](std::size_t i) {
+    return report.uncertainty ? report.uncertainty->standard_errors[static_cast<Eigen::Index>(i)]
+                              : std::nan("");
+  };
+  if (settings.series) {
+    // Measured data: no generating parameters to compare with.
+    std::snprintf(line, sizeof line, "  %-10s %13s %13s %11s\n", "parameter", "start", "fit",
+                  "+- 1 s.e.");
     out << line;
+    for (std::size_t i = 0; i < settings.fitted.size(); ++i) {
+      const NamedParameter& p = settings.fitted[i];
+      std::snprintf(line, sizeof line, "  %-10s %13.8g %13.8g %11.3g\n", p.name.c_str(),
+                    settings.theta_start[p.index], result.theta[p.index], error_of(i));
+      out << line;
+    }
+  } else {
+    std::snprintf(line, sizeof line, "  %-10s %13s %13s %11s %13s %11s %9s\n", "parameter", "start",
+                  "fit", "+- 1 s.e.", "in the file", "fit/file-1", "off/s.e.");
+    out << line;
+    for (std::size_t i = 0; i < settings.fitted.size(); ++i) {
+      const NamedParameter& p = settings.fitted[i];
+      const double truth = settings.observations.parameters[p.index];
+      const double fitted = result.theta[p.index];
+      const double error = error_of(i);
+      std::snprintf(line, sizeof line, "  %-10s %13.8g %13.8g %11.3g %13.8g %11.3e %9.2f\n",
+                    p.name.c_str(), settings.theta_start[p.index], fitted, error, truth,
+                    truth != 0.0 ? fitted / truth - 1.0 : fitted - truth, (fitted - truth) / error);
+      out << line;
+    }
   }
+  if (settings.fit_initial_state && result.initial_state.size())
+    for (Eigen::Index i = 0; i < result.initial_state.size(); ++i) {
+      const std::string name = "y0[" + std::to_string(i) + "]";
+      std::snprintf(line, sizeof line, "  %-10s %13.8g %13.8g %11.3g\n", name.c_str(),
+                    settings.observations.initial_state[i], result.initial_state[i],
+                    error_of(settings.fitted.size() + static_cast<std::size_t>(i)));
+      out << line;
+    }
   if (report.uncertainty && report.uncertainty->positive_definite && settings.fitted.size() >= 2) {
     const Eigen::MatrixXd& c = report.uncertainty->covariance;
+    // The fitted parameters, then y0's components when fitted too (the joint Hessian's order).
+    const auto name_of = [&](Eigen::Index r) {
+      const auto i = static_cast<std::size_t>(r);
+      return i < settings.fitted.size() ? settings.fitted[i].name
+                                        : "y0[" + std::to_string(i - settings.fitted.size()) + "]";
+    };
     out << "  correlation of the estimates:";
     for (Eigen::Index r = 0; r < c.rows(); ++r)
       for (Eigen::Index k = r + 1; k < c.cols(); ++k)
-        out << " " << settings.fitted[static_cast<std::size_t>(r)].name << "/"
-            << settings.fitted[static_cast<std::size_t>(k)].name << " "
+        out << " " << name_of(r) << "/" << name_of(k) << " "
             << format("%.3f", c(r, k) / std::sqrt(c(r, r) * c(k, k)));
     out << "\n";
   }
@@ -263,6 +335,19 @@ void print_text(std::ostream& out, const FitReport& report) {
     out << "  the last gradient run says: " << result.summary.health.describe() << "\n";
   if (report.uncertainty && !report.uncertainty->positive_definite)
     out << "  (the Hessian of J at the fit is not positive definite: no standard errors)\n";
+  if (settings.series && report.held_out_rmse.size()) {
+    const SeriesObservations& series = *settings.series;
+    out << "  held-out RMSE over the last "
+        << static_cast<Index>(series.times.size()) - series.training_points
+        << " points (t = " << series.times[static_cast<std::size_t>(series.training_points)]
+        << " to " << series.times.back() << "):";
+    for (Eigen::Index i = 0; i < report.held_out_rmse.size(); ++i)
+      out << " "
+          << (series.names.empty() ? "y" + std::to_string(i)
+                                   : series.names[static_cast<std::size_t>(i)])
+          << " " << format("%.4g", report.held_out_rmse[i]);
+    out << "\n";
+  }
   out << "  J = " << format("%.10g", result.loss) << " after " << result.iterations
       << " iterations, " << result.evaluations << " gradient evaluations, "
       << format("%.1f", report.seconds) << " s\n";
@@ -291,16 +376,34 @@ CLI::App* add_fit_command(CLI::App& app) {
       "values, seconds). Checkpointing flags as in `rewind run` bound the memory of every\n"
       "gradient; without them every state is kept.\n"
       "\n"
-      "Example:\n"
+      "A measured series (--data) is observed at every point; the run starts at the first\n"
+      "(time differences matter only: the problems are autonomous).\n"
+      "\n"
+      "Examples:\n"
       "  rewind generate gray_scott --n 64 --steps 20000 --observe-every 1000 --observe v \\\n"
       "                  --noise 0.01 --out gs.h5\n"
       "  rewind fit gray_scott --observations gs.h5 --fit F,k --start F=0.045,k=0.055 \\\n"
-      "             --bounds F=0.02:0.08,k=0.04:0.08 --snapshots 20 --plot gs_fit");
+      "             --bounds F=0.02:0.08,k=0.04:0.08 --snapshots 20 --plot gs_fit\n"
+      "  rewind fit lotka_volterra --data data/hare_lynx.csv --validation 0.2 --dt 0.01 \\\n"
+      "             --fit alpha,beta,delta,gamma --fit-initial-state \\\n"
+      "             --start alpha=0.55,beta=0.028,delta=0.024,gamma=0.8");
   fit->add_option("PROBLEM", options->problem, "the problem the observations come from")
       ->required();
   fit->add_option("--observations", options->observations, "observation file (rewind generate)")
-      ->required()
       ->type_name("FILE.h5");
+  fit->add_option("--data", options->data,
+                  "a measured time series instead (t column, one per state\n"
+                  "component; as rewind train --data reads it)")
+      ->type_name("FILE.csv|.h5");
+  fit->add_option("--validation", options->validation,
+                  "with --data: hold out the last fraction of the points,\n"
+                  "predict them and report their RMSE per component")
+      ->type_name("F");
+  fit->add_option("--dt", options->dt, "with --data: step size (the points must lie on its grid)");
+  fit->add_option("--method", options->method, "with --data: explicit method (default rk4)");
+  fit->add_flag("--fit-initial-state", options->fit_initial_state,
+                "estimate the initial state too (from the file's, or\n"
+                "the first point of --data)");
   fit->add_option("--fit", options->fit, "the parameters to estimate, e.g. F,k")
       ->required()
       ->type_name("NAME,...");

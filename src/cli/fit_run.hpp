@@ -17,6 +17,12 @@
 // with sigma = --sigma, else the file's noise (1 for noise-free data). Without checkpointing
 // flags every state is kept (the store-all schedule).
 //
+// With --data FILE.csv|.h5 instead of --observations, the observations are a measured time
+// series (series_observations.hpp): a --method (rk4) run of --dt from the first point, the last
+// --validation fraction of the points held out and predicted, their RMSE reported per component.
+// --fit-initial-state estimates y0 too (starting from the file's initial state, or the first
+// point), so that a noisy first measurement is not taken as exact.
+//
 // Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
 #pragma once
 
@@ -41,6 +47,7 @@
 #include "rewind/fit/parameter_uncertainty.hpp"
 #include "run_report.hpp"
 #include "run_settings.hpp"
+#include "series_observations.hpp"
 
 namespace rwd::cli {
 
@@ -49,6 +56,11 @@ struct FitCommandOptions {
   std::string problem;                    // PROBLEM: must be the observation file's
   std::optional<Index> n;                 // --n: when given, must be the file's
   std::string observations;               // --observations FILE.h5
+  std::string data;                       // --data FILE.csv|.h5: a time series instead
+  double validation = 0.0;                // --validation F: hold out the last fraction (--data)
+  std::optional<double> dt;               // --dt: step size of the run (--data; required)
+  std::optional<std::string> method;      // --method (--data; default rk4)
+  bool fit_initial_state = false;         // --fit-initial-state: estimate y0 too
   std::string fit;                        // --fit NAME,... (required)
   std::optional<std::string> start;       // --start NAME=VALUE,...
   std::optional<std::string> bounds;      // --bounds NAME=LO:HI,...
@@ -62,8 +74,12 @@ struct FitCommandOptions {
 };
 
 struct FitSettings {
-  Observations observations;
-  RunSettings run;                      // the file's problem, size, method, step and horizon
+  Observations observations;  // what is fitted (with --data: the training points)
+  // With --data: the series on the run's grid, every point (for predictions and held-out error).
+  std::optional<SeriesObservations> series;
+  std::string data_file;           // --data as given (empty without)
+  bool fit_initial_state = false;  // y0 estimated too, unbounded, from observations.initial_state
+  RunSettings run;                 // the file's problem, size, method, step and horizon
   std::vector<NamedParameter> fitted;   // with their start values
   std::vector<ParameterBounds> bounds;  // one per fitted parameter
   Eigen::VectorXd theta_start;          // the whole θ the fit starts from
@@ -96,8 +112,13 @@ struct FitReport {
   };
   std::vector<Stage> stages;
   std::vector<int> history_stage;  // the stage (1-based) of each entry of result.history
-  // Standard errors at the fit (rwd::parameter_uncertainty); empty when skipped or failed.
+  // Standard errors at the fit (rwd::parameter_uncertainty); empty when skipped or failed. With
+  // --fit-initial-state: the fitted parameters', then y0's, from one joint Hessian.
   std::optional<ParameterUncertainty> uncertainty;
+  // With --data: H y at every point of the series (columns) from the fit's θ and y0, and the RMSE
+  // per component over the held-out points (empty without any).
+  Eigen::MatrixXd series_prediction;
+  Eigen::VectorXd held_out_rmse;
   // H y_k at the observed steps (columns), with θ at the start and at the fit: the pictures'.
   Eigen::MatrixXd start_prediction;
   Eigen::MatrixXd fit_prediction;
@@ -143,10 +164,13 @@ inline ParameterBounds domain_bounds(const ProblemInfo& info, const std::string&
 inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   FitSettings settings;
   const ProblemInfo& info = require_problem(options.problem);
-  if (options.observations.empty())
+  if (options.observations.empty() == options.data.empty())
     rwd::detail::fail<InvalidArgument>(
-        "--observations FILE.h5 is required (write one with "
-        "rewind generate)");
+        "give one of --observations FILE.h5 (write one with rewind generate) or --data "
+        "FILE.csv|.h5 (a measured time series)");
+  if (options.data.empty() && (options.validation != 0.0 || options.dt || options.method))
+    rwd::detail::fail<InvalidArgument>(
+        "--validation, --dt and --method go with --data; an observation file records its own");
   if (options.fit.empty())
     rwd::detail::fail<InvalidArgument>("--fit NAME,... is required: the parameters to estimate");
   if (options.checkpoint.steps)
@@ -157,18 +181,40 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   if (options.sigma && (!std::isfinite(*options.sigma) || *options.sigma <= 0.0))
     rwd::detail::fail<InvalidArgument>("--sigma = ", *options.sigma, " must be finite and > 0");
 
-  if (!std::filesystem::exists(options.observations))
-    rwd::detail::fail<InvalidArgument>("--observations '", options.observations,
-                                       "' does not exist (write one with rewind generate)");
   Observations& observations = settings.observations;
-  observations = load_observations(options.observations);
+  if (!options.data.empty()) {
+    if (!options.dt)
+      rwd::detail::fail<InvalidArgument>(
+          "--data needs --dt: the step size of the run between the series' points");
+    if (!std::filesystem::exists(options.data))
+      rwd::detail::fail<InvalidArgument>("--data '", options.data, "' does not exist");
+    const training::TimeSeries series = training::load_time_series(options.data);
+    settings.series =
+        with_problem(info, options.n.value_or(info.default_n),
+                     [&](const auto&, const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
+                         const std::vector<std::string>& names) {
+                       return series_observations(
+                           options.data, series, info.name,
+                           info.sized() ? options.n.value_or(info.default_n) : 0, names, theta,
+                           static_cast<Index>(y0.size()), options.method.value_or("rk4"),
+                           *options.dt, options.validation);
+                     });
+    observations = settings.series->training;
+    settings.data_file = options.data;
+  } else {
+    if (!std::filesystem::exists(options.observations))
+      rwd::detail::fail<InvalidArgument>("--observations '", options.observations,
+                                         "' does not exist (write one with rewind generate)");
+    observations = load_observations(options.observations);
+  }
+  const std::string& source = options.data.empty() ? options.observations : options.data;
   const ProblemInfo* recorded = find_problem(observations.problem);
   if (!recorded || recorded->id != info.id)
-    rwd::detail::fail<InvalidArgument>("--observations '", options.observations, "' observes ",
+    rwd::detail::fail<InvalidArgument>("--observations '", source, "' observes ",
                                        observations.problem, ", not ", info.name);
   if (options.n && (!info.sized() || *options.n != observations.size))
-    rwd::detail::fail<InvalidArgument>("--n = ", *options.n, ": '", options.observations,
-                                       "' observes ", info.name, " of size ", observations.size);
+    rwd::detail::fail<InvalidArgument>("--n = ", *options.n, ": '", source, "' observes ",
+                                       info.name, " of size ", observations.size);
 
   RunOptions run;
   run.problem = info.name;
@@ -189,8 +235,8 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
                    [](const auto&, const auto&, const Eigen::VectorXd& theta,
                       const std::vector<std::string>& names) { return std::pair(names, theta); });
   if (names != observations.parameter_names)
-    rwd::detail::fail<InvalidArgument>("--observations '", options.observations,
-                                       "' names other parameters than ", info.name, " has");
+    rwd::detail::fail<InvalidArgument>("--observations '", source, "' names other parameters than ",
+                                       info.name, " has");
   settings.fitted = parse_parameter_names("--fit", options.fit, info, names);
   const auto fitted_at = [&](Index index) -> NamedParameter* {
     for (NamedParameter& p : settings.fitted)
@@ -250,6 +296,7 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
                                        observations.observed_steps.size(),
                                        "] (the number of observed steps)");
   settings.stages = options.stages;
+  settings.fit_initial_state = options.fit_initial_state;
   return settings;
 }
 
@@ -294,7 +341,7 @@ inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback
       [&](const auto& problem, const Eigen::VectorXd& y0_default, const Eigen::VectorXd&,
           const std::vector<std::string>& names) {
         report.parameter_names = names;
-        const Eigen::VectorXd& y0 = observations.initial_state;
+        Eigen::VectorXd y0 = observations.initial_state;  // the start; fitted in turn if asked
         if (y0.size() != y0_default.size())
           rwd::detail::fail<InvalidArgument>("the observation file's initial state has ", y0.size(),
                                              " components; ", info.name, " of this size has ",
@@ -304,6 +351,11 @@ inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback
         for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
         fit.bounds = settings.bounds;
         fit.max_evaluations = settings.max_evaluations;
+        if (settings.fit_initial_state)
+          for (Index i = 0; i < y0.size(); ++i) {
+            fit.fitted_initial_state.push_back(i);
+            fit.initial_state_bounds.push_back({});
+          }
         double stage_start = 0.0;  // seconds since the fit began, when this stage began
         const auto since_start = [&] {
           return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -360,20 +412,24 @@ inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback
             joined.theta = result.theta;
             joined.loss = result.loss;
             joined.gradient = result.gradient;
+            joined.initial_state = result.initial_state;
+            joined.initial_state_gradient = result.initial_state_gradient;
             joined.stop_reason = result.stop_reason;
             joined.failed = result.failed;
             joined.failure = result.failure;
             joined.summary = result.summary;
             theta = result.theta;
+            y0 = result.initial_state;
             if (!last) return;
             if (settings.uncertainty && !result.failed)
-              report.uncertainty = parameter_uncertainty(stepper, objective, y0, result.theta,
-                                                         fit.fitted, plan, driver_options);
+              report.uncertainty =
+                  parameter_uncertainty(stepper, objective, result, fit, plan, driver_options);
             report.start_prediction =
-                observe_trajectory(stepper, y0, settings.theta_start, observations.observed_steps,
-                                   observations.field, 0.0, 0);
-            report.fit_prediction = observe_trajectory(
-                stepper, y0, result.theta, observations.observed_steps, observations.field, 0.0, 0);
+                observe_trajectory(stepper, observations.initial_state, settings.theta_start,
+                                   observations.observed_steps, observations.field, 0.0, 0);
+            report.fit_prediction =
+                observe_trajectory(stepper, result.initial_state, result.theta,
+                                   observations.observed_steps, observations.field, 0.0, 0);
           });
           if (joined.failed) break;
         }
@@ -381,6 +437,30 @@ inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback
           joined.failure = "stage " + std::to_string(report.stages.size()) + " of " +
                            std::to_string(settings.stages) + ": " + joined.failure;
         report.result = std::move(joined);
+        if (settings.series && report.result.initial_state.size() == y0.size()) {
+          // Every point of the series, held-out ones included, from the fit's θ and y0.
+          const Observations& all = settings.series->all;
+          RunSettings run = settings.run;
+          run.control.steps = all.steps;
+          run.grid = IntervalGrid{0.0, static_cast<double>(all.steps) * run.control.dt, all.steps};
+          with_stepper(problem, run, run.control, [&](auto& stepper) {
+            report.series_prediction =
+                observe_trajectory(stepper, report.result.initial_state, report.result.theta,
+                                   all.observed_steps, all.field, 0.0, 0);
+          });
+          const Index first = settings.series->training_points;
+          const Index held = static_cast<Index>(all.observed_steps.size()) - first;
+          if (held > 0)
+            report.held_out_rmse =
+                ((report.series_prediction.rightCols(held) - all.data.rightCols(held))
+                     .array()
+                     .square()
+                     .rowwise()
+                     .sum() /
+                 static_cast<double>(held))
+                    .sqrt()
+                    .matrix();
+        }
       });
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -175,8 +175,10 @@ class Fit {
 
 void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
   const Index p = theta_start.size();
-  if (fitted.empty())
-    fail<InvalidArgument>("fit: no parameter is to be fitted (FitOptions::fitted is empty)");
+  if (fitted.empty() && fitted_initial_state.empty())
+    fail<InvalidArgument>(
+        "fit: no parameter is to be fitted (FitOptions::fitted and fitted_initial_state are "
+        "empty)");
   if (bounds.size() != fitted.size())
     fail<InvalidArgument>("fit: ", bounds.size(), " bounds for ", fitted.size(),
                           " fitted parameters; give one (lower, upper) per fitted index");
@@ -207,7 +209,100 @@ void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
     fail<InvalidArgument>("fit: x_tolerance = ", x_tolerance, " must be finite and >= 0");
 }
 
+void FitOptions::validate_initial_state(const Eigen::VectorXd& y0_start) const {
+  const Index n = y0_start.size();
+  if (initial_state_bounds.size() != fitted_initial_state.size())
+    fail<InvalidArgument>("fit: ", initial_state_bounds.size(), " initial-state bounds for ",
+                          fitted_initial_state.size(),
+                          " fitted components of y0; give one (lower, upper) per fitted index");
+  for (std::size_t j = 0; j < fitted_initial_state.size(); ++j) {
+    const Index i = fitted_initial_state[j];
+    if (i < 0 || i >= n)
+      fail<InvalidArgument>("fit: fitted initial-state index ", i, " is outside y0's indices 0 to ",
+                            n - 1);
+    for (std::size_t earlier = 0; earlier < j; ++earlier)
+      if (fitted_initial_state[earlier] == i)
+        fail<InvalidArgument>("fit: y0[", i, "] is listed twice among the fitted components");
+    if (!std::isfinite(y0_start[i]))
+      fail<InvalidArgument>("fit: the start y0[", i, "] = ", y0_start[i], " is not finite");
+    const ParameterBounds& b = initial_state_bounds[j];
+    if (std::isnan(b.lower) || std::isnan(b.upper) || !(b.lower < b.upper))
+      fail<InvalidArgument>("fit: the bounds of y0[", i, "], [", b.lower, ", ", b.upper,
+                            "], must satisfy lower < upper");
+    if (y0_start[i] < b.lower || y0_start[i] > b.upper)
+      fail<InvalidArgument>("fit: the start y0[", i, "] = ", y0_start[i],
+                            " lies outside its bounds [", b.lower, ", ", b.upper, "]");
+  }
+}
+
 namespace detail {
+
+FitResult fit_with_initial_state(
+    const std::function<FitGradient(const Eigen::VectorXd& theta, const Eigen::VectorXd& y0)>&
+        gradient,
+    const Eigen::VectorXd& theta_start, const Eigen::VectorXd& y0_start,
+    const FitOptions& options) {
+  options.validate(theta_start);
+  options.validate_initial_state(y0_start);
+  if (!gradient) fail<InvalidArgument>("fit: no gradient function");
+  const Index p = theta_start.size(), n = y0_start.size();
+  if (options.fitted_initial_state.empty()) {
+    FitOptions plain = options;
+    if (options.on_iteration)
+      plain.on_iteration = [&](const FitIteration& it) {
+        FitIteration with_y0 = it;
+        with_y0.initial_state = y0_start;
+        options.on_iteration(with_y0);
+      };
+    FitResult result = Fit([&](const Eigen::VectorXd& theta) { return gradient(theta, y0_start); },
+                           theta_start, plain)
+                           .run();
+    result.initial_state = y0_start;
+    for (FitIteration& it : result.history) it.initial_state = y0_start;
+    return result;
+  }
+
+  // One vector z = (θ, y0) for the optimiser; y0's fitted components are z's indices p + i.
+  Eigen::VectorXd z_start(p + n);
+  z_start << theta_start, y0_start;
+  FitOptions joint = options;
+  joint.fitted_initial_state.clear();
+  joint.initial_state_bounds.clear();
+  for (std::size_t j = 0; j < options.fitted_initial_state.size(); ++j) {
+    joint.fitted.push_back(p + options.fitted_initial_state[j]);
+    joint.bounds.push_back(options.initial_state_bounds[j]);
+  }
+  const auto split = [&](FitIteration& it) {
+    const Eigen::VectorXd z = it.theta;
+    it.theta = z.head(p);
+    it.initial_state = z.tail(n);
+  };
+  if (options.on_iteration)
+    joint.on_iteration = [&](const FitIteration& it) {
+      FitIteration parts = it;
+      split(parts);
+      options.on_iteration(parts);
+    };
+  const std::function<FitGradient(const Eigen::VectorXd&)> joint_gradient =
+      [&](const Eigen::VectorXd& z) {
+        FitGradient run = gradient(z.head(p), z.tail(n));
+        if (run.grad_theta.size() != p || run.grad_y0.size() != n)
+          fail<InvalidArgument>("fit: the gradient has ", run.grad_theta.size(), " + ",
+                                run.grad_y0.size(), " components but (θ, y0) has ", p, " + ", n);
+        Eigen::VectorXd both(p + n);
+        both << run.grad_theta, run.grad_y0;
+        run.grad_theta = std::move(both);
+        return run;
+      };
+  FitResult result = Fit(joint_gradient, z_start, joint).run();
+  const Eigen::VectorXd z = result.theta, g = result.gradient;
+  result.theta = z.head(p);
+  result.initial_state = z.tail(n);
+  result.gradient = g.head(p);
+  result.initial_state_gradient = g.tail(n);
+  for (FitIteration& it : result.history) split(it);
+  return result;
+}
 
 FitResult fit_with_gradient(
     const std::function<FitGradient(const Eigen::VectorXd& theta)>& gradient,

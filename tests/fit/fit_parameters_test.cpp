@@ -121,6 +121,80 @@ TEST(FitParameters, RecoversLotkaVolterraFromExactData) {
   EXPECT_LE(r.summary.storage.peak_memory_bytes, 8 * (2 * 8 + static_cast<Index>(sizeof(Carry))));
 }
 
+// A first measurement is as noisy as the others: estimating y0 with θ (fitted_initial_state)
+// from a start 10 % off recovers both from exact data, reports y0 through every channel (result,
+// history, callback), and the joint standard errors come out in the order θ then y0.
+TEST(FitParameters, RecoversTheInitialStateWithTheParameters) {
+  LotkaVolterraFit lv(lotka_volterra_observations(500, 10));
+  const Eigen::VectorXd start = lotka_volterra_start(lv.obs);
+  const Eigen::VectorXd y0_start = lv.obs.initial_state * 1.1;
+  FitOptions options = alpha_and_gamma();
+  options.fitted_initial_state = {0, 1};
+  options.initial_state_bounds = {{0.0, kInf}, {0.0, kInf}};
+  options.max_evaluations = 200;
+  std::vector<FitIteration> seen;
+  options.on_iteration = [&](const FitIteration& it) { seen.push_back(it); };
+  const CheckpointPlan plan = plan_checkpoints(PlanRequest::revolve(8), lv.obs.steps);
+  const FitResult r = fit_parameters(lv.stepper, lv.misfit, y0_start, start, options, plan);
+  print("θ and y0", r);
+  ASSERT_FALSE(r.failed) << r.failure;
+  for (Index i : {0, 3})
+    EXPECT_NEAR(r.theta[i], lv.obs.parameters[i], 1e-5 * lv.obs.parameters[i]) << "θ" << i;
+  ASSERT_EQ(r.initial_state.size(), 2);
+  for (Index i : {0, 1})
+    EXPECT_NEAR(r.initial_state[i], lv.obs.initial_state[i], 1e-5) << "y0[" << i << "]";
+  EXPECT_EQ(r.theta.size(), 4);
+  EXPECT_EQ(r.gradient.size(), 4);
+  EXPECT_EQ(r.initial_state_gradient.size(), 2);
+  EXPECT_TRUE(same_bits(r.history.front().initial_state, y0_start));
+  EXPECT_TRUE(same_bits(r.history.back().initial_state, r.initial_state));
+  ASSERT_EQ(seen.size(), r.history.size());
+  EXPECT_TRUE(same_bits(seen.back().initial_state, r.initial_state));
+  EXPECT_TRUE(same_bits(seen.back().theta, r.theta));
+
+  // Standard errors over (α, γ, y0[0], y0[1]): a minimum, four finite positive errors; the
+  // θ block agrees with those of a fit with y0 fixed only in being no smaller (y0 is uncertain).
+  const ParameterUncertainty u = parameter_uncertainty(lv.stepper, lv.misfit, r, options, plan);
+  ASSERT_TRUE(u.positive_definite);
+  EXPECT_EQ(u.evaluations, 8);
+  ASSERT_EQ(u.standard_errors.size(), 4);
+  EXPECT_TRUE((u.standard_errors.array() > 0.0).all());
+  const ParameterUncertainty fixed_y0 =
+      parameter_uncertainty(lv.stepper, lv.misfit, r.initial_state, r.theta, options.fitted, plan);
+  ASSERT_TRUE(fixed_y0.positive_definite);
+  for (Index a : {0, 1})
+    EXPECT_GE(u.standard_errors[a], fixed_y0.standard_errors[a] * (1.0 - 1e-6));
+
+  // Without fitted components the result still carries y0 (the one given).
+  const FitResult plain = lv.fit(start, alpha_and_gamma(), PlanRequest::revolve(8));
+  EXPECT_TRUE(same_bits(plain.initial_state, lv.obs.initial_state));
+  EXPECT_EQ(plain.initial_state_gradient.size(), 0);
+}
+
+TEST(FitParameters, RefusesBadInitialStateOptions) {
+  LotkaVolterraFit lv(lotka_volterra_observations(100, 10));
+  const CheckpointPlan plan = plan_checkpoints(PlanRequest::store_all(), lv.obs.steps);
+  const auto refused = [&](const FitOptions& options, const char* needle) {
+    expect_message(error_message<InvalidArgument>([&] {
+                     fit_parameters(lv.stepper, lv.misfit, lv.obs.initial_state, lv.obs.parameters,
+                                    options, plan);
+                   }),
+                   needle);
+  };
+  FitOptions options = alpha_and_gamma();
+  options.fitted_initial_state = {0};
+  refused(options, "1 fitted components of y0");
+  options.initial_state_bounds = {{0.0, kInf}};
+  options.fitted_initial_state = {2};
+  refused(options, "outside y0's indices 0 to 1");
+  options.fitted_initial_state = {1};
+  options.initial_state_bounds = {{5.0, kInf}};
+  refused(options, "lies outside its bounds");
+  options.fitted_initial_state = {0, 0};
+  options.initial_state_bounds = {{0.0, kInf}, {0.0, kInf}};
+  refused(options, "listed twice");
+}
+
 // With noise σ, J is ½ χ², so near the fit θ̂ its Hessian is the inverse covariance of θ̂
 // (Gauss–Newton; the Fisher information of Gaussian noise). The recovered parameters must lie
 // within 4 standard deviations of the truth, and 2J/(number of data) must be near 1.

@@ -16,6 +16,14 @@
 //                                            options, plan);
 //   fit.theta;  fit.loss;  fit.iterations;  fit.evaluations;  fit.stop_reason;  fit.failed;
 //
+// The initial state can be estimated with θ (data that start from a measured, noisy state):
+//   options.fitted_initial_state = {0, 1};                      // both components of y0
+//   options.initial_state_bounds = {{0.0, inf}, {0.0, inf}};    // one per fitted component
+//   fit = rwd::fit_parameters(stepper, misfit, y0_start, theta_start, options, plan);
+//   fit.initial_state;                                         // the estimated y0
+// Each gradient then uses the driver's dJ/dy0 beside dJ/dθ (the same adjoint run), and the
+// optimiser sees the fitted components of θ and of y0 as one vector, scaled alike.
+//
 // The optimiser is NLopt's LD_LBFGS with bounds (rwd::minimize_bounded: Lukšan's limited-memory
 // BFGS, after Nocedal 1980 and Liu & Nocedal 1989; see minimize_bounded.hpp for how its bounds
 // differ from L-BFGS-B, Byrd, Lu, Nocedal & Zhu 1995). Every evaluation is one gradient run of
@@ -65,18 +73,23 @@ struct ParameterBounds {
 
 // One iteration: an evaluation that lowered the best J so far (iteration 0: the start).
 struct FitIteration {
-  int iteration = 0;           // 0 for θ_start, then 1, 2, …
-  int evaluations = 0;         // gradient evaluations so far, this one included
-  double loss = 0.0;           // J(θ)
-  double gradient_norm = 0.0;  // |dJ/dθ| over the fitted components (unscaled)
-  Eigen::VectorXd theta;       // the full θ
-  double seconds = 0.0;        // since the fit started
+  int iteration = 0;              // 0 for θ_start, then 1, 2, …
+  int evaluations = 0;            // gradient evaluations so far, this one included
+  double loss = 0.0;              // J(θ)
+  double gradient_norm = 0.0;     // |dJ/dθ| over the fitted components (unscaled)
+  Eigen::VectorXd theta;          // the full θ
+  Eigen::VectorXd initial_state;  // the full y0 (the given y0 unless some of it is fitted)
+  double seconds = 0.0;           // since the fit started
 };
 
 struct FitOptions {
   std::vector<Index> fitted;  // indices into θ to estimate (distinct); the others stay fixed
   std::vector<ParameterBounds> bounds;  // one per fitted index, in the same order (may be ±inf)
-  int max_evaluations = 100;            // most gradient evaluations, >= 1 (NLopt's maxeval)
+  // Indices into y0 to estimate as well (distinct; empty: y0 is given). fit_parameters' y0 is
+  // their start; the others stay fixed. Gradient-norm and J are over θ and y0 together.
+  std::vector<Index> fitted_initial_state;
+  std::vector<ParameterBounds> initial_state_bounds;  // one per fitted_initial_state index
+  int max_evaluations = 100;  // most gradient evaluations, >= 1 (NLopt's maxeval)
   double relative_tolerance =
       1e-8;                    // stop when a step changes J by less than this fraction (ftol_rel)
   double x_tolerance = 1e-10;  // stop when a step changes every scaled parameter by less than this
@@ -89,15 +102,19 @@ struct FitOptions {
   // repeated, bounds not one per fitted index, lower >= upper (or NaN), θ_start not finite or a
   // fitted component outside its bounds, max_evaluations < 1, tolerances negative.
   void validate(const Eigen::VectorXd& theta_start) const;
+  // The same rules for fitted_initial_state and initial_state_bounds against the start y0.
+  void validate_initial_state(const Eigen::VectorXd& y0_start) const;
 };
 
 struct FitResult {
   Eigen::VectorXd theta;     // best θ found (θ_start when not even the start could be evaluated)
   double loss = 0.0;         // J(theta) (NaN when not even the start could be evaluated)
   Eigen::VectorXd gradient;  // full dJ/dθ at theta, fixed components included (NaN as for loss)
-  int iterations = 0;        // improvements after the start (history.size() − 1)
-  int evaluations = 0;       // gradient evaluations, a failed one included
-  std::vector<FitIteration> history;  // every iteration, the start first
+  Eigen::VectorXd initial_state;           // y0 at the fit (the given y0 when none is fitted)
+  Eigen::VectorXd initial_state_gradient;  // dJ/dy0 there (NaN as for loss; empty if y0 is given)
+  int iterations = 0;                      // improvements after the start (history.size() − 1)
+  int evaluations = 0;                     // gradient evaluations, a failed one included
+  std::vector<FitIteration> history;       // every iteration, the start first
   std::string stop_reason;  // why the fit stopped, in words (NLopt's result, or the failure)
   bool failed = false;      // a non-finite evaluation (or the optimiser's failure) ended the fit
   std::string
@@ -111,6 +128,7 @@ namespace detail {
 struct FitGradient {
   double loss = 0.0;
   Eigen::VectorXd grad_theta;
+  Eigen::VectorXd grad_y0;  // needed only when some of y0 is fitted
   Summary summary;
 };
 
@@ -121,14 +139,21 @@ FitResult fit_with_gradient(
     const std::function<FitGradient(const Eigen::VectorXd& theta)>& gradient,
     const Eigen::VectorXd& theta_start, const FitOptions& options);
 
+// fit_with_gradient over θ and the fitted components of y0 together: `gradient` takes both and
+// must fill grad_y0. Without fitted_initial_state it is fit_with_gradient (y0 fixed).
+FitResult fit_with_initial_state(
+    const std::function<FitGradient(const Eigen::VectorXd& theta, const Eigen::VectorXd& y0)>&
+        gradient,
+    const Eigen::VectorXd& theta_start, const Eigen::VectorXd& y0_start, const FitOptions& options);
+
 }  // namespace detail
 
 // Fits θ to minimise `objective` (e.g. rwd::observation_misfit) from `theta_start`, integrating
-// with `stepper` from y0; every gradient through rwd::CheckpointedAdjoint with `plan` and
-// `checkpoint` options. The stepper must outlive the call. Bad input is refused before any work
-// (InvalidArgument): options (FitOptions::validate), θ_start or y0 of the wrong size or not
-// finite, an adaptive stepper, a plan for another number of steps than the stepper takes, an
-// objective observing beyond the horizon.
+// with `stepper` from y0 (the start of y0's fitted components, if any); every gradient through
+// rwd::CheckpointedAdjoint with `plan` and `checkpoint` options. The stepper must outlive the call.
+// Bad input is refused before any work (InvalidArgument): options (FitOptions::validate), θ_start
+// or y0 of the wrong size or not finite, an adaptive stepper, a plan for another number of steps
+// than the stepper takes, an objective observing beyond the horizon.
 template <class Stepper>
 FitResult fit_parameters(Stepper& stepper, const Objective<EigenBackend>& objective,
                          const Eigen::VectorXd& y0, const Eigen::VectorXd& theta_start,
@@ -145,6 +170,7 @@ FitResult fit_parameters(Stepper& stepper, const Objective<EigenBackend>& object
     detail::fail<InvalidArgument>("fit_parameters: y0 has ", y0.size(),
                                   " components but the stepper's state has ", stepper.state_size());
   if (!y0.allFinite()) detail::fail<InvalidArgument>("fit_parameters: y0 contains NaN or Inf");
+  options.validate_initial_state(y0);
   if (stepper.planned_steps() < 0)
     detail::fail<InvalidArgument>(
         "fit_parameters needs a fixed-step stepper: an adaptive run's number of steps "
@@ -159,12 +185,13 @@ FitResult fit_parameters(Stepper& stepper, const Objective<EigenBackend>& object
   checkpoint.validate();
 
   CheckpointedAdjoint<Stepper> driver(stepper, objective, checkpoint);
-  return detail::fit_with_gradient(
-      [&](const Eigen::VectorXd& theta) {
-        auto run = driver.run(y0, theta, plan);
-        return detail::FitGradient{run.loss, std::move(run.grad_theta), std::move(run.summary)};
+  return detail::fit_with_initial_state(
+      [&](const Eigen::VectorXd& theta, const Eigen::VectorXd& y0_now) {
+        auto run = driver.run(y0_now, theta, plan);
+        return detail::FitGradient{run.loss, std::move(run.grad_theta), std::move(run.grad_y0),
+                                   std::move(run.summary)};
       },
-      theta_start, options);
+      theta_start, y0, options);
 }
 
 }  // namespace rwd

@@ -5,6 +5,9 @@
 //   rwd::ParameterUncertainty u =
 //       rwd::parameter_uncertainty(stepper, misfit, y0, fit.theta, options.fitted, plan);
 //   u.standard_errors;   // one per fitted index: the 1-sigma spread the noise allows
+//   // A fit that estimated part of y0 too (FitOptions::fitted_initial_state):
+//   u = rwd::parameter_uncertainty(stepper, misfit, fit, options, plan);
+//   u.standard_errors;   // the fitted θ's in options.fitted's order, then the fitted y0's
 //
 // With J = ½ Σ |H y_k − d_k|² / σ² = ½ χ² and σ the data's noise, the estimate's covariance is
 // about H⁻¹, the inverse Hessian of J in the fitted parameters at the minimum (the Laplace or
@@ -65,6 +68,41 @@ ParameterUncertainty parameter_uncertainty(Stepper& stepper,
   return detail::uncertainty_from_gradients(
       [&](const Eigen::VectorXd& at) { return driver.run(y0, at, plan).grad_theta; }, theta,
       fitted);
+}
+
+// Standard errors of everything `fit` estimated with `options` (fit_parameters' result): the
+// components options.fitted of θ, then options.fitted_initial_state of y0, in that order (the
+// Hessian and covariance are over them jointly), at fit.theta and fit.initial_state.
+template <class Stepper>
+ParameterUncertainty parameter_uncertainty(Stepper& stepper,
+                                           const Objective<EigenBackend>& objective,
+                                           const FitResult& fit, const FitOptions& options,
+                                           const CheckpointPlan& plan,
+                                           const CheckpointOptions& checkpoint = {}) {
+  static_assert(std::is_same_v<typename Stepper::Backend, EigenBackend>,
+                "parameter_uncertainty works on host (Eigen) vectors");
+  const Index p = fit.theta.size(), n = fit.initial_state.size();
+  if (n != stepper.state_size())
+    detail::fail<InvalidArgument>("parameter_uncertainty: the fit's initial state has ", n,
+                                  " components but the stepper's state has ", stepper.state_size());
+  std::vector<Index> joint = options.fitted;
+  for (Index i : options.fitted_initial_state) {
+    if (i < 0 || i >= n)
+      detail::fail<InvalidArgument>("parameter_uncertainty: fitted initial-state index ", i,
+                                    " is outside y0 (", n, " components)");
+    joint.push_back(p + i);
+  }
+  Eigen::VectorXd z(p + n);
+  z << fit.theta, fit.initial_state;
+  CheckpointedAdjoint<Stepper> driver(stepper, objective, checkpoint);
+  return detail::uncertainty_from_gradients(
+      [&](const Eigen::VectorXd& at) {
+        auto run = driver.run(at.tail(n).eval(), at.head(p).eval(), plan);
+        Eigen::VectorXd both(p + n);
+        both << run.grad_theta, run.grad_y0;
+        return both;
+      },
+      z, joint);
 }
 
 }  // namespace rwd
