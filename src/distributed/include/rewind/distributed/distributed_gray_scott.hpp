@@ -96,23 +96,19 @@ class DistributedGrayScott {
     require_sizes(a, theta, out_y, "vjp");
     if (out_theta.layout || out_theta.local.size() != 4)
       detail::fail<InvalidArgument>("gray-scott vjp: out_theta must be a replicated vector of 4");
-    halo_.exchange(y.local.data(), kState);
+    // The vjp reads the cotangent's neighbours only (the parameter sums are taken in the
+    // adjoint form Σ u ∇²a, see gray_scott_parameter_terms), so only its halos travel.
     halo_.exchange(a.local.data(), kCotangent);
     const auto p = detail::GrayScottParameters::load(theta.local.data());
     const Index n = grid_size(), cells = layout_->local_rows() * n;
     const double *u = y.local.data(), *au = a.local.data();
     double* ou = out_y.local.data();
-    layout_->for_each_local_row([&](Index r) {
+    // One pass per grid row: the row's (∂f/∂y)ᵀ a, and its partial of (∂f/∂θ)ᵀ a (covering u and
+    // v of the row, like the serial problem's row sums), folded in row order.
+    const Sums<4> s = grid_rows_.fold_rows<4>([&](Index r) {
       const Rows ar = rows(au, r, 2), avr = rows(au + cells, r, 3);
-      detail::gray_scott_vjp_state_row(p, n, u + r * n, u + cells + r * n, ar.row, ar.up, ar.down,
-                                       avr.row, avr.up, avr.down, ou + r * n, ou + cells + r * n);
-    });
-    // One partial per grid row (covering u and v of the row, like the serial problem's row sums),
-    // folded in row order.
-    const Sums<4> s = grid_rows_.fold_rows<4>([&](Index b) {
-      const Rows ur = rows(u, b, 0), vr = rows(u + cells, b, 1);
-      return detail::gray_scott_parameter_row(n, ur.row, ur.up, ur.down, vr.row, vr.up, vr.down,
-                                              au + b * n, au + cells + b * n);
+      return detail::gray_scott_vjp_row(p, n, u + r * n, u + cells + r * n, ar.row, ar.up, ar.down,
+                                        avr.row, avr.up, avr.down, ou + r * n, ou + cells + r * n);
     });
     for (int j = 0; j < 4; ++j) out_theta.local[j] = s.v[j];
   }
@@ -122,7 +118,7 @@ class DistributedGrayScott {
   struct Rows {
     const double *row, *up, *down;
   };
-  // The halo sets: y's rows (rhs, and the vjp's parameter sums) and the cotangent's.
+  // The halo sets: y's rows (rhs) and the cotangent's (vjp).
   static constexpr int kState = 0, kCotangent = 1;
   // Row r of a field whose local rows start at `base`; `halo` picks the field's halo pair
   // (0: u, 1: v of y; 2: u, 3: v of the cotangent).

@@ -40,7 +40,8 @@
 //   double dt = 0.5 * gs.max_stable_dt_rk4(0.16, 0.08);
 //
 // Cost: rhs is one fused pass over memory (reads u, v and their neighbours, writes u', v');
-// vjp is one pass for (∂f/∂y)ᵀ a plus one 4-sum reduction for (∂f/∂θ)ᵀ a. No allocation.
+// vjp on the Eigen backend is one pass too (reads u, v, a and a's neighbours; writes (∂f/∂y)ᵀ a
+// and sums (∂f/∂θ)ᵀ a on the way); on devices one pass plus one 4-sum reduction. No allocation.
 // Kernels come in two shapes with the same arithmetic:
 // one thread per cell (Thrust/CUDA) and one row per index with a vectorisable interior loop
 // (Eigen); compiled by the same compiler they give the same bits (nvcc's FMA contraction makes
@@ -99,12 +100,16 @@ REWIND_HOST_DEVICE inline void gray_scott_vjp_cell(const GrayScottParameters& p,
   out_v = p.dv * lap_av - uv2 * au + (uv2 - p.feed - p.kill) * av;
 }
 
-// One cell's terms of (∂f/∂θ)ᵀ a = (Σ a_u ∇²u, Σ a_v ∇²v, Σ a_u (1 − u) − a_v v, −Σ a_v v).
-REWIND_HOST_DEVICE inline Sums<4> gray_scott_parameter_terms(double u, double lap_u, double v,
-                                                             double lap_v, double au, double av) {
+// One cell's terms of (∂f/∂θ)ᵀ a = (Σ a_u ∇²u, Σ a_v ∇²v, Σ a_u (1 − u) − a_v v, −Σ a_v v). The
+// first two are summed as Σ u ∇²a_u and Σ v ∇²a_v — equal because the periodic 5-point Laplacian
+// is symmetric — so that they reuse the Laplacians of a that (∂f/∂y)ᵀ a computes anyway: one
+// pass over memory for the whole vjp, and no Laplacian of the state at all.
+REWIND_HOST_DEVICE inline Sums<4> gray_scott_parameter_terms(double u, double v, double au,
+                                                             double lap_au, double av,
+                                                             double lap_av) {
   Sums<4> r;
-  r.v[0] = au * lap_u;
-  r.v[1] = av * lap_v;
+  r.v[0] = u * lap_au;
+  r.v[1] = v * lap_av;
   r.v[2] = au * (1.0 - u) - av * v;
   r.v[3] = -av * v;
   return r;
@@ -170,11 +175,11 @@ struct GrayScottVjpParameterCellKernel {
   std::uint32_t n, cells;
 
   REWIND_HOST_DEVICE Sums<4> operator()(Index k) const {
-    const double* u = y;
-    const double* v = y + cells;
+    const double* au = a;
+    const double* av = a + cells;
     const GrayScottStencil s(k, n, cells);
-    return gray_scott_parameter_terms(u[s.c], s.laplacian(u), v[s.c], s.laplacian(v), a[s.c],
-                                      a[cells + s.c]);
+    return gray_scott_parameter_terms(y[s.c], y[cells + s.c], au[s.c], s.laplacian(au), av[s.c],
+                                      s.laplacian(av));
   }
 };
 
@@ -186,15 +191,6 @@ struct GrayScottRow {
   GrayScottRow(Index r, Index n)
       : row(r * n), up((r == 0 ? n - 1 : r - 1) * n), down((r + 1 == n ? 0 : r + 1) * n) {}
 };
-
-// op(col, left, right) for every column of a row: the two wrapping columns separately so that
-// the interior loop has no branch.
-template <class CellOp>
-inline void gray_scott_for_each_column(Index n, CellOp&& op) {
-  op(Index{0}, n - 1, Index{1});
-  for (Index c = 1; c < n - 1; ++c) op(c, c - 1, c + 1);
-  op(n - 1, n - 2, Index{0});
-}
 
 // The interior columns 1 … n−2 of one row, as loops over raw pointers: functions with __restrict
 // parameters so that they vectorise wherever they are inlined. Without it the compiler has to
@@ -213,19 +209,6 @@ inline void gray_scott_rhs_interior(GrayScottParameters p, Index n, const double
                         gray_scott_laplacian(v[c], vu[c], vd[c], v[c - 1], v[c + 1]), fu[c], fv[c]);
 }
 
-inline void gray_scott_vjp_state_interior(GrayScottParameters p, Index n,
-                                          const double* __restrict u, const double* __restrict v,
-                                          const double* __restrict au, const double* __restrict auu,
-                                          const double* __restrict aud, const double* __restrict av,
-                                          const double* __restrict avu,
-                                          const double* __restrict avd, double* __restrict ou,
-                                          double* __restrict ov) {
-  for (Index c = 1; c < n - 1; ++c)
-    gray_scott_vjp_cell(
-        p, u[c], v[c], au[c], gray_scott_laplacian(au[c], auu[c], aud[c], au[c - 1], au[c + 1]),
-        av[c], gray_scott_laplacian(av[c], avu[c], avd[c], av[c - 1], av[c + 1]), ou[c], ov[c]);
-}
-
 // One row from explicit pointers to it (u, v), the rows above (uu, vu) and below (ud, vd), and its
 // outputs: the two wrapping columns by the cell functions, the interior vectorised. The row
 // kernels below and the distributed problem (whose rows above and below may be halos received
@@ -242,31 +225,74 @@ inline void gray_scott_rhs_row(GrayScottParameters p, Index n, const double* u, 
   cell(n - 1, n - 2, 0);
 }
 
-// (∂f/∂y)ᵀ a on one row, from pointers as in gray_scott_rhs_row (a's rows above and below).
-inline void gray_scott_vjp_state_row(GrayScottParameters p, Index n, const double* u,
-                                     const double* v, const double* au, const double* auu,
-                                     const double* aud, const double* av, const double* avu,
-                                     const double* avd, double* ou, double* ov) {
-  auto cell = [&](Index c, Index l, Index rt) {
-    gray_scott_vjp_cell(p, u[c], v[c], au[c],
-                        gray_scott_laplacian(au[c], auu[c], aud[c], au[l], au[rt]), av[c],
-                        gray_scott_laplacian(av[c], avu[c], avd[c], av[l], av[rt]), ou[c], ov[c]);
-  };
-  cell(0, n - 1, 1);
-  gray_scott_vjp_state_interior(p, n, u, v, au, auu, aud, av, avu, avd, ou, ov);
-  cell(n - 1, n - 2, 0);
+// The interior columns 1 … n−2 of one row's whole vjp, in one pass over memory: (∂f/∂y)ᵀ a
+// into (ou, ov) and the parameter terms into four interleaved partial sums per parameter (column
+// 1 + i into lane i mod 4), so that the loop vectorises instead of waiting on one addition per
+// column. lanes[q][k] receives parameter q's lane k. Inputs: the row of u and v, and the rows of
+// a_u and a_v with those above (auu, avu) and below (aud, avd).
+inline void gray_scott_vjp_interior(GrayScottParameters p, Index n, const double* __restrict u,
+                                    const double* __restrict v, const double* __restrict au,
+                                    const double* __restrict auu, const double* __restrict aud,
+                                    const double* __restrict av, const double* __restrict avu,
+                                    const double* __restrict avd, double* __restrict ou,
+                                    double* __restrict ov, double (&lanes)[4][4]) {
+  double s0[4] = {0.0, 0.0, 0.0, 0.0}, s1[4] = {0.0, 0.0, 0.0, 0.0};
+  double s2[4] = {0.0, 0.0, 0.0, 0.0}, s3[4] = {0.0, 0.0, 0.0, 0.0};
+  // The column body is written out twice (no lambda): through a lambda GCC 12 does not vectorise
+  // the blocked loop.
+  Index c = 1;
+  for (; c + 4 <= n - 1; c += 4) {
+    for (int k = 0; k < 4; ++k) {
+      const Index i = c + k;
+      const double lap_au = gray_scott_laplacian(au[i], auu[i], aud[i], au[i - 1], au[i + 1]);
+      const double lap_av = gray_scott_laplacian(av[i], avu[i], avd[i], av[i - 1], av[i + 1]);
+      gray_scott_vjp_cell(p, u[i], v[i], au[i], lap_au, av[i], lap_av, ou[i], ov[i]);
+      const Sums<4> t = gray_scott_parameter_terms(u[i], v[i], au[i], lap_au, av[i], lap_av);
+      s0[k] += t.v[0];
+      s1[k] += t.v[1];
+      s2[k] += t.v[2];
+      s3[k] += t.v[3];
+    }
+  }
+  for (int k = 0; c < n - 1; ++c, ++k) {
+    const double lap_au = gray_scott_laplacian(au[c], auu[c], aud[c], au[c - 1], au[c + 1]);
+    const double lap_av = gray_scott_laplacian(av[c], avu[c], avd[c], av[c - 1], av[c + 1]);
+    gray_scott_vjp_cell(p, u[c], v[c], au[c], lap_au, av[c], lap_av, ou[c], ov[c]);
+    const Sums<4> t = gray_scott_parameter_terms(u[c], v[c], au[c], lap_au, av[c], lap_av);
+    s0[k] += t.v[0];
+    s1[k] += t.v[1];
+    s2[k] += t.v[2];
+    s3[k] += t.v[3];
+  }
+  for (int k = 0; k < 4; ++k) {
+    lanes[0][k] = s0[k];
+    lanes[1][k] = s1[k];
+    lanes[2][k] = s2[k];
+    lanes[3][k] = s3[k];
+  }
 }
 
-// One row's part of (∂f/∂θ)ᵀ a, column by column in order from zero (y's rows above and below).
-inline Sums<4> gray_scott_parameter_row(Index n, const double* u, const double* uu,
-                                        const double* ud, const double* v, const double* vu,
-                                        const double* vd, const double* au, const double* av) {
-  Sums<4> s = Sums<4>::zero();
-  gray_scott_for_each_column(n, [&](Index c, Index l, Index rt) {
-    s = s + gray_scott_parameter_terms(u[c], gray_scott_laplacian(u[c], uu[c], ud[c], u[l], u[rt]),
-                                       v[c], gray_scott_laplacian(v[c], vu[c], vd[c], v[l], v[rt]),
-                                       au[c], av[c]);
-  });
+// The whole vjp of one row in one pass, from pointers as in gray_scott_rhs_row (a's rows above
+// and below, which the distributed problem may have received from another rank): (∂f/∂y)ᵀ a into
+// (ou, ov), and the row's part of (∂f/∂θ)ᵀ a returned — the interior's four lanes combined as
+// (l0 + l1) + (l2 + l3), then column 0, then column n − 1. The bits depend on n only: not on
+// threads, ranks, or how a caller groups the rows.
+inline Sums<4> gray_scott_vjp_row(GrayScottParameters p, Index n, const double* u, const double* v,
+                                  const double* au, const double* auu, const double* aud,
+                                  const double* av, const double* avu, const double* avd,
+                                  double* ou, double* ov) {
+  double lanes[4][4];
+  gray_scott_vjp_interior(p, n, u, v, au, auu, aud, av, avu, avd, ou, ov, lanes);
+  Sums<4> s;
+  for (int q = 0; q < 4; ++q) s.v[q] = (lanes[q][0] + lanes[q][1]) + (lanes[q][2] + lanes[q][3]);
+  auto edge = [&](Index c, Index left, Index right) {
+    const double lap_au = gray_scott_laplacian(au[c], auu[c], aud[c], au[left], au[right]);
+    const double lap_av = gray_scott_laplacian(av[c], avu[c], avd[c], av[left], av[right]);
+    gray_scott_vjp_cell(p, u[c], v[c], au[c], lap_au, av[c], lap_av, ou[c], ov[c]);
+    s = s + gray_scott_parameter_terms(u[c], v[c], au[c], lap_au, av[c], lap_av);
+  };
+  edge(0, n - 1, 1);
+  edge(n - 1, n - 2, 0);
   return s;
 }
 
@@ -285,37 +311,23 @@ struct GrayScottRhsRowKernel {
   }
 };
 
-// The vjp on rows takes two passes over memory: (∂f/∂y)ᵀ a, vectorised, then the four parameter
-// sums, column by column and row by row (that order fixes their bits). Measured at 10^6 unknowns
-// (bench/gradient_cost_bench): 2.0 ms, against 2.7 ms for one fused loop (which cannot
-// vectorise because of the sums) and 2.4 ms for both loops row by row.
-struct GrayScottVjpStateRowKernel {
+// The whole vjp of row r (its part of (∂f/∂θ)ᵀ a returned), through sum_index, which evaluates
+// every row exactly once. Measured at 10^4 and 10^6 unknowns (bench/gradient_cost_bench), one
+// pass is faster than the former two (a vectorised (∂f/∂y)ᵀ a, then the parameter sums column by
+// column, which could not vectorise): see bench/results/gradient_cost.md.
+struct GrayScottVjpRowKernel {
   const double* y;
   const double* theta;
   const double* a;
   double* out;
   Index n, cells;
 
-  void operator()(Index r) const {
+  Sums<4> operator()(Index r) const {
     const GrayScottRow row(r, n);
     const double *u = y + row.row, *au = a + row.row, *auu = a + row.up, *aud = a + row.down;
     double* ou = out + row.row;
-    gray_scott_vjp_state_row(GrayScottParameters::load(theta), n, u, u + cells, au, auu, aud,
-                             au + cells, auu + cells, aud + cells, ou, ou + cells);
-  }
-};
-
-// The row's part of (∂f/∂θ)ᵀ a, through sum_index (which evaluates every row exactly once).
-struct GrayScottVjpParameterRowKernel {
-  const double* y;
-  const double* a;
-  Index n, cells;
-
-  Sums<4> operator()(Index r) const {
-    const GrayScottRow row(r, n);
-    const double *u = y + row.row, *uu = y + row.up, *ud = y + row.down, *au = a + row.row;
-    return gray_scott_parameter_row(n, u, uu, ud, u + cells, uu + cells, ud + cells, au,
-                                    au + cells);
+    return gray_scott_vjp_row(GrayScottParameters::load(theta), n, u, u + cells, au, auu, aud,
+                              au + cells, auu + cells, aud + cells, ou, ou + cells);
   }
 };
 
@@ -416,18 +428,16 @@ class GrayScott {
     }
   }
 
-  // out_y = (∂f/∂y)ᵀ v, out_theta = (∂f/∂θ)ᵀ v (both overwritten): one pass for out_y and one
-  // 4-sum reduction for out_theta, over rows on the Eigen backend and over cells elsewhere.
+  // out_y = (∂f/∂y)ᵀ v, out_theta = (∂f/∂θ)ᵀ v (both overwritten): on the Eigen backend one
+  // pass over rows for both; elsewhere one pass over cells for out_y and one 4-sum reduction.
   void vjp(double /*t*/, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
            Vector& out_theta) const {
     detail::require_vjp_sizes<B>(name, state_size(), 4, y, theta, v, out_y, out_theta);
     Sums<4> s;
     if constexpr (detail::kGrayScottRowKernels<B>) {
-      B::for_each_index(n_,
-                        detail::GrayScottVjpStateRowKernel{B::data(y), B::data(theta), B::data(v),
-                                                           B::data(out_y), n_, cell_count()});
       s = B::template sum_index<4>(
-          n_, detail::GrayScottVjpParameterRowKernel{B::data(y), B::data(v), n_, cell_count()});
+          n_, detail::GrayScottVjpRowKernel{B::data(y), B::data(theta), B::data(v), B::data(out_y),
+                                            n_, cell_count()});
     } else {
       const std::uint32_t n = u32(n_), cells = u32(cell_count());
       B::for_each_index(cell_count(),
