@@ -1,0 +1,25 @@
+// src/cli/command_line.hpp — the whole command line of `rewind`: the top-level options and every
+// subcommand, registered on a CLI::App. main.cpp parses with it; so does the command-line fuzzing
+// harness (tests/fuzz/fuzz_command_line.cpp), which removes the subcommands' actions first.
+//
+//   CLI::App app{rwd::cli::kRewindDescription, "rewind"};
+//   rwd::cli::add_rewind_command_line(app);
+//   app.parse(argc, argv);            // CLI::ParseError or rwd::InvalidArgument for bad input
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace rwd::cli {
+
+// --threads above this is a typo, not a machine.
+inline constexpr int kMaxThreads = 4096;
+
+// --version, --threads, the footer and the subcommands run, plan, inspect, train (and train
+// spiral), predict, generate (one per problem, and spiral) and fit.
+void add_rewind_command_line(CLI::App& app, const char* version);
+
+// Replaces the action of every subcommand, at every depth, by nothing: a parse then checks the
+// command line (every option's conversion and range) and does no work.
+void remove_subcommand_actions(CLI::App& app);
+
+}  // namespace rwd::cli
