@@ -14,6 +14,7 @@
 #include <system_error>
 #include <vector>
 
+#include "hdf5_fields.hpp"
 #include "rewind/durable_write.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
@@ -142,7 +143,8 @@ std::vector<DenseLayerShape> read_architecture(hid_t h5, const std::filesystem::
       checked(H5Dget_space(set.get()), Hdf5Kind::dataspace, file, "space of /layers");
   hsize_t dims[2] = {0, 0};
   if (H5Tget_class(type.get()) != H5T_INTEGER || H5Sget_simple_extent_ndims(space.get()) != 2 ||
-      H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2 || dims[1] != 2 || dims[0] < 1)
+      H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2 || dims[1] != 2 || dims[0] < 1 ||
+      dims[0] > nn::detail::kMaxFileLayers)
     fail_file(file, "/layers must be an integer table with one (inputs, outputs) row per layer");
   std::vector<std::int64_t> table(dims[0] * 2);
   check(H5Dread(set.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, table.data()), file,

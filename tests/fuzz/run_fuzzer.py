@@ -17,8 +17,8 @@ import re
 import subprocess
 import sys
 
-SKIP = re.compile(r"asan|ubsan|sanitizer|__interceptor|\bmalloc\b|\bcalloc\b|\brealloc\b|"
-                  r"\bfree\b|operator new|libc\.so|abort|raise")
+SKIP = re.compile(r"asan|ubsan|sanitizer|fuzzer::|Allocator|__interceptor|\bmalloc\b|\bcalloc\b|"
+                  r"\brealloc\b|\bfree\b|operator new|libc\.so|abort|raise")
 
 
 def first_frame(report):
@@ -49,7 +49,8 @@ def main():
     stats = [l for l in run.stderr.splitlines() if l.startswith(("#", "stat::", "INFO: fuzzed"))]
     print("\n".join(stats[-6:]))
     rewind_findings = []
-    for artifact in sorted(set(os.listdir(artifacts)) - before):
+    for artifact in sorted(a for a in set(os.listdir(artifacts)) - before
+                           if a.startswith(name + "-")):
         path = os.path.join(artifacts, artifact)
         replay = subprocess.run([harness, "-timeout=10", "-rss_limit_mb=2048", path], env=env,
                                 capture_output=True, text=True, errors="replace")
