@@ -10,8 +10,7 @@ both as `--opt VALUE` and `--opt=VALUE`: the tool exits 2, prints nothing on std
 on stderr, "rewind: error: OPTION = 'VALUE' ...: OPTION takes a whole number in [MIN, MAX]", that
 names the option, what was typed and the range; and it runs in an empty directory (where every
 output file the command line names would go) that is still empty afterwards: nothing written.
-Values at the edges of a range are accepted by the parser (the refusal, if any, comes from a later
-check and does not mention the range).
+(`--layers ''` is no hidden layer, a linear field, and is not tried; each width is.)
 """
 import os
 import re
@@ -110,8 +109,10 @@ def main():
         previous_range = range_text
         shown = {"-i": "--iterations"}.get(option, option)
         for value in HOSTILE:
+            if option == "--layers" and value == "":
+                continue  # no hidden layer: a linear field
             check(rewind, prefix + [option, value], option, shown, range_text, value)
-            if value:  # "--opt=" is CLI11's own business when empty; the separate "" is ours
+            if value and option.startswith("--"):  # "--opt=" empty: CLI11 says it is missing
                 check(rewind, prefix + [f"{option}={value}"], option, shown, range_text, value)
             checked += 1
     print(f"check_integer_options: {checked} option values refused with the range named, "
