@@ -17,7 +17,8 @@ import re
 import subprocess
 import sys
 
-SKIP = re.compile(r"asan|ubsan|sanitizer|fuzzer::|Allocator|__interceptor|\bmalloc\b|\bcalloc\b|"
+SKIP = re.compile(r"asan|ubsan|sanitizer|fuzzer::|Allocator|__interceptor|sysdeps|\bstrdup\b|"
+                  r"\bmem(cpy|move)\b|\bmalloc\b|\bcalloc\b|"
                   r"\brealloc\b|\bfree\b|operator new|libc\.so|abort|raise")
 
 
