@@ -40,11 +40,10 @@ void add_rewind_command_line(CLI::App& app, const char* version) {
   add_fit_command(app);
 }
 
-void remove_subcommand_actions(CLI::App& app) {
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-    sub->callback([] {});
-    remove_subcommand_actions(*sub);
-  }
+void stop_before_actions(CLI::App& app) {
+  // CLI11 runs the top app's parse-complete callback after all option callbacks and before the
+  // subcommands' callbacks.
+  app.parse_complete_callback([] { throw CommandLineChecked{}; });
 }
 
 }  // namespace rwd::cli

@@ -1,6 +1,6 @@
 // src/cli/command_line.hpp — the whole command line of `rewind`: the top-level options and every
 // subcommand, registered on a CLI::App. main.cpp parses with it; so does the command-line fuzzing
-// harness (tests/fuzz/fuzz_command_line.cpp), which removes the subcommands' actions first.
+// harness (tests/fuzz/fuzz_command_line.cpp), which stops before the subcommands' actions.
 //
 //   CLI::App app{rwd::cli::kRewindDescription, "rewind"};
 //   rwd::cli::add_rewind_command_line(app);
@@ -18,8 +18,12 @@ inline constexpr int kMaxThreads = 4096;
 // spiral), predict, generate (one per problem, and spiral) and fit.
 void add_rewind_command_line(CLI::App& app, const char* version);
 
-// Replaces the action of every subcommand, at every depth, by nothing: a parse then checks the
-// command line (every option's conversion and range) and does no work.
-void remove_subcommand_actions(CLI::App& app);
+// Thrown by a parse of an app given to stop_before_actions once the command line is checked.
+struct CommandLineChecked {};
+
+// Makes app.parse stop, by throwing CommandLineChecked, after every option was converted and
+// range-checked and before any subcommand's action runs: nothing is done and nothing written.
+// (Replacing the actions instead would free the option targets their lambdas own.)
+void stop_before_actions(CLI::App& app);
 
 }  // namespace rwd::cli

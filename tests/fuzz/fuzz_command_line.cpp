@@ -1,6 +1,6 @@
 // tests/fuzz/fuzz_command_line.cpp — libFuzzer harness of the `rewind` command line: the bytes
 // are argv (arguments separated by NUL bytes, at most 64), parsed by the tool's own CLI::App
-// (rwd::cli::add_rewind_command_line) with every subcommand's action removed, so that a parse
+// (rwd::cli::add_rewind_command_line), stopped before any subcommand's action, so that a parse
 // converts and range-checks every option and does no work and writes nothing. A bad command line
 // must be refused with a CLI::ParseError (CLI11) or an rwd::Error (rewind's checks, e.g. an
 // integer out of its range); anything else is a finding. Each token is also read by the
@@ -22,7 +22,7 @@ CLI::App& command_line() {
   static CLI::App* app = [] {
     auto* made = new CLI::App("rewind (fuzzing)", "rewind");
     rwd::cli::add_rewind_command_line(*made, "fuzz");
-    rwd::cli::remove_subcommand_actions(*made);
+    rwd::cli::stop_before_actions(*made);
     return made;
   }();
   return *app;
@@ -75,6 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   argv.push_back(nullptr);
   try {
     command_line().parse(static_cast<int>(args.size()), argv.data());
+  } catch (const rwd::cli::CommandLineChecked&) {
   } catch (const CLI::ParseError&) {
   } catch (const rwd::Error&) {
   }
