@@ -7,9 +7,10 @@
 //
 // Byte counts: a number (digits, an optional fraction and exponent: 4096, 1e6, 1.5) followed by
 // an optional unit, case-insensitive, with or without a space: B; K, KiB, M, MiB, G, GiB, T, TiB
-// (powers of 1024); KB, MB, GB, TB (powers of 1000). Fractions of a byte are rounded down. A
-// count must be a whole number (1e6 is, 1.5 is not). Anything else, zero, a negative or a value
-// of 2^62 or more is refused with an InvalidArgument naming the flag and what was typed.
+// (powers of 1024); KB, MB, GB, TB (powers of 1000). Fractions of a byte are rounded down.
+// Anything else, zero, a negative or a value of 2^62 bytes or more is refused with an
+// InvalidArgument naming the flag, what was typed and the range. A count is read by
+// parse_integer (integer_text.hpp): a whole number in [1, 2^62] (1e6 is, 1.5 and 1e20 are not).
 //
 // Sizes are written back for a person by rwd::format_bytes (rewind/format.hpp), which this header
 // includes: "256 MiB".
@@ -27,6 +28,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "integer_text.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/types.hpp"
@@ -101,7 +103,8 @@ inline std::int64_t parse_byte_size(const char* flag, std::string_view text) {
   double number = 0.0;
   std::string unit;
   const auto refuse = [&](const char* why) -> std::int64_t {
-    rwd::detail::fail<InvalidArgument>(flag, " = '", text, "' ", why);
+    rwd::detail::fail<InvalidArgument>(flag, " = '", text, "' ", why, " (", flag,
+                                       " takes a byte count in [1, 2^62 - 1])");
   };
   if (!detail::split_number(text, number, unit))
     return refuse("is not a byte count; write e.g. 4096, 1e6, 64KiB, 256MiB or 1GiB");
@@ -112,31 +115,14 @@ inline std::int64_t parse_byte_size(const char* flag, std::string_view text) {
         "KB, MB, GB, TB (powers of 1000)");
   const double bytes = std::floor(number * factor);
   if (!(bytes >= 1.0)) return refuse("must be at least 1 byte");
-  if (bytes >= kMaxCount) return refuse("is too large (at most 2^62 bytes)");
+  if (bytes >= kMaxCount) return refuse("is too large");
   return static_cast<std::int64_t>(bytes);
 }
 
-// A whole number >= 1 written as digits or in scientific notation (1e6).
+// A whole number in [1, 2^62] written as digits or in scientific notation (1e6), read exactly
+// (integer_text.hpp).
 inline Index parse_count(const char* flag, std::string_view text) {
-  double number = 0.0;
-  std::string rest;
-  const auto refuse = [&](const char* why) -> Index {
-    rwd::detail::fail<InvalidArgument>(flag, " = '", text, "' ", why);
-  };
-  if (!detail::split_number(text, number, rest) || !rest.empty())
-    return refuse("is not a whole number (write e.g. 1000 or 1e6)");
-  if (number != std::floor(number)) return refuse("is not a whole number");
-  if (number < 1.0) return refuse("must be >= 1");
-  if (number >= kMaxCount) return refuse("is too large (at most 2^62)");
-  // Digits beyond double precision: read them exactly.
-  if (number >= 9007199254740992.0) {
-    std::string digits(text);
-    char* end = nullptr;
-    errno = 0;
-    const long long exact = std::strtoll(digits.c_str(), &end, 10);
-    if (errno == 0 && end && *end == '\0') return static_cast<Index>(exact);
-  }
-  return static_cast<Index>(number);
+  return parse_integer<Index>(flag, text, IntegerRange::count());
 }
 
 // A seed: decimal digits only, 0 … 2^64 − 1 (the key of counter-based draws is 64 bits). CLI11

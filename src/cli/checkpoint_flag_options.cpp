@@ -1,21 +1,22 @@
 // src/cli/checkpoint_flag_options.cpp — see checkpoint_flag_options.hpp.
 #include "checkpoint_flag_options.hpp"
 
+#include "integer_option.hpp"
+
 namespace rwd::cli {
 
 void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use) {
   const bool plan = use == FlagUse::plan;
-  auto* steps = command
-                    .add_option("--steps", flags.steps,
-                                plan ? "l: steps of the run (required; 1e6 is accepted)"
-                                     : "number of fixed steps (default: the problem's); with\n"
-                                       "--adaptive it only sets the default --t-final")
-                    ->type_name("L");
+  auto* steps =
+      add_integer_text_option(command, "--steps", flags.steps, IntegerRange::count(),
+                              plan ? "l: steps of the run (required; 1e6 is accepted)"
+                                   : "number of fixed steps (default: the problem's); with\n"
+                                     "--adaptive it only sets the default --t-final")
+          ->type_name("L");
   if (plan) steps->required();
-  command
-      .add_option("--snapshots", flags.snapshots,
-                  "c: at most C snapshots, the initial state's included\n"
-                  "(selects the checkpointed adjoint; see `rewind plan`)")
+  add_integer_text_option(command, "--snapshots", flags.snapshots, IntegerRange::count(),
+                          "c: at most C snapshots, the initial state's included\n"
+                          "(selects the checkpointed adjoint; see `rewind plan`)")
       ->type_name("C");
   command
       .add_option("--memory", flags.memory,
@@ -27,10 +28,9 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
                   "revolve | uniform | store-all (default revolve;\n"
                   "uniform and store-all need no budget)")
       ->type_name("NAME");
-  command
-      .add_option("--interval", flags.interval,
-                  "uniform: a snapshot every K steps (default: the\n"
-                  "interval with the fewest advances that fits c)")
+  add_integer_text_option(command, "--interval", flags.interval, IntegerRange::count(),
+                          "uniform: a snapshot every K steps (default: the\n"
+                          "interval with the fewest advances that fits c)")
       ->type_name("K");
   command
       .add_option("--adjoint-cost", flags.adjoint_cost,
@@ -42,9 +42,11 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
                   "snapshots in an HDF5 file in DIR: the disk level of\n"
                   "--ram-snapshots/--disk-snapshots, or all --snapshots")
       ->type_name("DIR");
-  command.add_option("--ram-snapshots", flags.ram_snapshots, "two-level: K snapshots in memory")
+  add_integer_text_option(command, "--ram-snapshots", flags.ram_snapshots, IntegerRange::count(),
+                          "two-level: K snapshots in memory")
       ->type_name("K");
-  command.add_option("--disk-snapshots", flags.disk_snapshots, "two-level: D snapshots on disk")
+  add_integer_text_option(command, "--disk-snapshots", flags.disk_snapshots,
+                          IntegerRange::count_or_zero(), "two-level: D snapshots on disk")
       ->type_name("D");
   command
       .add_option("--disk-write-cost", flags.disk_write_cost,
@@ -72,21 +74,19 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
                    "disk writes and reads inline, not in the background");
   command.add_flag("--keep-snapshots", flags.keep_snapshots,
                    "leave the snapshot file in DIR after the run");
-  command
-      .add_option("--device-snapshots", flags.device_snapshots,
-                  "three-level: K snapshots in device memory (--backend\n"
-                  "cuda; the backend's own memory elsewhere), with\n"
-                  "--host-snapshots H in (pinned) host memory and\n"
-                  "--disk DIR --disk-snapshots D in the HDF5 file; the\n"
-                  "copy costs are measured before the run")
+  add_integer_text_option(command, "--device-snapshots", flags.device_snapshots,
+                          IntegerRange::count_or_zero(),
+                          "three-level: K snapshots in device memory (--backend\n"
+                          "cuda; the backend's own memory elsewhere), with\n"
+                          "--host-snapshots H in (pinned) host memory and\n"
+                          "--disk DIR --disk-snapshots D in the HDF5 file; the\n"
+                          "copy costs are measured before the run")
       ->type_name("K");
-  command
-      .add_option("--host-snapshots", flags.host_snapshots,
-                  "three-level: H snapshots in host memory")
+  add_integer_text_option(command, "--host-snapshots", flags.host_snapshots,
+                          IntegerRange::count_or_zero(), "three-level: H snapshots in host memory")
       ->type_name("H");
-  command
-      .add_option("--compression", flags.compression,
-                  "deflate level 1-9 of the snapshot file (default 0: none)")
+  add_integer_option(command, "--compression", flags.compression, IntegerRange::between(0, 9),
+                     "deflate level 1-9 of the snapshot file (default 0: none)")
       ->type_name("LEVEL");
 }
 

@@ -65,7 +65,7 @@ struct CheckpointFlags {
   std::optional<std::string> drift;             // --drift ignore | warn | fail
   bool sync_io = false;                         // --sync-io: disk I/O inline, not in the background
   bool keep_snapshots = false;     // --keep-snapshots: leave the file for rewind inspect
-  std::optional<int> compression;  // --compression 0..9
+  std::optional<int> compression;  // --compression 0..9 (checked as it is parsed)
 };
 
 // The flags checked and turned into a plan request.
@@ -124,10 +124,7 @@ inline void require_cost(const char* flag, const std::optional<double>& value, c
 
 // A count that may be 0 (--disk-snapshots 0: the two-level schedule with memory only).
 inline Index parse_count_or_zero(const char* flag, const std::string& text) {
-  double number = 0.0;
-  std::string rest;
-  if (detail::split_number(text, number, rest) && rest.empty() && number == 0.0) return 0;
-  return parse_count(flag, text);
+  return parse_integer<Index>(flag, text, IntegerRange::count_or_zero());
 }
 
 inline void require_directory(const std::string& directory) {

@@ -14,6 +14,7 @@
 #include "checkpoint_flag_options.hpp"
 #include "exit_status.hpp"
 #include "fit_run.hpp"
+#include "integer_option.hpp"
 #include "progress.hpp"
 #include "rewind/error.hpp"
 #include "rewind/parallel.hpp"
@@ -417,14 +418,17 @@ CLI::App* add_fit_command(CLI::App& app) {
   fit->add_option("--parameters", options->parameters,
                   "values of parameters not fitted (default: the file's)")
       ->type_name("NAME=VALUE,...");
-  fit->add_option("-n,--n", options->n, "checked against the file's size");
+  add_integer_option(*fit, "-n,--n", options->n, IntegerRange::count(),
+                     "checked against the file's size");
   fit->add_option("--sigma", options->sigma,
                   "misfit weight (default: the file's noise; 1 without)");
-  fit->add_option("--max-evaluations", options->max_evaluations,
-                  "gradient evaluations at most (default 60)");
-  fit->add_option("--stages", options->stages,
-                  "continuation: fit the observations up to 1/S, 2/S, ...\n"
-                  "of the horizon in turn, each stage from the last (default 1)")
+  add_integer_option(*fit, "--max-evaluations", options->max_evaluations,
+                     IntegerRange::between(1, (std::uint64_t{1} << 31) - 1),
+                     "gradient evaluations at most (default 60)");
+  add_integer_option(*fit, "--stages", options->stages,
+                     IntegerRange::between(1, (std::uint64_t{1} << 31) - 1),
+                     "continuation: fit the observations up to 1/S, 2/S, ...\n"
+                     "of the horizon in turn, each stage from the last (default 1)")
       ->type_name("S");
   fit->add_flag("--no-uncertainty{false}", options->uncertainty,
                 "skip the standard errors (2 gradients per fitted\n"

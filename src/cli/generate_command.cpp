@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "integer_option.hpp"
 #include "observation_run.hpp"
 #include "problem_registry.hpp"
 #include "rewind/error.hpp"
@@ -54,13 +55,18 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
       "`rewind fit` needs. Example:\n"
       "  rewind generate gray_scott --n 64 --steps 20000 --observe-every 1000 --observe v \\\n"
       "                  --noise 0.01 --out gs.h5");
-  if (info.sized()) command->add_option("-n,--n", options->run.n, info.size_meaning);
-  command->add_option("--steps", options->run.checkpoint.steps, "horizon in steps")->type_name("L");
+  if (info.sized())
+    add_integer_option(*command, "-n,--n", options->run.n, IntegerRange::count(),
+                       info.size_meaning);
+  add_integer_text_option(*command, "--steps", options->run.checkpoint.steps, IntegerRange::count(),
+                          "horizon in steps")
+      ->type_name("L");
   command->add_option("--dt", options->run.dt, "step size");
   command->add_option("--method", options->run.method, "Runge-Kutta method, or bdf");
   command->add_option("--parameters", options->run.parameters, "theta by name, e.g. F=0.04,k=0.06")
       ->type_name("NAME=VALUE,...");
-  command->add_option("--observe-every", options->observe_every, "observe every K steps (required)")
+  add_integer_text_option(*command, "--observe-every", options->observe_every,
+                          IntegerRange::count(), "observe every K steps (required)")
       ->required()
       ->type_name("K");
   command->add_option("--observe", options->observe, "the observed field (default: all)")
@@ -69,7 +75,8 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
       ->add_option("--noise", options->noise,
                    "standard deviation of the Gaussian noise added (default 0)")
       ->type_name("SIGMA");
-  command->add_option("--seed", options->seed, "seed of the noise (default 1)");
+  add_integer_option(*command, "--seed", options->seed, IntegerRange::seed(),
+                     "seed of the noise (default 1)");
   command->add_option("--out,-o", *out, "observation file (.h5)")->required()->type_name("FILE.h5");
   command->add_flag("--force", *force, "overwrite an existing file");
   command->callback([options, out, force] {
@@ -99,11 +106,11 @@ CLI::App* add_generate_command(CLI::App& app) {
                                               "[-2, -0.1]], y(0) = (2, 0), sampled uniformly.");
   spiral->add_option("--out,-o", settings->out, "output file: .csv, or .h5/.hdf5")
       ->capture_default_str();
-  spiral->add_option("--points", settings->points, "samples, including t = 0")
-      ->capture_default_str();
+  add_integer_option(*spiral, "--points", settings->points, IntegerRange::between(2, 1ULL << 62),
+                     "samples, including t = 0");
   spiral->add_option("--t-final", settings->t_final, "last sample time")->capture_default_str();
-  spiral->add_option("--substeps", settings->substeps, "RK4 steps per sample interval")
-      ->capture_default_str();
+  add_integer_option(*spiral, "--substeps", settings->substeps, IntegerRange::count(),
+                     "RK4 steps per sample interval");
   spiral->add_flag("--force", settings->force, "overwrite an existing file");
   spiral->callback([settings] {
     const std::filesystem::path out(settings->out);

@@ -446,7 +446,10 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
     } else {
       report.checkpointed = true;
       CheckpointReport& checkpointing = report.checkpoint;
-      auto [request, options] = checkpoint_request(problem, settings, y0, theta, checkpointing);
+      // Not a structured binding: the lambda below refers to both, which clang before 16 refuses.
+      auto planned = checkpoint_request(problem, settings, y0, theta, checkpointing);
+      PlanRequest& request = planned.first;
+      CheckpointOptions& options = planned.second;
       CheckpointedAdjoint driver(watched, objective, options);
       // The driver calls the planner once, when the number of steps is known (after the counting
       // sweep of an adaptive run): the plan is reported before the scheduled sweep starts.

@@ -20,18 +20,11 @@
 #include <new>
 #include <string>
 
+#include "command_line.hpp"
 #include "exit_status.hpp"
-#include "fit_command.hpp"
-#include "generate_command.hpp"
-#include "inspect_command.hpp"
-#include "plan_command.hpp"
-#include "predict_command.hpp"
 #include "process_group.hpp"
 #include "rewind/error.hpp"
-#include "rewind/parallel.hpp"
 #include "rewind/warning.hpp"
-#include "run_command.hpp"
-#include "train_command.hpp"
 
 #ifndef REWIND_VERSION
 #define REWIND_VERSION "unknown"
@@ -48,32 +41,7 @@ int main(int argc, char** argv) {
   CLI::App app{"rewind " REWIND_VERSION
                " - exact gradients (discrete adjoints) of ODE simulations.",
                "rewind"};
-  app.set_version_flag("--version", "rewind " REWIND_VERSION);
-  app.require_subcommand(1);
-  // --threads before or after the subcommand: a subcommand passes options it does not know up
-  // here. Applied as soon as it is parsed, so that it holds for the whole subcommand.
-  app.fallthrough();
-  app.add_option_function<int>(
-         "--threads",
-         [](const int& threads) {
-           if (threads < 1)
-             rwd::detail::fail<rwd::InvalidArgument>("--threads = ", threads, " must be >= 1");
-           rwd::set_thread_count(threads);
-         },
-         "threads for the CPU loops (default: all cores, or OMP_NUM_THREADS);\n"
-         "the results are the same bits for every thread count")
-      ->type_name("T")
-      ->trigger_on_parse();
-  app.footer(
-      "Run 'rewind SUBCOMMAND --help' for a subcommand's options.\n"
-      "Exit status: 0 success, 1 the run failed (NaN/Inf, solver failure), 2 bad input.");
-  add_run_command(app);
-  add_plan_command(app);
-  add_inspect_command(app);
-  add_train_command(app);
-  add_predict_command(app);
-  add_generate_command(app);
-  add_fit_command(app);
+  add_rewind_command_line(app, REWIND_VERSION);
 
   // CLI11 would say only "A subcommand is required" for `rewind bogus`.
   if (argc >= 2 && argv[1][0] != '-') {

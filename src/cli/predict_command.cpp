@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "integer_option.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/neural/data_trainer.hpp"
@@ -146,8 +147,10 @@ CLI::App* add_predict_command(CLI::App& app) {
       ->type_name("T0,T1,...");
   command->add_option("--t0", s->t0, "first time of a uniform grid")->capture_default_str();
   command->add_option("--t-final", s->t_final, "last time of a uniform grid");
-  command->add_option("--steps", s->steps, "intervals of the uniform grid");
-  command->add_option("--substeps", s->substeps, "RK steps per interval (default: the model's)");
+  add_integer_option(*command, "--steps", s->steps, IntegerRange::count(),
+                     "intervals of the uniform grid");
+  add_integer_option(*command, "--substeps", s->substeps, IntegerRange::count(),
+                     "RK steps per interval (default: the model's)");
   command->add_option("--output,-o", s->output, "write here (.csv, .h5) instead of stdout");
   command->add_flag("--force", s->force, "replace an existing --output");
   command->callback([s] { predict(*s); });

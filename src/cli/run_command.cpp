@@ -9,6 +9,7 @@
 #include "checkpoint_flag_options.hpp"
 #include "device_run.hpp"
 #include "gradient_run.hpp"
+#include "integer_option.hpp"
 #include "json_report.hpp"
 #include "problem_registry.hpp"
 #include "process_group.hpp"
@@ -118,9 +119,9 @@ CLI::App* add_run_command(CLI::App& app) {
                   "linear | lorenz63 | lorenz96 | lotka_volterra |\n"
                   "van_der_pol | gray_scott (see the list below)")
       ->required();
-  run->add_option("-n,--n", o->n,
-                  "problem size: dimension of linear (default 3), N of\n"
-                  "lorenz96 (40), grid side of gray_scott (64 -> 2*64^2 unknowns)");
+  add_integer_option(*run, "-n,--n", o->n, IntegerRange::count(),
+                     "problem size: dimension of linear (default 3), N of\n"
+                     "lorenz96 (40), grid side of gray_scott (64 -> 2*64^2 unknowns)");
   run->add_option("--parameters", o->parameters,
                   "theta by name, replacing the problem's defaults, e.g.\n"
                   "--parameters F=0.04,k=0.06 (names in the list below)")
@@ -144,14 +145,14 @@ CLI::App* add_run_command(CLI::App& app) {
   run->add_option("--linear-solver", o->linear_solver,
                   "with bdf: dense | band | gmres (default: band for problems\n"
                   "with a band, dense otherwise)");
-  run->add_option("--seed", o->seed,
-                  "noise seed of a problem with noise (ornstein_uhlenbeck,\n"
-                  "stochastic_lorenz63; default 1): the key of every draw, so\n"
-                  "the same seed gives the same bits; refused for problems\n"
-                  "without noise");
-  run->add_option("--fd-seed", o->fd_seed,
-                  "seed of the random unit direction d of the finite-\n"
-                  "difference check (default 1)");
+  add_integer_option(*run, "--seed", o->seed, IntegerRange::seed(),
+                     "noise seed of a problem with noise (ornstein_uhlenbeck,\n"
+                     "stochastic_lorenz63; default 1): the key of every draw, so\n"
+                     "the same seed gives the same bits; refused for problems\n"
+                     "without noise");
+  add_integer_option(*run, "--fd-seed", o->fd_seed, IntegerRange::seed(),
+                     "seed of the random unit direction d of the finite-\n"
+                     "difference check (default 1)");
   run->add_option("--fd-epsilon", o->fd_epsilon,
                   "first step of the finite-difference check, which halves\n"
                   "it and extrapolates to 0 (default 1e-3 * max(1, |y0|_inf))");

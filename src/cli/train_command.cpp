@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "integer_option.hpp"
 #include "process_group.hpp"
 #include "progress.hpp"
 #include "rewind/error.hpp"
@@ -288,17 +289,18 @@ CLI::App* add_train_command(CLI::App& app) {
   CLI::App* spiral = train->add_subcommand(
       "spiral", "Fit dy/dt = mlp(y^3) to the cubic spiral (data: rewind generate spiral).");
   spiral->add_option("--data", settings->data, "time series, .csv or .h5")->capture_default_str();
-  spiral->add_option("--iterations,-i", settings->iterations, "optimizer steps")
-      ->capture_default_str();
-  spiral->add_option("--batch", settings->batch, "windows per minibatch")->capture_default_str();
-  spiral->add_option("--window", settings->window, "data intervals per window")
-      ->capture_default_str();
-  spiral->add_option("--substeps", settings->substeps, "integrator steps per data interval")
-      ->capture_default_str();
+  add_integer_option(*spiral, "--iterations,-i", settings->iterations,
+                     IntegerRange::count_or_zero(), "optimizer steps");
+  add_integer_option(*spiral, "--batch", settings->batch, IntegerRange::count(),
+                     "windows per minibatch");
+  add_integer_option(*spiral, "--window", settings->window, IntegerRange::count(),
+                     "data intervals per window");
+  add_integer_option(*spiral, "--substeps", settings->substeps, IntegerRange::count(),
+                     "integrator steps per data interval");
   spiral->add_option("--method", settings->method, "Runge-Kutta tableau (fixed steps)")
       ->capture_default_str();
-  spiral->add_option("--hidden", settings->hidden, "hidden width H of the 2-H-2 network")
-      ->capture_default_str();
+  add_integer_option(*spiral, "--hidden", settings->hidden, IntegerRange::count(),
+                     "hidden width H of the 2-H-2 network");
   spiral->add_option("--activation", settings->activation, "tanh, relu, softplus, gelu")
       ->capture_default_str();
   spiral->add_option("--features", settings->features, "cube (y^3) or identity")
@@ -311,19 +313,18 @@ CLI::App* add_train_command(CLI::App& app) {
                    "decay the learning rate geometrically to this by the last\n"
                    "iteration (default 1e-4; equal to --learning-rate: constant)")
       ->capture_default_str();
-  spiral->add_option("--seed", settings->seed, "seed of the window sampler")->capture_default_str();
-  spiral->add_option("--init-seed", settings->init_seed, "seed of the initial weights")
-      ->capture_default_str();
-  spiral->add_option("--snapshots", settings->snapshots,
+  add_integer_option(*spiral, "--seed", settings->seed, IntegerRange::unsigned_seed(),
+                     "seed of the window sampler");
+  add_integer_option(*spiral, "--init-seed", settings->init_seed, IntegerRange::unsigned_seed(),
+                     "seed of the initial weights");
+  add_integer_option(*spiral, "--snapshots", settings->snapshots, IntegerRange::count(),
                      "revolve with this many snapshots per window (default: store all)");
   spiral->add_option("--adjoint", settings->adjoint, "discrete (exact) or backsolve (continuous)")
       ->capture_default_str();
   spiral->add_flag("--reanchor", settings->reanchor,
                    "backsolve: reset the backward state at each checkpoint");
-  spiral
-      ->add_option("--eval-every", settings->eval_every,
-                   "iterations between whole-trajectory evaluations")
-      ->capture_default_str();
+  add_integer_option(*spiral, "--eval-every", settings->eval_every, IntegerRange::count(),
+                     "iterations between whole-trajectory evaluations");
   spiral->add_option("--json", settings->json, "write the training log here");
   spiral->add_option("--save-parameters", settings->save_parameters,
                      "write the trained parameters (HDF5)");

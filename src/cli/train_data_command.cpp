@@ -1,7 +1,6 @@
 // src/cli/train_data_command.cpp — see train_data_command.hpp.
 #include "train_data_command.hpp"
 
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "integer_option.hpp"
 #include "process_group.hpp"
 #include "progress.hpp"
 #include "rewind/error.hpp"
@@ -79,15 +79,9 @@ std::vector<Index> parse_layers(const std::string& text) {
     const std::size_t comma = text.find(',', begin);
     const std::string field =
         text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
-    Index width = 0;
-    const auto [ptr, error] = std::from_chars(field.data(), field.data() + field.size(), width);
-    if (field.empty() || error != std::errc() || ptr != field.data() + field.size())
-      fail<InvalidArgument>("--layers '", text, "': hidden layer ", layer, " is '", field,
-                            "', not a width (give widths such as 64,64, or none)");
-    if (width < 1)
-      fail<InvalidArgument>("--layers '", text, "': hidden layer ", layer, " has width ", width,
-                            "; every width must be >= 1");
-    widths.push_back(width);
+    // Each width read like every integer option (integer_text.hpp), the layer named.
+    const std::string label = "--layers (hidden layer " + std::to_string(layer) + ")";
+    widths.push_back(parse_integer<Index>(label, field, IntegerRange::count()));
     if (comma == std::string::npos) return widths;
     begin = comma + 1;
   }
@@ -491,13 +485,21 @@ void add_train_data_options(CLI::App& train) {
   auto s = std::make_shared<DataSettings>();
   train.add_option("--data", s->data, "time series to fit, .csv or .h5 (one or more trajectories)")
       ->type_name("FILE");
-  train.add_option("--layers", s->layers, "hidden layer widths, e.g. 64,64 (none: linear)")
-      ->capture_default_str();
+  // Each width checked as it is parsed, like every integer option (integer_option.hpp).
+  train
+      .add_option_function<std::string>(
+          "--layers",
+          [s](const std::string& text) {
+            (void)parse_layers(text);
+            s->layers = text;
+          },
+          "hidden layer widths, e.g. 64,64 (none: linear)")
+      ->default_str(s->layers);
   train.add_option("--activation", s->activation, "tanh, relu, softplus, gelu")
       ->capture_default_str();
   train.add_option("--features", s->features, "identity or cube (y^3)")->capture_default_str();
-  train.add_option("--augment", s->augment, "K zero-started extra state components")
-      ->capture_default_str();
+  add_integer_option(train, "--augment", s->augment, IntegerRange::count_or_zero(),
+                     "K zero-started extra state components");
   train.add_flag("--time-dependent", s->time_dependent, "the field also sees t");
   train.add_flag("--no-normalize", s->no_normalize,
                  "train on the raw values (default: per-component mean 0, std 1)");
@@ -506,16 +508,17 @@ void add_train_data_options(CLI::App& train) {
       ->capture_default_str();
   train.add_option("--validation-data", s->validation_data, "held-out trajectories")
       ->type_name("FILE");
-  train.add_option("--patience", s->patience,
-                   "stop after N evaluations without a better validation error");
-  train.add_option("--iterations,-i", s->iterations, "optimizer steps")->capture_default_str();
-  train.add_option("--stop-at", s->stop_at,
-                   "end this invocation after iteration I (resume it later)");
-  train.add_option("--batch", s->batch, "windows per minibatch")->capture_default_str();
-  train.add_option("--window", s->window, "observation intervals per window")
-      ->capture_default_str();
-  train.add_option("--substeps", s->substeps, "integrator steps per observation interval")
-      ->capture_default_str();
+  add_integer_option(train, "--patience", s->patience, IntegerRange::count(),
+                     "stop after N evaluations without a better validation error");
+  add_integer_option(train, "--iterations,-i", s->iterations, IntegerRange::count_or_zero(),
+                     "optimizer steps");
+  add_integer_option(train, "--stop-at", s->stop_at, IntegerRange::count_or_zero(),
+                     "end this invocation after iteration I (resume it later)");
+  add_integer_option(train, "--batch", s->batch, IntegerRange::count(), "windows per minibatch");
+  add_integer_option(train, "--window", s->window, IntegerRange::count(),
+                     "observation intervals per window");
+  add_integer_option(train, "--substeps", s->substeps, IntegerRange::count(),
+                     "integrator steps per observation interval");
   train.add_option("--method", s->method, "Runge-Kutta tableau")->capture_default_str();
   train.add_option("--optimizer", s->optimizer, "adam or sgd")->capture_default_str();
   train.add_option("--learning-rate,--lr", s->learning_rate, "initial step size")
@@ -528,13 +531,16 @@ void add_train_data_options(CLI::App& train) {
       ->capture_default_str();
   train.add_option("--clip-norm", s->clip_norm, "clip gradients to this length (0: off)")
       ->capture_default_str();
-  train.add_option("--seed", s->seed, "seed of the window sampler")->capture_default_str();
-  train.add_option("--init-seed", s->init_seed, "seed of the initial weights")
-      ->capture_default_str();
-  train.add_option("--snapshots", s->snapshots, "revolve with this many snapshots per window");
-  train.add_option("--eval-every", s->eval_every, "iterations between evaluations")
-      ->capture_default_str();
-  train.add_option("--checkpoint-every", s->checkpoint_every, "iterations between checkpoints");
+  add_integer_option(train, "--seed", s->seed, IntegerRange::unsigned_seed(),
+                     "seed of the window sampler");
+  add_integer_option(train, "--init-seed", s->init_seed, IntegerRange::unsigned_seed(),
+                     "seed of the initial weights");
+  add_integer_option(train, "--snapshots", s->snapshots, IntegerRange::count(),
+                     "revolve with this many snapshots per window");
+  add_integer_option(train, "--eval-every", s->eval_every, IntegerRange::count(),
+                     "iterations between evaluations");
+  add_integer_option(train, "--checkpoint-every", s->checkpoint_every, IntegerRange::count(),
+                     "iterations between checkpoints");
   train.add_option("--checkpoint", s->checkpoint, "checkpoint file (HDF5), replaced each time")
       ->type_name("FILE");
   train.add_option("--resume", s->resume, "continue the run saved in this checkpoint")

@@ -14,6 +14,10 @@
 
 namespace rwd::nn::detail {
 
+// More layers than this in a file's /layers is a damaged file, not a network: refused before
+// the table is allocated (a fuzzed file claimed 2^60 rows).
+inline constexpr hsize_t kMaxFileLayers = hsize_t{1} << 16;
+
 void write_string_attribute(hid_t object, const char* name, const std::string& value,
                             const std::filesystem::path& file);
 void write_integer_attribute(hid_t object, const char* name, std::int64_t value,

@@ -123,9 +123,10 @@ std::string describe_file_network(const std::filesystem::path& file) {
   hsize_t dims[2] = {0, 0};
   if (H5Sget_simple_extent_ndims(space.get()) != 2) return "(unreadable /layers)";
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
-  std::vector<std::int64_t> table(dims[0] * dims[1]);
-  if (dims[1] != 2 || dims[0] < 1 ||
-      H5Dread(set.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, table.data()) < 0)
+  if (dims[1] != 2 || dims[0] < 1 || dims[0] > detail::kMaxFileLayers)
+    return "(unreadable /layers)";
+  std::vector<std::int64_t> table(dims[0] * 2);
+  if (H5Dread(set.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, table.data()) < 0)
     return "(unreadable /layers)";
   std::string text = std::to_string(table[0]);
   for (hsize_t i = 0; i < dims[0]; ++i) {
@@ -180,7 +181,8 @@ LoadedModel load_model(const std::filesystem::path& file) {
     Hdf5Handle space(set.valid() ? H5Dget_space(set.get()) : -1, Hdf5Kind::dataspace);
     hsize_t dims[2] = {0, 0};
     if (!set.valid() || H5Sget_simple_extent_ndims(space.get()) != 2 ||
-        H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2 || dims[1] != 2 || dims[0] < 1)
+        H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2 || dims[1] != 2 || dims[0] < 1 ||
+        dims[0] > detail::kMaxFileLayers)
       throw StorageError("model file " + quoted(file) + ": /layers is missing or malformed");
     std::vector<std::int64_t> table(dims[0] * 2);
     if (H5Dread(set.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, table.data()) < 0)

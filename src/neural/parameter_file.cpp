@@ -22,6 +22,10 @@
 namespace rwd::nn {
 namespace {
 
+// As many layers as a /layers table may list (the same limit as hdf5_fields.hpp's, for model
+// files): more is a damaged file, refused before the table is allocated.
+constexpr hsize_t kMaxFileLayers = hsize_t{1} << 16;
+
 constexpr const char* kFormat = "rewind mlp parameters";
 constexpr std::int64_t kFormatVersion = 1;
 
@@ -142,7 +146,8 @@ std::vector<DenseLayerShape> read_architecture(hid_t h5, const std::filesystem::
       checked(H5Dget_space(set.get()), Hdf5Kind::dataspace, file, "space of /layers");
   hsize_t dims[2] = {0, 0};
   if (H5Tget_class(type.get()) != H5T_INTEGER || H5Sget_simple_extent_ndims(space.get()) != 2 ||
-      H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2 || dims[1] != 2 || dims[0] < 1)
+      H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2 || dims[1] != 2 || dims[0] < 1 ||
+      dims[0] > kMaxFileLayers)
     fail_file(file, "/layers must be an integer table with one (inputs, outputs) row per layer");
   std::vector<std::int64_t> table(dims[0] * 2);
   check(H5Dread(set.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, table.data()), file,

@@ -13,6 +13,7 @@
 
 #include "rewind/error.hpp"
 #include "rewind/neural/mlp.hpp"
+#include "rewind/neural/model_file.hpp"
 #include "rewind/neural/parameter_file.hpp"
 #include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
@@ -199,6 +200,29 @@ TEST(ParameterFile, FailedWriteLeavesNoFile) {
   EXPECT_FALSE(std::filesystem::exists(file)) << "a partial parameter file was left behind";
   rwd::nn::save_parameters(file, mlp, mlp.initial_parameters(1));  // and a later save succeeds
   EXPECT_EQ(rwd::nn::load_parameters(file, mlp), mlp.initial_parameters(1));
+}
+
+// Found by fuzzing the model and parameter files (tests/fuzz/fuzz_model_file.cpp): a /layers table
+// claiming 2^61 rows was allocated before its shape was checked (describe_file_network), and
+// widths of 8864812498944 x 2251851354013699 overflowed the parameter count (signed overflow in
+// Mlp). Both are refused now, as is such an Mlp built directly.
+TEST(ParameterFile, FuzzedFilesWithImpossibleLayersAreRefused) {
+  const std::filesystem::path findings =
+      std::filesystem::path(REWIND_SOURCE_DIR) / "tests/fuzz/findings";
+  const rwd::nn::Mlp small({2, 3, 2}, rwd::nn::Activation::tanh);
+  for (const char* name : {"model_widths_overflow.h5", "model_layers_2e61_rows.h5"}) {
+    const std::filesystem::path file = findings / name;
+    EXPECT_THROW((void)rwd::nn::load_model(file), rwd::Error) << name;
+    EXPECT_THROW((void)rwd::nn::load_parameters(file, small), rwd::Error) << name;
+    try {
+      const std::string described = rwd::nn::describe_file_network(file);
+      EXPECT_FALSE(described.empty()) << name;
+    } catch (const rwd::Error&) {
+    }
+  }
+  const std::vector<rwd::nn::DenseLayerShape> huge = {
+      {8864812498944, 2251851354013699, rwd::nn::Activation::tanh}};
+  EXPECT_THROW(rwd::nn::Mlp{huge}, rwd::InvalidArgument);
 }
 
 }  // namespace

@@ -561,7 +561,9 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
       !read_int_attribute(file.file_, "meta_size", meta_size))
     detail::fail<StorageError>(quoted(path), " lacks the attributes of a rewind snapshot file");
   read_int_attribute(file.file_, "compression_level", compression);
-  if (slots < 1 || slots > (1 << 30) || state_size < 1 || meta_size < 0 || meta_size > (1 << 16))
+  // state_size <= 2^56: a snapshot's bytes (8 per value, plus the metadata) fit 64 bits.
+  if (slots < 1 || slots > (1 << 30) || state_size < 1 || state_size > (std::int64_t{1} << 56) ||
+      meta_size < 0 || meta_size > (1 << 16))
     detail::fail<StorageError>(quoted(path), " records impossible sizes (", slots, " slots of ",
                                state_size, " values, ", meta_size, " metadata bytes)");
   file.slots_ = static_cast<int>(slots);
@@ -604,6 +606,36 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
   file.records_ =
       checked(H5Dopen2(file.file_, "slots", access.get()), "opening /slots of " + quoted(path));
   file.record_type_ = make_record_type(file.meta_size_, false);
+  // The attributes must describe the datasets: /states holds slots x state_size values and
+  // /slots one record per slot (a file whose attributes say otherwise would be read out of
+  // bounds, or sized by numbers nothing backs).
+  const auto extent = [&](hid_t dataset, const char* name) {
+    Hdf5Handle space(checked(H5Dget_space(dataset), "the dataspace of /" + std::string(name)),
+                     Hdf5Kind::dataspace);
+    hsize_t dims[2] = {0, 0};
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    if (rank < 1 || rank > 2 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) != rank)
+      detail::fail<StorageError>(quoted(path), ": /", name, " has an unreadable shape");
+    return std::vector<hsize_t>(dims, dims + rank);
+  };
+  const std::vector<hsize_t> states = extent(file.states_, "states");
+  if (states.size() != 2 || states[0] != static_cast<hsize_t>(slots) ||
+      states[1] != static_cast<hsize_t>(state_size))
+    detail::fail<StorageError>(quoted(path), ": /states is not ", slots, " slots of ", state_size,
+                               " values, as its attributes say");
+  if (extent(file.records_, "slots")[0] != static_cast<hsize_t>(slots))
+    detail::fail<StorageError>(quoted(path), ": /slots does not hold ", slots,
+                               " records, as its attributes say");
+  // And their types must be the ones rewind writes: HDF5 1.10 converts a foreign compound type
+  // past the end of its own buffers (found by fuzzing), so nothing else is read.
+  const auto has_type = [&](hid_t dataset, hid_t expected) {
+    Hdf5Handle type(H5Dget_type(dataset), Hdf5Kind::datatype);
+    return type.get() >= 0 && H5Tequal(type.get(), expected) > 0;
+  };
+  Hdf5Handle record_file_type(make_record_type(file.meta_size_, true), Hdf5Kind::datatype);
+  if (!has_type(file.states_, H5T_IEEE_F64LE) || !has_type(file.records_, record_file_type.get()))
+    detail::fail<StorageError>(quoted(path),
+                               ": /states or /slots does not have the type rewind writes");
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0) {
     file.device_ = info.st_dev;

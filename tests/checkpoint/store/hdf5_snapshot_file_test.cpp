@@ -308,5 +308,31 @@ TEST(Hdf5SnapshotFile, InvalidSizesAreRefused) {
   EXPECT_THROW(file.write(0, 0, std::vector<double>(3), meta_of(0)), InvalidArgument);
 }
 
+// Found while fuzzing the reader (tests/fuzz/fuzz_snapshot_file.cpp): files whose attributes claim
+// sizes their datasets do not have. state_size = 2^62 made bytes_per_snapshot() (printed by
+// rewind inspect) overflow 64 bits; a state_size of 1000 over a /states of 4 values would have
+// been read out of bounds. Both are refused on open, naming the file; so are datasets of another
+// type.
+TEST(Hdf5SnapshotFile, AttributesThatDoNotDescribeTheDatasetsAreRefusedOnOpen) {
+  const std::filesystem::path findings =
+      std::filesystem::path(REWIND_SOURCE_DIR) / "tests/fuzz/findings";
+  for (const char* name : {"state_size_2e62.h5", "state_size_mismatch.h5"}) {
+    const std::string message =
+        storage_error([&] { (void)Hdf5SnapshotFile::open(findings / name); });
+    EXPECT_NE(message.find(name), std::string::npos) << message;
+  }
+  // /slots with a compound type that is not rewind's record (a fuzzer's mutation of the seed):
+  // HDF5 1.10 overflowed its conversion buffer reading it; refused before any read now.
+  const std::string foreign =
+      storage_error([&] { (void)Hdf5SnapshotFile::open(findings / "slots_foreign_compound.h5"); });
+  EXPECT_NE(foreign.find("does not have the type rewind writes"), std::string::npos) << foreign;
+  // The seed they were made from opens.
+  const auto seed =
+      std::filesystem::path(REWIND_SOURCE_DIR) / "tests/fuzz/corpus/fuzz_snapshot_file/plain.h5";
+  const Hdf5SnapshotFile file = Hdf5SnapshotFile::open(seed);
+  EXPECT_EQ(file.state_size(), 4);
+  EXPECT_EQ(file.record(2).step, 17);
+}
+
 }  // namespace
 }  // namespace rwd
