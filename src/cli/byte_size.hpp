@@ -3,7 +3,6 @@
 //
 //   std::int64_t b = rwd::cli::parse_byte_size("--memory", "1.5GiB");   // 1610612736
 //   rwd::Index l = rwd::cli::parse_count("--steps", "1e6");              // 1000000
-//   std::uint64_t s = rwd::cli::parse_seed("--seed", "42");             // 42; "-1", "2^64" refused
 //
 // Byte counts: a number (digits, an optional fraction and exponent: 4096, 1e6, 1.5) followed by
 // an optional unit, case-insensitive, with or without a space: B; K, KiB, M, MiB, G, GiB, T, TiB
@@ -20,13 +19,11 @@
 
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
-#include <system_error>
 
 #include "integer_text.hpp"
 #include "rewind/error.hpp"
@@ -123,27 +120,6 @@ inline std::int64_t parse_byte_size(const char* flag, std::string_view text) {
 // (integer_text.hpp).
 inline Index parse_count(const char* flag, std::string_view text) {
   return parse_integer<Index>(flag, text, IntegerRange::count());
-}
-
-// A seed: decimal digits only, 0 … 2^64 − 1 (the key of counter-based draws is 64 bits). CLI11
-// would saturate an out-of-range number to the type's limit and wrap "-1" into an unsigned one,
-// silently; this refuses both, and anything that is not a whole number, naming the flag.
-inline std::uint64_t parse_seed(const char* flag, std::string_view text) {
-  const auto refuse = [&](const char* why) -> std::uint64_t {
-    rwd::detail::fail<InvalidArgument>(flag, " = '", text, "' ", why,
-                                       " (a seed is a whole number from 0 to 2^64 - 1 = "
-                                       "18446744073709551615)");
-  };
-  if (text.empty()) return refuse("is empty");
-  if (text.front() == '-') return refuse("is negative");
-  for (const char ch : text)
-    if (ch < '0' || ch > '9') return refuse("is not a whole number written in decimal digits");
-  std::uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error == std::errc::result_out_of_range) return refuse("is larger than 2^64 - 1");
-  if (error != std::errc() || end != text.data() + text.size())
-    return refuse("is not a whole number written in decimal digits");
-  return value;
 }
 
 }  // namespace rwd::cli

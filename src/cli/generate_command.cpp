@@ -75,7 +75,7 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
       ->add_option("--noise", options->noise,
                    "standard deviation of the Gaussian noise added (default 0)")
       ->type_name("SIGMA");
-  add_integer_option(*command, "--seed", options->seed, IntegerRange::seed(),
+  add_integer_option(*command, "--seed", options->seed, IntegerRange::unsigned_seed(),
                      "seed of the noise (default 1)");
   command->add_option("--out,-o", *out, "observation file (.h5)")->required()->type_name("FILE.h5");
   command->add_flag("--force", *force, "overwrite an existing file");

@@ -39,7 +39,7 @@ struct GenerateOptions {
   std::optional<std::string> observe_every;  // --observe-every K (required)
   std::string observe = "all";               // --observe FIELD
   double noise = 0.0;                        // --noise SIGMA
-  std::string seed = "1";                    // --seed S (of the noise), 0 … 2^64 − 1
+  std::uint64_t seed = 1;                    // --seed S (of the noise), 0 … 2^64 − 1
 };
 
 inline Observations generate_observations(const GenerateOptions& options) {
@@ -48,7 +48,7 @@ inline Observations generate_observations(const GenerateOptions& options) {
   if (!std::isfinite(options.noise) || options.noise < 0.0)
     rwd::detail::fail<InvalidArgument>("--noise = ", options.noise,
                                        " must be finite and >= 0 (a standard deviation)");
-  const std::uint64_t seed = parse_seed("--seed", options.seed);
+  const std::uint64_t seed = options.seed;
   RunOptions run = options.run;
   run.no_fd_check = true;
   const RunSettings settings = resolve_run_settings(run);

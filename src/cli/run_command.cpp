@@ -145,12 +145,12 @@ CLI::App* add_run_command(CLI::App& app) {
   run->add_option("--linear-solver", o->linear_solver,
                   "with bdf: dense | band | gmres (default: band for problems\n"
                   "with a band, dense otherwise)");
-  add_integer_option(*run, "--seed", o->seed, IntegerRange::seed(),
+  add_integer_option(*run, "--seed", o->seed, IntegerRange::unsigned_seed(),
                      "noise seed of a problem with noise (ornstein_uhlenbeck,\n"
                      "stochastic_lorenz63; default 1): the key of every draw, so\n"
                      "the same seed gives the same bits; refused for problems\n"
                      "without noise");
-  add_integer_option(*run, "--fd-seed", o->fd_seed, IntegerRange::seed(),
+  add_integer_option(*run, "--fd-seed", o->fd_seed, IntegerRange::unsigned_seed(),
                      "seed of the random unit direction d of the finite-\n"
                      "difference check (default 1)");
   run->add_option("--fd-epsilon", o->fd_epsilon,

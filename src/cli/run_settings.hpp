@@ -51,8 +51,8 @@ struct RunOptions {
   std::optional<double> rtol;     // adaptive only
   std::optional<double> atol;     // adaptive only
   std::string linear_solver;      // bdf: dense | band | gmres; empty: band if the problem has one
-  std::optional<std::string> seed;  // --seed: the noise seed of a problem with noise, 0 … 2^64 − 1
-  std::string fd_seed = "1";  // direction of the finite-difference spot check, 0 … 2^64 − 1
+  std::optional<std::uint64_t> seed;  // --seed: noise seed of a problem with noise (0 … 2^64 − 1)
+  std::uint64_t fd_seed = 1;          // direction of the finite-difference spot check (--fd-seed)
   std::optional<double> fd_epsilon;  // first (largest) spot-check step; default: default_fd_step
   bool no_fd_check = false;          // skip the spot check
   bool progress = false;             // progress bar on stderr (set when it is a terminal)
@@ -179,7 +179,7 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
     rwd::detail::fail<InvalidArgument>(
         "--seed is the noise seed, and ", info.name,
         " has no noise; the finite-difference check's direction is seeded by --fd-seed");
-  const std::uint64_t noise_seed = options.seed ? parse_seed("--seed", *options.seed) : 1;
+  const std::uint64_t noise_seed = options.seed.value_or(1);
   if (sde_method) {
     settings.sde_scheme = method == "milstein" ? SdeScheme::milstein : SdeScheme::euler_maruyama;
     settings.noise_seed = noise_seed;
@@ -270,7 +270,7 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
     rwd::detail::fail<InvalidArgument>("--fd-epsilon and --no-fd-check exclude each other");
   settings.fd_check = !options.no_fd_check;
   settings.fd_epsilon = options.fd_epsilon;
-  settings.seed = parse_seed("--fd-seed", options.fd_seed);
+  settings.seed = options.fd_seed;
   settings.json = options.checkpoint.json;
   settings.progress = options.progress;
 

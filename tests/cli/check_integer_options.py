@@ -32,11 +32,10 @@ GENERATE_SPIRAL = ["generate", "spiral", "--out", "s.csv"]
 FIT = ["fit", "lorenz96", "--observations", "missing.h5", "--fit", "F", "--plot", "fit"]
 COUNT = "[1, 2^62]"
 COUNT0 = "[0, 2^62]"
-SEED = "[0, 2^63 - 1]"
 USEED = "[0, 2^64 - 1]"
 INT = "[1, 2^31 - 1]"
 CASES = [
-    (RUN, "--n", COUNT), (RUN, "--seed", SEED), (RUN, "--fd-seed", SEED),
+    (RUN, "--n", COUNT), (RUN, "--seed", USEED), (RUN, "--fd-seed", USEED),
     (RUN, "--steps", COUNT), (RUN, "--snapshots", COUNT), (RUN, "--interval", COUNT),
     (RUN + ["--disk", "."], "--ram-snapshots", COUNT),
     (RUN + ["--disk", ".", "--ram-snapshots", "2"], "--disk-snapshots", COUNT0),
@@ -57,7 +56,7 @@ CASES = [
     (SPIRAL, "--init-seed", USEED), (SPIRAL, "--snapshots", COUNT),
     (SPIRAL, "--eval-every", COUNT),
     (PREDICT, "--steps", COUNT), (PREDICT, "--substeps", COUNT),
-    (GENERATE, "--n", COUNT), (GENERATE, "--steps", COUNT), (GENERATE, "--seed", SEED),
+    (GENERATE, "--n", COUNT), (GENERATE, "--steps", COUNT), (GENERATE, "--seed", USEED),
     (GENERATE[:2] + ["--out", "o.h5"], "--observe-every", COUNT),
     (GENERATE_SPIRAL, "--points", "[2, 2^62]"), (GENERATE_SPIRAL, "--substeps", COUNT),
     (FIT, "--n", COUNT), (FIT, "--max-evaluations", INT), (FIT, "--stages", INT),
