@@ -171,6 +171,31 @@ class Fit {
   FitResult result_;
 };
 
+// One rule for the fitted components of θ and of y0 (`name`): each index inside [0, n), none
+// listed twice, a finite start inside bounds with lower < upper.
+void validate_fitted(const char* name, const std::vector<Index>& fitted,
+                     const std::vector<ParameterBounds>& bounds, const Eigen::VectorXd& start) {
+  const Index n = start.size();
+  for (std::size_t j = 0; j < fitted.size(); ++j) {
+    const Index i = fitted[j];
+    if (i < 0 || i >= n)
+      fail<InvalidArgument>("fit: fitted index ", i, " is outside ", name, "'s indices 0 to ",
+                            n - 1);
+    for (std::size_t earlier = 0; earlier < j; ++earlier)
+      if (fitted[earlier] == i)
+        fail<InvalidArgument>("fit: ", name, "[", i, "] is listed twice among the fitted indices");
+    if (!std::isfinite(start[i]))
+      fail<InvalidArgument>("fit: the start ", name, "[", i, "] = ", start[i], " is not finite");
+    const ParameterBounds& b = bounds[j];
+    if (std::isnan(b.lower) || std::isnan(b.upper) || !(b.lower < b.upper))
+      fail<InvalidArgument>("fit: the bounds of ", name, "[", i, "], [", b.lower, ", ", b.upper,
+                            "], must satisfy lower < upper");
+    if (start[i] < b.lower || start[i] > b.upper)
+      fail<InvalidArgument>("fit: the start ", name, "[", i, "] = ", start[i],
+                            " lies outside its bounds [", b.lower, ", ", b.upper, "]");
+  }
+}
+
 }  // namespace
 
 void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
@@ -185,21 +210,7 @@ void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
   for (Index i = 0; i < p; ++i)
     if (!std::isfinite(theta_start[i]))
       fail<InvalidArgument>("fit: the start θ[", i, "] = ", theta_start[i], " is not finite");
-  for (std::size_t j = 0; j < fitted.size(); ++j) {
-    const Index i = fitted[j];
-    if (i < 0 || i >= p)
-      fail<InvalidArgument>("fit: fitted index ", i, " is outside θ's indices 0 to ", p - 1);
-    for (std::size_t earlier = 0; earlier < j; ++earlier)
-      if (fitted[earlier] == i)
-        fail<InvalidArgument>("fit: θ[", i, "] is listed twice among the fitted indices");
-    const ParameterBounds& b = bounds[j];
-    if (std::isnan(b.lower) || std::isnan(b.upper) || !(b.lower < b.upper))
-      fail<InvalidArgument>("fit: the bounds of θ[", i, "], [", b.lower, ", ", b.upper,
-                            "], must satisfy lower < upper");
-    if (theta_start[i] < b.lower || theta_start[i] > b.upper)
-      fail<InvalidArgument>("fit: the start θ[", i, "] = ", theta_start[i],
-                            " lies outside its bounds [", b.lower, ", ", b.upper, "]");
-  }
+  validate_fitted("θ", fitted, bounds, theta_start);
   if (max_evaluations < 1)
     fail<InvalidArgument>("fit: max_evaluations = ", max_evaluations, " must be >= 1");
   if (!(std::isfinite(relative_tolerance) && relative_tolerance >= 0.0))
@@ -210,29 +221,11 @@ void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
 }
 
 void FitOptions::validate_initial_state(const Eigen::VectorXd& y0_start) const {
-  const Index n = y0_start.size();
   if (initial_state_bounds.size() != fitted_initial_state.size())
     fail<InvalidArgument>("fit: ", initial_state_bounds.size(), " initial-state bounds for ",
                           fitted_initial_state.size(),
                           " fitted components of y0; give one (lower, upper) per fitted index");
-  for (std::size_t j = 0; j < fitted_initial_state.size(); ++j) {
-    const Index i = fitted_initial_state[j];
-    if (i < 0 || i >= n)
-      fail<InvalidArgument>("fit: fitted initial-state index ", i, " is outside y0's indices 0 to ",
-                            n - 1);
-    for (std::size_t earlier = 0; earlier < j; ++earlier)
-      if (fitted_initial_state[earlier] == i)
-        fail<InvalidArgument>("fit: y0[", i, "] is listed twice among the fitted components");
-    if (!std::isfinite(y0_start[i]))
-      fail<InvalidArgument>("fit: the start y0[", i, "] = ", y0_start[i], " is not finite");
-    const ParameterBounds& b = initial_state_bounds[j];
-    if (std::isnan(b.lower) || std::isnan(b.upper) || !(b.lower < b.upper))
-      fail<InvalidArgument>("fit: the bounds of y0[", i, "], [", b.lower, ", ", b.upper,
-                            "], must satisfy lower < upper");
-    if (y0_start[i] < b.lower || y0_start[i] > b.upper)
-      fail<InvalidArgument>("fit: the start y0[", i, "] = ", y0_start[i],
-                            " lies outside its bounds [", b.lower, ", ", b.upper, "]");
-  }
+  validate_fitted("y0", fitted_initial_state, initial_state_bounds, y0_start);
 }
 
 namespace detail {
