@@ -42,6 +42,12 @@ constexpr std::size_t kChecksumOffset = 8;
 constexpr std::size_t kRunIdOffset = 16;
 constexpr std::size_t kMetaOffset = kRunIdOffset + kRunIdLength;
 
+// A progress record in /progress[i, :]: magic, sequence, payload length, payload checksum (four
+// little-endian uint64), then the payload.
+constexpr std::size_t kProgressHeader = 32;
+constexpr std::uint64_t kProgressMagic = 0x31676f7270647772ULL;  // "rwdprog1"
+constexpr std::int64_t kMaxProgressBytes = std::int64_t{1} << 40;
+
 using detail::hdf5_error_text;
 using detail::Hdf5Handle;
 using detail::Hdf5Kind;
@@ -319,6 +325,15 @@ void create_checks(const std::filesystem::path& path, int slots, Index state_siz
   if (options.compression_level < 0 || options.compression_level > 9)
     detail::fail<InvalidArgument>("snapshot file: compression level ", options.compression_level,
                                   " must lie in [0, 9]");
+  if (options.progress_bytes < 0 || options.progress_bytes > kMaxProgressBytes)
+    detail::fail<InvalidArgument>("snapshot file: progress record of ", options.progress_bytes,
+                                  " bytes (must lie in [0, 2^40])");
+  if (options.progress_bytes > 0 && options.compression_level > 0)
+    detail::fail<InvalidArgument>(
+        "a resumable snapshot file is written without compression (a compressed chunk moves in "
+        "the file at every write, and a run killed meanwhile could leave the file unreadable); "
+        "got compression level ",
+        options.compression_level);
   if (path.empty()) detail::fail<InvalidArgument>("snapshot file: empty path");
   std::error_code error;
   if (std::filesystem::exists(std::filesystem::symlink_status(path, error)))
@@ -327,7 +342,10 @@ void create_checks(const std::filesystem::path& path, int slots, Index state_siz
                                "; remove it or choose another file — rewind never overwrites one");
   const long double total =
       static_cast<long double>(slots) * (static_cast<long double>(state_size) * sizeof(double) +
-                                         static_cast<long double>(kMetaOffset + meta_size));
+                                         static_cast<long double>(kMetaOffset + meta_size)) +
+      (options.progress_bytes > 0
+           ? 2.0L * static_cast<long double>(options.progress_bytes + kProgressHeader)
+           : 0.0L);
   if (total > 9.0e18L)
     detail::fail<InvalidArgument>("snapshot file of ", total, " bytes is too large");
   check_directory(path, static_cast<std::int64_t>(total));
@@ -349,6 +367,8 @@ Hdf5SnapshotFile Hdf5SnapshotFile::create(const std::filesystem::path& path, int
   file.state_size_ = state_size;
   file.meta_size_ = meta_size;
   file.compression_level_ = options.compression_level;
+  file.identity_ = options.identity;
+  file.progress_capacity_ = options.progress_bytes;
   file.writable_ = true;
   file.chunk_width_ = std::min(state_size, kMaxChunkWidth);
   file.initialise(H5P_DEFAULT);
@@ -382,6 +402,10 @@ Hdf5SnapshotFile Hdf5SnapshotFile::create_shared(const std::filesystem::path& pa
   Index global_size = 0;
   agree([&] {
     global_size = slice.global_size;
+    if (options.progress_bytes != 0)
+      detail::fail<InvalidArgument>(
+          "a snapshot file shared by every rank cannot be resumed (progress records are kept "
+          "per process): use one file per rank");
     if (options.compression_level != 0)
       detail::fail<InvalidArgument>(
           "a snapshot file shared by every rank is written without compression (HDF5 filters "
@@ -502,6 +526,25 @@ void Hdf5SnapshotFile::initialise(std::int64_t file_access) {
                                   create.get(), access.get()),
                        where + " (dataset /slots)");
   }
+  // /progress: two records of a resumable run, written in turn (see the header).
+  if (progress_capacity_ > 0) {
+    const hsize_t width = static_cast<hsize_t>(progress_capacity_) + kProgressHeader;
+    const hsize_t dims[2] = {2, width};
+    const hsize_t chunk[2] = {1, std::min<hsize_t>(width, hsize_t{1} << 30)};
+    Hdf5Handle space(checked(H5Screate_simple(2, dims, nullptr), where), Hdf5Kind::dataspace);
+    Hdf5Handle create(checked(H5Pcreate(H5P_DATASET_CREATE), where), Hdf5Kind::property_list);
+    checked_status(H5Pset_chunk(create.get(), 2, chunk), where);
+    const unsigned char zero = 0;
+    checked_status(H5Pset_fill_value(create.get(), H5T_NATIVE_UCHAR, &zero), where);
+    checked_status(H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY), where);
+    checked_status(H5Pset_fill_time(create.get(), H5D_FILL_TIME_ALLOC), where);
+    Hdf5Handle access(uncached_access(), Hdf5Kind::property_list);
+    progress_ = checked(H5Dcreate2(file_, "progress", H5T_STD_U8LE, space.get(), H5P_DEFAULT,
+                                   create.get(), access.get()),
+                        where + " (dataset /progress)");
+    write_int_attribute(file_, "progress_bytes", progress_capacity_);
+  }
+  if (!identity_.empty()) write_string_attribute(file_, "run_identity", identity_);
   write_string_attribute(file_, "format", kFormat);
   write_int_attribute(file_, "format_version", shared() ? kSharedFormatVersion : kFormatVersion);
   write_string_attribute(file_, "run_id", run_id_);
@@ -532,7 +575,11 @@ void Hdf5SnapshotFile::initialise(std::int64_t file_access) {
   checked_status(H5Fflush(file_, H5F_SCOPE_LOCAL), where + " (flush)");
 }
 
-Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
+Hdf5SnapshotFile Hdf5SnapshotFile::reopen(const std::filesystem::path& path) {
+  return open(path, true);
+}
+
+Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path, bool for_writing) {
   std::error_code error;
   if (!std::filesystem::exists(path, error))
     detail::fail<StorageError>("snapshot file ", quoted(path), " does not exist");
@@ -544,8 +591,10 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
   }
   Hdf5SnapshotFile file;
   file.path_ = path;
-  file.file_ = checked(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT),
-                       "opening snapshot file " + quoted(path));
+  file.file_ = checked(
+      H5Fopen(path.c_str(), for_writing ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT),
+      "opening snapshot file " + quoted(path) + (for_writing ? " to resume its run" : ""));
+  file.writable_ = for_writing;
   std::string format;
   std::int64_t version = 0, slots = 0, state_size = 0, meta_size = 0, compression = 0;
   if (!read_string_attribute(file.file_, "format", format) || format != kFormat)
@@ -636,11 +685,32 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
   if (!has_type(file.states_, H5T_IEEE_F64LE) || !has_type(file.records_, record_file_type.get()))
     detail::fail<StorageError>(quoted(path),
                                ": /states or /slots does not have the type rewind writes");
+  read_string_attribute(file.file_, "run_identity", file.identity_);
+  std::int64_t progress_bytes = 0;
+  if (read_int_attribute(file.file_, "progress_bytes", progress_bytes) && progress_bytes > 0) {
+    if (progress_bytes > kMaxProgressBytes || version != kFormatVersion)
+      detail::fail<StorageError>(quoted(path), " records an impossible progress record size (",
+                                 progress_bytes, " bytes)");
+    file.progress_ = checked(H5Dopen2(file.file_, "progress", access.get()),
+                             "opening /progress of " + quoted(path));
+    const std::vector<hsize_t> shape = extent(file.progress_, "progress");
+    if (shape.size() != 2 || shape[0] != 2 ||
+        shape[1] != static_cast<hsize_t>(progress_bytes) + kProgressHeader ||
+        !has_type(file.progress_, H5T_STD_U8LE))
+      detail::fail<StorageError>(quoted(path), ": /progress is not two records of ",
+                                 progress_bytes, " bytes, as its attributes say");
+    file.progress_capacity_ = progress_bytes;
+  }
+  if (for_writing && file.progress_ < 0)
+    detail::fail<StorageError>(quoted(path),
+                               " was not made to be resumed (no /progress dataset): it was "
+                               "written by a run without --resume");
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0) {
     file.device_ = info.st_dev;
     file.inode_ = info.st_ino;
   }
+  if (file.progress_ >= 0) file.read_progress();  // learns the newest sequence number
   return file;
 }
 
@@ -654,6 +724,9 @@ Hdf5SnapshotFile& Hdf5SnapshotFile::operator=(Hdf5SnapshotFile&& other) noexcept
     path_ = std::move(other.path_);
     run_id_ = std::move(other.run_id_);
     created_ = std::move(other.created_);
+    identity_ = std::move(other.identity_);
+    progress_capacity_ = other.progress_capacity_;
+    progress_sequence_ = other.progress_sequence_;
     slots_ = other.slots_;
     slice_ = other.slice_;
     rank_ = other.rank_;
@@ -668,6 +741,7 @@ Hdf5SnapshotFile& Hdf5SnapshotFile::operator=(Hdf5SnapshotFile&& other) noexcept
     states_ = std::exchange(other.states_, -1);
     records_ = std::exchange(other.records_, -1);
     record_type_ = std::exchange(other.record_type_, -1);
+    progress_ = std::exchange(other.progress_, -1);
     device_ = other.device_;
     inode_ = other.inode_;
   }
@@ -681,10 +755,11 @@ Hdf5SnapshotFile::~Hdf5SnapshotFile() {
 void Hdf5SnapshotFile::release() noexcept {
   QuietHdf5 quiet;
   if (record_type_ >= 0) H5Tclose(record_type_);
+  if (progress_ >= 0) H5Dclose(progress_);
   if (records_ >= 0) H5Dclose(records_);
   if (states_ >= 0) H5Dclose(states_);
   if (file_ >= 0) H5Fclose(file_);
-  record_type_ = records_ = states_ = file_ = -1;
+  record_type_ = records_ = states_ = file_ = progress_ = -1;
   H5Eclear2(H5E_DEFAULT);
 }
 
@@ -699,10 +774,11 @@ void Hdf5SnapshotFile::close() {
   }
   herr_t status = 0;
   H5Tclose(record_type_);
+  if (progress_ >= 0) H5Dclose(progress_);
   H5Dclose(records_);
   H5Dclose(states_);
   status = H5Fclose(file_);
-  record_type_ = records_ = states_ = file_ = -1;
+  record_type_ = records_ = states_ = file_ = progress_ = -1;
   if (status < 0) fail_hdf5(where);
 }
 
@@ -906,6 +982,102 @@ std::string Hdf5SnapshotFile::verify(int slot) const {
     }
   }
   return problems;
+}
+
+namespace {
+
+std::uint64_t progress_checksum(std::span<const std::byte> payload, std::uint64_t sequence) {
+  return XXH3_64bits_withSeed(payload.data(), payload.size(),
+                              sequence * 0x9E3779B97F4A7C15ULL ^ payload.size());
+}
+
+// The spaces of the first `bytes` bytes of /progress record `index`.
+SlotSpaces progress_spaces(std::int64_t capacity, int index, hsize_t bytes,
+                           const std::string& where) {
+  SlotSpaces spaces;
+  const hsize_t dims[2] = {2, static_cast<hsize_t>(capacity) + kProgressHeader};
+  spaces.file = Hdf5Handle(checked(H5Screate_simple(2, dims, nullptr), where), Hdf5Kind::dataspace);
+  const hsize_t start[2] = {static_cast<hsize_t>(index), 0};
+  const hsize_t count[2] = {1, bytes};
+  checked_status(
+      H5Sselect_hyperslab(spaces.file.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+      where);
+  spaces.memory =
+      Hdf5Handle(checked(H5Screate_simple(1, &bytes, nullptr), where), Hdf5Kind::dataspace);
+  return spaces;
+}
+
+}  // namespace
+
+void Hdf5SnapshotFile::write_progress(std::span<const std::byte> progress) {
+  const std::string where = "writing a progress record to snapshot file " + quoted(path_);
+  if (file_ < 0) detail::fail<StorageError>(where, ": the file is closed");
+  if (!writable_) detail::fail<StorageError>(where, ": opened read-only");
+  if (progress_ < 0)
+    detail::fail<InvalidArgument>(where, ": the file was created without room for one");
+  if (static_cast<std::int64_t>(progress.size()) > progress_capacity_)
+    detail::fail<InvalidArgument>(where, ": ", progress.size(), " bytes, room for ",
+                                  progress_capacity_);
+  QuietHdf5 quiet;
+  const std::uint64_t sequence = progress_sequence_ + 1;
+  std::vector<std::byte> record(kProgressHeader + progress.size());
+  const std::uint64_t header[4] = {kProgressMagic, sequence, progress.size(),
+                                   progress_checksum(progress, sequence)};
+  std::memcpy(record.data(), header, sizeof header);
+  if (!progress.empty())
+    std::memcpy(record.data() + kProgressHeader, progress.data(), progress.size());
+  const SlotSpaces spaces = progress_spaces(progress_capacity_, static_cast<int>(sequence % 2),
+                                            record.size(), where);
+  checked_status(H5Dwrite(progress_, H5T_NATIVE_UCHAR, spaces.memory.get(), spaces.file.get(),
+                          H5P_DEFAULT, record.data()),
+                 where);
+  progress_sequence_ = sequence;
+}
+
+std::vector<std::byte> Hdf5SnapshotFile::read_progress() const {
+  if (file_ < 0 || progress_ < 0) return {};
+  QuietHdf5 quiet;
+  const std::string where = "reading the progress records of snapshot file " + quoted(path_);
+  std::vector<std::byte> newest;
+  std::uint64_t newest_sequence = 0;
+  for (int index = 0; index < 2; ++index) {
+    std::uint64_t header[4] = {0, 0, 0, 0};
+    {
+      const SlotSpaces spaces = progress_spaces(progress_capacity_, index, kProgressHeader, where);
+      if (H5Dread(progress_, H5T_NATIVE_UCHAR, spaces.memory.get(), spaces.file.get(),
+                  H5P_DEFAULT, header) < 0)
+        continue;  // unreadable: as if torn
+    }
+    if (header[0] != kProgressMagic || header[1] <= newest_sequence ||
+        header[1] % 2 != static_cast<std::uint64_t>(index) ||
+        header[2] > static_cast<std::uint64_t>(progress_capacity_))
+      continue;
+    std::vector<std::byte> record(kProgressHeader + header[2]);
+    const SlotSpaces spaces = progress_spaces(progress_capacity_, index, record.size(), where);
+    if (H5Dread(progress_, H5T_NATIVE_UCHAR, spaces.memory.get(), spaces.file.get(), H5P_DEFAULT,
+                record.data()) < 0)
+      continue;
+    const std::span<const std::byte> payload(record.data() + kProgressHeader, header[2]);
+    if (progress_checksum(payload, header[1]) != header[3]) continue;  // torn by a kill
+    newest.assign(payload.begin(), payload.end());
+    newest_sequence = header[1];
+  }
+  H5Eclear2(H5E_DEFAULT);
+  // A writer continues after the newest record (never overwriting it first).
+  progress_sequence_ = std::max(progress_sequence_, newest_sequence);
+  return newest;
+}
+
+bool Hdf5SnapshotFile::holds(int slot, Index step) const {
+  if (file_ < 0 || slot < 0 || slot >= slots_ || shared()) return false;
+  try {
+    const RawRecord raw =
+        read_record(records_, record_type_, slots_, 0, slot, 0, meta_size_, path_);
+    if (raw.record.step != step || raw.record.run_id != run_id_) return false;
+    return verify(slot).empty();
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 }  // namespace rwd

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "rewind/error.hpp"
 #include "rewind/store/hdf5_snapshot_file.hpp"
@@ -30,7 +31,10 @@ Hdf5SnapshotFile Hdf5SnapshotFile::create_shared(const std::filesystem::path& pa
                                                  const SnapshotFileOptions&) {
   unavailable(path);
 }
-Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path) {
+Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path, bool) {
+  unavailable(path);
+}
+Hdf5SnapshotFile Hdf5SnapshotFile::reopen(const std::filesystem::path& path) {
   unavailable(path);
 }
 
@@ -51,6 +55,15 @@ SnapshotSlotRecord Hdf5SnapshotFile::record(int, int) const {
   unavailable(path_);
 }
 std::string Hdf5SnapshotFile::verify(int) const {
+  unavailable(path_);
+}
+void Hdf5SnapshotFile::write_progress(std::span<const std::byte>) {
+  unavailable(path_);
+}
+std::vector<std::byte> Hdf5SnapshotFile::read_progress() const {
+  unavailable(path_);
+}
+bool Hdf5SnapshotFile::holds(int, Index) const {
   unavailable(path_);
 }
 void Hdf5SnapshotFile::close() {}

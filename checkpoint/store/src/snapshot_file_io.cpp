@@ -225,6 +225,25 @@ void SnapshotFileIo::discard(int slot) {
   changed_.notify_all();
 }
 
+void SnapshotFileIo::save_progress(std::span<const std::byte> progress) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  rethrow_if_failed();
+  if (options_.asynchronous)
+    changed_.wait(lock, [this] { return progress_.status != StagingBuffer::Status::progress_queued; });
+  rethrow_if_failed();
+  progress_.meta.assign(progress.begin(), progress.end());
+  progress_.status = StagingBuffer::Status::progress_queued;
+  if (options_.asynchronous) {
+    queue_.push_back(&progress_);
+    lock.unlock();
+    changed_.notify_all();
+    return;
+  }
+  lock.unlock();
+  perform(progress_);
+  rethrow_if_failed();
+}
+
 void SnapshotFileIo::finish() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (options_.asynchronous && (!queue_.empty() || busy_)) {
@@ -236,6 +255,34 @@ void SnapshotFileIo::finish() {
 }
 
 void SnapshotFileIo::perform(StagingBuffer& buffer) {
+  if (&buffer == &progress_) {
+    bool skipped = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      skipped = error_ != nullptr;  // a record after a failed write would claim too much
+    }
+    std::exception_ptr error;
+    const auto start = Clock::now();
+    if (!skipped) {
+      try {
+        file_.write_progress(buffer.meta);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    const double elapsed = seconds_since(start);
+    std::lock_guard<std::mutex> lock(mutex_);
+    statistics_.write_seconds += elapsed;
+    if (!options_.asynchronous) statistics_.wait_seconds += elapsed;
+    if (!skipped && !error) {
+      ++statistics_.progress_writes;
+      statistics_.bytes_written += static_cast<std::int64_t>(buffer.meta.size());
+    }
+    if (error && !error_) error_ = error;
+    buffer.status = StagingBuffer::Status::free;
+    changed_.notify_all();
+    return;
+  }
   bool writing = false, skipped = false;
   int slot = -1;
   Index step = -1;

@@ -21,6 +21,15 @@
 // — construction included — ends in an agreement across ranks (agree_across_ranks), so a failure
 // on one rank (a damaged slice, a full disk, a missing directory) is thrown on every rank with
 // the failing rank's message; no rank runs on into a collective the others never reach.
+// Resumable runs (`resume`): the file is "rewind-resume.h5" in the directory (or the given file)
+// and carries the run's `identity` and room for progress records of `progress_bytes`. If it
+// exists, the store reopens it instead of refusing it — after checking that it was written by a
+// run of the same identity, else a StorageError names the first difference — and hands back its
+// newest progress record (saved_progress) and, slot by slot, the snapshots still intact (adopt).
+// The file stays when the run does not complete (an error, a signal, a kill), so that the same
+// command can continue; it is removed once the run has completed (complete()), unless kept.
+// One process only: a state split across ranks is refused.
+//
 // Threads: the background I/O thread of a shared file makes MPI-IO calls while the driver's
 // thread exchanges halos, which MPI allows only under MPI_THREAD_MULTIPLE; when the ranks do not
 // provide it (rwd::MpiSession asks for MPI_THREAD_FUNNELED by default) a shared file is written
@@ -36,6 +45,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -68,6 +78,10 @@ struct DiskStoreOptions {
   // than on the shared file (MPI-IO) and is written behind under MPI_THREAD_FUNNELED
   // (bench/results/disk_tier_across_ranks.md).
   RankFiles rank_files = RankFiles::one_per_rank;
+  // Resumable runs (see the header): continue the file of a killed run with the same identity.
+  bool resume = false;
+  std::string identity;             // the run's configuration, as text ("key = value" lines)
+  std::int64_t progress_bytes = 0;  // the largest progress record the run writes
 
   // The file this configuration writes to (a fresh name per call when only a directory is given).
   // rank ≥ 0: the file of that rank when each rank has its own ("<stem>.rank<K><extension>").
@@ -81,6 +95,7 @@ struct DiskStoreOptions {
     }
     if (directory.empty())
       detail::fail<InvalidArgument>("disk snapshots need a directory or a file name");
+    if (resume) return directory / "rewind-resume.h5";  // the same name for every attempt
     static std::atomic<unsigned> counter{0};
     std::random_device device;
     char name[80];
@@ -111,10 +126,19 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
   // ranks, the ranks — then this constructor is collective, and so is every call below.
   DiskSnapshotStore(int slots, const ProcessSlice& where, const DiskStoreOptions& options)
       : keep_file_(options.keep_file),
+        resume_(options.resume),
         slots_(std::max(slots, 0), "disk snapshot slot"),
         ranks_(where.ranks) {
     const bool split = ranks_ && ranks_->size() > 1;
     const bool shared = ranks_ && options.rank_files == RankFiles::shared;
+    if (resume_ && split)
+      detail::fail<InvalidArgument>(
+          "a run whose state is split across ranks cannot be resumed yet (its progress would "
+          "have to be agreed by every rank): run it without resume");
+    if (resume_) {
+      open_to_resume(slots, where.slice.values(), options);
+      return;
+    }
     std::optional<Hdf5SnapshotFile> file;
     try {
       // The file: each rank's own, or one that rank 0 names for every rank (a fresh name in
@@ -159,10 +183,11 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
   DiskSnapshotStore(const DiskSnapshotStore&) = delete;
   DiskSnapshotStore& operator=(const DiskSnapshotStore&) = delete;
 
-  // Stops the I/O thread; removes the file unless it is to be kept (then closes it cleanly).
+  // Stops the I/O thread; removes the file unless it is to be kept (then closes it cleanly): kept
+  // on request, or when a resumable run did not complete.
   ~DiskSnapshotStore() override {
     if (!io_) return;
-    if (keep_file_) {
+    if (keep_file_ || (resume_ && !completed_)) {
       try {
         io_->finish();  // the I/O thread is idle afterwards, error or not
         io_->file().close();
@@ -202,6 +227,24 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
   void finish() override {
     agree_across_ranks(ranks_.get(), [&] { io_->finish(); });
   }
+
+  bool resumable() const override { return resume_; }
+  bool persists(int slot) const override { return resume_ && slot >= 0 && slot < slots_.size(); }
+  std::vector<std::byte> saved_progress() const override { return saved_progress_; }
+  bool adopt(int slot, Index step) override {
+    if (!resume_) return false;
+    const std::size_t s = slots_.check_store(slot, step);
+    io_->finish();  // the I/O thread is idle: the file is ours to read here
+    if (!io_->file().holds(slot, step)) return false;
+    slots_.adopted(s, step);
+    return true;
+  }
+  void save_progress(std::span<const std::byte> progress) override {
+    if (resume_) io_->save_progress(progress);
+  }
+  void complete() override { completed_ = true; }
+  // Whether the file was left by an earlier process of this run (and reopened).
+  bool resumed() const { return resumed_; }
 
   SnapshotStoreStatistics statistics() const override {
     SnapshotStoreStatistics statistics;
@@ -243,7 +286,71 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
     slots_.restored();
   }
 
+  // The file of a resumable run: reopened when an earlier process of the same identity left it,
+  // else created with the identity and room for progress records.
+  void open_to_resume(int slots, Index state_size, const DiskStoreOptions& options) {
+    const std::filesystem::path path = options.choose_file();
+    std::error_code error;
+    std::optional<Hdf5SnapshotFile> file;
+    if (std::filesystem::exists(std::filesystem::symlink_status(path, error))) {
+      file.emplace(Hdf5SnapshotFile::reopen(path));
+      const std::string difference = describe_identity_difference(file->identity(),
+                                                                  options.identity);
+      if (!difference.empty())
+        detail::fail<StorageError>("cannot resume from ", path.string(),
+                                   ": it was written by another run configuration (", difference,
+                                   "); remove it, or run in another directory");
+      if (file->slots() != slots || file->state_size() != state_size ||
+          file->meta_size() != static_cast<int>(sizeof(Meta)) ||
+          file->progress_capacity() != options.progress_bytes)
+        detail::fail<StorageError>("cannot resume from ", path.string(), ": it holds ",
+                                   file->slots(), " slots of ", file->state_size(),
+                                   " values, this run needs ", slots, " of ", state_size);
+      saved_progress_ = file->read_progress();
+      resumed_ = true;
+    } else {
+      file.emplace(Hdf5SnapshotFile::create(
+          path, slots, state_size, static_cast<int>(sizeof(Meta)),
+          {.compression_level = options.compression_level,
+           .identity = options.identity,
+           .progress_bytes = options.progress_bytes}));
+    }
+    path_ = file->path();
+    const SnapshotIoOptions io_options{.asynchronous = options.asynchronous,
+                                       .staging_buffers = options.staging_buffers};
+    io_options.validate();
+    io_ = std::make_unique<SnapshotFileIo>(std::move(*file), io_options);
+  }
+
+  // Empty when the two identities agree, else the first line that differs, in words.
+  static std::string describe_identity_difference(const std::string& in_file,
+                                                  const std::string& now) {
+    if (in_file == now) return {};
+    const auto lines = [](const std::string& text) {
+      std::vector<std::string> out;
+      std::size_t start = 0;
+      while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        out.push_back(text.substr(start, end - start));
+        start = end + 1;
+      }
+      return out;
+    };
+    const std::vector<std::string> a = lines(in_file), b = lines(now);
+    for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+      const std::string x = i < a.size() ? a[i] : "(nothing)";
+      const std::string y = i < b.size() ? b[i] : "(nothing)";
+      if (x != y) return "the file says '" + x + "', this run '" + y + "'";
+    }
+    return "the identities differ";
+  }
+
   bool keep_file_;
+  bool resume_ = false;
+  bool resumed_ = false;
+  bool completed_ = false;
+  std::vector<std::byte> saved_progress_;
   std::filesystem::path path_;
   std::unique_ptr<SnapshotFileIo> io_;
   detail::SnapshotSlots slots_;

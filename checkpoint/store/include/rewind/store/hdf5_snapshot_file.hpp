@@ -35,6 +35,19 @@
 // and holds the expected step, and the checksum. Every failure is an rwd::StorageError whose
 // message names the file, the slot and the step.
 //
+// Resumable runs (format_version 1 and a /progress dataset): a caller that wants to continue a
+// killed run creates the file with an identity (opaque text naming the run's configuration,
+// stored as the attribute run_identity) and room for a progress record (progress_bytes). It then
+// writes progress records — opaque bytes saying how far the run got — after the snapshots they
+// depend on; a later process reopens the file with reopen(), compares identity(), takes the
+// newest intact record from read_progress() and the snapshots that still hold what it says
+// (holds()). Crash safety: every dataset of such a file is allocated when it is created and
+// flushed then, so later writes change raw data in place and never HDF5's metadata; a process
+// killed at any instant leaves a file that opens. /progress holds two records written in turn,
+// each with a sequence number, its length and an XXH3-64 checksum, so a record torn by a kill is
+// skipped and the one before it is used. (Compressed chunks move at every write, which is
+// metadata: resumable files are uncompressed.)
+//
 // One object must not be used from two threads at once (the asynchronous store gives it to one
 // I/O thread). This folder knows nothing about what the metadata means.
 #pragma once
@@ -55,6 +68,10 @@ struct SnapshotFileOptions {
   // 0: no compression (the default: snapshots of floating-point states rarely shrink much and the
   // write is on the critical path); 1–9: byte shuffle followed by deflate at that level.
   int compression_level = 0;
+  // Resumable runs: the run's identity (opaque text, stored as the attribute run_identity) and
+  // the largest progress record it will write (0: no /progress dataset).
+  std::string identity;
+  std::int64_t progress_bytes = 0;
 };
 
 // What one slot holds, as recorded in /slots.
@@ -85,7 +102,11 @@ class Hdf5SnapshotFile {
                                         const SnapshotFileOptions& options = {});
   // Opens an existing snapshot file read-only (inspection, tests). Throws StorageError if it is
   // missing, not HDF5, or not a rewind snapshot file.
-  static Hdf5SnapshotFile open(const std::filesystem::path& path);
+  static Hdf5SnapshotFile open(const std::filesystem::path& path) { return open(path, false); }
+  // Opens an existing file of one process for writing, to continue the run that created it:
+  // same run id, every slot's record as that run left it. Throws StorageError as open() does, and
+  // for a file shared by ranks or without a /progress dataset (not made resumable).
+  static Hdf5SnapshotFile reopen(const std::filesystem::path& path);
 
   Hdf5SnapshotFile(Hdf5SnapshotFile&& other) noexcept;
   Hdf5SnapshotFile& operator=(Hdf5SnapshotFile&& other) noexcept;
@@ -106,6 +127,10 @@ class Hdf5SnapshotFile {
   int meta_size() const { return meta_size_; }
   int compression_level() const { return compression_level_; }
   bool writable() const { return writable_; }
+  // The identity given at creation (SnapshotFileOptions::identity); empty if none.
+  const std::string& identity() const { return identity_; }
+  // The largest progress record the file takes (0: not resumable).
+  std::int64_t progress_capacity() const { return progress_capacity_; }
   // Uncompressed bytes of one snapshot: the state and its metadata.
   std::int64_t bytes_per_snapshot() const {
     return state_size_ * static_cast<std::int64_t>(sizeof(double)) + meta_size_;
@@ -122,6 +147,15 @@ class Hdf5SnapshotFile {
   // why not. For inspection; read() does this and more. Every rank's slice of a shared file.
   std::string verify(int slot) const;
 
+  // Records how far the run got: replaces the older of the two records. The bytes are opaque
+  // here; at most progress_capacity() of them.
+  void write_progress(std::span<const std::byte> progress);
+  // The newest intact progress record; empty when none was written (or both are damaged).
+  std::vector<std::byte> read_progress() const;
+  // Whether `slot` holds an intact snapshot of y_step written by this file's run (its record
+  // names the step and the run, and the checksum matches). Never throws for a damaged slot.
+  bool holds(int slot, Index step) const;
+
   // Flushes and closes; an error while flushing (a full disk) throws StorageError. Idempotent.
   void close();
   // Closes and deletes the file. Never throws; returns false if the file could not be removed.
@@ -134,10 +168,14 @@ class Hdf5SnapshotFile {
   void initialise(std::int64_t file_access);  // datasets and attributes of a new file
   void read_state(int slot, const StateSlice& slice, std::span<double> state) const;
   void release() noexcept;
+  static Hdf5SnapshotFile open(const std::filesystem::path& path, bool for_writing);
 
   std::filesystem::path path_;
   std::string run_id_;
   std::string created_;
+  std::string identity_;
+  std::int64_t progress_capacity_ = 0;
+  mutable std::uint64_t progress_sequence_ = 0;  // of the newest record written or found
   int slots_ = 0;
   StateSlice slice_;                     // this process's values of the state
   int rank_ = -1;                        // this process's rank in a shared file, else −1
@@ -149,7 +187,7 @@ class Hdf5SnapshotFile {
   bool writable_ = false;
   Index chunk_width_ = 0;  // values per chunk along a slot
   // HDF5 identifiers (hid_t is int64_t); −1 when closed.
-  std::int64_t file_ = -1, states_ = -1, records_ = -1, record_type_ = -1;
+  std::int64_t file_ = -1, states_ = -1, records_ = -1, record_type_ = -1, progress_ = -1;
   // Identity of the file this object created, to notice removal or replacement.
   std::uint64_t device_ = 0, inode_ = 0;
 };

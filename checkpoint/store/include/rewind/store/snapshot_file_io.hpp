@@ -8,6 +8,7 @@
 //   io.prefetch(3, 1700);                            // a hint: read it now, in the background
 //   const rwd::StagingBuffer& in = io.read(3, 1700);   // waits for the prefetch (or reads now)
 //   copy in.state / in.meta out, then io.release(in);
+//   io.save_progress(bytes);                         // after the writes queued before it
 //   io.finish();                                     // waits for every write; rethrows errors
 //
 // Why staging buffers: the caller's state keeps changing after a store, so a background write
@@ -26,6 +27,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <span>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -50,7 +52,7 @@ struct StagingBuffer {
 
  private:
   friend class SnapshotFileIo;
-  enum class Status { free, filling, write_queued, read_queued, read_done, held };
+  enum class Status { free, filling, write_queued, read_queued, read_done, held, progress_queued };
   Status status = Status::free;
   int slot = -1;
   Index step = -1;
@@ -81,6 +83,11 @@ class SnapshotFileIo {
   // Forgets a prefetch of `slot` (its snapshot is being discarded).
   void discard(int slot);
 
+  // Queues a progress record of a resumable run (Hdf5SnapshotFile::write_progress) behind every
+  // write submitted before it, so that the file never records progress its snapshots do not
+  // back; synchronously, writes it now. Waits while the previous record is still queued.
+  void save_progress(std::span<const std::byte> progress);
+
   // Waits until every queued request has run; rethrows the first error.
   void finish();
 
@@ -98,6 +105,7 @@ class SnapshotFileIo {
   Hdf5SnapshotFile file_;
   SnapshotIoOptions options_;
   std::vector<StagingBuffer> buffers_;
+  StagingBuffer progress_;  // the queued progress record (its bytes in .meta)
   SnapshotIoStatistics statistics_;
 
   mutable std::mutex mutex_;

@@ -24,6 +24,7 @@ struct SnapshotIoStatistics {
   double read_wait_seconds = 0.0;    //   for a read (prefetched or not) to complete
   double buffer_wait_seconds = 0.0;  // for a free staging buffer (the disk fell behind)
   std::int64_t staging_bytes = 0;    // host memory of the staging buffers
+  Index progress_writes = 0;         // progress records of a resumable run (in bytes_written)
 
   double io_seconds() const { return write_seconds + read_seconds; }
   // Disk time that overlapped computation: io_seconds − wait_seconds, at least 0.

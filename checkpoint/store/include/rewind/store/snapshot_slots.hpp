@@ -74,6 +74,11 @@ class SnapshotSlots {
     ++stores_;
     if (++in_use_ > peak_in_use_) peak_in_use_ = in_use_;
   }
+  // A slot found holding y_step, left by an earlier process of a resumed run (not a store).
+  void adopted(std::size_t s, Index step) {
+    steps_[s] = step;
+    if (++in_use_ > peak_in_use_) peak_in_use_ = in_use_;
+  }
   void restored() { ++restores_; }
   void freed(std::size_t s) {
     steps_[s] = -1;

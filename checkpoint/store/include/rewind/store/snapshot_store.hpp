@@ -9,6 +9,11 @@
 //   store->free(slot);
 //   store->finish();                       // waits for background writes, reports their errors
 //
+// Resumable runs: a store whose disk level was made resumable (DiskStoreOptions::resume) keeps
+// its file when the run does not complete, records progress (opaque bytes from the driver)
+// behind the snapshots it depends on, and, when it finds the file of a killed run of the same
+// identity, hands back that run's newest progress record and adopts the snapshots still intact.
+//
 // Implementations: MemorySnapshotStore (backend memory), DiskSnapshotStore (an HDF5 file through
 // a background I/O thread), TieredSnapshotStore (memory slots in front of disk slots),
 // HostSnapshotStore (host memory behind a device) and ThreeLevelSnapshotStore (device, host and
@@ -18,8 +23,11 @@
 // rwd::InvalidArgument; an I/O failure is an rwd::StorageError. Neither ever yields wrong data.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "rewind/backend/backend.hpp"
 #include "rewind/store/snapshot_io_statistics.hpp"
@@ -65,6 +73,21 @@ class SnapshotStore {
   // Waits for every background operation and rethrows the first failure.
   virtual void finish() {}
   virtual SnapshotStoreStatistics statistics() const = 0;
+
+  // Resumable runs (all no-ops for a store without a resumable disk level).
+  // Whether the store can be resumed after its process dies: it has a resumable disk level.
+  virtual bool resumable() const { return false; }
+  // Whether `slot` outlives the process (a disk slot of a resumable store).
+  virtual bool persists(int /*slot*/) const { return false; }
+  // The newest progress record left by an earlier process of this run; empty for a fresh start.
+  virtual std::vector<std::byte> saved_progress() const { return {}; }
+  // Takes the free `slot` as holding y_step if the earlier process left it there intact
+  // (checksum, run, step); false otherwise, and the slot stays free.
+  virtual bool adopt(int /*slot*/, Index /*step*/) { return false; }
+  // Records progress after every store so far (written behind them, in order).
+  virtual void save_progress(std::span<const std::byte> /*progress*/) {}
+  // The run completed: the file of a resumable run is removed at the end (unless kept).
+  virtual void complete() {}
 
  protected:
   SnapshotStore() = default;

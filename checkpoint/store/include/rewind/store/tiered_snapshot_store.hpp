@@ -77,6 +77,23 @@ class TieredSnapshotStore final : public SnapshotStore<B, Meta> {
     if (disk_) disk_->finish();
   }
 
+  bool resumable() const override { return disk_ && disk_->resumable(); }
+  bool persists(int slot) const override {
+    return on_disk(slot) && disk_->persists(slot - memory_slots_);
+  }
+  std::vector<std::byte> saved_progress() const override {
+    return disk_ ? disk_->saved_progress() : std::vector<std::byte>{};
+  }
+  bool adopt(int slot, Index step) override {
+    return on_disk(slot) && disk_->adopt(slot - memory_slots_, step);
+  }
+  void save_progress(std::span<const std::byte> progress) override {
+    if (disk_) disk_->save_progress(progress);
+  }
+  void complete() override {
+    if (disk_) disk_->complete();
+  }
+
   SnapshotStoreStatistics statistics() const override {
     SnapshotStoreStatistics statistics = disk_ ? disk_->statistics() : SnapshotStoreStatistics{};
     if (memory_) {

@@ -32,6 +32,19 @@
 // store-all, custom, on disk) need l to plan: a counting sweep (one extra forward run without
 // storage) comes first, reported in the summary.
 //
+// Resumable runs (options.disk.resume, a plan with a disk level): the snapshot file carries the
+// run's identity (the caller's text in options.disk.identity, plus the sizes, the hashes of y_0
+// and θ, the schedule and the steps) and, after every store into and restore from a disk slot, a
+// progress record (rewind/adjoint/resume_point.hpp) written behind the snapshots it relies on.
+// A process killed at any instant — SIGKILL included — leaves a file from which the same call
+// continues: the schedule is replayed to the recorded action without executing it, the disk
+// snapshots still intact are adopted, the others and the current state are recomputed from the
+// nearest snapshot before them (the drift monitor, restored too, checks every recomputed step
+// against the killed process's first sweep), and the run goes on. The gradient is bit for bit
+// that of an uninterrupted run. A stop requested by a signal (rewind/interrupt.hpp) is honoured
+// at the next action boundary: progress is saved, background writes are finished, and
+// rwd::Interrupted is thrown. The file stays until the run completes.
+//
 // Stage-aware plans (rwd::stage_aware_schedule, rwd::store_all_stages_schedule) also keep the
 // stage values of some steps: a stage snapshot of step n is stage_units() consecutive store slots,
 // slot + i holding the stepper's stage vector i with the carry of step n, written by the
@@ -46,6 +59,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <span>
 #include <string>
 #include <utility>
@@ -54,12 +68,14 @@
 #include "rewind/adjoint/drift_monitor.hpp"
 #include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
+#include "rewind/adjoint/resume_point.hpp"
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/adjoint/run_end.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
+#include "rewind/interrupt.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/schedule/action.hpp"
@@ -111,6 +127,12 @@ template <class Vector>
 struct CheckpointedResult : GradientResult<Vector> {
   DriftReport drift;
   Index counting_steps = 0;  // steps of a counting sweep (0 for fixed steps and online runs)
+  // A resumed run (CheckpointOptions::disk.resume, continuing a killed one): the action it went
+  // on from (−1: started afresh), the disk snapshots found intact, and the steps recomputed to
+  // rebuild the others and the current state (not counted in summary.forward_steps).
+  Index resumed_at_action = -1;
+  Index adopted_snapshots = 0;
+  Index resume_replayed_steps = 0;
 };
 
 template <class Stepper>
@@ -140,6 +162,10 @@ class CheckpointedAdjoint {
     check_inputs(y0, theta);
     stepper_.reset_counters();
     if (!run_end_.length_known() && planner.online_snapshots()) {
+      if (options_.disk.resume)
+        detail::fail<InvalidArgument>(
+            "a run of unknown length (adaptive steps or a stop condition) cannot be resumed: "
+            "its online schedule keeps every snapshot in memory");
       OnlineSchedule schedule(*planner.online_snapshots());
       return execute(y0, theta, schedule, nullptr, -1);
     }
@@ -179,12 +205,25 @@ class CheckpointedAdjoint {
     Summary& summary = result.summary;
     std::unique_ptr<SnapshotStore<B, Carry>> store;
     std::optional<RestoreLookahead> lookahead, host_lookahead;  // disk; host (three levels)
+    // Unknown length: the monitor thins its samples as the run grows.
+    DriftMonitor<B> drift(steps, host_size<B>(y0), options_.drift_policy,
+                          options_.max_fingerprints);
     if (plan) {
       detail::require_observed_steps_planned(objective_, steps);
       if (plan->steps != steps)
         detail::fail<InvalidArgument>("schedule '", plan->name, "' plans ", plan->steps,
                                       " steps but the run has ", steps);
-      store = make_snapshot_store<B, Carry>(*plan, n, options_.disk, process_slice<B>(y0),
+      DiskStoreOptions disk = options_.disk;
+      if (disk.resume) {
+        if (plan->disk_slots_used == 0)
+          detail::fail<InvalidArgument>("schedule '", plan->name,
+                                        "' keeps every snapshot in memory, so a killed run "
+                                        "could not be resumed: put snapshots on disk to resume");
+        disk.identity = resume_identity(y0, theta, *plan, schedule_ref.slots());
+        disk.progress_bytes = ResumePoint::capacity(
+            schedule_ref.slots(), host_size<B>(y0), host_size<B>(theta), drift.saved_bytes());
+      }
+      store = make_snapshot_store<B, Carry>(*plan, n, disk, process_slice<B>(y0),
                                             options_.levels);
       lookahead = make_restore_lookahead(*plan);
       host_lookahead = make_host_restore_lookahead(*plan);
@@ -194,9 +233,6 @@ class CheckpointedAdjoint {
     }
     Schedule* schedule = &schedule_ref;
     schedule->reset();
-    // Unknown length: the monitor thins its samples as the run grows.
-    DriftMonitor<B> drift(steps, host_size<B>(y0), options_.drift_policy,
-                          options_.max_fingerprints);
     const auto counted = stepper_.counters();
 
     Vector y = B::zeros(n), grad = B::zeros(n), lambda = B::zeros(n), mu = B::zeros(p);
@@ -213,11 +249,78 @@ class CheckpointedAdjoint {
     Index adjoint_at = steps;  // λ currently holds ∂J/∂y_{adjoint_at} (online: set at the end)
     double forward_s = 0.0, recompute_s = 0.0, reverse_s = 0.0;
 
+    // The progress of a resumable run at an action boundary (see ResumePoint).
+    const auto save_point = [&](Index actions_done) {
+      ResumePoint point;
+      point.actions_done = actions_done;
+      point.position = carry.step;
+      point.reached = reached;
+      point.adjoint_at = adjoint_at;
+      point.terminal_done = terminal_done ? 1 : 0;
+      point.advances = advances;
+      point.stores = stores;
+      point.restores = restores;
+      point.reverses = reverses;
+      point.stage_reverses = stage_reverses;
+      point.loss = loss;
+      point.final_t = final_t_;
+      point.final_change = final_change_;
+      for (int slot = 0; slot < static_cast<int>(held_.size()); ++slot) {
+        const Index step = held_[static_cast<std::size_t>(slot)];
+        if (step < 0) continue;
+        const bool head = stages.units > 0 && stages.head(slot);
+        point.held.push_back({slot, head ? 1 : 0, step});
+        if (head) slot += stages.units - 1;  // the rest of its stage vectors
+      }
+      if (terminal_done) {
+        point.lambda = to_host(lambda);
+        point.mu = to_host(mu);
+        point.y_final = to_host(y_final_);
+      }
+      drift.save(point.drift);
+      store->save_progress(point.encode());
+    };
+    held_.assign(static_cast<std::size_t>(std::max(schedule->slots(), 0)), -1);
+
+    Index first_index = 0;
+    const std::vector<std::byte> saved = store->saved_progress();
+    if (!saved.empty()) {
+      const ResumePoint point = ResumePoint::decode(saved);
+      first_index = point.actions_done;
+      for (Index i = 0; i < first_index; ++i) {  // the schedule and its scouts, not executed
+        if (lookahead) lookahead->before(i);
+        if (host_lookahead) host_lookahead->before(i);
+        if (schedule->next().kind == ActionKind::done)
+          detail::fail<StorageError>("the progress record in ", store->statistics().file,
+                                     " lies beyond the end of schedule '", schedule->name(), "'");
+      }
+      reached = point.reached;
+      adjoint_at = point.adjoint_at;
+      terminal_done = point.terminal_done != 0;
+      advances = point.advances;
+      stores = point.stores;
+      restores = point.restores;
+      reverses = point.reverses;
+      stage_reverses = point.stage_reverses;
+      loss = point.loss;
+      final_t_ = point.final_t;
+      final_change_ = point.final_change;
+      if (!drift.load(point.drift) ||
+          (terminal_done && (!from_host(point.lambda, lambda) || !from_host(point.mu, mu) ||
+                             !from_host(point.y_final, y_final_))))
+        detail::fail<StorageError>("the progress record in ", store->statistics().file,
+                                   " does not fit this run's sizes");
+      rebuild(point, y0, theta, *store, stages, drift, y, carry, result);
+      result.resumed_at_action = first_index;
+    }
+
     // Online forward phase: y_{n+1} is computed into the y_l buffer before the schedule is asked
     // about y_n, so that it decides knowing whether the run goes on (OnlineSchedule's model).
     bool probed = false;
     Carry probe_carry = carry;
-    for (Index index = 0;; ++index) {
+    for (Index index = first_index;; ++index) {
+      if (stop_requested()) stop_here(index, carry, adjoint_at, terminal_done, steps, *store,
+                                      save_point);
       if (online && !online->ended() && !probed) {
         const auto start = std::chrono::steady_clock::now();
         B::copy(y, y_final_);
@@ -266,6 +369,9 @@ class CheckpointedAdjoint {
                                           action.step);
           const bool first = carry.step >= reached;
           while (carry.step < action.step) {
+            // A stop inside a long advance: a resumed run re-issues this advance from here.
+            if (stop_requested())
+              stop_here(index, carry, adjoint_at, terminal_done, steps, *store, save_point);
             stepper_.step(y, carry, theta);
             ++advances;
             if (options_.check_finite) detail::require_finite_state<B>(y, carry);
@@ -285,7 +391,9 @@ class CheckpointedAdjoint {
             detail::fail<InvalidArgument>("schedule stores y_", action.step, " but the state is y_",
                                           carry.step);
           store->store(action.slot, carry.step, y, carry);
+          held_[static_cast<std::size_t>(action.slot)] = carry.step;
           ++stores;
+          if (store->persists(action.slot)) save_point(index + 1);
           break;
         case ActionKind::restore:
           store->restore(action.slot, action.step, y, carry);
@@ -293,13 +401,18 @@ class CheckpointedAdjoint {
             detail::fail<StorageError>("restoring y_", action.step, " from slot ", action.slot,
                                        " gave the carry of step ", carry.step);
           ++restores;
+          if (store->persists(action.slot)) save_point(index + 1);
           break;
         case ActionKind::free:
           if (stages.head(action.slot)) {
-            for (int i = 0; i < stages.units; ++i) store->free(action.slot + i);
+            for (int i = 0; i < stages.units; ++i) {
+              store->free(action.slot + i);
+              held_[static_cast<std::size_t>(action.slot + i)] = -1;
+            }
             stages.head(action.slot) = false;
           } else {
             store->free(action.slot);
+            held_[static_cast<std::size_t>(action.slot)] = -1;
           }
           break;
         case ActionKind::store_stages: {
@@ -330,10 +443,13 @@ class CheckpointedAdjoint {
               }
             }
             ++advances;
-            for (int i = 0; i < stages.units; ++i)
+            for (int i = 0; i < stages.units; ++i) {
               store->store(action.slot + i, at.step, stages.vectors[static_cast<std::size_t>(i)],
                            at);
+              held_[static_cast<std::size_t>(action.slot + i)] = at.step;
+            }
             stages.head(action.slot) = true;
+            if (store->persists(action.slot)) save_point(index + 1);
             (first ? forward_s : recompute_s) += seconds_since(start);
           }
           break;
@@ -400,6 +516,7 @@ class CheckpointedAdjoint {
       detail::fail<InvalidArgument>("schedule '", schedule->name(), "' ended after reversing ",
                                     reverses, " of ", steps, " steps");
     store->finish();  // every background write done; a failed one is an error even now
+    store->complete();  // a resumable run's file may go now
 
     const auto& total = stepper_.counters();
     summary.method = detail::describe_method(stepper_);
@@ -433,6 +550,143 @@ class CheckpointedAdjoint {
     result.y_final = std::move(y_final_);
     result.drift = drift.report();
     return result;
+  }
+
+  // What a resumable snapshot file must agree on with the run continuing it: the caller's text,
+  // then the sizes, y_0 and θ (hashed), the method, the plan and the drift monitor's budget.
+  std::string resume_identity(const Vector& y0, const Vector& theta, const CheckpointPlan& plan,
+                              int slots) const {
+    std::ostringstream out;
+    out << options_.disk.identity;
+    if (!options_.disk.identity.empty() && options_.disk.identity.back() != '\n') out << '\n';
+    out << "state size = " << host_size<B>(y0) << "\nparameter size = " << host_size<B>(theta)
+        << "\ny0 hash = " << std::hex << host_hash(y0) << "\ntheta hash = " << host_hash(theta)
+        << std::dec << "\nmethod = " << detail::describe_method(stepper_)
+        << "\nschedule = " << plan.name << "\nsteps = " << plan.steps << "\nslots = " << slots
+        << "\nfingerprints = " << options_.max_fingerprints << '\n';
+    return out.str();
+  }
+
+  // FNV-1a over the bytes of a host copy (an identity check, not a checksum of data at rest).
+  static std::uint64_t host_hash(const Vector& v) {
+    const std::vector<double> host = to_host(v);
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(host.data());
+    for (std::size_t i = 0; i < host.size() * sizeof(double); ++i)
+      h = (h ^ bytes[i]) * 0x100000001b3ULL;
+    return h;
+  }
+  static std::vector<double> to_host(const Vector& v) {
+    std::vector<double> host(static_cast<std::size_t>(host_size<B>(v)));
+    B::copy_to_host(v, std::span<double>(host));
+    return host;
+  }
+  static bool from_host(const std::vector<double>& host, Vector& v) {
+    if (static_cast<Index>(host.size()) != host_size<B>(v)) return false;
+    B::copy_from_host(std::span<const double>(host), v);
+    return true;
+  }
+
+  // A stop was requested (rwd::request_stop, a signal): a resumable run saves its progress at
+  // this action boundary and waits for its writes; then rwd::Interrupted says where it stopped.
+  template <class Save>
+  [[noreturn]] void stop_here(Index index, const Carry& carry, Index adjoint_at,
+                              bool terminal_done, Index steps, SnapshotStore<B, Carry>& store,
+                              const Save& save_point) {
+    const int signal = stop_signal();
+    std::ostringstream where;
+    if (terminal_done)
+      where << "in the reverse sweep (the adjoint at step " << adjoint_at << " of " << steps
+            << ")";
+    else
+      where << "in the forward sweep (at step " << carry.step;
+    if (!terminal_done) where << (steps >= 0 ? " of " + std::to_string(steps) : "") << ")";
+    if (store.resumable()) {
+      save_point(index);
+      store.finish();
+      throw Interrupted("stopped by " + signal_name(signal) + " " + where.str() +
+                            "; its progress and disk snapshots are in " +
+                            store.statistics().file + ": run it again with resume to continue",
+                        signal);
+    }
+    throw Interrupted("stopped by " + signal_name(signal) + " " + where.str() +
+                          "; nothing was kept to resume from (the run was not resumable)",
+                      signal);
+  }
+
+  // A resumed run: puts back every snapshot the killed process held when it saved `point` —
+  // adopted from the file where intact, otherwise recomputed from the nearest earlier snapshot
+  // (or y_0) — and the state at point.position into (y, carry). Each recomputed step is checked
+  // by the drift monitor against the killed process's first sweep.
+  template <class Stages>
+  void rebuild(const ResumePoint& point, const Vector& y0, const Vector& theta,
+               SnapshotStore<B, Carry>& store, Stages& stages, DriftMonitor<B>& drift, Vector& y,
+               Carry& carry, CheckpointedResult<Vector>& result) {
+    std::vector<ResumePoint::Held> held = point.held;
+    for (const ResumePoint::Held& h : held)
+      if (h.slot < 0 || static_cast<std::size_t>(h.slot) >= held_.size() || h.step < 0 ||
+          h.step > point.reached || (h.stage_head && stages.units == 0))
+        detail::fail<StorageError>("the progress record names slot ", h.slot, " holding y_",
+                                   h.step, ", which this run's schedule cannot have");
+    if (point.position < 0 || point.position > point.reached)
+      detail::fail<StorageError>("the progress record puts the run at step ", point.position,
+                                 " beyond the ", point.reached, " steps it took");
+    std::sort(held.begin(), held.end(),
+              [](const auto& a, const auto& b) { return a.step < b.step; });
+    std::vector<std::pair<Index, int>> intact;  // (step, slot), ascending
+    for (const ResumePoint::Held& h : held)
+      if (!h.stage_head && store.adopt(h.slot, h.step)) {
+        intact.emplace_back(h.step, h.slot);
+        held_[static_cast<std::size_t>(h.slot)] = h.step;
+        ++result.adopted_snapshots;
+      }
+    Vector walk = B::zeros(stepper_.state_size());
+    Carry at{};
+    bool started = false;
+    // Moves the walker to y_target from the walker itself, the latest intact snapshot before
+    // the target, or y_0 — whichever is nearest.
+    const auto bring_to = [&](Index target) {
+      const Index from = started && at.step <= target ? at.step : -1;
+      const std::pair<Index, int>* best = nullptr;
+      for (const auto& snapshot : intact)
+        if (snapshot.first <= target) best = &snapshot;
+      if (best && best->first > from) {
+        store.restore(best->second, best->first, walk, at);
+      } else if (from < 0) {
+        B::copy(y0, walk);
+        at = stepper_.initial_carry(walk, theta);
+      }
+      started = true;
+      while (at.step < target) {
+        stepper_.step(walk, at, theta);
+        ++result.resume_replayed_steps;
+        if (options_.check_finite) detail::require_finite_state<B>(walk, at);
+        drift.check(at.step, at.t, walk);
+      }
+    };
+    for (const ResumePoint::Held& h : held) {
+      if (held_[static_cast<std::size_t>(h.slot)] == h.step) continue;  // adopted
+      bring_to(h.step);
+      if (!h.stage_head) {
+        store.store(h.slot, h.step, walk, at);
+        held_[static_cast<std::size_t>(h.slot)] = h.step;
+        continue;
+      }
+      if constexpr (detail::keeps_stages<Stepper, Vector>) {
+        const Carry of_step = at;
+        stepper_.step_keeping_stages(walk, at, theta, stages.vectors);
+        ++result.resume_replayed_steps;
+        for (int i = 0; i < stages.units; ++i) {
+          store.store(h.slot + i, of_step.step, stages.vectors[static_cast<std::size_t>(i)],
+                      of_step);
+          held_[static_cast<std::size_t>(h.slot + i)] = of_step.step;
+        }
+        stages.head(h.slot) = true;  // (y_{step+1} past y_{l−1} was never fingerprinted)
+      }
+    }
+    bring_to(point.position);
+    B::copy(walk, y);
+    carry = at;
   }
 
   // The stage snapshots of a stage-aware plan: which slots begin one, and the stepper's stage
@@ -512,6 +766,7 @@ class CheckpointedAdjoint {
   CheckpointOptions options_;
   detail::RunEnd<Stepper> run_end_;
   Vector y_final_;
+  std::vector<Index> held_;  // the step each schedule slot holds, −1 when free (resumable runs)
   double final_t_ = 0.0;
   double final_change_ = 0.0;  // ‖y_l − y_{l−1}‖ / ‖y_l‖, set at the first reverse
 };

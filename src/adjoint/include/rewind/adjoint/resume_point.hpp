@@ -1,0 +1,131 @@
+// rewind/adjoint/resume_point.hpp — what a process continuing a killed checkpointed run needs:
+// how far the action stream got, the driver's counters and sums, which snapshot each live slot
+// held, the adjoint so far, and the drift monitor's fingerprints. Written by
+// rwd::CheckpointedAdjoint as the progress record of a resumable snapshot file
+// (rewind/store/snapshot_store.hpp) and read back by the next process.
+//
+// The states themselves are not here: the state at `position` and any live snapshot that did not
+// survive (a memory slot, a disk slot being rewritten when the process died) are recomputed
+// from the nearest earlier snapshot that did, or from y_0, by the same deterministic steps —
+// so the continued run is bit for bit the uninterrupted one, and the drift monitor checks it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "rewind/error.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+struct ResumePoint {
+  struct Held {
+    std::int32_t slot = -1;
+    std::int32_t stage_head = 0;  // 1: the first of the stage vectors of step `step`
+    Index step = -1;
+  };
+
+  Index actions_done = 0;  // actions of the schedule already executed
+  Index position = 0;      // the step of the current state
+  Index reached = 0;       // furthest step of the first sweep
+  Index adjoint_at = 0;    // λ holds ∂J/∂y_{adjoint_at}
+  std::int64_t terminal_done = 0;
+  Index advances = 0, stores = 0, restores = 0, reverses = 0, stage_reverses = 0;
+  double loss = 0.0, final_t = 0.0, final_change = 0.0;
+  std::vector<Held> held;
+  std::vector<double> lambda, mu, y_final;  // empty before the terminal cost
+  std::vector<std::byte> drift;             // DriftMonitor::save
+
+  // An upper bound of encode()'s size for these sizes (the file reserves it up front).
+  static std::int64_t capacity(int slots, Index state_values, Index parameter_values,
+                               std::size_t drift_bytes) {
+    return static_cast<std::int64_t>(kFixedBytes + 5 * sizeof(std::uint64_t) +
+                                     static_cast<std::size_t>(slots) * sizeof(Held) +
+                                     (2 * static_cast<std::size_t>(state_values) +
+                                      static_cast<std::size_t>(parameter_values)) *
+                                         sizeof(double) +
+                                     drift_bytes);
+  }
+
+  std::vector<std::byte> encode() const {
+    std::vector<std::byte> out;
+    put(out, kMagic);
+    for (Index v : {actions_done, position, reached, adjoint_at, advances, stores, restores,
+                    reverses, stage_reverses})
+      put(out, v);
+    put(out, terminal_done);
+    for (double v : {loss, final_t, final_change}) put(out, v);
+    put_array(out, held);
+    put_array(out, lambda);
+    put_array(out, mu);
+    put_array(out, y_final);
+    put_array(out, drift);
+    return out;
+  }
+
+  // Throws StorageError when the bytes are not a record this code wrote (they passed the file's
+  // checksum, so only another version of rewind could have written them).
+  static ResumePoint decode(std::span<const std::byte> in) {
+    ResumePoint point;
+    std::size_t at = 0;
+    if (get<std::uint64_t>(in, at) != kMagic)
+      detail::fail<StorageError>("the progress record was written by another version of rewind");
+    for (Index* v : {&point.actions_done, &point.position, &point.reached, &point.adjoint_at,
+                     &point.advances, &point.stores, &point.restores, &point.reverses,
+                     &point.stage_reverses})
+      *v = get<Index>(in, at);
+    point.terminal_done = get<std::int64_t>(in, at);
+    for (double* v : {&point.loss, &point.final_t, &point.final_change}) *v = get<double>(in, at);
+    get_array(in, at, point.held);
+    get_array(in, at, point.lambda);
+    get_array(in, at, point.mu);
+    get_array(in, at, point.y_final);
+    get_array(in, at, point.drift);
+    if (at != in.size()) detail::fail<StorageError>("the progress record has trailing bytes");
+    return point;
+  }
+
+ private:
+  static constexpr std::uint64_t kMagic = 0x3174696f70736572ULL;  // "resopit1"
+  static constexpr std::size_t kFixedBytes = 14 * sizeof(std::uint64_t);
+
+  template <class T>
+  static void put(std::vector<std::byte>& out, const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const std::size_t at = out.size();
+    out.resize(at + sizeof(T));
+    std::memcpy(out.data() + at, &value, sizeof(T));
+  }
+  template <class T>
+  static void put_array(std::vector<std::byte>& out, const std::vector<T>& values) {
+    put(out, static_cast<std::uint64_t>(values.size()));
+    const std::size_t at = out.size();
+    out.resize(at + values.size() * sizeof(T));
+    if (!values.empty()) std::memcpy(out.data() + at, values.data(), values.size() * sizeof(T));
+  }
+  template <class T>
+  static T get(std::span<const std::byte> in, std::size_t& at) {
+    if (in.size() - at < sizeof(T))
+      detail::fail<StorageError>("the progress record is truncated");
+    T value;
+    std::memcpy(&value, in.data() + at, sizeof(T));
+    at += sizeof(T);
+    return value;
+  }
+  template <class T>
+  static void get_array(std::span<const std::byte> in, std::size_t& at, std::vector<T>& values) {
+    const auto count = get<std::uint64_t>(in, at);
+    if (count > (in.size() - at) / sizeof(T))
+      detail::fail<StorageError>("the progress record is truncated");
+    values.resize(static_cast<std::size_t>(count));
+    if (count > 0) std::memcpy(values.data(), in.data() + at, count * sizeof(T));
+    at += static_cast<std::size_t>(count) * sizeof(T);
+  }
+};
+
+}  // namespace rwd
