@@ -13,7 +13,7 @@
 //   --disk DIR  --ram-snapshots K  --disk-snapshots D  --disk-write-cost S  --disk-read-cost S
 //   --json
 // and for subcommands that run (FlagUse::run): --drift POLICY, --sync-io, --keep-snapshots,
-// --compression LEVEL. Counts accept 1e6; byte counts accept units (byte_size.hpp).
+// --resume, --compression LEVEL. Counts accept 1e6; byte counts accept units (byte_size.hpp).
 //
 // One rule set, the same words in every subcommand: what excludes what, what needs what, and
 // every value's range, each refused with the flag named before any work. The only differences
@@ -65,6 +65,7 @@ struct CheckpointFlags {
   std::optional<std::string> drift;             // --drift ignore | warn | fail
   bool sync_io = false;                         // --sync-io: disk I/O inline, not in the background
   bool keep_snapshots = false;     // --keep-snapshots: leave the file for rewind inspect
+  bool resume = false;             // --resume: continue a killed run from DIR/rewind-resume.h5
   std::optional<int> compression;  // --compression 0..9 (checked as it is parsed)
 };
 
@@ -89,6 +90,7 @@ struct CheckpointSettings {
   DriftPolicy drift = DriftPolicy::warn;
   bool sync_io = false;
   bool keep_snapshots = false;
+  bool resume = false;
   int compression = 0;
 };
 
@@ -214,12 +216,31 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   request.costs.adjoint_cost_factor = settings.adjoint_cost;
 
   // The disk level.
-  const bool disk_tuning = flags.sync_io || flags.keep_snapshots || flags.compression;
+  const bool disk_tuning =
+      flags.sync_io || flags.keep_snapshots || flags.compression || flags.resume;
   if (!flags.disk && disk_tuning)
     rwd::detail::fail<InvalidArgument>(flags.sync_io          ? "--sync-io"
                                        : flags.keep_snapshots ? "--keep-snapshots"
+                                       : flags.resume         ? "--resume"
                                                               : "--compression",
                                        " needs --disk DIR (where the snapshot file goes)");
+  if (flags.resume) {
+    // What would make the next attempt's schedule differ from this one's, or its file
+    // unreadable after a kill, is refused now rather than at the resume.
+    if (flags.compression.value_or(0) > 0)
+      rwd::detail::fail<InvalidArgument>(
+          "--resume writes the snapshot file uncompressed (a compressed chunk moves at every "
+          "write, and a kill meanwhile could leave the file unreadable): drop --compression");
+    if (three_level)
+      rwd::detail::fail<InvalidArgument>(
+          "--resume does not cover three-level runs yet (--device-snapshots/--host-snapshots): "
+          "use --snapshots C or --ram-snapshots K --disk-snapshots D with --disk DIR");
+    if (two_level && (!flags.disk_write_cost || !flags.disk_read_cost))
+      rwd::detail::fail<InvalidArgument>(
+          "--resume with --ram-snapshots/--disk-snapshots needs --disk-write-cost and "
+          "--disk-read-cost: disk costs measured at start-up differ from one attempt to the "
+          "next, and so would the schedule being continued");
+  }
   if (use == FlagUse::run && two_level && !flags.disk)
     rwd::detail::fail<InvalidArgument>(
         "--ram-snapshots/--disk-snapshots need --disk DIR (where the disk snapshots go)");
@@ -250,6 +271,7 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
     settings.compression = flags.compression.value_or(0);
     settings.sync_io = flags.sync_io;
     settings.keep_snapshots = flags.keep_snapshots;
+    settings.resume = flags.resume;
   }
   if (flags.drift) settings.drift = parse_drift_policy(*flags.drift);
 

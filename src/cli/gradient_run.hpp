@@ -31,6 +31,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -40,6 +41,7 @@
 #include "problem_registry.hpp"
 #include "progress.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/interrupt.hpp"
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/eigen_backend.hpp"
@@ -296,6 +298,24 @@ double measure_step_seconds(const P& problem, const RunSettings& settings, const
   return max_on_any_process<typename P::Backend>(mine);
 }
 
+#ifndef REWIND_VERSION
+#define REWIND_VERSION "unknown"
+#endif
+
+// What a resumed run must share with the run that left its snapshot file, beyond what the
+// driver adds itself (sizes, y0 and θ, method, schedule, steps): the tool's version, the problem
+// and how it is run. Disk costs are in the plan only when given (--resume requires them then).
+inline std::string resume_identity(const RunSettings& settings) {
+  std::ostringstream out;
+  out << "rewind = " << REWIND_VERSION << "\nproblem = " << settings.problem->name
+      << "\nn = " << settings.n << "\nbackend = " << static_cast<int>(settings.backend)
+      << "\nnoise seed = " << settings.noise_seed << "\nadjoint cost = "
+      << settings.checkpoint.adjoint_cost << "\ndisk costs = "
+      << settings.checkpoint.disk_write_cost.value_or(-1.0) << " "
+      << settings.checkpoint.disk_read_cost.value_or(-1.0) << '\n';
+  return out.str();
+}
+
 // Called with the plan of a checkpointed run before its scheduled sweep starts.
 using PlanCallback = std::function<void(const CheckpointReport&)>;
 // Called every few steps of the gradient run, forward and reverse (ProgressStepper::kSampleEvery).
@@ -332,6 +352,8 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     options.disk.asynchronous = !flags.sync_io;
     options.disk.keep_file = flags.keep_snapshots;
     options.disk.compression_level = flags.compression;
+    options.disk.resume = flags.resume;
+    if (flags.resume) options.disk.identity = resume_identity(settings);
     if (request.kind == ScheduleKind::two_level &&
         (!flags.disk_write_cost || !flags.disk_read_cost)) {
       // Weigh the disk against this problem's own step, measured now.
@@ -475,7 +497,12 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       if (request.kind == ScheduleKind::revolve && !request.all_on_disk && request.budget &&
           stage_units == 0)
         online = static_cast<int>(*request.budget);
+      // A run with a disk level stops at a step boundary on SIGINT/SIGTERM (rwd::Interrupted),
+      // its background writes done; a resumable one saves its progress first.
+      std::optional<StopOnSignals> stop_on_signals;
+      if (!settings.checkpoint.disk_directory.empty()) stop_on_signals.emplace();
       const CheckpointedResult<V> result = driver.run(y0, theta, Planner(planner, online));
+      stop_on_signals.reset();
       if (online && result.summary.schedule == OnlineSchedule(*online).name()) {
         checkpointing.plan = rwd::plan_online(*online, result.summary.steps);
         checkpointing.store_all_bytes = (static_cast<double>(result.summary.steps) + 1.0) *
@@ -485,6 +512,9 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       grad_y0 = result.grad_y0;
       checkpointing.drift = result.drift;
       checkpointing.counting_steps = result.counting_steps;
+      checkpointing.resumed_at_action = result.resumed_at_action;
+      checkpointing.adopted_snapshots = result.adopted_snapshots;
+      checkpointing.resume_replayed_steps = result.resume_replayed_steps;
     }
     bar.clear();
 

@@ -101,6 +101,12 @@ Json schedule_json(const RunReport& report) {
   j["forward_steps"] = summary.forward_steps;
   j["recomputed_steps"] = summary.recomputed_steps;
   j["counting_steps"] = checkpointing.counting_steps;
+  // --resume: null when the run started afresh.
+  j["resumed"] = checkpointing.resumed_at_action < 0
+                     ? Json(nullptr)
+                     : Json{{"at_action", checkpointing.resumed_at_action},
+                            {"intact_disk_snapshots", checkpointing.adopted_snapshots},
+                            {"rebuild_steps", checkpointing.resume_replayed_steps}};
   j["stores"] = summary.stores;
   j["restores"] = summary.restores;
   j["peak_stored_bytes"] = summary.storage.peak_memory_bytes;

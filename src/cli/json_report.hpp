@@ -18,7 +18,9 @@
 //   "schedule" {"name", "kind", "snapshots", "interval", "memory_budget_bytes",
 //     "snapshot_bytes" (state + carry), "forward_steps" (l + p), "recomputed_steps" (p, every
 //     step the schedule advances, the first sweep's l − 1 included; the conventions of
-//     `rewind plan` and of rwd::Summary), "counting_steps" (adaptive), "stores", "restores",
+//     `rewind plan` and of rwd::Summary), "counting_steps" (adaptive), "resumed" (null, or
+//     {"at_action", "intact_disk_snapshots", "rebuild_steps"} for a run continued by --resume),
+//     "stores", "restores",
 //     "peak_stored_bytes", "store_all_bytes" ((l + 1) states), "predicted_forward_steps",
 //     "predicted_recompute_ratio", "predicted_time_ratio", "adjoint_cost"},
 //   "drift" {"max_rel_drift", "first_drift_step" (null if none), "replayed_steps_checked",

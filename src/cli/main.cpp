@@ -24,6 +24,7 @@
 #include "exit_status.hpp"
 #include "process_group.hpp"
 #include "rewind/error.hpp"
+#include "rewind/interrupt.hpp"
 #include "rewind/warning.hpp"
 
 #ifndef REWIND_VERSION
@@ -69,6 +70,9 @@ int main(int argc, char** argv) {
     return ProcessGroup::fail(kExitBadInput, std::string(e.what()) + " (see rewind --help)", true);
   } catch (const rwd::InvalidArgument& e) {
     return ProcessGroup::fail(kExitBadInput, e.what(), true);
+  } catch (const rwd::Interrupted& e) {
+    // 128 + the signal, as a shell reports a process ended by it.
+    return ProcessGroup::fail(128 + (e.signal() > 0 ? e.signal() : SIGINT), e.what(), false);
   } catch (const rwd::StorageError& e) {
     return ProcessGroup::fail(kExitFailure, e.what(), false);
   } catch (const rwd::Error& e) {

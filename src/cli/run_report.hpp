@@ -49,6 +49,11 @@ struct CheckpointReport {
   DriftPolicy drift_policy = DriftPolicy::warn;
   DriftReport drift;                  // replays against the first sweep
   Index counting_steps = 0;           // adaptive: the counting sweep (0 for fixed)
+  // --resume: the action a killed run was continued from (−1: started afresh), the disk
+  // snapshots found intact, and the steps recomputed to rebuild the rest.
+  Index resumed_at_action = -1;
+  Index adopted_snapshots = 0;
+  Index resume_replayed_steps = 0;
   bool disk_costs_measured = false;   // two-level: step and disk times measured first
   double step_seconds = 0.0;          // one forward step, measured
   DiskCosts disk_costs;               // one snapshot write / read, measured

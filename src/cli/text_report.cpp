@@ -102,6 +102,11 @@ void print_checkpointing(std::ostream& out, const RunReport& report) {
     row(out, "counting sweep",
         std::to_string(checkpointing.counting_steps) +
             " steps (adaptive: one forward run to learn l first)");
+  if (checkpointing.resumed_at_action >= 0)
+    row(out, "resumed",
+        "from action " + std::to_string(checkpointing.resumed_at_action) + " of a killed run: " +
+            std::to_string(checkpointing.adopted_snapshots) + " disk snapshots intact, " +
+            std::to_string(checkpointing.resume_replayed_steps) + " steps recomputed to rebuild");
   row(out, "stores / restores",
       std::to_string(summary.stores) + " / " + std::to_string(summary.restores));
   const double peak = static_cast<double>(summary.storage.peak_memory_bytes);

@@ -90,6 +90,7 @@ CheckpointedResult<B::Vector> run_interrupted(Lorenz96Run& s, const Planner& pla
   options.disk.directory = directory;
   options.disk.resume = true;
   options.drift_policy = DriftPolicy::fail;
+  options.progress_interval_seconds = 0.0;  // a record at every disk store and restore
   for (const Interruption& stop : interruptions) {
     clear_stop_request();
     s.problem.calls = 0;

@@ -334,5 +334,71 @@ TEST(Hdf5SnapshotFile, AttributesThatDoNotDescribeTheDatasetsAreRefusedOnOpen) {
   EXPECT_EQ(file.record(2).step, 17);
 }
 
+std::vector<std::byte> progress_bytes(double marker, std::size_t doubles) {
+  std::vector<double> values(doubles, marker);
+  std::vector<std::byte> bytes(doubles * sizeof(double));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+TEST(Hdf5SnapshotFile, ProgressRecordsAlternateAndATornOneFallsBackToTheOneBefore) {
+  ScratchDirectory dir;
+  const SnapshotFileOptions options{.identity = "problem = p\nsteps = 10\n",
+                                    .progress_bytes = 800};
+  {
+    auto file = Hdf5SnapshotFile::create(dir / "r.h5", 3, kSize, kMeta, options);
+    EXPECT_TRUE(file.read_progress().empty());
+    file.write(2, 5, pattern(5), meta_of(5));
+    file.write_progress(progress_bytes(1.25, 100));
+    file.write_progress(progress_bytes(2.5, 40));
+    EXPECT_EQ(file.read_progress(), progress_bytes(2.5, 40));
+    file.close();
+  }
+  // A kill while the newest record was being written: it fails its checksum.
+  const std::int64_t offset = test::find_double(dir / "r.h5", 2.5);
+  ASSERT_GT(offset, 0);
+  test::flip_bit(dir / "r.h5", offset + 3);
+  auto file = Hdf5SnapshotFile::reopen(dir / "r.h5");
+  EXPECT_EQ(file.identity(), options.identity);
+  EXPECT_EQ(file.progress_capacity(), 800);
+  EXPECT_EQ(file.read_progress(), progress_bytes(1.25, 100));
+  // The snapshots the earlier process wrote are still its run's, and intact.
+  EXPECT_TRUE(file.holds(2, 5));
+  EXPECT_FALSE(file.holds(2, 6));
+  EXPECT_FALSE(file.holds(0, 0));  // never written
+  std::vector<double> state(kSize);
+  std::vector<std::byte> meta(kMeta);
+  file.read(2, 5, state, meta);
+  EXPECT_EQ(state, pattern(5));
+  // The next record never overwrites the newest intact one.
+  file.write_progress(progress_bytes(3.75, 10));
+  EXPECT_EQ(file.read_progress(), progress_bytes(3.75, 10));
+  file.write(2, 7, pattern(7), meta_of(7));
+  file.close();
+  const std::int64_t state_offset = test::find_double(dir / "r.h5", pattern(7)[300]);
+  ASSERT_GT(state_offset, 0);
+  test::flip_bit(dir / "r.h5", state_offset + 1);
+  auto again = Hdf5SnapshotFile::reopen(dir / "r.h5");
+  EXPECT_FALSE(again.holds(2, 7)) << "a damaged snapshot is not taken over";
+  EXPECT_EQ(again.read_progress(), progress_bytes(3.75, 10));
+}
+
+TEST(Hdf5SnapshotFile, ProgressRecordsAreRefusedWhereTheyCannotBeKept) {
+  ScratchDirectory dir;
+  const std::string too_big = testing::error_message<InvalidArgument>([&] {
+    auto file = Hdf5SnapshotFile::create(dir / "a.h5", 1, kSize, kMeta, {.progress_bytes = 8});
+    file.write_progress(progress_bytes(1.0, 2));
+  });
+  EXPECT_NE(too_big.find("room for 8"), std::string::npos) << too_big;
+  const std::string compressed = testing::error_message<InvalidArgument>([&] {
+    Hdf5SnapshotFile::create(dir / "b.h5", 1, kSize, kMeta,
+                             {.compression_level = 3, .progress_bytes = 8});
+  });
+  EXPECT_NE(compressed.find("without compression"), std::string::npos) << compressed;
+  Hdf5SnapshotFile::create(dir / "plain.h5", 1, kSize, kMeta).close();
+  const std::string plain = storage_error([&] { Hdf5SnapshotFile::reopen(dir / "plain.h5"); });
+  EXPECT_NE(plain.find("was not made to be resumed"), std::string::npos) << plain;
+}
+
 }  // namespace
 }  // namespace rwd

@@ -110,6 +110,11 @@ struct CheckpointOptions {
   // and one projection pass), so this bounds the monitor's share of the run; see README.
   Index max_fingerprints = 4096;
   bool check_finite = true;  // NaN/Inf checks of states and adjoints
+  // Resumable runs (disk.resume): a progress record is written after a store into or a restore
+  // from a disk slot when at least this long has passed since the last one (0: after every one).
+  // A killed run loses at most about this much work, plus the recomputation of what it held in
+  // memory; a record costs a copy of λ, μ and y_l once the reverse sweep has begun.
+  double progress_interval_seconds = 1.0;
   // Where and how slots at or above the schedule's memory_slots() are kept: the directory (or
   // file), background I/O, compression, whether to keep the file. Unused by memory-only schedules.
   DiskStoreOptions disk;
@@ -120,6 +125,9 @@ struct CheckpointOptions {
   void validate() const {
     if (max_fingerprints < 1)
       detail::fail<InvalidArgument>("max_fingerprints = ", max_fingerprints, " must be >= 1");
+    if (!(progress_interval_seconds >= 0.0))
+      detail::fail<InvalidArgument>("progress_interval_seconds = ", progress_interval_seconds,
+                                    " must be >= 0");
   }
 };
 
@@ -249,6 +257,7 @@ class CheckpointedAdjoint {
     Index adjoint_at = steps;  // λ currently holds ∂J/∂y_{adjoint_at} (online: set at the end)
     double forward_s = 0.0, recompute_s = 0.0, reverse_s = 0.0;
 
+    auto last_progress = std::chrono::steady_clock::now();
     // The progress of a resumable run at an action boundary (see ResumePoint).
     const auto save_point = [&](Index actions_done) {
       ResumePoint point;
@@ -277,8 +286,15 @@ class CheckpointedAdjoint {
         point.mu = to_host(mu);
         point.y_final = to_host(y_final_);
       }
-      drift.save(point.drift);
+      drift.save(point.drift, reached);
       store->save_progress(point.encode());
+      last_progress = std::chrono::steady_clock::now();
+    };
+    // After a store or restore on a disk slot: a record when the interval has passed.
+    const auto progress_after = [&](int slot, Index actions_done) {
+      if (store->persists(slot) &&
+          seconds_since(last_progress) >= options_.progress_interval_seconds)
+        save_point(actions_done);
     };
     held_.assign(static_cast<std::size_t>(std::max(schedule->slots(), 0)), -1);
 
@@ -393,7 +409,7 @@ class CheckpointedAdjoint {
           store->store(action.slot, carry.step, y, carry);
           held_[static_cast<std::size_t>(action.slot)] = carry.step;
           ++stores;
-          if (store->persists(action.slot)) save_point(index + 1);
+          progress_after(action.slot, index + 1);
           break;
         case ActionKind::restore:
           store->restore(action.slot, action.step, y, carry);
@@ -401,7 +417,7 @@ class CheckpointedAdjoint {
             detail::fail<StorageError>("restoring y_", action.step, " from slot ", action.slot,
                                        " gave the carry of step ", carry.step);
           ++restores;
-          if (store->persists(action.slot)) save_point(index + 1);
+          progress_after(action.slot, index + 1);
           break;
         case ActionKind::free:
           if (stages.head(action.slot)) {
@@ -449,7 +465,7 @@ class CheckpointedAdjoint {
               held_[static_cast<std::size_t>(action.slot + i)] = at.step;
             }
             stages.head(action.slot) = true;
-            if (store->persists(action.slot)) save_point(index + 1);
+            progress_after(action.slot, index + 1);
             (first ? forward_s : recompute_s) += seconds_since(start);
           }
           break;

@@ -147,32 +147,36 @@ class DriftMonitor {
 
   // Resumed runs: the fingerprints of the first sweep and the report so far, as bytes a later
   // process hands to load() so that its replays are checked against the sweep of the process
-  // that was killed. A monitor of fixed length only (steps ≥ 0); saved_bytes() is constant.
+  // that was killed. A monitor of fixed length only (steps ≥ 0); saved_bytes() bounds save().
   std::size_t saved_bytes() const {
     return sizeof(DriftReport) + sizeof(std::uint64_t) + fingerprints_.size() * sizeof(Fingerprint);
   }
-  void save(std::vector<std::byte>& out) const {
+  // Only the fingerprints of steps up to `reached` (the first sweep's furthest) are written.
+  void save(std::vector<std::byte>& out, Index reached) const {
+    const std::uint64_t count =
+        std::min<std::uint64_t>(fingerprints_.size(), slot(std::max<Index>(reached, 0)) + 1);
     const std::size_t at = out.size();
-    out.resize(at + saved_bytes());
+    out.resize(at + sizeof report_ + sizeof count + count * sizeof(Fingerprint));
     std::byte* p = out.data() + at;
-    const std::uint64_t count = fingerprints_.size();
     std::memcpy(p, &report_, sizeof report_);
     std::memcpy(p + sizeof report_, &count, sizeof count);
     std::memcpy(p + sizeof report_ + sizeof count, fingerprints_.data(),
-                fingerprints_.size() * sizeof(Fingerprint));
+                count * sizeof(Fingerprint));
   }
   // Takes the state save() wrote (of a monitor of the same length); false if it does not fit.
   bool load(std::span<const std::byte> in) {
-    if (growing_ || in.size() != saved_bytes()) return false;
+    if (growing_ || in.size() < sizeof(DriftReport) + sizeof(std::uint64_t)) return false;
     std::uint64_t count = 0;
     DriftReport report;
     std::memcpy(&report, in.data(), sizeof report);
     std::memcpy(&count, in.data() + sizeof report, sizeof count);
-    if (count != fingerprints_.size() || report.sampling_stride != report_.sampling_stride)
+    if (count > fingerprints_.size() ||
+        in.size() != sizeof report + sizeof count + count * sizeof(Fingerprint) ||
+        report.sampling_stride != report_.sampling_stride)
       return false;
     report_ = report;
     std::memcpy(fingerprints_.data(), in.data() + sizeof report + sizeof count,
-                fingerprints_.size() * sizeof(Fingerprint));
+                count * sizeof(Fingerprint));
     return true;
   }
 
