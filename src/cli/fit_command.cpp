@@ -440,6 +440,10 @@ CLI::App* add_fit_command(CLI::App& app) {
       ->type_name("PREFIX");
 
   fit->callback([options, plot] {
+    if (options->checkpoint.resume)
+      rwd::detail::fail<InvalidArgument>(
+          "rewind fit does not take --resume: every evaluation is a new run at new parameters, "
+          "so no snapshot file outlives one (resume a long gradient with rewind run)");
     if (!plot->empty() && plot->find('\'') != std::string::npos)
       rwd::detail::fail<InvalidArgument>("--plot '", *plot, "': the name has a quote");
     options->progress = stderr_is_terminal();

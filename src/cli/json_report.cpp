@@ -52,6 +52,7 @@ Json stats_json(const Summary& summary) {
   j["peak_disk_bytes"] = summary.storage.peak_disk_bytes;
   j["disk_bytes_written"] = summary.storage.io.bytes_written;
   j["disk_bytes_read"] = summary.storage.io.bytes_read;
+  j["progress_records"] = summary.storage.io.progress_writes;  // --resume (in disk_bytes_written)
   j["staging_bytes"] = summary.storage.io.staging_bytes;
   j["disk_write_seconds"] = number(summary.storage.io.write_seconds);
   j["disk_read_seconds"] = number(summary.storage.io.read_seconds);

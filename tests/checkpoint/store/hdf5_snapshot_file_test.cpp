@@ -74,7 +74,7 @@ TEST(Hdf5SnapshotFile, RoundTripIsBitForBit) {
 
 TEST(Hdf5SnapshotFile, CompressionRoundTrips) {
   ScratchDirectory dir;
-  auto file = Hdf5SnapshotFile::create(dir / "c.h5", 2, kSize, kMeta, {.compression_level = 6});
+  auto file = Hdf5SnapshotFile::create(dir / "c.h5", 2, kSize, kMeta, {.compression_level = 6, .identity = {}, .progress_bytes = 0});
   std::vector<double> smooth(kSize, 1.0);  // compresses well
   file.write(0, 5, smooth, meta_of(5));
   std::vector<double> state(kSize);
@@ -343,8 +343,9 @@ std::vector<std::byte> progress_bytes(double marker, std::size_t doubles) {
 
 TEST(Hdf5SnapshotFile, ProgressRecordsAlternateAndATornOneFallsBackToTheOneBefore) {
   ScratchDirectory dir;
-  const SnapshotFileOptions options{.identity = "problem = p\nsteps = 10\n",
-                                    .progress_bytes = 800};
+  SnapshotFileOptions options;
+  options.identity = "problem = p\nsteps = 10\n";
+  options.progress_bytes = 800;
   {
     auto file = Hdf5SnapshotFile::create(dir / "r.h5", 3, kSize, kMeta, options);
     EXPECT_TRUE(file.read_progress().empty());
@@ -386,13 +387,15 @@ TEST(Hdf5SnapshotFile, ProgressRecordsAlternateAndATornOneFallsBackToTheOneBefor
 TEST(Hdf5SnapshotFile, ProgressRecordsAreRefusedWhereTheyCannotBeKept) {
   ScratchDirectory dir;
   const std::string too_big = testing::error_message<InvalidArgument>([&] {
-    auto file = Hdf5SnapshotFile::create(dir / "a.h5", 1, kSize, kMeta, {.progress_bytes = 8});
+    auto file = Hdf5SnapshotFile::create(dir / "a.h5", 1, kSize, kMeta,
+                                         {.compression_level = 0, .identity = {},
+                                          .progress_bytes = 8});
     file.write_progress(progress_bytes(1.0, 2));
   });
   EXPECT_NE(too_big.find("room for 8"), std::string::npos) << too_big;
   const std::string compressed = testing::error_message<InvalidArgument>([&] {
     Hdf5SnapshotFile::create(dir / "b.h5", 1, kSize, kMeta,
-                             {.compression_level = 3, .progress_bytes = 8});
+                             {.compression_level = 3, .identity = {}, .progress_bytes = 8});
   });
   EXPECT_NE(compressed.find("without compression"), std::string::npos) << compressed;
   Hdf5SnapshotFile::create(dir / "plain.h5", 1, kSize, kMeta).close();

@@ -152,7 +152,8 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
       // A rank that failed to create its file makes every rank stop; those that did remove
       // theirs (below). create_shared agrees inside, and throws on every rank alike.
       agree_across_ranks(ranks_.get(), [&] {
-        const SnapshotFileOptions file_options{.compression_level = options.compression_level};
+        SnapshotFileOptions file_options;
+        file_options.compression_level = options.compression_level;
         const int meta_size = static_cast<int>(sizeof(Meta));
         if (shared)
           file.emplace(Hdf5SnapshotFile::create_shared(path, slots, where.slice, meta_size, *ranks_,
