@@ -308,6 +308,10 @@ void SnapshotFileIo::perform(StagingBuffer& buffer) {
     }
   }
   const double elapsed = seconds_since(start);
+  // The error is moved, never copied, into what the caller's thread reads: this thread keeps no
+  // reference to the exception after the lock is released, so the caller's thread alone destroys
+  // it (ThreadSanitizer cannot see libstdc++'s reference count, and reported the destruction here
+  // racing the caller's what()).
   std::lock_guard<std::mutex> lock(mutex_);
   const auto bytes = file_.bytes_per_snapshot();
   if (writing) {
@@ -319,7 +323,7 @@ void SnapshotFileIo::perform(StagingBuffer& buffer) {
         statistics_.bytes_written += bytes;
       }
     }
-    if (error && !error_) error_ = error;
+    if (error && !error_) error_ = std::move(error);
     buffer.status = StagingBuffer::Status::free;
   } else {
     statistics_.read_seconds += elapsed;
@@ -328,7 +332,7 @@ void SnapshotFileIo::perform(StagingBuffer& buffer) {
       ++statistics_.reads;
       statistics_.bytes_read += bytes;
     }
-    buffer.error = error;
+    buffer.error = std::move(error);
     if (buffer.slot < 0) {  // orphaned: its slot was overwritten or discarded meanwhile
       buffer.status = StagingBuffer::Status::free;
       buffer.error = nullptr;

@@ -117,11 +117,13 @@ struct EigenBackend {
 
   static void copy_to_host(const Vector& x, std::span<double> host) {
     check_host_size(x.size(), host.size());
-    std::memcpy(host.data(), x.data(), host.size() * sizeof(double));
+    // An empty vector's data() may be null, and memcpy from or to null is undefined even for
+    // zero bytes.
+    if (!host.empty()) std::memcpy(host.data(), x.data(), host.size() * sizeof(double));
   }
   static void copy_from_host(std::span<const double> host, Vector& x) {
     check_host_size(x.size(), host.size());
-    std::memcpy(x.data(), host.data(), host.size() * sizeof(double));
+    if (!host.empty()) std::memcpy(x.data(), host.data(), host.size() * sizeof(double));
   }
 
   // f(i) for every i, on several threads when n >= detail::kParallelMinIndices: f must only

@@ -250,6 +250,7 @@ struct ThrustBackend {
   static void copy(const Vector& src, Vector& dst) {
     thrust_detail::guarded("copy", [&] {
       if (dst.size() == src.size()) {
+        if (src.empty()) return;  // Thrust's CPU copy would memmove null pointers (undefined)
         thrust::copy(thrust_detail::kNoWait, src.begin(), src.end(), dst.begin());
       } else {
         thrust_detail::fits_on_device(src.size(), "copy");
@@ -325,10 +326,14 @@ struct ThrustBackend {
 
   static void copy_to_host(const Vector& x, std::span<double> host) {
     check_host_size(x.size(), host.size());
+    // Nothing to copy for an empty vector: Thrust's CPU copy would memmove from or to a null
+    // pointer, which is undefined even for zero bytes.
+    if (host.empty()) return;
     thrust_detail::guarded("copy_to_host", [&] { thrust::copy(x.begin(), x.end(), host.data()); });
   }
   static void copy_from_host(std::span<const double> host, Vector& x) {
     check_host_size(x.size(), host.size());
+    if (host.empty()) return;
     thrust_detail::guarded(
         "copy_from_host", [&] { thrust::copy(host.data(), host.data() + host.size(), x.begin()); });
   }

@@ -62,6 +62,7 @@
 
 #include <cmath>
 #include <concepts>
+#include <cstdlib>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -277,12 +278,12 @@ class CvodesIntervalStepper {
     const double t_end = grid_.boundary(n + 1);
     theta_ = theta;
     last_message_.clear();
-    N_Vector state = wrap(y);
-    start_solver(carry.t, state, n);
+    const VectorView state(wrap(y));  // freed on every path, a failed solve's throw included
+    start_solver(carry.t, state.value, n);
     check(CVodeSetStopTime(cvode_.value, t_end), n, carry.t, "CVodeSetStopTime");
     double reached = carry.t;
-    check(CVode(cvode_.value, t_end, state, &reached, CV_NORMAL), n, reached, "forward solve");
-    N_VDestroy(state);
+    check(CVode(cvode_.value, t_end, state.value, &reached, CV_NORMAL), n, reached,
+          "forward solve");
     collect_forward_statistics();
     carry.t = t_end;
     carry.step = n + 1;
@@ -297,21 +298,24 @@ class CvodesIntervalStepper {
     theta_ = theta;
     last_message_.clear();
     Vector y = y_n;
-    N_Vector state = wrap(y);
-    start_solver(t_begin, state, n);
-    check(CVodeAdjInit(cvode_.value, options_.steps_per_adjoint_checkpoint, CV_HERMITE), n, t_begin,
-          "CVodeAdjInit");
-    check(CVodeSetStopTime(cvode_.value, t_end), n, t_begin, "CVodeSetStopTime");
-    double reached = t_begin;
-    int checkpoints = 0;
-    check(CVodeF(cvode_.value, t_end, state, &reached, CV_NORMAL, &checkpoints), n, reached,
-          "forward solve (adjoint pass)");
-    N_VDestroy(state);
+    {
+      const VectorView state(wrap(y));
+      start_solver(t_begin, state.value, n);
+      check(CVodeAdjInit(cvode_.value, options_.steps_per_adjoint_checkpoint, CV_HERMITE), n,
+            t_begin, "CVodeAdjInit");
+      check(CVodeSetStopTime(cvode_.value, t_end), n, t_begin, "CVodeSetStopTime");
+      double reached = t_begin;
+      int checkpoints = 0;
+      check(CVodeF(cvode_.value, t_end, state.value, &reached, CV_NORMAL, &checkpoints), n, reached,
+            "forward solve (adjoint pass)");
+    }
     collect_forward_statistics();
 
-    N_Vector adjoint = wrap(lambda);
+    const VectorView adjoint_view(wrap(lambda));
+    N_Vector adjoint = adjoint_view.value;
     Vector quadrature = Backend::zeros(p_);
-    N_Vector q = wrap(quadrature);
+    const VectorView q_view(wrap(quadrature));
+    N_Vector q = q_view.value;
     {
       check(CVodeCreateB(cvode_.value, CV_BDF, &which_), n, t_end, "CVodeCreateB");
       check(CVodeInitB(cvode_.value, which_, &backward_rhs, t_end, adjoint), n, t_end,
@@ -352,8 +356,6 @@ class CvodesIntervalStepper {
     double t_back = t_end;
     check(CVodeGetB(cvode_.value, which_, &t_back, adjoint), n, t_back, "CVodeGetB");
     check(CVodeGetQuadB(cvode_.value, which_, &t_back, q), n, t_back, "CVodeGetQuadB");
-    N_VDestroy(adjoint);
-    N_VDestroy(q);
     Backend::axpy(1.0, quadrature, mu);  // mu + 1·q: the bits of mu + q
     void* backward_mem = CVodeGetAdjCVodeBmem(cvode_.value, which_);
     long rhs_b = 0, quad_b = 0;
@@ -366,7 +368,18 @@ class CvodesIntervalStepper {
  private:
   // An N_Vector over a backend vector's memory (no copy; SUNDIALS does not free it). CVODES
   // clones it for its own vectors, so the kind chosen here is the kind it computes with.
+  // Owned by a VectorView where it is made, so that a failure (check() throws) frees it too.
   N_Vector wrap(Vector& v) const { return Traits::view(v, options_.vectors, context_.value); }
+  using VectorView = detail::SundialsHandle<N_Vector, detail::free_vector>;
+
+  // CVodeGetReturnFlagName returns a string the caller must free.
+  static std::string return_flag_name(int flag) {
+    char* name = CVodeGetReturnFlagName(flag);
+    if (!name) return "flag " + std::to_string(flag);
+    std::string copy(name);
+    std::free(name);
+    return copy;
+  }
 
   void setup() {
     SUNContext context = nullptr;
@@ -402,10 +415,10 @@ class CvodesIntervalStepper {
     if (!cvode_.value) detail::fail<SolverError>("CVODES: CVodeCreate failed");
     check(CVodeSetErrHandlerFn(cvode_.value, &error_handler, this), interval, t, "error handler");
     check(CVodeInit(cvode_.value, &forward_rhs, t, state), interval, t, "CVodeInit");
-    N_Vector atol = wrap(atol_);
-    const int flag = CVodeSVtolerances(cvode_.value, options_.rtol, atol);
-    N_VDestroy(atol);
-    check(flag, interval, t, "tolerances");
+    {
+      const VectorView atol(wrap(atol_));
+      check(CVodeSVtolerances(cvode_.value, options_.rtol, atol.value), interval, t, "tolerances");
+    }
     check(CVodeSetUserData(cvode_.value, this), interval, t, "user data");
     check(CVodeSetMaxNumSteps(cvode_.value, options_.max_steps_per_interval), interval, t,
           "max steps");
@@ -453,7 +466,7 @@ class CvodesIntervalStepper {
     std::ostringstream out;
     out << "CVODES " << what << " failed in interval " << interval << " ["
         << grid_.boundary(interval) << ", " << grid_.boundary(interval + 1) << "] at t = " << t
-        << ": " << CVodeGetReturnFlagName(flag);
+        << ": " << return_flag_name(flag);
     if (!last_message_.empty()) out << " (" << last_message_ << ")";
     throw SolverError(out.str());
   }
