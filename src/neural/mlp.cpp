@@ -243,9 +243,25 @@ void Mlp::vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::Matr
                          const Eigen::Ref<const Eigen::MatrixXd>& V,
                          Eigen::Ref<Eigen::MatrixXd> grad_X, Eigen::Ref<Eigen::MatrixXd> grad_theta,
                          Workspace& ws) const {
-  check_vjp("vjp_per_sample", theta, X, V, grad_X, ws);
+  per_sample<false>("vjp_per_sample", theta, X, V, grad_X, grad_theta, ws);
+}
+
+void Mlp::accumulate_vjp_per_sample(const double* theta,
+                                    const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                    const Eigen::Ref<const Eigen::MatrixXd>& V,
+                                    Eigen::Ref<Eigen::MatrixXd> grad_X,
+                                    Eigen::Ref<Eigen::MatrixXd> grad_theta, Workspace& ws) const {
+  per_sample<true>("accumulate_vjp_per_sample", theta, X, V, grad_X, grad_theta, ws);
+}
+
+template <bool accumulate>
+void Mlp::per_sample(const char* call, const double* theta,
+                     const Eigen::Ref<const Eigen::MatrixXd>& X,
+                     const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd>& grad_X,
+                     Eigen::Ref<Eigen::MatrixXd>& grad_theta, Workspace& ws) const {
+  check_vjp(call, theta, X, V, grad_X, ws);
   if (grad_theta.rows() != parameter_size() || grad_theta.cols() != X.cols())
-    detail::fail<InvalidArgument>("MLP ", describe(), " vjp_per_sample: grad_theta is ",
+    detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": grad_theta is ",
                                   grad_theta.rows(), " × ", grad_theta.cols(), " but must be ",
                                   parameter_size(), " × ", X.cols(),
                                   " (one parameter gradient per sample)");
@@ -258,9 +274,17 @@ void Mlp::vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::Matr
                    const double* __restrict g = G.col(s).data();
                    const double* a = A.col(s).data();
                    double* __restrict dW = grad_theta.col(s).data() + offsets_[k];
-                   for (Index j = 0; j < l.inputs; ++j, dW += l.outputs)
-                     for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i] * a[j];
-                   for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i];  // db follows W
+                   for (Index j = 0; j < l.inputs; ++j, dW += l.outputs) {
+                     const double aj = a[j];
+                     if constexpr (accumulate)
+                       for (Index i = 0; i < l.outputs; ++i) dW[i] += g[i] * aj;
+                     else
+                       for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i] * aj;
+                   }
+                   if constexpr (accumulate)  // db follows W
+                     for (Index i = 0; i < l.outputs; ++i) dW[i] += g[i];
+                   else
+                     for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i];
                  }
                });
 }

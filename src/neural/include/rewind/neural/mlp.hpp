@@ -119,6 +119,16 @@ class Mlp {
                       Eigen::Ref<Eigen::MatrixXd> grad_X, Eigen::Ref<Eigen::MatrixXd> grad_theta,
                       Workspace& ws) const;
 
+  // vjp_per_sample adding into grad_theta instead of overwriting it: column s of grad_theta
+  // += (∂Y_s/∂θ)ᵀ V_s, each entry one product added to what is there — the same bits as
+  // vjp_per_sample into a buffer followed by grad_theta += buffer, in one pass and without the
+  // buffer (an adjoint accumulating per-sample gradients over steps and stages reads and writes
+  // them once per stage instead of three times). grad_X is overwritten as in vjp.
+  void accumulate_vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                 const Eigen::Ref<const Eigen::MatrixXd>& V,
+                                 Eigen::Ref<Eigen::MatrixXd> grad_X,
+                                 Eigen::Ref<Eigen::MatrixXd> grad_theta, Workspace& ws) const;
+
   // Glorot/Xavier-uniform weights, W ~ U(−a, a) with a = √(6 / (inputs + outputs)) (Glorot &
   // Bengio 2010), zero biases. The same seed gives the same bits on every platform: the
   // generator is std::mt19937_64 (its output sequence is fixed by the standard) and the
@@ -134,6 +144,10 @@ class Mlp {
                  const Eigen::Ref<Eigen::MatrixXd>& grad_X, const Workspace& ws) const;
   void run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X, Index batch,
                    Workspace& ws) const;
+  template <bool accumulate>
+  void per_sample(const char* call, const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                  const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd>& grad_X,
+                  Eigen::Ref<Eigen::MatrixXd>& grad_theta, Workspace& ws) const;
   template <class ParameterGradient>
   void reverse_pass(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
                     const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd>& grad_X,
