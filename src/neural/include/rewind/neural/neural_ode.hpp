@@ -39,8 +39,9 @@
 //
 // vjp_accumulate(t, y, θ, v, out_y, mu) is vjp with its parameter part added to mu instead of
 // written out, the same bits as vjp into a buffer followed by mu += buffer; explicit Runge–Kutta
-// steppers use it when a problem offers it. With per-sample copies it adds every product straight
-// into mu's B slots (one pass over B·P values per stage instead of three).
+// steppers use it when a problem offers it, and call finish_vjp_accumulation(mu) after each step's
+// stages. With per-sample copies it adds every product straight into mu's B slots (one pass over
+// B·P values per stage instead of three; with defer_parameter_gradients one per step).
 #pragma once
 
 #include <cstring>
@@ -107,6 +108,21 @@ class NeuralOde {
     if (copies_ == ParameterCopies::shared) theta_stage_.resize(mlp_.parameter_size());
   }
 
+  // Keep the network's last n forward passes for the VJPs at the same states (Mlp's saved
+  // forward passes: the same bits, no re-run; n = the steps × stages of an adjoint's window
+  // covers all of them). Replaces the work matrices: allocates.
+  void keep_forward_passes(Index n) {
+    saved_passes_ = n;
+    workspace_ = mlp_.make_workspace(batch_, saved_passes_, deferred_stages_);
+  }
+  // Per-sample copies: let vjp_accumulate's additions into mu wait for finish_vjp_accumulation
+  // (up to `stages` calls; Mlp::accumulate_vjp_per_sample): one pass over mu's B·P values per
+  // Runge–Kutta step instead of one per stage, the same bits. Allocates.
+  void defer_parameter_gradients(Index stages) {
+    deferred_stages_ = stages;
+    workspace_ = mlp_.make_workspace(batch_, saved_passes_, deferred_stages_);
+  }
+
   Index dimension() const { return mlp_.input_size(); }
   Index batch() const { return batch_; }
   Index state_size() const { return dimension() * batch_; }
@@ -149,7 +165,9 @@ class NeuralOde {
     chain_through_features(y, out_y);
   }
 
-  // vjp with mu += out_theta instead of out_theta = (see above): the same bits, one pass.
+  // vjp with mu += out_theta instead of out_theta = (see above): the same bits, one pass. After
+  // defer_parameter_gradients the addition may wait for finish_vjp_accumulation(mu), which
+  // explicit Runge–Kutta steppers call after each step's stages.
   void vjp_accumulate(double t, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
                       Vector& mu) const {
     if (copies_ == ParameterCopies::shared) {
@@ -164,6 +182,8 @@ class NeuralOde {
         Eigen::Map<Eigen::MatrixXd>(mu.data(), mlp_.parameter_size(), batch_), workspace_);
     chain_through_features(y, out_y);
   }
+
+  void finish_vjp_accumulation(Vector&) const { mlp_.add_deferred_vjps(workspace_); }
 
  private:
   void check_vjp(const Vector& y, const Vector& theta, const Vector& v, const Vector& out_y,
@@ -224,6 +244,7 @@ class NeuralOde {
   InputFeatures features_;
   ParameterCopies copies_;
   CopyCheck check_;
+  Index saved_passes_ = 0, deferred_stages_ = 0;
   mutable Mlp::Workspace workspace_;
   mutable Eigen::VectorXd theta_stage_;  // vjp_accumulate's parameter part (shared θ only)
   mutable Eigen::MatrixXd phi_;       // φ(y) = y³, D × B (unused for identity features)

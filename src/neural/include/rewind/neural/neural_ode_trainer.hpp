@@ -128,6 +128,10 @@ class NeuralOdeTrainer {
         sampler_(data_.points(), options_.window, options_.batch, options_.seed),
         terms_(std::make_shared<Eigen::MatrixXd>()) {
     if (!options_.schedule) options_.schedule = store_all_stages_schedule(stepper_.stage_count());
+    // Every stage of a window keeps its forward pass for the reverse sweep's VJP there.
+    model_.keep_forward_passes(options_.window * options_.substeps * stepper_.stage_count());
+    // A step's per-window parameter gradients added in one pass over the B·P copies.
+    model_.defer_parameter_gradients(stepper_.stage_count());
     if (data_.dimension() != mlp.input_size())
       rwd::detail::fail<InvalidArgument>("the data have ", data_.dimension(),
                                          " components but the network ", mlp.describe(), " takes ",
