@@ -121,7 +121,8 @@ void train_spiral(const TrainSettings& settings) {
   options.tableau = ButcherTableau::by_name(settings.method);
   options.seed = settings.seed;
   // Without --snapshots the trainer's default: every step's stages kept (store-all, no re-run).
-  if (settings.snapshots) options.schedule = revolve_schedule(static_cast<int>(*settings.snapshots));
+  if (settings.snapshots)
+    options.schedule = revolve_schedule(static_cast<int>(*settings.snapshots));
   options.checkpoint.drift_policy = DriftPolicy::fail;  // a replay that differs is a bug here
   if (settings.adjoint == "backsolve") {
     options.method = training::GradientMethod::backsolve;

@@ -166,8 +166,7 @@ Mlp::Workspace Mlp::make_workspace(Index max_batch, Index saved_passes,
   if (max_batch < 1)
     detail::fail<InvalidArgument>("MLP workspace: max_batch = ", max_batch, " must be >= 1");
   if (saved_passes < 0)
-    detail::fail<InvalidArgument>("MLP workspace: saved_passes = ", saved_passes,
-                                  " must be >= 0");
+    detail::fail<InvalidArgument>("MLP workspace: saved_passes = ", saved_passes, " must be >= 0");
   if (deferred_stages < 0 || deferred_stages > static_cast<Index>(kMaxDeferred))
     detail::fail<InvalidArgument>("MLP workspace: deferred_stages = ", deferred_stages,
                                   " must be in [0, ", kMaxDeferred, "]");
@@ -342,8 +341,7 @@ void Mlp::vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::Matr
   per_sample<false>("vjp_per_sample", theta, X, V, grad_X, grad_theta, ws);
 }
 
-void Mlp::accumulate_vjp_per_sample(const double* theta,
-                                    const Eigen::Ref<const Eigen::MatrixXd>& X,
+void Mlp::accumulate_vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
                                     const Eigen::Ref<const Eigen::MatrixXd>& V,
                                     Eigen::Ref<Eigen::MatrixXd> grad_X,
                                     Eigen::Ref<Eigen::MatrixXd> grad_theta, Workspace& ws) const {
@@ -399,8 +397,9 @@ void Mlp::add_deferred_vjps(Workspace& ws) const {
 template <bool accumulate>
 void Mlp::per_sample(const char* call, const double* theta,
                      const Eigen::Ref<const Eigen::MatrixXd>& X,
-                     const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd>& grad_X,
-                     Eigen::Ref<Eigen::MatrixXd>& grad_theta, Workspace& ws) const {
+                     const Eigen::Ref<const Eigen::MatrixXd>& V,
+                     Eigen::Ref<Eigen::MatrixXd>& grad_X, Eigen::Ref<Eigen::MatrixXd>& grad_theta,
+                     Workspace& ws) const {
   check_vjp(call, theta, X, V, grad_X, ws);
   if (grad_theta.rows() != parameter_size() || grad_theta.cols() != X.cols())
     detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": grad_theta is ",

@@ -106,15 +106,15 @@ class Mlp {
     std::vector<DenseLayerShape> made_for;  // the layers it was made for
     // (Rows are padded to whole SIMD vectors; see mlp.cpp.)
     struct SavedPass {
-      Eigen::MatrixXd x;                    // the input, inputs × batch
+      Eigen::MatrixXd x;  // the input, inputs × batch
       std::vector<Eigen::MatrixXd> pre, post;
-      Index batch = 0;                      // columns of x in use
-      std::uint64_t theta_version = 0;      // 0: empty
+      Index batch = 0;                  // columns of x in use
+      std::uint64_t theta_version = 0;  // 0: empty
     };
     std::vector<SavedPass> saved;
-    std::size_t next_slot = 0;              // the slot the next forward fills
-    Eigen::VectorXd theta_key;              // θ of the current version (P values)
-    std::uint64_t theta_version = 0;        // bumped whenever θ's bits change
+    std::size_t next_slot = 0;        // the slot the next forward fills
+    Eigen::VectorXd theta_key;        // θ of the current version (P values)
+    std::uint64_t theta_version = 0;  // bumped whenever θ's bits change
     // accumulate_vjp_per_sample's waiting calls: per call and layer, ∂L/∂z (outputs × batch)
     // and the layer's input (inputs × batch); the target they are added to.
     struct DeferredVjp {

@@ -168,8 +168,8 @@ class NeuralOde {
   // vjp with mu += out_theta instead of out_theta = (see above): the same bits, one pass. After
   // defer_parameter_gradients the addition may wait for finish_vjp_accumulation(mu), which
   // explicit Runge–Kutta steppers call after each step's stages.
-  void vjp_accumulate(double t, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
-                      Vector& mu) const {
+  void vjp_accumulate(double t, const Vector& y, const Vector& theta, const Vector& v,
+                      Vector& out_y, Vector& mu) const {
     if (copies_ == ParameterCopies::shared) {
       vjp(t, y, theta, v, out_y, theta_stage_);
       EigenBackend::axpy(1.0, theta_stage_, mu);
@@ -247,8 +247,8 @@ class NeuralOde {
   Index saved_passes_ = 0, deferred_stages_ = 0;
   mutable Mlp::Workspace workspace_;
   mutable Eigen::VectorXd theta_stage_;  // vjp_accumulate's parameter part (shared θ only)
-  mutable Eigen::MatrixXd phi_;       // φ(y) = y³, D × B (unused for identity features)
-  mutable Eigen::MatrixXd grad_phi_;  // (∂mlp/∂φ)ᵀ v, D × B
+  mutable Eigen::MatrixXd phi_;          // φ(y) = y³, D × B (unused for identity features)
+  mutable Eigen::MatrixXd grad_phi_;     // (∂mlp/∂φ)ᵀ v, D × B
 };
 
 }  // namespace rwd::nn

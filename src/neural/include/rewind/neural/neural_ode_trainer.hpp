@@ -120,7 +120,8 @@ class NeuralOdeTrainer {
         mine_(windows_of_process(options_.batch, exchange.rank(), exchange.size())),
         description_(nn::NeuralOde::describe(mlp, features, options_.batch)),
         // The copies are written by windows_gradient alone: the model need not compare them.
-        model_(mlp, mine_.size(), features, nn::ParameterCopies::per_sample, nn::CopyCheck::by_owner),
+        model_(mlp, mine_.size(), features, nn::ParameterCopies::per_sample,
+               nn::CopyCheck::by_owner),
         single_(mlp, 1, features),
         stepper_(model_, options_.tableau,
                  StepControl::fixed(0.0, spacing_ / static_cast<double>(options_.substeps),
