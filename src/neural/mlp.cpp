@@ -97,12 +97,23 @@ void column_products(const double* __restrict A, Index m, Index n, const double*
 REWIND_SIMD_CLONES
 void add_outer_products(std::size_t calls, const double* const* g, const double* const* a, Index m,
                         Index n, double* __restrict dW) {
-  for (Index j = 0; j < n; ++j, dW += m)
-    for (std::size_t c = 0; c < calls; ++c) {
-      const double* __restrict gc = g[c];
-      const double aj = a[c][j];
-      for (Index i = 0; i < m; ++i) dW[i] += gc[i] * aj;
-    }
+  if (m >= 8) {  // down the columns of dW: whole vectors
+    for (Index j = 0; j < n; ++j, dW += m)
+      for (std::size_t c = 0; c < calls; ++c) {
+        const double* __restrict gc = g[c];
+        const double aj = a[c][j];
+        for (Index i = 0; i < m; ++i) dW[i] += gc[i] * aj;
+      }
+  } else {  // few rows (a network's output layer): along the rows, not two-entry loops
+    for (Index i = 0; i < m; ++i)
+      for (std::size_t c = 0; c < calls; ++c) {
+        const double* __restrict ac = a[c];
+        const double gi = g[c][i];
+        double* __restrict row = dW + i;
+        for (Index j = 0; j < n; ++j) row[j * m] += gi * ac[j];
+      }
+    dW += m * n;
+  }
   for (std::size_t c = 0; c < calls; ++c) {
     const double* __restrict gc = g[c];
     for (Index i = 0; i < m; ++i) dW[i] += gc[i];
