@@ -10,6 +10,10 @@
 //   neural_ode_bench --mode train --iterations 200 [--batch 20 --window 10 --seed 1]
 //       time per training iteration (sample, exact gradient, Adam) and peak RSS:
 //       {"iterations", "seconds_per_iteration", "final_loss", "peak_rss_bytes"}
+//   neural_ode_bench --mode series --observations lorenz63.h5 --out lorenz63.csv
+//       an observation file of `rewind generate` (all components observed) as a time series,
+//       t = step · dt, normalised per component as `rewind train --data` does (z-scores over
+//       all points): {"points", "dimension", "mean", "scale"}
 //   neural_ode_bench --mode horizon --steps 100000 [--snapshots 8 --batch 20]
 //       one gradient over a long horizon: J = ½ mean |y_T|² over the batch, from the first
 //       `batch` data points, dt = the data spacing, revolve(--snapshots) (0: store all):
@@ -17,11 +21,15 @@
 //       "snapshots",
 //        "peak_stored_bytes"}
 //
+// --threads 1 (default): rewind's OpenMP loops on one thread, like the PyTorch side
+// (torch.set_num_threads(1)); the results do not depend on it, the time does.
 // --adjoint backsolve: the continuous adjoint (rwd::BacksolveAdjoint) in the gradient and train
 // modes instead of the exact discrete one.
-// Common: --data data/spiral.csv, --hidden 50, --activation tanh, --features cube, --method rk4,
-// --substeps 1, --init-seed 1 (used when --parameters is not given), --learning-rate 1e-2.
-// The model is the one of `rewind train spiral`: dy/dt = mlp(y³; θ), MLP 2-H-2.
+// Common: --data data/spiral.csv, --hidden 50 (or --layers 64,64: any hidden widths),
+// --activation tanh, --features cube, --method rk4, --substeps 1, --init-seed 1 (used when
+// --parameters is not given), --learning-rate 1e-2.
+// The model is the one of `rewind train spiral`: dy/dt = mlp(φ(y); θ), MLP D-H-…-D with D the
+// data's dimension (2-50-2 for the spiral; 3-64-64-3 with identity features for Lorenz-63).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +44,7 @@
 
 #include "peak_rss.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/fit/observations.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/neural/adam.hpp"
 #include "rewind/neural/mlp.hpp"
@@ -43,6 +52,8 @@
 #include "rewind/neural/neural_ode_trainer.hpp"
 #include "rewind/neural/parameter_file.hpp"
 #include "rewind/neural/time_series.hpp"
+#include "rewind/neural/trajectory_set.hpp"
+#include "rewind/parallel.hpp"
 #include "rewind/schedule/schedules.hpp"
 
 namespace {
@@ -54,10 +65,11 @@ using rwd::bench::peak_rss_bytes;
 
 struct Arguments {
   std::string mode = "gradient", data = "data/spiral.csv", parameters, activation = "tanh",
-              features = "cube", method = "rk4", adjoint = "discrete";
-  std::vector<Index> starts;
+              features = "cube", method = "rk4", adjoint = "discrete", observations, out;
+  std::vector<Index> starts, layers;
   Index window = 10, batch = 20, substeps = 1, hidden = 50, iterations = 200, steps = 10000,
         snapshots = 8;
+  int threads = 1;
   std::uint64_t seed = 1, init_seed = 1;
   double learning_rate = 1e-2;
 };
@@ -102,10 +114,17 @@ Arguments parse(int argc, char** argv) {
       a.init_seed = std::stoull(value);
     else if (key == "--learning-rate")
       a.learning_rate = std::stod(value);
-    else if (key == "--starts") {
+    else if (key == "--threads")
+      a.threads = std::stoi(value);
+    else if (key == "--observations")
+      a.observations = value;
+    else if (key == "--out")
+      a.out = value;
+    else if (key == "--starts" || key == "--layers") {
       std::stringstream list(value);
       std::string item;
-      while (std::getline(list, item, ',')) a.starts.push_back(std::stoll(item));
+      while (std::getline(list, item, ','))
+        (key == "--starts" ? a.starts : a.layers).push_back(std::stoll(item));
     } else
       throw rwd::InvalidArgument("unknown option " + key);
   }
@@ -126,14 +145,49 @@ rwd::training::TrainerOptions trainer_options(const Arguments& a, Index batch) {
   return o;
 }
 
+// `rewind generate PROBLEM` writes observations for `rewind fit`; the trainers read time series.
+nlohmann::ordered_json write_series(const Arguments& a) {
+  if (a.observations.empty() || a.out.empty())
+    throw rwd::InvalidArgument("--mode series needs --observations FILE.h5 and --out FILE.csv");
+  const rwd::Observations obs = rwd::load_observations(a.observations);
+  rwd::training::TrajectorySet set;
+  rwd::training::TimeSeries series;
+  for (Index step : obs.observed_steps) series.times.push_back(static_cast<double>(step) * obs.dt);
+  series.values = obs.data;
+  set.trajectories.push_back(series);
+  set.labels.push_back("0");
+  const auto norm = rwd::training::Normalization::of(set);
+  rwd::training::save_time_series_csv(a.out, norm.normalize(series));
+  nlohmann::ordered_json out;
+  out["points"] = series.points();
+  out["dimension"] = series.dimension();
+  out["mean"] = std::vector<double>(norm.mean.data(), norm.mean.data() + norm.mean.size());
+  out["scale"] = std::vector<double>(norm.scale.data(), norm.scale.data() + norm.scale.size());
+  return out;
+}
+
 int run(const Arguments& a) {
-  const rwd::nn::Mlp mlp({2, a.hidden, 2}, rwd::nn::parse_activation(a.activation));
+  rwd::set_thread_count(a.threads);
+  nlohmann::ordered_json out;
+  out["mode"] = a.mode;
+  if (a.mode == "series") {
+    out.update(write_series(a));
+    std::cout << out.dump() << "\n";
+    return 0;
+  }
+  const rwd::training::TimeSeries data = rwd::training::load_time_series(a.data);
+  const Index d = data.dimension();
+  std::vector<Index> widths{d};
+  if (a.layers.empty())
+    widths.push_back(a.hidden);
+  else
+    widths.insert(widths.end(), a.layers.begin(), a.layers.end());
+  widths.push_back(d);
+  const rwd::nn::Mlp mlp(widths, rwd::nn::parse_activation(a.activation));
   const auto features = rwd::nn::parse_input_features(a.features);
   const Eigen::VectorXd theta0 = a.parameters.empty() ? mlp.initial_parameters(a.init_seed)
                                                       : rwd::nn::load_parameters(a.parameters, mlp);
-  const rwd::training::TimeSeries data = rwd::training::load_time_series(a.data);
-  nlohmann::ordered_json out;
-  out["mode"] = a.mode;
+  out["model"] = mlp.describe();
 
   if (a.mode == "parameters") {
     out["theta"] = std::vector<double>(theta0.data(), theta0.data() + theta0.size());
@@ -169,8 +223,8 @@ int run(const Arguments& a) {
     rwd::ExplicitRungeKutta stepper(
         model, rwd::ButcherTableau::by_name(a.method),
         rwd::StepControl::fixed(0.0, spacing / static_cast<double>(a.substeps), a.steps));
-    Eigen::VectorXd y0(2 * a.batch);
-    for (Index b = 0; b < a.batch; ++b) y0.segment(2 * b, 2) = data.values.col(b % data.points());
+    Eigen::VectorXd y0(d * a.batch);
+    for (Index b = 0; b < a.batch; ++b) y0.segment(d * b, d) = data.values.col(b % data.points());
     const double scale = 1.0 / static_cast<double>(a.batch);
     rwd::Objective<rwd::EigenBackend> objective(
         [scale](double, const Eigen::VectorXd& y, Eigen::VectorXd& grad) {
@@ -196,7 +250,7 @@ int run(const Arguments& a) {
     out["peak_stored_bytes"] = result.summary.storage.peak_memory_bytes;
     out["forward_steps"] = result.summary.forward_steps;
   } else {
-    throw rwd::InvalidArgument("--mode must be parameters, gradient, train or horizon");
+    throw rwd::InvalidArgument("--mode must be parameters, gradient, train, horizon or series");
   }
   std::cout << out.dump() << "\n";
   return 0;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# rewind against PyTorch and torchdiffeq on the spiral neural ODE (bench/neural_ode_torch_compare.py):
-# gradient agreement, time per training iteration, memory over horizons 10^3..10^5.
+# rewind against PyTorch and torchdiffeq on neural ODEs (bench/neural_ode_torch_compare.py): the
+# spiral (2-50-2) and Lorenz-63 from noisy samples (3-64-64-3): gradient agreement, time per
+# training iteration and peak RSS; for the spiral also memory over horizons 10^3..10^5.
 # Installs Debian's python3-torch if missing, and torchdiffeq (pure Python, from PyPI) into a
 # virtual environment on top of the system packages in $BUILD_DIR/torch-venv. ~10 minutes.
 #
@@ -25,5 +26,13 @@ if [[ ! -x $BUILD_DIR/bench/neural_ode_bench || ! -x $BUILD_DIR/src/cli/rewind ]
   cmake --build "$BUILD_DIR" -j"$(nproc)" --target neural_ode_bench rewind_cli
 fi
 [[ -f data/spiral.csv ]] || "$BUILD_DIR/src/cli/rewind" generate spiral --out data/spiral.csv
+# Lorenz-63 (σ 10, ρ 28, β 8/3) from its default initial state, RK4 with dt 0.01, every second step
+# observed (1000 samples 0.02 apart), Gaussian noise σ = 0.5, then z-scored per component.
+LORENZ=$BUILD_DIR/lorenz63.csv
+if [[ ! -f $LORENZ ]]; then
+  "$BUILD_DIR/src/cli/rewind" generate lorenz63 --steps 2000 --dt 0.01 --method rk4 --observe-every 2 \
+      --noise 0.5 --seed 1 --out "$BUILD_DIR/lorenz63.h5" --force >/dev/null
+  "$BUILD_DIR/bench/neural_ode_bench" --mode series --observations "$BUILD_DIR/lorenz63.h5" --out "$LORENZ" >/dev/null
+fi
 "$VENV/bin/python" bench/neural_ode_torch_compare.py --rewind "$BUILD_DIR/bench/neural_ode_bench" \
-    --json "$BUILD_DIR/neural_ode_compare.json" "$@"
+    --lorenz-data "$LORENZ" --json "$BUILD_DIR/neural_ode_compare.json" "$@"

@@ -120,8 +120,9 @@ void train_spiral(const TrainSettings& settings) {
   options.substeps = settings.substeps;
   options.tableau = ButcherTableau::by_name(settings.method);
   options.seed = settings.seed;
-  options.schedule = settings.snapshots ? revolve_schedule(static_cast<int>(*settings.snapshots))
-                                        : store_all_schedule();
+  // Without --snapshots the trainer's default: every step's stages kept (store-all, no re-run).
+  if (settings.snapshots)
+    options.schedule = revolve_schedule(static_cast<int>(*settings.snapshots));
   options.checkpoint.drift_policy = DriftPolicy::fail;  // a replay that differs is a bug here
   if (settings.adjoint == "backsolve") {
     options.method = training::GradientMethod::backsolve;

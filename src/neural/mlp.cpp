@@ -2,13 +2,16 @@
 #include "rewind/neural/mlp.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
 #include <utility>
 
 #include "rewind/error.hpp"
+#include "simd_clones.hpp"
 
 namespace rwd::nn {
 namespace {
@@ -47,6 +50,7 @@ Index padded(Index rows) {
 // column sits in it — which Eigen's matrix product does not promise (its kernels block and order
 // the work by the matrix shape, and a one-column product takes a different path altogether).
 // Four columns go together only to overlap their chains; the arithmetic is that of one column.
+REWIND_SIMD_CLONES
 void column_products(const double* __restrict A, Index m, Index n, const double* __restrict x,
                      Index ldx, Index batch, const double* __restrict init, double* __restrict out,
                      Index ldo) {
@@ -84,6 +88,35 @@ void column_products(const double* __restrict A, Index m, Index n, const double*
       const double xp = xj[p];
       for (Index i = 0; i < m; ++i) o[i] += xp * a[i];
     }
+  }
+}
+
+// dW (m × n, then the m values of db) += Σ_c g_c a_cᵀ and db += Σ_c g_c, c = 0 … calls − 1 in
+// order, each entry one product added per call: entry by entry the sequence per_sample<true>
+// performs call by call.
+REWIND_SIMD_CLONES
+void add_outer_products(std::size_t calls, const double* const* g, const double* const* a, Index m,
+                        Index n, double* __restrict dW) {
+  if (m >= 8) {  // down the columns of dW: whole vectors
+    for (Index j = 0; j < n; ++j, dW += m)
+      for (std::size_t c = 0; c < calls; ++c) {
+        const double* __restrict gc = g[c];
+        const double aj = a[c][j];
+        for (Index i = 0; i < m; ++i) dW[i] += gc[i] * aj;
+      }
+  } else {  // few rows (a network's output layer): along the rows, not two-entry loops
+    for (Index i = 0; i < m; ++i)
+      for (std::size_t c = 0; c < calls; ++c) {
+        const double* __restrict ac = a[c];
+        const double gi = g[c][i];
+        double* __restrict row = dW + i;
+        for (Index j = 0; j < n; ++j) row[j * m] += gi * ac[j];
+      }
+    dW += m * n;
+  }
+  for (std::size_t c = 0; c < calls; ++c) {
+    const double* __restrict gc = g[c];
+    for (Index i = 0; i < m; ++i) dW[i] += gc[i];
   }
 }
 
@@ -139,9 +172,15 @@ std::string Mlp::describe() const {
   return text;
 }
 
-Mlp::Workspace Mlp::make_workspace(Index max_batch) const {
+Mlp::Workspace Mlp::make_workspace(Index max_batch, Index saved_passes,
+                                   Index deferred_stages) const {
   if (max_batch < 1)
     detail::fail<InvalidArgument>("MLP workspace: max_batch = ", max_batch, " must be >= 1");
+  if (saved_passes < 0)
+    detail::fail<InvalidArgument>("MLP workspace: saved_passes = ", saved_passes, " must be >= 0");
+  if (deferred_stages < 0 || deferred_stages > static_cast<Index>(kMaxDeferred))
+    detail::fail<InvalidArgument>("MLP workspace: deferred_stages = ", deferred_stages,
+                                  " must be in [0, ", kMaxDeferred, "]");
   Workspace ws;
   ws.max_batch_ = max_batch;
   // Zeros: the padding rows are never written by a product, and stay finite through tanh.
@@ -155,7 +194,73 @@ Mlp::Workspace Mlp::make_workspace(Index max_batch) const {
   ws.grad_b = Eigen::MatrixXd::Zero(padded(widest_), max_batch);
   ws.transposed.resize(largest_weight);
   ws.made_for = layers_;
+  if (saved_passes > 0) {
+    ws.saved.resize(static_cast<std::size_t>(saved_passes));
+    for (Workspace::SavedPass& slot : ws.saved) {
+      slot.x = Eigen::MatrixXd::Zero(input_size(), max_batch);
+      slot.pre = ws.pre;
+      slot.post = ws.post;
+    }
+    ws.theta_key.resize(parameter_size_);
+  }
+  ws.deferred.resize(static_cast<std::size_t>(deferred_stages));
+  for (Workspace::DeferredVjp& d : ws.deferred)
+    for (const DenseLayerShape& l : layers_) {
+      d.g.push_back(Eigen::MatrixXd::Zero(l.outputs, max_batch));
+      d.a.push_back(Eigen::MatrixXd::Zero(l.inputs, max_batch));
+    }
   return ws;
+}
+
+std::uint64_t Mlp::theta_version(const double* theta, Workspace& ws) const {
+  const auto bytes = static_cast<std::size_t>(parameter_size_) * sizeof(double);
+  if (ws.theta_version == 0 || std::memcmp(ws.theta_key.data(), theta, bytes) != 0) {
+    std::memcpy(ws.theta_key.data(), theta, bytes);
+    ++ws.theta_version;
+  }
+  return ws.theta_version;
+}
+
+void Mlp::save_pass(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                    Workspace& ws) const {
+  if (ws.saved.empty()) return;
+  Workspace::SavedPass& slot = ws.saved[ws.next_slot];
+  ws.next_slot = (ws.next_slot + 1) % ws.saved.size();
+  slot.theta_version = theta_version(theta, ws);
+  slot.x.leftCols(X.cols()) = X;
+  slot.batch = X.cols();
+  // The slot keeps this pass; the workspace gets the slot's old matrices (same shapes) to fill
+  // next time. Swapping Eigen matrices exchanges their buffers: nothing is copied or allocated.
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    slot.pre[i].swap(ws.pre[i]);
+    slot.post[i].swap(ws.post[i]);
+  }
+}
+
+void Mlp::restore_or_run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                 Workspace& ws) const {
+  const Index batch = X.cols();
+  if (!ws.saved.empty()) {
+    const std::uint64_t version = theta_version(theta, ws);
+    // Newest first: a reverse sweep asks for the passes in the reverse of their order.
+    for (std::size_t k = 0; k < ws.saved.size(); ++k) {
+      const std::size_t i = (ws.next_slot + ws.saved.size() - 1 - k) % ws.saved.size();
+      Workspace::SavedPass& slot = ws.saved[i];
+      if (slot.theta_version != version || slot.batch != batch) continue;
+      bool same = true;
+      for (Index j = 0; j < batch && same; ++j)
+        same = std::memcmp(slot.x.col(j).data(), X.col(j).data(),
+                           static_cast<std::size_t>(X.rows()) * sizeof(double)) == 0;
+      if (!same) continue;
+      for (std::size_t l = 0; l < layers_.size(); ++l) {
+        slot.pre[l].swap(ws.pre[l]);
+        slot.post[l].swap(ws.post[l]);
+      }
+      slot.theta_version = 0;  // used: its matrices are the workspace's old ones now
+      return;
+    }
+  }
+  run_forward(theta, X, batch, ws);
 }
 
 // The checks every call shares: θ present, X's rows, the batch within the workspace, and a
@@ -206,6 +311,7 @@ void Mlp::forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& 
                                   Y.cols(), " but must be ", output_size(), " × ", batch);
   run_forward(theta, X, batch, ws);
   Y = ws.post.back().topLeftCorner(output_size(), batch);
+  save_pass(theta, X, ws);
 }
 
 void Mlp::check_vjp(const char* call, const double* theta,
@@ -243,9 +349,71 @@ void Mlp::vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::Matr
                          const Eigen::Ref<const Eigen::MatrixXd>& V,
                          Eigen::Ref<Eigen::MatrixXd> grad_X, Eigen::Ref<Eigen::MatrixXd> grad_theta,
                          Workspace& ws) const {
-  check_vjp("vjp_per_sample", theta, X, V, grad_X, ws);
+  per_sample<false>("vjp_per_sample", theta, X, V, grad_X, grad_theta, ws);
+}
+
+void Mlp::accumulate_vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                    const Eigen::Ref<const Eigen::MatrixXd>& V,
+                                    Eigen::Ref<Eigen::MatrixXd> grad_X,
+                                    Eigen::Ref<Eigen::MatrixXd> grad_theta, Workspace& ws) const {
+  if (ws.deferred.empty()) {
+    per_sample<true>("accumulate_vjp_per_sample", theta, X, V, grad_X, grad_theta, ws);
+    return;
+  }
+  check_vjp("accumulate_vjp_per_sample", theta, X, V, grad_X, ws);
   if (grad_theta.rows() != parameter_size() || grad_theta.cols() != X.cols())
-    detail::fail<InvalidArgument>("MLP ", describe(), " vjp_per_sample: grad_theta is ",
+    detail::fail<InvalidArgument>("MLP ", describe(), " accumulate_vjp_per_sample: grad_theta is ",
+                                  grad_theta.rows(), " × ", grad_theta.cols(), " but must be ",
+                                  parameter_size(), " × ", X.cols(),
+                                  " (one parameter gradient per sample)");
+  if (ws.deferred_count > 0 &&
+      (ws.deferred_target != grad_theta.data() || ws.deferred_stride != grad_theta.outerStride() ||
+       ws.deferred_batch != X.cols() || ws.deferred_count == ws.deferred.size()))
+    add_deferred_vjps(ws);
+  ws.deferred_target = grad_theta.data();
+  ws.deferred_stride = grad_theta.outerStride();
+  ws.deferred_batch = X.cols();
+  Workspace::DeferredVjp& d = ws.deferred[ws.deferred_count++];
+  reverse_pass(theta, X, V, grad_X, ws,
+               [&](std::size_t k, const auto& G, const Eigen::Ref<const Eigen::MatrixXd>& A) {
+                 d.g[k].leftCols(G.cols()) = G;
+                 d.a[k].leftCols(A.cols()) = A;
+               });
+}
+
+// The waiting calls' shares, added as per_sample<true> would have added them call by call: for
+// each entry, call after call, one product added — only the loops are turned so that each
+// column of dW is finished (every call's term) while it is in cache.
+void Mlp::add_deferred_vjps(Workspace& ws) const {
+  const std::size_t n = ws.deferred_count;
+  if (n == 0) return;
+  ws.deferred_count = 0;
+  std::array<const double*, kMaxDeferred> g{}, a{};
+  if (n > kMaxDeferred)
+    detail::fail<InvalidArgument>("MLP ", describe(), ": ", n, " deferred VJPs, at most ",
+                                  kMaxDeferred);
+  for (Index s = 0; s < ws.deferred_batch; ++s) {
+    double* theta_s = ws.deferred_target + s * ws.deferred_stride;
+    for (std::size_t k = 0; k < layers_.size(); ++k) {
+      for (std::size_t c = 0; c < n; ++c) {
+        g[c] = ws.deferred[c].g[k].col(s).data();
+        a[c] = ws.deferred[c].a[k].col(s).data();
+      }
+      add_outer_products(n, g.data(), a.data(), layers_[k].outputs, layers_[k].inputs,
+                         theta_s + offsets_[k]);
+    }
+  }
+}
+
+template <bool accumulate>
+void Mlp::per_sample(const char* call, const double* theta,
+                     const Eigen::Ref<const Eigen::MatrixXd>& X,
+                     const Eigen::Ref<const Eigen::MatrixXd>& V,
+                     Eigen::Ref<Eigen::MatrixXd>& grad_X, Eigen::Ref<Eigen::MatrixXd>& grad_theta,
+                     Workspace& ws) const {
+  check_vjp(call, theta, X, V, grad_X, ws);
+  if (grad_theta.rows() != parameter_size() || grad_theta.cols() != X.cols())
+    detail::fail<InvalidArgument>("MLP ", describe(), " ", call, ": grad_theta is ",
                                   grad_theta.rows(), " × ", grad_theta.cols(), " but must be ",
                                   parameter_size(), " × ", X.cols(),
                                   " (one parameter gradient per sample)");
@@ -258,9 +426,17 @@ void Mlp::vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::Matr
                    const double* __restrict g = G.col(s).data();
                    const double* a = A.col(s).data();
                    double* __restrict dW = grad_theta.col(s).data() + offsets_[k];
-                   for (Index j = 0; j < l.inputs; ++j, dW += l.outputs)
-                     for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i] * a[j];
-                   for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i];  // db follows W
+                   for (Index j = 0; j < l.inputs; ++j, dW += l.outputs) {
+                     const double aj = a[j];
+                     if constexpr (accumulate)
+                       for (Index i = 0; i < l.outputs; ++i) dW[i] += g[i] * aj;
+                     else
+                       for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i] * aj;
+                   }
+                   if constexpr (accumulate)  // db follows W
+                     for (Index i = 0; i < l.outputs; ++i) dW[i] += g[i];
+                   else
+                     for (Index i = 0; i < l.outputs; ++i) dW[i] = g[i];
                  }
                });
 }
@@ -277,7 +453,7 @@ void Mlp::reverse_pass(const double* theta, const Eigen::Ref<const Eigen::Matrix
                        Eigen::Ref<Eigen::MatrixXd>& grad_X, Workspace& ws,
                        ParameterGradient&& parameters) const {
   const Index batch = X.cols();
-  run_forward(theta, X, batch, ws);
+  restore_or_run_forward(theta, X, ws);
   Eigen::MatrixXd* g = &ws.grad_a;
   Eigen::MatrixXd* next = &ws.grad_b;
   g->topLeftCorner(output_size(), batch) = V;

@@ -269,10 +269,21 @@ class ExplicitRungeKutta {
                       })
           *dj_dh += tableau_.c[i] * problem_.vjp_time(t + tableau_.c[i] * h, Yi, theta, kappa_);
       }
-      problem_.vjp(t + tableau_.c[i] * h, Yi, theta, kappa_, nu_[i], mu_stage_);
+      // A problem that can add its parameter part into μ itself (the same bits as into a buffer
+      // and then μ += buffer) saves the buffer's pass: rwd::nn::NeuralOde's per-sample
+      // gradients are B copies of θ long. It may let the additions wait until the step's stages
+      // are done (finish_vjp_accumulation below).
+      if constexpr (requires(const P& p) { p.vjp_accumulate(t, Yi, theta, kappa_, nu_[i], mu); }) {
+        problem_.vjp_accumulate(t + tableau_.c[i] * h, Yi, theta, kappa_, nu_[i], mu);
+      } else {
+        problem_.vjp(t + tableau_.c[i] * h, Yi, theta, kappa_, nu_[i], mu_stage_);
+        if (p_ > 0) B::axpy(1.0, mu_stage_, mu);
+      }
       ++counters_.vjp_evaluations;
-      if (p_ > 0) B::axpy(1.0, mu_stage_, mu);
     }
+    // A problem whose additions into μ may wait (see vjp_accumulate) completes them here.
+    if constexpr (requires(const P& p) { p.finish_vjp_accumulation(mu); })
+      problem_.finish_vjp_accumulation(mu);
     int m = 0;
     for (int i = 0; i < s; ++i) {
       if (!adjoint_needed_[i]) continue;

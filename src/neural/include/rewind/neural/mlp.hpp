@@ -33,6 +33,16 @@
 // (rwd::training::NeuralOdeTrainer with a BatchExchange). vjp's summed parameter gradient is a
 // sum over the batch, so its bits do depend on the batch; vjp_per_sample's do not.
 //
+// Saved forward passes (make_workspace(max_batch, saved_passes)): forward keeps its layers'
+// pre-activations and outputs in one of `saved_passes` slots (the oldest is reused), keyed by the
+// bits of X and of θ; a vjp at the same X and θ then takes them instead of re-running the
+// forward pass — the values it would have computed, bit for bit (the same function of the same
+// bits), so only the time changes. An adjoint evaluates the VJP at the stage values its forward
+// sweep evaluated the network at (with the stages kept, nothing else), so every VJP of a training
+// window finds its pass when the slots hold all of the window's stages. A slot is used by one vjp
+// (its matrices trade places with the workspace's, no copy) and θ is compared in full (P values)
+// once per call. Zero slots (the default): vjp always re-runs the pass.
+//
 // Allocation: forward and vjp allocate nothing; every intermediate matrix lives in a Workspace
 // made once for the largest batch, and smaller batches use its leading columns. Pass
 // column-major matrices, Maps or column blocks (anything an Eigen::Ref<MatrixXd> binds to
@@ -95,9 +105,33 @@ class Mlp {
     Eigen::VectorXd transposed;             // one layer's Wᵀ, for the reverse pass
     std::vector<DenseLayerShape> made_for;  // the layers it was made for
     // (Rows are padded to whole SIMD vectors; see mlp.cpp.)
+    struct SavedPass {
+      Eigen::MatrixXd x;  // the input, inputs × batch
+      std::vector<Eigen::MatrixXd> pre, post;
+      Index batch = 0;                  // columns of x in use
+      std::uint64_t theta_version = 0;  // 0: empty
+    };
+    std::vector<SavedPass> saved;
+    std::size_t next_slot = 0;        // the slot the next forward fills
+    Eigen::VectorXd theta_key;        // θ of the current version (P values)
+    std::uint64_t theta_version = 0;  // bumped whenever θ's bits change
+    // accumulate_vjp_per_sample's waiting calls: per call and layer, ∂L/∂z (outputs × batch)
+    // and the layer's input (inputs × batch); the target they are added to.
+    struct DeferredVjp {
+      std::vector<Eigen::MatrixXd> g, a;
+    };
+    std::vector<DeferredVjp> deferred;
+    std::size_t deferred_count = 0;
+    double* deferred_target = nullptr;  // grad_theta's first entry
+    Index deferred_stride = 0, deferred_batch = 0;
   };
-  // max_batch >= 1. Allocates; forward and vjp with this workspace then never do.
-  Workspace make_workspace(Index max_batch) const;
+  // The most calls accumulate_vjp_per_sample lets wait (more stages than any tableau has).
+  static constexpr std::size_t kMaxDeferred = 32;
+  // max_batch >= 1, saved_passes >= 0 (see "Saved forward passes" above), 0 <= deferred_stages <=
+  // kMaxDeferred
+  // (accumulate_vjp_per_sample). Allocates; forward and vjp with this workspace then never do.
+  Workspace make_workspace(Index max_batch, Index saved_passes = 0,
+                           Index deferred_stages = 0) const;
 
   // Y = mlp(X).  X: inputs × batch, Y: outputs × batch (overwritten), 0 <= batch <=
   // ws.max_batch(), theta: parameter_size() values. Wrong shapes are an rwd::InvalidArgument.
@@ -119,6 +153,26 @@ class Mlp {
                       Eigen::Ref<Eigen::MatrixXd> grad_X, Eigen::Ref<Eigen::MatrixXd> grad_theta,
                       Workspace& ws) const;
 
+  // vjp_per_sample adding into grad_theta instead of overwriting it: column s of grad_theta
+  // += (∂Y_s/∂θ)ᵀ V_s, each entry one product added to what is there — the same bits as
+  // vjp_per_sample into a buffer followed by grad_theta += buffer, in one pass and without the
+  // buffer (an adjoint accumulating per-sample gradients over steps and stages reads and writes
+  // them once per stage instead of three times). grad_X is overwritten as in vjp.
+  //
+  // With a workspace made with deferred_stages > 0 the addition into grad_theta may wait: the
+  // call keeps what it needs (each layer's ∂L/∂z and input, per sample) and
+  // add_deferred_vjps(ws) adds every waiting call's share, in call order, entry by entry — the
+  // same additions in the same order as one call at a time, so the same bits, with grad_theta
+  // read and written once for all of them instead of once per call (an explicit Runge–Kutta
+  // step's stages, rwd::nn::NeuralOde::vjp_accumulate). A call with another grad_theta, or one
+  // beyond deferred_stages waiting calls, adds the waiting ones first. grad_theta must stay
+  // where it is until add_deferred_vjps; grad_X is written at once.
+  void accumulate_vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                 const Eigen::Ref<const Eigen::MatrixXd>& V,
+                                 Eigen::Ref<Eigen::MatrixXd> grad_X,
+                                 Eigen::Ref<Eigen::MatrixXd> grad_theta, Workspace& ws) const;
+  void add_deferred_vjps(Workspace& ws) const;
+
   // Glorot/Xavier-uniform weights, W ~ U(−a, a) with a = √(6 / (inputs + outputs)) (Glorot &
   // Bengio 2010), zero biases. The same seed gives the same bits on every platform: the
   // generator is std::mt19937_64 (its output sequence is fixed by the standard) and the
@@ -134,6 +188,18 @@ class Mlp {
                  const Eigen::Ref<Eigen::MatrixXd>& grad_X, const Workspace& ws) const;
   void run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X, Index batch,
                    Workspace& ws) const;
+  // ws.theta_version for θ's bits (a new version when they differ from the last seen).
+  std::uint64_t theta_version(const double* theta, Workspace& ws) const;
+  // After run_forward: trade the workspace's pre/post for the next slot's, keyed by X and θ.
+  void save_pass(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                 Workspace& ws) const;
+  // Before a reverse pass: the saved pass of (X, θ) traded into the workspace, or run_forward.
+  void restore_or_run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                              Workspace& ws) const;
+  template <bool accumulate>
+  void per_sample(const char* call, const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
+                  const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd>& grad_X,
+                  Eigen::Ref<Eigen::MatrixXd>& grad_theta, Workspace& ws) const;
   template <class ParameterGradient>
   void reverse_pass(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
                     const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd>& grad_X,

@@ -28,11 +28,20 @@
 // network's columns are independent to the bit, see mlp.hpp). That is how a minibatch is split
 // across processes with the same gradient (rwd::training::NeuralOdeTrainer). The copies must be
 // equal — one batched pass then uses θ_1 for every sample — and rhs and vjp check it (bitwise,
-// B·P comparisons, small next to the pass) and refuse copies that differ.
+// B·P comparisons) and refuse copies that differ. The check reads all B·P values on every call,
+// as much memory as the per-sample gradients themselves (17% of a Lorenz-63 3-64-64-3 training
+// iteration at batch 32): an owner that writes the copies itself and hands the model to no one
+// else may pass CopyCheck::by_owner to skip it (the trainer does).
 //
 //   rwd::nn::NeuralOde model(mlp, 5, rwd::nn::InputFeatures::cube,
 //                            rwd::nn::ParameterCopies::per_sample);   // parameter_size() = 5·P
 //   Eigen::VectorXd copies = theta.replicate(5, 1);
+//
+// vjp_accumulate(t, y, θ, v, out_y, mu) is vjp with its parameter part added to mu instead of
+// written out, the same bits as vjp into a buffer followed by mu += buffer; explicit Runge–Kutta
+// steppers use it when a problem offers it, and call finish_vjp_accumulation(mu) after each step's
+// stages. With per-sample copies it adds every product straight into mu's B slots (one pass over
+// B·P values per stage instead of three; with defer_parameter_gradients one per step).
 #pragma once
 
 #include <cstring>
@@ -68,6 +77,10 @@ inline InputFeatures parse_input_features(std::string_view name) {
 // Whether the samples of a batch share θ (the model) or each have a copy (per-sample gradients).
 enum class ParameterCopies { shared, per_sample };
 
+// Who makes sure per-sample copies are equal: the model on every call, or the model's owner
+// (who writes the copies itself; see above).
+enum class CopyCheck { every_call, by_owner };
+
 class NeuralOde {
  public:
   using Backend = EigenBackend;
@@ -75,11 +88,13 @@ class NeuralOde {
   static constexpr const char* name = "neural-ode";
 
   NeuralOde(Mlp mlp, Index batch, InputFeatures features = InputFeatures::identity,
-            ParameterCopies copies = ParameterCopies::shared)
+            ParameterCopies copies = ParameterCopies::shared,
+            CopyCheck check = CopyCheck::every_call)
       : mlp_(std::move(mlp)),
         batch_(batch),
         features_(features),
         copies_(copies),
+        check_(check),
         workspace_(mlp_.make_workspace(batch)) {
     if (mlp_.input_size() != mlp_.output_size())
       rwd::detail::fail<InvalidArgument>(
@@ -90,6 +105,22 @@ class NeuralOde {
     const Index d = mlp_.input_size();
     phi_.resize(d, batch_);
     grad_phi_.resize(d, batch_);
+    if (copies_ == ParameterCopies::shared) theta_stage_.resize(mlp_.parameter_size());
+  }
+
+  // Keep the network's last n forward passes for the VJPs at the same states (Mlp's saved
+  // forward passes: the same bits, no re-run; n = the steps × stages of an adjoint's window
+  // covers all of them). Replaces the work matrices: allocates.
+  void keep_forward_passes(Index n) {
+    saved_passes_ = n;
+    workspace_ = mlp_.make_workspace(batch_, saved_passes_, deferred_stages_);
+  }
+  // Per-sample copies: let vjp_accumulate's additions into mu wait for finish_vjp_accumulation
+  // (up to `stages` calls; Mlp::accumulate_vjp_per_sample): one pass over mu's B·P values per
+  // Runge–Kutta step instead of one per stage, the same bits. Allocates.
+  void defer_parameter_gradients(Index stages) {
+    deferred_stages_ = stages;
+    workspace_ = mlp_.make_workspace(batch_, saved_passes_, deferred_stages_);
   }
 
   Index dimension() const { return mlp_.input_size(); }
@@ -123,11 +154,7 @@ class NeuralOde {
   // per-sample copies the B terms (∂mlp/∂θ_b)ᵀ v_b one after another.
   void vjp(double, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
            Vector& out_theta) const {
-    check_sizes(y, theta, v.size(), "cotangent v");
-    if (out_y.size() != y.size() || out_theta.size() != theta.size())
-      rwd::detail::fail<InvalidArgument>("neural ODE vjp: outputs have ", out_y.size(), " and ",
-                                         out_theta.size(), " elements but must have ", y.size(),
-                                         " and ", theta.size());
+    check_vjp(y, theta, v, out_y, out_theta.size(), "outputs");
     const Eigen::Map<const Eigen::MatrixXd> cotangent(v.data(), dimension(), batch_);
     if (copies_ == ParameterCopies::per_sample)
       mlp_.vjp_per_sample(
@@ -135,6 +162,41 @@ class NeuralOde {
           Eigen::Map<Eigen::MatrixXd>(out_theta.data(), mlp_.parameter_size(), batch_), workspace_);
     else
       mlp_.vjp(theta.data(), features_of(y), cotangent, grad_phi_, out_theta.data(), workspace_);
+    chain_through_features(y, out_y);
+  }
+
+  // vjp with mu += out_theta instead of out_theta = (see above): the same bits, one pass. After
+  // defer_parameter_gradients the addition may wait for finish_vjp_accumulation(mu), which
+  // explicit Runge–Kutta steppers call after each step's stages.
+  void vjp_accumulate(double t, const Vector& y, const Vector& theta, const Vector& v,
+                      Vector& out_y, Vector& mu) const {
+    if (copies_ == ParameterCopies::shared) {
+      vjp(t, y, theta, v, out_y, theta_stage_);
+      EigenBackend::axpy(1.0, theta_stage_, mu);
+      return;
+    }
+    check_vjp(y, theta, v, out_y, mu.size(), "out_y and mu");
+    const Eigen::Map<const Eigen::MatrixXd> cotangent(v.data(), dimension(), batch_);
+    mlp_.accumulate_vjp_per_sample(
+        theta.data(), features_of(y), cotangent, grad_phi_,
+        Eigen::Map<Eigen::MatrixXd>(mu.data(), mlp_.parameter_size(), batch_), workspace_);
+    chain_through_features(y, out_y);
+  }
+
+  void finish_vjp_accumulation(Vector&) const { mlp_.add_deferred_vjps(workspace_); }
+
+ private:
+  void check_vjp(const Vector& y, const Vector& theta, const Vector& v, const Vector& out_y,
+                 Eigen::Index theta_out, const char* what) const {
+    check_sizes(y, theta, v.size(), "cotangent v");
+    if (out_y.size() != y.size() || theta_out != theta.size())
+      rwd::detail::fail<InvalidArgument>("neural ODE vjp: ", what, " have ", out_y.size(), " and ",
+                                         theta_out, " elements but must have ", y.size(), " and ",
+                                         theta.size());
+  }
+
+  // out_y = φ'(y) ⊙ grad_phi_.
+  void chain_through_features(const Vector& y, Vector& out_y) const {
     Eigen::Map<Eigen::MatrixXd> gy(out_y.data(), dimension(), batch_);
     const Eigen::Map<const Eigen::MatrixXd> state(y.data(), dimension(), batch_);
     if (features_ == InputFeatures::cube)
@@ -143,7 +205,6 @@ class NeuralOde {
       gy = grad_phi_;
   }
 
- private:
   void check_sizes(const Vector& y, const Vector& theta, Eigen::Index third,
                    const char* what) const {
     if (y.size() != state_size() || third != state_size())
@@ -153,7 +214,8 @@ class NeuralOde {
     if (theta.size() != parameter_size())
       rwd::detail::fail<InvalidArgument>(describe(), ": parameter vector theta has ", theta.size(),
                                          " elements but the model takes ", parameter_size());
-    if (copies_ == ParameterCopies::per_sample) check_copies_equal(theta);
+    if (copies_ == ParameterCopies::per_sample && check_ == CopyCheck::every_call)
+      check_copies_equal(theta);
   }
 
   // One batched pass uses the first copy for every sample: right only if all copies are equal.
@@ -181,9 +243,12 @@ class NeuralOde {
   Index batch_;
   InputFeatures features_;
   ParameterCopies copies_;
+  CopyCheck check_;
+  Index saved_passes_ = 0, deferred_stages_ = 0;
   mutable Mlp::Workspace workspace_;
-  mutable Eigen::MatrixXd phi_;       // φ(y) = y³, D × B (unused for identity features)
-  mutable Eigen::MatrixXd grad_phi_;  // (∂mlp/∂φ)ᵀ v, D × B
+  mutable Eigen::VectorXd theta_stage_;  // vjp_accumulate's parameter part (shared θ only)
+  mutable Eigen::MatrixXd phi_;          // φ(y) = y³, D × B (unused for identity features)
+  mutable Eigen::MatrixXd grad_phi_;     // (∂mlp/∂φ)ᵀ v, D × B
 };
 
 }  // namespace rwd::nn
