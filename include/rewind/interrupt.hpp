@@ -49,11 +49,19 @@ extern "C" inline void stop_on_signal(int signal) {
 }  // namespace detail
 
 // Asks every driver that polls to stop at its next step boundary.
-inline void request_stop(int signal = 0) noexcept { detail::stop_signal.store(signal); }
+inline void request_stop(int signal = 0) noexcept {
+  detail::stop_signal.store(signal);
+}
 // Whether a stop was requested, and by which signal (0: by request_stop()).
-inline bool stop_requested() noexcept { return detail::stop_signal.load() >= 0; }
-inline int stop_signal() noexcept { return detail::stop_signal.load(); }
-inline void clear_stop_request() noexcept { detail::stop_signal.store(-1); }
+inline bool stop_requested() noexcept {
+  return detail::stop_signal.load() >= 0;
+}
+inline int stop_signal() noexcept {
+  return detail::stop_signal.load();
+}
+inline void clear_stop_request() noexcept {
+  detail::stop_signal.store(-1);
+}
 
 // "SIGINT", "SIGTERM", or the number.
 inline std::string signal_name(int signal) {

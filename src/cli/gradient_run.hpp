@@ -41,7 +41,6 @@
 #include "problem_registry.hpp"
 #include "progress.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
-#include "rewind/interrupt.hpp"
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/eigen_backend.hpp"
@@ -49,6 +48,7 @@
 #include "rewind/format.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/integrators/stochastic_stepper.hpp"
+#include "rewind/interrupt.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/schedule/online_plan.hpp"
@@ -309,9 +309,9 @@ inline std::string resume_identity(const RunSettings& settings) {
   std::ostringstream out;
   out << "rewind = " << REWIND_VERSION << "\nproblem = " << settings.problem->name
       << "\nn = " << settings.n << "\nbackend = " << static_cast<int>(settings.backend)
-      << "\nnoise seed = " << settings.noise_seed << "\nadjoint cost = "
-      << settings.checkpoint.adjoint_cost << "\ndisk costs = "
-      << settings.checkpoint.disk_write_cost.value_or(-1.0) << " "
+      << "\nnoise seed = " << settings.noise_seed
+      << "\nadjoint cost = " << settings.checkpoint.adjoint_cost
+      << "\ndisk costs = " << settings.checkpoint.disk_write_cost.value_or(-1.0) << " "
       << settings.checkpoint.disk_read_cost.value_or(-1.0) << '\n';
   return out.str();
 }

@@ -47,8 +47,8 @@ struct CheckpointReport {
   double store_all_bytes = 0.0;               // (l + 1) snapshots: every state y_0 … y_l
   double adjoint_cost = kDefaultAdjointCost;  // F of the time prediction
   DriftPolicy drift_policy = DriftPolicy::warn;
-  DriftReport drift;                  // replays against the first sweep
-  Index counting_steps = 0;           // adaptive: the counting sweep (0 for fixed)
+  DriftReport drift;         // replays against the first sweep
+  Index counting_steps = 0;  // adaptive: the counting sweep (0 for fixed)
   // --resume: the action a killed run was continued from (−1: started afresh), the disk
   // snapshots found intact, and the steps recomputed to rebuild the rest.
   Index resumed_at_action = -1;

@@ -63,8 +63,7 @@ CostModel slow_disk() {
 
 Index files_in(const std::filesystem::path& directory) {
   Index count = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(directory))
-    ++count;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(directory)) ++count;
   return count;
 }
 

@@ -46,7 +46,20 @@ herr_t Hdf5Handle::close() noexcept {
   return close_hdf5_id(std::exchange(id_, -1), kind_);
 }
 
+namespace {
+// The lock of every rewind HDF5 scope, or null when the library serialises calls itself.
+std::recursive_mutex* hdf5_call_lock() {
+  static std::recursive_mutex lock;
+  static const bool threadsafe = [] {
+    hbool_t safe = false;
+    return H5is_library_threadsafe(&safe) >= 0 && safe;
+  }();
+  return threadsafe ? nullptr : &lock;
+}
+}  // namespace
+
 QuietHdf5::QuietHdf5() {
+  if (std::recursive_mutex* lock = hdf5_call_lock()) lock_ = std::unique_lock(*lock);
   H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }

@@ -591,9 +591,9 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path, bool 
   }
   Hdf5SnapshotFile file;
   file.path_ = path;
-  file.file_ = checked(
-      H5Fopen(path.c_str(), for_writing ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT),
-      "opening snapshot file " + quoted(path) + (for_writing ? " to resume its run" : ""));
+  file.file_ =
+      checked(H5Fopen(path.c_str(), for_writing ? H5F_ACC_RDWR : H5F_ACC_RDONLY, H5P_DEFAULT),
+              "opening snapshot file " + quoted(path) + (for_writing ? " to resume its run" : ""));
   file.writable_ = for_writing;
   std::string format;
   std::int64_t version = 0, slots = 0, state_size = 0, meta_size = 0, compression = 0;
@@ -697,8 +697,8 @@ Hdf5SnapshotFile Hdf5SnapshotFile::open(const std::filesystem::path& path, bool 
     if (shape.size() != 2 || shape[0] != 2 ||
         shape[1] != static_cast<hsize_t>(progress_bytes) + kProgressHeader ||
         !has_type(file.progress_, H5T_STD_U8LE))
-      detail::fail<StorageError>(quoted(path), ": /progress is not two records of ",
-                                 progress_bytes, " bytes, as its attributes say");
+      detail::fail<StorageError>(quoted(path), ": /progress is not two records of ", progress_bytes,
+                                 " bytes, as its attributes say");
     file.progress_capacity_ = progress_bytes;
   }
   if (for_writing && file.progress_ < 0)
@@ -1026,8 +1026,8 @@ void Hdf5SnapshotFile::write_progress(std::span<const std::byte> progress) {
   std::memcpy(record.data(), header, sizeof header);
   if (!progress.empty())
     std::memcpy(record.data() + kProgressHeader, progress.data(), progress.size());
-  const SlotSpaces spaces = progress_spaces(progress_capacity_, static_cast<int>(sequence % 2),
-                                            record.size(), where);
+  const SlotSpaces spaces =
+      progress_spaces(progress_capacity_, static_cast<int>(sequence % 2), record.size(), where);
   checked_status(H5Dwrite(progress_, H5T_NATIVE_UCHAR, spaces.memory.get(), spaces.file.get(),
                           H5P_DEFAULT, record.data()),
                  where);
@@ -1044,8 +1044,8 @@ std::vector<std::byte> Hdf5SnapshotFile::read_progress() const {
     std::uint64_t header[4] = {0, 0, 0, 0};
     {
       const SlotSpaces spaces = progress_spaces(progress_capacity_, index, kProgressHeader, where);
-      if (H5Dread(progress_, H5T_NATIVE_UCHAR, spaces.memory.get(), spaces.file.get(),
-                  H5P_DEFAULT, header) < 0)
+      if (H5Dread(progress_, H5T_NATIVE_UCHAR, spaces.memory.get(), spaces.file.get(), H5P_DEFAULT,
+                  header) < 0)
         continue;  // unreadable: as if torn
     }
     if (header[0] != kProgressMagic || header[1] <= newest_sequence ||

@@ -229,7 +229,8 @@ void SnapshotFileIo::save_progress(std::span<const std::byte> progress) {
   std::unique_lock<std::mutex> lock(mutex_);
   rethrow_if_failed();
   if (options_.asynchronous)
-    changed_.wait(lock, [this] { return progress_.status != StagingBuffer::Status::progress_queued; });
+    changed_.wait(lock,
+                  [this] { return progress_.status != StagingBuffer::Status::progress_queued; });
   rethrow_if_failed();
   progress_.meta.assign(progress.begin(), progress.end());
   progress_.status = StagingBuffer::Status::progress_queued;

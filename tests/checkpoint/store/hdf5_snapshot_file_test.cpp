@@ -74,7 +74,8 @@ TEST(Hdf5SnapshotFile, RoundTripIsBitForBit) {
 
 TEST(Hdf5SnapshotFile, CompressionRoundTrips) {
   ScratchDirectory dir;
-  auto file = Hdf5SnapshotFile::create(dir / "c.h5", 2, kSize, kMeta, {.compression_level = 6, .identity = {}, .progress_bytes = 0});
+  auto file = Hdf5SnapshotFile::create(
+      dir / "c.h5", 2, kSize, kMeta, {.compression_level = 6, .identity = {}, .progress_bytes = 0});
   std::vector<double> smooth(kSize, 1.0);  // compresses well
   file.write(0, 5, smooth, meta_of(5));
   std::vector<double> state(kSize);
@@ -387,9 +388,9 @@ TEST(Hdf5SnapshotFile, ProgressRecordsAlternateAndATornOneFallsBackToTheOneBefor
 TEST(Hdf5SnapshotFile, ProgressRecordsAreRefusedWhereTheyCannotBeKept) {
   ScratchDirectory dir;
   const std::string too_big = testing::error_message<InvalidArgument>([&] {
-    auto file = Hdf5SnapshotFile::create(dir / "a.h5", 1, kSize, kMeta,
-                                         {.compression_level = 0, .identity = {},
-                                          .progress_bytes = 8});
+    auto file =
+        Hdf5SnapshotFile::create(dir / "a.h5", 1, kSize, kMeta,
+                                 {.compression_level = 0, .identity = {}, .progress_bytes = 8});
     file.write_progress(progress_bytes(1.0, 2));
   });
   EXPECT_NE(too_big.find("room for 8"), std::string::npos) << too_big;

@@ -11,6 +11,8 @@
 
 #include <hdf5.h>
 
+#include <mutex>
+
 namespace rwd::detail {
 
 // What an identifier names; it chooses the function that closes it.
@@ -55,7 +57,11 @@ class Hdf5Handle {
 
 // Turns off HDF5's automatic printing of errors while rewind calls it (rewind reports errors
 // itself, in one line), restoring the previous handler afterwards (per thread in a thread-safe
-// HDF5 build).
+// HDF5 build). It is also the scope of rewind's HDF5 calls: when the HDF5 library was not built
+// thread-safe (H5is_library_threadsafe; Debian's MPI build of HDF5 1.10 is not), it holds one
+// process-wide recursive lock, so that the snapshot files' background I/O thread and HDF5 calls
+// on other threads (another store, a parameter file) never run inside HDF5 at once. Nothing
+// done inside such a scope may wait for another thread's HDF5 work.
 class QuietHdf5 {
  public:
   QuietHdf5();
@@ -64,6 +70,7 @@ class QuietHdf5 {
   QuietHdf5& operator=(const QuietHdf5&) = delete;
 
  private:
+  std::unique_lock<std::recursive_mutex> lock_;  // held only for a library not thread-safe
   H5E_auto2_t function_ = nullptr;
   void* data_ = nullptr;
 };

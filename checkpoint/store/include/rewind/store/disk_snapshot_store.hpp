@@ -295,8 +295,8 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
     std::optional<Hdf5SnapshotFile> file;
     if (std::filesystem::exists(std::filesystem::symlink_status(path, error))) {
       file.emplace(Hdf5SnapshotFile::reopen(path));
-      const std::string difference = describe_identity_difference(file->identity(),
-                                                                  options.identity);
+      const std::string difference =
+          describe_identity_difference(file->identity(), options.identity);
       if (!difference.empty())
         detail::fail<StorageError>("cannot resume from ", path.string(),
                                    ": it was written by another run configuration (", difference,
@@ -310,11 +310,10 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
       saved_progress_ = file->read_progress();
       resumed_ = true;
     } else {
-      file.emplace(Hdf5SnapshotFile::create(
-          path, slots, state_size, static_cast<int>(sizeof(Meta)),
-          {.compression_level = options.compression_level,
-           .identity = options.identity,
-           .progress_bytes = options.progress_bytes}));
+      file.emplace(Hdf5SnapshotFile::create(path, slots, state_size, static_cast<int>(sizeof(Meta)),
+                                            {.compression_level = options.compression_level,
+                                             .identity = options.identity,
+                                             .progress_bytes = options.progress_bytes}));
     }
     path_ = file->path();
     const SnapshotIoOptions io_options{.asynchronous = options.asynchronous,

@@ -27,8 +27,8 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
-#include <span>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 

@@ -59,8 +59,8 @@
 #include <limits>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <span>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -228,11 +228,10 @@ class CheckpointedAdjoint {
                                         "' keeps every snapshot in memory, so a killed run "
                                         "could not be resumed: put snapshots on disk to resume");
         disk.identity = resume_identity(y0, theta, *plan, schedule_ref.slots());
-        disk.progress_bytes = ResumePoint::capacity(
-            schedule_ref.slots(), host_size<B>(y0), host_size<B>(theta), drift.saved_bytes());
+        disk.progress_bytes = ResumePoint::capacity(schedule_ref.slots(), host_size<B>(y0),
+                                                    host_size<B>(theta), drift.saved_bytes());
       }
-      store = make_snapshot_store<B, Carry>(*plan, n, disk, process_slice<B>(y0),
-                                            options_.levels);
+      store = make_snapshot_store<B, Carry>(*plan, n, disk, process_slice<B>(y0), options_.levels);
       lookahead = make_restore_lookahead(*plan);
       host_lookahead = make_host_restore_lookahead(*plan);
     } else {
@@ -335,8 +334,8 @@ class CheckpointedAdjoint {
     bool probed = false;
     Carry probe_carry = carry;
     for (Index index = first_index;; ++index) {
-      if (stop_requested()) stop_here(index, carry, adjoint_at, terminal_done, steps, *store,
-                                      save_point);
+      if (stop_requested())
+        stop_here(index, carry, adjoint_at, terminal_done, steps, *store, save_point);
       if (online && !online->ended() && !probed) {
         const auto start = std::chrono::steady_clock::now();
         B::copy(y, y_final_);
@@ -531,7 +530,7 @@ class CheckpointedAdjoint {
     if (reverses != steps || adjoint_at != 0)
       detail::fail<InvalidArgument>("schedule '", schedule->name(), "' ended after reversing ",
                                     reverses, " of ", steps, " steps");
-    store->finish();  // every background write done; a failed one is an error even now
+    store->finish();    // every background write done; a failed one is an error even now
     store->complete();  // a resumable run's file may go now
 
     const auto& total = stepper_.counters();
@@ -606,14 +605,12 @@ class CheckpointedAdjoint {
   // A stop was requested (rwd::request_stop, a signal): a resumable run saves its progress at
   // this action boundary and waits for its writes; then rwd::Interrupted says where it stopped.
   template <class Save>
-  [[noreturn]] void stop_here(Index index, const Carry& carry, Index adjoint_at,
-                              bool terminal_done, Index steps, SnapshotStore<B, Carry>& store,
-                              const Save& save_point) {
+  [[noreturn]] void stop_here(Index index, const Carry& carry, Index adjoint_at, bool terminal_done,
+                              Index steps, SnapshotStore<B, Carry>& store, const Save& save_point) {
     const int signal = stop_signal();
     std::ostringstream where;
     if (terminal_done)
-      where << "in the reverse sweep (the adjoint at step " << adjoint_at << " of " << steps
-            << ")";
+      where << "in the reverse sweep (the adjoint at step " << adjoint_at << " of " << steps << ")";
     else
       where << "in the forward sweep (at step " << carry.step;
     if (!terminal_done) where << (steps >= 0 ? " of " + std::to_string(steps) : "") << ")";
@@ -621,8 +618,8 @@ class CheckpointedAdjoint {
       save_point(index);
       store.finish();
       throw Interrupted("stopped by " + signal_name(signal) + " " + where.str() +
-                            "; its progress and disk snapshots are in " +
-                            store.statistics().file + ": run it again with resume to continue",
+                            "; its progress and disk snapshots are in " + store.statistics().file +
+                            ": run it again with resume to continue",
                         signal);
     }
     throw Interrupted("stopped by " + signal_name(signal) + " " + where.str() +
@@ -642,8 +639,8 @@ class CheckpointedAdjoint {
     for (const ResumePoint::Held& h : held)
       if (h.slot < 0 || static_cast<std::size_t>(h.slot) >= held_.size() || h.step < 0 ||
           h.step > point.reached || (h.stage_head && stages.units == 0))
-        detail::fail<StorageError>("the progress record names slot ", h.slot, " holding y_",
-                                   h.step, ", which this run's schedule cannot have");
+        detail::fail<StorageError>("the progress record names slot ", h.slot, " holding y_", h.step,
+                                   ", which this run's schedule cannot have");
     if (point.position < 0 || point.position > point.reached)
       detail::fail<StorageError>("the progress record puts the run at step ", point.position,
                                  " beyond the ", point.reached, " steps it took");

@@ -22,11 +22,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
-#include <span>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "rewind/backend/backend.hpp"

@@ -44,12 +44,11 @@ struct ResumePoint {
   // An upper bound of encode()'s size for these sizes (the file reserves it up front).
   static std::int64_t capacity(int slots, Index state_values, Index parameter_values,
                                std::size_t drift_bytes) {
-    return static_cast<std::int64_t>(kFixedBytes + 5 * sizeof(std::uint64_t) +
-                                     static_cast<std::size_t>(slots) * sizeof(Held) +
-                                     (2 * static_cast<std::size_t>(state_values) +
-                                      static_cast<std::size_t>(parameter_values)) *
-                                         sizeof(double) +
-                                     drift_bytes);
+    return static_cast<std::int64_t>(
+        kFixedBytes + 5 * sizeof(std::uint64_t) + static_cast<std::size_t>(slots) * sizeof(Held) +
+        (2 * static_cast<std::size_t>(state_values) + static_cast<std::size_t>(parameter_values)) *
+            sizeof(double) +
+        drift_bytes);
   }
 
   std::vector<std::byte> encode() const {
@@ -75,9 +74,9 @@ struct ResumePoint {
     std::size_t at = 0;
     if (get<std::uint64_t>(in, at) != kMagic)
       detail::fail<StorageError>("the progress record was written by another version of rewind");
-    for (Index* v : {&point.actions_done, &point.position, &point.reached, &point.adjoint_at,
-                     &point.advances, &point.stores, &point.restores, &point.reverses,
-                     &point.stage_reverses})
+    for (Index* v :
+         {&point.actions_done, &point.position, &point.reached, &point.adjoint_at, &point.advances,
+          &point.stores, &point.restores, &point.reverses, &point.stage_reverses})
       *v = get<Index>(in, at);
     point.terminal_done = get<std::int64_t>(in, at);
     for (double* v : {&point.loss, &point.final_t, &point.final_change}) *v = get<double>(in, at);
@@ -110,8 +109,7 @@ struct ResumePoint {
   }
   template <class T>
   static T get(std::span<const std::byte> in, std::size_t& at) {
-    if (in.size() - at < sizeof(T))
-      detail::fail<StorageError>("the progress record is truncated");
+    if (in.size() - at < sizeof(T)) detail::fail<StorageError>("the progress record is truncated");
     T value;
     std::memcpy(&value, in.data() + at, sizeof(T));
     at += sizeof(T);
