@@ -133,11 +133,15 @@ def main():
         command = [*base, "--snapshots", "6", "--disk", scratch, "--resume"]
         proc = subprocess.Popen([rewind, *command], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        time.sleep(0.3)
-        proc.send_signal(signal.SIGKILL)
+        # Stopped (SIGTERM) once its file exists: a fixed delay is too long on a fast machine,
+        # and a SIGKILL during the file's creation leaves one that the next run replaces.
+        while not files_in(scratch) and proc.poll() is None:
+            time.sleep(0.002)
+        time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
         proc.communicate()
         if files_in(scratch) != ["rewind-resume.h5"]:
-            fail(f"a killed run left {files_in(scratch)}")
+            fail(f"a stopped run left {files_in(scratch)}")
         other = [a if a != "1200" else "1100" for a in command]
         err = run(rewind, *other, expect=1).stderr
         if "another run configuration" not in err or "1100" not in err:

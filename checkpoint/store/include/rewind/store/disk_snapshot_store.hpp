@@ -60,6 +60,7 @@
 #include "rewind/store/snapshot_slots.hpp"
 #include "rewind/store/snapshot_store.hpp"
 #include "rewind/types.hpp"
+#include "rewind/warning.hpp"
 
 namespace rwd {
 
@@ -294,7 +295,17 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
     std::error_code error;
     std::optional<Hdf5SnapshotFile> file;
     if (std::filesystem::exists(std::filesystem::symlink_status(path, error))) {
-      file.emplace(Hdf5SnapshotFile::reopen(path));
+      try {
+        file.emplace(Hdf5SnapshotFile::reopen(path));
+      } catch (const StorageError& unreadable) {
+        // A process killed while it was creating the file (before its first flush) leaves one
+        // HDF5 cannot open; nothing in it could be used, so the run starts afresh, saying so.
+        warn("snapshot file", unreadable.what(), "; it holds nothing usable (a run killed ",
+             "while creating it): removed, the run starts afresh");
+        std::filesystem::remove(path, error);
+      }
+    }
+    if (file) {
       const std::string difference =
           describe_identity_difference(file->identity(), options.identity);
       if (!difference.empty())
