@@ -11,6 +11,9 @@
 //   Gradient/<case>  the full store-all gradient (StoreAllAdjoint::run), with a forward sweep
 //                    timed next to it in every iteration so that the ratio
 //                    gradient_ms / forward_ms compares runs taken side by side;
+//   GradientStages/<case>  the same with every step's stage values stored instead
+//                    (CheckpointedAdjoint with store_all_stages_schedule): the reverse sweep
+//                    re-runs no step, so ratio ≈ 1 + (4 vjp + adjoint vector work) / step;
 //   Rhs/<case>, Vjp/<case>, Rk4Step/<case>, Rk4AdjointStep/<case>
 //                    the pieces of one step, which explain the ratio: the RK4
 //                    adjoint step re-runs its forward step (4 rhs) and adds 4 vjp, so
@@ -41,9 +44,11 @@
 #include <string>
 #include <vector>
 
+#include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/rewind.hpp"
+#include "rewind/schedule/schedules.hpp"
 
 // ---- allocation counter: Eigen allocates through malloc, so count at malloc itself -------------
 namespace {
@@ -140,16 +145,42 @@ void forward_benchmark(benchmark::State& state, const P& problem, Case c) {
   state.counters["allocs/run"] = static_cast<double>(allocs);
 }
 
+template <class P, class Stepper, class Objective, class Run>
+void measure_gradient(benchmark::State& state, const P& problem, Case c, Stepper& stepper,
+                      const Objective& objective, const Vec& y0, const Vec& theta, Run&& run);
+
+// How the gradient keeps what its reverse sweep needs.
+enum class Stored {
+  states,  // StoreAllAdjoint: every state; each reverse step re-runs its forward step
+  stages,  // CheckpointedAdjoint with store_all_stages_schedule: every step's stage values;
+           // the reverse sweep re-runs nothing
+};
+
 template <class P>
-void gradient_benchmark(benchmark::State& state, const P& problem, Case c) {
-  rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(),
-                                  rwd::StepControl::fixed(0.0, c.dt, c.steps));
+void gradient_benchmark(benchmark::State& state, const P& problem, Case c, Stored stored) {
+  using Stepper = rwd::ExplicitRungeKutta<P>;
+  Stepper stepper(problem, rwd::ButcherTableau::rk4(), rwd::StepControl::fixed(0.0, c.dt, c.steps));
   const auto objective = rwd::Objective<B>::terminal_squared_norm();
   const Vec theta = problem.default_parameters();
   const Vec y0 = problem.default_initial_state();
-  rwd::StoreAllAdjoint driver(stepper, objective);
+  if (stored == Stored::states) {
+    rwd::StoreAllAdjoint driver(stepper, objective);
+    measure_gradient(state, problem, c, stepper, objective, y0, theta,
+                     [&] { return driver.run(y0, theta); });
+  } else {
+    rwd::CheckpointedAdjoint driver(stepper, objective);
+    const rwd::Planner stages = rwd::store_all_stages_schedule(stepper.stage_count());
+    measure_gradient(state, problem, c, stepper, objective, y0, theta,
+                     [&] { return driver.run(y0, theta, stages); });
+  }
+}
+
+template <class P, class Stepper, class Objective, class Run>
+void measure_gradient(benchmark::State& state, const P& problem, Case c, Stepper& stepper,
+                      const Objective& objective, const Vec& y0, const Vec& theta, Run&& run) {
+  (void)c;
   {  // warm-up: allocates and touches the stored states, checks the gradient is finite
-    const auto r = driver.run(y0, theta);
+    const auto r = run();
     if (!B::all_finite(r.grad_y0) || !B::all_finite(r.grad_theta)) {
       state.SkipWithError("non-finite gradient: shorten the horizon");
       return;
@@ -170,7 +201,7 @@ void gradient_benchmark(benchmark::State& state, const P& problem, Case c) {
     const long a0 = allocations();
     cpu = thread_cpu_ms();
     start = Clock::now();
-    auto result = driver.run(y0, theta);
+    auto result = run();
     const double t = elapsed_ms(start);
     grad_cpu.push_back(thread_cpu_ms() - cpu);
     allocs = allocations() - a0;
@@ -332,8 +363,12 @@ void register_all() {
     reg(kGsLarge, gs_large, fwd ? kGsLarge.forward_iterations : kGsLarge.gradient_iterations);
   };
   cases("Forward", [](benchmark::State& s, const auto& p, Case c) { forward_benchmark(s, p, c); });
-  cases("Gradient",
-        [](benchmark::State& s, const auto& p, Case c) { gradient_benchmark(s, p, c); });
+  cases("Gradient", [](benchmark::State& s, const auto& p, Case c) {
+    gradient_benchmark(s, p, c, Stored::states);
+  });
+  cases("GradientStages", [](benchmark::State& s, const auto& p, Case c) {
+    gradient_benchmark(s, p, c, Stored::stages);
+  });
 
   // The pieces of one step for every case; the vector operations at ≈ 10^6 unknowns.
   const Index n6 = gs_large.state_size();

@@ -42,18 +42,21 @@ by_name = {r["name"].split("/iterations")[0].split("/min_time")[0]: r for r in r
 cases = [("lorenz96_N40", "Lorenz-96 N=40"), ("lorenz96_N1e5", "Lorenz-96 N=1e5"),
          ("grayscott_n71", "Gray-Scott n=71"), ("grayscott_n708", "Gray-Scott n=708")]
 
-print("RK4, fixed step, store-all (every state stored), Eigen backend, 1 thread; medians.")
+print("RK4, fixed step, store-all (every state stored; \"stages stored\": every step's stage")
+print("values instead, so the reverse sweep re-runs nothing), Eigen backend, 1 thread; medians.")
 print("ratio = gradient / forward (StoreAllAdjoint::run vs forward_loss, wall time, run side by")
 print("side); cpu = the same with thread CPU time; driver = the driver's own split,")
 print("(forward + reverse) / forward, where its forward also copies each state into the store.\n")
 head = ("case", "unknowns", "steps", "forward ms", "gradient ms", "ratio", "cpu",
         "drv fwd ms", "drv rev ms", "driver", "rhs/vjp per step", "allocs/run")
 rows = []
-for key, label in cases:
-    g = by_name.get("Gradient/" + key)
+for (kind, suffix), (key, label) in [(k, c) for k in (("Gradient", ""),
+                                                     ("GradientStages", ", stages stored"))
+                                     for c in cases]:
+    g = by_name.get(kind + "/" + key)
     if g is None or "error_message" in g:
         continue
-    rows.append((label, f"{g['unknowns']:.0f}", f"{g['steps']:.0f}", f"{g['fwd_ms']:.3f}",
+    rows.append((label + suffix, f"{g['unknowns']:.0f}", f"{g['steps']:.0f}", f"{g['fwd_ms']:.3f}",
                  f"{g['grad_ms']:.3f}", f"{g['ratio']:.2f}", f"{g['ratio_cpu']:.2f}",
                  f"{g['drv_fwd_ms']:.3f}", f"{g['drv_rev_ms']:.3f}", f"{g['drv_ratio']:.2f}",
                  f"{g['rhs_fwd/step']:.0f}+{g['rhs_rev/step']:.0f} / {g['vjp/step']:.0f}",

@@ -89,11 +89,16 @@ inline constexpr Index kIndexSumDirectLimit = 1
                                               << 16;  // sum_index up to this: one partial per index
 inline constexpr Index kIndexSumBlock = 1024;         // beyond it: one partial per 1024 indices
 
-// Below these sizes a loop stays on the calling thread (the pieces, hence the bits, are the same).
-inline constexpr Index kParallelMinElements = Index{1} << 15;  // element-wise vector operations
-inline constexpr Index kParallelMinIndices = 128;              // kernels called once per index/row
+// Below this much work (in elements: one vector entry, one grid cell of one field) a loop stays
+// on the calling thread; the pieces, hence the bits, are the same either way. Starting a parallel
+// region costs a few microseconds on a quiet machine, and far more on a busy one: a thread that
+// spins at the closing barrier while its partner waits for a core stalls the whole loop. A loop
+// over 8192 grid cells (Gray–Scott at 64², once per step in the drift monitor) ran 3× slower on
+// 2 threads than on 1 with another program on the machine, so only loops long enough to repay
+// that risk (2^15 elements, tens of microseconds of work) are split.
+inline constexpr Index kParallelMinElements = Index{1} << 15;
 
-// How many threads a loop of `work` items should use (1 below `threshold` or when nested).
+// How many threads a loop of `work` elements should use (1 below `threshold` or when nested).
 inline int threads_for(Index work, Index threshold) {
 #ifdef _OPENMP
   if (work < threshold || omp_in_parallel()) return 1;
@@ -103,6 +108,22 @@ inline int threads_for(Index work, Index threshold) {
   (void)threshold;
   return 1;
 #endif
+}
+
+// Threads for a loop over `rows` grid rows of `elements_per_row` elements each (all fields).
+inline int threads_for_rows(Index rows, Index elements_per_row) {
+  return threads_for(rows * elements_per_row, kParallelMinElements);
+}
+
+// The work of one call f(i), in elements. A kernel called once per grid row says how many
+// elements a row holds through `Index elements_per_index() const`; any other kernel (one cell,
+// one vector entry per index) does one element's work.
+template <class F>
+inline Index elements_per_index(const F& f) {
+  if constexpr (requires { static_cast<Index>(f.elements_per_index()); })
+    return static_cast<Index>(f.elements_per_index());
+  else
+    return 1;
 }
 
 // f(i) for every i in [0, count), on `threads` threads (whole indices per thread).
@@ -166,7 +187,7 @@ inline Sums<K> ordered_fold(Index count, int threads, Partial&& partial) {
 // kIndexSumBlock indices beyond. For kernels called once per index (often once per grid row).
 template <int K, class F>
 inline Sums<K> ordered_index_sum(Index n, F&& f) {
-  const int threads = threads_for(n, kParallelMinIndices);
+  const int threads = threads_for(n * elements_per_index(f), kParallelMinElements);
   if (n <= kIndexSumDirectLimit) return ordered_fold<K>(n, threads, f);
   const Index blocks = (n + kIndexSumBlock - 1) / kIndexSumBlock;
   return ordered_fold<K>(blocks, threads, [&](Index b) {

@@ -5,16 +5,20 @@
 // difference; the file stays while the run is unfinished and goes when it completes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/interrupt.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/schedule/schedules.hpp"
+#include "rewind/warning.hpp"
 #include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
 
@@ -234,6 +238,47 @@ TEST(ResumedRun, AFileOfAnotherConfigurationIsRefusedNamingTheDifference) {
   const auto resumed = driver.run(s.y0, s.theta, on_disk(revolve_schedule(6)));
   CheckpointedAdjoint reference_driver(s.stepper, s.objective);
   expect_same_bits(resumed, reference_driver.run(s.y0, s.theta, revolve_schedule(6)));
+}
+
+TEST(ResumedRun, AHalfCreatedFileIsReplacedAndADamagedOneRefused) {
+  Lorenz96Run s;
+  ScratchDirectory scratch;
+  CheckpointOptions options;
+  options.disk.directory = scratch.path();
+  options.disk.resume = true;
+  const std::filesystem::path file = scratch.path() / "rewind-resume.h5";
+  std::filesystem::path creating = file;
+  creating += ".creating";
+  const auto write_garbage = [](const std::filesystem::path& path) {
+    std::ofstream out(path, std::ios::binary);
+    out << "\x89HDF\r\n\x1a\n and then nothing a process killed mid-creation would finish";
+  };
+  // A process killed while creating its file leaves only the temporary name: the next attempt
+  // removes it (saying so) and runs from the start to the uninterrupted bits.
+  write_garbage(creating);
+  std::vector<std::string> warnings;
+  {
+    ScopedWarningHandler capture([&](const Warning& w) { warnings.push_back(w.message); });
+    CheckpointedAdjoint driver(s.stepper, s.objective, options);
+    const auto result = driver.run(s.y0, s.theta, on_disk(revolve_schedule(6)));
+    CheckpointedAdjoint reference_driver(s.stepper, s.objective);
+    expect_same_bits(result, reference_driver.run(s.y0, s.theta, revolve_schedule(6)));
+  }
+  const auto about_creation = std::count_if(warnings.begin(), warnings.end(), [](const auto& w) {
+    return w.find("killed while it was creating") != std::string::npos;
+  });
+  EXPECT_EQ(about_creation, 1) << "the removal of the half-created file must be said";
+  EXPECT_EQ(files_in(scratch.path()), 0);
+  // Under the real name only a complete file ever appears; one HDF5 cannot open was damaged
+  // later, and is refused and left in place, never deleted.
+  write_garbage(file);
+  CheckpointedAdjoint driver(s.stepper, s.objective, options);
+  const std::string message = testing::error_message<StorageError>(
+      [&] { driver.run(s.y0, s.theta, on_disk(revolve_schedule(6))); });
+  EXPECT_NE(message.find("cannot resume from"), std::string::npos) << message;
+  EXPECT_NE(message.find("remove it to start the run afresh"), std::string::npos) << message;
+  EXPECT_TRUE(std::filesystem::exists(file));
+  EXPECT_EQ(files_in(scratch.path()), 1);
 }
 
 TEST(ResumedRun, NeedsSnapshotsOnDisk) {

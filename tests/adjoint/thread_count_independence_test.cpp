@@ -1,7 +1,7 @@
 // Contract 2 extended to threads: the gradient, the loss and the final state are the same bits
 // for 1, 2 and 3 threads (rwd::set_thread_count), for every built-in PDE on grids large enough
-// that its loops really run on several threads (rows >= detail::kParallelMinIndices, vectors >=
-// detail::kParallelMinElements), under revolve, uniform, two-level memory + disk and store-all
+// that its loops really run on several threads (loops of detail::kParallelMinElements values and
+// more, rows and vectors alike), under revolve, uniform, two-level memory + disk and store-all
 // schedules, fixed and adaptive Runge–Kutta, and BDF through CVODES.
 #include <gtest/gtest.h>
 
@@ -103,7 +103,7 @@ TEST(ThreadCountIndependence, GrayScottUnderEverySchedule) {
 }
 
 TEST(ThreadCountIndependence, Heat2DFixedSteps) {
-  const Heat2D<> problem(160);
+  const Heat2D<> problem(192);  // 36864 unknowns: rows and vectors run threaded
   ExplicitRungeKutta stepper(problem, ButcherTableau::by_name("rk4"),
                              StepControl::fixed(0.0, 0.5 * problem.max_stable_dt_rk4(), 16));
   check_schedules("heat2d", stepper, problem.default_initial_state(), problem.default_parameters());

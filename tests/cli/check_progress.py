@@ -24,8 +24,18 @@ def fail(message):
     sys.exit(1)
 
 
+# Each run takes a few seconds on a quiet 2-core machine; far longer means something is wrong.
+RUN_TIMEOUT = 50
+
+
 def run_piped(rewind, args):
-    proc = subprocess.run([rewind, *args], capture_output=True, text=True)
+    start = time.monotonic()
+    try:
+        proc = subprocess.run([rewind, *args], capture_output=True, text=True,
+                              timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        fail(f"{args} with stderr to a pipe did not finish in {RUN_TIMEOUT} s")
+    print(f"piped run: {time.monotonic() - start:.2f} s", flush=True)
     if proc.returncode != 0:
         fail(f"{args} exited with {proc.returncode}: {proc.stderr}")
     if proc.stderr:
@@ -46,10 +56,11 @@ def run_on_pty(rewind, args, parse_json=True):
     # Drain both, so neither pipe fills.
     streams = {proc.stdout.fileno(): "out", master: "err"}
     while streams:
-        ready, _, _ = select.select(list(streams), [], [], 60)
-        if not ready:
+        ready, _, _ = select.select(list(streams), [], [], 5)
+        if time.monotonic() - start > RUN_TIMEOUT:
             proc.kill()
-            fail("timed out")
+            fail(f"{args} on a terminal did not finish in {RUN_TIMEOUT} s; its stderr ended "
+                 f"{err[-120:]!r}")
         for fd in ready:
             try:
                 chunk = os.read(fd, 65536)

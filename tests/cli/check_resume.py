@@ -80,7 +80,12 @@ def kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what)
             fail(f"{what}: the last attempt failed ({proc.returncode}): {err.strip()}")
         seen["killed"] += 1
         if proc.returncode == -sig:
-            continue  # SIGKILL, or a signal outside the driver: the default action
+            # SIGKILL, or a signal outside the driver: the default action. Killed while creating
+            # its file, a run leaves only the temporary name, which the next attempt removes.
+            left = set(files_in(scratch))
+            if not left <= {"rewind-resume.h5", "rewind-resume.h5.creating"}:
+                fail(f"{what}: a killed run left {sorted(left)}")
+            continue
         expected = 128 + int(sig)
         if proc.returncode != expected:
             fail(f"{what}: after {sig.name} the run exited with {proc.returncode} "
@@ -133,9 +138,9 @@ def main():
         command = [*base, "--snapshots", "6", "--disk", scratch, "--resume"]
         proc = subprocess.Popen([rewind, *command], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        # Stopped (SIGTERM) once its file exists: a fixed delay is too long on a fast machine,
-        # and a SIGKILL during the file's creation leaves one that the next run replaces.
-        while not files_in(scratch) and proc.poll() is None:
+        # Stopped (SIGTERM) once its file has its name: a fixed delay is too long on a fast
+        # machine, and one killed while creating its file leaves only "<name>.creating".
+        while "rewind-resume.h5" not in files_in(scratch) and proc.poll() is None:
             time.sleep(0.002)
         time.sleep(0.05)
         proc.send_signal(signal.SIGTERM)

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <random>
@@ -82,26 +83,52 @@ TEST(Threads, TheCountIsASettingWithClearErrors) {
   }
 }
 
+// A kernel over grid rows: each call does `row_length` elements' work.
+struct RowVisit {
+  Index row_length;
+  std::function<void(Index)> visit;
+  Index elements_per_index() const { return row_length; }
+  void operator()(Index r) const { visit(r); }
+};
+
 TEST(Threads, LongLoopsRunOnSeveralThreadsAndShortOnesOnTheCaller) {
   if (!kThreadsAvailable) GTEST_SKIP() << "built without OpenMP";
   ThreadCountGuard guard;
   set_thread_count(2);
   std::mutex mutex;
-  std::set<std::thread::id> long_loop, short_loop;
+  std::set<std::thread::id> long_loop, short_loop, long_rows, short_rows;
   std::atomic<Index> visits{0};
-  EigenBackend::for_each_index(4 * detail::kParallelMinIndices, [&](Index) {
+  const auto record = [&](std::set<std::thread::id>& ids) {
+    return [&ids, &mutex](Index) {
+      std::lock_guard lock(mutex);
+      ids.insert(std::this_thread::get_id());
+    };
+  };
+  // One element per index: threaded from kParallelMinElements indices on.
+  EigenBackend::for_each_index(2 * detail::kParallelMinElements, [&](Index i) {
     ++visits;
-    std::lock_guard lock(mutex);
-    long_loop.insert(std::this_thread::get_id());
+    if (i % 1024 == 0) record(long_loop)(i);
   });
-  EigenBackend::for_each_index(3, [&](Index) {
-    std::lock_guard lock(mutex);
-    short_loop.insert(std::this_thread::get_id());
+  // 8192 cells (a 64² grid's drift fingerprint): too little work to be worth a parallel region.
+  EigenBackend::for_each_index(8192, record(short_loop));
+  // Rows: 64 rows of 1024 elements are threaded, 64 rows of 64 elements are not.
+  EigenBackend::for_each_index(64, RowVisit{1024, record(long_rows)});
+  EigenBackend::for_each_index(64, RowVisit{64, record(short_rows)});
+  EXPECT_EQ(visits.load(), 2 * detail::kParallelMinElements);
+  EXPECT_EQ(long_loop.size(), 2u) << "a loop of 2^16 elements must use both threads";
+  EXPECT_EQ(long_rows.size(), 2u) << "64 rows of 1024 elements must use both threads";
+  for (const auto* ids : {&short_loop, &short_rows}) {
+    ASSERT_EQ(ids->size(), 1u);
+    EXPECT_EQ(*ids->begin(), std::this_thread::get_id());
+  }
+  // sum_index weighs its kernel's work the same way.
+  std::set<std::thread::id> summed;
+  const Sums<1> total = EigenBackend::sum_index<1>(64, [&](Index r) {
+    record(summed)(r);
+    return Sums<1>{{static_cast<double>(r)}};
   });
-  EXPECT_EQ(visits.load(), 4 * detail::kParallelMinIndices);
-  EXPECT_EQ(long_loop.size(), 2u) << "a loop of 512 rows must use both threads";
-  ASSERT_EQ(short_loop.size(), 1u);
-  EXPECT_EQ(*short_loop.begin(), std::this_thread::get_id());
+  EXPECT_EQ(total.v[0], 63.0 * 64.0 / 2.0);
+  EXPECT_EQ(summed.size(), 1u) << "64 one-element partials stay on the caller";
 }
 
 TEST(Threads, EveryBackendOperationGivesTheSameBitsForEveryThreadCount) {

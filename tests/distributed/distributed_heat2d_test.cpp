@@ -178,8 +178,8 @@ TEST(DistributedHeat2D, LiveRunGradientIsTheSerialGradientBitForBitUnderEverySch
 }
 
 TEST(DistributedHeat2D, ThreadedRowsGiveTheSerialGradientBitForBit) {
-  // 512 rows: at 4 ranks still 128 per rank, enough for the row loops, the parameter fold and
-  // the vector operations to run on 2 threads (detail::kParallelMinIndices, kParallelMinElements).
+  // 512 rows: at 4 ranks still 128 per rank (65536 values), enough for the row loops, the
+  // parameter fold and the vector operations to run on 2 threads (detail::kParallelMinElements).
   for (int threads : {1, 2}) expect_serial_bits_under_every_schedule(512, 12, threads);
 }
 

@@ -1,6 +1,7 @@
 // Hdf5SnapshotFile (rewind/store/hdf5_snapshot_file.hpp): HDF5 1.10 C API.
 #include "rewind/store/hdf5_snapshot_file.hpp"
 
+#include <fcntl.h>
 #include <hdf5.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -780,6 +781,56 @@ void Hdf5SnapshotFile::close() {
   status = H5Fclose(file_);
   record_type_ = records_ = states_ = file_ = progress_ = -1;
   if (status < 0) fail_hdf5(where);
+}
+
+namespace {
+// fsync of the file or directory at `path`; false (errno set) when it cannot be opened or synced.
+bool sync_path(const std::filesystem::path& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool synced = ::fsync(fd) == 0;
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+  return synced;
+}
+}  // namespace
+
+void Hdf5SnapshotFile::publish_as(const std::filesystem::path& final_path) {
+  if (file_ < 0)
+    detail::fail<StorageError>("publishing snapshot file ", quoted(path_), " as ",
+                               quoted(final_path), ": the file is closed");
+  if (writable_) checked_status(H5Fflush(file_, H5F_SCOPE_LOCAL), "flushing " + quoted(path_));
+  if (!sync_path(path_, O_RDONLY))
+    detail::fail<StorageError>("syncing snapshot file ", quoted(path_),
+                               " to disk: ", std::strerror(errno));
+  // link() refuses an existing target, so a file that appeared meanwhile is never replaced;
+  // file systems without hard links get rename() after the same check.
+  if (::link(path_.c_str(), final_path.c_str()) == 0) {
+    ::unlink(path_.c_str());
+  } else {
+    const int link_error = errno;
+    std::error_code exists_error;
+    if (link_error == EEXIST ||
+        std::filesystem::exists(std::filesystem::symlink_status(final_path, exists_error)))
+      detail::fail<StorageError>("snapshot file ", quoted(final_path),
+                                 " already exists; rewind never overwrites one");
+    if (link_error != EPERM && link_error != ENOTSUP && link_error != EOPNOTSUPP &&
+        link_error != EMLINK)
+      detail::fail<StorageError>("naming snapshot file ", quoted(path_), " ", quoted(final_path),
+                                 ": ", std::strerror(link_error));
+    std::error_code rename_error;
+    std::filesystem::rename(path_, final_path, rename_error);
+    if (rename_error)
+      detail::fail<StorageError>("naming snapshot file ", quoted(path_), " ", quoted(final_path),
+                                 ": ", rename_error.message());
+  }
+  path_ = final_path;
+  const std::filesystem::path directory =
+      final_path.has_parent_path() ? final_path.parent_path() : std::filesystem::path(".");
+  // A directory that cannot be synced (some network file systems) still holds the new name for
+  // every process on this machine; only a power loss could undo it, so this is not an error.
+  sync_path(directory, O_RDONLY | O_DIRECTORY);
 }
 
 bool Hdf5SnapshotFile::remove() noexcept {

@@ -66,6 +66,9 @@ std::vector<std::byte> Hdf5SnapshotFile::read_progress() const {
 bool Hdf5SnapshotFile::holds(int, Index) const {
   unavailable(path_);
 }
+void Hdf5SnapshotFile::publish_as(const std::filesystem::path& final_path) {
+  unavailable(final_path);
+}
 void Hdf5SnapshotFile::close() {}
 bool Hdf5SnapshotFile::remove() noexcept {
   return false;

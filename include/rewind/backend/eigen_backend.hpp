@@ -126,11 +126,13 @@ struct EigenBackend {
     if (!host.empty()) std::memcpy(x.data(), host.data(), host.size() * sizeof(double));
   }
 
-  // f(i) for every i, on several threads when n >= detail::kParallelMinIndices: f must only
-  // write what index i owns (every built-in kernel writes one cell or one row per index).
+  // f(i) for every i, on several threads when the loop's work (n × the kernel's
+  // elements_per_index(), see rewind/parallel.hpp) is at least detail::kParallelMinElements: f
+  // must only write what index i owns (every built-in kernel writes one cell or one row per index).
   template <class F>
   static void for_each_index(Index n, F&& f) {
-    detail::parallel_indices(n, detail::threads_for(n, detail::kParallelMinIndices), f);
+    detail::parallel_indices(
+        n, detail::threads_for(n * detail::elements_per_index(f), detail::kParallelMinElements), f);
   }
   // Σ_i f(i) folded in index order (in blocks of indices for n > 2^16), every f(i) called exactly
   // once, possibly on several threads; the bits do not depend on the thread count.

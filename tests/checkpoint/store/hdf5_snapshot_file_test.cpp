@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <numeric>
 #include <vector>
 
@@ -139,6 +140,30 @@ TEST(Hdf5SnapshotFile, ExistingFileIsNeverOverwritten) {
       storage_error([&] { Hdf5SnapshotFile::create(dir / "e.h5", 2, kSize, kMeta); });
   EXPECT_NE(message.find("already exists"), std::string::npos) << message;
   EXPECT_NE(message.find(first.run_id()), std::string::npos) << message;
+}
+
+TEST(Hdf5SnapshotFile, PublishingGivesTheFileItsNameAndNeverReplacesOne) {
+  ScratchDirectory dir;
+  auto file = Hdf5SnapshotFile::create(dir / "run.h5.creating", 2, kSize, kMeta);
+  file.write(0, 3, pattern(3), meta_of(3));
+  file.publish_as(dir / "run.h5");
+  EXPECT_EQ(file.path(), dir / "run.h5");
+  EXPECT_FALSE(std::filesystem::exists(dir / "run.h5.creating"));
+  // The open file goes on under its new name: writes and reads, and the in-place check.
+  file.write(1, 4, pattern(4), meta_of(4));
+  std::vector<double> state(kSize);
+  std::vector<std::byte> meta(kMeta);
+  file.read(0, 3, state, meta);
+  EXPECT_EQ(state, pattern(3));
+  file.close();
+  EXPECT_EQ(Hdf5SnapshotFile::open(dir / "run.h5").record(1).step, 4);
+  // A name already taken is refused; both files stay as they were.
+  auto second = Hdf5SnapshotFile::create(dir / "second.h5.creating", 2, kSize, kMeta);
+  const std::string message = storage_error([&] { second.publish_as(dir / "run.h5"); });
+  EXPECT_NE(message.find("already exists"), std::string::npos) << message;
+  EXPECT_EQ(second.path(), dir / "second.h5.creating");
+  EXPECT_TRUE(std::filesystem::exists(dir / "second.h5.creating"));
+  EXPECT_EQ(Hdf5SnapshotFile::open(dir / "run.h5").run_id(), file.run_id());
 }
 
 TEST(Hdf5SnapshotFile, AnotherRunsFileInPlaceIsRefused) {

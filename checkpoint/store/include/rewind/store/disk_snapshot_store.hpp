@@ -26,6 +26,8 @@
 // exists, the store reopens it instead of refusing it — after checking that it was written by a
 // run of the same identity, else a StorageError names the first difference — and hands back its
 // newest progress record (saved_progress) and, slot by slot, the snapshots still intact (adopt).
+// A new file is created as "<name>.creating" and renamed once complete and synced, so the name
+// a later attempt looks for never holds a half-made file; one that cannot be opened is refused.
 // The file stays when the run does not complete (an error, a signal, a kill), so that the same
 // command can continue; it is removed once the run has completed (complete()), unless kept.
 // One process only: a state split across ranks is refused.
@@ -295,14 +297,13 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
     std::error_code error;
     std::optional<Hdf5SnapshotFile> file;
     if (std::filesystem::exists(std::filesystem::symlink_status(path, error))) {
+      // The file only ever appears under this name complete (see below), so one that cannot be
+      // opened was damaged afterwards: refused, never deleted — it is the user's to judge.
       try {
         file.emplace(Hdf5SnapshotFile::reopen(path));
       } catch (const StorageError& unreadable) {
-        // A process killed while it was creating the file (before its first flush) leaves one
-        // HDF5 cannot open; nothing in it could be used, so the run starts afresh, saying so.
-        warn("snapshot file", unreadable.what(), "; it holds nothing usable (a run killed ",
-             "while creating it): removed, the run starts afresh");
-        std::filesystem::remove(path, error);
+        detail::fail<StorageError>("cannot resume from ", path.string(), ": ", unreadable.what(),
+                                   "; remove it to start the run afresh");
       }
     }
     if (file) {
@@ -321,10 +322,27 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
       saved_progress_ = file->read_progress();
       resumed_ = true;
     } else {
-      file.emplace(Hdf5SnapshotFile::create(path, slots, state_size, static_cast<int>(sizeof(Meta)),
+      // Created under a temporary name and given the real one only once complete and synced:
+      // a process killed during the creation leaves "<name>.creating", which holds nothing
+      // of value and is removed by the next attempt; it is never mistaken for a run's file.
+      std::filesystem::path creating = path;
+      creating += ".creating";
+      if (std::filesystem::exists(std::filesystem::symlink_status(creating, error))) {
+        warn("snapshot file", "removing ", creating.string(),
+             ", left by a run killed while it was creating its file");
+        std::filesystem::remove(creating, error);
+      }
+      file.emplace(Hdf5SnapshotFile::create(creating, slots, state_size,
+                                            static_cast<int>(sizeof(Meta)),
                                             {.compression_level = options.compression_level,
                                              .identity = options.identity,
                                              .progress_bytes = options.progress_bytes}));
+      try {
+        file->publish_as(path);
+      } catch (...) {
+        file->remove();
+        throw;
+      }
     }
     path_ = file->path();
     const SnapshotIoOptions io_options{.asynchronous = options.asynchronous,

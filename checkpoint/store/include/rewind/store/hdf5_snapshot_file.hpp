@@ -156,6 +156,13 @@ class Hdf5SnapshotFile {
   // names the step and the run, and the checksum matches). Never throws for a damaged slot.
   bool holds(int slot, Index step) const;
 
+  // Gives a file that was created under a temporary name its final name, in one step: its
+  // bytes are forced to stable storage (fsync), then it is linked under `final_path` and the
+  // temporary name removed, then the directory is synced. A process killed before this leaves
+  // only the temporary name, which no later run mistakes for a file it could continue. Throws
+  // StorageError when `final_path` already exists (never replaced) or the file system refuses.
+  void publish_as(const std::filesystem::path& final_path);
+
   // Flushes and closes; an error while flushing (a full disk) throws StorageError. Idempotent.
   void close();
   // Closes and deletes the file. Never throws; returns false if the file could not be removed.

@@ -20,9 +20,11 @@
 // detail::lorenz96_vjp_value) on the same operands: the serial bits.
 //
 // dJ/dF = Σ_i v_i is summed in the serial problem's order exactly — blocks of
-// detail::kReductionBlock (4096) consecutive indices, each added in index order from 0, then the
-// block sums in block order from 0 — whatever the ranks: a block that straddles ranks is carried
-// along, its running sum passed from one rank to the next (a chain of point-to-point messages,
+// detail::kReductionBlock (4096) consecutive indices, each in four interleaved lanes (index i of
+// block b into lane (i − 4096·b) mod 4, each lane added in index order from 0, combined as
+// (l0 + l1) + (l2 + l3): detail::lane_sum), then the block sums in block order from 0 —
+// whatever the ranks: a block that straddles ranks is carried along, its four running lanes
+// passed from one rank to the next (a chain of point-to-point messages,
 // one per rank boundary that cuts a block; a rank sends before it waits whenever its range
 // covers more than one block, so the chain costs a few message latencies, not N/p additions
 // per rank in turn). The finished block sums are gathered on every rank and added in order. So
@@ -35,6 +37,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <span>
 #include <string>
@@ -62,6 +65,7 @@ class DistributedLorenz96 {
     DistributedBackend::use_layout(layout_);
     const Index blocks = (n + detail::kReductionBlock - 1) / detail::kReductionBlock;
     block_sums_.assign(static_cast<std::size_t>(blocks), 0.0);
+    block_lanes_.assign(static_cast<std::size_t>(blocks), Lanes{});
     gathered_.assign(static_cast<std::size_t>(blocks), 0.0);
     counts_.resize(static_cast<std::size_t>(comm.size()));
     for (int k = 0; k < comm.size(); ++k)
@@ -171,14 +175,9 @@ class DistributedLorenz96 {
   static void for_each_interior(Index m, RangeOp&& op) {
     detail::for_each_range(std::max<Index>(0, m - 4), [&](Index b, Index e) { op(b + 2, e + 2); });
   }
-  // The vjp's state part at interior indices, over __restrict pointers so that it vectorises
-  // (the serial problem fuses this loop with the forcing sum, which the sum's order here keeps
-  // apart); the values are lorenz96_vjp_value's, so the bits are the serial ones.
-  static void vjp_interior(const double* __restrict y, const double* __restrict v,
-                           double* __restrict out, Index begin, Index end) {
-    for (Index j = begin; j < end; ++j)
-      out[j] = detail::lorenz96_vjp_value(v[j - 1], v[j], v[j + 1], v[j + 2], y[j - 2], y[j - 1],
-                                          y[j + 1], y[j + 2]);
+  // The vjp's state part at interior indices: the serial problem's loop, hence its bits.
+  static void vjp_interior(const double* y, const double* v, double* out, Index begin, Index end) {
+    detail::lorenz96_vjp_interior(y, v, out, begin, end);
   }
 
   static std::shared_ptr<RowLayout> make_layout(Index n, Communicator comm) {
@@ -204,29 +203,38 @@ class DistributedLorenz96 {
     const Index first = lo / block, last = (hi - 1) / block;
     const bool incoming = lo % block != 0;            // rank − 1 holds the start of `first`
     const bool outgoing = hi < n && hi % block != 0;  // rank + 1 holds the end of `last`
-    auto segment = [&](Index b, double running) {     // `running` + this rank's part of block b
-      const Index begin = std::max(lo, b * block), end = std::min(hi, (b + 1) * block);
-      for (Index i = begin; i < end; ++i) running = running + v[i - lo];
-      return running;
+    // `lanes` + this rank's part of block b, each index into its lane as detail::lane_sum puts it.
+    auto segment = [&](Index b, Lanes lanes) {
+      const Index start = b * block;
+      const Index begin = std::max(lo, start), end = std::min(hi, start + block);
+      for (Index i = begin; i < end; ++i) {
+        double& lane = lanes[static_cast<std::size_t>((i - start) & 3)];
+        lane = lane + v[i - lo];
+      }
+      return lanes;
     };
-    double* sums = block_sums_.data();  // sums[b − first] for this rank's blocks
-    for (Index b = incoming ? first + 1 : first; b <= last; ++b) sums[b - first] = segment(b, 0.0);
+    Lanes* lanes = block_lanes_.data();  // lanes[b − first] for this rank's blocks
+    for (Index b = incoming ? first + 1 : first; b <= last; ++b)
+      lanes[b - first] = segment(b, Lanes{});
     auto send_last = [&] {
-      comm.exchange(rank + 1, std::span<const double>(sums + (last - first), 1), MPI_PROC_NULL,
+      comm.exchange(rank + 1, std::span<const double>(lanes[last - first].data(), 4), MPI_PROC_NULL,
                     std::span<double>(), kCarryTag);
     };
     // Send first when the block going on does not wait for one coming in: the chain then costs
     // a message latency per rank boundary, not a rank's whole sum in turn.
     if (outgoing && !(incoming && first == last)) send_last();
     if (incoming) {
-      double carried = 0.0;
+      Lanes carried{};
       comm.exchange(MPI_PROC_NULL, std::span<const double>(), rank - 1,
-                    std::span<double>(&carried, 1), kCarryTag);
-      sums[0] = segment(first, carried);
+                    std::span<double>(carried.data(), 4), kCarryTag);
+      lanes[0] = segment(first, carried);
       if (outgoing && first == last) send_last();
     }
     // The blocks finished here are this rank's blocks, less the last one when it goes on.
     const Index finished = (last - first + 1) - (outgoing ? 1 : 0);
+    double* sums = block_sums_.data();
+    for (Index b = 0; b < finished; ++b)
+      sums[b] = (lanes[b][0] + lanes[b][1]) + (lanes[b][2] + lanes[b][3]);
     comm.all_gather(std::span<const double>(sums, static_cast<std::size_t>(finished)), counts_,
                     std::span<double>(gathered_));
     double total = 0.0;
@@ -242,6 +250,8 @@ class DistributedLorenz96 {
   Lorenz96<> serial_;  // sizes and checks of the serial problem
   std::shared_ptr<RowLayout> layout_;
   RowHalo halo_;  // the ring's rows before and after this rank's: of y; of the cotangent
+  using Lanes = std::array<double, 4>;
+  mutable std::vector<Lanes> block_lanes_;  // the four running lanes of this rank's blocks
   mutable std::vector<double> block_sums_, gathered_;
   std::vector<int> counts_;  // finished blocks per rank, for the gather
 };

@@ -70,7 +70,7 @@ class RowLayout {
   template <class RowOp>
   void for_each_local_row(RowOp&& op) const {
     const Index rows = local_rows();
-    detail::parallel_indices(rows, detail::threads_for(rows, detail::kParallelMinIndices), op);
+    detail::parallel_indices(rows, detail::threads_for_rows(rows, fields_ * row_length_), op);
   }
   // The number of row blocks this rank holds (fields × local rows), field by field.
   Index local_blocks() const { return fields_ * local_rows(); }
@@ -87,7 +87,7 @@ class RowLayout {
   Sums<K> fold_rows(Partial&& partial) const {
     const Index blocks = local_blocks();
     std::vector<double>& mine = scratch(0, blocks * K);
-    const int threads = detail::threads_for(blocks, detail::kParallelMinIndices);
+    const int threads = detail::threads_for_rows(blocks, row_length_);
     detail::parallel_indices(blocks, threads, [&](Index b) {
       const Sums<K> s = partial(b);
       for (int j = 0; j < K; ++j) mine[static_cast<std::size_t>(b * K + j)] = s.v[j];

@@ -181,9 +181,9 @@ class Brusselator2D {
   }
 
  private:
-  // Rows run on several threads for grids of detail::kParallelMinIndices rows and more; each row
-  // writes only its own cells.
-  int row_threads() const { return detail::threads_for(n_, detail::kParallelMinIndices); }
+  // Rows run on several threads for grids of detail::kParallelMinElements values and more; each
+  // row writes only its own cells (both species: 2n values).
+  int row_threads() const { return detail::threads_for_rows(n_, 2 * n_); }
   template <class RowOp>
   void for_each_row(RowOp&& op) const {
     detail::parallel_indices(n_, row_threads(), op);

@@ -301,6 +301,7 @@ struct GrayScottRhsRowKernel {
   const double* theta;
   double* f;
   Index n, cells;
+  Index elements_per_index() const { return 2 * n; }  // a row of u and one of v
 
   void operator()(Index r) const {
     const GrayScottRow row(r, n);
@@ -321,6 +322,7 @@ struct GrayScottVjpRowKernel {
   const double* a;
   double* out;
   Index n, cells;
+  Index elements_per_index() const { return 2 * n; }  // a row of u and one of v
 
   Sums<4> operator()(Index r) const {
     const GrayScottRow row(r, n);

@@ -227,6 +227,7 @@ struct Heat2DRhsRowKernel {
   const double* zero_row;  // n zeros
   double* f;
   Index n;
+  Index elements_per_index() const { return n; }  // one row of the grid
 
   void operator()(Index r) const {
     const Heat2DRows u(y, zero_row, r, n);
@@ -297,6 +298,7 @@ struct Heat2DVjpRowKernel {
   const double* zero_row;
   double* out;
   Index n;
+  Index elements_per_index() const { return n; }  // one row of the grid
 
   Sums<2> operator()(Index r) const {
     const Heat2DRows ar(a, zero_row, r, n);
