@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -145,6 +146,44 @@ TEST(MemorySnapshotStore, StatisticsCountStoresRestoresAndPeakBytes) {
   EXPECT_FALSE(statistics.asynchronous);
   EXPECT_EQ(statistics.io.writes, 0);
   EXPECT_EQ(statistics.io.staging_bytes, 0);
+}
+
+TEST(MemorySnapshotStore, InPlaceSlotsAreCheckedAndCountedLikeStoresAndRestores) {
+  Store store(6, kSize);
+  store.store(0, 1, state_of(1), carry_of(1));
+  // Slots 2–4 filled in place with y_7's "stages", then read back in place.
+  std::span<B::Vector> into = store.free_slots_for_writing(2, 3, 7);
+  ASSERT_EQ(into.size(), 3u);
+  for (std::size_t i = 0; i < into.size(); ++i) into[i] = state_of(70 + static_cast<Index>(i));
+  for (int i = 0; i < 3; ++i) store.stored_in_place(2 + i, 7, carry_of(7));
+  EXPECT_EQ(store.slots_in_use(), 4);
+  Carry meta;
+  const std::span<const B::Vector> from = store.held_slots(2, 3, 7, meta);
+  EXPECT_EQ(meta.step, carry_of(7).step);
+  for (std::size_t i = 0; i < from.size(); ++i)
+    EXPECT_TRUE(same_bits(from[i], state_of(70 + static_cast<Index>(i))));
+  const SnapshotStoreStatistics statistics = store.statistics();
+  EXPECT_EQ(statistics.memory_stores, 4);
+  EXPECT_EQ(statistics.memory_restores, 3);
+  // The same misuse as store and restore is refused.
+  EXPECT_NE(invalid_argument([&] { store.free_slots_for_writing(1, 2, 9); }).find("holds y_7"),
+            std::string::npos);
+  EXPECT_NE(invalid_argument([&] { store.free_slots_for_writing(4, 3, 9); }).find("[4, 7)"),
+            std::string::npos);
+  EXPECT_NE(invalid_argument([&] { store.held_slots(2, 3, 8, meta); }).find("not y_8"),
+            std::string::npos);
+  EXPECT_NE(invalid_argument([&] { store.held_slots(4, 2, 7, meta); }).find("is empty"),
+            std::string::npos);
+  EXPECT_NE(invalid_argument([&] { store.stored_in_place(0, 9, carry_of(9)); }).find("holds y_1"),
+            std::string::npos);
+  // reset() empties every slot and zeroes the counts, keeping the memory.
+  const B::Vector* kept = &into[0];
+  store.reset();
+  EXPECT_EQ(store.slots_in_use(), 0);
+  EXPECT_EQ(store.statistics().memory_stores, 0);
+  EXPECT_EQ(store.statistics().memory_restores, 0);
+  EXPECT_EQ(store.peak_bytes(), 0);
+  EXPECT_EQ(&store.free_slots_for_writing(2, 1, 0)[0], kept);
 }
 
 TEST(MemorySnapshotStore, SlotOutOfRangeIsRefused) {

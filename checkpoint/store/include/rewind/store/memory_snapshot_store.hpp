@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -42,7 +43,12 @@ class MemorySnapshotStore final : public SnapshotStore<B, Meta> {
     held_values_ = states_.empty() ? state_size : host_size<B>(states_.front());
   }
 
+  // Empties every slot and zeroes the statistics, keeping the memory: a driver that runs again
+  // with the same slots reuses its store instead of allocating (and first touching) it anew.
+  void reset() { slots_.reset(); }
+
   int slots() const override { return slots_.size(); }
+  Index state_size() const { return state_size_; }
   bool occupied(int slot) const { return slots_.occupied(slot); }
   int slots_in_use() const { return slots_.in_use(); }
   int peak_slots_in_use() const { return slots_.peak_in_use(); }
@@ -75,6 +81,36 @@ class MemorySnapshotStore final : public SnapshotStore<B, Meta> {
 
   void free(int slot) override { slots_.freed(slots_.check_free(slot)); }
 
+  // In place, for values a caller computes straight into the store (the adjoint driver's stage
+  // snapshots: a step's stage values are written where they are kept, and read from there by
+  // its reverse step — no copy on either side, with the same checks as store and restore).
+  //
+  // The vectors of the `count` slots from `first`, each free (checked); fill them, then record
+  // each with stored_in_place.
+  std::span<Vector> free_slots_for_writing(int first, int count, Index step) {
+    check_run(first, count);
+    for (int i = 0; i < count; ++i) slots_.check_store(first + i, step);
+    return std::span<Vector>(states_.data() + first, static_cast<std::size_t>(count));
+  }
+  // Records that slot `slot`, filled through free_slots_for_writing, now holds y_step's values.
+  void stored_in_place(int slot, Index step, const Meta& meta) {
+    const std::size_t s = slots_.check_store(slot, step);
+    if (step < 0) detail::fail<InvalidArgument>("snapshot of step ", step, " < 0");
+    meta_[s] = meta;
+    slots_.stored(s, step);
+  }
+  // The vectors of the `count` slots from `first`, each holding y_step (checked, each counted as
+  // a restore); `meta` gets the first one's metadata. Valid until those slots are freed.
+  std::span<const Vector> held_slots(int first, int count, Index step, Meta& meta) {
+    check_run(first, count);
+    for (int i = 0; i < count; ++i) {
+      slots_.check_restore(first + i, step);
+      slots_.restored();
+    }
+    meta = meta_[static_cast<std::size_t>(first)];
+    return std::span<const Vector>(states_.data() + first, static_cast<std::size_t>(count));
+  }
+
   SnapshotStoreStatistics statistics() const override {
     SnapshotStoreStatistics statistics;
     statistics.memory_stores = slots_.stores();
@@ -89,6 +125,12 @@ class MemorySnapshotStore final : public SnapshotStore<B, Meta> {
     if (slots < 1) detail::fail<InvalidArgument>("snapshot store needs >= 1 slot, got ", slots);
     if (state_size < 0) detail::fail<InvalidArgument>("state size ", state_size, " must be >= 0");
     return slots;
+  }
+
+  void check_run(int first, int count) const {
+    if (count < 1 || first < 0 || first > slots() - count)
+      detail::fail<InvalidArgument>("snapshot slots [", first, ", ", first + count,
+                                    ") are not all in [0, ", slots(), ")");
   }
 
   Index state_size_;

@@ -12,6 +12,8 @@
 //   slots.freed(slots.check_free(3));
 #pragma once
 
+#include <algorithm>
+
 #include <cstddef>
 #include <vector>
 
@@ -80,6 +82,12 @@ class SnapshotSlots {
     if (++in_use_ > peak_in_use_) peak_in_use_ = in_use_;
   }
   void restored() { ++restores_; }
+  // Every slot free and every count zero, as when constructed.
+  void reset() {
+    std::fill(steps_.begin(), steps_.end(), Index{-1});
+    in_use_ = peak_in_use_ = 0;
+    stores_ = restores_ = 0;
+  }
   void freed(std::size_t s) {
     steps_[s] = -1;
     --in_use_;

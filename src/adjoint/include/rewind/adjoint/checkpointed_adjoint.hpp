@@ -11,7 +11,8 @@
 // The run is planned once (rwd::CheckpointPlan, rewind/schedule/checkpoint_plan.hpp): the driver
 // executes the plan's action stream (rewind/schedule/action.hpp: advance, store, restore,
 // reverse, free) on the store the plan asks for (rwd::make_snapshot_store): memory slots in a
-// MemorySnapshotStore allocated up front, disk slots (two-level schedules, or any schedule
+// MemorySnapshotStore allocated up front (and kept by the driver for its next run while the slot
+// count and state size stay the same), disk slots (two-level schedules, or any schedule
 // wrapped by on_disk()) in an HDF5 file in options.disk.directory, written behind and read ahead
 // by a background thread. A copy of the plan's schedule runs ahead (RestoreLookahead) so each
 // disk snapshot is being read while the computation before its restore still runs. Contract: on a
@@ -211,7 +212,8 @@ class CheckpointedAdjoint {
     auto* online = dynamic_cast<OnlineSchedule*>(&schedule_ref);
     result.counting_steps = plan && !run_end_.length_known() ? steps : 0;
     Summary& summary = result.summary;
-    std::unique_ptr<SnapshotStore<B, Carry>> store;
+    std::unique_ptr<SnapshotStore<B, Carry>> own_store;  // a store with a disk or host level
+    SnapshotStore<B, Carry>* store = nullptr;            // own_store, or the reused memory store
     std::optional<RestoreLookahead> lookahead, host_lookahead;  // disk; host (three levels)
     // Unknown length: the monitor thins its samples as the run grows.
     DriftMonitor<B> drift(steps, host_size<B>(y0), options_.drift_policy,
@@ -231,13 +233,23 @@ class CheckpointedAdjoint {
         disk.progress_bytes = ResumePoint::capacity(schedule_ref.slots(), host_size<B>(y0),
                                                     host_size<B>(theta), drift.saved_bytes());
       }
-      store = make_snapshot_store<B, Carry>(*plan, n, disk, process_slice<B>(y0), options_.levels);
+      if (plan->kind != ScheduleKind::three_level && plan->host_slots_used == 0 &&
+          plan->disk_slots_used == 0) {
+        store = &reusable_memory_store(static_cast<int>(plan->memory_slots_used), n);
+      } else {
+        own_store =
+            make_snapshot_store<B, Carry>(*plan, n, disk, process_slice<B>(y0), options_.levels);
+        store = own_store.get();
+      }
       lookahead = make_restore_lookahead(*plan);
       host_lookahead = make_host_restore_lookahead(*plan);
     } else {
       if (!online) detail::fail<InvalidArgument>("a run without a plan needs the online schedule");
-      store = std::make_unique<MemorySnapshotStore<B, Carry>>(online->slots(), n);
+      store = &reusable_memory_store(online->slots(), n);
     }
+    // The reused memory store, whose slots stage snapshots are computed into directly.
+    MemorySnapshotStore<B, Carry>* const in_place =
+        store == memory_store_.get() ? memory_store_.get() : nullptr;
     Schedule* schedule = &schedule_ref;
     schedule->reset();
     const auto counted = stepper_.counters();
@@ -437,17 +449,21 @@ class CheckpointedAdjoint {
                                             " but the state is y_", carry.step);
             const bool first = carry.step >= reached;
             const Carry at = carry;
+            // In memory the stage values are computed straight into their slots.
+            const std::span<Vector> into =
+                in_place ? in_place->free_slots_for_writing(action.slot, stages.units, at.step)
+                         : std::span<Vector>(stages.vectors);
             if (carry.step == steps - 1) {
               // The last step: y_l closes the run; the state kept is y_{l−1}, which nothing reads.
               Carry last = carry;
               B::copy(y, y_final_);
-              stepper_.step_keeping_stages(y_final_, last, theta, stages.vectors);
+              stepper_.step_keeping_stages(y_final_, last, theta, into);
               if (options_.check_finite) detail::require_finite_state<B>(y_final_, last);
               if (!terminal_done) close_run(y, carry, theta, last, grad, lambda, loss);
               terminal_done = true;
               reached = steps;
             } else {
-              stepper_.step_keeping_stages(y, carry, theta, stages.vectors);
+              stepper_.step_keeping_stages(y, carry, theta, into);
               if (options_.check_finite) detail::require_finite_state<B>(y, carry);
               if (carry.step > reached) {
                 reached = carry.step;
@@ -459,8 +475,10 @@ class CheckpointedAdjoint {
             }
             ++advances;
             for (int i = 0; i < stages.units; ++i) {
-              store->store(action.slot + i, at.step, stages.vectors[static_cast<std::size_t>(i)],
-                           at);
+              if (in_place)
+                in_place->stored_in_place(action.slot + i, at.step, at);
+              else
+                store->store(action.slot + i, at.step, into[static_cast<std::size_t>(i)], at);
               held_[static_cast<std::size_t>(action.slot + i)] = at.step;
             }
             stages.head(action.slot) = true;
@@ -477,16 +495,21 @@ class CheckpointedAdjoint {
                                               " from the stages in slot ", action.slot,
                                               " with the adjoint at step ", adjoint_at);
               Carry at;
-              for (int i = 0; i < stages.units; ++i) {
-                store->restore(action.slot + i, action.step,
-                               stages.vectors[static_cast<std::size_t>(i)], at);
-                if (at.step != action.step)
-                  detail::fail<StorageError>("the stages of step ", action.step, " in slot ",
-                                             action.slot + i, " carry step ", at.step);
+              std::span<const Vector> from;
+              if (in_place) {
+                from = in_place->held_slots(action.slot, stages.units, action.step, at);
+              } else {
+                for (int i = 0; i < stages.units; ++i)
+                  store->restore(action.slot + i, action.step,
+                                 stages.vectors[static_cast<std::size_t>(i)], at);
+                from = stages.vectors;
               }
-              stepper_.adjoint_step_from_stages(stages.vectors, at, theta, lambda, mu);
+              if (at.step != action.step)
+                detail::fail<StorageError>("the stages of step ", action.step, " in slot ",
+                                           action.slot, " carry step ", at.step);
+              stepper_.adjoint_step_from_stages(from, at, theta, lambda, mu);
               if (objective_.observes(at.step)) {
-                objective_.observation(at.step, at.t, stages.vectors[0], grad);
+                objective_.observation(at.step, at.t, from[0], grad);
                 B::axpy(1.0, grad, lambda);
               }
               if (options_.check_finite) detail::require_finite_adjoint<B>(lambda, mu, at);
@@ -778,6 +801,23 @@ class CheckpointedAdjoint {
   Objective<Backend> objective_;
   CheckpointOptions options_;
   detail::RunEnd<Stepper> run_end_;
+  // The memory store of the last memory-only run, kept for the next: a store of many slots
+  // (store-all with stages holds l·s states) costs more to allocate and first touch than the
+  // forward sweep that fills it, so it is allocated again only when the slots or the state size
+  // change — as StoreAllAdjoint keeps its stored states. Emptied (reset) before each run.
+  MemorySnapshotStore<B, Carry>& reusable_memory_store(int slots, Index state_size) {
+    slots = std::max(slots, 1);
+    if (memory_store_ && memory_store_->slots() == slots &&
+        memory_store_->state_size() == state_size) {
+      memory_store_->reset();
+    } else {
+      memory_store_.reset();  // the old one goes first: never both at once
+      memory_store_ = std::make_unique<MemorySnapshotStore<B, Carry>>(slots, state_size);
+    }
+    return *memory_store_;
+  }
+  std::unique_ptr<MemorySnapshotStore<B, Carry>> memory_store_;
+
   Vector y_final_;
   std::vector<Index> held_;  // the step each schedule slot holds, −1 when free (resumable runs)
   double final_t_ = 0.0;
