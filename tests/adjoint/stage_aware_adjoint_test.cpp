@@ -84,6 +84,9 @@ void check_stage_plans(const P& problem, const char* method, const StepControl& 
       if (name == "store-all-stages") {
         EXPECT_EQ(result.summary.forward_steps, l);  // nothing re-run
         EXPECT_EQ(plan.stage_reverses, l);
+        // Nothing replayed, so nothing to check: only y_0 is fingerprinted.
+        EXPECT_GT(result.drift.sampling_stride, l);
+        EXPECT_EQ(result.drift.replayed_steps_checked, 0);
       }
       EXPECT_LE(result.summary.storage.peak_memory_bytes,
                 plan.snapshots * (B::size(y0) * 8 + static_cast<Index>(sizeof(Carry))));

@@ -215,9 +215,14 @@ class CheckpointedAdjoint {
     std::unique_ptr<SnapshotStore<B, Carry>> own_store;  // a store with a disk or host level
     SnapshotStore<B, Carry>* store = nullptr;            // own_store, or the reused memory store
     std::optional<RestoreLookahead> lookahead, host_lookahead;  // disk; host (three levels)
-    // Unknown length: the monitor thins its samples as the run grows.
+    // Unknown length: the monitor thins its samples as the run grows. A plan that advances no
+    // step twice (every state or every step's stages kept) never replays, so nothing could be
+    // checked: the monitor then fingerprints y_0 alone instead of every step — a fingerprint
+    // (a 4-way projection and a hash of the state) costs a sizeable part of a step. Resumable
+    // runs keep theirs: a resumed process checks the states it rebuilds against them.
+    const bool never_replays = plan && plan->advances <= plan->steps && !options_.disk.resume;
     DriftMonitor<B> drift(steps, host_size<B>(y0), options_.drift_policy,
-                          options_.max_fingerprints);
+                          never_replays ? Index{1} : options_.max_fingerprints);
     if (plan) {
       detail::require_observed_steps_planned(objective_, steps);
       if (plan->steps != steps)
