@@ -145,40 +145,10 @@ void forward_benchmark(benchmark::State& state, const P& problem, Case c) {
   state.counters["allocs/run"] = static_cast<double>(allocs);
 }
 
+// Times `run` (one gradient) against a forward run of `stepper`, side by side per iteration.
 template <class P, class Stepper, class Objective, class Run>
-void measure_gradient(benchmark::State& state, const P& problem, Case c, Stepper& stepper,
-                      const Objective& objective, const Vec& y0, const Vec& theta, Run&& run);
-
-// How the gradient keeps what its reverse sweep needs.
-enum class Stored {
-  states,  // StoreAllAdjoint: every state; each reverse step re-runs its forward step
-  stages,  // CheckpointedAdjoint with store_all_stages_schedule: every step's stage values;
-           // the reverse sweep re-runs nothing
-};
-
-template <class P>
-void gradient_benchmark(benchmark::State& state, const P& problem, Case c, Stored stored) {
-  using Stepper = rwd::ExplicitRungeKutta<P>;
-  Stepper stepper(problem, rwd::ButcherTableau::rk4(), rwd::StepControl::fixed(0.0, c.dt, c.steps));
-  const auto objective = rwd::Objective<B>::terminal_squared_norm();
-  const Vec theta = problem.default_parameters();
-  const Vec y0 = problem.default_initial_state();
-  if (stored == Stored::states) {
-    rwd::StoreAllAdjoint driver(stepper, objective);
-    measure_gradient(state, problem, c, stepper, objective, y0, theta,
-                     [&] { return driver.run(y0, theta); });
-  } else {
-    rwd::CheckpointedAdjoint driver(stepper, objective);
-    const rwd::Planner stages = rwd::store_all_stages_schedule(stepper.stage_count());
-    measure_gradient(state, problem, c, stepper, objective, y0, theta,
-                     [&] { return driver.run(y0, theta, stages); });
-  }
-}
-
-template <class P, class Stepper, class Objective, class Run>
-void measure_gradient(benchmark::State& state, const P& problem, Case c, Stepper& stepper,
+void measure_gradient(benchmark::State& state, const P& problem, Stepper& stepper,
                       const Objective& objective, const Vec& y0, const Vec& theta, Run&& run) {
-  (void)c;
   {  // warm-up: allocates and touches the stored states, checks the gradient is finite
     const auto r = run();
     if (!B::all_finite(r.grad_y0) || !B::all_finite(r.grad_theta)) {
@@ -235,6 +205,32 @@ void measure_gradient(benchmark::State& state, const P& problem, Case c, Stepper
   state.counters["vjp/step"] = static_cast<double>(summary.vjp_evaluations) / steps;
   state.counters["allocs/run"] = static_cast<double>(allocs);
   state.counters["stored_MiB"] = static_cast<double>(summary.storage.peak_memory_bytes) / (1 << 20);
+}
+
+// How the gradient keeps what its reverse sweep needs.
+enum class Stored {
+  states,  // StoreAllAdjoint: every state; each reverse step re-runs its forward step
+  stages,  // CheckpointedAdjoint with store_all_stages_schedule: every step's stage values;
+           // the reverse sweep re-runs nothing
+};
+
+template <class P>
+void gradient_benchmark(benchmark::State& state, const P& problem, Case c, Stored stored) {
+  using Stepper = rwd::ExplicitRungeKutta<P>;
+  Stepper stepper(problem, rwd::ButcherTableau::rk4(), rwd::StepControl::fixed(0.0, c.dt, c.steps));
+  const auto objective = rwd::Objective<B>::terminal_squared_norm();
+  const Vec theta = problem.default_parameters();
+  const Vec y0 = problem.default_initial_state();
+  if (stored == Stored::states) {
+    rwd::StoreAllAdjoint driver(stepper, objective);
+    measure_gradient(state, problem, stepper, objective, y0, theta,
+                     [&] { return driver.run(y0, theta); });
+  } else {
+    rwd::CheckpointedAdjoint driver(stepper, objective);
+    const rwd::Planner stages = rwd::store_all_stages_schedule(stepper.stage_count());
+    measure_gradient(state, problem, stepper, objective, y0, theta,
+                     [&] { return driver.run(y0, theta, stages); });
+  }
 }
 
 // ---- the pieces of one step --------------------------------------------------------------------

@@ -79,6 +79,14 @@ void expect_same_bits(const CheckpointedResult<B::Vector>& a,
   EXPECT_TRUE(a.y_final == b.y_final);
 }
 
+// Options of a resumable run with its snapshot file in `directory`.
+CheckpointOptions resumable_in(const std::filesystem::path& directory) {
+  CheckpointOptions options;
+  options.disk.directory = directory;
+  options.disk.resume = true;
+  return options;
+}
+
 struct Interruption {
   Index at_call;  // rhs call (counted from the start of that attempt) at which to stop
   bool crash;     // throw from inside the step instead of requesting a stop
@@ -89,9 +97,7 @@ struct Interruption {
 CheckpointedResult<B::Vector> run_interrupted(Lorenz96Run& s, const Planner& planner,
                                               const std::filesystem::path& directory,
                                               const std::vector<Interruption>& interruptions) {
-  CheckpointOptions options;
-  options.disk.directory = directory;
-  options.disk.resume = true;
+  CheckpointOptions options = resumable_in(directory);
   options.drift_policy = DriftPolicy::fail;
   options.progress_interval_seconds = 0.0;  // a record at every disk store and restore
   for (const Interruption& stop : interruptions) {
@@ -196,9 +202,7 @@ TEST(ResumedRun, WithoutResumeAStopKeepsNothing) {
 TEST(ResumedRun, AFileOfAnotherConfigurationIsRefusedNamingTheDifference) {
   Lorenz96Run s;
   ScratchDirectory scratch;
-  CheckpointOptions options;
-  options.disk.directory = scratch.path();
-  options.disk.resume = true;
+  CheckpointOptions options = resumable_in(scratch.path());
   options.disk.identity = "problem = lorenz96\n";
   clear_stop_request();
   s.problem.hook = [](Index call) {
@@ -243,9 +247,7 @@ TEST(ResumedRun, AFileOfAnotherConfigurationIsRefusedNamingTheDifference) {
 TEST(ResumedRun, AHalfCreatedFileIsReplacedAndADamagedOneRefused) {
   Lorenz96Run s;
   ScratchDirectory scratch;
-  CheckpointOptions options;
-  options.disk.directory = scratch.path();
-  options.disk.resume = true;
+  CheckpointOptions options = resumable_in(scratch.path());
   const std::filesystem::path file = scratch.path() / "rewind-resume.h5";
   std::filesystem::path creating = file;
   creating += ".creating";
@@ -284,9 +286,7 @@ TEST(ResumedRun, AHalfCreatedFileIsReplacedAndADamagedOneRefused) {
 TEST(ResumedRun, NeedsSnapshotsOnDisk) {
   Lorenz96Run s;
   ScratchDirectory scratch;
-  CheckpointOptions options;
-  options.disk.directory = scratch.path();
-  options.disk.resume = true;
+  CheckpointOptions options = resumable_in(scratch.path());
   CheckpointedAdjoint driver(s.stepper, s.objective, options);
   const std::string message = testing::error_message<InvalidArgument>(
       [&] { driver.run(s.y0, s.theta, revolve_schedule(6)); });

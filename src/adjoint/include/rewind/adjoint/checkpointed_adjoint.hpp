@@ -216,11 +216,16 @@ class CheckpointedAdjoint {
     SnapshotStore<B, Carry>* store = nullptr;            // own_store, or the reused memory store
     std::optional<RestoreLookahead> lookahead, host_lookahead;  // disk; host (three levels)
     // Unknown length: the monitor thins its samples as the run grows. A plan that advances no
-    // step twice (every state or every step's stages kept) never replays, so nothing could be
-    // checked: the monitor then fingerprints y_0 alone instead of every step — a fingerprint
-    // (a 4-way projection and a hash of the state) costs a sizeable part of a step. Resumable
-    // runs keep theirs: a resumed process checks the states it rebuilds against them.
-    const bool never_replays = plan && plan->advances <= plan->steps && !options_.disk.resume;
+    // step twice never replays, so nothing could be checked: the monitor then fingerprints y_0
+    // alone instead of every step — a fingerprint (a 4-way projection and a hash of the state)
+    // costs a sizeable part of a step. The first sweep alone advances steps 0 … l−2, and step
+    // l−1 too when every step is reversed from its stages; so at most l−1 advances (l in that
+    // case) leave none for a replay. Resumable runs keep their fingerprints: a resumed process
+    // checks the states it rebuilds against them.
+    const bool never_replays =
+        plan && !options_.disk.resume &&
+        (plan->advances <= plan->steps - 1 ||
+         (plan->stage_reverses == plan->steps && plan->advances <= plan->steps));
     DriftMonitor<B> drift(steps, host_size<B>(y0), options_.drift_policy,
                           never_replays ? Index{1} : options_.max_fingerprints);
     if (plan) {
