@@ -44,6 +44,13 @@ TEST_F(ThrustGradientsCuda, Heat2DMatchesTheCpu) {
 TEST_F(ThrustGradientsCuda, Lorenz96MatchesTheCpu) {
   expect_close_to_eigen<Lorenz96>("rk4", rk4_steps(100), 1e-12, Index{20000});
 }
+// Every explicit Runge–Kutta method's step and exact adjoint step on device vectors.
+TEST_F(ThrustGradientsCuda, EveryRungeKuttaMethodMatchesTheCpu) {
+  for (const std::string& method : ButcherTableau::names()) {
+    SCOPED_TRACE(method);
+    expect_close_to_eigen<Lorenz96>(method.c_str(), rk4_steps(80), 1e-12, Index{20000});
+  }
+}
 TEST_F(ThrustGradientsCuda, Lorenz96AdaptiveMatchesTheCpu) {
   expect_close_to_eigen<Lorenz96>("tsit5", StepControl::adaptive(0.0, 1.0, 1e-8, 1e-10), 1e-10,
                                   Index{2000});

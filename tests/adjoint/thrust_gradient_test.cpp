@@ -4,6 +4,8 @@
 // and adaptive, and store-all and revolve give the same bits.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/problems/heat2d.hpp"
 #include "rewind/problems/lorenz96.hpp"
@@ -14,6 +16,12 @@ namespace {
 
 TEST(ThrustBackendGradients, Lorenz96Fixed) {
   expect_close_to_eigen<Lorenz96>("rk4", rk4_steps(100), 1e-12, Index{64});
+}
+TEST(ThrustBackendGradients, EveryRungeKuttaMethod) {
+  for (const std::string& method : ButcherTableau::names()) {
+    SCOPED_TRACE(method);
+    expect_close_to_eigen<Lorenz96>(method.c_str(), rk4_steps(60), 1e-12, Index{64});
+  }
 }
 TEST(ThrustBackendGradients, Lorenz96Adaptive) {
   expect_close_to_eigen<Lorenz96>("tsit5", StepControl::adaptive(0.0, 1.0, 1e-8, 1e-10), 1e-11,

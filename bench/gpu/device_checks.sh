@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# bench/gpu/device_checks.sh — every check and benchmark of rewind's GPU path, in one run on a GPU
+# machine (made for the workplace's device machine: an H100, no Debian -dev packages, ~6 minutes).
+#
+#   bench/gpu/bundle_binaries.sh                 # here: the programs and their libraries
+#   bench/gpu/device_checks.sh [OUTDIR]          # there, with bench/gpu/bundle carried
+#
+# Writes into OUTDIR (default $OUT, else ./device-out): checks.log (everything, in order),
+# tests.log (the CUDA GoogleTest suites), roofline.json, runs.jsonl (one `rewind run --json`
+# per line, each with its "label"), sanitizer.log. Each step has a time limit and a failing step
+# does not stop the ones after it; the last line of checks.log counts the failures.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-${OUT:-$root/device-out}}
+mkdir -p "$out"
+work=$(mktemp -d)
+tar -C "$work" -xJf "$root/bench/gpu/bundle/rewind-gpu.tar.xz" || { echo "no bundle" >&2; exit 1; }
+export LD_LIBRARY_PATH=$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=$work/bin:/usr/local/cuda/bin:$PATH
+export OMP_WAIT_POLICY=passive
+log=$out/checks.log
+failures=0
+step() {  # step SECONDS LABEL command… — output appended to checks.log
+  local limit=$1 label=$2
+  shift 2
+  echo "=== $label ($(date -u +%T))" | tee -a "$log"
+  local t0=$(date +%s.%N)
+  timeout "$limit" "$@" >>"$log" 2>&1
+  local rc=$?
+  echo "=== $label: exit $rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}') s" | tee -a "$log"
+  [ $rc -eq 0 ] || failures=$((failures + 1))
+}
+run_json() {  # run_json LABEL rewind-run-arguments… — one JSON line in runs.jsonl
+  local label=$1
+  shift
+  echo "=== run $label: rewind run $*" | tee -a "$log"
+  local t0=$(date +%s.%N)
+  if timeout 150 rewind run "$@" --no-fd-check --json >"$work/run.json" 2>>"$log"; then
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['label']=sys.argv[2]; \
+print(json.dumps(d))" "$work/run.json" "$label" >>"$out/runs.jsonl"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['stats']; \
+print('   loss', d['loss'], 'total', s['total_seconds'], 's, ratio', s.get('gradient_cost_ratio'), \
+'device', d.get('device'))" "$work/run.json" | tee -a "$log"
+  else
+    echo "=== run $label failed" | tee -a "$log"
+    failures=$((failures + 1))
+  fi
+  echo "=== run $label: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}') s" | tee -a "$log"
+}
+
+step 20 "machine" bash -c 'nvidia-smi; nproc; ldd --version | head -1; free -g | head -2'
+for t in thrust_fixed_reduction_cuda_test backend_conformance_cuda_test \
+         thrust_device_errors_cuda_test thrust_gradient_cuda_test three_level_cuda_test; do
+  step 120 "$t" bash -c "$t 2>&1 | tee -a '$out/tests.log' | tail -3"
+done
+step 120 "roofline" gray_scott_roofline --sizes 1024,4096 --steps 200 --alive-steps 4000 \
+  --gradient-size 1024 --gradient-steps 200 --json "$out/roofline.json"
+
+# Long horizons at 2×2048² (67 MB a state): the same device + pinned host levels for 10^3 and
+# 10^4 steps (device memory should not grow), every snapshot on the device for comparison, and
+# the three levels with a disk level under them.
+gs="gray_scott --n 2048 --backend cuda"
+run_json three_1k   $gs --steps 1000  --device-snapshots 8 --host-snapshots 64
+run_json three_10k  $gs --steps 10000 --device-snapshots 8 --host-snapshots 64
+run_json device_1k  $gs --steps 1000  --snapshots 72
+run_json store_all_gs1024 gray_scott --n 1024 --backend cuda --steps 500 --schedule store-all
+mkdir -p /tmp/rewind-disk
+run_json disk_1k    $gs --steps 1000  --device-snapshots 4 --host-snapshots 16 \
+  --disk /tmp/rewind-disk --disk-snapshots 64
+step 10 "disk level left nothing" bash -c 'ls -la /tmp/rewind-disk; [ -z "$(ls /tmp/rewind-disk)" ]'
+# The CPU, same machine: the Eigen backend on every core, and the thrust-cpp path.
+run_json cpu_gs1024 gray_scott --n 1024 --backend eigen --threads "$(nproc)" --steps 100 \
+  --schedule store-all
+step 60 "roofline on one CPU core (thrust-cpp)" gray_scott_roofline_cpu --sizes 256,1024 \
+  --steps 20 --alive-steps 20 --gradient-size 256 --gradient-steps 20
+# Bad input on the device.
+step 20 "a state larger than the device is refused" bash -c \
+  '! rewind run gray_scott --n 75000 --backend cuda --steps 2 --no-fd-check'
+step 20 "no device level and no host level is refused" bash -c \
+  '! rewind run gray_scott --n 64 --backend cuda --steps 20 --device-snapshots 0 --host-snapshots 0 --no-fd-check'
+# compute-sanitizer: memory errors and races of the device kernels and copies.
+step 120 "compute-sanitizer memcheck" bash -c "compute-sanitizer --tool memcheck --error-exitcode 9 \
+  three_level_cuda_test > '$out/sanitizer.log' 2>&1; r=\$?; \
+  compute-sanitizer --tool racecheck --error-exitcode 9 thrust_fixed_reduction_cuda_test \
+  >> '$out/sanitizer.log' 2>&1; exit \$((r + \$?))"
+echo "=== failures: $failures" | tee -a "$log"
