@@ -5,7 +5,8 @@
 # (git-ignored, about 15 MB).
 #
 #   cmake --build build --target rewind_cli gray_scott_roofline gray_scott_roofline_cpu \
-#       thrust_gradient_cuda_test three_level_cuda_test backend_conformance_cuda_test \
+#       thrust_gradient_cuda_test three_level_cuda_test drift_monitor_cuda_test \
+#       backend_conformance_cuda_test \
 #       thrust_device_errors_cuda_test thrust_fixed_reduction_cuda_test
 #   bench/gpu/bundle_binaries.sh [build]
 #   # on the GPU machine, with bench/gpu/bundle carried beside the working tree:
@@ -22,7 +23,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib" "$out"
 programs=(src/cli/rewind bench/gpu/gray_scott_roofline bench/gpu/gray_scott_roofline_cpu
-          tests/thrust_gradient_cuda_test tests/three_level_cuda_test
+          tests/thrust_gradient_cuda_test tests/three_level_cuda_test tests/drift_monitor_cuda_test
           tests/backend_conformance_cuda_test tests/thrust_device_errors_cuda_test
           tests/thrust_fixed_reduction_cuda_test)
 for p in "${programs[@]}"; do

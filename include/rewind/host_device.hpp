@@ -9,3 +9,21 @@
 #else
 #define REWIND_HOST_DEVICE
 #endif
+
+#include <cstdint>
+#include <cstring>
+
+namespace rwd {
+
+// The bits of a double, in host and device code alike.
+REWIND_HOST_DEVICE inline std::uint64_t double_bits(double x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint64_t>(__double_as_longlong(x));
+#else
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits;
+#endif
+}
+
+}  // namespace rwd

@@ -1,7 +1,8 @@
 // Contract 4, drift: a deterministic run reports exactly zero drift; a right-hand side that
 // changes its last bit when a step is re-evaluated is caught, at the right step, under every
 // policy (ignore records; warn records and warns, on stderr or through the program's warning
-// handler; fail throws naming the step).
+// handler; fail throws naming the step). Fingerprints do not depend on the backend that takes
+// them, and one flipped bit anywhere is seen (drift_fingerprint_checks.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "drift_fingerprint_checks.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/backend/thrust_backend.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/schedule/schedules.hpp"
@@ -117,6 +120,28 @@ TEST(DriftMonitor, FailPolicyThrowsNamingTheStep) {
   } catch (const DriftError& e) {
     EXPECT_NE(std::string(e.what()).find("step 21"), std::string::npos) << e.what();
   }
+}
+
+TEST(DriftMonitor, OneFlippedBitIsSeenAndTheHostFingerprintIsTheHosts) {
+  drift_checks::expect_fingerprints_match_the_host<EigenBackend>(300001);
+}
+TEST(DriftMonitor, FingerprintsOnTheThrustBackendAreTheHosts) {
+  drift_checks::expect_fingerprints_match_the_host<ThrustBackend>(300001);
+}
+
+TEST(DriftMonitor, FingerprintsOfAnotherSchemeAreRefused) {
+  DriftMonitor<B> monitor(/*steps=*/4, 3, DriftPolicy::ignore, 8);
+  B::Vector y = B::zeros(3);
+  monitor.record(0, y);
+  std::vector<std::byte> saved;
+  monitor.save(saved, 0);
+  DriftMonitor<B> again(4, 3, DriftPolicy::ignore, 8);
+  EXPECT_TRUE(again.load(saved));
+  // A fingerprint of the scheme before this one (no tag after the report): refused.
+  std::vector<std::byte> untagged(saved);
+  untagged.erase(untagged.begin() + sizeof(DriftReport),
+                 untagged.begin() + sizeof(DriftReport) + sizeof(std::uint64_t));
+  EXPECT_FALSE(again.load(untagged));
 }
 
 }  // namespace

@@ -143,6 +143,28 @@ struct FusedCombination {
   }
 };
 
+// FusedCombination with the number of terms known at compile time (1 … kMaxUnrolledTerms, every
+// Runge–Kutta tableau's combinations): the loop unrolls and every coefficient and pointer is read
+// straight from the kernel's parameters. Same operands, same order: the same bits.
+inline constexpr int kMaxUnrolledTerms = 8;
+
+template <bool kHasX, int kTerms>
+struct FixedCombination {
+  double* out;
+  const double* x;
+  double a;
+  double c[kTerms];
+  const double* v[kTerms];
+
+  REWIND_HOST_DEVICE void operator()(Index i) const {
+    double o = 0.0;
+    if constexpr (kHasX) o = a * x[i];
+#pragma unroll
+    for (int j = 0; j < kTerms; ++j) o += c[j] * v[j][i];
+    out[i] = o;
+  }
+};
+
 struct Plus {
   REWIND_HOST_DEVICE double operator()(double a, double b) const { return a + b; }
 };
@@ -224,6 +246,29 @@ inline void fits_on_device([[maybe_unused]] std::size_t count,
 #endif
 }
 
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+// f(i) for every i in [0, n): one thread per index, on the default stream (the one Thrust's
+// kernels and the snapshot copies' events use). rewind's element-wise kernels are launched this
+// way rather than through thrust::for_each_n, whose generic launch ran them at a fifth of the
+// copy bandwidth on an H100 (bench/results/gpu.md).
+inline constexpr int kThreadsPerBlock = 256;
+
+template <class F>
+__global__ void __launch_bounds__(kThreadsPerBlock) for_each_index_kernel(Index n, F f) {
+  const Index i = static_cast<Index>(blockIdx.x) * kThreadsPerBlock + threadIdx.x;
+  if (i < n) f(i);
+}
+
+template <class F>
+void launch_indices(const char* operation, Index n, const F& f) {
+  const Index blocks = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  if (blocks > 0x7fffffff)
+    detail::fail<InvalidArgument>(operation, ": ", n, " indices exceed one launch's grid");
+  for_each_index_kernel<<<static_cast<unsigned>(blocks), kThreadsPerBlock>>>(n, f);
+  cuda::check(cudaGetLastError(), operation);  // a launch that did not start
+}
+#endif
+
 }  // namespace thrust_detail
 
 struct ThrustBackend {
@@ -280,7 +325,7 @@ struct ThrustBackend {
     f.x = data(x);
     f.a = a;
     pack_terms(f, c, v, out.size());
-    launch_for_each("linear_combination", size(out), f);
+    launch_combination(f, size(out));
   }
   static void linear_combination(Vector& out, std::span<const double> c,
                                  std::span<const Vector* const> v) {
@@ -289,7 +334,7 @@ struct ThrustBackend {
     f.x = nullptr;
     f.a = 0.0;
     pack_terms(f, c, v, out.size());
-    launch_for_each("linear_combination", size(out), f);
+    launch_combination(f, size(out));
   }
 
   static double dot(const Vector& x, const Vector& y) {
@@ -355,9 +400,33 @@ struct ThrustBackend {
   template <class F>
   static void launch_for_each(const char* operation, Index n, const F& f) {
     if (n <= 0) return;
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+    thrust_detail::launch_indices(operation, n, f);
+#else
     thrust_detail::guarded(operation, [&] {
       thrust::for_each_n(thrust_detail::kNoWait, thrust::counting_iterator<Index>(0), n, f);
     });
+#endif
+  }
+
+  // A packed combination, launched as FixedCombination<kTerms> when its term count is one of
+  // 1 … kMaxUnrolledTerms, else as it is.
+  template <bool kHasX, int kTerms = 1>
+  static void launch_combination(const thrust_detail::FusedCombination<kHasX>& f, Index n) {
+    if constexpr (kTerms <= thrust_detail::kMaxUnrolledTerms) {
+      if (f.terms != kTerms) return launch_combination<kHasX, kTerms + 1>(f, n);
+      thrust_detail::FixedCombination<kHasX, kTerms> fixed{};
+      fixed.out = f.out;
+      fixed.x = f.x;
+      fixed.a = f.a;
+      for (int j = 0; j < kTerms; ++j) {
+        fixed.c[j] = f.c[j];
+        fixed.v[j] = f.v[j];
+      }
+      launch_for_each("linear_combination", n, fixed);
+    } else {
+      launch_for_each("linear_combination", n, f);
+    }
   }
 
   template <class F>

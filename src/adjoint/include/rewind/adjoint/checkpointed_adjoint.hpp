@@ -107,8 +107,9 @@ concept keeps_stages = requires(Stepper& s, Vector& v, Carry& c, std::span<Vecto
 struct CheckpointOptions {
   DriftPolicy drift_policy = DriftPolicy::warn;  // what a replay that differs does
   // Drift monitor: at most this many fingerprints (one every ⌈l / max⌉ steps), first sweep and
-  // replays alike. A fingerprint costs about one RK4 step of a small model (a host copy, a hash
-  // and one projection pass), so this bounds the monitor's share of the run; see README.
+  // replays alike. A fingerprint is one reduction pass over the state on the backend's own
+  // device (a hash and four projections), so this bounds the monitor's share of the run; see
+  // README.
   Index max_fingerprints = 4096;
   bool check_finite = true;  // NaN/Inf checks of states and adjoints
   // Resumable runs (disk.resume): a progress record is written after a store into or a restore

@@ -3,11 +3,19 @@
 //
 // During the first sweep the monitor keeps a compact fingerprint of sampled states: a 64-bit
 // hash of the state's bytes (exact equality) and K = 4 projections ⟨r_j, y⟩ onto pseudo-random
-// vectors r_j ∈ [−1, 1]^n generated from (seed, j, i) on the fly (no O(n) storage, computed on
-// the backend's device in one pass). When a replay reaches a sampled step again, its fingerprint
-// is compared: equal hashes mean a bitwise-identical replay; otherwise the relative drift is
-// estimated from the projections, ‖P(y_replay) − P(y_first)‖ / ‖P(y_first)‖ ≈ ‖Δy‖/‖y‖
+// vectors r_j ∈ [−1, 1]^n generated from (seed, j, i) on the fly (no O(n) storage). Both come
+// from one pass of the backend's own reduction (sum_index), so a state on a GPU is fingerprinted
+// on the GPU: nothing is copied to the host. When a replay reaches a sampled step again, its
+// fingerprint is compared: equal hashes mean a bitwise-identical replay; otherwise the relative
+// drift is estimated from the projections, ‖P(y_replay) − P(y_first)‖ / ‖P(y_first)‖ ≈ ‖Δy‖/‖y‖
 // (projections are linear, so they measure the difference itself).
+//
+// The hash: each element's bits, mixed with its index, give a 64-bit value whose four 16-bit
+// pieces are summed in four lanes. The lanes are sums of integers below 2^16 held in doubles,
+// exact for fewer than 2^37 elements, so they do not depend on the order the backend adds them
+// in (threads, blocks, ranks); the hash is the four lane sums combined. A changed element changes
+// its mixed value to an unrelated one: a replay that differs anywhere goes unnoticed with
+// probability about 2^-64.
 //
 // Memory is O(max_fingerprints), independent of the horizon: with l steps the monitor samples
 // every ⌈l / max_fingerprints⌉-th step (every step when l ≤ max_fingerprints). When l is not
@@ -55,23 +63,35 @@ struct DriftReport {
 
 namespace detail {
 
-// Four weights in [−1, 1] per index from one SplitMix64 hash of (seed, i): 16 bits each. One
-// hash per element instead of one per weight keeps a fingerprint near the cost of one vector
-// pass; 16-bit weights are plenty for sizing a difference. Usable on host and device.
-struct ProjectionKernel {
+// SplitMix64's finaliser of seed ^ (i · golden ratio): well-mixed 64 bits per index.
+REWIND_HOST_DEVICE inline std::uint64_t drift_mix(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t x = seed ^ (i * 0x9E3779B97F4A7C15ULL);
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+// One element's share of a fingerprint: v[0..3] the projection terms r_j(i)·y_i, four weights in
+// [−1, 1] from one hash of (seed, i), 16 bits each (one hash per element instead of one per
+// weight keeps a fingerprint near the cost of one vector pass; 16-bit weights are plenty for
+// sizing a difference); v[4..7] the 16-bit pieces of the element's bits mixed with its index,
+// exact integers whose sums are the hash lanes. Usable on host and device.
+struct FingerprintKernel {
+  static constexpr Index kMaxExactElements = Index{1} << 37;  // 2^37 · 2^16 ≤ 2^53
+
   const double* y;
   std::uint64_t seed;
-  REWIND_HOST_DEVICE static std::uint64_t mix(std::uint64_t seed, Index i) {
-    std::uint64_t x = seed ^ (static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL);
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-  }
-  REWIND_HOST_DEVICE Sums<4> operator()(Index i) const {
-    const std::uint64_t x = mix(seed, i);
-    Sums<4> s;
-    for (int j = 0; j < 4; ++j)
-      s.v[j] = (static_cast<double>((x >> (16 * j)) & 0xFFFFULL) * (2.0 / 65535.0) - 1.0) * y[i];
+  REWIND_HOST_DEVICE Sums<8> operator()(Index i) const {
+    const std::uint64_t weights = drift_mix(seed, static_cast<std::uint64_t>(i));
+    const double value = y[i];
+    const std::uint64_t hashed =
+        drift_mix(double_bits(value) ^ weights, static_cast<std::uint64_t>(i) + 1);
+    Sums<8> s;
+    for (int j = 0; j < 4; ++j) {
+      s.v[j] =
+          (static_cast<double>((weights >> (16 * j)) & 0xFFFFULL) * (2.0 / 65535.0) - 1.0) * value;
+      s.v[4 + j] = static_cast<double>((hashed >> (16 * j)) & 0xFFFFULL);
+    }
     return s;
   }
 };
@@ -85,9 +105,14 @@ class DriftMonitor {
 
   DriftMonitor(Index steps, Index state_size, DriftPolicy policy, Index max_fingerprints,
                std::uint64_t seed = 0x5EEDF00DULL)
-      : policy_(policy), seed_(seed), host_(static_cast<std::size_t>(state_size)) {
+      : policy_(policy), seed_(seed) {
     // state_size: the values this process holds (rwd::host_size; a rank's own on a backend
-    // split across processes), the length of the host copy each fingerprint hashes.
+    // split across processes); the hash lanes are exact below FingerprintKernel's limit.
+    if (state_size >= detail::FingerprintKernel::kMaxExactElements)
+      detail::fail<InvalidArgument>(
+          "the drift monitor fingerprints states of fewer than 2^37 "
+          "values; this one has ",
+          state_size);
     if (max_fingerprints < 1)
       detail::fail<InvalidArgument>("max_fingerprints = ", max_fingerprints, " must be >= 1");
     if (steps < 0) {
@@ -149,38 +174,48 @@ class DriftMonitor {
   // process hands to load() so that its replays are checked against the sweep of the process
   // that was killed. A monitor of fixed length only (steps ≥ 0); saved_bytes() bounds save().
   std::size_t saved_bytes() const {
-    return sizeof(DriftReport) + sizeof(std::uint64_t) + fingerprints_.size() * sizeof(Fingerprint);
+    return sizeof(DriftReport) + 2 * sizeof(std::uint64_t) +
+           fingerprints_.size() * sizeof(Fingerprint);
   }
   // Only the fingerprints of steps up to `reached` (the first sweep's furthest) are written.
   void save(std::vector<std::byte>& out, Index reached) const {
     const std::uint64_t count =
         std::min<std::uint64_t>(fingerprints_.size(), slot(std::max<Index>(reached, 0)) + 1);
     const std::size_t at = out.size();
-    out.resize(at + sizeof report_ + sizeof count + count * sizeof(Fingerprint));
+    out.resize(at + sizeof report_ + sizeof kScheme + sizeof count + count * sizeof(Fingerprint));
     std::byte* p = out.data() + at;
     std::memcpy(p, &report_, sizeof report_);
-    std::memcpy(p + sizeof report_, &count, sizeof count);
-    std::memcpy(p + sizeof report_ + sizeof count, fingerprints_.data(),
+    p += sizeof report_;
+    std::memcpy(p, &kScheme, sizeof kScheme);
+    std::memcpy(p + sizeof kScheme, &count, sizeof count);
+    std::memcpy(p + sizeof kScheme + sizeof count, fingerprints_.data(),
                 count * sizeof(Fingerprint));
   }
-  // Takes the state save() wrote (of a monitor of the same length); false if it does not fit.
+  // Takes the state save() wrote (of a monitor of the same length and fingerprint scheme);
+  // false if it does not fit.
   bool load(std::span<const std::byte> in) {
-    if (growing_ || in.size() < sizeof(DriftReport) + sizeof(std::uint64_t)) return false;
-    std::uint64_t count = 0;
+    constexpr std::size_t header = sizeof(DriftReport) + 2 * sizeof(std::uint64_t);
+    if (growing_ || in.size() < header) return false;
+    std::uint64_t scheme = 0, count = 0;
     DriftReport report;
     std::memcpy(&report, in.data(), sizeof report);
-    std::memcpy(&count, in.data() + sizeof report, sizeof count);
-    if (count > fingerprints_.size() ||
-        in.size() != sizeof report + sizeof count + count * sizeof(Fingerprint) ||
+    std::memcpy(&scheme, in.data() + sizeof report, sizeof scheme);
+    std::memcpy(&count, in.data() + sizeof report + sizeof scheme, sizeof count);
+    if (scheme != kScheme || count > fingerprints_.size() ||
+        in.size() != header + count * sizeof(Fingerprint) ||
         report.sampling_stride != report_.sampling_stride)
       return false;
     report_ = report;
-    std::memcpy(fingerprints_.data(), in.data() + sizeof report + sizeof count,
-                count * sizeof(Fingerprint));
+    std::memcpy(fingerprints_.data(), in.data() + header, count * sizeof(Fingerprint));
     return true;
   }
 
  private:
+  // Which hash a saved fingerprint holds: 2, the lane sums of FingerprintKernel (1, a host-side
+  // hash of the state's bytes, was written without this tag). Fingerprints of another scheme
+  // cannot be compared, so load() refuses them.
+  static constexpr std::uint64_t kScheme = 2;
+
   struct Fingerprint {
     std::uint64_t hash = 0;
     double proj[4] = {0, 0, 0, 0};
@@ -198,30 +233,19 @@ class DriftMonitor {
   }
 
   Fingerprint fingerprint(const Vector& y) {
+    const Sums<8> p =
+        B::template sum_index<8>(B::size(y), detail::FingerprintKernel{B::data(y), seed_});
     Fingerprint f;
-    B::copy_to_host(y, host_);
-    // FNV-1a over 64-bit words in four interleaved lanes (one serial multiply chain would cost
-    // as much as the rest of the fingerprint), then combined: any changed bit changes the hash
-    // up to 2^-64 collisions.
-    std::uint64_t lane[4] = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL, 0x9ce484222325cbf2ULL,
-                             0x2325cbf29ce48422ULL};
-    for (std::size_t i = 0; i < host_.size(); ++i) {
-      std::uint64_t word;
-      std::memcpy(&word, &host_[i], sizeof word);
-      lane[i & 3] = (lane[i & 3] ^ word) * 0x100000001b3ULL;
-    }
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (std::uint64_t l : lane) h = (h ^ l) * 0x100000001b3ULL;
-    f.hash = h;
-    const Sums<4> p =
-        B::template sum_index<4>(B::size(y), detail::ProjectionKernel{B::data(y), seed_});
     for (int j = 0; j < 4; ++j) f.proj[j] = p[j];
+    // The four exact lane sums, as integers, folded with FNV-1a.
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (int j = 4; j < 8; ++j) h = (h ^ static_cast<std::uint64_t>(p[j])) * 0x100000001b3ULL;
+    f.hash = h;
     return f;
   }
 
   DriftPolicy policy_;
   std::uint64_t seed_;
-  std::vector<double> host_;
   std::vector<Fingerprint> fingerprints_;
   bool growing_ = false;  // the number of steps is unknown: thin() as the run grows
   DriftReport report_;
