@@ -7,7 +7,7 @@
 #
 # Writes into OUTDIR (default $OUT, else ./device-out): checks.log (everything, in order),
 # tests.log (the CUDA GoogleTest suites), roofline.json, runs.jsonl (one `rewind run --json`
-# per line, each with its "label"), ncu.log, sanitizer.log. Each step has a time limit and a failing step
+# per line, each with its "label"), ncu.log, ncu_reverse.log, sanitizer.log. Each step has a time limit and a failing step
 # does not stop the ones after it; the last line of checks.log counts the failures.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -70,23 +70,30 @@ mkdir -p /tmp/rewind-disk
 run_json disk_1k    $gs --steps 1000  --device-snapshots 4 --host-snapshots 16 \
   --disk /tmp/rewind-disk --disk-snapshots 64
 step 10 "disk level left nothing" bash -c 'ls -la /tmp/rewind-disk; [ -z "$(ls /tmp/rewind-disk)" ]'
-# The CPU, same machine: the Eigen backend on every core.
-run_json cpu_gs1024 gray_scott --n 1024 --backend eigen --threads "$(nproc)" --steps 100 \
-  --schedule store-all
-run_json cpu_gs2048 gray_scott --n 2048 --backend eigen --threads "$(nproc)" --steps 50 \
-  --schedule store-all
+# The CPU, same machine: the Eigen backend on every core (CPU=0 skips it).
+if [ "${CPU:-1}" = 1 ]; then
+  run_json cpu_gs1024 gray_scott --n 1024 --backend eigen --threads "$(nproc)" --steps 100 \
+    --schedule store-all
+  run_json cpu_gs2048 gray_scott --n 2048 --backend eigen --threads "$(nproc)" --steps 50 \
+    --schedule store-all
+fi
 # Bad input on the device: each must be refused before any step, with a message.
 step 30 "more device snapshots than the device holds is refused" bash -c \
-  '! rewind run gray_scott --n 16384 --backend cuda --steps 40 --device-snapshots 30 --host-snapshots 2 --no-fd-check'
+  '! rewind run gray_scott --n 8192 --backend cuda --steps 40 --device-snapshots 80 --host-snapshots 2 --no-fd-check'
 step 60 "more pinned host snapshots than the host holds is refused" bash -c \
-  '! rewind run gray_scott --n 16384 --backend cuda --steps 40 --device-snapshots 2 --host-snapshots 40 --no-fd-check'
+  '! rewind run gray_scott --n 8192 --backend cuda --steps 40 --device-snapshots 2 --host-snapshots 150 --no-fd-check'
 step 20 "no device level and no host level is refused" bash -c \
   '! rewind run gray_scott --n 64 --backend cuda --steps 20 --device-snapshots 0 --host-snapshots 0 --no-fd-check'
-# Nsight Compute: duration and DRAM throughput of the kernels of two RK4 steps at 2×2048².
-step 90 "ncu" bash -c "ncu --section SpeedOfLight --launch-skip 40 --launch-count 16 \
+# Nsight Compute: duration and DRAM throughput of the kernels of two RK4 steps at 2×2048², then
+# of the reverse sweep's (a store-all gradient at 2×2048²: vjp kernels, reductions).
+step 90 "ncu forward" bash -c "ncu --section SpeedOfLight --launch-skip 40 --launch-count 16 \
   gray_scott_roofline --sizes 2048 --steps 4 --alive-steps 1 --gradient-size 64 \
-  --gradient-steps 2 > '$out/ncu.log' 2>&1; r=\$?; grep -E 'for_each|Duration|DRAM Through|Memory Through' '$out/ncu.log' | head -80; exit \$r"
+  --gradient-steps 2 > '$out/ncu.log' 2>&1"
+step 90 "ncu reverse" bash -c "ncu --section SpeedOfLight --launch-skip 1000 --launch-count 40 \
+  rewind run gray_scott --n 2048 --backend cuda --steps 60 --schedule store-all --no-fd-check \
+  > '$out/ncu_reverse.log' 2>&1"
 # compute-sanitizer: memory errors in the device kernels and copies.
 step 120 "compute-sanitizer memcheck" bash -c "compute-sanitizer --tool memcheck --error-exitcode 9 \
-  three_level_cuda_test > '$out/sanitizer.log' 2>&1"
+  three_level_cuda_test > '$out/sanitizer.log' 2>&1 && compute-sanitizer --tool memcheck \
+  --error-exitcode 9 drift_monitor_cuda_test >> '$out/sanitizer.log' 2>&1"
 echo "=== failures: $failures" | tee -a "$log"

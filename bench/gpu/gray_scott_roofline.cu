@@ -118,19 +118,22 @@ void kernel_breakdown(rwd::Index n, double copy_bandwidth) {
     generic4.c[j] = fixed4.c[j] = 0.1 * (j + 1);
     generic4.v[j] = fixed4.v[j] = B::data(k[static_cast<std::size_t>(j)]);
   }
-  const auto thrust_launch = [&](const auto& f) {
-    thrust::for_each_n(thrust::cuda::par_nosync, thrust::counting_iterator<rwd::Index>(0), N, f);
+  // The right-hand side runs one index per cell (n² of them), the combinations one per unknown.
+  const auto thrust_launch = [&](rwd::Index count, const auto& f) {
+    thrust::for_each_n(thrust::cuda::par_nosync, thrust::counting_iterator<rwd::Index>(0), count,
+                       f);
     check(cudaGetLastError(), "thrust::for_each_n");
   };
-  const auto rewind_launch = [&](const auto& f) {
-    rwd::thrust_detail::launch_indices("breakdown", N, f);
+  const auto rewind_launch = [&](rwd::Index count, const auto& f) {
+    rwd::thrust_detail::launch_indices("breakdown", count, f);
   };
   const double ms_problem_rhs = best_ms([&] { problem.rhs(0.0, y, theta, k[0]); });
-  const double ms_rhs_thrust = best_ms([&] { thrust_launch(rhs); });
-  const double ms_rhs_rewind = best_ms([&] { rewind_launch(rhs); });
-  const double ms_comb_thrust = best_ms([&] { thrust_launch(generic4); });
-  const double ms_comb_generic = best_ms([&] { rewind_launch(generic4); });
-  const double ms_comb_fixed = best_ms([&] { rewind_launch(fixed4); });
+  const double ms_rhs_thrust = best_ms([&] { thrust_launch(cells, rhs); });
+  const double ms_rhs_rewind = best_ms([&] { rewind_launch(cells, rhs); });
+  const double ms_comb_thrust = best_ms([&] { thrust_launch(N, generic4); });
+  const double ms_comb_generic = best_ms([&] { rewind_launch(N, generic4); });
+  const double ms_comb_fixed = best_ms([&] { rewind_launch(N, fixed4); });
+  const double ms_dot = best_ms([&] { (void)B::dot(y, k[1]); });
   const std::vector<const B::Vector*> ks = {&k[0], &k[1], &k[2], &k[3]};
   const double coeffs[4] = {0.1, 0.2, 0.3, 0.4};
   const double ms_comb_backend = best_ms([&] {
@@ -153,6 +156,7 @@ void kernel_breakdown(rwd::Index n, double copy_bandwidth) {
   row("y + 4 terms: one thread per index, loop over terms", ms_comb_generic, 6 * bytes);
   row("y + 4 terms: one thread per index, 4 terms fixed", ms_comb_fixed, 6 * bytes);
   row("y + 4 terms: ThrustBackend::linear_combination", ms_comb_backend, 6 * bytes);
+  row("dot(y, k): fixed-order reduction, to the host", ms_dot, 2 * bytes);
 }
 
 }  // namespace

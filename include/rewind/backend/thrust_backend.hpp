@@ -67,6 +67,7 @@
 #include "rewind/backend/backend.hpp"
 #include "rewind/backend/device_error.hpp"
 #include "rewind/backend/thrust_fixed_reduction.hpp"
+#include "rewind/backend/thrust_launch.hpp"
 #include "rewind/backend/thrust_system.hpp"
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
@@ -112,16 +113,26 @@ REWIND_HOST_DEVICE inline double abs_value(double x) {
   return ::fabs(x);
 }
 
+// x_i = a
+struct Fill {
+  double* x;
+  double a;
+  REWIND_HOST_DEVICE void operator()(Index i) const { x[i] = a; }
+};
+
 // x_i = a·x_i
 struct Scale {
+  double* x;
   double a;
-  REWIND_HOST_DEVICE double operator()(double x) const { return a * x; }
+  REWIND_HOST_DEVICE void operator()(Index i) const { x[i] = a * x[i]; }
 };
 
 // y_i = y_i + a·x_i
 struct Axpy {
+  const double* x;
+  double* y;
   double a;
-  REWIND_HOST_DEVICE double operator()(double x, double y) const { return y + a * x; }
+  REWIND_HOST_DEVICE void operator()(Index i) const { y[i] = y[i] + a * x[i]; }
 };
 
 // out_i = a·x_i + Σ_j c_j v_j,i  (kHasX) or  0 + Σ_j c_j v_j,i: one read of every input and
@@ -246,29 +257,6 @@ inline void fits_on_device([[maybe_unused]] std::size_t count,
 #endif
 }
 
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-// f(i) for every i in [0, n): one thread per index, on the default stream (the one Thrust's
-// kernels and the snapshot copies' events use). rewind's element-wise kernels are launched this
-// way rather than through thrust::for_each_n, whose generic launch ran them at a fifth of the
-// copy bandwidth on an H100 (bench/results/gpu.md).
-inline constexpr int kThreadsPerBlock = 256;
-
-template <class F>
-__global__ void __launch_bounds__(kThreadsPerBlock) for_each_index_kernel(Index n, F f) {
-  const Index i = static_cast<Index>(blockIdx.x) * kThreadsPerBlock + threadIdx.x;
-  if (i < n) f(i);
-}
-
-template <class F>
-void launch_indices(const char* operation, Index n, const F& f) {
-  const Index blocks = (n + kThreadsPerBlock - 1) / kThreadsPerBlock;
-  if (blocks > 0x7fffffff)
-    detail::fail<InvalidArgument>(operation, ": ", n, " indices exceed one launch's grid");
-  for_each_index_kernel<<<static_cast<unsigned>(blocks), kThreadsPerBlock>>>(n, f);
-  cuda::check(cudaGetLastError(), operation);  // a launch that did not start
-}
-#endif
-
 }  // namespace thrust_detail
 
 struct ThrustBackend {
@@ -289,8 +277,7 @@ struct ThrustBackend {
   static const double* data(const Vector& x) { return thrust::raw_pointer_cast(x.data()); }
 
   static void fill(Vector& x, double a) {
-    thrust_detail::guarded("fill",
-                           [&] { thrust::fill(thrust_detail::kNoWait, x.begin(), x.end(), a); });
+    launch_for_each("fill", size(x), thrust_detail::Fill{data(x), a});
   }
   static void copy(const Vector& src, Vector& dst) {
     thrust_detail::guarded("copy", [&] {
@@ -304,17 +291,11 @@ struct ThrustBackend {
     });
   }
   static void scale(double a, Vector& x) {
-    thrust_detail::guarded("scale", [&] {
-      thrust::transform(thrust_detail::kNoWait, x.begin(), x.end(), x.begin(),
-                        thrust_detail::Scale{a});
-    });
+    launch_for_each("scale", size(x), thrust_detail::Scale{data(x), a});
   }
   static void axpy(double a, const Vector& x, Vector& y) {
     check_same_size("axpy", x.size(), y.size());
-    thrust_detail::guarded("axpy", [&] {
-      thrust::transform(thrust_detail::kNoWait, x.begin(), x.end(), y.begin(), y.begin(),
-                        thrust_detail::Axpy{a});
-    });
+    launch_for_each("axpy", size(y), thrust_detail::Axpy{data(x), data(y), a});
   }
 
   static void linear_combination(Vector& out, double a, const Vector& x, std::span<const double> c,
@@ -400,13 +381,7 @@ struct ThrustBackend {
   template <class F>
   static void launch_for_each(const char* operation, Index n, const F& f) {
     if (n <= 0) return;
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-    thrust_detail::launch_indices(operation, n, f);
-#else
-    thrust_detail::guarded(operation, [&] {
-      thrust::for_each_n(thrust_detail::kNoWait, thrust::counting_iterator<Index>(0), n, f);
-    });
-#endif
+    thrust_detail::guarded(operation, [&] { thrust_detail::launch_indices(operation, n, f); });
   }
 
   // A packed combination, launched as FixedCombination<kTerms> when its term count is one of

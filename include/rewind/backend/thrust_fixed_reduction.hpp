@@ -52,6 +52,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "rewind/backend/thrust_launch.hpp"
 #include "rewind/backend/thrust_system.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/types.hpp"
@@ -177,15 +178,15 @@ T fixed_reduce(Index n, Map map, Fold fold, T identity) {
   T* finals = partials + kMaxPartials;
 
   const auto tasks = [](Index count) { return (count + kPartialsPerTask - 1) / kPartialsPerTask; };
-  thrust::for_each_n(kNoWait, thrust::counting_iterator<Index>(0), tasks(layout.partials),
-                     FoldStrided<T, Map, Fold>{map, fold, identity, partials, n, layout.partials,
-                                               kPartialsPerTask});
+  launch_indices("reduction", tasks(layout.partials),
+                 FoldStrided<T, Map, Fold>{map, fold, identity, partials, n, layout.partials,
+                                           kPartialsPerTask});
   const T* last_pass = partials;
   if (layout.final_partials < layout.partials) {
-    thrust::for_each_n(kNoWait, thrust::counting_iterator<Index>(0), tasks(layout.final_partials),
-                       FoldStrided<T, ReadValue<T>, Fold>{ReadValue<T>{partials}, fold, identity,
-                                                          finals, layout.partials,
-                                                          layout.final_partials, kPartialsPerTask});
+    launch_indices("reduction", tasks(layout.final_partials),
+                   FoldStrided<T, ReadValue<T>, Fold>{ReadValue<T>{partials}, fold, identity,
+                                                      finals, layout.partials,
+                                                      layout.final_partials, kPartialsPerTask});
     last_pass = finals;
   }
 
