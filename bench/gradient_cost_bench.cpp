@@ -315,6 +315,19 @@ void rk4_adjoint_step_benchmark(benchmark::State& state, const P& problem, doubl
   set_items(state, problem.state_size());
 }
 
+// One drift fingerprint of the problem's state (DriftMonitor::record: a hash and four
+// projections in one reduction pass), the cost the monitor adds to each sampled step.
+template <class P>
+void drift_fingerprint_benchmark(benchmark::State& state, const P& problem) {
+  StepFixture<P> s(problem);
+  rwd::DriftMonitor<B> monitor(/*steps=*/0, problem.state_size(), rwd::DriftPolicy::ignore, 1);
+  for (auto _ : state) {
+    monitor.record(0, s.y);
+    benchmark::ClobberMemory();
+  }
+  set_items(state, problem.state_size());
+}
+
 void all_finite_benchmark(benchmark::State& state, Index n) {
   const Vec x = Vec::LinSpaced(static_cast<Eigen::Index>(n), 0.0, 1.0);
   for (auto _ : state) benchmark::DoNotOptimize(B::all_finite(x));
@@ -380,6 +393,8 @@ void register_all() {
           [&problem, dt](benchmark::State& s) { rk4_step_benchmark(s, problem, dt); });
     piece("Rk4AdjointStep/" + name,
           [&problem, dt](benchmark::State& s) { rk4_adjoint_step_benchmark(s, problem, dt); });
+    piece("DriftFingerprint/" + name,
+          [&problem](benchmark::State& s) { drift_fingerprint_benchmark(s, problem); });
   };
   pieces(kL96Small, l96_small);
   pieces(kL96Large, l96_large);

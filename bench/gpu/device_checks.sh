@@ -77,11 +77,12 @@ if [ "${CPU:-1}" = 1 ]; then
   run_json cpu_gs2048 gray_scott --n 2048 --backend eigen --threads "$(nproc)" --steps 50 \
     --schedule store-all
 fi
-# Bad input on the device: each must be refused before any step, with a message.
+# Bad input on the device: each must be refused before any step, with a message (400 steps: the
+# plan uses every slot it is given).
 step 30 "more device snapshots than the device holds is refused" bash -c \
-  '! rewind run gray_scott --n 8192 --backend cuda --steps 40 --device-snapshots 80 --host-snapshots 2 --no-fd-check'
+  '! rewind run gray_scott --n 8192 --backend cuda --steps 400 --device-snapshots 80 --host-snapshots 2 --no-fd-check'
 step 60 "more pinned host snapshots than the host holds is refused" bash -c \
-  '! rewind run gray_scott --n 8192 --backend cuda --steps 40 --device-snapshots 2 --host-snapshots 150 --no-fd-check'
+  '! rewind run gray_scott --n 8192 --backend cuda --steps 400 --device-snapshots 2 --host-snapshots 150 --no-fd-check'
 step 20 "no device level and no host level is refused" bash -c \
   '! rewind run gray_scott --n 64 --backend cuda --steps 20 --device-snapshots 0 --host-snapshots 0 --no-fd-check'
 # Nsight Compute: duration and DRAM throughput of the kernels of two RK4 steps at 2×2048², then

@@ -88,10 +88,9 @@ double best_ms(const Launch& launch) {
 }
 
 // The kernels of one RK4 step at 2n² unknowns, each launched the way rewind launches it
-// (ThrustBackend: a plain one-thread-per-index kernel, combinations with their term count fixed
-// at compile time) and the generic way (thrust::for_each_n over a counting iterator, the
-// combination's terms in a loop), as GB/s against the copy bandwidth: which kernel, and which
-// launch, keeps a step from the roofline.
+// (ThrustBackend: a plain kernel, one thread per index) and through thrust::for_each_n over a
+// counting iterator, plus one fixed-order reduction, as GB/s against the copy bandwidth: which
+// kernel, and which launch, keeps a step from the roofline.
 void kernel_breakdown(rwd::Index n, double copy_bandwidth) {
   using B = rwd::ThrustBackend;
   rwd::GrayScott<B> problem(n);
@@ -110,13 +109,9 @@ void kernel_breakdown(rwd::Index n, double copy_bandwidth) {
   generic4.x = B::data(y);
   generic4.a = 1.0;
   generic4.terms = 4;
-  rwd::thrust_detail::FixedCombination<true, 4> fixed4{};
-  fixed4.out = B::data(out);
-  fixed4.x = B::data(y);
-  fixed4.a = 1.0;
   for (int j = 0; j < 4; ++j) {
-    generic4.c[j] = fixed4.c[j] = 0.1 * (j + 1);
-    generic4.v[j] = fixed4.v[j] = B::data(k[static_cast<std::size_t>(j)]);
+    generic4.c[j] = 0.1 * (j + 1);
+    generic4.v[j] = B::data(k[static_cast<std::size_t>(j)]);
   }
   // The right-hand side runs one index per cell (n² of them), the combinations one per unknown.
   const auto thrust_launch = [&](rwd::Index count, const auto& f) {
@@ -132,7 +127,6 @@ void kernel_breakdown(rwd::Index n, double copy_bandwidth) {
   const double ms_rhs_rewind = best_ms([&] { rewind_launch(cells, rhs); });
   const double ms_comb_thrust = best_ms([&] { thrust_launch(N, generic4); });
   const double ms_comb_generic = best_ms([&] { rewind_launch(N, generic4); });
-  const double ms_comb_fixed = best_ms([&] { rewind_launch(N, fixed4); });
   const double ms_dot = best_ms([&] { (void)B::dot(y, k[1]); });
   const std::vector<const B::Vector*> ks = {&k[0], &k[1], &k[2], &k[3]};
   const double coeffs[4] = {0.1, 0.2, 0.3, 0.4};
@@ -154,7 +148,6 @@ void kernel_breakdown(rwd::Index n, double copy_bandwidth) {
   row("rhs: one thread per index", ms_rhs_rewind, 2 * bytes);
   row("y + 4 terms: thrust::for_each_n, loop over terms", ms_comb_thrust, 6 * bytes);
   row("y + 4 terms: one thread per index, loop over terms", ms_comb_generic, 6 * bytes);
-  row("y + 4 terms: one thread per index, 4 terms fixed", ms_comb_fixed, 6 * bytes);
   row("y + 4 terms: ThrustBackend::linear_combination", ms_comb_backend, 6 * bytes);
   row("dot(y, k): fixed-order reduction, to the host", ms_dot, 2 * bytes);
 }

@@ -154,28 +154,6 @@ struct FusedCombination {
   }
 };
 
-// FusedCombination with the number of terms known at compile time (1 … kMaxUnrolledTerms, every
-// Runge–Kutta tableau's combinations): the loop unrolls and every coefficient and pointer is read
-// straight from the kernel's parameters. Same operands, same order: the same bits.
-inline constexpr int kMaxUnrolledTerms = 8;
-
-template <bool kHasX, int kTerms>
-struct FixedCombination {
-  double* out;
-  const double* x;
-  double a;
-  double c[kTerms];
-  const double* v[kTerms];
-
-  REWIND_HOST_DEVICE void operator()(Index i) const {
-    double o = 0.0;
-    if constexpr (kHasX) o = a * x[i];
-#pragma unroll
-    for (int j = 0; j < kTerms; ++j) o += c[j] * v[j][i];
-    out[i] = o;
-  }
-};
-
 struct Plus {
   REWIND_HOST_DEVICE double operator()(double a, double b) const { return a + b; }
 };
@@ -306,7 +284,7 @@ struct ThrustBackend {
     f.x = data(x);
     f.a = a;
     pack_terms(f, c, v, out.size());
-    launch_combination(f, size(out));
+    launch_for_each("linear_combination", size(out), f);
   }
   static void linear_combination(Vector& out, std::span<const double> c,
                                  std::span<const Vector* const> v) {
@@ -315,7 +293,7 @@ struct ThrustBackend {
     f.x = nullptr;
     f.a = 0.0;
     pack_terms(f, c, v, out.size());
-    launch_combination(f, size(out));
+    launch_for_each("linear_combination", size(out), f);
   }
 
   static double dot(const Vector& x, const Vector& y) {
@@ -382,26 +360,6 @@ struct ThrustBackend {
   static void launch_for_each(const char* operation, Index n, const F& f) {
     if (n <= 0) return;
     thrust_detail::guarded(operation, [&] { thrust_detail::launch_indices(operation, n, f); });
-  }
-
-  // A packed combination, launched as FixedCombination<kTerms> when its term count is one of
-  // 1 … kMaxUnrolledTerms, else as it is.
-  template <bool kHasX, int kTerms = 1>
-  static void launch_combination(const thrust_detail::FusedCombination<kHasX>& f, Index n) {
-    if constexpr (kTerms <= thrust_detail::kMaxUnrolledTerms) {
-      if (f.terms != kTerms) return launch_combination<kHasX, kTerms + 1>(f, n);
-      thrust_detail::FixedCombination<kHasX, kTerms> fixed{};
-      fixed.out = f.out;
-      fixed.x = f.x;
-      fixed.a = f.a;
-      for (int j = 0; j < kTerms; ++j) {
-        fixed.c[j] = f.c[j];
-        fixed.v[j] = f.v[j];
-      }
-      launch_for_each("linear_combination", n, fixed);
-    } else {
-      launch_for_each("linear_combination", n, f);
-    }
   }
 
   template <class F>

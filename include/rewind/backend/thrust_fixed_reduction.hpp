@@ -112,8 +112,25 @@ struct FoldStrided {
     const Index first = task * width;
     const Index last = first + width < stride ? first + width : stride;
     if (width == 1) {
+      // One partial per GPU thread. Its terms are loaded kBatch at a time and then folded in
+      // order: the loads of a batch are in flight together instead of one after another, which
+      // matters where a thread folds many terms from memory it waits on (a second pass folds 256
+      // partials per thread). The fold order, and so the bits, are those of the plain loop.
+      constexpr int kBatch = sizeof(T) <= 4 * sizeof(double) ? 8 : 4;
       T acc = identity;
-      for (Index i = first; i < n; i += stride) acc = fold(acc, map(i));
+      Index i = first;
+      for (; i + (kBatch - 1) * stride < n; i += kBatch * stride) {
+        T terms[kBatch];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int b = 0; b < kBatch; ++b) terms[b] = map(i + b * stride);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int b = 0; b < kBatch; ++b) acc = fold(acc, terms[b]);
+      }
+      for (; i < n; i += stride) acc = fold(acc, map(i));
       partials[first] = acc;
       return;
     }
