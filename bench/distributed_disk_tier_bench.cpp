@@ -2,8 +2,8 @@
 // MPI ranks: one snapshot file per rank against one file shared by every rank (parallel HDF5,
 // each rank its hyperslab), side by side in one run, on the same Gray–Scott gradient.
 //
-//   mpiexec -n 2 build/bench/distributed_disk_tier_bench --n 708 --steps 200 --snapshots 10 \
-//       --repeats 2 [--dir /tmp] [--thread-multiple]
+//   mpiexec -n 2 build/bench/distributed_disk_tier_bench --n 708 --steps 200 --snapshots 10
+//       --repeats 2 [--dir /tmp] [--thread-multiple]          (one command line)
 //
 // RK4, dt = 1, J = ½|y_N|², revolve on --snapshots snapshots, every one on disk. For each layout
 // (alternating, --repeats times; the fastest gradient is kept) it prints, from rank 0: the

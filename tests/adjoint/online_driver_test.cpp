@@ -59,7 +59,9 @@ TEST(OnlineDriver, AdaptiveRunIsBitwiseStoreAllWithoutACountingSweep) {
     EXPECT_TRUE(same_bits(result.y_final, expected.y_final));
     EXPECT_EQ(result.summary.recomputed_steps, simulate_online(c, l).advances);
     EXPECT_TRUE(result.drift.bitwise_identical());
-    if (c < l) EXPECT_GT(result.drift.replayed_steps_checked, 0);
+    if (c < l) {
+      EXPECT_GT(result.drift.replayed_steps_checked, 0);
+    }
     EXPECT_LE(result.drift.sampling_stride * 16, 2 * l + 32);
   }
 }

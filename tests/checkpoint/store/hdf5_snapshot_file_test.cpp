@@ -327,7 +327,8 @@ TEST(Hdf5SnapshotFile, InvalidSizesAreRefused) {
   EXPECT_THROW(Hdf5SnapshotFile::create(dir / "a.h5", 0, kSize, kMeta), InvalidArgument);
   EXPECT_THROW(Hdf5SnapshotFile::create(dir / "a.h5", 2, 0, kMeta), InvalidArgument);
   EXPECT_THROW(Hdf5SnapshotFile::create(dir / "a.h5", 2, kSize, -1), InvalidArgument);
-  EXPECT_THROW(Hdf5SnapshotFile::create(dir / "a.h5", 2, kSize, kMeta, {.compression_level = 10}),
+  EXPECT_THROW(Hdf5SnapshotFile::create(dir / "a.h5", 2, kSize, kMeta,
+                                        {.compression_level = 10, .identity = {}}),
                InvalidArgument);
   auto file = Hdf5SnapshotFile::create(dir / "a.h5", 2, kSize, kMeta);
   EXPECT_THROW(file.write(2, 0, pattern(0), meta_of(0)), InvalidArgument);

@@ -254,6 +254,7 @@ TEST(TieredSnapshotStore, TwoLevelScheduleRunsThrough) {
         --held[level];
         break;
       case ActionKind::reverse:
+      case ActionKind::store_stages:  // revolve stores states only
       case ActionKind::done:
         break;
     }
