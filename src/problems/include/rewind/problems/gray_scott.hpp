@@ -41,7 +41,8 @@
 //
 // Cost: rhs is one fused pass over memory (reads u, v and their neighbours, writes u', v');
 // vjp on the Eigen backend is one pass too (reads u, v, a and a's neighbours; writes (∂f/∂y)ᵀ a
-// and sums (∂f/∂θ)ᵀ a on the way); on devices one pass plus one 4-sum reduction. No allocation.
+// and sums (∂f/∂θ)ᵀ a on the way); on devices one pass too (a 4-sum reduction that writes
+// (∂f/∂y)ᵀ a as it visits each cell). No allocation.
 // Kernels come in two shapes with the same arithmetic:
 // one thread per cell (Thrust/CUDA) and one row per index with a vectorisable interior loop
 // (Eigen); compiled by the same compiler they give the same bits (nvcc's FMA contraction makes
@@ -442,11 +443,11 @@ class GrayScott {
                                             n_, cell_count()});
     } else {
       const std::uint32_t n = u32(n_), cells = u32(cell_count());
-      B::for_each_index(cell_count(),
-                        detail::GrayScottVjpStateCellKernel{B::data(y), B::data(theta), B::data(v),
-                                                            B::data(out_y), n, cells});
+      using Kernel = detail::OnePassVjpKernel<4, detail::GrayScottVjpStateCellKernel,
+                                              detail::GrayScottVjpParameterCellKernel>;
       s = B::template sum_index<4>(
-          cell_count(), detail::GrayScottVjpParameterCellKernel{B::data(y), B::data(v), n, cells});
+          cell_count(), Kernel{{B::data(y), B::data(theta), B::data(v), B::data(out_y), n, cells},
+                               {B::data(y), B::data(v), n, cells}});
     }
     const double host[4] = {s.v[0], s.v[1], s.v[2], s.v[3]};
     B::copy_from_host(std::span<const double>(host, 4), out_theta);

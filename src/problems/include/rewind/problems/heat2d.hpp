@@ -449,10 +449,11 @@ class Heat2D {
           n_, detail::Heat2DVjpRowKernel{B::data(y), B::data(theta), B::data(v), profile(),
                                          zero_row(), B::data(out_y), n_});
     } else {
-      B::for_each_index(cell_count(), detail::Heat2DVjpStateCellKernel{B::data(theta), B::data(v),
-                                                                       B::data(out_y), u32(n_)});
-      s = B::template sum_index<2>(cell_count(), detail::Heat2DVjpParameterCellKernel{
-                                                     B::data(y), B::data(v), profile(), u32(n_)});
+      using Kernel = detail::OnePassVjpKernel<2, detail::Heat2DVjpStateCellKernel,
+                                              detail::Heat2DVjpParameterCellKernel>;
+      s = B::template sum_index<2>(cell_count(),
+                                   Kernel{{B::data(theta), B::data(v), B::data(out_y), u32(n_)},
+                                          {B::data(y), B::data(v), profile(), u32(n_)}});
     }
     const double host[2] = {s.v[0], s.v[1]};
     B::copy_from_host(std::span<const double>(host, 2), out_theta);

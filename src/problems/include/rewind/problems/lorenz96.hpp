@@ -197,7 +197,7 @@ class Lorenz96 {
     }
   }
 
-  // out_y = (∂f/∂y)ᵀ v (one pass), out_theta = (Σ_i v_i) (one reduction).
+  // out_y = (∂f/∂y)ᵀ v and out_theta = (Σ_i v_i), in one pass over memory.
   void vjp(double /*t*/, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
            Vector& out_theta) const {
     detail::require_vjp_sizes<B>(name, n_, 1, y, theta, v, out_y, out_theta);
@@ -205,8 +205,10 @@ class Lorenz96 {
     if constexpr (detail::kLorenz96HostLoops<B>) {
       s.v[0] = detail::lorenz96_vjp_host(B::data(y), B::data(v), B::data(out_y), n_);
     } else {
-      B::for_each_index(n_, detail::Lorenz96VjpKernel{B::data(y), B::data(v), B::data(out_y), n_});
-      s = B::template sum_index<1>(n_, detail::Lorenz96ForcingGradientKernel{B::data(v)});
+      using Kernel = detail::OnePassVjpKernel<1, detail::Lorenz96VjpKernel,
+                                              detail::Lorenz96ForcingGradientKernel>;
+      s = B::template sum_index<1>(
+          n_, Kernel{{B::data(y), B::data(v), B::data(out_y), n_}, {B::data(v)}});
     }
     const double host[1] = {s.v[0]};
     B::copy_from_host(std::span<const double>(host, 1), out_theta);

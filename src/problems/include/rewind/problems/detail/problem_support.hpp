@@ -74,4 +74,21 @@ REWIND_HOST_DEVICE inline double hash_uniform(std::uint64_t seed, std::uint64_t 
   return static_cast<double>(h >> 11) * 0x1.0p-52 - 1.0;
 }
 
+// A vector–Jacobian product in one pass over memory on backends whose kernels run one index at a
+// time (ThrustBackend): index k's parameter terms (returned, summed by the backend's fixed-order
+// reduction) and its share of (∂f/∂y)ᵀ v (written), from one visit of the index, so that the
+// values they both read are read from memory once. The parameter terms are taken first, from
+// inputs no write has touched. Each index is visited exactly once by a reduction, so the writes
+// are those of a separate element-wise kernel, and the sums keep their terms and their order.
+template <int K, class StateKernel, class ParameterKernel>
+struct OnePassVjpKernel {
+  StateKernel state;
+  ParameterKernel parameters;
+  REWIND_HOST_DEVICE Sums<K> operator()(Index k) const {
+    const Sums<K> terms = parameters(k);
+    state(k);
+    return terms;
+  }
+};
+
 }  // namespace rwd::detail
