@@ -124,6 +124,9 @@ Json schedule_json(const RunReport& report) {
   j["predicted_host_restores"] = plan.host_restores ? Json(*plan.host_restores) : Json(nullptr);
   j["host_stores"] = three ? Json(summary.storage.host_stores) : Json(nullptr);
   j["host_restores"] = three ? Json(summary.storage.host_restores) : Json(nullptr);
+  // Host restores whose copy the store had started ahead on its copy stream (CUDA; 0 where
+  // host copies are synchronous).
+  j["host_prefetches"] = three ? Json(summary.storage.host_prefetches) : Json(nullptr);
   j["peak_host_bytes"] = three ? Json(summary.storage.peak_host_bytes) : Json(nullptr);
   j["measured_device_write_seconds"] = checkpointing.level_costs_measured
                                            ? number(checkpointing.level_costs.device_write_seconds)

@@ -95,6 +95,9 @@ def check_problem(rewind, problem, size, steps, adaptive):
                 fail(f"{what}: host stores/restores {plan['host_stores']}/{plan['host_restores']}"
                      f" but the plan predicted {plan['predicted_host_stores']}/"
                      f"{plan['predicted_host_restores']}")
+            if not 0 <= plan["host_prefetches"] <= plan["host_restores"]:
+                fail(f"{what}: {plan['host_prefetches']} host prefetches for "
+                     f"{plan['host_restores']} host restores")
             if plan["measured_host_write_seconds"] is None or plan["measured_step_seconds"] is None:
                 fail(f"{what}: the level costs were not measured: {plan!r}")
     close(store_all, run_json(rewind, *base), f"{problem} thrust against eigen")
