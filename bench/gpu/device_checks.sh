@@ -40,6 +40,7 @@ run_json() {  # run_json LABEL rewind-run-arguments… — one JSON line in runs
 print(json.dumps(d))" "$work/run.json" "$label" >>"$out/runs.jsonl"
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['stats']; \
 print('   loss', d['loss'], 'total', s['total_seconds'], 's, ratio', s.get('gradient_cost_ratio'), \
+'host restores / prefetched', d['schedule'].get('host_restores'), d['schedule'].get('host_prefetches'), \
 'device', d.get('device'))" "$work/run.json" | tee -a "$log"
   else
     echo "=== run $label failed" | tee -a "$log"
