@@ -23,48 +23,6 @@ namespace {
 
 using rwd::cuda::check;
 
-struct CudaPlatform {
-  static std::string device_name() {
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    cudaDeviceProp p{};
-    check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
-    return std::string(p.name) + ", " + std::to_string(p.multiProcessorCount) + " SMs";
-  }
-  static void synchronize() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
-  static double free_bytes() { return static_cast<double>(rwd::cuda::device_memory().free_bytes); }
-
-  // cudaMemcpy device to device of 1 GiB, best of 10 after a warm-up: (read + written) / time.
-  static double copy_bandwidth() {
-    const std::size_t bytes = std::size_t{1} << 30;
-    rwd::cuda::check_fits(2 * bytes, "copy bandwidth buffers");
-    void* a = nullptr;
-    void* b = nullptr;
-    check(cudaMalloc(&a, bytes), "cudaMalloc");
-    check(cudaMalloc(&b, bytes), "cudaMalloc");
-    check(cudaMemset(a, 1, bytes), "cudaMemset");
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    check(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy");
-    float best_ms = 1e30f;
-    for (int r = 0; r < 10; ++r) {
-      check(cudaEventRecord(start), "cudaEventRecord");
-      check(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy");
-      check(cudaEventRecord(stop), "cudaEventRecord");
-      check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-      float ms = 0.0f;
-      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-      best_ms = ms < best_ms ? ms : best_ms;
-    }
-    check(cudaEventDestroy(start), "cudaEventDestroy");
-    check(cudaEventDestroy(stop), "cudaEventDestroy");
-    check(cudaFree(a), "cudaFree");
-    check(cudaFree(b), "cudaFree");
-    return 2.0 * static_cast<double>(bytes) / (static_cast<double>(best_ms) * 1e-3);
-  }
-};
-
 // Milliseconds per call of launch(), best of 20 after a warm-up, timed with CUDA events.
 template <class Launch>
 double best_ms(const Launch& launch) {
@@ -86,6 +44,34 @@ double best_ms(const Launch& launch) {
   check(cudaEventDestroy(stop), "cudaEventDestroy");
   return best;
 }
+
+struct CudaPlatform {
+  static std::string device_name() {
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    cudaDeviceProp p{};
+    check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+    return std::string(p.name) + ", " + std::to_string(p.multiProcessorCount) + " SMs";
+  }
+  static void synchronize() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+  static double free_bytes() { return static_cast<double>(rwd::cuda::device_memory().free_bytes); }
+
+  // cudaMemcpy device to device of 1 GiB, best of 20 after a warm-up: (read + written) / time.
+  static double copy_bandwidth() {
+    const std::size_t bytes = std::size_t{1} << 30;
+    rwd::cuda::check_fits(2 * bytes, "copy bandwidth buffers");
+    void* a = nullptr;
+    void* b = nullptr;
+    check(cudaMalloc(&a, bytes), "cudaMalloc");
+    check(cudaMalloc(&b, bytes), "cudaMalloc");
+    check(cudaMemset(a, 1, bytes), "cudaMemset");
+    const double ms =
+        best_ms([&] { check(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy"); });
+    check(cudaFree(a), "cudaFree");
+    check(cudaFree(b), "cudaFree");
+    return 2.0 * static_cast<double>(bytes) / (ms * 1e-3);
+  }
+};
 
 // The kernels of one RK4 step at 2n² unknowns, each launched the way rewind launches it
 // (ThrustBackend: a plain kernel, one thread per index) and through thrust::for_each_n over a

@@ -5,8 +5,6 @@
 // schedules) — and every replay is bitwise faithful (drift exactly zero).
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/thrust_backend.hpp"
@@ -16,13 +14,11 @@
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/problems/van_der_pol.hpp"
 #include "rewind/schedule/schedules.hpp"
-#include "support/host_vectors.hpp"
+#include "support/same_gradient_bits.hpp"
 #include "support/scratch_directory.hpp"
 
 namespace rwd {
 namespace {
-
-using testing::to_host;
 
 template <class B>
 Objective<B> objective_with_observations() {
@@ -94,12 +90,7 @@ void check_all_schedules(const P& problem, const char* method, const StepControl
     const auto result = driver.run(y0, theta, factory);
     EXPECT_EQ(result.summary.steps, l);
     EXPECT_EQ(result.summary.reversed_steps, l);
-    // Bit for bit: compare the bytes, not within a tolerance.
-    EXPECT_EQ(std::memcmp(&result.loss, &reference.loss, sizeof(double)), 0)
-        << result.loss << " vs " << reference.loss;
-    EXPECT_EQ(to_host<B>(result.grad_y0), to_host<B>(reference.grad_y0));
-    EXPECT_EQ(to_host<B>(result.grad_theta), to_host<B>(reference.grad_theta));
-    EXPECT_EQ(to_host<B>(result.y_final), to_host<B>(reference.y_final));
+    testing::expect_same_gradient_bits<B>(result, reference);
     EXPECT_EQ(result.drift.max_rel_drift, 0.0);
     EXPECT_EQ(result.drift.first_drift_step, -1);
     if (result.summary.recomputed_steps > l - 1) {  // some step was replayed

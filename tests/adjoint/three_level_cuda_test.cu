@@ -6,7 +6,6 @@
 // CUDA device. (The disk level under them is the same code as on the CPU and is tested there.)
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -18,13 +17,14 @@
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "support/cuda_device.hpp"
-#include "support/host_vectors.hpp"
+#include "support/gpu_like_costs.hpp"
+#include "support/same_gradient_bits.hpp"
 
 namespace rwd {
 namespace {
 
 using B = ThrustBackend;
-using testing::to_host;
+using testing::gpu_like_costs;
 
 class ThreeLevelCuda : public ::testing::Test {
  protected:
@@ -39,19 +39,6 @@ Objective<B> final_state_objective() {
     B::copy(y, g);
     return 0.5 * B::dot(y, y);
   });
-}
-
-// A GPU's costs in forward steps: device copies almost free, PCIe dearer.
-CostModel gpu_costs() {
-  CostModel c;
-  c.adjoint_cost_factor = 1.5;
-  c.write_time = 0.02;
-  c.read_time = 0.02;
-  c.host_write_time = 0.4;
-  c.host_read_time = 0.3;
-  c.disk_write_time = 4.0;
-  c.disk_read_time = 3.0;
-  return c;
 }
 
 TEST_F(ThreeLevelCuda, DeviceAndPinnedHostSnapshotsGiveTheStoreAllBits) {
@@ -70,13 +57,11 @@ TEST_F(ThreeLevelCuda, DeviceAndPinnedHostSnapshotsGiveTheStoreAllBits) {
     CheckpointOptions options;
     options.drift_policy = DriftPolicy::fail;
     CheckpointedAdjoint driver(stepper, objective, options);
-    const CheckpointPlan plan = plan_checkpoints(PlanRequest::three_level(K, H, 0, gpu_costs()), l);
+    const CheckpointPlan plan =
+        plan_checkpoints(PlanRequest::three_level(K, H, 0, gpu_like_costs()), l);
     const auto result = driver.run(y0, theta, plan);
     EXPECT_EQ(result.summary.reversed_steps, l);
-    EXPECT_EQ(std::memcmp(&result.loss, &reference.loss, sizeof(double)), 0);
-    EXPECT_EQ(to_host<B>(result.grad_y0), to_host<B>(reference.grad_y0));
-    EXPECT_EQ(to_host<B>(result.grad_theta), to_host<B>(reference.grad_theta));
-    EXPECT_EQ(to_host<B>(result.y_final), to_host<B>(reference.y_final));
+    testing::expect_same_gradient_bits<B>(result, reference);
     EXPECT_EQ(result.drift.max_rel_drift, 0.0);
     const SnapshotStoreStatistics& s = result.summary.storage;
     EXPECT_EQ(s.host_stores, *plan.host_stores);
@@ -96,7 +81,8 @@ TEST_F(ThreeLevelCuda, AHostLevelTooSmallIsRefusedBeforeAnyStep) {
   CheckpointOptions options;
   options.levels.host_bytes = 1000;  // not one snapshot of 2·64² values
   CheckpointedAdjoint driver(stepper, objective, options);
-  const CheckpointPlan plan = plan_checkpoints(PlanRequest::three_level(1, 4, 0, gpu_costs()), 40);
+  const CheckpointPlan plan =
+      plan_checkpoints(PlanRequest::three_level(1, 4, 0, gpu_like_costs()), 40);
   ASSERT_GT(plan.host_slots_used, 0);
   try {
     driver.run(problem.default_initial_state(), problem.default_parameters(), plan);

@@ -6,7 +6,6 @@
 // refused before any step, with nothing left on disk.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -19,13 +18,12 @@
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/schedule/schedules.hpp"
-#include "support/host_vectors.hpp"
+#include "support/gpu_like_costs.hpp"
+#include "support/same_gradient_bits.hpp"
 #include "support/scratch_directory.hpp"
 
 namespace rwd {
 namespace {
-
-using testing::to_host;
 
 template <class B>
 Objective<B> objective_with_observations() {
@@ -42,21 +40,11 @@ Objective<B> objective_with_observations() {
       });
 }
 
-// Costs in forward steps: a GPU's (device copies almost free, PCIe dearer, disk dearest), and one
-// that makes the host level the dear one, so plans of both kinds run.
-CostModel gpu_like() {
-  CostModel c;
-  c.adjoint_cost_factor = 1.5;
-  c.write_time = 0.02;
-  c.read_time = 0.02;
-  c.host_write_time = 0.4;
-  c.host_read_time = 0.3;
-  c.disk_write_time = 4.0;
-  c.disk_read_time = 3.0;
-  return c;
-}
+using testing::gpu_like_costs;
+
+// A GPU's costs, and costs that make the host level the dear one, so plans of both kinds run.
 CostModel dear_host() {
-  CostModel c = gpu_like();
+  CostModel c = gpu_like_costs();
   c.host_write_time = 2.0;
   c.host_read_time = 2.5;
   c.disk_write_time = 0.5;
@@ -80,7 +68,7 @@ void check_three_levels(const P& problem, const char* method, const StepControl&
 
   test::ScratchDirectory scratch;
   int with_device = 0, with_host = 0, with_disk = 0;
-  for (const CostModel& costs : {gpu_like(), dear_host()})
+  for (const CostModel& costs : {gpu_like_costs(), dear_host()})
     for (const auto& [K, H, D] : std::vector<Levels>{{1, 0, 0},
                                                      {0, 1, 0},
                                                      {0, 2, 3},
@@ -99,12 +87,7 @@ void check_three_levels(const P& problem, const char* method, const StepControl&
       const CheckpointPlan plan = plan_checkpoints(PlanRequest::three_level(K, H, D, costs), l);
       const auto result = driver.run(y0, theta, plan);
       EXPECT_EQ(result.summary.reversed_steps, l);
-      // Bit for bit: compare the bytes, not within a tolerance.
-      EXPECT_EQ(std::memcmp(&result.loss, &reference.loss, sizeof(double)), 0)
-          << result.loss << " vs " << reference.loss;
-      EXPECT_EQ(to_host<B>(result.grad_y0), to_host<B>(reference.grad_y0));
-      EXPECT_EQ(to_host<B>(result.grad_theta), to_host<B>(reference.grad_theta));
-      EXPECT_EQ(to_host<B>(result.y_final), to_host<B>(reference.y_final));
+      testing::expect_same_gradient_bits<B>(result, reference);
       EXPECT_EQ(result.drift.max_rel_drift, 0.0);
       // Every level did what the plan said.
       const SnapshotStoreStatistics& s = result.summary.storage;
@@ -166,14 +149,16 @@ TEST(ThreeLevelIndependence, BadLevelsAreRefusedBeforeAnyStep) {
     EXPECT_EQ(stepper.counters().rhs_evaluations, 0) << "no step before the error";
     EXPECT_TRUE(scratch.files().empty()) << "nothing left on disk";
   };
-  EXPECT_THROW(three_level_schedule(0, 0, 4, gpu_like()), InvalidArgument);  // no memory level
-  EXPECT_THROW(three_level_schedule(0, 0, 0, gpu_like()), InvalidArgument);
-  EXPECT_THROW(three_level_schedule(-1, 2, 4, gpu_like()), InvalidArgument);
-  EXPECT_THROW(three_level_schedule(2, 2, -4, gpu_like()), InvalidArgument);
+  EXPECT_THROW(three_level_schedule(0, 0, 4, gpu_like_costs()),
+               InvalidArgument);  // no memory level
+  EXPECT_THROW(three_level_schedule(0, 0, 0, gpu_like_costs()), InvalidArgument);
+  EXPECT_THROW(three_level_schedule(-1, 2, 4, gpu_like_costs()), InvalidArgument);
+  EXPECT_THROW(three_level_schedule(2, 2, -4, gpu_like_costs()), InvalidArgument);
 
   CheckpointOptions options;
   options.disk.directory = scratch.path();
-  const CheckpointPlan plan = plan_checkpoints(PlanRequest::three_level(2, 4, 10, gpu_like()), 50);
+  const CheckpointPlan plan =
+      plan_checkpoints(PlanRequest::three_level(2, 4, 10, gpu_like_costs()), 50);
   ASSERT_GT(plan.host_slots_used, 0);
   ASSERT_GT(plan.disk_slots_used, 0);
   CheckpointOptions small_device = options;

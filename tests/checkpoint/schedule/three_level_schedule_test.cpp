@@ -17,23 +17,14 @@
 #include "rewind/schedule/multilevel_schedule.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
 #include "rewind/schedule/three_level_schedule.hpp"
+#include "support/gpu_like_costs.hpp"
 
 namespace rwd {
 namespace {
 
-// Device copies cheap, host copies dearer, disk dearest — and one where the disk is cheap and the
-// host dear, so that the planner's choices differ.
-CostModel gpu_like() {
-  CostModel c;
-  c.adjoint_cost_factor = 1.5;
-  c.write_time = 0.02;
-  c.read_time = 0.02;
-  c.host_write_time = 0.4;
-  c.host_read_time = 0.3;
-  c.disk_write_time = 4.0;
-  c.disk_read_time = 3.0;
-  return c;
-}
+// A GPU's costs, and costs where the disk is cheap and the host dear, so that the planner's
+// choices differ.
+using testing::gpu_like_costs;
 CostModel odd_costs() {
   CostModel c;
   c.adjoint_cost_factor = 0.5;
@@ -77,7 +68,7 @@ ScheduleCost check_plan(ThreeLevelSchedule& s) {
 
 TEST(ThreeLevelSchedule, EveryPlanIsValidAndCostsWhatItPredicts) {
   int nested = 0, device_disk = 0;
-  for (const CostModel& costs : {gpu_like(), odd_costs()})
+  for (const CostModel& costs : {gpu_like_costs(), odd_costs()})
     for (Index l : {1, 2, 3, 5, 8, 13, 31, 64, 150, 600})
       for (int K : {0, 1, 3})
         for (int H : {0, 2, 6})
@@ -93,7 +84,7 @@ TEST(ThreeLevelSchedule, EveryPlanIsValidAndCostsWhatItPredicts) {
 
 TEST(ThreeLevelSchedule, LongHorizonsStayValidAndUseEveryLevel) {
   for (Index l : {20000, 100001}) {
-    ThreeLevelSchedule s(l, 4, 16, 200, gpu_like());
+    ThreeLevelSchedule s(l, 4, 16, 200, gpu_like_costs());
     const ScheduleCost cost = check_plan(s);
     EXPECT_EQ(s.plan().method, detail::ThreeLevelPlan::Method::nested) << l;
     EXPECT_GT(s.plan().super_step, 1) << l;
@@ -104,7 +95,7 @@ TEST(ThreeLevelSchedule, LongHorizonsStayValidAndUseEveryLevel) {
 }
 
 TEST(ThreeLevelSchedule, AnEmptyLevelGivesTheTwoLevelPlanOfTheOthers) {
-  for (const CostModel& costs : {gpu_like(), odd_costs()})
+  for (const CostModel& costs : {gpu_like_costs(), odd_costs()})
     for (Index l : {2, 7, 50, 300})
       for (int m : {1, 3, 6})
         for (int D : {0, 4, 30}) {
@@ -201,7 +192,7 @@ double exhaustive_optimum(Index l, int K, int H, int D, const CostModel& c) {
 
 TEST(ThreeLevelSchedule, NeverBeatsAndStaysCloseToAnExhaustiveSearch) {
   double worst = 1.0;
-  for (const CostModel& costs : {gpu_like(), odd_costs()})
+  for (const CostModel& costs : {gpu_like_costs(), odd_costs()})
     for (Index l = 1; l <= 6; ++l)
       for (int K = 0; K <= 2; ++K)
         for (int H = 0; H <= 2; ++H)
@@ -228,7 +219,7 @@ TEST(ThreeLevelSchedule, RefusesBadInput) {
       EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
     }
   };
-  const CostModel c = gpu_like();
+  const CostModel c = gpu_like_costs();
   refused([&] { ThreeLevelSchedule(10, 0, 0, 0, c); }, "no device and no host snapshots");
   refused([&] { ThreeLevelSchedule(10, 0, 0, 7, c); },
           "no device and no host snapshots (7 on disk)");
@@ -248,7 +239,8 @@ TEST(ThreeLevelSchedule, RefusesBadInput) {
 }
 
 TEST(ThreeLevelSchedule, ThePlanCarriesTheLevels) {
-  const CheckpointPlan plan = plan_checkpoints(PlanRequest::three_level(3, 5, 20, gpu_like()), 500);
+  const CheckpointPlan plan =
+      plan_checkpoints(PlanRequest::three_level(3, 5, 20, gpu_like_costs()), 500);
   EXPECT_EQ(plan.kind, ScheduleKind::three_level);
   EXPECT_EQ(plan.name, "three-level(device = 3, host = 5, disk = 20)");
   EXPECT_EQ(plan.first_host_slot, 3);
@@ -256,7 +248,7 @@ TEST(ThreeLevelSchedule, ThePlanCarriesTheLevels) {
   EXPECT_EQ(plan.memory_snapshots, 3);
   EXPECT_EQ(plan.host_snapshots, 5);
   EXPECT_EQ(plan.disk_snapshots, 20);
-  ThreeLevelSchedule s(500, 3, 5, 20, gpu_like());
+  ThreeLevelSchedule s(500, 3, 5, 20, gpu_like_costs());
   const ScheduleCost cost = check_plan(s);
   EXPECT_EQ(plan.host_stores, cost.host_stores);
   EXPECT_EQ(plan.host_restores, cost.host_restores);

@@ -86,8 +86,8 @@ struct FingerprintKernel {
     const double value = y[i];
     // The bits times an odd multiplier of this index's own: a bijection of the bits, so a changed
     // element always changes its pieces; distinct multipliers keep changes in several elements
-    // from cancelling. One multiply: a second SplitMix per element made a fingerprint cost twice
-    // an RK4 step of a 10^4-unknown Gray–Scott on the CPU.
+    // from cancelling. One multiply rather than a second SplitMix: on the CPU the hash, not the
+    // memory, sets a fingerprint's cost (gradient_cost_bench DriftFingerprint/*).
     const std::uint64_t hashed = (double_bits(value) ^ weights) * (weights | 1);
     Sums<8> s;
     for (int j = 0; j < 4; ++j) {
