@@ -2,6 +2,7 @@
 """The least worst case any online snapshot placement can reach, by exhaustive search.
 
     bench/online_placement_search.py [max_c = 4]
+    bench/online_placement_search.py --never-above-dynamic [max_c = 4]
 
 Model (rewind/schedule/online_placement.hpp, Stumm & Walther's): the driver computes y_{n+1}
 before it asks about y_n, so the schedule decides about y_n knowing that the run goes on (l >= n+2).
@@ -16,6 +17,11 @@ advances and worst ratio to p(l, c) over l <= beta(c, 2), and the least possible
 l <= beta(c, 3). rewind's placement is optimal up to beta(c, 2) and reaches the second value for
 c = 2, 3, 4 (bench/results/online_checkpointing.md) — the least worst case over l <= beta(c, 3)
 of any online placement, and so also of any that is optimal up to beta(c, 2).
+
+--never-above-dynamic: the least possible worst ratio over beta(c, 3) < l <= beta(c, 4) of a
+placement that never does more than Wang, Moin & Iaccarino's dynamic checkpointing (their
+checkpoints reversed by the same closed form, a stricter bound than their own count) at any
+l <= beta(c, 4) — to compare with rwd::OnlineRule's two rules, which each give up one of the two.
 """
 import sys
 from fractions import Fraction
@@ -41,6 +47,14 @@ def cost(held, l, c):
     return total
 
 
+def next_sets(held, n, c):
+    """The sets a placement can hold after deciding about y_n: the same, or y_n added (in a free
+    slot, or in place of one snapshot other than y_0's)."""
+    if len(held) < c:
+        return [held, held + (n,)]
+    return [held] + [held[:j] + held[j + 1:] + (n,) for j in range(1, len(held))]
+
+
 def least_worst(c, first_l, max_l, measure):
     """The least possible worst measure over first_l <= l <= max_l (runs ending earlier count
     for nothing, but the placement must still have lived through them)."""
@@ -50,19 +64,74 @@ def least_worst(c, first_l, max_l, measure):
         for held, worst in best.items():
             l = n + 1  # reversed from S_{n-1} = held, y_n current
             w = max(worst, measure(cost(held, l, c), p(l, c))) if l >= first_l else worst
-            choices = [held]
-            if len(held) < c:
-                choices.append(held + (n,))
-            else:
-                choices += [held[:j] + held[j + 1:] + (n,) for j in range(1, len(held))]
-            for choice in choices:
+            for choice in next_sets(held, n, c):
                 if choice not in following or w < following[choice]:
                     following[choice] = w
         best = following
     return min(best.values())
 
 
+def dynamic_checkpoint_sets(c, max_n):
+    """Wang, Moin & Iaccarino's checkpoints (rwd::detail::DynamicCheckpoints) after the decision
+    about y_n, n = 0 ... max_n: levels, y_0's infinite; the entry of t + 1 at level 0 while at most
+    c entries are held, else in place of the dispensable entry with the largest step (a later one
+    has a higher level), else the entry of t moves up one level to t + 1."""
+    entries = [[0, float("inf")]]
+    sets = []
+    for _ in range(max_n + 1):
+        t = entries[-1][0]
+        if len(entries) <= c:
+            entries.append([t + 1, 0])
+        else:
+            highest_later, dropped = -1, None
+            for j in range(len(entries) - 1, -1, -1):
+                if entries[j][1] < highest_later:
+                    dropped = j
+                    break
+                highest_later = max(highest_later, entries[j][1])
+            if dropped is not None:
+                del entries[dropped]
+                entries.append([t + 1, 0])
+            else:
+                entries[-1] = [t + 1, entries[-1][1] + 1]
+        sets.append(tuple(e[0] for e in entries[:-1]))
+    return sets
+
+
+def least_worst_never_above_dynamic(c, first_l, max_l):
+    """The least possible worst ratio to p(l, c) over first_l <= l <= max_l of a placement that
+    never costs more than Wang et al.'s checkpoints reversed the same way (their own count is
+    never lower), at any l <= max_l; None when no placement can."""
+    dynamic = dynamic_checkpoint_sets(c, max_l)
+    best = {(0,): Fraction(0)}
+    for n in range(1, max_l):
+        following = {}
+        l = n + 1
+        bound = cost(dynamic[n - 1], l, c)
+        for held, worst in best.items():
+            advances = cost(held, l, c)
+            if advances > bound:
+                continue
+            w = max(worst, Fraction(advances, p(l, c))) if l >= first_l else worst
+            for choice in next_sets(held, n, c):
+                if choice not in following or w < following[choice]:
+                    following[choice] = w
+        best = following
+        if not best:
+            return None
+    return min(best.values())
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--never-above-dynamic":
+        max_c = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+        print("| c | least worst ratio over beta(c,3) < l <= beta(c,4), never above WMI |")
+        print("|---|---|")
+        for c in range(2, max_c + 1):
+            r = least_worst_never_above_dynamic(c, comb(c + 3, 3) + 1, comb(c + 4, 4))
+            print(f"| {c} | {float(r):.4f} ({r}) |" if r is not None else f"| {c} | none |",
+                  flush=True)
+        return
     max_c = int(sys.argv[1]) if len(sys.argv) > 1 else 4
     extra = lambda advances, optimum: Fraction(advances - optimum)
     ratio = lambda advances, optimum: Fraction(advances, optimum) if optimum else Fraction(1)

@@ -3,6 +3,8 @@
 #include "rewind/schedule/online_placement.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "rewind/error.hpp"
 #include "rewind/schedule/checked_arithmetic.hpp"
@@ -64,6 +66,13 @@ const Ratio& larger(const Ratio& a, const Ratio& b) {
   return less(a, b) ? b : a;
 }
 
+int refuse_fewer_than_one(int snapshots) {
+  if (snapshots < 1)
+    detail::fail<InvalidArgument>("online: snapshots c = ", snapshots,
+                                  " must be >= 1 (the initial state takes one)");
+  return snapshots;
+}
+
 }  // namespace
 
 void OnlinePlacement::GrowingAdvances::start(Index at_steps, Index with_snapshots) {
@@ -81,24 +90,34 @@ void OnlinePlacement::GrowingAdvances::grow() {
   advances = detail::checked_add(advances, repetitions, "online: advances");
 }
 
-OnlinePlacement::OnlinePlacement(int snapshots) : snapshots_(snapshots) {
-  if (snapshots < 1)
-    detail::fail<InvalidArgument>("online: snapshots c = ", snapshots,
-                                  " must be >= 1 (the initial state takes one)");
+OnlinePlacement::OnlinePlacement(int snapshots, OnlineRule rule)
+    : snapshots_(refuse_fewer_than_one(snapshots)), rule_(rule), wmi_(snapshots) {
   positions_.reserve(static_cast<std::size_t>(snapshots));
   segment_cost_.reserve(static_cast<std::size_t>(snapshots));
+  // T_0 = 0, T_{i+1} = T_i + β(c − i, 2): revolve's first sweep for β(c, 3) steps. Targets past
+  // 64 bits are never reached; they are left out.
+  targets_.reserve(static_cast<std::size_t>(snapshots));
+  targets_.push_back(0);
+  for (Index i = 0; i + 1 < snapshots; ++i) {
+    const Index c_i = snapshots - i;  // β(c_i, 2) = (c_i + 1)(c_i + 2)/2
+    Index block = 0, next = 0;
+    if (!detail::try_mul(c_i + 1, c_i + 2, block)) break;
+    if (!detail::try_add(targets_.back(), block / 2, next)) break;
+    targets_.push_back(next);
+  }
 }
 
 void OnlinePlacement::reset() {
   current_ = -1;
-  filling_ = true;
+  phase_ = Phase::filling;
   fill_from_ = 1;
+  wmi_.reset();
   optimum_ = after_last_ = after_second_last_ = GrowingAdvances{};
   positions_.clear();
-  refresh_costs();
+  refresh_costs(0);
 }
 
-void OnlinePlacement::refresh_costs() {
+void OnlinePlacement::refresh_costs(Index n) {
   const int k = static_cast<int>(positions_.size()) - 1;
   const Index c = snapshots_;
   segment_cost_.assign(static_cast<std::size_t>(k > 0 ? k : 0), 0);
@@ -116,7 +135,7 @@ void OnlinePlacement::refresh_costs() {
   // snapshot more. Suffix sums of the moved costs make all k − 1 candidates O(c) together.
   best_interior_ = -1;
   best_interior_cost_ = 0;
-  if (k < 2) return;
+  if (k < 2 || !(phase_ == Phase::targeting || phase_ == Phase::looking_ahead)) return;
   std::vector<Index> moved_suffix(static_cast<std::size_t>(k + 1), 0);  // Σ_{j<i<k} p(m_i, c−i+1)
   for (int i = k - 1; i >= 1; --i)
     moved_suffix[i] = detail::checked_add(
@@ -125,6 +144,7 @@ void OnlinePlacement::refresh_costs() {
   Index prefix = 0;  // Σ_{i<j−1} p(m_i, c − i)
   for (int j = 1; j <= k - 1; ++j) {
     if (j >= 2) prefix = detail::checked_add(prefix, segment_cost_[j - 2], "online cost");
+    if (is_protected(positions_[j], n)) continue;
     const Index merged = segment_advances(positions_[j + 1] - positions_[j - 1], c - j + 1);
     const Index total = detail::checked_add(detail::checked_add(prefix, merged, "online cost"),
                                             moved_suffix[j + 1], "online cost");
@@ -142,10 +162,15 @@ OnlinePlacement::Decision OnlinePlacement::decide(Index step) {
   current_ = step;
   const Index n = step;
   const Index c = snapshots_;
+  // Wang, Moin & Iaccarino's checkpoints for the same run: their entry for y_{n+1} is allocated
+  // once the run is known to go on from it, as this decision is (their Move says what changed).
+  if (phase_ != Phase::looking_ahead) wmi_.allocate_next();  // not needed past β(c, 3) then
   if (n == 0)
     optimum_.start(2, c);  // p(n + 2, c): the shortest run that asks about y_n ends at n + 2
   else
     optimum_.grow();
+  if (phase_ == Phase::following) return decide_following(n);
+  if (phase_ == Phase::looking_ahead) return decide_targeting(n);
   if (static_cast<int>(positions_.size()) < snapshots_) {  // a free slot: keep everything
     positions_.push_back(n);
     return {true, -1};
@@ -156,20 +181,72 @@ OnlinePlacement::Decision OnlinePlacement::decide(Index step) {
   // and keeping them leaves the filling below to reproduce revolve's first sweep (measured: every
   // l ≤ β(c, 2) then costs exactly p(l, c)).
   if (n == c) return {};
-  if (filling_) {
-    if (const int j = fill_drop(n); j > 0) {
-      const Index dropped = positions_[j];
-      positions_.erase(positions_.begin() + j);
-      positions_.push_back(n);
-      fill_from_ = std::max(1, j - 1);
-      return {true, j, dropped};
+  if (phase_ == Phase::filling) {
+    if (n + 2 <= revolve_beta(c, 2)) {
+      if (const int j = fill_drop(n); j > 0) {
+        const Index dropped = positions_[j];
+        positions_.erase(positions_.begin() + j);
+        positions_.push_back(n);
+        fill_from_ = std::max(1, j - 1);
+        return {true, j, dropped};
+      }
+      return {};
     }
-    filling_ = false;  // the binomial pattern of repetition 2 is complete: look ahead from now on
-    refresh_costs();
+    // The pattern of repetition 2 is complete (l = β(c, 2) + 1): steer towards the targets.
+    phase_ = Phase::targeting;
+    refresh_costs(n);
     after_last_.start(n - positions_[k], c - k + 1);
     after_second_last_.start(n - positions_[k - 1], c - k + 1);
   }
+  return decide_targeting(n);
+}
+
+bool OnlinePlacement::is_protected(Index q, Index n) const {
+  if (phase_ != Phase::targeting) return false;
+  // The last target at or before q: q is one, or in the block after it.
+  const auto at = std::upper_bound(targets_.begin(), targets_.end(), q) - 1;
+  if (*at == q) return true;
+  const auto i = static_cast<Index>(at - targets_.begin()) + 1;  // block i: (T_{i−1}, T_i)
+  if (i >= static_cast<Index>(targets_.size()) || n >= targets_[i]) return false;
+  // Block i's pattern, a run of its own with c' = c − i + 1 snapshots from T_{i−1}: offsets
+  // o_j = Σ_{m<j} (c' + 1 − m) = j(c' + 1) − j(j − 1)/2 for j = 1 … c' − 1 (segments c' + 1, c',
+  // …, 3; the last 3 steps before T_i + 1 are reversed from y_{T_i}).
+  const Index c_block = snapshots_ - i + 1;
+  const Index offset = q - *at;
+  Index low = 1, high = c_block - 1;
+  while (low <= high) {
+    const Index j = low + (high - low) / 2;
+    const Index o = j * (c_block + 1) - j * (j - 1) / 2;
+    if (o == offset) return true;
+    if (o < offset)
+      low = j + 1;
+    else
+      high = j - 1;
+  }
+  return false;
+}
+
+OnlinePlacement::Decision OnlinePlacement::replace(int drop, Index n) {
+  const int k = static_cast<int>(positions_.size()) - 1;
+  const Index dropped = positions_[drop];
+  positions_.erase(positions_.begin() + drop);
+  positions_.push_back(n);
+  refresh_costs(n);
+  if (phase_ != Phase::following) {
+    after_last_.start(1, snapshots_ - k + 1);  // at the next step, y_n is one step behind
+    after_second_last_.start(n + 1 - positions_[k - 1], snapshots_ - k + 1);
+  }
+  return {true, drop, dropped};
+}
+
+OnlinePlacement::Decision OnlinePlacement::decide_targeting(Index n) {
+  const Index c = snapshots_;
+  const int k = static_cast<int>(positions_.size()) - 1;
   const Index last = positions_[k];
+  const bool must_store = is_protected(n, n);
+  // Protection ends only at a target, where y_n must be stored: the candidates kept since the
+  // last change are fresh otherwise.
+  if (must_store) refresh_costs(n);
 
   // The worst ratio to p(l, c) over the runs stopping at l = n + 2 and n + 3 (the run goes on
   // past n + 1: that is why the placement is asked), given the recomputation `again1`, `again2`
@@ -185,41 +262,81 @@ OnlinePlacement::Decision OnlinePlacement::decide(Index step) {
     return larger(a, b);
   };
 
-  Ratio best = score(
-      detail::checked_add(all_segments_cost_, segment_advances(n + 1 - last, c - k), "online cost"),
-      detail::checked_add(all_segments_cost_, segment_advances(n + 2 - last, c - k),
-                          "online cost"));
+  bool have = !must_store;
+  Ratio best{0, 1};
   int drop = -1;
+  if (have)
+    best = score(detail::checked_add(all_segments_cost_, segment_advances(n + 1 - last, c - k),
+                                     "online cost"),
+                 detail::checked_add(all_segments_cost_, segment_advances(n + 2 - last, c - k),
+                                     "online cost"));
   // [t_k, n) becomes segment k − 1 with c − k + 1 snapshots once an interior snapshot goes.
   if (best_interior_ >= 1) {
     const Index again =
         detail::checked_add(best_interior_cost_, after_last_.advances, "online cost");
     const Ratio r = score(again, again + 1);
-    if (less(r, best)) {
+    if (!have || less(r, best)) {
       best = r;
       drop = best_interior_;
+      have = true;
     }
   }
-  {  // the latest snapshot goes: [t_{k−1}, n) becomes segment k − 1
+  if (!is_protected(last, n)) {  // the latest snapshot goes: [t_{k−1}, n) becomes segment k − 1
     const Index again = detail::checked_add(head_cost_, after_second_last_.advances, "online cost");
     const Ratio r = score(again, again + 1);
-    if (less(r, best)) {
+    if (!have || less(r, best)) {
       best = r;
       drop = k;
+      have = true;
     }
   }
+  if (must_store && drop < 0)  // c − 1 protected snapshots at most are held before y_n's turn
+    throw std::logic_error("online placement: no snapshot may go for the protected y_" +
+                           std::to_string(n));
+  Decision decision;
   if (drop < 0) {  // the snapshots stay: one step further from the current state
     after_last_.grow();
     after_second_last_.grow();
-    return {};
+  } else {
+    decision = replace(drop, n);
   }
-  const Index dropped = positions_[drop];
-  positions_.erase(positions_.begin() + drop);
-  positions_.push_back(n);
-  refresh_costs();
-  after_last_.start(1, c - k + 1);  // at the next step, y_n is one step behind
-  after_second_last_.start(n + 1 - positions_[k - 1], c - k + 1);
-  return {true, drop, dropped};
+  // After the decision for y_{β(c,3)−2} the targets are held, which are Wang et al.'s checkpoints
+  // (revolve's first sweep for β(c, 3) steps is unique, and both reach it).
+  if (phase_ == Phase::targeting && static_cast<Index>(targets_.size()) == c &&
+      n + 2 == revolve_beta(c, 3)) {
+    if (positions_ != wmi_positions())
+      throw std::logic_error("online placement: at l = β(" + std::to_string(c) +
+                             ", 3) the snapshots differ from the dynamic checkpoints");
+    phase_ = rule_ == OnlineRule::never_above_dynamic ? Phase::following : Phase::looking_ahead;
+    refresh_costs(n);
+  }
+  return decision;
+}
+
+std::vector<Index> OnlinePlacement::wmi_positions() const {
+  std::vector<Index> steps;
+  for (const auto& entry : wmi_.entries())
+    if (entry.step <= current_) steps.push_back(entry.step);  // not the placeholder y_{n+1}
+  return steps;
+}
+
+OnlinePlacement::Decision OnlinePlacement::decide_following(Index n) {
+  // Their move for y_n: y_n kept (stored), possibly in place of a dropped checkpoint; or y_n's
+  // entry moved up to y_{n+1} (nothing stored).
+  const auto& entries = wmi_.entries();
+  const bool stored = entries.size() >= 2 && entries[entries.size() - 2].step == n;
+  if (!stored) return {};
+  if (static_cast<int>(positions_.size()) < snapshots_) {
+    positions_.push_back(n);
+    refresh_costs(n);
+    return {true, -1};
+  }
+  // Exactly one of the snapshots held is no longer among their checkpoints.
+  const std::vector<Index> theirs = wmi_positions();
+  for (int j = 1; j < static_cast<int>(positions_.size()); ++j)
+    if (!std::binary_search(theirs.begin(), theirs.end(), positions_[j])) return replace(j, n);
+  throw std::logic_error("online placement: the dynamic checkpoints stored y_" + std::to_string(n) +
+                         " without dropping one of ours");
 }
 
 int OnlinePlacement::fill_drop(Index n) const {
@@ -242,7 +359,7 @@ Index OnlinePlacement::advances_if_ended_here() const {
     detail::fail<InvalidArgument>("online placement: no step decided yet, so no run to cost");
   const int k = static_cast<int>(positions_.size()) - 1;
   Index segments = all_segments_cost_;
-  if (filling_) {  // the costs are kept only once the look-ahead needs them: sum them here
+  if (phase_ == Phase::filling) {  // the costs are kept only from phase 3 on: sum them here
     segments = 0;
     for (int i = 0; i < k; ++i)
       segments = detail::checked_add(

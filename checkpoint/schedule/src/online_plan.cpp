@@ -5,8 +5,8 @@
 
 namespace rwd {
 
-OnlineScheduleEndingAt::OnlineScheduleEndingAt(int snapshots, Index steps)
-    : online_(snapshots), steps_(steps) {
+OnlineScheduleEndingAt::OnlineScheduleEndingAt(int snapshots, Index steps, OnlineRule rule)
+    : online_(snapshots, rule), steps_(steps) {
   if (steps < 1) detail::fail<InvalidArgument>("an online run of ", steps, " steps (need >= 1)");
 }
 
@@ -16,9 +16,9 @@ Action OnlineScheduleEndingAt::next() {
   return online_.next();
 }
 
-CheckpointPlan plan_online(int snapshots, Index steps) {
+CheckpointPlan plan_online(int snapshots, Index steps, OnlineRule rule) {
   CheckpointPlan plan = CheckpointPlan::of(
-      std::make_unique<OnlineScheduleEndingAt>(snapshots, steps), ScheduleKind::online);
+      std::make_unique<OnlineScheduleEndingAt>(snapshots, steps, rule), ScheduleKind::online);
   plan.budget = snapshots;
   return plan;
 }

@@ -7,8 +7,8 @@
 
 namespace rwd {
 
-OnlineSchedule::OnlineSchedule(int snapshots)
-    : snapshots_(snapshots), placement_(snapshots) {  // the placement refuses c < 1
+OnlineSchedule::OnlineSchedule(int snapshots, OnlineRule rule)
+    : snapshots_(snapshots), placement_(snapshots, rule) {  // the placement refuses c < 1
   slot_of_.reserve(static_cast<std::size_t>(snapshots));
   free_slots_.reserve(static_cast<std::size_t>(snapshots));
   segment_slots_.reserve(static_cast<std::size_t>(snapshots));
@@ -16,11 +16,13 @@ OnlineSchedule::OnlineSchedule(int snapshots)
 }
 
 std::string OnlineSchedule::name() const {
-  return "online(c = " + std::to_string(snapshots_) + ")";
+  return "online(c = " + std::to_string(snapshots_) +
+         (placement_.rule() == OnlineRule::never_above_dynamic ? ", never above dynamic)" : ")");
 }
 
 std::unique_ptr<Schedule> OnlineSchedule::clone() const {
-  return std::make_unique<OnlineSchedule>(snapshots_);  // nothing planned ahead to copy
+  return std::make_unique<OnlineSchedule>(snapshots_,
+                                          placement_.rule());  // nothing planned ahead to copy
 }
 
 void OnlineSchedule::reset() {
@@ -169,13 +171,14 @@ Action OnlineSchedule::next_reverse() {
   return Action::restore(slot_of_[i], positions[i]);
 }
 
-ScheduleCost simulate_online(int snapshots, Index steps, const SimulatorOptions& options) {
+ScheduleCost simulate_online(int snapshots, Index steps, const SimulatorOptions& options,
+                             OnlineRule rule) {
   if (steps < 1)
     detail::fail<InvalidArgument>("simulate_online: steps l = ", steps, " must be >= 1");
   if (options.max_actions < 0)
     detail::fail<InvalidArgument>("max_actions = ", options.max_actions,
                                   " must be >= 0 (0 = automatic)");
-  OnlineSchedule schedule(snapshots);
+  OnlineSchedule schedule(snapshots, rule);
   ScheduleValidator validator(steps, snapshots, "schedule '" + schedule.name() + "'");
   Index limit = options.max_actions;
   if (limit == 0) {

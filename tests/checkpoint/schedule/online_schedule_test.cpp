@@ -18,6 +18,7 @@
 #include "rewind/schedule/online_placement.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
+#include "support/online_ratio_bound.hpp"
 
 namespace rwd {
 namespace {
@@ -44,24 +45,18 @@ struct Worst {
   }
 };
 
-// The bounds stated in online_placement.hpp, as measured over l ≤ 10^5 (and 10^6 by the bench):
-// the largest ratio to p(l, c) allowed in each region of l for budget c. Up to β(c, 2) the
-// schedule is optimal; in (β(c, 2), β(c, 3)] it reaches, for c = 2, 3, 4, the least worst case
-// of any online placement (bench/online_placement_search.py: 15/14, 22/21, 31/30).
-double ratio_bound(Index l, int c) {
-  if (l <= revolve_beta(c, 2)) return 1.0;
-  // 15/14 and 22/21 exactly, just above so that the double products do not round below.
-  if (l <= revolve_beta(c, 3)) return c == 2 ? 1.0715 : c == 3 ? 1.0477 : 1.04;
-  return c == 2 ? 1.14 : c == 3 ? 1.09 : 1.06;
-}
+using testing::online_ratio_bound;
 
-TEST(OnlineSchedule, EveryLengthUpTo2000AndBudgetUpTo20) {
+class OnlineScheduleRules : public ::testing::TestWithParam<OnlineRule> {};
+
+TEST_P(OnlineScheduleRules, EveryLengthUpTo2000AndBudgetUpTo20) {
+  const OnlineRule rule = GetParam();
   Worst r2, r3, beyond;
   for (int c = 1; c <= 20; ++c) {
     const Index beta2 = revolve_beta(c, 2), beta3 = revolve_beta(c, 3);
-    OnlinePlacement placement(c);  // the forward phase alone, one step per l
+    OnlinePlacement placement(c, rule);  // the forward phase alone, one step per l
     for (Index l = 1; l <= 2000; ++l) {
-      const ScheduleCost cost = simulate_online(c, l);  // throws on the first broken rule
+      const ScheduleCost cost = simulate_online(c, l, {}, rule);  // throws on a broken rule
       const Index optimum = revolve_advances(l, c);
       if (l >= 2) {  // the run ending at l asked about y_0 … y_{l−2}
         placement.decide(l - 2);
@@ -70,10 +65,10 @@ TEST(OnlineSchedule, EveryLengthUpTo2000AndBudgetUpTo20) {
       }
       ASSERT_GE(cost.advances, optimum) << "l = " << l << ", c = " << c;
       ASSERT_LE(static_cast<double>(cost.advances),
-                ratio_bound(l, c) * static_cast<double>(optimum))
+                online_ratio_bound(l, c, rule) * static_cast<double>(optimum))
           << "l = " << l << ", c = " << c << ": " << cost.advances
           << " advances, p(l, c) = " << optimum;
-      if (l <= beta2) {  // offline revolve's optimum, not knowing l
+      if (l <= beta2 || l == beta3) {  // offline revolve's optimum, not knowing l
         ASSERT_EQ(cost.advances, optimum) << "l = " << l << ", c = " << c;
       }
       if (l <= static_cast<Index>(c) + 1) {  // it stores all and recomputes nothing
@@ -90,6 +85,11 @@ TEST(OnlineSchedule, EveryLengthUpTo2000AndBudgetUpTo20) {
   r3.print("beta(c,2) < l <= beta(c,3):");
   beyond.print("beta(c,3) < l <= 2000:");
 }
+
+INSTANTIATE_TEST_SUITE_P(BothRules, OnlineScheduleRules,
+                         ::testing::Values(OnlineRule::least_worst_case,
+                                           OnlineRule::never_above_dynamic),
+                         [](const auto& info) { return testing::online_rule_name(info.param); });
 
 TEST(OnlineSchedule, OneSnapshotRecomputesFromTheStart) {
   for (Index l = 1; l <= 300; ++l) EXPECT_EQ(simulate_online(1, l).advances, l * (l - 1) / 2);
@@ -109,7 +109,8 @@ TEST(OnlineSchedule, RandomStopPointsUpToAMillion) {
       EXPECT_LE(cost.peak_slots, c);
       EXPECT_LE(cost.memory_slots_used, c);
       EXPECT_GE(cost.advances, optimum);
-      EXPECT_LE(static_cast<double>(cost.advances), 1.11 * static_cast<double>(optimum));
+      EXPECT_LE(static_cast<double>(cost.advances),
+                online_ratio_bound(l, c) * static_cast<double>(optimum));
     }
   }
 }

@@ -1,12 +1,14 @@
 // rewind's online schedule against the published dynamic checkpointing of Wang, Moin & Iaccarino
 // (rwd::DynamicCheckpointingSchedule, with the probe: the same information and the same c
-// snapshots) for every l ≤ 2000 and c = 2 … 20, in advances.
-//
-// rewind's online schedule does NOT always do fewer: at 6349 of the 38 000 (l, c) it does more
-// (bench/results/online_checkpointing.md, bench/online_dynamic_table). This test holds the
-// measured state — per c, the worst ratio online / WMI and the number of l where online does
-// more — so that neither gets worse unnoticed; an improvement passes (then lower the numbers).
-// Where both are provably optimal (l ≤ β(c, 2)) they are equal.
+// snapshots) for every l ≤ 2000 and c = 2 … 20, in advances
+// (bench/results/online_checkpointing.md, bench/online_dynamic_table):
+//   - with OnlineRule::never_above_dynamic: never more, at any l;
+//   - with either rule: never more for l ≤ β(c, 3), equal where both are offline revolve's
+//     optimum (l ≤ β(c, 2)), and fewer at many l in (β(c, 2), β(c, 3)), where WMI is up to 38 %
+//     above that optimum;
+//   - with the default OnlineRule::least_worst_case: more than WMI at some l past β(c, 3) (the
+//     price of a worst case of 1.06 instead of WMI's 1.34); the measured state is held here so
+//     that it cannot grow unnoticed.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -18,53 +20,68 @@
 namespace rwd {
 namespace {
 
-struct Measured {
-  double worst_ratio;  // online / WMI, rounded up in the 4th decimal
-  Index more;          // l ≤ 2000 where online does more advances
+struct Comparison {
+  Index fewer = 0, more = 0, most_extra = 0;
+  double worst_ratio = 0.0;  // online / WMI
 };
 
-// Index c − 2; from bench/online_dynamic_table (and this test's own printout).
-constexpr Measured kMeasured[] = {{1.1385, 1116}, {1.0715, 739}, {1.0438, 622}, {1.0385, 333},
-                                  {1.0320, 383},  {1.0265, 402}, {1.0280, 223}, {1.0313, 369},
-                                  {1.0327, 162},  {1.0280, 254}, {1.0373, 352}, {1.0373, 97},
-                                  {1.0259, 124},  {1.0193, 131}, {1.0220, 170}, {1.0320, 192},
-                                  {1.0290, 196},  {1.0290, 219}, {1.0317, 265}};
-
-TEST(OnlineVsDynamicCheckpointing, EveryLengthUpTo2000AndBudget2To20) {
-  Index total_more = 0, most_extra = 0;
-  for (int c = 2; c <= 20; ++c) {
-    const Measured& measured = kMeasured[c - 2];
-    OnlinePlacement placement(c);
-    Index more = 0;
-    double worst = 0.0;
-    Index worst_l = 0;
-    for (Index l = 2; l <= 2000; ++l) {
-      placement.decide(l - 2);
-      const Index online = placement.advances_if_ended_here();
-      const Index wmi = dynamic_checkpointing_advances(l, c);
-      if (l <= revolve_beta(c, 2)) {  // both offline revolve's optimum
-        ASSERT_EQ(online, wmi) << "l = " << l << ", c = " << c;
-      }
-      const double ratio = static_cast<double>(online) / static_cast<double>(wmi > 0 ? wmi : 1);
-      if (ratio > worst) {
-        worst = ratio;
-        worst_l = l;
-      }
-      if (online > wmi) {
-        ++more;
-        if (online - wmi > most_extra) most_extra = online - wmi;
-      }
-      ASSERT_LE(ratio, measured.worst_ratio)
-          << "l = " << l << ", c = " << c << ": online " << online << ", WMI " << wmi;
+Comparison compare(int c, OnlineRule rule) {
+  Comparison result;
+  OnlinePlacement placement(c, rule);
+  for (Index l = 2; l <= 2000; ++l) {
+    placement.decide(l - 2);
+    const Index online = placement.advances_if_ended_here();
+    const Index wmi = dynamic_checkpointing_advances(l, c);
+    if (l <= revolve_beta(c, 2)) EXPECT_EQ(online, wmi) << "l = " << l << ", c = " << c;
+    if (l <= revolve_beta(c, 3)) EXPECT_LE(online, wmi) << "l = " << l << ", c = " << c;
+    if (online < wmi) ++result.fewer;
+    if (online > wmi) {
+      ++result.more;
+      if (online - wmi > result.most_extra) result.most_extra = online - wmi;
     }
-    std::printf("c = %2d: online / WMI at most %.4f (l = %lld); online does more at %lld l\n", c,
-                worst, static_cast<long long>(worst_l), static_cast<long long>(more));
-    EXPECT_LE(more, measured.more) << "c = " << c;
-    total_more += more;
+    const double ratio = static_cast<double>(online) / static_cast<double>(wmi);
+    if (ratio > result.worst_ratio) result.worst_ratio = ratio;
   }
-  std::printf("online does more than WMI at %lld (l, c), at most %lld advances more\n",
-              static_cast<long long>(total_more), static_cast<long long>(most_extra));
-  EXPECT_LE(total_more, 6349);
+  return result;
+}
+
+TEST(OnlineVsDynamicCheckpointing, NeverAboveDynamicIsNeverMoreUpTo2000AndBudget2To20) {
+  Index total_fewer = 0;
+  for (int c = 2; c <= 20; ++c) {
+    const Comparison result = compare(c, OnlineRule::never_above_dynamic);
+    EXPECT_EQ(result.more, 0) << "c = " << c;
+    // For c = 2 WMI's worst case in (β(c, 2), β(c, 3)] is the least possible one too (15/14),
+    // and the two are equal at every l.
+    if (c >= 3) EXPECT_GT(result.fewer, 0) << "c = " << c;
+    std::printf("never_above_dynamic, c = %2d: fewer advances than WMI at %lld l, never more\n", c,
+                static_cast<long long>(result.fewer));
+    total_fewer += result.fewer;
+  }
+  std::printf("never_above_dynamic: fewer than WMI at %lld of 37 981 (l, c)\n",
+              static_cast<long long>(total_fewer));
+}
+
+TEST(OnlineVsDynamicCheckpointing, LeastWorstCaseAgainstDynamicUpTo2000AndBudget2To20) {
+  Index total_more = 0, most_extra = 0;
+  double worst = 0.0;
+  for (int c = 2; c <= 20; ++c) {
+    const Comparison result = compare(c, OnlineRule::least_worst_case);
+    std::printf(
+        "least_worst_case, c = %2d: online / WMI at most %.4f; more at %lld l, fewer at "
+        "%lld\n",
+        c, result.worst_ratio, static_cast<long long>(result.more),
+        static_cast<long long>(result.fewer));
+    total_more += result.more;
+    if (result.most_extra > most_extra) most_extra = result.most_extra;
+    if (result.worst_ratio > worst) worst = result.worst_ratio;
+  }
+  std::printf(
+      "least_worst_case: more than WMI at %lld of 37 981 (l, c), at most %lld advances "
+      "more, worst ratio %.4f\n",
+      static_cast<long long>(total_more), static_cast<long long>(most_extra), worst);
+  // Measured (bench/online_dynamic_table): may not grow.
+  EXPECT_LE(total_more, 4903);
+  EXPECT_LE(worst, 1.1385);
 }
 
 }  // namespace

@@ -20,50 +20,87 @@
 // each segment from the last to the first by revolve with the snapshots then free, c − i for
 // segment i (its own included). This is what rwd::OnlineSchedule's reverse phase does.
 //
-// The rule, in three phases.
+// The rule, in four phases (the fourth has two variants, OnlineRule).
 //  1. While a slot is free, y_n is stored (steps 0 … c − 1); y_c is not. Then nothing is
 //     recomputed for l ≤ c + 1.
 //  2. Filling (l up to β(c, 2) = C(c + 2, 2)): at each step y_n is stored in place of the earliest
 //     snapshot whose removal keeps segment i within c − i + 1 steps (i = 0, 1, …). The segments
 //     fill up to c + 1, c, …, 3 steps, earliest first — the first sweep of revolve for β(c, 2)
 //     steps, where every segment is reversed with one repetition.
-//  3. Look-ahead, once no snapshot can go in phase 2: at each step, three choices are compared by
-//     the worst ratio to p(l, c) of the runs that stop after the next two steps they decide
-//     (l = n + 2 and n + 3): keep the snapshots; store y_n in place of the interior snapshot
-//     whose removal costs least (the earliest among equals); or in place of the latest. It
-//     changes only when that strictly helps. Like the dispensable checkpoints of Wang, Moin &
-//     Iaccarino (SIAM J. Sci. Comput. 31(4), 2009) it thins snapshots where they are densest, but
-//     it chooses by the closed-form cost instead of levels.
-// Phase 2 plays the role of Stumm & Walther's online_r2 (SIAM J. Sci. Comput. 32(2), 836–854,
-// 2010) and phase 3 of their online_r3 and of Wang et al. beyond.
+//  3. Targeting (β(c, 2) < l ≤ β(c, 3)): the placement steers towards revolve's first sweep for
+//     β(c, 3) steps, which is unique: snapshots at the targets T_0 = 0 and
+//     T_{i+1} = T_i + β(c − i, 2) (segment i reversed with two repetitions). Between T_{i−1} and
+//     T_i the run is, from T_{i−1} on, a run of its own with c' = c − i + 1 snapshots, and at
+//     l = T_i + 1 it must hold that sub-run's phase-2 pattern (offsets c' + 1, c', …, 3 after
+//     T_{i−1}) — where Wang, Moin & Iaccarino's schedule reaches revolve's optimum. So every
+//     target is protected for good once stored, and every position of block i's pattern until
+//     T_i; the placement stores them when the run reaches them and never drops them early. Among
+//     the other snapshots it chooses as a look-ahead: keep, or store y_n in place of the
+//     unprotected snapshot whose removal costs least (the earliest among equals), by the worst
+//     ratio to p(l, c) of the runs stopping at l = n + 2 and n + 3; it changes only when that
+//     strictly helps, or when y_n is protected and must be stored.
+//  4. Past β(c, 3): once the placement holds the targets (after deciding about y_{β(c,3)−2}) it
+//     holds exactly the checkpoints of Wang, Moin & Iaccarino's dynamic checkpointing (SIAM J.
+//     Sci. Comput. 31(4), 2009; rwd::detail::DynamicCheckpoints, run alongside up to there; the
+//     placement checks that the two agree). Then, by OnlineRule:
+//     - least_worst_case (the default): the look-ahead of phase 3 goes on with nothing
+//       protected. Its worst case stays low (below), but at some l it does more advances than
+//       Wang et al.'s schedule (at 4903 of the 37 981 (l, c) with l ≤ 2000, c ≤ 20; at most
+//       13.85 %, at c = 2).
+//     - never_above_dynamic: it makes Wang et al.'s moves. Its forward sweep is theirs and its
+//       reverse sweep (revolve per segment with every free slot) costs no more than theirs, so it
+//       never does more advances than that published online algorithm at any l — but it inherits
+//       their worst case just past each β(c, t), up to 1.34 × offline revolve.
+//     An exhaustive search (bench/results/online_checkpointing.md) shows that a placement with
+//     both properties exists for c ≤ 4 past β(c, 3); neither rule is it.
+// Phases 1–2 play the role of Stumm & Walther's online_r2 (SIAM J. Sci. Comput. 32(2), 836–854,
+// 2010) and phase 3 of their online_r3.
 //
 // What it achieves (checked for every l ≤ 10^5, c ≤ 40 by online_schedule_long_test, on the
-// validated action stream for l ≤ 2000, c ≤ 20 by online_schedule_test; table for l ≤ 10^6 in
-// bench/results/online_checkpointing.md):
+// validated action stream for l ≤ 2000, c ≤ 20 by online_schedule_test, against Wang et al. for
+// every l ≤ 2000, c ≤ 20 by online_vs_dynamic_checkpointing_test; table for l ≤ 10^6 in
+// bench/results/online_checkpointing.md), as ratios to p(l, c):
 //   l ≤ β(c, 2):           exactly p(l, c) advances, offline revolve's optimum;
-//   β(c, 2) < l ≤ β(c, 3): ratio to p(l, c) at most 15/14 = 1.0714 (c = 2), 22/21 = 1.0476
-//                          (c = 3), 31/30 = 1.0333 (c = 4) — for c = 2, 3, 4 exactly the least
-//                          worst case any online placement can reach (exhaustive search,
+//   β(c, 2) < l ≤ β(c, 3): at most 15/14 = 1.0714 (c = 2), 22/21 = 1.0476 (c = 3), 31/30 =
+//                          1.0333 (c = 4) — for c = 2, 3, 4 exactly the least worst case any
+//                          online placement can reach (exhaustive search,
 //                          bench/online_placement_search.py), so 1.05 is out of reach at c = 2 —
-//                          and at most 1.0374 for every c ≤ 40 (≤ 1.021 for c ≥ 28);
-//   l > β(c, 3):           at most 1.14 (c = 2), 1.09 (c = 3), 1.06 (c ≥ 4), the worst just past
-//                          β(c, 3); at most 1.021 for 10^5 ≤ l ≤ 10^6 and c ≤ 20.
+//                          and at most 1.0244 for every 5 ≤ c ≤ 40; exactly p(l, c) at β(c, 3);
+//                          never more than Wang et al.;
+//   l > β(c, 3):           least_worst_case: at most 1.1385 (c = 2), 1.0825 (c = 3), 1.06
+//                          (c ≥ 4) for l ≤ 10^5, within 2.4 % for 10^5 ≤ l ≤ 10^6 (c ≤ 20);
+//                          never_above_dynamic: Wang et al.'s advances or fewer, at most 1.34.
 //
-// Cost: memory O(c). Phases 1 and 2: O(1) amortised integer comparisons per step. Phase 3: a
-// constant number of closed-form evaluations per step, plus O(c) of them at each change of
-// snapshots (a small fraction of the steps, fewer the longer the run).
+// Cost: memory O(c). Phases 1 and 2: O(1) amortised integer comparisons per step, plus Wang et
+// al.'s level bookkeeping (O(1) amortised). Phase 3 and least_worst_case: a constant number of
+// closed-form evaluations per step, plus O(c) of them at each change of snapshots.
+// never_above_dynamic past β(c, 3): O(c) per step.
 #pragma once
 
 #include <vector>
 
+#include "rewind/schedule/dynamic_checkpointing_schedule.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
 
+// What the placement does once the run is longer than β(c, 3) (phase 4 above).
+enum class OnlineRule {
+  // Keep choosing by the look-ahead of phase 3, with nothing protected: the lower worst case
+  // (beyond β(c, 3) at most 1.1385 (c = 2), 1.0825 (c = 3), 1.06 (c ≥ 4) × offline revolve;
+  // within 2.4 % of it from 10^5 steps on), but not pointwise below Wang et al.: more advances
+  // than theirs at some l past β(c, 3).
+  least_worst_case,
+  // Make Wang, Moin & Iaccarino's moves: never more advances than their published schedule at
+  // any l, at the price of their worst case just past each β(c, t) (up to 1.34 × offline
+  // revolve).
+  never_above_dynamic,
+};
+
 class OnlinePlacement {
  public:
   // c ≥ 1 snapshots (y_0's included). Throws InvalidArgument otherwise.
-  explicit OnlinePlacement(int snapshots);
+  explicit OnlinePlacement(int snapshots, OnlineRule rule = OnlineRule::least_worst_case);
 
   struct Decision {
     bool store = false;       // store the current state y_n
@@ -80,6 +117,7 @@ class OnlinePlacement {
   // The steps of the snapshots held, ascending; positions()[0] = 0 once decide(0) was called.
   const std::vector<Index>& positions() const { return positions_; }
   int snapshots() const { return snapshots_; }
+  OnlineRule rule() const { return rule_; }
   // The step of the last decision (−1 before the first).
   Index current_step() const { return current_; }
 
@@ -104,26 +142,44 @@ class OnlinePlacement {
     void grow();  // steps + 1
   };
 
-  // The recomputation of reversing everything up to the last snapshot: Σ_{i<k} p(m_i, c − i).
-  void refresh_costs();
+  enum class Phase { filling, targeting, looking_ahead, following };
+
+  // The recomputation of reversing everything up to the last snapshot: Σ_{i<k} p(m_i, c − i), and
+  // the cheapest interior snapshot to drop among those not protected at step n.
+  void refresh_costs(Index n);
+  // Phase 3: whether the snapshot of step q is protected when deciding about y_n (a target, or a
+  // position of its block's pattern before the block's end).
+  bool is_protected(Index q, Index n) const;
+  Decision decide_targeting(Index n);
+  Decision decide_following(Index n);
+  // The steps of Wang et al.'s checkpoints held after the current decision.
+  std::vector<Index> wmi_positions() const;
+  // Replaces positions_[drop] (drop ≥ 1) by n, keeps the costs up to date.
+  Decision replace(int drop, Index n);
   // While filling: the earliest snapshot whose removal keeps every segment i within c − i + 1
   // steps once y_n is stored, or −1 when there is none.
   int fill_drop(Index n) const;
 
   int snapshots_;
+  OnlineRule rule_;
   Index current_ = -1;
-  // Phase 1 (l ≤ β(c, 2)): segments filled to c + 1, c, …, 3 steps, earliest first; the snapshots
+  Phase phase_ = Phase::filling;
+  // Phase 2 (l ≤ β(c, 2)): segments filled to c + 1, c, …, 3 steps, earliest first; the snapshots
   // before fill_from_ can no longer go.
-  bool filling_ = true;
   int fill_from_ = 1;
+  // Phase 3: the targets T_0 … T_{c−1} (those that fit in 64 bits).
+  std::vector<Index> targets_;
+  // Wang, Moin & Iaccarino's checkpoints and levels for the same steps (phase 4 makes their
+  // moves).
+  detail::DynamicCheckpoints wmi_;
   std::vector<Index> positions_;
   // For i < k = positions_.size() − 1 and m_i = t_{i+1} − t_i: p(m_i, c − i) (segment i as it is)
   // and the sums of these over all i < k and over i < k − 1.
   std::vector<Index> segment_cost_;
   Index head_cost_ = 0;          // Σ_{i<k−1} p(m_i, c − i)
   Index all_segments_cost_ = 0;  // Σ_{i<k} p(m_i, c − i)
-  // The cheapest interior snapshot to drop (index 1 … k − 1) and what the segments up to the
-  // last snapshot then cost; −1 when there is none (k < 2).
+  // The cheapest unprotected interior snapshot to drop (index 1 … k − 1) and what the segments
+  // up to the last snapshot then cost; −1 when there is none.
   int best_interior_ = -1;
   Index best_interior_cost_ = 0;
   // p(n + 2, c), and with n the current step and k the index of the last snapshot once the slots

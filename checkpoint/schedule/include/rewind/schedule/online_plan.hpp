@@ -23,7 +23,8 @@ namespace rwd {
 class OnlineScheduleEndingAt final : public Schedule {
  public:
   // c >= 1 snapshots, l >= 1 steps; InvalidArgument otherwise.
-  OnlineScheduleEndingAt(int snapshots, Index steps);
+  OnlineScheduleEndingAt(int snapshots, Index steps,
+                         OnlineRule rule = OnlineRule::least_worst_case);
 
   Action next() override;
   Index steps() const override { return steps_; }
@@ -42,6 +43,7 @@ class OnlineScheduleEndingAt final : public Schedule {
 };
 
 // The plan of OnlineSchedule(c) for a run that ended at l (kind ScheduleKind::online, simulated).
-CheckpointPlan plan_online(int snapshots, Index steps);
+CheckpointPlan plan_online(int snapshots, Index steps,
+                           OnlineRule rule = OnlineRule::least_worst_case);
 
 }  // namespace rwd

@@ -49,8 +49,9 @@ namespace rwd {
 
 class OnlineSchedule final : public Schedule {
  public:
-  // c ≥ 1 snapshots (y_0's included, as in revolve). Throws InvalidArgument otherwise.
-  explicit OnlineSchedule(int snapshots);
+  // c ≥ 1 snapshots (y_0's included, as in revolve). Throws InvalidArgument otherwise. `rule`:
+  // what the placement does past β(c, 3) (rewind/schedule/online_placement.hpp).
+  explicit OnlineSchedule(int snapshots, OnlineRule rule = OnlineRule::least_worst_case);
 
   // The run stopped: y_l (l = steps) is final and y_{l−1} is current. Precondition: in the
   // forward phase, l = forward_step() + 1 and no action for y_{l−1} was given yet (end_at comes
@@ -64,8 +65,9 @@ class OnlineSchedule final : public Schedule {
   Action next() override;
   Index steps() const override { return ended_ ? steps_ : -1; }  // l once ended; −1 before
   int slots() const override { return snapshots_; }
-  std::string name() const override;  // "online(c = 20)"
-  void reset() override;              // back to the start of the forward phase
+  // "online(c = 20)", or "online(c = 20, never above dynamic)" with that rule.
+  std::string name() const override;
+  void reset() override;  // back to the start of the forward phase
   std::unique_ptr<Schedule> clone() const override;
 
  private:
@@ -99,6 +101,7 @@ class OnlineSchedule final : public Schedule {
 // end_at(l), and every action validated by rwd::ScheduleValidator (y_l is the driver's probe, not
 // an action, see above). Counted as rwd::simulate counts, so cost.advances compares directly with
 // rwd::revolve_advances(l, c). Throws ScheduleViolation at the first broken rule.
-ScheduleCost simulate_online(int snapshots, Index steps, const SimulatorOptions& options = {});
+ScheduleCost simulate_online(int snapshots, Index steps, const SimulatorOptions& options = {},
+                             OnlineRule rule = OnlineRule::least_worst_case);
 
 }  // namespace rwd
