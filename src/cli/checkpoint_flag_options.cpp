@@ -62,6 +62,15 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
                    "the budget may also hold the stages of steps (Runge-Kutta,\n"
                    "fixed steps): the least predicted time of revolve,\n"
                    "stage-aware (CAMS), store-all and store-all-stages");
+  command
+      .add_option("--online-rule", flags.online_rule,
+                  plan ? "with --online, past beta(c, 3): least-worst-case (default)\n"
+                         "or never-above-dynamic (Wang-Moin-Iaccarino's moves)"
+                       : "a run of unknown length (--adaptive, a stop condition) runs\n"
+                         "the online schedule; past beta(c, 3) it follows\n"
+                         "least-worst-case (default) or never-above-dynamic\n"
+                         "(never more recomputation than Wang-Moin-Iaccarino's)")
+      ->type_name("RULE");
   command.add_flag("--json", flags.json,
                    "print one JSON object on stdout instead of the text report");
   if (plan) return;

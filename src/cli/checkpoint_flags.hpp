@@ -58,6 +58,7 @@ struct CheckpointFlags {
   std::optional<double> disk_read_cost;       // --disk-read-cost STEPS per snapshot
   bool json = false;                          // --json
   bool stage_aware = false;                   // --stage-aware: stage snapshots may be kept
+  std::optional<std::string> online_rule;     // --online-rule least-worst-case | never-above-...
 
   // FlagUse::run only.
   std::optional<std::string> device_snapshots;  // --device-snapshots K (three-level)
@@ -86,6 +87,9 @@ struct CheckpointSettings {
   bool json = false;
   // --stage-aware: the budget may also hold step stages (schedule_plan.hpp: choose_stage_plan).
   bool stage_aware = false;
+  // --online-rule: the online schedule's rule past β(c, 3), for runs of unknown length.
+  OnlineRule online_rule = OnlineRule::least_worst_case;
+  bool online_rule_given = false;
 
   DriftPolicy drift = DriftPolicy::warn;
   bool sync_io = false;
@@ -149,6 +153,10 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   CheckpointSettings settings;
   settings.json = flags.json;
   settings.stage_aware = flags.stage_aware;
+  if (flags.online_rule) {
+    settings.online_rule = parse_online_rule(*flags.online_rule);
+    settings.online_rule_given = true;
+  }
   if (flags.steps) settings.steps = parse_count("--steps", *flags.steps);
 
   const bool three_level = flags.device_snapshots || flags.host_snapshots;

@@ -68,8 +68,10 @@ OnlinePlan plan_online(const CheckpointFlags& flags, const std::vector<std::stri
 
   OnlinePlan plan;
   const int snapshots = static_cast<int>(c);
-  plan.name = OnlineSchedule(snapshots).name();
-  plan.cost = simulate_online(snapshots, l);
+  const OnlineRule rule =
+      flags.online_rule ? parse_online_rule(*flags.online_rule) : OnlineRule::least_worst_case;
+  plan.name = OnlineSchedule(snapshots, rule).name();
+  plan.cost = simulate_online(snapshots, l, {}, rule);
   plan.offline_advances = revolve_advances(l, c);
   plan.offline_repetitions = revolve_repetitions(l, c);
   plan.beta2 = revolve_beta(c, 2);

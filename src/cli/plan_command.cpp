@@ -533,6 +533,9 @@ CLI::App* add_plan_command(CLI::App& app) {
         print_online_plan(std::cout, online);
       return;
     }
+    if (options->checkpoint.online_rule)
+      rwd::detail::fail<InvalidArgument>(
+          "--online-rule applies with --online only (the online schedule's rule)");
     const PlanOutcome outcome = plan_outcome(*options);
     if (options->checkpoint.json)
       std::cout << plan_json(outcome).dump(2) << std::endl;

@@ -142,6 +142,14 @@ def case_schedules(rewind):
     # sweep; a uniform schedule needs l and counts first.
     if report["schedule"]["counting_steps"] != 0 or report["schedule"]["name"] != "online(c = 4)":
         fail(f"adaptive --snapshots 4: {report['schedule']}")
+    # Past beta(4, 3) = 35 steps the online rules differ; the gradient may not.
+    if report["steps"] <= 35:
+        fail(f"adaptive run of {report['steps']} steps: too short to reach beta(4, 3) = 35")
+    report = run_json(rewind, *adaptive, "--snapshots", "4", "--online-rule", "never-above-dynamic")
+    check_drift(report, "adaptive never-above-dynamic")
+    same_gradient(report, reference, "adaptive never-above-dynamic")
+    if report["schedule"]["name"] != "online(c = 4, never above dynamic)":
+        fail(f"adaptive --online-rule never-above-dynamic: {report['schedule']}")
     report = run_json(rewind, *adaptive, "--schedule", "uniform", "--interval", "10")
     check_drift(report, "adaptive uniform")
     same_gradient(report, reference, "adaptive uniform")

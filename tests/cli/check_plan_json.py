@@ -204,6 +204,69 @@ def case_online(rewind):
     print("ok: online plans against the closed form")
 
 
+def dynamic_checkpoints(c, n):
+    """Wang, Moin & Iaccarino's checkpoints after the decision about y_n (their level rule, as
+    rwd::detail::DynamicCheckpoints and bench/online_placement_search.py)."""
+    entries = [[0, float("inf")]]
+    for _ in range(n + 1):
+        t = entries[-1][0]
+        if len(entries) <= c:
+            entries.append([t + 1, 0])
+            continue
+        highest_later, dropped = -1, None
+        for j in range(len(entries) - 1, -1, -1):
+            if entries[j][1] < highest_later:
+                dropped = j
+                break
+            highest_later = max(highest_later, entries[j][1])
+        if dropped is None:
+            entries[-1] = [t + 1, entries[-1][1] + 1]
+        else:
+            del entries[dropped]
+            entries.append([t + 1, 0])
+    return [e[0] for e in entries[:-1]]
+
+
+def reversal_advances(held, l, c):
+    """Advances of a run ending at l reversed from snapshots `held` (revolve per segment)."""
+    k = len(held) - 1
+    total = l - 1 + revolve_p(l - 1 - held[k], c - k)[0]
+    for i in range(k):
+        total += revolve_p(held[i + 1] - held[i], c - i)[0]
+    return total
+
+
+def case_online_rules(rewind):
+    def online(l, c, *extra):
+        command = [rewind, "plan", "--online", "--steps", str(l), "--snapshots", str(c), *extra,
+                   "--json"]
+        proc = subprocess.run(command, capture_output=True, text=True)
+        if proc.returncode != 0:
+            fail(f"{' '.join(command)} exited with {proc.returncode}: {proc.stderr.strip()}")
+        report = json.loads(proc.stdout)
+        return report["recomputed_steps"], report["schedule"]
+
+    for l, c in [(8, 2), (23, 3), (38, 3), (61, 5), (100, 5), (1000, 10), (2000, 4)]:
+        default, name = online(l, c)
+        dynamic, dynamic_name = online(l, c, "--online-rule", "never-above-dynamic")
+        if name != f"online(c = {c})" or dynamic_name != f"online(c = {c}, never above dynamic)":
+            fail(f"l={l} c={c}: schedules named {name!r}, {dynamic_name!r}")
+        if l <= beta(c, 3):
+            if default != dynamic:
+                fail(f"l={l} c={c}: the rules differ before beta(c, 3): {default} vs {dynamic}")
+        else:  # Wang et al.'s checkpoints, reversed by revolve per segment
+            expected = reversal_advances(dynamic_checkpoints(c, l - 2), l, c)
+            if dynamic != expected:
+                fail(f"l={l} c={c}: never-above-dynamic did {dynamic}, WMI's checkpoints {expected}")
+    for args, needle in ((["--online", "--online-rule", "fastest"], "least-worst-case"),
+                         (["--online-rule", "never-above-dynamic"], "--online")):
+        command = [rewind, "plan", "--steps", "100", "--snapshots", "5", *args]
+        proc = subprocess.run(command, capture_output=True, text=True)
+        if proc.returncode == 0 or needle not in proc.stderr:
+            fail(f"{' '.join(command)} was not refused naming {needle}: {proc.stderr!r}")
+    print("ok: --online-rule plans: the same up to beta(c, 3), then WMI's checkpoints")
+
+
 def case_stages(rewind):
     for method, stages in (("rk4", 4), ("heun", 2)):
         for l, c in ((10000, 20), (300, 9), (50, 3), (40, 200)):
@@ -232,10 +295,11 @@ def case_stages(rewind):
 
 def main():
     if len(sys.argv) != 3:
-        fail("usage: check_plan_json.py REWIND revolve|memory|large|uniform|online")
+        fail("usage: check_plan_json.py REWIND revolve|memory|large|uniform|online|online_rules")
     rewind, case = sys.argv[1], sys.argv[2]
     cases = {"revolve": case_revolve, "memory": case_memory, "large": case_large,
-             "uniform": case_uniform, "stages": case_stages, "online": case_online}
+             "uniform": case_uniform, "stages": case_stages, "online": case_online,
+             "online_rules": case_online_rules}
     if case not in cases:
         fail(f"unknown case '{case}'")
     cases[case](rewind)

@@ -117,14 +117,16 @@ void OnlinePlacement::reset() {
   refresh_costs(0);
 }
 
-void OnlinePlacement::refresh_costs(Index n) {
+void OnlinePlacement::refresh_costs(Index n, int unchanged_segments) {
   const int k = static_cast<int>(positions_.size()) - 1;
   const Index c = snapshots_;
-  segment_cost_.assign(static_cast<std::size_t>(k > 0 ? k : 0), 0);
+  const bool reuse = unchanged_segments > 0 && segment_cost_.size() == static_cast<std::size_t>(k);
+  if (!reuse) segment_cost_.assign(static_cast<std::size_t>(k > 0 ? k : 0), 0);
   head_cost_ = 0;
   all_segments_cost_ = 0;
   for (int i = 0; i < k; ++i) {
-    segment_cost_[i] = segment_advances(positions_[i + 1] - positions_[i], c - i);
+    if (!reuse || i >= unchanged_segments)
+      segment_cost_[i] = segment_advances(positions_[i + 1] - positions_[i], c - i);
     if (i < k - 1) head_cost_ = detail::checked_add(head_cost_, segment_cost_[i], "online cost");
   }
   all_segments_cost_ =
@@ -164,7 +166,7 @@ OnlinePlacement::Decision OnlinePlacement::decide(Index step) {
   const Index c = snapshots_;
   // Wang, Moin & Iaccarino's checkpoints for the same run: their entry for y_{n+1} is allocated
   // once the run is known to go on from it, as this decision is (their Move says what changed).
-  if (phase_ != Phase::looking_ahead) wmi_.allocate_next();  // not needed past β(c, 3) then
+  if (phase_ != Phase::looking_ahead) wmi_move_ = wmi_.allocate_next();  // not needed then
   if (n == 0)
     optimum_.start(2, c);  // p(n + 2, c): the shortest run that asks about y_n ends at n + 2
   else
@@ -231,7 +233,8 @@ OnlinePlacement::Decision OnlinePlacement::replace(int drop, Index n) {
   const Index dropped = positions_[drop];
   positions_.erase(positions_.begin() + drop);
   positions_.push_back(n);
-  refresh_costs(n);
+  // Segments before drop − 1 keep their place, length and snapshots.
+  refresh_costs(n, phase_ == Phase::following ? drop - 1 : 0);
   if (phase_ != Phase::following) {
     after_last_.start(1, snapshots_ - k + 1);  // at the next step, y_n is one step behind
     after_second_last_.start(n + 1 - positions_[k - 1], snapshots_ - k + 1);
@@ -321,22 +324,15 @@ std::vector<Index> OnlinePlacement::wmi_positions() const {
 }
 
 OnlinePlacement::Decision OnlinePlacement::decide_following(Index n) {
-  // Their move for y_n: y_n kept (stored), possibly in place of a dropped checkpoint; or y_n's
-  // entry moved up to y_{n+1} (nothing stored).
-  const auto& entries = wmi_.entries();
-  const bool stored = entries.size() >= 2 && entries[entries.size() - 2].step == n;
-  if (!stored) return {};
-  if (static_cast<int>(positions_.size()) < snapshots_) {
-    positions_.push_back(n);
-    refresh_costs(n);
-    return {true, -1};
-  }
-  // Exactly one of the snapshots held is no longer among their checkpoints.
-  const std::vector<Index> theirs = wmi_positions();
-  for (int j = 1; j < static_cast<int>(positions_.size()); ++j)
-    if (!std::binary_search(theirs.begin(), theirs.end(), positions_[j])) return replace(j, n);
-  throw std::logic_error("online placement: the dynamic checkpoints stored y_" + std::to_string(n) +
-                         " without dropping one of ours");
+  // Their move for y_n: y_n kept (stored) in place of the dropped dispensable checkpoint, or y_n's
+  // entry moved up to y_{n+1} (nothing stored). With every slot held, nothing else happens.
+  if (!wmi_move_.kept_t) return {};
+  const Index dropped = wmi_move_.dropped_entry.step;
+  const auto at = std::lower_bound(positions_.begin() + 1, positions_.end(), dropped);
+  if (!wmi_move_.dropped || at == positions_.end() || *at != dropped)
+    throw std::logic_error("online placement: the dynamic checkpoints stored y_" +
+                           std::to_string(n) + " without dropping one of ours");
+  return replace(static_cast<int>(at - positions_.begin()), n);
 }
 
 int OnlinePlacement::fill_drop(Index n) const {

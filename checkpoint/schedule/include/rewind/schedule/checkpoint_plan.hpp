@@ -35,6 +35,7 @@
 #include <utility>
 
 #include "rewind/carry.hpp"
+#include "rewind/schedule/online_rule.hpp"
 #include "rewind/schedule/schedule.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
 #include "rewind/types.hpp"
@@ -188,17 +189,21 @@ class Planner {
       : plan_(std::move(plan)) {}  // NOLINT(google-explicit-constructor)
   template <class F>
   requires std::is_invocable_r_v<CheckpointPlan, const F&, Index> Planner(
-      F plan, std::optional<int> online_snapshots)
-      : plan_(std::move(plan)), online_snapshots_(online_snapshots) {}
+      F plan, std::optional<int> online_snapshots,
+      OnlineRule online_rule = OnlineRule::least_worst_case)
+      : plan_(std::move(plan)), online_snapshots_(online_snapshots), online_rule_(online_rule) {}
 
   CheckpointPlan operator()(Index steps) const { return plan_(steps); }
   explicit operator bool() const { return static_cast<bool>(plan_); }
   // Snapshots of the online schedule used when the run's length is unknown; nullopt: count.
   std::optional<int> online_snapshots() const { return online_snapshots_; }
+  // Its rule past β(c, 3) (rewind/schedule/online_rule.hpp).
+  OnlineRule online_rule() const { return online_rule_; }
 
  private:
   std::function<CheckpointPlan(Index steps)> plan_;
   std::optional<int> online_snapshots_;
+  OnlineRule online_rule_ = OnlineRule::least_worst_case;
 };
 
 // Snapshots of `snapshot_bytes` (state + carry) that fit in `budget_bytes`. Refuses a budget

@@ -80,22 +80,10 @@
 #include <vector>
 
 #include "rewind/schedule/dynamic_checkpointing_schedule.hpp"
+#include "rewind/schedule/online_rule.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
-
-// What the placement does once the run is longer than β(c, 3) (phase 4 above).
-enum class OnlineRule {
-  // Keep choosing by the look-ahead of phase 3, with nothing protected: the lower worst case
-  // (beyond β(c, 3) at most 1.1385 (c = 2), 1.0825 (c = 3), 1.06 (c ≥ 4) × offline revolve;
-  // within 2.4 % of it from 10^5 steps on), but not pointwise below Wang et al.: more advances
-  // than theirs at some l past β(c, 3).
-  least_worst_case,
-  // Make Wang, Moin & Iaccarino's moves: never more advances than their published schedule at
-  // any l, at the price of their worst case just past each β(c, t) (up to 1.34 × offline
-  // revolve).
-  never_above_dynamic,
-};
 
 class OnlinePlacement {
  public:
@@ -146,7 +134,9 @@ class OnlinePlacement {
 
   // The recomputation of reversing everything up to the last snapshot: Σ_{i<k} p(m_i, c − i), and
   // the cheapest interior snapshot to drop among those not protected at step n.
-  void refresh_costs(Index n);
+  // Segments before `unchanged_segments` keep their cached cost (their place, length and snapshots
+  // did not change).
+  void refresh_costs(Index n, int unchanged_segments = 0);
   // Phase 3: whether the snapshot of step q is protected when deciding about y_n (a target, or a
   // position of its block's pattern before the block's end).
   bool is_protected(Index q, Index n) const;
@@ -172,6 +162,7 @@ class OnlinePlacement {
   // Wang, Moin & Iaccarino's checkpoints and levels for the same steps (phase 4 makes their
   // moves).
   detail::DynamicCheckpoints wmi_;
+  detail::DynamicCheckpoints::Move wmi_move_;  // their move for the current step
   std::vector<Index> positions_;
   // For i < k = positions_.size() − 1 and m_i = t_{i+1} − t_i: p(m_i, c − i) (segment i as it is)
   // and the sums of these over all i < k and over i < k − 1.

@@ -127,13 +127,22 @@ inline Planner on_disk(Planner planner) {
 inline Planner in_memory(Planner planner) {
   if (!planner) detail::fail<InvalidArgument>("in_memory needs a planner");
   const std::optional<int> online = planner.online_snapshots();
+  const OnlineRule rule = planner.online_rule();
   return Planner(
       [planner = std::move(planner)](Index steps) {
         CheckpointPlan inner = planner(steps);
         return CheckpointPlan::of(std::make_unique<MemoryOnlySchedule>(inner.schedule()),
                                   inner.kind);
       },
-      online);
+      online, rule);
+}
+
+// The same planner, whose online schedule (a run of unknown length) follows `rule` past β(c, 3).
+inline Planner with_online_rule(Planner planner, OnlineRule rule) {
+  if (!planner) detail::fail<InvalidArgument>("with_online_rule needs a planner");
+  const std::optional<int> online = planner.online_snapshots();
+  return Planner([planner = std::move(planner)](Index steps) { return planner(steps); }, online,
+                 rule);
 }
 
 }  // namespace rwd

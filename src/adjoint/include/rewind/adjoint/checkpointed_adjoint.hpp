@@ -176,7 +176,7 @@ class CheckpointedAdjoint {
         detail::fail<InvalidArgument>(
             "a run of unknown length (adaptive steps or a stop condition) cannot be resumed: "
             "its online schedule keeps every snapshot in memory");
-      OnlineSchedule schedule(*planner.online_snapshots());
+      OnlineSchedule schedule(*planner.online_snapshots(), planner.online_rule());
       return execute(y0, theta, schedule, nullptr, -1);
     }
     const Index steps = steps_of_run(y0, theta);
