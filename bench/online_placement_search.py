@@ -2,7 +2,7 @@
 """The least worst case any online snapshot placement can reach, by exhaustive search.
 
     bench/online_placement_search.py [max_c = 4]
-    bench/online_placement_search.py --never-above-dynamic [max_c = 4]
+    bench/online_placement_search.py --never-above-dynamic [max_c = 4 [REWIND]]
 
 Model (rewind/schedule/online_placement.hpp, Stumm & Walther's): the driver computes y_{n+1}
 before it asks about y_n, so the schedule decides about y_n knowing that the run goes on (l >= n+2).
@@ -21,8 +21,11 @@ of any online placement, and so also of any that is optimal up to beta(c, 2).
 --never-above-dynamic: the least possible worst ratio over beta(c, 3) < l <= beta(c, 4) of a
 placement that never does more than Wang, Moin & Iaccarino's dynamic checkpointing (their
 checkpoints reversed by the same closed form, a stricter bound than their own count) at any
-l <= beta(c, 4) — to compare with rwd::OnlineRule's two rules, which each give up one of the two.
+l <= beta(c, 4) — to compare with rwd::OnlineRule's two rules, which each give up one of the two
+(their worst ratios in the same region are added as columns when the rewind binary is given).
 """
+import json
+import subprocess
 import sys
 from fractions import Fraction
 from functools import lru_cache
@@ -122,15 +125,33 @@ def least_worst_never_above_dynamic(c, first_l, max_l):
     return min(best.values())
 
 
+def rule_worst(rewind, c, rule, first_l, max_l):
+    """The worst ratio to p(l, c) over first_l <= l <= max_l of rewind's online schedule with
+    `rule`, from `rewind plan --online --json` (the validated action stream)."""
+    worst = Fraction(0)
+    for l in range(first_l, max_l + 1):
+        report = json.loads(subprocess.run(
+            [rewind, "plan", "--online", "--steps", str(l), "--snapshots", str(c),
+             "--online-rule", rule, "--json"], capture_output=True, text=True, check=True).stdout)
+        worst = max(worst, Fraction(report["recomputed_steps"], p(l, c)))
+    return worst
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--never-above-dynamic":
         max_c = int(sys.argv[2]) if len(sys.argv) > 2 else 4
-        print("| c | least worst ratio over beta(c,3) < l <= beta(c,4), never above WMI |")
-        print("|---|---|")
+        rewind = sys.argv[3] if len(sys.argv) > 3 else None
+        rules = ("least-worst-case", "never-above-dynamic") if rewind else ()
+        print("| c | least worst ratio over beta(c,3) < l <= beta(c,4), never above WMI |"
+              + "".join(f" {rule} |" for rule in rules))
+        print("|---|---|" + "---|" * len(rules))
         for c in range(2, max_c + 1):
-            r = least_worst_never_above_dynamic(c, comb(c + 3, 3) + 1, comb(c + 4, 4))
-            print(f"| {c} | {float(r):.4f} ({r}) |" if r is not None else f"| {c} | none |",
-                  flush=True)
+            first_l, max_l = comb(c + 3, 3) + 1, comb(c + 4, 4)
+            r = least_worst_never_above_dynamic(c, first_l, max_l)
+            cells = [f"{float(r):.4f} ({r})" if r is not None else "none"]
+            cells += [f"{float(rule_worst(rewind, c, rule, first_l, max_l)):.4f}"
+                      for rule in rules]
+            print(f"| {c} | " + " | ".join(cells) + " |", flush=True)
         return
     max_c = int(sys.argv[1]) if len(sys.argv) > 1 else 4
     extra = lambda advances, optimum: Fraction(advances - optimum)

@@ -21,6 +21,7 @@ CASE is one of
 """
 import json
 import math
+import pathlib
 import subprocess
 import sys
 
@@ -204,36 +205,13 @@ def case_online(rewind):
     print("ok: online plans against the closed form")
 
 
-def dynamic_checkpoints(c, n):
-    """Wang, Moin & Iaccarino's checkpoints after the decision about y_n (their level rule, as
-    rwd::detail::DynamicCheckpoints and bench/online_placement_search.py)."""
-    entries = [[0, float("inf")]]
-    for _ in range(n + 1):
-        t = entries[-1][0]
-        if len(entries) <= c:
-            entries.append([t + 1, 0])
-            continue
-        highest_later, dropped = -1, None
-        for j in range(len(entries) - 1, -1, -1):
-            if entries[j][1] < highest_later:
-                dropped = j
-                break
-            highest_later = max(highest_later, entries[j][1])
-        if dropped is None:
-            entries[-1] = [t + 1, entries[-1][1] + 1]
-        else:
-            del entries[dropped]
-            entries.append([t + 1, 0])
-    return [e[0] for e in entries[:-1]]
-
-
-def reversal_advances(held, l, c):
-    """Advances of a run ending at l reversed from snapshots `held` (revolve per segment)."""
-    k = len(held) - 1
-    total = l - 1 + revolve_p(l - 1 - held[k], c - k)[0]
-    for i in range(k):
-        total += revolve_p(held[i + 1] - held[i], c - i)[0]
-    return total
+def wmi_reference():
+    """Wang, Moin & Iaccarino's checkpoints and the closed-form reversal cost, as the exhaustive
+    search of bench/online_placement_search.py writes them (independently of the C++)."""
+    bench = pathlib.Path(__file__).resolve().parents[2] / "bench"
+    sys.path.insert(0, str(bench))
+    import online_placement_search  # noqa: E402
+    return online_placement_search.dynamic_checkpoint_sets, online_placement_search.cost
 
 
 def case_online_rules(rewind):
@@ -246,6 +224,7 @@ def case_online_rules(rewind):
         report = json.loads(proc.stdout)
         return report["recomputed_steps"], report["schedule"]
 
+    dynamic_checkpoint_sets, reversal_advances = wmi_reference()
     for l, c in [(8, 2), (23, 3), (38, 3), (61, 5), (100, 5), (1000, 10), (2000, 4)]:
         default, name = online(l, c)
         dynamic, dynamic_name = online(l, c, "--online-rule", "never-above-dynamic")
@@ -255,7 +234,7 @@ def case_online_rules(rewind):
             if default != dynamic:
                 fail(f"l={l} c={c}: the rules differ before beta(c, 3): {default} vs {dynamic}")
         else:  # Wang et al.'s checkpoints, reversed by revolve per segment
-            expected = reversal_advances(dynamic_checkpoints(c, l - 2), l, c)
+            expected = reversal_advances(dynamic_checkpoint_sets(c, l - 2)[l - 2], l, c)
             if dynamic != expected:
                 fail(f"l={l} c={c}: never-above-dynamic did {dynamic}, WMI's checkpoints {expected}")
     for args, needle in ((["--online", "--online-rule", "fastest"], "least-worst-case"),

@@ -184,7 +184,7 @@ OnlinePlacement::Decision OnlinePlacement::decide(Index step) {
   // l ≤ β(c, 2) then costs exactly p(l, c)).
   if (n == c) return {};
   if (phase_ == Phase::filling) {
-    if (n + 2 <= revolve_beta(c, 2)) {
+    if (n + 2 <= targets_[1]) {  // T_1 = β(c, 2) (c ≥ 2 here)
       if (const int j = fill_drop(n); j > 0) {
         const Index dropped = positions_[j];
         positions_.erase(positions_.begin() + j);
@@ -304,9 +304,9 @@ OnlinePlacement::Decision OnlinePlacement::decide_targeting(Index n) {
     decision = replace(drop, n);
   }
   // After the decision for y_{β(c,3)−2} the targets are held, which are Wang et al.'s checkpoints
-  // (revolve's first sweep for β(c, 3) steps is unique, and both reach it).
+  // (revolve's first sweep for β(c, 3) steps is unique, and both reach it). T_{c−1} = β(c, 3) − 4.
   if (phase_ == Phase::targeting && static_cast<Index>(targets_.size()) == c &&
-      n + 2 == revolve_beta(c, 3)) {
+      n == targets_.back() + 2) {
     if (positions_ != wmi_positions())
       throw std::logic_error("online placement: at l = β(" + std::to_string(c) +
                              ", 3) the snapshots differ from the dynamic checkpoints");

@@ -72,9 +72,11 @@
 //                          never_above_dynamic: Wang et al.'s advances or fewer, at most 1.34.
 //
 // Cost: memory O(c). Phases 1 and 2: O(1) amortised integer comparisons per step, plus Wang et
-// al.'s level bookkeeping (O(1) amortised). Phase 3 and least_worst_case: a constant number of
-// closed-form evaluations per step, plus O(c) of them at each change of snapshots.
-// never_above_dynamic past β(c, 3): O(c) per step.
+// al.'s level bookkeeping (a scan back from the latest checkpoint to the first dispensable one,
+// O(c) at worst), which runs up to β(c, 3) and, with never_above_dynamic, on. Phase 3 and
+// least_worst_case: a constant number of closed-form evaluations per step, plus O(c) of them at
+// each change of snapshots. never_above_dynamic past β(c, 3): O(log c) per move, plus the
+// closed form of the segments from the dropped checkpoint on.
 #pragma once
 
 #include <vector>
