@@ -9,9 +9,21 @@
 //
 // Observation steps are step indices, not times: with fixed steps step k is t0 + k·dt. An
 // observation step past the last step of the run is an error reported after the forward sweep.
+//
+// Observation times instead suit adaptive runs, whose step indices are not known in advance:
+//
+//   auto fit = rwd::Objective<B>::at_times(terminal, {0.5, 1.0, 1.5}, observation);
+//
+// term g_k is then evaluated at the state whose time is exactly t_k. The stepper must land on
+// every such time — an adaptive rwd::ExplicitRungeKutta with the times among its
+// StepControl::stop_times does (the drivers ask it through `lands_on(t)` before any work, and
+// refuse a stepper that cannot); a time past the end of the run (a stop condition ended it
+// earlier) is an error after the forward sweep. The observation function still receives the
+// step index, and the time to tell which term it is.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -50,10 +62,37 @@ class Objective {
       detail::fail<InvalidArgument>("an objective needs a terminal cost or observation terms");
   }
 
+  // Observation terms at the states whose time is exactly one of `times` (see above), plus the
+  // terminal cost (may be empty).
+  static Objective at_times(TerminalFn terminal, std::vector<double> times,
+                            ObservationFn observation) {
+    if (times.empty()) detail::fail<InvalidArgument>("observation times: the list is empty");
+    if (!observation)
+      detail::fail<InvalidArgument>("observation times were given without an observation function");
+    for (double t : times)
+      if (!std::isfinite(t))
+        detail::fail<InvalidArgument>("observation time ", t, " is not finite");
+    std::sort(times.begin(), times.end());
+    if (std::adjacent_find(times.begin(), times.end()) != times.end())
+      detail::fail<InvalidArgument>("observation times must be distinct");
+    Objective objective;
+    objective.terminal_ = std::move(terminal);
+    objective.times_ = std::move(times);
+    objective.observation_ = std::move(observation);
+    return objective;
+  }
+
   bool has_terminal() const { return static_cast<bool>(terminal_); }
+  // Whether step `step` is observed (by index only: objectives without observation times).
   bool observes(Index step) const { return std::binary_search(steps_.begin(), steps_.end(), step); }
+  // Whether the state of step `step` at time t is observed, by its index or by its time.
+  bool observes(Index step, double t) const {
+    return observes(step) ||
+           (!times_.empty() && std::binary_search(times_.begin(), times_.end(), t));
+  }
   const std::vector<Index>& observation_steps() const { return steps_; }
   Index last_observation_step() const { return steps_.empty() ? -1 : steps_.back(); }
+  const std::vector<double>& observation_times() const { return times_; }
 
   double terminal(double t, const Vector& y, Vector& grad) const {
     if (!terminal_) {
@@ -113,6 +152,7 @@ class Objective {
  private:
   TerminalFn terminal_;
   std::vector<Index> steps_;
+  std::vector<double> times_;  // sorted, distinct (at_times)
   ObservationFn observation_;
 };
 

@@ -2,6 +2,7 @@
 #include "predict_command.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -29,6 +30,7 @@ struct PredictSettings {
   std::optional<double> t_final;
   std::optional<Index> steps;
   std::optional<Index> substeps;
+  std::optional<double> rtol, atol;  // overrides for a model with adaptive steps
   std::optional<std::string> output;
   bool force = false;
 };
@@ -88,12 +90,28 @@ void predict(const PredictSettings& s) {
     fail<InvalidArgument>("--y0 has ", y0.size(), " values but the model in '", s.parameters, "' (",
                           model.describe(), ") takes ", model.observed, " (", names, ")");
   }
+  if (model.adaptive && s.substeps)
+    fail<InvalidArgument>("--substeps: the model in '", s.parameters, "' takes adaptive steps (",
+                          model.method, ", rtol ", model.rtol, ", atol ", model.atol,
+                          "); --substeps is for fixed-step models");
+  if (!model.adaptive && (s.rtol || s.atol))
+    fail<InvalidArgument>("--rtol/--atol: the model in '", s.parameters, "' takes ", model.substeps,
+                          " fixed ", model.method,
+                          " steps per interval; use --substeps to change them");
+  std::optional<training::AdaptiveTolerances> adaptive;
+  if (model.adaptive)
+    adaptive =
+        training::AdaptiveTolerances{s.rtol.value_or(model.rtol), s.atol.value_or(model.atol)};
+  if (adaptive && !(adaptive->rtol >= 1e-15 && std::isfinite(adaptive->rtol) &&
+                    adaptive->atol > 0.0 && std::isfinite(adaptive->atol)))
+    fail<InvalidArgument>("--rtol = ", adaptive->rtol, ", --atol = ", adaptive->atol,
+                          ": the tolerances must be finite, rtol >= 1e-15 and atol > 0");
   Eigen::VectorXd start = Eigen::VectorXd::Zero(model.state_dimension());
   for (Index i = 0; i < model.observed; ++i)
     start[i] = (y0[static_cast<std::size_t>(i)] - model.mean[i]) / model.scale[i];
-  const Eigen::MatrixXd path =
-      training::integrate_on_grid(model.field(), ButcherTableau::by_name(model.method),
-                                  s.substeps.value_or(model.substeps), loaded.theta, start, times);
+  const Eigen::MatrixXd path = training::integrate_on_grid(
+      model.field(), ButcherTableau::by_name(model.method), s.substeps.value_or(model.substeps),
+      loaded.theta, start, times, adaptive);
   training::TimeSeries series;
   series.times = times;
   series.values =
@@ -151,6 +169,10 @@ CLI::App* add_predict_command(CLI::App& app) {
                      "intervals of the uniform grid");
   add_integer_option(*command, "--substeps", s->substeps, IntegerRange::count(),
                      "RK steps per interval (default: the model's)");
+  command->add_option("--rtol", s->rtol,
+                      "relative tolerance (adaptive models; default: the model's)");
+  command->add_option("--atol", s->atol,
+                      "absolute tolerance (adaptive models; default: the model's)");
   command->add_option("--output,-o", s->output, "write here (.csv, .h5) instead of stdout");
   command->add_flag("--force", s->force, "replace an existing --output");
   command->callback([s] { predict(*s); });

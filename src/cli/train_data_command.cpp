@@ -52,7 +52,10 @@ struct DataSettings {
   Index batch = 20;
   Index window = 10;
   Index substeps = 1;
+  bool substeps_given = false;  // --substeps on the command line (refused with --adaptive)
   std::string method = "rk4";
+  bool adaptive = false;
+  std::optional<double> rtol, atol;  // adaptive only
   std::string optimizer = "adam";
   double learning_rate = 1e-2;
   double final_learning_rate = 1e-4;
@@ -69,6 +72,10 @@ struct DataSettings {
   std::optional<std::string> save_parameters;
   bool quiet = false;
 };
+
+// --adaptive without --rtol/--atol: the tolerances of `rewind run --adaptive`.
+constexpr double kTrainRtol = 1e-6;
+constexpr double kTrainAtol = 1e-9;
 
 // "64,64" → {64, 64}; "none" or "" → {} (a linear field). Each width an integer >= 1.
 std::vector<Index> parse_layers(const std::string& text) {
@@ -133,6 +140,26 @@ void validate(const DataSettings& s) {
     fail<InvalidArgument>("--stop-at ", *s.stop_at, " must be in [0, --iterations]");
   if (s.save_parameters && std::filesystem::exists(*s.save_parameters))
     fail<InvalidArgument>("--save-parameters '", *s.save_parameters, "' exists; remove it first");
+  if (s.adaptive) {
+    if (s.substeps_given)
+      fail<InvalidArgument>(
+          "--substeps sets fixed steps; with --adaptive the error controller "
+          "chooses the steps (set --rtol/--atol instead)");
+    if (!ButcherTableau::by_name(s.method).has_embedded())
+      fail<InvalidArgument>(
+          "--adaptive needs a method with an embedded error estimate (dopri5, "
+          "tsit5, bs3, heun); --method ",
+          s.method, " has none");
+    const double rtol = s.rtol.value_or(kTrainRtol), atol = s.atol.value_or(kTrainAtol);
+    if (!(rtol >= 1e-15 && std::isfinite(rtol)))
+      fail<InvalidArgument>("--rtol = ", rtol, " must be finite and >= 1e-15");
+    if (!(atol > 0.0 && std::isfinite(atol)))
+      fail<InvalidArgument>("--atol = ", atol, " must be finite and > 0");
+  } else if (s.rtol || s.atol) {
+    fail<InvalidArgument>(
+        "--rtol and --atol are tolerances of adaptive steps: add --adaptive "
+        "(and an embedded method such as --method dopri5)");
+  }
   if (s.optimizer != "adam" && s.optimizer != "sgd")
     fail<InvalidArgument>("--optimizer '", s.optimizer, "' is not known (adam, sgd)");
 }
@@ -154,6 +181,9 @@ Json run_options(const DataSettings& s) {
               {"window", s.window},
               {"substeps", s.substeps},
               {"method", s.method},
+              {"adaptive", s.adaptive},
+              {"rtol", s.adaptive ? Json(s.rtol.value_or(kTrainRtol)) : Json()},
+              {"atol", s.adaptive ? Json(s.atol.value_or(kTrainAtol)) : Json()},
               {"optimizer", s.optimizer},
               {"learning_rate", s.learning_rate},
               {"final_learning_rate", s.final_learning_rate},
@@ -165,13 +195,21 @@ Json run_options(const DataSettings& s) {
               {"eval_every", s.eval_every}};
 }
 
+bool records_adaptive_steps(const Json& options) {
+  return options.contains("adaptive") && options["adaptive"] == true;
+}
+
 void check_resume_options(const Json& recorded, const Json& now, const std::string& file) {
-  for (const auto& [key, value] : now.items())
+  for (const auto& [key, value] : now.items()) {
+    // Checkpoints written before adaptive training record no step-control keys: fixed steps.
+    const bool step_control = key == "adaptive" || key == "rtol" || key == "atol";
+    if (step_control && !recorded.contains(key) && !records_adaptive_steps(now)) continue;
     if (!recorded.contains(key) || recorded[key] != value)
       fail<InvalidArgument>("--resume '", file, "': the checkpoint was trained with ", key, " = ",
                             recorded.contains(key) ? recorded[key].dump() : "(not recorded)",
                             " but this command has ", value.dump(),
                             "; a continuation needs the same options");
+  }
 }
 
 std::unique_ptr<training::Optimizer> make_optimizer(const DataSettings& s) {
@@ -246,6 +284,14 @@ void train_data(const DataSettings& s) {
   model.scale = norm.scale;
   model.method = s.method;
   model.substeps = s.substeps;
+  std::optional<training::AdaptiveTolerances> adaptive;
+  if (s.adaptive) {
+    adaptive =
+        training::AdaptiveTolerances{s.rtol.value_or(kTrainRtol), s.atol.value_or(kTrainAtol)};
+    model.adaptive = true;
+    model.rtol = adaptive->rtol;
+    model.atol = adaptive->atol;
+  }
   model.training_options = run_options(s).dump();
   if (s.time_dependent) {  // the network sees t scaled like the data: mean 0, std 1
     double sum = 0.0, squares = 0.0;
@@ -270,6 +316,7 @@ void train_data(const DataSettings& s) {
   options.window = s.window;
   options.batch = s.batch;
   options.substeps = s.substeps;
+  options.adaptive = adaptive;
   options.tableau = tableau;
   options.seed = s.seed;
   options.schedule =
@@ -317,7 +364,8 @@ void train_data(const DataSettings& s) {
   const Index last = s.stop_at.value_or(s.iterations);
   std::string stopped = s.stop_at && *s.stop_at < s.iterations ? "stop-at" : "iterations";
   double smoothed = std::nan(""), gradient_seconds = 0.0;
-  Index run_iterations = 0;
+  Index run_iterations = 0, steps_taken = 0, steps_rejected = 0;
+  std::vector<Index> iteration_steps;  // accepted steps of each iteration of this invocation
   const auto start = std::chrono::steady_clock::now();
   const auto write_checkpoint = [&] {
     state.optimizer = optimizer->state();
@@ -330,6 +378,9 @@ void train_data(const DataSettings& s) {
     const training::DataIteration record = trainer.step(theta, *optimizer);
     ++run_iterations;
     gradient_seconds += record.gradient_seconds;
+    steps_taken += record.steps;
+    steps_rejected += record.rejected;
+    iteration_steps.push_back(record.steps);
     state.iteration = i;
     state.losses.push_back(record.loss);
     state.gradient_norms.push_back(record.gradient_norm);
@@ -391,12 +442,28 @@ void train_data(const DataSettings& s) {
 
   const double per_iteration =
       run_iterations > 0 ? seconds / static_cast<double>(run_iterations) : 0.0;
+  // Steps per window over this invocation (this process's windows when the batch is split).
+  const double windows_run =
+      static_cast<double>(run_iterations) *
+      static_cast<double>(
+          training::windows_of_process(s.batch, ProcessGroup::rank(), ProcessGroup::size()).size());
+  const double steps_per_window =
+      windows_run > 0 ? static_cast<double>(steps_taken) / windows_run : 0.0;
+  std::string stepping = s.method + " × " + std::to_string(s.substeps);
+  if (s.adaptive) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "%s adaptive (rtol %.3g, atol %.3g): %.1f steps and %.2f rejections per window",
+                  s.method.c_str(), model.rtol, model.atol, steps_per_window,
+                  windows_run > 0 ? static_cast<double>(steps_rejected) / windows_run : 0.0);
+    stepping = text;
+  }
   if (!s.quiet && ProcessGroup::prints()) {
     std::cout << "trained " << model.describe() << " (" << theta.size() << " parameters) on "
               << s.data << " (" << set.size() << " trajector" << (set.size() == 1 ? "y" : "ies")
               << ", " << set.points() << " points): " << state.iteration << " iterations of "
               << optimizer->name() << " (" << s.lr_schedule << " schedule), " << s.batch
-              << " windows of " << s.window << " intervals, " << s.method << " × " << s.substeps
+              << " windows of " << s.window << " intervals, " << stepping
               << (stopped == "early" ? ", stopped early" : "") << "\n"
               << "train MSE " << short_number(state.train_errors.front()) << " -> "
               << short_number(final_errors.train_mse);
@@ -433,11 +500,15 @@ void train_data(const DataSettings& s) {
     opts["optimizer"] = optimizer->name();
     log["options"] = opts;
     Json iterations = Json::array();
+    // Steps are known for this invocation's iterations (a resumed run's earlier ones: null).
+    const std::size_t first_here = state.losses.size() - iteration_steps.size();
     for (std::size_t k = 0; k < state.losses.size(); ++k)
-      iterations.push_back({{"iteration", k + 1},
-                            {"loss", state.losses[k]},
-                            {"gradient_norm", state.gradient_norms[k]},
-                            {"learning_rate", state.learning_rates[k]}});
+      iterations.push_back(
+          {{"iteration", k + 1},
+           {"loss", state.losses[k]},
+           {"gradient_norm", state.gradient_norms[k]},
+           {"learning_rate", state.learning_rates[k]},
+           {"steps", k >= first_here ? Json(iteration_steps[k - first_here]) : Json()}});
     log["iterations"] = std::move(iterations);
     Json evaluations = Json::array();
     for (std::size_t k = 0; k < state.train_errors.size(); ++k)
@@ -471,6 +542,8 @@ void train_data(const DataSettings& s) {
     log["held_out_rmse"] = held_out_rmse;
     log["seconds"] = seconds;
     log["seconds_per_iteration"] = per_iteration;
+    log["steps_per_window"] = steps_per_window;
+    log["rejected_steps"] = steps_rejected;
     log["parameters_file"] = s.save_parameters ? Json(*s.save_parameters) : Json();
     std::ofstream out(*s.json);
     if (!out) fail<StorageError>("cannot write the training log '", *s.json, "'");
@@ -520,6 +593,10 @@ void add_train_data_options(CLI::App& train) {
   add_integer_option(train, "--substeps", s->substeps, IntegerRange::count(),
                      "integrator steps per observation interval");
   train.add_option("--method", s->method, "Runge-Kutta tableau")->capture_default_str();
+  train.add_flag("--adaptive", s->adaptive,
+                 "adaptive steps of the method's embedded pair, landing on every observation");
+  train.add_option("--rtol", s->rtol, "relative tolerance of adaptive steps (default 1e-6)");
+  train.add_option("--atol", s->atol, "absolute tolerance of adaptive steps (default 1e-9)");
   train.add_option("--optimizer", s->optimizer, "adam or sgd")->capture_default_str();
   train.add_option("--learning-rate,--lr", s->learning_rate, "initial step size")
       ->capture_default_str();
@@ -553,6 +630,7 @@ void add_train_data_options(CLI::App& train) {
     if (!train.get_subcommands().empty()) return;  // `train spiral` ran
     if (s->data.empty())
       fail<InvalidArgument>("rewind train needs --data FILE (or the subcommand spiral)");
+    s->substeps_given = train.count("--substeps") > 0;
     train_data(*s);
   });
 }

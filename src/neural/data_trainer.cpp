@@ -1,12 +1,14 @@
 // src/neural/data_trainer.cpp — see rewind/neural/data_trainer.hpp.
 #include "rewind/neural/data_trainer.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
 #include <limits>
 #include <utility>
 
+#include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
@@ -24,6 +26,16 @@ void DataTrainerOptions::validate() const {
   if (!(clip_norm >= 0.0 && std::isfinite(clip_norm)))
     fail<InvalidArgument>("clip norm = ", clip_norm, " must be finite and >= 0 (0: no clipping)");
   if (!schedule) fail<InvalidArgument>("the trainer needs a schedule");
+  if (adaptive) {
+    if (!tableau.has_embedded())
+      fail<InvalidArgument>("method '", tableau.name,
+                            "' has no embedded error estimate, so it cannot take adaptive steps; "
+                            "use dopri5, tsit5, bs3 or heun");
+    if (!(adaptive->rtol >= 1e-15 && std::isfinite(adaptive->rtol)))
+      fail<InvalidArgument>("rtol = ", adaptive->rtol, " must be finite and >= 1e-15");
+    if (!(adaptive->atol > 0.0 && std::isfinite(adaptive->atol)))
+      fail<InvalidArgument>("atol = ", adaptive->atol, " must be finite and > 0");
+  }
 }
 
 namespace {
@@ -43,9 +55,24 @@ std::vector<double> step_sizes(const std::vector<double>& times, Index first, In
 
 }  // namespace
 
+StepControl window_step_control(const std::vector<double>& times, Index first, Index intervals,
+                                Index substeps, const std::optional<AdaptiveTolerances>& adaptive) {
+  const auto begin = static_cast<std::size_t>(first);
+  const auto end = static_cast<std::size_t>(first + intervals);
+  if (!adaptive)
+    return StepControl::prescribed(times[begin], step_sizes(times, first, intervals, substeps));
+  StepControl control =
+      StepControl::adaptive(times[begin], times[end], adaptive->rtol, adaptive->atol);
+  control.stop_times.assign(times.begin() + static_cast<std::ptrdiff_t>(begin + 1),
+                            times.begin() + static_cast<std::ptrdiff_t>(end));
+  return control;
+}
+
 Eigen::MatrixXd integrate_on_grid(const nn::NeuralField& field, const ButcherTableau& tableau,
                                   Index substeps, const Eigen::VectorXd& theta,
-                                  const Eigen::VectorXd& y0, const std::vector<double>& times) {
+                                  const Eigen::VectorXd& y0, const std::vector<double>& times,
+                                  const std::optional<AdaptiveTolerances>& adaptive,
+                                  Index* steps_taken) {
   if (times.empty()) fail<InvalidArgument>("integrate_on_grid: no times");
   if (substeps < 1) fail<InvalidArgument>("substeps = ", substeps, " must be >= 1");
   if (y0.size() != field.state_size())
@@ -58,16 +85,23 @@ Eigen::MatrixXd integrate_on_grid(const nn::NeuralField& field, const ButcherTab
   const auto points = static_cast<Index>(times.size());
   Eigen::MatrixXd path(y0.size(), points);
   path.col(0) = y0;
+  if (steps_taken) *steps_taken = 0;
   if (points == 1) return path;
-  ExplicitRungeKutta stepper(
-      field, tableau,
-      StepControl::prescribed(times.front(), step_sizes(times, 0, points - 1, substeps)));
+  ExplicitRungeKutta stepper(field, tableau,
+                             window_step_control(times, 0, points - 1, substeps, adaptive));
   Eigen::VectorXd y = y0;
   Carry carry = stepper.initial_carry(y, theta);
   for (Index k = 1; k < points; ++k) {
-    for (Index s = 0; s < substeps; ++s) stepper.step(y, carry, theta);
+    // Adaptive steps land on every time (stop times): step until the state is at times[k].
+    const double t_k = times[static_cast<std::size_t>(k)];
+    if (adaptive) {
+      while (carry.t != t_k) stepper.step(y, carry, theta);
+    } else {
+      for (Index s = 0; s < substeps; ++s) stepper.step(y, carry, theta);
+    }
     path.col(k) = y;
   }
+  if (steps_taken) *steps_taken = carry.step;
   return path;
 }
 
@@ -132,15 +166,19 @@ GradientResult<Eigen::VectorXd> DataTrainer::window_gradient(const Eigen::Vector
   const Index d = observed_, s_dim = field_.dimension();
   ExplicitRungeKutta stepper(
       field_, options_.tableau,
-      StepControl::prescribed(series.times[static_cast<std::size_t>(w.start)],
-                              step_sizes(series.times, w.start, window, substeps)));
-  std::vector<Index> steps;
-  for (Index k = 1; k <= window; ++k) steps.push_back(k * substeps);
+      window_step_control(series.times, w.start, window, substeps, options_.adaptive));
   const double scale = 1.0 / static_cast<double>(options_.batch * window * d);
   const Index start = w.start;
-  auto term = [&series, start, substeps, scale, d](Index step, double, const Eigen::VectorXd& y,
-                                                   Eigen::VectorXd& grad) {
-    const auto target = series.values.col(start + step / substeps);
+  // Observation k of the window: data point start + k, found by step (fixed steps) or by the
+  // time the adaptive run landed on.
+  auto point_of = [&series, start, substeps, adaptive = options_.adaptive.has_value()](
+                      Index step, double t) -> Index {
+    if (!adaptive) return start + step / substeps;
+    return std::lower_bound(series.times.begin(), series.times.end(), t) - series.times.begin();
+  };
+  auto term = [&series, point_of, scale, d](Index step, double t, const Eigen::VectorXd& y,
+                                            Eigen::VectorXd& grad) {
+    const auto target = series.values.col(point_of(step, t));
     grad.setZero(y.size());  // the augmented components are not observed
     double squares = 0.0;
     for (Index i = 0; i < d; ++i) {
@@ -150,12 +188,30 @@ GradientResult<Eigen::VectorXd> DataTrainer::window_gradient(const Eigen::Vector
     }
     return scale * squares;
   };
-  Objective<EigenBackend> objective(Objective<EigenBackend>::TerminalFn{}, std::move(steps),
-                                    std::move(term));
   Eigen::VectorXd y0 = Eigen::VectorXd::Zero(s_dim);
   y0.head(d) = series.values.col(start);
-  CheckpointedAdjoint driver(stepper, std::move(objective), options_.checkpoint);
-  return driver.run(y0, theta, options_.schedule);
+  if (!options_.adaptive) {
+    std::vector<Index> steps;
+    for (Index k = 1; k <= window; ++k) steps.push_back(k * substeps);
+    CheckpointedAdjoint driver(stepper,
+                               Objective<EigenBackend>(Objective<EigenBackend>::TerminalFn{},
+                                                       std::move(steps), std::move(term)),
+                               options_.checkpoint);
+    return driver.run(y0, theta, options_.schedule);
+  }
+  const auto first = series.times.begin() + static_cast<std::ptrdiff_t>(start + 1);
+  auto objective = Objective<EigenBackend>::at_times(Objective<EigenBackend>::TerminalFn{},
+                                                     std::vector<double>(first, first + window),
+                                                     std::move(term));
+  // A revolve budget runs online; store-all needs no plan at all (the store grows with the run).
+  if (options_.schedule.online_snapshots()) {
+    CheckpointedAdjoint driver(stepper, std::move(objective), options_.checkpoint);
+    return driver.run(y0, theta, options_.schedule);
+  }
+  StoreAllOptions store_all;
+  store_all.check_finite = options_.checkpoint.check_finite;
+  StoreAllAdjoint driver(stepper, std::move(objective), store_all);
+  return driver.run(y0, theta);
 }
 
 GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& theta,
@@ -173,10 +229,13 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
   // This process's windows: a status, then per window its loss and gradient.
   std::exception_ptr failure;
   Summary summary;
+  steps_ = rejected_ = 0;
   try {
     for (Index w = mine_.begin; w < mine_.end; ++w) {
       GradientResult<Eigen::VectorXd> r =
           window_gradient(theta, windows_[static_cast<std::size_t>(starts[w])]);
+      steps_ += r.summary.steps;
+      rejected_ += r.summary.rejected_steps;
       double* out = mine_values_.data() + 1 + (w - mine_.begin) * (p + 1);
       out[0] = r.loss;
       Eigen::Map<Eigen::VectorXd>(out + 1, p) = r.grad_theta;
@@ -216,6 +275,8 @@ DataIteration DataTrainer::step(Eigen::VectorXd& theta, Optimizer& optimizer) {
   auto result = gradient(theta, sampler_.next_batch());
   const auto computed = Clock::now();
   record.loss = result.loss;
+  record.steps = steps_;
+  record.rejected = rejected_;
   record.gradient_norm = result.grad_theta.norm();
   if (options_.clip_norm > 0.0 && record.gradient_norm > options_.clip_norm) {
     result.grad_theta *= options_.clip_norm / record.gradient_norm;
@@ -231,7 +292,8 @@ Eigen::MatrixXd DataTrainer::predict(const Eigen::VectorXd& theta, std::size_t j
   const TimeSeries& series = trajectories_.at(j);
   Eigen::VectorXd y0 = Eigen::VectorXd::Zero(field_.dimension());
   y0.head(observed_) = series.values.col(0);
-  return integrate_on_grid(field_, options_.tableau, options_.substeps, theta, y0, series.times);
+  return integrate_on_grid(field_, options_.tableau, options_.substeps, theta, y0, series.times,
+                           options_.adaptive);
 }
 
 Evaluation DataTrainer::evaluate(const Eigen::VectorXd& theta) const {

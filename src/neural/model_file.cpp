@@ -81,6 +81,11 @@ void NeuralModel::validate() const {
   if (!(std::isfinite(time_shift) && std::isfinite(time_scale) && time_scale > 0.0))
     fail<InvalidArgument>("model: the time input scaling needs a finite shift and a scale > 0");
   if (substeps < 1) fail<InvalidArgument>("model: substeps = ", substeps, " must be >= 1");
+  if (adaptive && !(rtol >= 1e-15 && std::isfinite(rtol) && atol > 0.0 && std::isfinite(atol)))
+    fail<InvalidArgument>(
+        "model: adaptive steps need finite tolerances, rtol >= 1e-15 and atol "
+        "> 0; rtol = ",
+        rtol, ", atol = ", atol);
 }
 
 void save_model(const std::filesystem::path& file, const NeuralModel& model,
@@ -101,6 +106,10 @@ void save_model(const std::filesystem::path& file, const NeuralModel& model,
     detail::write_string_attribute(root, "names", join(model.names), file);
     detail::write_string_attribute(root, "method", model.method, file);
     detail::write_integer_attribute(root, "substeps", model.substeps, file);
+    if (model.adaptive) {
+      detail::write_double_attribute(root, "rtol", model.rtol, file);
+      detail::write_double_attribute(root, "atol", model.atol, file);
+    }
     detail::write_string_attribute(root, "training_options", model.training_options, file);
     detail::write_doubles(root, "normalization_mean", model.mean.data(),
                           static_cast<std::size_t>(model.mean.size()), file);
@@ -169,6 +178,12 @@ LoadedModel load_model(const std::filesystem::path& file) {
     m.names = split_names(detail::read_string_attribute(root, "names", file));
     m.method = detail::read_string_attribute(root, "method", file);
     m.substeps = detail::read_integer_attribute(root, "substeps", file);
+    // Tolerances only in models trained with adaptive steps (and in none before them).
+    m.adaptive = detail::has_attribute(root, "rtol");
+    if (m.adaptive) {
+      m.rtol = detail::read_double_attribute(root, "rtol", file);
+      m.atol = detail::read_double_attribute(root, "atol", file);
+    }
     m.training_options = detail::read_string_attribute(root, "training_options", file);
     const auto mean = detail::read_doubles(root, "normalization_mean", file, m.observed);
     const auto scale = detail::read_doubles(root, "normalization_scale", file, m.observed);

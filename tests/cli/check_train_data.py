@@ -13,6 +13,10 @@ src/cli/CMakeLists.txt).
   independence); --augment 2, --time-dependent, several trajectories on irregular grids and
   early stopping (--patience) run.
 - predict: --y0 of the trained model reproduces the trained prediction; a CSV file comes out.
+- adaptive steps (--method dopri5 --adaptive): the log reports steps per iteration and window,
+  revolve(2) gives the same log, a looser tolerance fewer steps, predict of the saved model the
+  log's prediction, resume the same history; another tolerance or fixed steps on resume are refused,
+  and so are --adaptive without an embedded pair, --rtol without --adaptive, --substeps with it.
 - bad input: a missing value and non-increasing times (file and line named), a layer width 0,
   --layers garbage, a checkpoint of another architecture to --resume, a --y0 of the wrong size
   to predict (an old parameter file without the model fields: tests/neural/model_file_test.cpp).
@@ -23,6 +27,9 @@ import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from adaptive_training import lorenz  # noqa: E402  (the data generator, shared with the bench)
 
 
 def fail(message):
@@ -37,23 +44,6 @@ def run(cmd, expect=0, stderr_has=None):
     if stderr_has is not None and stderr_has not in done.stderr:
         fail(f"{' '.join(cmd)}: stderr lacks {stderr_has!r}:\n{done.stderr}")
     return done
-
-
-def lorenz(points, dt, y, substeps=4):
-    def f(v):
-        x, yy, z = v
-        return [10 * (yy - x), x * (28 - z) - yy, x * yy - 8 / 3 * z]
-    out = []
-    h = dt / substeps
-    for _ in range(points):
-        out.append(list(y))
-        for _ in range(substeps):
-            k1 = f(y)
-            k2 = f([a + h / 2 * b for a, b in zip(y, k1)])
-            k3 = f([a + h / 2 * b for a, b in zip(y, k2)])
-            k4 = f([a + h * b for a, b in zip(y, k3)])
-            y = [a + h / 6 * (b + 2 * c + 2 * d + e) for a, b, c, d, e in zip(y, k1, k2, k3, k4)]
-    return out
 
 
 def history(path):
@@ -157,6 +147,61 @@ def main():
         if m["stopped"] == "early" and len(m["iterations"]) >= 60:
             fail("stopped early but ran every iteration")
         run([rewind, "predict", "-p", path("m.h5"), "--y0", "1,1,1", "--t", "0,0.05,0.3"])
+
+        # Adaptive steps: dopri5 lands on every (irregular) observation time; revolve(2) per window
+        # runs online and gives the same log; the model keeps its tolerances, so predict steps
+        # adaptively too; resuming with another step control is refused.
+        # Observations 0.1 apart (some missing): far enough for the tight tolerance to need
+        # several steps per interval even with the untrained network's slow field.
+        sparse = path("sparse.csv")
+        with open(sparse, "w") as out:
+            out.write("t,x,y,z\n")
+            for k, y in enumerate(lorenz(61, 0.1, [1.0, 1.0, 1.0], substeps=20)):
+                if k % 7 != 3:
+                    out.write(f"{k * 0.1!r},{y[0]!r},{y[1]!r},{y[2]!r}\n")
+        adaptive = [rewind, "train", "--data", sparse, "--layers", "8", "--window", "4", "--batch", "4",
+                    "--iterations", "20", "--eval-every", "10", "--method", "dopri5", "--adaptive",
+                    "--rtol", "1e-9", "--atol", "1e-11", "--validation", "0.3", "--quiet"]
+        run(adaptive + ["--json", path("ad.json"), "--save-parameters", path("ad.h5")])
+        run(adaptive + ["--json", path("ad2.json"), "--snapshots", "2"])
+        if history(path("ad.json")) != history(path("ad2.json")):
+            fail("revolve(2) per window changed the adaptive training log")
+        ad = json.load(open(path("ad.json")))
+        steps = [r["steps"] for r in ad["iterations"]]
+        # Every window of 4 intervals takes at least 4 steps; at 1e-9 it takes more.
+        if min(steps) < 4 * 4 or not ad["steps_per_window"] > 5:
+            fail(f"adaptive steps per iteration {steps[:5]}…, {ad['steps_per_window']} per window")
+        if not ad["evaluations"][-1]["train_mse"] < ad["evaluations"][0]["train_mse"]:
+            fail("adaptive training did not lower the train error")
+        loose = [a if a != "1e-9" else "1e-3" for a in adaptive]
+        run(loose + ["--json", path("ad3.json")])
+        if not json.load(open(path("ad3.json")))["steps_per_window"] < ad["steps_per_window"]:
+            fail("rtol 1e-3 took no fewer steps than 1e-9")
+        ad_traj = ad["trajectories"][0]
+        ad_grid = ",".join(repr(t) for t in ad_traj["t"])
+        ad_y0 = ",".join(repr(v) for v in ad_traj["y"][0])
+        last = run([rewind, "predict", "-p", path("ad.h5"), "--y0", ad_y0, "--t", ad_grid]).stdout.split()[-1]
+        ad_expected = ad_traj["predictions"][-1]["y"][-1]
+        ad_predicted = [float(v) for v in last.split(",")[1:]]
+        if max(abs(a - b) for a, b in zip(ad_predicted, ad_expected)) > 1e-9 * (1 + max(map(abs, ad_expected))):
+            fail(f"predict of the adaptive model gave {last}, the log {ad_expected}")
+        run([rewind, "predict", "-p", path("ad.h5"), "--y0", ad_y0, "--t", "0,1", "--substeps", "2"],
+            expect=2, stderr_has="adaptive steps")
+        ad_ckpt = path("ad.ckpt.h5")
+        run(adaptive + ["--stop-at", "10", "--checkpoint-every", "10", "--checkpoint", ad_ckpt])
+        run(adaptive + ["--resume", ad_ckpt, "--json", path("ad4.json")])
+        if history(path("ad4.json")) != history(path("ad.json")):
+            fail("an adaptive run resumed gave another loss history")
+        run([a if a != "1e-9" else "1e-8" for a in adaptive] + ["--resume", ad_ckpt],
+            expect=2, stderr_has="rtol")
+        fixed_resume = [a for a in adaptive if a not in ("--adaptive", "--rtol", "1e-9", "--atol", "1e-11")]
+        run(fixed_resume + ["--resume", ad_ckpt], expect=2, stderr_has="adaptive")
+        run([rewind, "train", "--data", data, "--adaptive"], expect=2, stderr_has="embedded error estimate")
+        run([rewind, "train", "--data", data, "--rtol", "1e-6"], expect=2, stderr_has="add --adaptive")
+        run([rewind, "train", "--data", data, "--adaptive", "--method", "dopri5", "--substeps", "2"],
+            expect=2, stderr_has="--substeps sets fixed steps")
+        run([rewind, "train", "--data", data, "--adaptive", "--method", "dopri5", "--rtol", "0"],
+            expect=2, stderr_has="--rtol = 0")
 
         # Bad input.
         missing = path("missing.csv")

@@ -128,6 +128,15 @@ class ExplicitRungeKutta {
     return c;
   }
 
+  // Whether every run of this stepper has a state at exactly time t: t0, and with adaptive
+  // steps t_final and the stop times (observations at times need this; rewind/objective.hpp).
+  bool lands_on(double t) const {
+    if (t == control_.t0) return true;
+    if (!control_.is_adaptive()) return false;
+    return t == control_.t_final ||
+           std::binary_search(control_.stop_times.begin(), control_.stop_times.end(), t);
+  }
+
   bool finished(const Carry& c) const {
     return control_.is_adaptive() ? !(c.t < control_.t_final) : c.step >= control_.steps;
   }
@@ -424,13 +433,21 @@ class ExplicitRungeKutta {
     const double t_final = control_.t_final;
     const double h_min =
         control_.min_step_relative * std::max(std::abs(t), std::abs(t_final - control_.t0));
+    // The time this step must not pass: the next stop time after t, else the end of the run.
+    const auto stop = std::upper_bound(control_.stop_times.begin(), control_.stop_times.end(), t);
+    const double target = stop != control_.stop_times.end() ? *stop : t_final;
+    const bool at_stop_time = target != t_final;
     double h = carry.h;
     int rejections = 0;
     bool first_stage_done = false;
     for (;;) {
       bool last = false;
-      if (t + h >= t_final || t_final - (t + h) < h_min) {
-        h = t_final - t;
+      // A step that would end just short of a stop time would leave a sliver of a step after
+      // it: up to kStopStretch times the proposed size, the step goes to the stop time instead
+      // (its error is checked like any other; a rejection shrinks it as usual).
+      const double reach = at_stop_time && rejections == 0 ? kStopStretch * h : h;
+      if (t + reach >= target || target - (t + h) < h_min) {
+        h = target - t;
         last = true;
       }
       // The first stage depends only on (t, y): evaluated once however many attempts follow.
@@ -446,8 +463,11 @@ class ExplicitRungeKutta {
         if (rejections > 0) factor = std::min(factor, 1.0);
         next_h_ = h;
         next.h = h * factor;
+        // Landing on a stop time shortened a step the controller had accepted in advance: the
+        // next step may try that size again.
+        if (last && at_stop_time && rejections == 0) next.h = std::max(next.h, carry.h);
         next.error_prev = std::max(err, 1e-4);
-        next.t = last ? t_final : t + h;
+        next.t = last ? target : t + h;
         next.rejected = carry.rejected + rejections;
         return next;
       }
@@ -496,6 +516,12 @@ class ExplicitRungeKutta {
                                 " (non-finite f(y0)?); give StepControl::dt explicitly");
     return std::min(h, control_.t_final - control_.t0);
   }
+
+  // How far past the controller's proposal a step may stretch to end on a stop time. Measured on
+  // Lorenz-63 (dopri5, 10–200 stop times over 247 free steps): 1.0 costs up to 92 % more
+  // steps than a run without stops, 1.25 up to 73 %, 1.5 up to 31 % with 3 rejections, 2.0
+  // fewer steps but up to 44 rejections.
+  static constexpr double kStopStretch = 1.5;
 
   const P& problem_;
   ButcherTableau tableau_;

@@ -16,6 +16,16 @@
 // Wanner, Solving ODEs II, §IV.2):  h_new = h · safety · err^(−α) · err_prev^(β) with
 // α = 0.7/(q+1), β = 0.4/(q+1), q the lower order of the pair, clamped to
 // [min_factor, max_factor]. A step is accepted when err ≤ 1.
+//
+// Stop times (adaptive): a step that would pass the next stop time, or end less than half a
+// proposed step short of it, ends on it exactly (t_{n+1} is the stop time itself, not t_n + h
+// rounded), so observations at those times see a state of the run rather than an interpolant,
+// and the gradient stays the exact discrete adjoint of the accepted steps. The step after a
+// shortened one tries the larger of the controller's proposal and the size the shortening cut,
+// so dense stop times do not drag the step size down.
+//
+//   auto c = rwd::StepControl::adaptive(0.0, 2.0, 1e-6, 1e-8);
+//   c.stop_times = {0.5, 1.0, 1.5};   // strictly increasing, inside (t0, t_final]
 #pragma once
 
 #include <cmath>
@@ -38,6 +48,7 @@ struct StepControl {
   Index steps = 0;                 // fixed: number of steps (the run ends at t0 + steps·dt)
   double t_final = 0.0;            // adaptive: end of the interval (must be > t0)
   std::vector<double> step_sizes;  // prescribed: h_n for every step, each finite and > 0
+  std::vector<double> stop_times;  // adaptive: times every run lands on exactly (see above)
 
   double rtol = 1e-6;             // adaptive: relative tolerance, > 0
   double atol = 1e-9;             // adaptive: absolute tolerance, > 0
@@ -85,6 +96,10 @@ struct StepControl {
   void validate() const {
     using detail::fail;
     if (!std::isfinite(t0)) fail<InvalidArgument>("t0 = ", t0, " must be finite");
+    if (mode != Mode::adaptive && !stop_times.empty())
+      fail<InvalidArgument>(
+          "stop times are for adaptive steps; fixed and prescribed steps end "
+          "where their sizes put them");
     if (mode == Mode::prescribed) {
       if (step_sizes.empty())
         fail<InvalidArgument>("prescribed steps: the list of step sizes is empty");
@@ -107,6 +122,15 @@ struct StepControl {
     }
     if (!std::isfinite(t_final) || !(t_final > t0))
       fail<InvalidArgument>("t_final = ", t_final, " must be finite and > t0 = ", t0);
+    for (std::size_t i = 0; i < stop_times.size(); ++i) {
+      const double s = stop_times[i];
+      if (!std::isfinite(s) || !(s > t0) || s > t_final)
+        fail<InvalidArgument>("stop time ", i, " = ", s, " must be finite and in (t0, t_final] = (",
+                              t0, ", ", t_final, "]");
+      if (i > 0 && !(s > stop_times[i - 1]))
+        fail<InvalidArgument>("stop times must increase strictly, but stop time ", i, " = ", s,
+                              " follows ", stop_times[i - 1]);
+    }
     if (!(rtol > 0.0) || !std::isfinite(rtol))
       fail<InvalidArgument>("rtol = ", rtol, " must be finite and > 0");
     if (rtol < 1e-15)

@@ -195,6 +195,10 @@ class BacksolveAdjoint {
     const Index n = stepper_.state_size();
     const Index p = stepper_.parameter_size();
     detail::require_run_inputs<B>(y0, theta, n, p);
+    if (!objective_.observation_times().empty())
+      detail::fail<InvalidArgument>(
+          "the backsolve adjoint observes step indices only; for observation times use the "
+          "checkpointed or store-all driver");
     const StepControl& control = stepper_.control();
     const bool fixed = !control.is_adaptive() && !control.is_prescribed();
     const Index planned = stepper_.planned_steps();  // −1: adaptive

@@ -196,6 +196,7 @@ class CheckpointedAdjoint {
  private:
   void check_inputs(const Vector& y0, const Vector& theta) const {
     detail::require_run_inputs<B>(y0, theta, stepper_.state_size(), stepper_.parameter_size());
+    detail::require_observation_times_landed(objective_, stepper_);
   }
 
   // The fixed number of steps, or for a run of unknown length the steps of a counting sweep.
@@ -519,7 +520,7 @@ class CheckpointedAdjoint {
                 detail::fail<StorageError>("the stages of step ", action.step, " in slot ",
                                            action.slot, " carry step ", at.step);
               stepper_.adjoint_step_from_stages(from, at, theta, lambda, mu);
-              if (objective_.observes(at.step)) {
+              if (objective_.observes(at.step, at.t)) {
                 objective_.observation(at.step, at.t, from[0], grad);
                 B::axpy(1.0, grad, lambda);
               }
@@ -547,7 +548,7 @@ class CheckpointedAdjoint {
             run_end_.reverse_last(y, carry, theta, y_final_, final_t_, lambda, mu);
           else
             stepper_.adjoint_step(y, carry, theta, lambda, mu);
-          if (objective_.observes(carry.step)) {
+          if (objective_.observes(carry.step, carry.t)) {
             objective_.observation(carry.step, carry.t, y, grad);
             B::axpy(1.0, grad, lambda);
           }
@@ -769,7 +770,7 @@ class CheckpointedAdjoint {
   }
 
   double observe(const Carry& carry, const Vector& y, Vector& grad) {
-    if (!objective_.observes(carry.step)) return 0.0;
+    if (!objective_.observes(carry.step, carry.t)) return 0.0;
     const double value = objective_.observation(carry.step, carry.t, y, grad);
     detail::require_finite_value(value, "observation term", carry.step, carry.t);
     return value;
@@ -784,6 +785,7 @@ class CheckpointedAdjoint {
                  Vector& lambda, double& loss) {
     run_end_.finish(y, carry, theta, y_final_, last);
     if (options_.check_finite) detail::require_finite_state<B>(y_final_, last);
+    detail::require_observed_steps_taken(objective_, last.step, last.t);
     final_t_ = last.t;
     final_change_ = relative_step_change<B>(y_final_, y);
     loss += observe(last, y_final_, grad);
@@ -791,7 +793,7 @@ class CheckpointedAdjoint {
     detail::require_finite_value(g, "terminal cost", last.step, last.t);
     loss += g;
     B::copy(grad, lambda);
-    if (objective_.observes(last.step)) {
+    if (objective_.observes(last.step, last.t)) {
       objective_.observation(last.step, last.t, y_final_, grad);
       B::axpy(1.0, grad, lambda);
     }
@@ -805,6 +807,7 @@ class CheckpointedAdjoint {
       stepper_.step(y, carry, theta);
       if (options_.check_finite) detail::require_finite_state<B>(y, carry);
     } while (!run_end_.ends_at(carry, y));
+    detail::require_observed_steps_taken(objective_, carry.step, carry.t);
     return carry.step;
   }
 

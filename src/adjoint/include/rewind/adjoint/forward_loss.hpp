@@ -21,20 +21,20 @@ double forward_loss(Stepper& stepper, const Objective<typename Stepper::Backend>
   const Index n = stepper.state_size();
   detail::require_size<B>(y0, n, "initial state y0");
   detail::require_size<B>(theta, stepper.parameter_size(), "parameter vector theta");
+  detail::require_observation_times_landed(objective, stepper);
   typename B::Vector y = B::zeros(n);
   typename B::Vector grad = B::zeros(n);
   B::copy(y0, y);
   Carry carry = stepper.initial_carry(y, theta);
   double loss = 0.0;
   while (true) {
-    if (objective.observes(carry.step)) loss += objective.observation(carry.step, carry.t, y, grad);
+    if (objective.observes(carry.step, carry.t))
+      loss += objective.observation(carry.step, carry.t, y, grad);
     if (stepper.finished(carry)) break;
     stepper.step(y, carry, theta);
     detail::require_finite_state<B>(y, carry);
   }
-  if (objective.last_observation_step() > carry.step)
-    detail::fail<InvalidArgument>("objective observes step ", objective.last_observation_step(),
-                                  " but the run took only ", carry.step, " steps");
+  detail::require_observed_steps_taken(objective, carry.step, carry.t);
   loss += objective.terminal(carry.t, y, grad);
   if (y_final) B::copy(y, *y_final);
   return loss;

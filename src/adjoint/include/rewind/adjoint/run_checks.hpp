@@ -2,6 +2,7 @@
 // that bad input is refused before any work and a NaN never becomes a silent wrong gradient.
 #pragma once
 
+#include <concepts>
 #include <string>
 
 #include "rewind/carry.hpp"
@@ -40,12 +41,38 @@ void require_observed_steps_planned(const ObjectiveT& objective, Index steps) {
                           " but the run has only ", steps, " steps");
 }
 
-// ... and after an adaptive run, which took `steps` steps to t_final.
+// ... and after an adaptive run, which took `steps` steps to t_final (observation times past
+// t_final too: a stop condition ended the run before them).
 template <class ObjectiveT>
 void require_observed_steps_taken(const ObjectiveT& objective, Index steps, double t_final) {
   if (objective.last_observation_step() > steps)
     fail<InvalidArgument>("objective observes step ", objective.last_observation_step(),
                           " but the run took only ", steps, " steps (t_final = ", t_final, ")");
+  const auto& times = objective.observation_times();
+  if (!times.empty() && times.back() > t_final)
+    fail<InvalidArgument>("objective observes t = ", times.back(),
+                          " but the run ended at t = ", t_final, " after ", steps, " steps");
+}
+
+// Observation times need a stepper with a state at exactly each of them (lands_on(t): an
+// adaptive ExplicitRungeKutta with the times among its stop times); refused before any work.
+template <class ObjectiveT, class Stepper>
+void require_observation_times_landed(const ObjectiveT& objective, const Stepper& stepper) {
+  const auto& times = objective.observation_times();
+  if (times.empty()) return;
+  if constexpr (requires {
+                  { stepper.lands_on(0.0) } -> std::convertible_to<bool>;
+                }) {
+    for (double t : times)
+      if (!stepper.lands_on(t))
+        fail<InvalidArgument>("objective observes t = ", t,
+                              ", but the stepper has no state there: observation times need "
+                              "adaptive steps with every observation time among the stop times");
+  } else {
+    fail<InvalidArgument>(
+        "objective observes times, but this stepper cannot land on given "
+        "times; observe step indices instead");
+  }
 }
 
 // A non-finite state after step n stops the run; the message names the step and the time.

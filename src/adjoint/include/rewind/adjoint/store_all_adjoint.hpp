@@ -104,6 +104,7 @@ class StoreAllAdjoint {
     const Index n = stepper_.state_size();
     const Index p = stepper_.parameter_size();
     detail::require_run_inputs<B>(y0, theta, n, p);
+    detail::require_observation_times_landed(objective_, stepper_);
     const std::int64_t bytes_per_state =
         n * static_cast<std::int64_t>(sizeof(double)) + static_cast<std::int64_t>(sizeof(Carry));
     const std::int64_t limit = options_.memory_limit_bytes > 0 ? options_.memory_limit_bytes
@@ -167,7 +168,7 @@ class StoreAllAdjoint {
     Vector lambda = B::zeros(n);
     Vector mu = B::zeros(p);
     B::copy(grad, lambda);  // ∂g/∂y_N
-    if (objective_.observes(steps)) {
+    if (objective_.observes(steps, final_carry.t)) {
       objective_.observation(steps, final_carry.t, y, grad);
       B::axpy(1.0, grad, lambda);
     }
@@ -177,7 +178,7 @@ class StoreAllAdjoint {
         run_end_.reverse_last(states_[i], carries_[i], theta, y, final_carry.t, lambda, mu);
       else
         stepper_.adjoint_step(states_[i], carries_[i], theta, lambda, mu);
-      if (objective_.observes(k)) {
+      if (objective_.observes(k, carries_[i].t)) {
         objective_.observation(k, carries_[i].t, states_[i], grad);
         B::axpy(1.0, grad, lambda);
       }
@@ -221,7 +222,7 @@ class StoreAllAdjoint {
 
  private:
   double observe(const Carry& carry, const Vector& y, Vector& grad) {
-    if (!objective_.observes(carry.step)) return 0.0;
+    if (!objective_.observes(carry.step, carry.t)) return 0.0;
     const double value = objective_.observation(carry.step, carry.t, y, grad);
     detail::require_finite_value(value, "observation term", carry.step, carry.t);
     return value;

@@ -29,6 +29,14 @@
 // give the same bits. With options.clip_norm > 0 a gradient longer than it is rescaled to that
 // length before the optimizer step (the record keeps the length before clipping).
 //
+// Adaptive steps (options.adaptive): instead of `substeps` equal steps, the tableau's embedded
+// pair (dopri5, tsit5, bs3, heun) chooses each window's steps within rtol/atol, landing exactly
+// on every observation time (StepControl::stop_times); the loss observes those times
+// (Objective::at_times) and the gradient is the exact discrete adjoint of the accepted steps.
+// The number of steps is known only when a window ends, so a revolve schedule runs online
+// (rwd::OnlineSchedule, no counting sweep) and the store-all schedule runs rwd::StoreAllAdjoint,
+// which grows as the window goes. DataIteration reports the steps taken.
+//
 // Evaluation integrates every trajectory whole from its first point with the same method and
 // substeps and reports the mean squared error (observed components, model units) over the
 // training points after the first and over the held-out points.
@@ -36,6 +44,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +52,7 @@
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
+#include "rewind/integrators/step_control.hpp"
 #include "rewind/neural/batch_exchange.hpp"
 #include "rewind/neural/neural_field.hpp"
 #include "rewind/neural/optimizer.hpp"
@@ -52,11 +62,18 @@
 
 namespace rwd::training {
 
+// Tolerances of adaptive steps (StepControl::rtol, atol).
+struct AdaptiveTolerances {
+  double rtol = 1e-6;
+  double atol = 1e-8;
+};
+
 struct DataTrainerOptions {
   Index window = 10;   // observation intervals per window (W), >= 1
   Index batch = 20;    // windows per minibatch (B), >= 1
   Index substeps = 1;  // integrator steps per observation interval, >= 1
-  ButcherTableau tableau = ButcherTableau::rk4();  // explicit, used with fixed steps
+  ButcherTableau tableau = ButcherTableau::rk4();  // explicit; with an embedded pair if adaptive
+  std::optional<AdaptiveTolerances> adaptive;      // set: adaptive steps (substeps unused)
   std::uint64_t seed = 1;                          // window sampling
   Planner schedule = store_all_schedule();         // checkpointing inside a window
   CheckpointOptions checkpoint;                    // the driver's drift policy etc.
@@ -71,6 +88,8 @@ struct DataIteration {
   double loss = 0.0;           // minibatch loss at θ before the update
   double gradient_norm = 0.0;  // |dJ/dθ| before clipping
   bool clipped = false;
+  Index steps = 0;     // accepted steps of this process's windows (forward sweep)
+  Index rejected = 0;  // rejected adaptive attempts in them
   double gradient_seconds = 0.0;
   double update_seconds = 0.0;
 };
@@ -80,11 +99,20 @@ struct Evaluation {
   double validation_mse = 0.0;  // over the held-out points; NaN when there are none
 };
 
-// The field integrated from y0 (S values) over `times` with `substeps` equal steps per interval:
-// S × times.size(), column k the state at times[k].
+// The field integrated from y0 (S values) over `times` with `substeps` equal steps per interval,
+// or with adaptive steps landing on every time: S × times.size(), column k the state at
+// times[k]. steps_taken (optional): the accepted steps.
 Eigen::MatrixXd integrate_on_grid(const nn::NeuralField& field, const ButcherTableau& tableau,
                                   Index substeps, const Eigen::VectorXd& theta,
-                                  const Eigen::VectorXd& y0, const std::vector<double>& times);
+                                  const Eigen::VectorXd& y0, const std::vector<double>& times,
+                                  const std::optional<AdaptiveTolerances>& adaptive = std::nullopt,
+                                  Index* steps_taken = nullptr);
+
+// How a window over times[first .. first + intervals] is stepped: `substeps` prescribed equal
+// steps per interval, or adaptive steps from times[first] to its last time with every time in
+// between a stop time.
+StepControl window_step_control(const std::vector<double>& times, Index first, Index intervals,
+                                Index substeps, const std::optional<AdaptiveTolerances>& adaptive);
 
 class DataTrainer {
  public:
@@ -101,6 +129,9 @@ class DataTrainer {
   Index window_count() const { return static_cast<Index>(windows_.size()); }  // possible starts
   Index iterations() const { return iterations_; }
   Index batches_drawn() const { return sampler_.batches_drawn(); }
+  // Accepted steps and rejected adaptive attempts of the last gradient(), this process's windows.
+  Index last_steps() const { return steps_; }
+  Index last_rejected() const { return rejected_; }
 
   // Continue a run after `iterations` steps: draws (and forgets) as many minibatches, so the next
   // step() draws what the interrupted run would have drawn.
@@ -124,6 +155,7 @@ class DataTrainer {
     Index start = 0;
   };
   GradientResult<Eigen::VectorXd> window_gradient(const Eigen::VectorXd& theta, WindowStart w);
+  Index steps_ = 0, rejected_ = 0;  // of the last gradient(), this process's windows
 
   nn::NeuralField field_;
   std::vector<TimeSeries> trajectories_;

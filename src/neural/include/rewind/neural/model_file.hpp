@@ -13,6 +13,7 @@
 //   attributes  model = "neural ode", observed (int64, D), augment (int64, K), time_input (int64
 //               0/1), features ("identity"|"cube"), time_shift, time_scale (float64: the network
 //               sees (t − shift)/scale), names ("x,y,z"), method ("rk4"), substeps (int64),
+//               rtol and atol (float64, only for a model trained with adaptive steps),
 //               training_options (JSON text: the options of the run, for people)
 //   datasets    /normalization_mean, /normalization_scale  float64 [D]: the model works in
 //               z = (y − mean) / scale
@@ -46,7 +47,11 @@ struct NeuralModel {
   std::vector<std::string> names;  // D component names
   Eigen::VectorXd mean, scale;     // normalisation, D each
   std::string method = "rk4";
-  Index substeps = 1;
+  Index substeps = 1;  // fixed steps per observation interval (unused when adaptive)
+  // Adaptive steps of `method`'s embedded pair within these tolerances, landing on every
+  // requested time (rtol, atol > 0); false: `substeps` equal steps per interval.
+  bool adaptive = false;
+  double rtol = 0.0, atol = 0.0;
   std::string training_options;  // JSON text
 
   Index state_dimension() const { return observed + augment; }
