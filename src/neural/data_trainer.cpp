@@ -53,6 +53,16 @@ std::vector<double> step_sizes(const std::vector<double>& times, Index first, In
   return sizes;
 }
 
+// The mean spacing of `times` when every interval agrees with it to 1e-9 relative (a uniform
+// grid, written as text or not); 0 otherwise.
+double mean_uniform_spacing(const std::vector<double>& times) {
+  if (times.size() < 2) return 0.0;
+  const double spacing = (times.back() - times.front()) / static_cast<double>(times.size() - 1);
+  for (std::size_t k = 0; k + 1 < times.size(); ++k)
+    if (std::abs((times[k + 1] - times[k]) - spacing) > 1e-9 * spacing) return 0.0;
+  return spacing;
+}
+
 }  // namespace
 
 StepControl window_step_control(const std::vector<double>& times, Index first, Index intervals,
@@ -143,6 +153,9 @@ DataTrainer::DataTrainer(nn::NeuralField field, std::vector<TimeSeries> trajecto
                           " intervals needs; use a smaller --window");
   sampler_ = WindowSampler(window_count() + options_.window, options_.window, options_.batch,
                            options_.seed);
+  batched_ = !field_.time_input();
+  for (const TimeSeries& t : trajectories_)
+    uniform_spacing_.push_back(mean_uniform_spacing(t.times));
   const Index p = field_.parameter_size();
   counts_.resize(static_cast<std::size_t>(exchange.size()));
   for (int r = 0; r < exchange.size(); ++r)
@@ -231,15 +244,57 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
   Summary summary;
   steps_ = rejected_ = 0;
   try {
-    for (Index w = mine_.begin; w < mine_.end; ++w) {
-      GradientResult<Eigen::VectorXd> r =
-          window_gradient(theta, windows_[static_cast<std::size_t>(starts[w])]);
-      steps_ += r.summary.steps;
-      rejected_ += r.summary.rejected_steps;
-      double* out = mine_values_.data() + 1 + (w - mine_.begin) * (p + 1);
-      out[0] = r.loss;
-      Eigen::Map<Eigen::VectorXd>(out + 1, p) = r.grad_theta;
-      if (w == mine_.begin) summary = std::move(r.summary);
+    if (batched_ && !options_.adaptive) {
+      // Groups of windows on one grid: uniform trajectories by their spacing (equal spacings
+      // share a group), the others one window each on its own intervals.
+      std::vector<std::pair<double, std::vector<Index>>> groups;
+      std::vector<Index> alone;
+      for (Index w = mine_.begin; w < mine_.end; ++w) {
+        const double spacing =
+            uniform_spacing_[windows_[static_cast<std::size_t>(starts[w])].trajectory];
+        if (spacing == 0.0) {
+          alone.push_back(w);
+          continue;
+        }
+        auto group = std::find_if(groups.begin(), groups.end(),
+                                  [spacing](const auto& g) { return g.first == spacing; });
+        if (group == groups.end()) group = groups.insert(groups.end(), {spacing, {}});
+        group->second.push_back(w);
+      }
+      std::vector<double> losses;
+      Eigen::MatrixXd grads;
+      const auto run_group = [&](const std::vector<Index>& members, const StepControl& control) {
+        std::vector<Index> numbers;
+        for (Index w : members) numbers.push_back(starts[w]);
+        Summary group_summary = batched_gradient(theta, numbers, control, losses, grads);
+        steps_ += group_summary.steps * static_cast<Index>(members.size());
+        for (std::size_t i = 0; i < members.size(); ++i) {
+          double* out = mine_values_.data() + 1 + (members[i] - mine_.begin) * (p + 1);
+          out[0] = losses[i];
+          Eigen::Map<Eigen::VectorXd>(out + 1, p) = grads.col(static_cast<Eigen::Index>(i));
+          if (members[i] == mine_.begin) summary = group_summary;
+        }
+      };
+      const Index steps = options_.window * options_.substeps;
+      for (const auto& [spacing, members] : groups)
+        run_group(members,
+                  StepControl::fixed(0.0, spacing / static_cast<double>(options_.substeps), steps));
+      for (Index w : alone) {
+        const WindowStart at = windows_[static_cast<std::size_t>(starts[w])];
+        run_group({w}, window_step_control(trajectories_[at.trajectory].times, at.start,
+                                           options_.window, options_.substeps, std::nullopt));
+      }
+    } else {
+      for (Index w = mine_.begin; w < mine_.end; ++w) {
+        GradientResult<Eigen::VectorXd> r =
+            window_gradient(theta, windows_[static_cast<std::size_t>(starts[w])]);
+        steps_ += r.summary.steps;
+        rejected_ += r.summary.rejected_steps;
+        double* out = mine_values_.data() + 1 + (w - mine_.begin) * (p + 1);
+        out[0] = r.loss;
+        Eigen::Map<Eigen::VectorXd>(out + 1, p) = r.grad_theta;
+        if (w == mine_.begin) summary = std::move(r.summary);
+      }
     }
   } catch (...) {
     failure = std::current_exception();  // still take part in the gather: nobody waits
@@ -265,6 +320,76 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
   }
   result.summary = std::move(summary);
   return result;
+}
+
+nn::NeuralOde& DataTrainer::batch_model(Index batch) {
+  if (!batch_model_.model || batch_model_.batch != batch) {
+    batch_model_.model.reset();  // the old one goes first: never both at once
+    // The copies are written by batched_gradient alone: the model need not compare them.
+    batch_model_.model =
+        std::make_unique<nn::NeuralOde>(field_.network(), batch, field_.features(),
+                                        nn::ParameterCopies::per_sample, nn::CopyCheck::by_owner);
+    // Every stage of a window keeps its forward pass for the VJP there, and a step's
+    // per-window parameter gradients are added in one pass (the same bits, less work).
+    batch_model_.model->keep_forward_passes(options_.window * options_.substeps *
+                                            options_.tableau.stages);
+    batch_model_.model->defer_parameter_gradients(options_.tableau.stages);
+    batch_model_.batch = batch;
+  }
+  return *batch_model_.model;
+}
+
+Summary DataTrainer::batched_gradient(const Eigen::VectorXd& theta,
+                                      const std::vector<Index>& numbers, const StepControl& control,
+                                      std::vector<double>& losses, Eigen::MatrixXd& grads) {
+  const auto b = static_cast<Index>(numbers.size());
+  const Index d = observed_, s_dim = field_.dimension(), window = options_.window;
+  const Index substeps = options_.substeps, p = theta.size();
+  nn::NeuralOde& model = batch_model(b);
+  ExplicitRungeKutta stepper(model, options_.tableau, control);
+  std::vector<WindowStart> at;
+  for (Index n : numbers) at.push_back(windows_[static_cast<std::size_t>(n)]);
+  Eigen::VectorXd y0 = Eigen::VectorXd::Zero(s_dim * b);
+  for (Index i = 0; i < b; ++i)
+    y0.segment(i * s_dim, d) = trajectories_[at[static_cast<std::size_t>(i)].trajectory].values.col(
+        at[static_cast<std::size_t>(i)].start);
+  // Observation k: each window's squared misfit over its observed components, kept per window
+  // (terms) so that a window's loss is its own terms added in k order, whatever its group.
+  const double scale = 1.0 / static_cast<double>(options_.batch * window * d);
+  Eigen::MatrixXd terms = Eigen::MatrixXd::Zero(b, window);
+  auto term = [&](Index step, double, const Eigen::VectorXd& y, Eigen::VectorXd& grad) {
+    const Index k = step / substeps;
+    grad.setZero(y.size());  // the augmented components are not observed
+    double value = 0.0;
+    for (Index i = 0; i < b; ++i) {
+      const WindowStart& w = at[static_cast<std::size_t>(i)];
+      const auto target = trajectories_[w.trajectory].values.col(w.start + k);
+      double squares = 0.0;
+      for (Index c = 0; c < d; ++c) {
+        const double r = y[i * s_dim + c] - target[c];
+        squares += r * r;
+        grad[i * s_dim + c] = 2.0 * scale * r;
+      }
+      terms(i, k - 1) = scale * squares;
+      value += terms(i, k - 1);
+    }
+    return value;
+  };
+  std::vector<Index> steps;
+  for (Index k = 1; k <= window; ++k) steps.push_back(k * substeps);
+  const Eigen::VectorXd copies = theta.replicate(b, 1);
+  CheckpointedAdjoint driver(stepper,
+                             Objective<EigenBackend>(Objective<EigenBackend>::TerminalFn{},
+                                                     std::move(steps), std::move(term)),
+                             options_.checkpoint);
+  auto result = driver.run(y0, copies, options_.schedule);
+  losses.assign(static_cast<std::size_t>(b), 0.0);
+  grads.resize(p, b);
+  for (Index i = 0; i < b; ++i) {
+    for (Index k = 0; k < window; ++k) losses[static_cast<std::size_t>(i)] += terms(i, k);
+    grads.col(i) = result.grad_theta.segment(i * p, p);
+  }
+  return std::move(result.summary);
 }
 
 DataIteration DataTrainer::step(Eigen::VectorXd& theta, Optimizer& optimizer) {

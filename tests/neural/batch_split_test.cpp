@@ -24,11 +24,13 @@
 #include "rewind/parallel.hpp"
 #include "rewind/problems/cubic_spiral.hpp"
 #include "support/error_message.hpp"
+#include "support/thread_group_exchange.hpp"
 
 namespace {
 
 using rwd::Index;
 using rwd::testing::expect_message;
+using rwd::testing::ThreadGroup;
 using rwd::training::BatchExchange;
 using rwd::training::NeuralOdeTrainer;
 using rwd::training::TimeSeries;
@@ -57,51 +59,6 @@ TrainerOptions options_of(rwd::training::GradientMethod method) {
   if (method == rwd::training::GradientMethod::discrete) o.schedule = rwd::revolve_schedule(2);
   return o;
 }
-
-// `size` threads of one process acting as processes: all_gather copies each one's part into a
-// shared buffer between two barriers.
-class ThreadGroup {
- public:
-  explicit ThreadGroup(int size) : size_(size), sync_(size) {}
-
-  class Member final : public BatchExchange {
-   public:
-    Member(ThreadGroup& group, int rank) : group_(group), rank_(rank) {}
-    int rank() const override { return rank_; }
-    int size() const override { return group_.size_; }
-    void all_gather(std::span<const double> mine, std::span<const int> counts,
-                    std::span<double> all) const override {
-      std::size_t offset = 0;
-      for (int r = 0; r < rank_; ++r) offset += static_cast<std::size_t>(counts[r]);
-      if (rank_ == 0) group_.buffer_.assign(all.size(), 0.0);
-      group_.sync_.arrive_and_wait();  // the buffer is sized
-      std::memcpy(group_.buffer_.data() + offset, mine.data(), mine.size() * sizeof(double));
-      group_.sync_.arrive_and_wait();  // every part is in
-      std::memcpy(all.data(), group_.buffer_.data(), all.size() * sizeof(double));
-      group_.sync_.arrive_and_wait();  // everyone has read it
-    }
-
-   private:
-    ThreadGroup& group_;
-    int rank_;
-  };
-
-  // Runs body(rank, exchange) on `size` threads and waits for them.
-  void run(const std::function<void(int, const BatchExchange&)>& body) {
-    std::vector<std::thread> threads;
-    for (int r = 0; r < size_; ++r)
-      threads.emplace_back([this, r, &body] {
-        Member member(*this, r);
-        body(r, member);
-      });
-    for (auto& t : threads) t.join();
-  }
-
- private:
-  int size_;
-  std::barrier<> sync_;
-  std::vector<double> buffer_;
-};
 
 struct History {
   std::vector<double> losses, norms;

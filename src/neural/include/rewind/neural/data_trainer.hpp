@@ -23,10 +23,11 @@
 // scored by J_w = 1/(B·W·D) Σ_{k=1..W} |ŷ_obs(t_{s+k}) − z(t_{s+k})|² — the observed components
 // only, the augmented ones are free. The gradient of J_w is rwd::CheckpointedAdjoint's exact
 // discrete gradient with the options' schedule; the minibatch's loss and gradient are the
-// windows' sums in window order. Windows are integrated one by one, so every window has its own
-// time grid; a process of a BatchExchange takes the windows [a, b) of windows_of_process and the
-// gather adds every window's loss and gradient in window order, so one process and N processes
-// give the same bits. With options.clip_norm > 0 a gradient longer than it is rescaled to that
+// windows' sums in window order. Every window is computed on its own grid (alone, or in a batch
+// of windows on the same grid; see "Windows integrated together" below); a process of a
+// BatchExchange takes the windows [a, b) of windows_of_process and the gather adds every
+// window's loss and gradient in window order, so one process and N processes give the same
+// bits. With options.clip_norm > 0 a gradient longer than it is rescaled to that
 // length before the optimizer step (the record keeps the length before clipping).
 //
 // Adaptive steps (options.adaptive): instead of `substeps` equal steps, the tableau's embedded
@@ -36,6 +37,16 @@
 // The number of steps is known only when a window ends, so a revolve schedule runs online
 // (rwd::OnlineSchedule, no counting sweep) and the store-all schedule runs rwd::StoreAllAdjoint,
 // which grows as the window goes. DataIteration reports the steps taken.
+//
+// Windows integrated together (an autonomous field — no time input — with fixed steps): the
+// windows of a process whose local step grids are the same integrate as one batched state
+// (nn::NeuralOde with a parameter copy per window, as rwd::training::NeuralOdeTrainer does), and
+// each window's gradient is its own copy's — the same bits however the windows are grouped or
+// split among processes, alone included. A trajectory whose observation intervals all agree
+// with its mean spacing Δ to 1e-9 relative (a uniform grid written as text) is stepped with
+// Δ/substeps everywhere, so all its windows share one grid, and trajectories of the same Δ share
+// it too; other trajectories' windows are integrated one by one on their own intervals. Fields
+// with a time input, and adaptive steps, integrate every window by itself (NeuralField).
 //
 // Evaluation integrates every trajectory whole from its first point with the same method and
 // substeps and reports the mean squared error (observed components, model units) over the
@@ -55,6 +66,7 @@
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/neural/batch_exchange.hpp"
 #include "rewind/neural/neural_field.hpp"
+#include "rewind/neural/neural_ode.hpp"
 #include "rewind/neural/optimizer.hpp"
 #include "rewind/neural/time_series.hpp"
 #include "rewind/neural/window_sampler.hpp"
@@ -155,7 +167,24 @@ class DataTrainer {
     Index start = 0;
   };
   GradientResult<Eigen::VectorXd> window_gradient(const Eigen::VectorXd& theta, WindowStart w);
+  // The windows `numbers` (indices into windows_) that share one step grid — `control` from
+  // their common start time 0 — integrated together; window i's loss into losses[i] and its
+  // gradient into grads.col(i).
+  Summary batched_gradient(const Eigen::VectorXd& theta, const std::vector<Index>& numbers,
+                           const StepControl& control, std::vector<double>& losses,
+                           Eigen::MatrixXd& grads);
   Index steps_ = 0, rejected_ = 0;  // of the last gradient(), this process's windows
+
+  // Windows integrated together: per trajectory the uniform spacing its windows are stepped
+  // with (0: not uniform, each window on its own intervals), and the last group's model.
+  bool batched_ = false;
+  std::vector<double> uniform_spacing_;
+  struct BatchModel {
+    std::unique_ptr<nn::NeuralOde> model;
+    Index batch = 0;
+  };
+  BatchModel batch_model_;
+  nn::NeuralOde& batch_model(Index batch);
 
   nn::NeuralField field_;
   std::vector<TimeSeries> trajectories_;
