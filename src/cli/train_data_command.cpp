@@ -321,7 +321,7 @@ void train_data(const DataSettings& s) {
   options.seed = s.seed;
   // Without a budget, fixed steps keep every stage (no step re-run in the reverse sweep, and the
   // network's forward passes there are reused); adaptive steps keep every accepted state.
-  options.schedule = s.snapshots ? revolve_schedule(static_cast<int>(*s.snapshots))
+  options.schedule = s.snapshots  ? revolve_schedule(static_cast<int>(*s.snapshots))
                      : s.adaptive ? store_all_schedule()
                                   : store_all_stages_schedule(tableau.stages);
   options.checkpoint.drift_policy = DriftPolicy::fail;  // a replay that differs is a bug here
