@@ -153,7 +153,6 @@ DataTrainer::DataTrainer(nn::NeuralField field, std::vector<TimeSeries> trajecto
                           " intervals needs; use a smaller --window");
   sampler_ = WindowSampler(window_count() + options_.window, options_.window, options_.batch,
                            options_.seed);
-  batched_ = !field_.time_input();
   for (const TimeSeries& t : trajectories_)
     uniform_spacing_.push_back(mean_uniform_spacing(t.times));
   const Index p = field_.parameter_size();
@@ -244,7 +243,7 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
   Summary summary;
   steps_ = rejected_ = 0;
   try {
-    if (batched_ && !options_.adaptive) {
+    if (!options_.adaptive) {
       // Groups of windows on one grid: uniform trajectories by their spacing (equal spacings
       // share a group), the others one window each on its own intervals.
       std::vector<std::pair<double, std::vector<Index>>> groups;
@@ -263,10 +262,20 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
       }
       std::vector<double> losses;
       Eigen::MatrixXd grads;
-      const auto run_group = [&](const std::vector<Index>& members, const StepControl& control) {
+      // A group runs on a local clock from 0, each window offset by its start time (what a time
+      // input sees); a window alone runs on its own times, offset 0.
+      const auto run_group = [&](const std::vector<Index>& members, const StepControl& control,
+                                 bool local_clock) {
         std::vector<Index> numbers;
-        for (Index w : members) numbers.push_back(starts[w]);
-        Summary group_summary = batched_gradient(theta, numbers, control, losses, grads);
+        Eigen::VectorXd offsets = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(members.size()));
+        for (std::size_t i = 0; i < members.size(); ++i) {
+          numbers.push_back(starts[members[i]]);
+          const WindowStart at = windows_[static_cast<std::size_t>(numbers.back())];
+          if (local_clock)
+            offsets[static_cast<Eigen::Index>(i)] =
+                trajectories_[at.trajectory].times[static_cast<std::size_t>(at.start)];
+        }
+        Summary group_summary = batched_gradient(theta, numbers, control, offsets, losses, grads);
         steps_ += group_summary.steps * static_cast<Index>(members.size());
         for (std::size_t i = 0; i < members.size(); ++i) {
           double* out = mine_values_.data() + 1 + (members[i] - mine_.begin) * (p + 1);
@@ -278,11 +287,14 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
       const Index steps = options_.window * options_.substeps;
       for (const auto& [spacing, members] : groups)
         run_group(members,
-                  StepControl::fixed(0.0, spacing / static_cast<double>(options_.substeps), steps));
+                  StepControl::fixed(0.0, spacing / static_cast<double>(options_.substeps), steps),
+                  /*local_clock=*/true);
       for (Index w : alone) {
         const WindowStart at = windows_[static_cast<std::size_t>(starts[w])];
-        run_group({w}, window_step_control(trajectories_[at.trajectory].times, at.start,
-                                           options_.window, options_.substeps, std::nullopt));
+        run_group({w},
+                  window_step_control(trajectories_[at.trajectory].times, at.start, options_.window,
+                                      options_.substeps, std::nullopt),
+                  /*local_clock=*/false);
       }
     } else {
       for (Index w = mine_.begin; w < mine_.end; ++w) {
@@ -326,9 +338,10 @@ nn::NeuralOde& DataTrainer::batch_model(Index batch) {
   if (!batch_model_.model || batch_model_.batch != batch) {
     batch_model_.model.reset();  // the old one goes first: never both at once
     // The copies are written by batched_gradient alone: the model need not compare them.
-    batch_model_.model =
-        std::make_unique<nn::NeuralOde>(field_.network(), batch, field_.features(),
-                                        nn::ParameterCopies::per_sample, nn::CopyCheck::by_owner);
+    batch_model_.model = std::make_unique<nn::NeuralOde>(
+        field_.network(), batch, field_.features(), nn::ParameterCopies::per_sample,
+        nn::CopyCheck::by_owner,
+        nn::NeuralOdeTime{field_.time_input(), field_.time_shift(), field_.time_scale()});
     // Every stage of a window keeps its forward pass for the VJP there, and a step's
     // per-window parameter gradients are added in one pass (the same bits, less work).
     batch_model_.model->keep_forward_passes(options_.window * options_.substeps *
@@ -341,11 +354,13 @@ nn::NeuralOde& DataTrainer::batch_model(Index batch) {
 
 Summary DataTrainer::batched_gradient(const Eigen::VectorXd& theta,
                                       const std::vector<Index>& numbers, const StepControl& control,
+                                      const Eigen::VectorXd& time_offsets,
                                       std::vector<double>& losses, Eigen::MatrixXd& grads) {
   const auto b = static_cast<Index>(numbers.size());
   const Index d = observed_, s_dim = field_.dimension(), window = options_.window;
   const Index substeps = options_.substeps, p = theta.size();
   nn::NeuralOde& model = batch_model(b);
+  if (model.time_input()) model.set_time_offsets(time_offsets);
   ExplicitRungeKutta stepper(model, options_.tableau, control);
   std::vector<WindowStart> at;
   for (Index n : numbers) at.push_back(windows_[static_cast<std::size_t>(n)]);

@@ -11,6 +11,7 @@
 #include "rewind/derivative_checker.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/neural/mlp.hpp"
+#include "rewind/neural/neural_field.hpp"
 #include "rewind/neural/neural_ode.hpp"
 #include "rewind/problems/cubic_spiral.hpp"
 #include "rewind/schedule/schedules.hpp"
@@ -59,6 +60,46 @@ TEST(NeuralOde, BatchIsSamplesSideBySide) {
     single.rhs(0.0, y.segment(2 * b, 2), theta, g);
     EXPECT_EQ(f.segment(2 * b, 2), g) << "sample " << b;
   }
+}
+
+TEST(NeuralOde, TimeInputGivesEverySampleItsOwnClock) {
+  // Sample b at local time t with offset o_b is the one-sample field at t + o_b: rhs to the bit,
+  // and the per-sample VJPs (state and parameters) too.
+  const Mlp mlp({3 + 1, 6, 3}, Activation::tanh);
+  const rwd::nn::NeuralOdeTime time{true, 0.5, 2.0};
+  NeuralOde batched(mlp, 3, InputFeatures::cube, rwd::nn::ParameterCopies::per_sample,
+                    rwd::nn::CopyCheck::every_call, time);
+  const Eigen::Vector3d offsets(0.0, 1.25, -3.5);
+  batched.set_time_offsets(offsets);
+  const Eigen::VectorXd theta = mlp.initial_parameters(5);
+  const Eigen::VectorXd copies = theta.replicate(3, 1);
+  const Eigen::VectorXd y = batch_state(3, 3, 0.8), v = batch_state(3, 3, -1.1);
+  const double t = 0.7;
+  Eigen::VectorXd f(9), gy(9), gtheta(copies.size());
+  batched.rhs(t, y, copies, f);
+  batched.vjp(t, y, copies, v, gy, gtheta);
+  for (Index b = 0; b < 3; ++b) {
+    const rwd::nn::NeuralField one(mlp, InputFeatures::cube, true, 1, time.shift, time.scale);
+    const Eigen::VectorXd yb = y.segment(3 * b, 3), vb = v.segment(3 * b, 3);
+    Eigen::VectorXd fb(3), gyb(3), gtb(theta.size());
+    one.rhs(t + offsets[b], yb, theta, fb);
+    one.vjp(t + offsets[b], yb, theta, vb, gyb, gtb);
+    EXPECT_EQ(fb, f.segment(3 * b, 3)) << "sample " << b;
+    EXPECT_EQ(gyb, gy.segment(3 * b, 3)) << "sample " << b;
+    EXPECT_LT((gtb - gtheta.segment(b * theta.size(), theta.size())).norm(), 1e-14 * gtb.norm())
+        << "sample " << b;
+  }
+  // The clock matters.
+  batched.set_time_offsets(Eigen::Vector3d::Zero());
+  Eigen::VectorXd f0(9);
+  batched.rhs(t, y, copies, f0);
+  EXPECT_EQ(f0.head(3), f.head(3));
+  EXPECT_GT((f0.tail(6) - f.tail(6)).norm(), 1e-6);
+  // Misuse.
+  EXPECT_THROW(batched.set_time_offsets(Eigen::Vector2d::Zero()), rwd::InvalidArgument);
+  EXPECT_THROW(NeuralOde(mlp, 2), rwd::InvalidArgument);  // 4 inputs need the time input
+  NeuralOde autonomous(Mlp({3, 4, 3}, Activation::tanh), 2);
+  EXPECT_THROW(autonomous.set_time_offsets(Eigen::Vector2d::Zero()), rwd::InvalidArgument);
 }
 
 TEST(NeuralOde, RefusesWrongSizesAndNonSquareNetworks) {

@@ -38,15 +38,15 @@
 // (rwd::OnlineSchedule, no counting sweep) and the store-all schedule runs rwd::StoreAllAdjoint,
 // which grows as the window goes. DataIteration reports the steps taken.
 //
-// Windows integrated together (an autonomous field — no time input — with fixed steps): the
-// windows of a process whose local step grids are the same integrate as one batched state
-// (nn::NeuralOde with a parameter copy per window, as rwd::training::NeuralOdeTrainer does), and
-// each window's gradient is its own copy's — the same bits however the windows are grouped or
-// split among processes, alone included. A trajectory whose observation intervals all agree
-// with its mean spacing Δ to 1e-9 relative (a uniform grid written as text) is stepped with
-// Δ/substeps everywhere, so all its windows share one grid, and trajectories of the same Δ share
-// it too; other trajectories' windows are integrated one by one on their own intervals. Fields
-// with a time input, and adaptive steps, integrate every window by itself (NeuralField).
+// Windows integrated together (fixed steps): the windows of a process whose local step grids are
+// the same integrate as one batched state (nn::NeuralOde with a parameter copy per window, as
+// rwd::training::NeuralOdeTrainer does; with a time input each window sees its own start time
+// plus the shared local clock), and each window's gradient is its own copy's — the same bits
+// however the windows are grouped or split among processes, alone included. A trajectory whose
+// observation intervals all agree with its mean spacing Δ to 1e-9 relative (a uniform grid
+// written as text) is stepped with Δ/substeps everywhere, so all its windows share one grid, and
+// trajectories of the same Δ share it too; other trajectories' windows are integrated one by one
+// on their own intervals. Adaptive steps integrate every window by itself (NeuralField).
 //
 // Evaluation integrates every trajectory whole from its first point with the same method and
 // substeps and reports the mean squared error (observed components, model units) over the
@@ -170,14 +170,14 @@ class DataTrainer {
   // The windows `numbers` (indices into windows_) that share one step grid — `control` from
   // their common start time 0 — integrated together; window i's loss into losses[i] and its
   // gradient into grads.col(i).
+  // time_offsets: what each window adds to the control's clock (a time input sees the sum).
   Summary batched_gradient(const Eigen::VectorXd& theta, const std::vector<Index>& numbers,
-                           const StepControl& control, std::vector<double>& losses,
-                           Eigen::MatrixXd& grads);
+                           const StepControl& control, const Eigen::VectorXd& time_offsets,
+                           std::vector<double>& losses, Eigen::MatrixXd& grads);
   Index steps_ = 0, rejected_ = 0;  // of the last gradient(), this process's windows
 
   // Windows integrated together: per trajectory the uniform spacing its windows are stepped
   // with (0: not uniform, each window on its own intervals), and the last group's model.
-  bool batched_ = false;
   std::vector<double> uniform_spacing_;
   struct BatchModel {
     std::unique_ptr<nn::NeuralOde> model;

@@ -73,6 +73,8 @@ class NeuralField {
   const Mlp& network() const { return mlp_; }
   InputFeatures features() const { return features_; }
   bool time_input() const { return time_input_; }
+  double time_shift() const { return time_shift_; }
+  double time_scale() const { return time_scale_; }
 
   void rhs(double t, const Vector& y, const Vector& theta, Vector& f) const {
     check_sizes(y, theta, f.size(), "output f");

@@ -17,9 +17,9 @@
 //   rwd::CheckpointedAdjoint driver(stepper, objective);      // exact discrete adjoint
 //
 // The vector-Jacobian product is exact: the network's own VJP (Mlp::vjp, which sums the
-// parameter gradient over the batch) followed by the chain rule through φ. The time argument
-// is ignored: the network is autonomous. Not thread-safe: rhs and vjp share preallocated work
-// matrices (so they never allocate); give each thread its own NeuralOde.
+// parameter gradient over the batch) followed by the chain rule through φ. Without a time input
+// (below) the time argument is ignored: the network is autonomous. Not thread-safe: rhs and vjp
+// share preallocated work matrices (so they never allocate); give each thread its own NeuralOde.
 //
 // One parameter copy per sample (ParameterCopies::per_sample): θ is then B copies of the
 // network's parameters, θ = [θ_1, …, θ_B], sample b's derivative uses θ_b, and an adjoint
@@ -37,6 +37,13 @@
 //                            rwd::nn::ParameterCopies::per_sample);   // parameter_size() = 5·P
 //   Eigen::VectorXd copies = theta.replicate(5, 1);
 //
+// A time input (NeuralOdeTime{true, shift, scale}): the network also sees τ_b = (t + offset_b −
+// shift) / scale, one more input row (S + 1 inputs, S outputs), each sample with its own time
+// offset (set_time_offsets; zero by default) — so windows that start at different times can run
+// as one batch on a shared local clock t. The parameter gradient includes the paths through τ;
+// dτ/dt is not formed (the step times are fixed). rwd::nn::NeuralField is the same field for one
+// sample at a time.
+//
 // vjp_accumulate(t, y, θ, v, out_y, mu) is vjp with its parameter part added to mu instead of
 // written out, the same bits as vjp into a buffer followed by mu += buffer; explicit Runge–Kutta
 // steppers use it when a problem offers it, and call finish_vjp_accumulation(mu) after each step's
@@ -44,6 +51,7 @@
 // B·P values per stage instead of three; with defer_parameter_gradients one per step).
 #pragma once
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -77,6 +85,12 @@ inline InputFeatures parse_input_features(std::string_view name) {
 // Whether the samples of a batch share θ (the model) or each have a copy (per-sample gradients).
 enum class ParameterCopies { shared, per_sample };
 
+// An optional time input of the network (see above).
+struct NeuralOdeTime {
+  bool enabled = false;
+  double shift = 0.0, scale = 1.0;
+};
+
 // Who makes sure per-sample copies are equal: the model on every call, or the model's owner
 // (who writes the copies itself; see above).
 enum class CopyCheck { every_call, by_owner };
@@ -89,23 +103,43 @@ class NeuralOde {
 
   NeuralOde(Mlp mlp, Index batch, InputFeatures features = InputFeatures::identity,
             ParameterCopies copies = ParameterCopies::shared,
-            CopyCheck check = CopyCheck::every_call)
+            CopyCheck check = CopyCheck::every_call, NeuralOdeTime time = {})
       : mlp_(std::move(mlp)),
         batch_(batch),
         features_(features),
         copies_(copies),
         check_(check),
+        time_(time),
         workspace_(mlp_.make_workspace(batch)) {
-    if (mlp_.input_size() != mlp_.output_size())
+    const Index extra = time_.enabled ? 1 : 0;
+    if (mlp_.input_size() != mlp_.output_size() + extra)
       rwd::detail::fail<InvalidArgument>(
-          "a neural ODE needs a network whose output size equals its input size (", mlp_.describe(),
-          " maps ", mlp_.input_size(), " to ", mlp_.output_size(), ")");
+          "a neural ODE ",
+          time_.enabled ? "with a time input needs a network of S + 1 inputs and S outputs"
+                        : "needs a network whose output size equals its input size",
+          " (", mlp_.describe(), " maps ", mlp_.input_size(), " to ", mlp_.output_size(), ")");
     if (batch_ < 1)
       rwd::detail::fail<InvalidArgument>("neural ODE batch = ", batch_, " must be >= 1");
-    const Index d = mlp_.input_size();
-    phi_.resize(d, batch_);
-    grad_phi_.resize(d, batch_);
+    if (time_.enabled &&
+        !(std::isfinite(time_.shift) && std::isfinite(time_.scale) && time_.scale > 0.0))
+      rwd::detail::fail<InvalidArgument>("neural ODE time input (t − ", time_.shift, ") / ",
+                                         time_.scale, " needs a finite shift and a scale > 0");
+    const Index inputs = mlp_.input_size();
+    phi_.resize(inputs, batch_);
+    grad_phi_.resize(inputs, batch_);
+    offsets_.setZero(batch_);
     if (copies_ == ParameterCopies::shared) theta_stage_.resize(mlp_.parameter_size());
+  }
+
+  // With a time input: sample b sees t + offsets[b] (B values, finite).
+  void set_time_offsets(const Eigen::Ref<const Eigen::VectorXd>& offsets) {
+    if (!time_.enabled)
+      rwd::detail::fail<InvalidArgument>(describe(), ": time offsets need a time input");
+    if (offsets.size() != batch_ || !offsets.allFinite())
+      rwd::detail::fail<InvalidArgument>(describe(), ": ", offsets.size(),
+                                         " time offsets for a batch of ", batch_,
+                                         " (each must be finite)");
+    offsets_ = offsets;
   }
 
   // Keep the network's last n forward passes for the VJPs at the same states (Mlp's saved
@@ -123,7 +157,8 @@ class NeuralOde {
     workspace_ = mlp_.make_workspace(batch_, saved_passes_, deferred_stages_);
   }
 
-  Index dimension() const { return mlp_.input_size(); }
+  Index dimension() const { return mlp_.output_size(); }
+  bool time_input() const { return time_.enabled; }
   Index batch() const { return batch_; }
   Index state_size() const { return dimension() * batch_; }
   // θ's length: the network's parameters, times the batch for per-sample copies.
@@ -144,24 +179,24 @@ class NeuralOde {
            " features, batch " + std::to_string(batch);
   }
 
-  void rhs(double, const Vector& y, const Vector& theta, Vector& f) const {
+  void rhs(double t, const Vector& y, const Vector& theta, Vector& f) const {
     check_sizes(y, theta, f.size(), "output f");
     Eigen::Map<Eigen::MatrixXd> out(f.data(), dimension(), batch_);
-    mlp_.forward(theta.data(), features_of(y), out, workspace_);
+    mlp_.forward(theta.data(), features_of(t, y), out, workspace_);
   }
 
   // out_y = (∂f/∂y)ᵀ v = φ'(y) ⊙ (∂mlp/∂φ)ᵀ v;  out_theta = Σ_b (∂mlp/∂θ)ᵀ v_b, or with
   // per-sample copies the B terms (∂mlp/∂θ_b)ᵀ v_b one after another.
-  void vjp(double, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
+  void vjp(double t, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
            Vector& out_theta) const {
     check_vjp(y, theta, v, out_y, out_theta.size(), "outputs");
     const Eigen::Map<const Eigen::MatrixXd> cotangent(v.data(), dimension(), batch_);
     if (copies_ == ParameterCopies::per_sample)
       mlp_.vjp_per_sample(
-          theta.data(), features_of(y), cotangent, grad_phi_,
+          theta.data(), features_of(t, y), cotangent, grad_phi_,
           Eigen::Map<Eigen::MatrixXd>(out_theta.data(), mlp_.parameter_size(), batch_), workspace_);
     else
-      mlp_.vjp(theta.data(), features_of(y), cotangent, grad_phi_, out_theta.data(), workspace_);
+      mlp_.vjp(theta.data(), features_of(t, y), cotangent, grad_phi_, out_theta.data(), workspace_);
     chain_through_features(y, out_y);
   }
 
@@ -178,7 +213,7 @@ class NeuralOde {
     check_vjp(y, theta, v, out_y, mu.size(), "out_y and mu");
     const Eigen::Map<const Eigen::MatrixXd> cotangent(v.data(), dimension(), batch_);
     mlp_.accumulate_vjp_per_sample(
-        theta.data(), features_of(y), cotangent, grad_phi_,
+        theta.data(), features_of(t, y), cotangent, grad_phi_,
         Eigen::Map<Eigen::MatrixXd>(mu.data(), mlp_.parameter_size(), batch_), workspace_);
     chain_through_features(y, out_y);
   }
@@ -195,14 +230,15 @@ class NeuralOde {
                                          theta.size());
   }
 
-  // out_y = φ'(y) ⊙ grad_phi_.
+  // out_y = φ'(y) ⊙ (the state rows of grad_phi_).
   void chain_through_features(const Vector& y, Vector& out_y) const {
-    Eigen::Map<Eigen::MatrixXd> gy(out_y.data(), dimension(), batch_);
-    const Eigen::Map<const Eigen::MatrixXd> state(y.data(), dimension(), batch_);
+    const Index s = dimension();
+    Eigen::Map<Eigen::MatrixXd> gy(out_y.data(), s, batch_);
+    const Eigen::Map<const Eigen::MatrixXd> state(y.data(), s, batch_);
     if (features_ == InputFeatures::cube)
-      gy = (3.0 * state.array().square() * grad_phi_.array()).matrix();
+      gy = (3.0 * state.array().square() * grad_phi_.topRows(s).array()).matrix();
     else
-      gy = grad_phi_;
+      gy = grad_phi_.topRows(s);
   }
 
   void check_sizes(const Vector& y, const Vector& theta, Eigen::Index third,
@@ -230,13 +266,19 @@ class NeuralOde {
             "sample's gradient is accumulated on its own)");
   }
 
-  // φ(y) as the network's D × B input: the state itself for identity features (no copy), the
-  // cubes in phi_ otherwise.
-  Eigen::Map<const Eigen::MatrixXd> features_of(const Vector& y) const {
-    const Eigen::Map<const Eigen::MatrixXd> state(y.data(), dimension(), batch_);
-    if (features_ == InputFeatures::identity) return state;
-    phi_ = state.array().cube().matrix();
-    return Eigen::Map<const Eigen::MatrixXd>(phi_.data(), dimension(), batch_);
+  // The network's input: φ(y) (D × B) — the state itself for identity features (no copy), the
+  // cubes in phi_ otherwise — and with a time input the row of τ_b below it, in phi_.
+  Eigen::Map<const Eigen::MatrixXd> features_of(double t, const Vector& y) const {
+    const Index s = dimension();
+    const Eigen::Map<const Eigen::MatrixXd> state(y.data(), s, batch_);
+    if (features_ == InputFeatures::identity && !time_.enabled) return state;
+    if (features_ == InputFeatures::cube)
+      phi_.topRows(s) = state.array().cube().matrix();
+    else
+      phi_.topRows(s) = state;
+    if (time_.enabled)
+      for (Index b = 0; b < batch_; ++b) phi_(s, b) = (t + offsets_[b] - time_.shift) / time_.scale;
+    return Eigen::Map<const Eigen::MatrixXd>(phi_.data(), phi_.rows(), batch_);
   }
 
   Mlp mlp_;
@@ -244,11 +286,13 @@ class NeuralOde {
   InputFeatures features_;
   ParameterCopies copies_;
   CopyCheck check_;
+  NeuralOdeTime time_;
+  Eigen::VectorXd offsets_;  // per-sample time offsets (time input only)
   Index saved_passes_ = 0, deferred_stages_ = 0;
   mutable Mlp::Workspace workspace_;
   mutable Eigen::VectorXd theta_stage_;  // vjp_accumulate's parameter part (shared θ only)
-  mutable Eigen::MatrixXd phi_;          // φ(y) = y³, D × B (unused for identity features)
-  mutable Eigen::MatrixXd grad_phi_;     // (∂mlp/∂φ)ᵀ v, D × B
+  mutable Eigen::MatrixXd phi_;       // the input [φ(y); τ], inputs × B (unused: identity, no t)
+  mutable Eigen::MatrixXd grad_phi_;  // (∂mlp/∂input)ᵀ v, inputs × B
 };
 
 }  // namespace rwd::nn
