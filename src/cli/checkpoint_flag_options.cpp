@@ -58,6 +58,12 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
                   "one snapshot read, in forward steps (default as for\n"
                   "--disk-write-cost)")
       ->type_name("STEPS");
+  command
+      .add_option("--copy-cost", flags.copy_cost,
+                  "with --stage-aware: one snapshot copy into or out of\n"
+                  "memory, in forward steps (default: measured by run,\n"
+                  "free in plan)")
+      ->type_name("STEPS");
   command.add_flag("--stage-aware", flags.stage_aware,
                    "the budget may also hold the stages of steps (Runge-Kutta,\n"
                    "fixed steps): the least predicted time of revolve,\n"

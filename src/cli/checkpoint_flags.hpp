@@ -58,6 +58,7 @@ struct CheckpointFlags {
   std::optional<double> disk_read_cost;       // --disk-read-cost STEPS per snapshot
   bool json = false;                          // --json
   bool stage_aware = false;                   // --stage-aware: stage snapshots may be kept
+  std::optional<double> copy_cost;            // --copy-cost STEPS per snapshot copy (stage-aware)
   std::optional<std::string> online_rule;     // --online-rule least-worst-case | never-above-...
 
   // FlagUse::run only.
@@ -87,6 +88,9 @@ struct CheckpointSettings {
   bool json = false;
   // --stage-aware: the budget may also hold step stages (schedule_plan.hpp: choose_stage_plan).
   bool stage_aware = false;
+  // --copy-cost: one snapshot copy into or out of memory, in forward steps, for the stage-aware
+  // chooser; not given: measured (run) or free (plan).
+  std::optional<double> copy_cost;
   // --online-rule: the online schedule's rule past β(c, 3), for runs of unknown length.
   OnlineRule online_rule = OnlineRule::least_worst_case;
   bool online_rule_given = false;
@@ -153,6 +157,13 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   CheckpointSettings settings;
   settings.json = flags.json;
   settings.stage_aware = flags.stage_aware;
+  if (flags.copy_cost && !flags.stage_aware)
+    rwd::detail::fail<InvalidArgument>(
+        "--copy-cost prices the snapshot copies the --stage-aware chooser weighs; add "
+        "--stage-aware");
+  detail::require_cost("--copy-cost", flags.copy_cost,
+                       "must be finite and >= 0 (forward steps per snapshot copy)");
+  settings.copy_cost = flags.copy_cost;
   if (flags.online_rule) {
     settings.online_rule = parse_online_rule(*flags.online_rule);
     settings.online_rule_given = true;

@@ -372,6 +372,32 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     }
     request.costs.adjoint_cost_factor = flags.adjoint_cost;
   }
+  if (flags.stage_aware && settings.control.is_adaptive())
+    rwd::detail::fail<InvalidArgument>(
+        "--stage-aware needs an explicit Runge-Kutta method with fixed steps (an adaptive "
+        "step's size is not known before it is taken)");
+  if (flags.stage_aware && flags.copy_cost) {
+    request.costs.write_time = request.costs.read_time = *flags.copy_cost;
+    request.costs.adjoint_cost_factor = flags.adjoint_cost;
+  } else if (flags.stage_aware) {
+    // Which of revolve, stage-aware and the store-alls is fastest depends on what a snapshot copy
+    // costs against this problem's step (a stage snapshot is one copy per stage): measured now.
+    checkpointing.level_costs_measured = true;
+    checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
+    // Round as many slots as the run keeps (up to 64 MiB of them, more than the caches hold), so
+    // that the copies meet the caches as the run's do.
+    const Index state_bytes = held * static_cast<Index>(sizeof(double));
+    const Index probe_slots = std::clamp<Index>((Index{64} << 20) / std::max<Index>(state_bytes, 1),
+                                                1, request.budget.value_or(1));
+    checkpointing.level_costs =
+        measure_level_costs<B>(held, 5, static_cast<int>(std::min<Index>(probe_slots, 1 << 20)));
+    request.costs.write_time =
+        max_on_any_process<B>(checkpointing.level_costs.device_write_seconds) /
+        checkpointing.step_seconds;
+    request.costs.read_time = max_on_any_process<B>(checkpointing.level_costs.device_read_seconds) /
+                              checkpointing.step_seconds;
+    request.costs.adjoint_cost_factor = flags.adjoint_cost;
+  }
   if (request.kind == ScheduleKind::three_level) {
     // Every level's copy against this problem's own step, measured now (the disk's too when the
     // plan has a disk level and its costs were not given).
@@ -406,8 +432,7 @@ inline const CheckpointPlan& plan_within_memory(const PlanRequest& request, Inde
       rwd::detail::fail<InvalidArgument>(
           "--stage-aware needs a budget in memory (--snapshots C or --memory BYTES) and no "
           "other --schedule or disk level");
-    checkpointing.plan =
-        choose_stage_plan(steps, *request.budget, stage_units, request.costs.adjoint_cost_factor);
+    checkpointing.plan = choose_stage_plan(steps, *request.budget, stage_units, request.costs);
   } else {
     checkpointing.plan = plan_checkpoints(request, steps);
   }

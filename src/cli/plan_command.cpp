@@ -470,8 +470,13 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
           "other --schedule or disk level");
     const int stages = rwd::ButcherTableau::by_name(*options.method).stages;
     outcome.method = *options.method;
-    outcome.plan = choose_stage_plan(l, *request.budget, stages, outcome.adjoint_cost);
+    // Snapshot copies at --copy-cost, free without it: rewind plan has no problem to time them.
+    rwd::CostModel costs;
+    costs.adjoint_cost_factor = outcome.adjoint_cost;
+    costs.write_time = costs.read_time = settings.copy_cost.value_or(0.0);
+    outcome.plan = choose_stage_plan(l, *request.budget, stages, costs);
     outcome.revolve = plan_checkpoints(request, l);
+    outcome.revolve->costs.write_time = outcome.revolve->costs.read_time = costs.write_time;
     return outcome;
   }
   outcome.plan = plan_checkpoints(request, l);

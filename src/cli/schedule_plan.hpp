@@ -99,21 +99,28 @@ inline void validate_schedule_flags(const PlanRequest& request, bool budget_from
 // --memory over the bytes of one state and its carry: a stage vector takes the same slot), the
 // plan of least predicted time among revolve(c), stage-aware(c, u) (when l <=
 // kStageAwareMaxSteps), store-all (c >= l) and store-all-stages (c >= l·u), u = the method's
-// stages. The predicted time counts steps, as CheckpointPlan::predicted_time_ratio does.
+// stages. The predicted time (CheckpointPlan::predicted_time_ratio) counts steps and, at
+// costs.write_time / read_time steps each, every snapshot copy into and out of memory — a stage
+// snapshot is u of them. rewind run measures those costs for its problem before planning; with
+// none given (0) copies are free and the plan with the fewest evaluations wins.
 inline CheckpointPlan choose_stage_plan(Index steps, Index units, int stage_units,
-                                        double adjoint_cost) {
+                                        const rwd::CostModel& costs) {
   if (units < 1) rwd::detail::fail<InvalidArgument>("a budget of ", units, " snapshots");
   if (stage_units < 1)
     rwd::detail::fail<InvalidArgument>("--stage-aware: the method has ", stage_units, " stages");
+  costs.validate();
+  const double adjoint_cost = costs.adjoint_cost_factor;
   const int c = static_cast<int>(std::min<Index>(units, 1 << 30));
   CheckpointPlan best =
       CheckpointPlan::of(std::make_unique<rwd::RevolveSchedule>(steps, c), ScheduleKind::revolve);
   best.budget = units;
+  best.costs = costs;
   // Later candidates win ties: store-all-stages (O(1) schedule memory) over a stage-aware plan
   // that reaches the same count.
   const auto consider = [&](std::unique_ptr<rwd::Schedule> schedule, ScheduleKind kind) {
     CheckpointPlan plan = CheckpointPlan::of(std::move(schedule), kind);
     plan.budget = units;
+    plan.costs = costs;
     if (plan.predicted_time_ratio(adjoint_cost) <= best.predicted_time_ratio(adjoint_cost))
       best = std::move(plan);
   };

@@ -160,6 +160,13 @@ void print_plan_prediction(std::ostream& out, const CheckpointReport& checkpoint
         << format("%.3g ms", 1e3 * checkpointing.disk_costs.read_seconds) << " ("
         << format("%.0f MB/s", checkpointing.disk_costs.write_bytes_per_second() / 1e6) << " / "
         << format("%.0f MB/s", checkpointing.disk_costs.read_bytes_per_second() / 1e6) << ")\n";
+  if (checkpointing.level_costs_measured && !checkpointing.disk_costs_measured)
+    out << "measured: one step " << format("%.3g ms", 1e3 * checkpointing.step_seconds)
+        << ", one snapshot copy into memory "
+        << format("%.3g ms", 1e3 * checkpointing.level_costs.device_write_seconds) << " / out "
+        << format("%.3g ms", 1e3 * checkpointing.level_costs.device_read_seconds) << " ("
+        << format("%.3g", plan.costs.write_time) << " / " << format("%.3g", plan.costs.read_time)
+        << " steps)\n";
   if (plan.kind == ScheduleKind::two_level)
     out << "two-level: " << plan.memory_snapshots << " in memory, " << plan.disk_snapshots
         << " on disk; a disk write costs " << format("%.3g", plan.costs.disk_write_time)

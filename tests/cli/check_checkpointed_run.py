@@ -166,8 +166,10 @@ def case_stages(rewind):
                 "--no-fd-check"]
         reference = run_json(rewind, *base)
         revolve = run_json(rewind, *base, "--snapshots", snapshots)
+        # --copy-cost 0: the copies priced as rewind plan prices them (free), so that both choose
+        # alike; without it the run measures them and may rightly take another plan.
         report = run_json(rewind, *base, "--snapshots", snapshots, "--stage-aware",
-                          "--drift", "fail")
+                          "--copy-cost", "0", "--drift", "fail")
         what = f"{method} --stage-aware --snapshots {snapshots}"
         check_drift(report, what, replays=True)
         same_gradient(report, reference, what)
@@ -182,15 +184,34 @@ def case_stages(rewind):
         if not schedule["forward_steps"] < revolve["schedule"]["forward_steps"]:
             fail(f"{what}: {schedule['forward_steps']} forward steps, revolve "
                  f"{revolve['schedule']['forward_steps']}")
-        # A budget of every step's stages: nothing is recomputed.
+        # A budget of every step's stages, copies free: nothing is recomputed.
         stages = {"rk4": 4, "heun": 2}[method]
         snapshot = 8 * 2 * 8 * 8 + CARRY_BYTES
-        report = run_json(rewind, *base, "--memory", str(150 * stages * snapshot),
-                          "--stage-aware")
+        budget = ["--memory", str(150 * stages * snapshot), "--stage-aware"]
+        report = run_json(rewind, *base, *budget, "--copy-cost", "0")
         same_gradient(report, reference, what + " store-all-stages")
         if report["schedule"]["name"] != "store-all-stages" or \
                 report["schedule"]["forward_steps"] != 150:
             fail(f"{what}: a budget of every step's stages ran {report['schedule']}")
+        # Without --copy-cost the run times a step and a copy first and reports both; which plan
+        # wins then depends on those times (a loaded machine may make copies dear), so only the
+        # gradient is checked.
+        measured = run_json(rewind, *base, *budget)
+        same_gradient(measured, reference, what + " measured copy costs")
+        if measured["schedule"]["measured_device_write_seconds"] is None or \
+                measured["schedule"]["measured_step_seconds"] is None:
+            fail(f"{what}: --stage-aware reports no measured copy and step costs")
+        # Dear copies: a stage snapshot (one copy per stage) no longer pays, and revolve runs —
+        # in the run and in the plan alike.
+        dear = run_json(rewind, *base, "--snapshots", snapshots, "--stage-aware",
+                        "--copy-cost", "2")
+        dear_plan = run_json(rewind, "plan", "--steps", "150", "--snapshots", snapshots,
+                             "--stage-aware", "--method", method, "--copy-cost", "2")
+        same_gradient(dear, reference, what + " --copy-cost 2")
+        if not dear["schedule"]["name"].startswith("revolve") or \
+                dear_plan["schedule"] != dear["schedule"]["name"]:
+            fail(f"{what} --copy-cost 2: ran {dear['schedule']['name']}, "
+                 f"planned {dear_plan['schedule']}")
     command = [rewind, "run", "lorenz63", "--method", "dopri5", "--adaptive", "--t-final", "1",
                "--snapshots", "30", "--stage-aware", "--json"]
     proc = subprocess.run(command, capture_output=True, text=True)

@@ -439,6 +439,28 @@ TEST(CheckpointFlags, DifferOnlyInWhatNoFlagsAndADiskMean) {
   EXPECT_NE(flag_refusal(flags, FlagUse::run).find("need --disk DIR"), std::string::npos);
 }
 
+TEST(StagePlan, SnapshotCopyCostsDecideBetweenStagesAndRevolve) {
+  // With free copies the plan with the fewest evaluations wins: stage snapshots. When a copy
+  // costs half a step, a stage snapshot (4 copies for RK4) no longer pays, and revolve wins —
+  // its prediction now counting its own copies too.
+  CostModel free_copies;
+  free_copies.adjoint_cost_factor = 1.5;
+  const CheckpointPlan cheap = choose_stage_plan(2000, 10, 4, free_copies);
+  EXPECT_GT(cheap.stage_stores, 0);
+  CostModel dear = free_copies;
+  dear.write_time = dear.read_time = 0.5;
+  const CheckpointPlan plan = choose_stage_plan(2000, 10, 4, dear);
+  EXPECT_EQ(plan.kind, ScheduleKind::revolve);
+  EXPECT_EQ(plan.stage_stores, 0);
+  CheckpointPlan revolve_free = plan;
+  revolve_free.costs = free_copies;
+  EXPECT_GT(plan.predicted_time_ratio(1.5), revolve_free.predicted_time_ratio(1.5));
+  EXPECT_LT(cheap.predicted_time_ratio(1.5), revolve_free.predicted_time_ratio(1.5));
+  CostModel bad = free_copies;
+  bad.write_time = -1.0;
+  EXPECT_THROW(choose_stage_plan(2000, 10, 4, bad), InvalidArgument);
+}
+
 TEST(Parameters, ByNameReplaceTheDefaultsAndReachTheRun) {
   RunOptions o = options_for("lotka_volterra");
   o.checkpoint.steps = "50";

@@ -235,6 +235,13 @@ TEST(SnapshotLevelProbe, MeasuresBothMemoryLevelsAndConvertsToSteps) {
   EXPECT_TRUE(
       contains(error_message<InvalidArgument>([&] { measure_level_costs<EigenBackend>(0); }),
                "state size 0"));
+  // Round several slots (what a stage-aware run's chooser does: copies as the run meets them).
+  const LevelCosts round = measure_level_costs<EigenBackend>(1 << 12, 7, 4);
+  EXPECT_GT(round.device_write_seconds, 0.0);
+  EXPECT_GT(round.device_read_seconds, 0.0);
+  EXPECT_TRUE(
+      contains(error_message<InvalidArgument>([&] { measure_level_costs<EigenBackend>(16, 5, 0); }),
+               "slots = 0"));
 }
 
 }  // namespace

@@ -10,7 +10,10 @@
 //
 // The copies are those a run makes, through the same stores: MemorySnapshotStore (a device-to-
 // device copy for CUDA vectors) and HostSnapshotStore (pinned memory and its own stream under
-// CUDA, where a write is timed until its PCIe copy has finished). Medians of `samples`.
+// CUDA, where a write is timed until its PCIe copy has finished). Medians of `samples`. The device
+// level's copies go round `slots` slots, each written once before the timing starts: with as many
+// slots as a run keeps, a copy meets the caches as the run's copies do (one slot stays in the
+// CPU's cache and times a copy cheaper than a run sees).
 #pragma once
 
 #include <algorithm>
@@ -39,15 +42,17 @@ struct LevelCosts {
 };
 
 template <VectorBackend B>
-LevelCosts measure_level_costs(Index state_size, int samples = 5) {
+LevelCosts measure_level_costs(Index state_size, int samples = 5, int slots = 1) {
   if (state_size < 1)
     detail::fail<InvalidArgument>("measure_level_costs: state size ", state_size, " must be >= 1");
   if (samples < 1)
     detail::fail<InvalidArgument>("measure_level_costs: samples = ", samples, " must be >= 1");
+  if (slots < 1)
+    detail::fail<InvalidArgument>("measure_level_costs: slots = ", slots, " must be >= 1");
   struct Probe {
     Index step;
   };
-  MemorySnapshotStore<B, Probe> device(1, state_size);
+  MemorySnapshotStore<B, Probe> device(slots, state_size);
   HostSnapshotStore<B, Probe> host(1, state_size);
   typename B::Vector y = B::zeros(state_size);
   B::fill(y, 1.0);
@@ -58,10 +63,23 @@ LevelCosts measure_level_costs(Index state_size, int samples = 5) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   Probe meta{0};
+  // Every device slot written first (the first write of a slot's memory also pays its page
+  // faults) and kept; then each sample rewrites the slot written longest ago and reads the one
+  // half the slots back, as a schedule's stores and restores meet slots written long before.
+  std::vector<Index> held(static_cast<std::size_t>(slots));
+  for (int slot = 0; slot < slots; ++slot) {
+    held[static_cast<std::size_t>(slot)] = slot;
+    device.store(slot, slot, y, meta);
+  }
   for (int i = 0; i < samples; ++i) {
-    times[0].push_back(timed([&] { device.store(0, i, y, meta); }));
-    times[1].push_back(timed([&] { device.restore(0, i, y, meta); }));
-    device.free(0);
+    const int slot = i % slots;
+    const Index step = slots + i;
+    device.free(slot);
+    times[0].push_back(timed([&] { device.store(slot, step, y, meta); }));
+    held[static_cast<std::size_t>(slot)] = step;
+    const int read = (slot + slots / 2) % slots;
+    times[1].push_back(
+        timed([&] { device.restore(read, held[static_cast<std::size_t>(read)], y, meta); }));
     times[2].push_back(timed([&] {
       host.store(0, i, y, meta);
       host.finish();
