@@ -171,8 +171,8 @@ void DataTrainer::fast_forward(Index iterations) {
   iterations_ += iterations;
 }
 
-GradientResult<Eigen::VectorXd> DataTrainer::window_gradient(const Eigen::VectorXd& theta,
-                                                             WindowStart w) {
+GradientResult<Eigen::VectorXd> DataTrainer::adaptive_window_gradient(const Eigen::VectorXd& theta,
+                                                                      WindowStart w) {
   const TimeSeries& series = trajectories_[w.trajectory];
   const Index window = options_.window, substeps = options_.substeps;
   const Index d = observed_, s_dim = field_.dimension();
@@ -181,16 +181,12 @@ GradientResult<Eigen::VectorXd> DataTrainer::window_gradient(const Eigen::Vector
       window_step_control(series.times, w.start, window, substeps, options_.adaptive));
   const double scale = 1.0 / static_cast<double>(options_.batch * window * d);
   const Index start = w.start;
-  // Observation k of the window: data point start + k, found by step (fixed steps) or by the
-  // time the adaptive run landed on.
-  auto point_of = [&series, start, substeps, adaptive = options_.adaptive.has_value()](
-                      Index step, double t) -> Index {
-    if (!adaptive) return start + step / substeps;
-    return std::lower_bound(series.times.begin(), series.times.end(), t) - series.times.begin();
-  };
-  auto term = [&series, point_of, scale, d](Index step, double t, const Eigen::VectorXd& y,
-                                            Eigen::VectorXd& grad) {
-    const auto target = series.values.col(point_of(step, t));
+  // Observation k of the window: the data point whose time the adaptive run landed on.
+  auto term = [&series, scale, d](Index, double t, const Eigen::VectorXd& y,
+                                  Eigen::VectorXd& grad) {
+    const auto point =
+        std::lower_bound(series.times.begin(), series.times.end(), t) - series.times.begin();
+    const auto target = series.values.col(point);
     grad.setZero(y.size());  // the augmented components are not observed
     double squares = 0.0;
     for (Index i = 0; i < d; ++i) {
@@ -202,15 +198,6 @@ GradientResult<Eigen::VectorXd> DataTrainer::window_gradient(const Eigen::Vector
   };
   Eigen::VectorXd y0 = Eigen::VectorXd::Zero(s_dim);
   y0.head(d) = series.values.col(start);
-  if (!options_.adaptive) {
-    std::vector<Index> steps;
-    for (Index k = 1; k <= window; ++k) steps.push_back(k * substeps);
-    CheckpointedAdjoint driver(stepper,
-                               Objective<EigenBackend>(Objective<EigenBackend>::TerminalFn{},
-                                                       std::move(steps), std::move(term)),
-                               options_.checkpoint);
-    return driver.run(y0, theta, options_.schedule);
-  }
   const auto first = series.times.begin() + static_cast<std::ptrdiff_t>(start + 1);
   auto objective = Objective<EigenBackend>::at_times(Objective<EigenBackend>::TerminalFn{},
                                                      std::vector<double>(first, first + window),
@@ -299,7 +286,7 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
     } else {
       for (Index w = mine_.begin; w < mine_.end; ++w) {
         GradientResult<Eigen::VectorXd> r =
-            window_gradient(theta, windows_[static_cast<std::size_t>(starts[w])]);
+            adaptive_window_gradient(theta, windows_[static_cast<std::size_t>(starts[w])]);
         steps_ += r.summary.steps;
         rejected_ += r.summary.rejected_steps;
         double* out = mine_values_.data() + 1 + (w - mine_.begin) * (p + 1);

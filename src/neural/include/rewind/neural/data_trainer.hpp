@@ -166,7 +166,9 @@ class DataTrainer {
     std::size_t trajectory = 0;
     Index start = 0;
   };
-  GradientResult<Eigen::VectorXd> window_gradient(const Eigen::VectorXd& theta, WindowStart w);
+  // One window with adaptive steps (windows of fixed steps go through batched_gradient).
+  GradientResult<Eigen::VectorXd> adaptive_window_gradient(const Eigen::VectorXd& theta,
+                                                           WindowStart w);
   // The windows `numbers` (indices into windows_) that share one step grid — `control` from
   // their common start time 0 — integrated together; window i's loss into losses[i] and its
   // gradient into grads.col(i).
