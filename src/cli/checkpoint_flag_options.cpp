@@ -91,10 +91,11 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
                    "leave the snapshot file in DIR after the run");
   command.add_flag("--resume", flags.resume,
                    "make the run resumable, or continue one: the snapshot file\n"
-                   "DIR/rewind-resume.h5 records the run and its progress; a run\n"
-                   "killed (or stopped by SIGINT/SIGTERM) goes on from it when\n"
-                   "the same command is run again, to the same bits; the file\n"
-                   "goes once the run completes");
+                   "DIR/rewind-resume.h5 (one per rank under MPI:\n"
+                   "rewind-resume.rank<K>.h5) records the run and its progress; a\n"
+                   "run killed (or stopped by SIGINT/SIGTERM) goes on from it\n"
+                   "when the same command is run again, to the same bits; the\n"
+                   "file goes once the run completes");
   add_integer_text_option(command, "--device-snapshots", flags.device_snapshots,
                           IntegerRange::count_or_zero(),
                           "three-level: K snapshots in device memory (--backend\n"

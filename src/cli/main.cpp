@@ -71,8 +71,9 @@ int main(int argc, char** argv) {
   } catch (const rwd::InvalidArgument& e) {
     return ProcessGroup::fail(kExitBadInput, e.what(), true);
   } catch (const rwd::Interrupted& e) {
-    // 128 + the signal, as a shell reports a process ended by it.
-    return ProcessGroup::fail(128 + (e.signal() > 0 ? e.signal() : SIGINT), e.what(), false);
+    // 128 + the signal, as a shell reports a process ended by it. The ranks of a split state
+    // agree on a stop before they honour it (rwd::CheckpointedAdjoint), so all of them are here.
+    return ProcessGroup::stop_together(128 + (e.signal() > 0 ? e.signal() : SIGINT), e.what());
   } catch (const rwd::StorageError& e) {
     return ProcessGroup::fail(kExitFailure, e.what(), false);
   } catch (const rwd::Error& e) {

@@ -93,6 +93,13 @@ int ProcessGroup::fail(int status, std::string_view message, bool shared) {
   return status;
 }
 
+int ProcessGroup::stop_together(int status, std::string_view message) {
+  // Every rank agreed to stop at this point (rwd::CheckpointedAdjoint agrees on stop requests),
+  // so each leaves main() and finalizes MPI with the others: no MPI_Abort racing the launcher,
+  // which is itself passing the signal on.
+  return g_rank == 0 ? fail_with(status, message) : status;
+}
+
 const training::BatchExchange& batch_exchange() {
 #if REWIND_CLI_WITH_MPI
   if (g_launched) {

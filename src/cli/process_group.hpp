@@ -49,6 +49,9 @@ class ProcessGroup {
   // to leave main() with — or does not return, when the job must be ended (MPI_Abort).
   // `shared` says the failure is of a kind every rank meets at the same point.
   static int fail(int status, std::string_view message, bool shared);
+  // A stop that every rank agreed to make at the same point (a signal, rwd::Interrupted): rank 0
+  // reports it, and every rank returns `status` to leave main() normally (MPI finalized).
+  static int stop_together(int status, std::string_view message);
 };
 
 // What `rewind train` splits its minibatch through: the ranks of the job (rwd::MpiBatchExchange

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks `rewind run ... --disk DIR --resume` against kills (a ctest added by src/cli/CMakeLists.txt).
 
-    check_resume.py path/to/rewind [--cycles N] [--seed S]
+    check_resume.py path/to/rewind [--cycles N] [--seed S] [--mpiexec PATH --ranks N]
 
 - A Gray-Scott run with every snapshot on disk, or two levels, is killed at random instants of
   its forward and reverse sweeps -- SIGKILL, SIGTERM or SIGINT, chosen at random -- and started
@@ -13,6 +13,12 @@
   is installed or after the run, the default action).
 - A file left by another configuration (--steps) is refused naming the difference (exit 1) and
   is left in place; --resume without --disk, or with --compression, is refused (exit 2).
+- With --mpiexec and --ranks, the same under `mpiexec -np N` with the state split across the
+  ranks (a file per rank, rewind-resume.rank<K>.h5): SIGTERM/SIGINT go to the launcher, which
+  passes them on to the ranks; SIGKILL goes to the launcher and every rank at once (a node lost,
+  a batch system's hard kill). After each attempt no rank is left running. Every completed run
+  gives the uninterrupted bits (dJ/dtheta those of one process). N + 1 ranks, or one
+  process, continuing the files are refused naming the difference, and leave them alone.
 """
 import json
 import os
@@ -29,9 +35,14 @@ def fail(message):
     sys.exit(1)
 
 
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive", OMPI_MCA_mpi_yield_when_idle="1")
+
+
 def run(rewind, *args, expect=0):
-    proc = subprocess.run([rewind, *args], capture_output=True, text=True)
-    if proc.returncode != expect:
+    """rewind: the command that starts the tool (a list: the tool, or a launcher and the tool)."""
+    proc = subprocess.run([*rewind, *args], capture_output=True, text=True, env=ENV)
+    if proc.returncode != expect and (expect is not None or proc.returncode == 0):
         fail(f"{' '.join(args)} exited with {proc.returncode} (expected {expect}): "
              f"{proc.stderr.strip()}")
     return proc
@@ -47,22 +58,82 @@ def files_in(directory):
     return sorted(os.listdir(directory))
 
 
-def kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what):
+def session_members(session):
+    """The processes of a session (Open MPI puts each rank in a process group of its own, in the
+    launcher's session)."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getsid(int(entry)) == session:
+                    members.append(int(entry))
+            except (ProcessLookupError, PermissionError):
+                pass
+    return members
+
+
+def zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[-1][:1] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def kill_session(session, sig):
+    for pid in session_members(session):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def end_group(proc):
+    """Kills whatever is left of the attempt (ranks a launcher left behind) and waits until it is
+    gone: a rank still alive would hold its snapshot file (HDF5 locks it) from the next attempt."""
+    kill_session(proc.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        alive = [pid for pid in session_members(proc.pid) if not zombie(pid)]
+        if not alive:
+            return
+        time.sleep(0.01)
+    fail(f"processes {alive} of an attempt did not end")
+
+
+def kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what, files):
     """Kills `command` `cycles` times at random instants, restarting it until it completes after
-    the last kill; returns counts of what was seen."""
+    the last kill; returns counts of what was seen. files: the snapshot files of a stopped run."""
     seen = {"forward": 0, "reverse": 0, "resumed": 0, "completed": 0, "killed": 0}
     kills = 0
+    launched = len(rewind) > 1
     while True:
-        proc = subprocess.Popen([rewind, *command], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen([*rewind, *command], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=ENV,
+                                start_new_session=True)
         if kills < cycles:
-            time.sleep(rng.uniform(0.02, 1.1) * seconds)
+            # Under a launcher the first fifth or so of the time is its start-up.
+            time.sleep(rng.uniform(0.3, 0.95) * seconds if launched
+                       else rng.uniform(0.02, 1.1) * seconds)
             sig = rng.choice([signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
-            proc.send_signal(sig)
+            if sig == signal.SIGKILL and launched:
+                kill_session(proc.pid, sig)
+            else:
+                proc.send_signal(sig)
             kills += 1
         else:
             sig = None
-        out, err = proc.communicate(timeout=600)
+        try:
+            out, err = proc.communicate(timeout=120 if launched else 600)
+        except subprocess.TimeoutExpired:
+            # A launcher that never returns after passing a signal on: ended as a batch system
+            # ends a job past its grace period. The run must continue from what it left.
+            end_group(proc)
+            out, err = proc.communicate()
+            seen["launcher_hung"] = seen.get("launcher_hung", 0) + 1
+            sig = signal.SIGKILL
+        finally:
+            end_group(proc)
         if proc.returncode == 0:
             result = json.loads(out)
             same_gradient(result, reference, f"{what}, after {kills} kills")
@@ -79,15 +150,23 @@ def kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what)
         if sig is None:
             fail(f"{what}: the last attempt failed ({proc.returncode}): {err.strip()}")
         seen["killed"] += 1
-        if proc.returncode == -sig:
+        if proc.returncode == -sig or (launched and sig == signal.SIGKILL):
             # SIGKILL, or a signal outside the driver: the default action. Killed while creating
             # its file, a run leaves only the temporary name, which the next attempt removes.
             left = set(files_in(scratch))
-            if not left <= {"rewind-resume.h5", "rewind-resume.h5.creating"}:
+            if not left <= set(files) | {f + ".creating" for f in files}:
                 fail(f"{what}: a killed run left {sorted(left)}")
             continue
         expected = 128 + int(sig)
-        if proc.returncode != expected:
+        if launched and "run it again with resume to continue" not in err:
+            # The launcher passes SIGTERM on to every rank and reports a status of its own; a
+            # signal that reached the ranks before they installed their handlers (or after the
+            # run) ends them at once. The files must still be only the run's.
+            left = set(files_in(scratch))
+            if not left <= set(files) | {f + ".creating" for f in files}:
+                fail(f"{what}: a stopped run left {sorted(left)}")
+            continue
+        if not launched and proc.returncode != expected:
             fail(f"{what}: after {sig.name} the run exited with {proc.returncode} "
                  f"(expected {expected} or -{int(sig)}): {err.strip()}")
         if "run it again with resume to continue" not in err:
@@ -98,18 +177,54 @@ def kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what)
             seen["reverse"] += 1
         else:
             fail(f"{what}: the stop message does not say where the run stopped: {err.strip()}")
-        if files_in(scratch) != ["rewind-resume.h5"]:
-            fail(f"{what}: a stopped run left {files_in(scratch)}, not its snapshot file")
+        if files_in(scratch) != files:
+            fail(f"{what}: a stopped run left {files_in(scratch)}, not its snapshot files")
+
+
+def stop_once(rewind, command, scratch, files):
+    """Starts `command` and stops it by SIGTERM once its snapshot files have their names (a fixed
+    delay is too long on a fast machine, and one killed while creating its file leaves only
+    "<name>.creating")."""
+    proc = subprocess.Popen([*rewind, *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=ENV, start_new_session=True)
+    while not set(files) <= set(files_in(scratch)) and proc.poll() is None:
+        time.sleep(0.002)
+    time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate()
+    end_group(proc)
+    if files_in(scratch) != files:
+        fail(f"a stopped run left {files_in(scratch)}")
+
+
+def option(name, default):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
 
 
 def main():
-    rewind = sys.argv[1]
-    cycles = int(sys.argv[sys.argv.index("--cycles") + 1]) if "--cycles" in sys.argv else 8
-    seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 7
+    tool = [sys.argv[1]]
+    cycles = int(option("--cycles", 8))
+    seed = int(option("--seed", 7))
+    ranks = int(option("--ranks", 1))
     rng = random.Random(seed)
     base = ["run", "gray_scott", "--n", "24", "--steps", "1200", "--no-fd-check", "--json"]
     start = time.monotonic()
-    reference = json.loads(run(rewind, *base, "--snapshots", "6").stdout)
+    reference = json.loads(run(tool, *base, "--snapshots", "6").stdout)
+    rewind = tool
+    files = ["rewind-resume.h5"]
+    if "--mpiexec" in sys.argv:
+        # Long enough that most kills land in the run, not in the launcher's start-up.
+        base[base.index("1200")] = "6000"
+        reference = json.loads(run(tool, *base, "--snapshots", "6").stdout)
+        rewind = [option("--mpiexec", None), "-q", "-np", str(ranks), "--oversubscribe", *tool]
+        files = sorted(f"rewind-resume.rank{k}.h5" for k in range(ranks)) if ranks > 1 else files
+        # dJ/dtheta is the one-process bits; J and |dJ/dy0| are summed by the distributed
+        # backend's reductions (the same bits for any rank count, not the serial backend's), so
+        # the reference is the uninterrupted run with the same ranks.
+        split = json.loads(run(rewind, *base, "--snapshots", "6").stdout)
+        if split["grad_theta"] != reference["grad_theta"]:
+            fail(f"{ranks} ranks: dJ/dtheta differs from one process: {split['grad_theta']!r}")
+        reference = split
     variants = {
         "revolve(6) on disk": ["--snapshots", "6"],
         "two levels 2 + 5": ["--ram-snapshots", "2", "--disk-snapshots", "5",
@@ -125,7 +240,8 @@ def main():
             same_gradient(plain, reference, what + ", never killed")
             if plain["schedule"]["resumed"] is not None or files_in(scratch):
                 fail(f"{what}: a run never killed says it resumed, or left {files_in(scratch)}")
-            seen = kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what)
+            seen = kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what,
+                               files)
             if seen["resumed"] == 0:
                 fail(f"{what}: no completed run was a resumed one: {seen}")
             totals[what] = seen
@@ -133,20 +249,33 @@ def main():
         for what, seen in totals.items():
             if seen["forward"] == 0 or seen["reverse"] == 0:
                 fail(f"{what}: {cycles} kills never stopped both sweeps by a signal: {seen}")
+    if len(rewind) > 1:
+        # Another rank count, or one process, is refused naming the difference; the files stay
+        # and the run then continues with its own rank count.
+        with tempfile.TemporaryDirectory() as scratch:
+            command = [*base, "--snapshots", "6", "--disk", scratch, "--resume"]
+            stop_once(rewind, command, scratch, files)
+            more = [rewind[0], "-q", "-np", str(ranks + 1), "--oversubscribe", *tool]
+            err = run(more, *command, expect=None).stderr
+            if f"the file says 'ranks = {ranks}', this run 'ranks = {ranks + 1}'" not in err:
+                fail(f"{ranks + 1} ranks continuing a run of {ranks}: {err.strip()}")
+            err = run(tool, *command, expect=1).stderr
+            if "left by a run split across ranks" not in err:
+                fail(f"one process continuing a run of {ranks} ranks: {err.strip()}")
+            if files_in(scratch) != files:
+                fail(f"a refused resume touched the files: {files_in(scratch)}")
+            same_gradient(json.loads(run(rewind, *command).stdout), reference,
+                          "continued after the refusals")
+            if files_in(scratch):
+                fail(f"a completed run left {files_in(scratch)}")
+        print(f"check_resume: {ranks} ranks, {cycles} kills per schedule, every completed run "
+              f"bit for bit the uninterrupted run (dJ/dtheta one process's); {json.dumps(totals)}; "
+              f"{time.monotonic() - start:.1f} s")
+        return
 
     with tempfile.TemporaryDirectory() as scratch:
         command = [*base, "--snapshots", "6", "--disk", scratch, "--resume"]
-        proc = subprocess.Popen([rewind, *command], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        # Stopped (SIGTERM) once its file has its name: a fixed delay is too long on a fast
-        # machine, and one killed while creating its file leaves only "<name>.creating".
-        while "rewind-resume.h5" not in files_in(scratch) and proc.poll() is None:
-            time.sleep(0.002)
-        time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate()
-        if files_in(scratch) != ["rewind-resume.h5"]:
-            fail(f"a stopped run left {files_in(scratch)}")
+        stop_once(rewind, command, scratch, files)
         other = [a if a != "1200" else "1100" for a in command]
         err = run(rewind, *other, expect=1).stderr
         if "another run configuration" not in err or "1100" not in err:

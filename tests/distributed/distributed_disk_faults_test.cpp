@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 
+#include "distributed_test_support.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/distributed/distributed_gray_scott.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
@@ -22,32 +23,11 @@ namespace rwd {
 namespace {
 
 using B = DistributedBackend;
+using test::HookedGrayScott;
 
 Communicator world() {
   return Communicator::world();
 }
-
-// DistributedGrayScott with a hook called after every right-hand side (on every rank alike).
-struct HookedGrayScott {
-  using Backend = DistributedBackend;
-  using Vector = DistributedVector;
-  static constexpr const char* name = "gray-scott";
-
-  const DistributedGrayScott& inner;
-  std::function<void(Index)> hook;
-  mutable Index calls = 0;
-
-  Index state_size() const { return inner.state_size(); }
-  Index parameter_size() const { return inner.parameter_size(); }
-  void rhs(double t, const Vector& y, const Vector& theta, Vector& f) const {
-    inner.rhs(t, y, theta, f);
-    if (hook) hook(++calls);
-  }
-  void vjp(double t, const Vector& y, const Vector& theta, const Vector& a, Vector& out_y,
-           Vector& out_theta) const {
-    inner.vjp(t, y, theta, a, out_y, out_theta);
-  }
-};
 
 class DiskFaults : public ::testing::TestWithParam<RankFiles> {};
 

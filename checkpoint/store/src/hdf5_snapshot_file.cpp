@@ -1086,11 +1086,16 @@ void Hdf5SnapshotFile::write_progress(std::span<const std::byte> progress) {
 }
 
 std::vector<std::byte> Hdf5SnapshotFile::read_progress() const {
+  std::vector<ProgressRecord> records = progress_records();
+  if (records.empty()) return {};
+  return std::move(records.back().payload);
+}
+
+std::vector<Hdf5SnapshotFile::ProgressRecord> Hdf5SnapshotFile::progress_records() const {
   if (file_ < 0 || progress_ < 0) return {};
   QuietHdf5 quiet;
   const std::string where = "reading the progress records of snapshot file " + quoted(path_);
-  std::vector<std::byte> newest;
-  std::uint64_t newest_sequence = 0;
+  std::vector<ProgressRecord> records;
   for (int index = 0; index < 2; ++index) {
     std::uint64_t header[4] = {0, 0, 0, 0};
     {
@@ -1099,7 +1104,7 @@ std::vector<std::byte> Hdf5SnapshotFile::read_progress() const {
                   header) < 0)
         continue;  // unreadable: as if torn
     }
-    if (header[0] != kProgressMagic || header[1] <= newest_sequence ||
+    if (header[0] != kProgressMagic || header[1] == 0 ||
         header[1] % 2 != static_cast<std::uint64_t>(index) ||
         header[2] > static_cast<std::uint64_t>(progress_capacity_))
       continue;
@@ -1110,13 +1115,35 @@ std::vector<std::byte> Hdf5SnapshotFile::read_progress() const {
       continue;
     const std::span<const std::byte> payload(record.data() + kProgressHeader, header[2]);
     if (progress_checksum(payload, header[1]) != header[3]) continue;  // torn by a kill
-    newest.assign(payload.begin(), payload.end());
-    newest_sequence = header[1];
+    records.push_back({header[1], std::vector<std::byte>(payload.begin(), payload.end())});
   }
   H5Eclear2(H5E_DEFAULT);
+  std::sort(records.begin(), records.end(), [](const ProgressRecord& a, const ProgressRecord& b) {
+    return a.sequence < b.sequence;
+  });
   // A writer continues after the newest record (never overwriting it first).
-  progress_sequence_ = std::max(progress_sequence_, newest_sequence);
-  return newest;
+  if (!records.empty()) progress_sequence_ = std::max(progress_sequence_, records.back().sequence);
+  return records;
+}
+
+void Hdf5SnapshotFile::continue_after_progress(std::uint64_t sequence) {
+  const std::string where = "rewinding the progress records of snapshot file " + quoted(path_);
+  if (file_ < 0) detail::fail<StorageError>(where, ": the file is closed");
+  if (!writable_) detail::fail<StorageError>(where, ": opened read-only");
+  if (progress_ < 0)
+    detail::fail<InvalidArgument>(where, ": the file was created without room for records");
+  for (const ProgressRecord& record : progress_records()) {
+    if (record.sequence <= sequence) continue;
+    QuietHdf5 quiet;
+    const std::byte zeros[kProgressHeader] = {};
+    const SlotSpaces spaces = progress_spaces(
+        progress_capacity_, static_cast<int>(record.sequence % 2), kProgressHeader, where);
+    checked_status(H5Dwrite(progress_, H5T_NATIVE_UCHAR, spaces.memory.get(), spaces.file.get(),
+                            H5P_DEFAULT, zeros),
+                   where);
+    checked_status(H5Fflush(file_, H5F_SCOPE_LOCAL), where);
+  }
+  progress_sequence_ = sequence;
 }
 
 bool Hdf5SnapshotFile::holds(int slot, Index step) const {

@@ -245,6 +245,11 @@ void SnapshotFileIo::save_progress(std::span<const std::byte> progress) {
   rethrow_if_failed();
 }
 
+bool SnapshotFileIo::progress_pending() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return progress_.status == StagingBuffer::Status::progress_queued;
+}
+
 void SnapshotFileIo::finish() {
   std::unique_lock<std::mutex> lock(mutex_);
   if (options_.asynchronous && (!queue_.empty() || busy_)) {

@@ -411,6 +411,46 @@ TEST(Hdf5SnapshotFile, ProgressRecordsAlternateAndATornOneFallsBackToTheOneBefor
   EXPECT_EQ(again.read_progress(), progress_bytes(3.75, 10));
 }
 
+// The ranks of a split state continue from the newest record they all hold: a file one record
+// ahead goes back to the one before, and its newer record must never come back.
+TEST(Hdf5SnapshotFile, ProgressCanContinueAfterTheRecordBeforeTheNewest) {
+  ScratchDirectory dir;
+  SnapshotFileOptions options;
+  options.identity = "ranks = 2\n";
+  options.progress_bytes = 800;
+  {
+    auto file = Hdf5SnapshotFile::create(dir / "r.h5", 3, kSize, kMeta, options);
+    EXPECT_TRUE(file.progress_records().empty());
+    for (double marker : {1.0, 2.0, 3.0}) file.write_progress(progress_bytes(marker, 10));
+    const auto records = file.progress_records();
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records[0].sequence, 2u);
+    EXPECT_EQ(records[0].payload, progress_bytes(2.0, 10));
+    EXPECT_EQ(records[1].sequence, 3u);
+    EXPECT_EQ(records[1].payload, progress_bytes(3.0, 10));
+    file.close();
+  }
+  auto file = Hdf5SnapshotFile::reopen(dir / "r.h5");
+  file.continue_after_progress(2);
+  ASSERT_EQ(file.progress_records().size(), 1u);
+  EXPECT_EQ(file.read_progress(), progress_bytes(2.0, 10));
+  // Erased on disk, not only forgotten by this object.
+  EXPECT_EQ(Hdf5SnapshotFile::open(dir / "r.h5").read_progress(), progress_bytes(2.0, 10));
+  // The next record takes number 3 again, beside record 2.
+  file.write_progress(progress_bytes(4.0, 10));
+  const auto records = file.progress_records();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].sequence, 2u);
+  EXPECT_EQ(records[1].sequence, 3u);
+  EXPECT_EQ(records[1].payload, progress_bytes(4.0, 10));
+  // Continuing after the newest changes nothing; a read-only file is refused.
+  file.continue_after_progress(3);
+  EXPECT_EQ(file.read_progress(), progress_bytes(4.0, 10));
+  file.close();
+  auto reader = Hdf5SnapshotFile::open(dir / "r.h5");
+  EXPECT_THROW(reader.continue_after_progress(2), StorageError);
+}
+
 TEST(Hdf5SnapshotFile, ProgressRecordsAreRefusedWhereTheyCannotBeKept) {
   ScratchDirectory dir;
   const std::string too_big = testing::error_message<InvalidArgument>([&] {

@@ -30,7 +30,10 @@
 // a later attempt looks for never holds a half-made file; one that cannot be opened is refused.
 // The file stays when the run does not complete (an error, a signal, a kill), so that the same
 // command can continue; it is removed once the run has completed (complete()), unless kept.
-// One process only: a state split across ranks is refused.
+// States split across ranks: each rank has its own resumable file ("rewind-resume.rank<K>.h5",
+// its identity naming the rank count and the rank's slice); progress records are agreed (see
+// progress_due), a resumed run continues from the newest record every rank holds, and a snapshot
+// is adopted only where every rank's slice of it is intact. A file shared by the ranks is refused.
 //
 // Threads: the background I/O thread of a shared file makes MPI-IO calls while the driver's
 // thread exchanges halos, which MPI allows only under MPI_THREAD_MULTIPLE; when the ranks do not
@@ -42,12 +45,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <random>
 #include <span>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -98,7 +103,9 @@ struct DiskStoreOptions {
     }
     if (directory.empty())
       detail::fail<InvalidArgument>("disk snapshots need a directory or a file name");
-    if (resume) return directory / "rewind-resume.h5";  // the same name for every attempt
+    if (resume)  // the same name for every attempt
+      return directory / (rank < 0 ? std::string("rewind-resume.h5")
+                                   : "rewind-resume.rank" + std::to_string(rank) + ".h5");
     static std::atomic<unsigned> counter{0};
     std::random_device device;
     char name[80];
@@ -134,12 +141,12 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
         ranks_(where.ranks) {
     const bool split = ranks_ && ranks_->size() > 1;
     const bool shared = ranks_ && options.rank_files == RankFiles::shared;
-    if (resume_ && split)
+    if (resume_ && shared)
       detail::fail<InvalidArgument>(
-          "a run whose state is split across ranks cannot be resumed yet (its progress would "
-          "have to be agreed by every rank): run it without resume");
+          "a run whose ranks share one snapshot file cannot be resumed (each rank keeps its own "
+          "progress records): use one file per rank (RankFiles::one_per_rank, the default)");
     if (resume_) {
-      open_to_resume(slots, where.slice.values(), options);
+      open_to_resume(slots, where, options);
       return;
     }
     std::optional<Hdf5SnapshotFile> file;
@@ -235,16 +242,37 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
   bool resumable() const override { return resume_; }
   bool persists(int slot) const override { return resume_ && slot >= 0 && slot < slots_.size(); }
   std::vector<std::byte> saved_progress() const override { return saved_progress_; }
+  // With ranks: a snapshot is adopted only where every rank's slice of it is intact — the
+  // others are recomputed, which every rank must do together.
   bool adopt(int slot, Index step) override {
     if (!resume_) return false;
-    const std::size_t s = slots_.check_store(slot, step);
-    io_->finish();  // the I/O thread is idle: the file is ours to read here
-    if (!io_->file().holds(slot, step)) return false;
+    std::size_t s = 0;
+    bool intact = false;
+    agree_across_ranks(ranks_.get(), [&] {
+      s = slots_.check_store(slot, step);
+      io_->finish();  // the I/O thread is idle: the file is ours to read here
+      intact = io_->file().holds(slot, step);
+    });
+    if (split()) {
+      const std::int64_t mine = intact ? 1 : 0;
+      for (const std::int64_t each : ranks_->all_gather(std::span(&mine, 1)))
+        intact = intact && each != 0;
+    }
+    if (!intact) return false;
     slots_.adopted(s, step);
     return true;
   }
   void save_progress(std::span<const std::byte> progress) override {
     if (resume_) io_->save_progress(progress);
+  }
+  bool progress_due(bool interval_passed) override {
+    if (!resume_) return false;
+    if (!split()) return interval_passed;
+    const std::int64_t mine[2] = {interval_passed ? 1 : 0, io_->progress_pending() ? 1 : 0};
+    const std::vector<std::int64_t> all = ranks_->all_gather(mine);
+    bool due = all[0] != 0;  // rank 0's clock
+    for (std::size_t r = 0; r < all.size(); r += 2) due = due && all[r + 1] == 0;
+    return due;
   }
   void complete() override { completed_ = true; }
   // Whether the file was left by an earlier process of this run (and reopened).
@@ -290,13 +318,42 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
     slots_.restored();
   }
 
+  bool split() const { return ranks_ && ranks_->size() > 1; }
+
   // The file of a resumable run: reopened when an earlier process of the same identity left it,
-  // else created with the identity and room for progress records.
-  void open_to_resume(int slots, Index state_size, const DiskStoreOptions& options) {
-    const std::filesystem::path path = options.choose_file();
-    std::error_code error;
+  // else created with the identity and room for progress records. The ranks of a split state
+  // each have a file of their own, whose identity adds the rank count and the rank's slice; they
+  // continue from the newest progress record that every rank holds (see progress_due).
+  void open_to_resume(int slots, const ProcessSlice& where, const DiskStoreOptions& given) {
+    DiskStoreOptions options = given;
+    if (split()) {  // first, so that another rank count is the difference named
+      const StateSlice& slice = where.slice;
+      std::ostringstream own;
+      own << "ranks = " << ranks_->size() << "\nrank = " << ranks_->rank()
+          << "\nslice = " << slice.runs << " runs of " << slice.run_length << " values from "
+          << slice.offset << " every " << slice.stride << " of " << slice.global_size << '\n';
+      options.identity = own.str() + options.identity;
+    }
+    const Index state_size = where.slice.values();
+    const std::filesystem::path path = options.choose_file(split() ? ranks_->rank() : -1);
     std::optional<Hdf5SnapshotFile> file;
-    if (std::filesystem::exists(std::filesystem::symlink_status(path, error))) {
+    std::vector<Hdf5SnapshotFile::ProgressRecord> records;
+    agree_across_ranks(ranks_.get(), [&] {
+      std::error_code error;
+      if (!std::filesystem::exists(std::filesystem::symlink_status(path, error))) {
+        // The files of this directory's run under another process count (one process's file,
+        // or rank files) would be neither continued nor removed by a fresh start: refused.
+        if (!options.file.empty()) return;
+        const std::filesystem::path other =
+            options.directory / (split() ? "rewind-resume.h5" : "rewind-resume.rank0.h5");
+        if (std::filesystem::exists(std::filesystem::symlink_status(other, error)))
+          detail::fail<StorageError>(
+              "cannot resume in ", options.directory.string(), ": it holds ", other.string(),
+              split() ? ", left by a run in one process" : ", left by a run split across ranks",
+              "; run it again as it was started (the same number of processes), or remove its "
+              "rewind-resume*.h5 files to start afresh");
+        return;
+      }
       // The file only ever appears under this name complete (see below), so one that cannot be
       // opened was damaged afterwards: refused, never deleted — it is the user's to judge.
       try {
@@ -305,8 +362,6 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
         detail::fail<StorageError>("cannot resume from ", path.string(), ": ", unreadable.what(),
                                    "; remove it to start the run afresh");
       }
-    }
-    if (file) {
       const std::string difference =
           describe_identity_difference(file->identity(), options.identity);
       if (!difference.empty())
@@ -319,12 +374,22 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
         detail::fail<StorageError>("cannot resume from ", path.string(), ": it holds ",
                                    file->slots(), " slots of ", file->state_size(),
                                    " values, this run needs ", slots, " of ", state_size);
-      saved_progress_ = file->read_progress();
-      resumed_ = true;
-    } else {
+      records = file->progress_records();
+    });
+    const std::uint64_t resume_from = agreed_progress(path, file.has_value(), records);
+    agree_across_ranks(ranks_.get(), [&] {
+      if (file) {
+        for (Hdf5SnapshotFile::ProgressRecord& record : records)
+          if (record.sequence == resume_from) saved_progress_ = std::move(record.payload);
+        if (!records.empty() && resume_from < records.back().sequence)
+          file->continue_after_progress(resume_from);
+        resumed_ = true;
+        return;
+      }
       // Created under a temporary name and given the real one only once complete and synced:
       // a process killed during the creation leaves "<name>.creating", which holds nothing
       // of value and is removed by the next attempt; it is never mistaken for a run's file.
+      std::error_code error;
       std::filesystem::path creating = path;
       creating += ".creating";
       if (std::filesystem::exists(std::filesystem::symlink_status(creating, error))) {
@@ -343,12 +408,58 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
         file->remove();
         throw;
       }
-    }
+    });
     path_ = file->path();
     const SnapshotIoOptions io_options{.asynchronous = options.asynchronous,
                                        .staging_buffers = options.staging_buffers};
     io_options.validate();
     io_ = std::make_unique<SnapshotFileIo>(std::move(*file), io_options);
+  }
+
+  // The sequence number of the progress record to continue from (0: start afresh): this
+  // process's newest, or for a split state the newest that every rank holds. Collective.
+  std::uint64_t agreed_progress(
+      const std::filesystem::path& path, bool have_file,
+      const std::vector<Hdf5SnapshotFile::ProgressRecord>& records) const {
+    if (!split()) return records.empty() ? 0 : records.back().sequence;
+    // Per rank: whether it has a file, and the sequence numbers of its (at most two) records.
+    std::int64_t mine[3] = {have_file ? 1 : 0, 0, 0};
+    for (std::size_t i = 0; i < records.size() && i < 2; ++i)
+      mine[1 + i] = static_cast<std::int64_t>(records[i].sequence);
+    const std::vector<std::int64_t> all = ranks_->all_gather(mine);
+    const int ranks = ranks_->size();
+    bool any_record = false;
+    for (int r = 0; r < ranks; ++r) any_record = any_record || all[3 * r + 1] > 0;
+    if (!any_record) return 0;  // killed before the first record: every rank starts afresh
+    for (int r = 0; r < ranks; ++r)
+      if (all[3 * r] == 0)
+        detail::fail<StorageError>(
+            "cannot resume from ", path.parent_path().string(), ": rank ", r, " of ", ranks,
+            " has no snapshot file there while other ranks hold the run's progress (was it "
+            "started with other ranks or on another node?); remove the rewind-resume.rank*.h5 "
+            "files to start the run afresh");
+    const auto holds = [&](int r, std::int64_t sequence) {
+      return all[3 * r + 1] == sequence || all[3 * r + 2] == sequence;
+    };
+    std::int64_t best = 0;
+    for (int c = 1; c <= 2; ++c) {
+      const std::int64_t candidate = all[static_cast<std::size_t>(c)];
+      bool everywhere = candidate > best;
+      for (int r = 0; everywhere && r < ranks; ++r) everywhere = holds(r, candidate);
+      if (everywhere) best = candidate;
+    }
+    // No record in common: fine only while no rank got past its first (record 1 is written
+    // after every rank created its file; the state it describes is then recomputed from y_0).
+    bool past_first = false;
+    for (int r = 0; r < ranks; ++r)
+      past_first = past_first || all[3 * r + 1] > 1 || all[3 * r + 2] > 1;
+    if (best == 0 && past_first)
+      detail::fail<StorageError>(
+          "cannot resume from ", path.parent_path().string(),
+          ": the ranks' snapshot files hold no progress record in common (rank 0 holds record ",
+          all[1], " and ", all[2],
+          "); remove the rewind-resume.rank*.h5 files to start the run afresh");
+    return static_cast<std::uint64_t>(best);
   }
 
   // Empty when the two identities agree, else the first line that differs, in words.

@@ -152,6 +152,19 @@ class Hdf5SnapshotFile {
   void write_progress(std::span<const std::byte> progress);
   // The newest intact progress record; empty when none was written (or both are damaged).
   std::vector<std::byte> read_progress() const;
+  // A progress record that passed its checksum, and its sequence number (1 for the first).
+  struct ProgressRecord {
+    std::uint64_t sequence = 0;
+    std::vector<std::byte> payload;
+  };
+  // Every intact progress record, oldest first (at most two).
+  std::vector<ProgressRecord> progress_records() const;
+  // Makes record `sequence` the newest: a newer one is erased (its header zeroed and flushed),
+  // and the next write_progress numbers its record sequence + 1. For the ranks of a split state,
+  // which continue from the newest record every rank holds: a rank that got one record further
+  // before the kill must not keep it, or a later attempt could pair it with another rank's
+  // record of the same number written after a different action.
+  void continue_after_progress(std::uint64_t sequence);
   // Whether `slot` holds an intact snapshot of y_step written by this file's run (its record
   // names the step and the run, and the checksum matches). Never throws for a damaged slot.
   bool holds(int slot, Index step) const;

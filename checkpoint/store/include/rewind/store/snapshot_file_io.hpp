@@ -87,6 +87,9 @@ class SnapshotFileIo {
   // write submitted before it, so that the file never records progress its snapshots do not
   // back; synchronously, writes it now. Waits while the previous record is still queued.
   void save_progress(std::span<const std::byte> progress);
+  // Whether a progress record handed to save_progress is still waiting for the I/O thread or
+  // being written (false once written, and after a failed write: save_progress rethrows it).
+  bool progress_pending() const;
 
   // Waits until every queued request has run; rethrows the first error.
   void finish();

@@ -79,13 +79,19 @@ class SnapshotStore {
   virtual bool resumable() const { return false; }
   // Whether `slot` outlives the process (a disk slot of a resumable store).
   virtual bool persists(int /*slot*/) const { return false; }
-  // The newest progress record left by an earlier process of this run; empty for a fresh start.
+  // The newest progress record left by an earlier process of this run (for a split state, the
+  // newest one every rank holds); empty for a fresh start.
   virtual std::vector<std::byte> saved_progress() const { return {}; }
   // Takes the free `slot` as holding y_step if the earlier process left it there intact
   // (checksum, run, step); false otherwise, and the slot stays free.
   virtual bool adopt(int /*slot*/, Index /*step*/) { return false; }
   // Records progress after every store so far (written behind them, in order).
   virtual void save_progress(std::span<const std::byte> /*progress*/) {}
+  // Whether to record progress now, given whether this process's interval has passed. One
+  // process: exactly that. The ranks of a split state (collective): rank 0's clock decides, and
+  // only once every rank has written its previous record — so every rank always holds the
+  // record before its newest one, and the ranks of a killed run share one (saved_progress).
+  virtual bool progress_due(bool interval_passed) { return interval_passed; }
   // The run completed: the file of a resumable run is removed at the end (unless kept).
   virtual void complete() {}
 

@@ -36,7 +36,8 @@
 // Resumable runs (options.disk.resume, a plan with a disk level): the snapshot file carries the
 // run's identity (the caller's text in options.disk.identity, plus the sizes, the hashes of y_0
 // and θ, the schedule and the steps) and, after every store into and restore from a disk slot, a
-// progress record (rewind/adjoint/resume_point.hpp) written behind the snapshots it relies on.
+// progress record (rewind/adjoint/resume_point.hpp) written behind the snapshots it relies on
+// (at most one a second: CheckpointOptions::progress_interval_seconds).
 // A process killed at any instant — SIGKILL included — leaves a file from which the same call
 // continues: the schedule is replayed to the recorded action without executing it, the disk
 // snapshots still intact are adopted, the others and the current state are recomputed from the
@@ -44,7 +45,10 @@
 // against the killed process's first sweep), and the run goes on. The gradient is bit for bit
 // that of an uninterrupted run. A stop requested by a signal (rewind/interrupt.hpp) is honoured
 // at the next action boundary: progress is saved, background writes are finished, and
-// rwd::Interrupted is thrown. The file stays until the run completes.
+// rwd::Interrupted is thrown. The file stays until the run completes. A state split across
+// ranks (one file per rank) resumes the same way: the ranks agree on a stop request before they
+// honour it and on when to write a record, continue from the newest record they all hold, and
+// adopt a snapshot only where every rank's slice of it is intact (DiskSnapshotStore).
 //
 // Stage-aware plans (rwd::stage_aware_schedule, rwd::store_all_stages_schedule) also keep the
 // stage values of some steps: a stage snapshot of step n is stage_units() consecutive store slots,
@@ -56,6 +60,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -313,12 +318,15 @@ class CheckpointedAdjoint {
       store->save_progress(point.encode());
       last_progress = std::chrono::steady_clock::now();
     };
-    // After a store or restore on a disk slot: a record when the interval has passed.
+    // After a store or restore on a disk slot: a record when the interval has passed (for a
+    // state split across ranks, when the ranks agree that it has: SnapshotStore::progress_due).
     const auto progress_after = [&](int slot, Index actions_done) {
       if (store->persists(slot) &&
-          seconds_since(last_progress) >= options_.progress_interval_seconds)
+          store->progress_due(seconds_since(last_progress) >= options_.progress_interval_seconds))
         save_point(actions_done);
     };
+    // Stop requests are agreed by the ranks of a split state (agreed_stop).
+    const std::shared_ptr<const SnapshotRanks> ranks = process_slice<B>(y0).ranks;
     held_.assign(static_cast<std::size_t>(std::max(schedule->slots(), 0)), -1);
 
     Index first_index = 0;
@@ -358,8 +366,8 @@ class CheckpointedAdjoint {
     bool probed = false;
     Carry probe_carry = carry;
     for (Index index = first_index;; ++index) {
-      if (stop_requested())
-        stop_here(index, carry, adjoint_at, terminal_done, steps, *store, save_point);
+      if (const int signal = agreed_stop(ranks.get()); signal >= 0)
+        stop_here(signal, index, carry, adjoint_at, terminal_done, steps, *store, save_point);
       if (online && !online->ended() && !probed) {
         const auto start = std::chrono::steady_clock::now();
         B::copy(y, y_final_);
@@ -409,8 +417,8 @@ class CheckpointedAdjoint {
           const bool first = carry.step >= reached;
           while (carry.step < action.step) {
             // A stop inside a long advance: a resumed run re-issues this advance from here.
-            if (stop_requested())
-              stop_here(index, carry, adjoint_at, terminal_done, steps, *store, save_point);
+            if (const int signal = agreed_stop(ranks.get()); signal >= 0)
+              stop_here(signal, index, carry, adjoint_at, terminal_done, steps, *store, save_point);
             stepper_.step(y, carry, theta);
             ++advances;
             if (options_.check_finite) detail::require_finite_state<B>(y, carry);
@@ -637,12 +645,25 @@ class CheckpointedAdjoint {
     return true;
   }
 
+  // The signal of a pending stop request (rwd::request_stop, a signal), −1 when none. For a state
+  // split across ranks it is agreed (the lowest requesting rank's): a rank that stopped alone
+  // would leave the others waiting in the next step's halo exchange. One small all-gather per
+  // step boundary then.
+  static int agreed_stop(const SnapshotRanks* ranks) {
+    const int mine = stop_signal();
+    if (!ranks || ranks->size() <= 1) return mine;
+    const std::int64_t value = mine;
+    for (const std::int64_t each : ranks->all_gather(std::span(&value, 1)))
+      if (each >= 0) return static_cast<int>(each);
+    return -1;
+  }
+
   // A stop was requested (rwd::request_stop, a signal): a resumable run saves its progress at
   // this action boundary and waits for its writes; then rwd::Interrupted says where it stopped.
   template <class Save>
-  [[noreturn]] void stop_here(Index index, const Carry& carry, Index adjoint_at, bool terminal_done,
-                              Index steps, SnapshotStore<B, Carry>& store, const Save& save_point) {
-    const int signal = stop_signal();
+  [[noreturn]] void stop_here(int signal, Index index, const Carry& carry, Index adjoint_at,
+                              bool terminal_done, Index steps, SnapshotStore<B, Carry>& store,
+                              const Save& save_point) {
     std::ostringstream where;
     if (terminal_done)
       where << "in the reverse sweep (the adjoint at step " << adjoint_at << " of " << steps << ")";
@@ -650,6 +671,9 @@ class CheckpointedAdjoint {
       where << "in the forward sweep (at step " << carry.step;
     if (!terminal_done) where << (steps >= 0 ? " of " + std::to_string(steps) : "") << ")";
     if (store.resumable()) {
+      // The writes before the record first: for a split state every rank then holds the record
+      // before this one, whichever ranks a kill during the write below leaves without it.
+      store.finish();
       save_point(index);
       store.finish();
       throw Interrupted("stopped by " + signal_name(signal) + " " + where.str() +
