@@ -242,7 +242,9 @@ def main():
                 fail(f"{what}: a run never killed says it resumed, or left {files_in(scratch)}")
             seen = kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what,
                                files)
-            if seen["resumed"] == 0:
+            # (Under a launcher the kill instants drift with the machine's load, and all of them
+            # may land after the run; the stop below checks a resumed completion for certain.)
+            if seen["resumed"] == 0 and len(rewind) == 1:
                 fail(f"{what}: no completed run was a resumed one: {seen}")
             totals[what] = seen
     if cycles >= 40:
@@ -264,8 +266,10 @@ def main():
                 fail(f"one process continuing a run of {ranks} ranks: {err.strip()}")
             if files_in(scratch) != files:
                 fail(f"a refused resume touched the files: {files_in(scratch)}")
-            same_gradient(json.loads(run(rewind, *command).stdout), reference,
-                          "continued after the refusals")
+            continued = json.loads(run(rewind, *command).stdout)
+            same_gradient(continued, reference, "continued after the refusals")
+            if continued["schedule"]["resumed"] is None:
+                fail("the run continued after the refusals did not resume")
             if files_in(scratch):
                 fail(f"a completed run left {files_in(scratch)}")
         print(f"check_resume: {ranks} ranks, {cycles} kills per schedule, every completed run "

@@ -326,12 +326,16 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
   // continue from the newest progress record that every rank holds (see progress_due).
   void open_to_resume(int slots, const ProcessSlice& where, const DiskStoreOptions& given) {
     DiskStoreOptions options = given;
-    if (split()) {  // first, so that another rank count is the difference named
+    if (ranks_) {  // first, so that another rank count is the difference named
+      // A rank count even for one rank: its reductions are the distributed backend's, whose
+      // last bits differ from one process's, so neither may continue the other's file.
       const StateSlice& slice = where.slice;
       std::ostringstream own;
-      own << "ranks = " << ranks_->size() << "\nrank = " << ranks_->rank()
-          << "\nslice = " << slice.runs << " runs of " << slice.run_length << " values from "
-          << slice.offset << " every " << slice.stride << " of " << slice.global_size << '\n';
+      own << "ranks = " << ranks_->size() << '\n';
+      if (split())
+        own << "rank = " << ranks_->rank() << "\nslice = " << slice.runs << " runs of "
+            << slice.run_length << " values from " << slice.offset << " every " << slice.stride
+            << " of " << slice.global_size << '\n';
       options.identity = own.str() + options.identity;
     }
     const Index state_size = where.slice.values();
