@@ -157,6 +157,9 @@ class ThreeLevelSnapshotStore final : public SnapshotStore<B, Meta> {
   void save_progress(std::span<const std::byte> progress) override {
     if (disk_) disk_->save_progress(progress);
   }
+  bool progress_due(bool interval_passed) override {
+    return disk_ ? disk_->progress_due(interval_passed) : interval_passed;
+  }
   void complete() override {
     if (disk_) disk_->complete();
   }
