@@ -112,8 +112,9 @@ def kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what,
                                 stderr=subprocess.PIPE, text=True, env=ENV,
                                 start_new_session=True)
         if kills < cycles:
-            # Under a launcher the first fifth or so of the time is its start-up.
-            time.sleep(rng.uniform(0.3, 0.95) * seconds if launched
+            # Under a launcher the first tenth or so of the time is its start-up; the forward
+            # sweep follows (a sixth of revolve(6)'s work), so the window starts just after.
+            time.sleep(rng.uniform(0.1, 0.95) * seconds if launched
                        else rng.uniform(0.02, 1.1) * seconds)
             sig = rng.choice([signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
             if sig == signal.SIGKILL and launched:
