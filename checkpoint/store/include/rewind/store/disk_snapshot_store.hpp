@@ -453,7 +453,7 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
       if (everywhere) best = candidate;
     }
     // No record in common: fine only while no rank got past its first (record 1 is written
-    // after every rank created its file; the state it describes is then recomputed from y_0).
+    // after every rank created its file): every rank then starts afresh, erasing its record 1.
     bool past_first = false;
     for (int r = 0; r < ranks; ++r)
       past_first = past_first || all[3 * r + 1] > 1 || all[3 * r + 2] > 1;

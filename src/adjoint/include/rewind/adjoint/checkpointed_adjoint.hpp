@@ -651,10 +651,9 @@ class CheckpointedAdjoint {
   // would leave the others waiting in the next step's halo exchange. The ranks agree at every
   // kStopAgreementEvery-th step boundary (`checks` counts them, alike on every rank), so a stop
   // waits at most that many steps: one small all-gather each time (0.4 µs with 2 ranks, 7 µs with
-  // 4 oversubscribed ranks on a 2-core machine) beside the halo exchanges of every stage, which
-  // for small slices are the larger share of a step. (Gray–Scott n = 24 with 2 and 4 ranks on
-  // that machine: no difference measurable within its noise between every boundary and every
-  // 8th.)
+  // 4 oversubscribed ranks on a 2-core machine). Gray–Scott n = 24 with 2 and 4 ranks on that
+  // machine showed no difference within its noise between every boundary and every 8th
+  // (bench/results/resume.md); every 8th bounds the added collectives on a slower network.
   static constexpr Index kStopAgreementEvery = 8;
   static int agreed_stop(const SnapshotRanks* ranks, Index& checks) {
     const int mine = stop_signal();
