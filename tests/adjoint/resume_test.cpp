@@ -65,6 +65,15 @@ CostModel slow_disk() {
   return costs;
 }
 
+// Three levels: device copies cheap, host copies dearer, the disk dearest.
+CostModel three_levels() {
+  CostModel costs = slow_disk();
+  costs.write_time = costs.read_time = 0.01;
+  costs.host_write_time = 0.3;
+  costs.host_read_time = 0.2;
+  return costs;
+}
+
 Index files_in(const std::filesystem::path& directory) {
   Index count = 0;
   for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(directory)) ++count;
@@ -137,8 +146,20 @@ struct Case {
 };
 
 std::vector<Case> resumable_plans() {
-  return {{"revolve(6) on disk", on_disk(revolve_schedule(6))},
-          {"two-level 2 memory + 4 disk", two_level_schedule(2, 4, slow_disk())}};
+  return {
+      {"revolve(6) on disk", on_disk(revolve_schedule(6))},
+      {"two-level 2 memory + 4 disk", two_level_schedule(2, 4, slow_disk())},
+      {"three-level 1 device + 2 host + 4 disk", three_level_schedule(1, 2, 4, three_levels())}};
+}
+
+// The three-level case above resumes a plan that keeps snapshots on every level: a kill loses
+// the device and host ones, which the resumed run rebuilds.
+TEST(ResumedRun, TheThreeLevelCaseKeepsSnapshotsOnEveryLevel) {
+  const CheckpointPlan plan =
+      plan_checkpoints(PlanRequest::three_level(1, 2, 4, three_levels()), 300);
+  EXPECT_GE(plan.memory_slots_used, 1);
+  EXPECT_GE(plan.host_slots_used, 1);
+  EXPECT_GE(plan.disk_slots_used, 1);
 }
 
 TEST(ResumedRun, OneInterruptionAnywhereGivesTheUninterruptedBits) {
