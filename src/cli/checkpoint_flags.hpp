@@ -250,15 +250,8 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
       rwd::detail::fail<InvalidArgument>(
           "--resume writes the snapshot file uncompressed (a compressed chunk moves at every "
           "write, and a kill meanwhile could leave the file unreadable): drop --compression");
-    if (three_level)
-      rwd::detail::fail<InvalidArgument>(
-          "--resume does not cover three-level runs yet (--device-snapshots/--host-snapshots): "
-          "use --snapshots C or --ram-snapshots K --disk-snapshots D with --disk DIR");
-    if (two_level && (!flags.disk_write_cost || !flags.disk_read_cost))
-      rwd::detail::fail<InvalidArgument>(
-          "--resume with --ram-snapshots/--disk-snapshots needs --disk-write-cost and "
-          "--disk-read-cost: disk costs measured at start-up differ from one attempt to the "
-          "next, and so would the schedule being continued");
+    // Costs measured before planning are kept in the snapshot file, and a later attempt plans
+    // with them (resume_costs.hpp): two-level and three-level plans continue alike.
   }
   if (use == FlagUse::run && two_level && !flags.disk)
     rwd::detail::fail<InvalidArgument>(

@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -40,6 +41,7 @@
 #include "extrapolated_difference.hpp"
 #include "problem_registry.hpp"
 #include "progress.hpp"
+#include "resume_costs.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
@@ -54,6 +56,7 @@
 #include "rewind/schedule/online_plan.hpp"
 #include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/store/snapshot_level_probe.hpp"
+#include "rewind/warning.hpp"
 #include "run_report.hpp"
 #include "run_settings.hpp"
 
@@ -304,7 +307,7 @@ double measure_step_seconds(const P& problem, const RunSettings& settings, const
 
 // What a resumed run must share with the run that left its snapshot file, beyond what the
 // driver adds itself (sizes, y0 and θ, method, schedule, steps): the tool's version, the problem
-// and how it is run. Disk costs are in the plan only when given (--resume requires them then).
+// and how it is run. Costs measured before planning follow (measured_costs_line).
 inline std::string resume_identity(const RunSettings& settings) {
   std::ostringstream out;
   out << "rewind = " << REWIND_VERSION << "\nproblem = " << settings.problem->name
@@ -332,6 +335,7 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
                                                              const V& y0, const V& theta,
                                                              CheckpointReport& checkpointing) {
   using B = typename P::Backend;
+  const auto attempt_started = std::filesystem::file_time_type::clock::now();
   const CheckpointSettings& flags = settings.checkpoint;
   const auto held =
       static_cast<Index>(max_on_any_process<B>(static_cast<double>(host_size<B>(y0))));
@@ -347,6 +351,16 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
 
   CheckpointOptions options;
   options.drift_policy = flags.drift;
+  // A resumed attempt plans with the costs its first attempt measured (resume_costs.hpp).
+  const bool measures_costs =
+      request.kind == ScheduleKind::three_level ||
+      (request.kind == ScheduleKind::two_level && !flags.disk_directory.empty() &&
+       (!flags.disk_write_cost || !flags.disk_read_cost));
+  std::optional<MeasuredCosts> earlier;
+  if (flags.resume && measures_costs) {
+    earlier = costs_of_earlier_attempt<B>(flags.disk_directory, y0);
+    checkpointing.costs_from_earlier_attempt = earlier.has_value();
+  }
   if (!flags.disk_directory.empty()) {
     options.disk.directory = flags.disk_directory;
     options.disk.asynchronous = !flags.sync_io;
@@ -358,13 +372,18 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
         (!flags.disk_write_cost || !flags.disk_read_cost)) {
       // Weigh the disk against this problem's own step, measured now.
       checkpointing.disk_costs_measured = true;
-      checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
-      checkpointing.disk_costs =
-          measure_disk_costs(flags.disk_directory, held, static_cast<int>(kCarryBytes));
-      checkpointing.disk_costs.write_seconds =
-          max_on_any_process<B>(checkpointing.disk_costs.write_seconds);
-      checkpointing.disk_costs.read_seconds =
-          max_on_any_process<B>(checkpointing.disk_costs.read_seconds);
+      if (earlier && earlier->has_disk()) {
+        checkpointing.step_seconds = earlier->step_seconds;
+        checkpointing.disk_costs = earlier->disk;
+      } else {
+        checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
+        checkpointing.disk_costs =
+            measure_disk_costs(flags.disk_directory, held, static_cast<int>(kCarryBytes));
+        checkpointing.disk_costs.write_seconds =
+            max_on_any_process<B>(checkpointing.disk_costs.write_seconds);
+        checkpointing.disk_costs.read_seconds =
+            max_on_any_process<B>(checkpointing.disk_costs.read_seconds);
+      }
       request.costs.disk_write_time = flags.disk_write_cost.value_or(
           checkpointing.disk_costs.write_seconds / checkpointing.step_seconds);
       request.costs.disk_read_time = flags.disk_read_cost.value_or(
@@ -402,13 +421,29 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     // Every level's copy against this problem's own step, measured now (the disk's too when the
     // plan has a disk level and its costs were not given).
     checkpointing.level_costs_measured = true;
-    checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
-    checkpointing.level_costs = measure_level_costs<B>(held);
+    const bool has_disk = request.disk_slots.value_or(0) > 0;
+    if (earlier && earlier->has_levels() && (!has_disk || earlier->has_disk())) {
+      checkpointing.step_seconds = earlier->step_seconds;
+      checkpointing.level_costs = earlier->levels;
+      if (has_disk) checkpointing.disk_costs = earlier->disk;
+    } else {
+      // Across ranks every rank plans with the slowest rank's figures (the same plan on all).
+      checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
+      LevelCosts& levels = checkpointing.level_costs;
+      levels = measure_level_costs<B>(held);
+      for (double* seconds : {&levels.device_write_seconds, &levels.device_read_seconds,
+                              &levels.host_write_seconds, &levels.host_read_seconds})
+        *seconds = max_on_any_process<B>(*seconds);
+      if (has_disk) {
+        DiskCosts& costs = checkpointing.disk_costs;
+        costs = measure_disk_costs(flags.disk_directory, held, static_cast<int>(kCarryBytes));
+        costs.write_seconds = max_on_any_process<B>(costs.write_seconds);
+        costs.read_seconds = max_on_any_process<B>(costs.read_seconds);
+      }
+    }
     std::optional<DiskCosts> disk;
-    if (request.disk_slots.value_or(0) > 0) {
+    if (has_disk) {
       checkpointing.disk_costs_measured = true;
-      checkpointing.disk_costs =
-          measure_disk_costs(flags.disk_directory, held, static_cast<int>(kCarryBytes));
       disk = checkpointing.disk_costs;
     }
     set_level_costs(request.costs, checkpointing.step_seconds, checkpointing.level_costs,
@@ -416,6 +451,18 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     if (flags.disk_write_cost) request.costs.disk_write_time = *flags.disk_write_cost;
     if (flags.disk_read_cost) request.costs.disk_read_time = *flags.disk_read_cost;
     request.costs.adjoint_cost_factor = flags.adjoint_cost;
+  }
+  if (flags.resume && measures_costs) {
+    // Every rank has measured by now (the figures are agreed): what an earlier attempt killed
+    // while measuring left in the run's directory goes.
+    for (const auto& left : remove_abandoned_disk_probes(flags.disk_directory, attempt_started))
+      warn("snapshot file", "removed ", left.string(),
+           ", left by an attempt killed while it measured the disk");
+    MeasuredCosts kept;
+    kept.step_seconds = checkpointing.step_seconds;
+    if (checkpointing.disk_costs_measured) kept.disk = checkpointing.disk_costs;
+    if (checkpointing.level_costs_measured) kept.levels = checkpointing.level_costs;
+    options.disk.identity += measured_costs_line(kept);
   }
   return {request, options};
 }

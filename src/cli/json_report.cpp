@@ -150,6 +150,7 @@ Json schedule_json(const RunReport& report) {
       checkpointing.disk_costs_measured || checkpointing.level_costs_measured
           ? number(checkpointing.step_seconds)
           : Json(nullptr);
+  j["measured_costs_from_earlier_attempt"] = checkpointing.costs_from_earlier_attempt;
   j["measured_disk_write_seconds"] = checkpointing.disk_costs_measured
                                          ? number(checkpointing.disk_costs.write_seconds)
                                          : Json(nullptr);

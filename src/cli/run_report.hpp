@@ -59,6 +59,9 @@ struct CheckpointReport {
   DiskCosts disk_costs;               // one snapshot write / read, measured
   bool level_costs_measured = false;  // three-level: device and host copies measured first
   LevelCosts level_costs;             // one snapshot copy on the device / host level
+  // --resume: the costs above were measured by the attempt that left the snapshot file (a
+  // resumed attempt plans with them, so that it continues the same schedule).
+  bool costs_from_earlier_attempt = false;
 };
 
 // --backend cuda: the device, and the device memory the run used — the largest (in use − in

@@ -128,8 +128,11 @@ void print_checkpointing(std::ostream& out, const RunReport& report) {
                                              static_cast<double>(summary.steps)
                                        : 0.0) +
           " (predicted " + format("%.4g", plan.recompute_ratio()) + ")");
+  // A resumed run's attempt timed only the part it ran (its forward sweep may be none of it).
   row(out, "time / forward run",
-      format("%.3g", summary.gradient_cost_ratio()) + " measured, " +
+      (checkpointing.resumed_at_action >= 0
+           ? std::string("not measured (a resumed run times only its last attempt), ")
+           : format("%.3g", summary.gradient_cost_ratio()) + " measured, ") +
           format("%.3g", plan.predicted_time_ratio(checkpointing.adjoint_cost)) +
           " predicted (F = " + format("%g", checkpointing.adjoint_cost) + ")");
   if (plan.uses_disk()) {
@@ -153,6 +156,8 @@ void print_checkpointing(std::ostream& out, const RunReport& report) {
 
 void print_plan_prediction(std::ostream& out, const CheckpointReport& checkpointing) {
   const CheckpointPlan& plan = checkpointing.plan;
+  if (checkpointing.costs_from_earlier_attempt)
+    out << "costs: as measured by the attempt that left the snapshot file (the same plan)\n";
   if (checkpointing.disk_costs_measured)
     out << "measured: one step " << format("%.3g ms", 1e3 * checkpointing.step_seconds)
         << ", one snapshot write "

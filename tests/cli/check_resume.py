@@ -3,7 +3,9 @@
 
     check_resume.py path/to/rewind [--cycles N] [--seed S] [--mpiexec PATH --ranks N]
 
-- A Gray-Scott run with every snapshot on disk, or two levels, is killed at random instants of
+- A Gray-Scott run with every snapshot on disk, or on two levels (memory and disk), or on three
+  (device, host and disk; the plans of the last two weigh copy and disk costs measured by the
+  first attempt, which later attempts read back from the file), is killed at random instants of
   its forward and reverse sweeps -- SIGKILL, SIGTERM or SIGINT, chosen at random -- and started
   again with the same command until it completes, N kill cycles in all. Every completed run gives
   J and dJ/dtheta bit for bit those of an uninterrupted run (the JSON prints each double as the
@@ -23,6 +25,7 @@
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -37,6 +40,11 @@ def fail(message):
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive", OMPI_MCA_mpi_yield_when_idle="1")
+
+
+# The disk probe's scratch file (measure_disk_costs): left only by an attempt killed while it
+# measured, and removed by the next attempt.
+PROBE = re.compile(r"rewind-disk-probe-[0-9]+-[0-9]+\.h5")
 
 
 def run(rewind, *args, expect=0):
@@ -142,6 +150,8 @@ def kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what,
                 fail(f"{what}: a resumed run drifted: {result['drift']}")
             if result["schedule"]["resumed"] is not None:
                 seen["resumed"] += 1
+            if result["schedule"]["measured_costs_from_earlier_attempt"]:
+                seen["costs_kept"] = seen.get("costs_kept", 0) + 1
             seen["completed"] += 1
             if files_in(scratch):
                 fail(f"{what}: a completed run left {files_in(scratch)}")
@@ -153,9 +163,11 @@ def kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what,
         seen["killed"] += 1
         if proc.returncode == -sig or (launched and sig == signal.SIGKILL):
             # SIGKILL, or a signal outside the driver: the default action. Killed while creating
-            # its file, a run leaves only the temporary name, which the next attempt removes.
+            # its file, a run leaves only the temporary name, and killed while measuring the
+            # disk its probe file; the next attempt removes both.
             left = set(files_in(scratch))
-            if not left <= set(files) | {f + ".creating" for f in files}:
+            if not {f for f in left if not PROBE.fullmatch(f)} <= (
+                    set(files) | {f + ".creating" for f in files}):
                 fail(f"{what}: a killed run left {sorted(left)}")
             continue
         expected = 128 + int(sig)
@@ -164,7 +176,8 @@ def kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what,
             # signal that reached the ranks before they installed their handlers (or after the
             # run) ends them at once. The files must still be only the run's.
             left = set(files_in(scratch))
-            if not left <= set(files) | {f + ".creating" for f in files}:
+            if not {f for f in left if not PROBE.fullmatch(f)} <= (
+                    set(files) | {f + ".creating" for f in files}):
                 fail(f"{what}: a stopped run left {sorted(left)}")
             continue
         if not launched and proc.returncode != expected:
@@ -226,10 +239,13 @@ def main():
         if split["grad_theta"] != reference["grad_theta"]:
             fail(f"{ranks} ranks: dJ/dtheta differs from one process: {split['grad_theta']!r}")
         reference = split
+    # The two-level and three-level plans weigh costs measured before the run; a resumed attempt
+    # must plan with the first attempt's figures (kept in the file), or its file is refused.
     variants = {
         "revolve(6) on disk": ["--snapshots", "6"],
-        "two levels 2 + 5": ["--ram-snapshots", "2", "--disk-snapshots", "5",
-                             "--disk-write-cost", "2", "--disk-read-cost", "1"],
+        "two levels 2 + 5": ["--ram-snapshots", "2", "--disk-snapshots", "5"],
+        "three levels 1 + 1 + 4": ["--device-snapshots", "1", "--host-snapshots", "1",
+                                   "--disk-snapshots", "4"],
     }
     totals = {}
     for what, flags in variants.items():

@@ -2,7 +2,9 @@
 #include "rewind/store/disk_cost_probe.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,14 +17,17 @@
 
 namespace rwd {
 
+namespace {
+constexpr const char* kProbePrefix = "rewind-disk-probe-";
+}  // namespace
+
 DiskCosts measure_disk_costs(const std::filesystem::path& directory, Index state_size,
                              int meta_size, int samples) {
   if (samples < 1)
     detail::fail<InvalidArgument>("disk cost probe: samples = ", samples, " must be >= 1");
   std::random_device device;
-  const std::filesystem::path path =
-      directory /
-      ("rewind-disk-probe-" + std::to_string(::getpid()) + "-" + std::to_string(device()) + ".h5");
+  const std::filesystem::path path = directory / (kProbePrefix + std::to_string(::getpid()) + "-" +
+                                                  std::to_string(device()) + ".h5");
   auto file = Hdf5SnapshotFile::create(path, std::min(samples, 4), state_size, meta_size);
   struct Cleanup {
     Hdf5SnapshotFile& file;
@@ -55,6 +60,29 @@ DiskCosts measure_disk_costs(const std::filesystem::path& directory, Index state
   costs.read_seconds = median(reads);
   costs.snapshot_bytes = file.bytes_per_snapshot();
   return costs;
+}
+
+std::vector<std::filesystem::path> remove_abandoned_disk_probes(
+    const std::filesystem::path& directory, std::filesystem::file_time_type started) {
+  std::vector<std::filesystem::path> removed;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    const std::string name = entry.path().filename().string();
+    // kProbePrefix, the process id, '-', a random number, ".h5".
+    if (!name.starts_with(kProbePrefix) || !name.ends_with(".h5")) continue;
+    const std::string rest = name.substr(std::char_traits<char>::length(kProbePrefix));
+    const std::size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || dash > 9 ||
+        rest.find_first_not_of("0123456789") != dash)
+      continue;
+    const auto pid = static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno == EPERM) continue;  // running
+    std::error_code stat_error;
+    const auto written = std::filesystem::last_write_time(entry.path(), stat_error);
+    if (stat_error || written >= started) continue;
+    if (std::filesystem::remove(entry.path(), stat_error)) removed.push_back(entry.path());
+  }
+  return removed;
 }
 
 }  // namespace rwd

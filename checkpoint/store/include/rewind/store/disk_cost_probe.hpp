@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <vector>
 
 #include "rewind/types.hpp"
 
@@ -34,5 +35,13 @@ struct DiskCosts {
 // Throws StorageError if the directory cannot take the scratch file.
 DiskCosts measure_disk_costs(const std::filesystem::path& directory, Index state_size,
                              int meta_size, int samples = 5);
+
+// Removes the scratch files of measure_disk_costs in `directory` that a process killed while
+// measuring left behind: those last written before `started` whose process is not running on
+// this machine (a probe in progress rewrites its file every few milliseconds). For a resumable
+// run, whose directory holds its snapshot file across attempts: the next attempt calls it once
+// its own measurement (and every rank's) is over. Returns the files removed.
+std::vector<std::filesystem::path> remove_abandoned_disk_probes(
+    const std::filesystem::path& directory, std::filesystem::file_time_type started);
 
 }  // namespace rwd
