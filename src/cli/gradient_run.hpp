@@ -564,24 +564,26 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
         return checkpointing.plan;
       };
       // A run of unknown length (adaptive) with revolve's budget runs online(c) with no
-      // counting sweep: its plan, for the report, is what the online schedule cost once it ended.
+      // counting sweep, its snapshots in memory or all on disk (--disk: resumable): its plan,
+      // for the report, is what the online schedule cost once it ended.
       std::optional<int> online;
-      if (request.kind == ScheduleKind::revolve && !request.all_on_disk && request.budget &&
-          stage_units == 0)
+      if (request.kind == ScheduleKind::revolve && request.budget && stage_units == 0)
         online = static_cast<int>(*request.budget);
       if (settings.checkpoint.online_rule_given && !online)
         rwd::detail::fail<InvalidArgument>(
-            "--online-rule needs the online schedule: revolve with --snapshots C (or --memory) in "
-            "memory, without --stage-aware");
+            "--online-rule needs the online schedule: revolve with --snapshots C (or --memory), "
+            "without --stage-aware");
       // A run with a disk level stops at a step boundary on SIGINT/SIGTERM (rwd::Interrupted),
       // its background writes done; a resumable one saves its progress first.
       std::optional<StopOnSignals> stop_on_signals;
       if (!settings.checkpoint.disk_directory.empty()) stop_on_signals.emplace();
       const OnlineRule rule = settings.checkpoint.online_rule;
-      const CheckpointedResult<V> result = driver.run(y0, theta, Planner(planner, online, rule));
+      const CheckpointedResult<V> result =
+          driver.run(y0, theta, Planner(planner, online, rule, request.all_on_disk));
       stop_on_signals.reset();
       if (online && result.summary.schedule == OnlineSchedule(*online, rule).name()) {
-        checkpointing.plan = rwd::plan_online(*online, result.summary.steps, rule);
+        checkpointing.plan =
+            rwd::plan_online(*online, result.summary.steps, rule, request.all_on_disk);
         checkpointing.store_all_bytes = (static_cast<double>(result.summary.steps) + 1.0) *
                                         static_cast<double>(checkpointing.snapshot_bytes);
       }

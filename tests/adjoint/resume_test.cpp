@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/interrupt.hpp"
 #include "rewind/problems/lorenz96.hpp"
+#include "rewind/schedule/online_schedule.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "rewind/warning.hpp"
 #include "support/error_message.hpp"
@@ -52,6 +54,17 @@ struct Lorenz96Run {
   HookedLorenz96 problem;
   ExplicitRungeKutta<HookedLorenz96> stepper{problem, ButcherTableau::rk4(),
                                              StepControl::fixed(0.0, 0.01, 300)};
+  B::Vector y0 = problem.inner.default_initial_state();
+  B::Vector theta = problem.inner.default_parameters();
+  Objective<B> objective = Objective<B>::terminal_squared_norm();
+};
+
+// The same problem with adaptive steps (Dormand–Prince): a run of unknown length, which runs the
+// online schedule — on disk, resumable — with no counting sweep.
+struct AdaptiveLorenz96Run {
+  HookedLorenz96 problem;
+  ExplicitRungeKutta<HookedLorenz96> stepper{problem, ButcherTableau::dormand_prince(),
+                                             StepControl::adaptive(0.0, 1.5, 1e-7, 1e-9)};
   B::Vector y0 = problem.inner.default_initial_state();
   B::Vector theta = problem.inner.default_parameters();
   Objective<B> objective = Objective<B>::terminal_squared_norm();
@@ -103,7 +116,8 @@ struct Interruption {
 
 // Runs `planner` with resume in `directory`, interrupted as listed (one interruption per
 // attempt), then once more to the end; returns the final result.
-CheckpointedResult<B::Vector> run_interrupted(Lorenz96Run& s, const Planner& planner,
+template <class Run>
+CheckpointedResult<B::Vector> run_interrupted(Run& s, const Planner& planner,
                                               const std::filesystem::path& directory,
                                               const std::vector<Interruption>& interruptions) {
   CheckpointOptions options = resumable_in(directory);
@@ -197,6 +211,48 @@ TEST(ResumedRun, ManyInterruptionsInARowGiveTheUninterruptedBits) {
     const auto resumed = run_interrupted(s, c.planner, scratch.path(), stops);
     expect_same_bits(resumed, reference);
   }
+}
+
+// A run of unknown length: the online schedule with its snapshots on disk, stopped or crashed
+// anywhere in either sweep — before and after it has found its end — continues to the bits of
+// the uninterrupted run (itself bitwise store-all), with no counting sweep in any attempt.
+TEST(ResumedRun, AnOnlineRunOfUnknownLengthOnDiskResumes) {
+  AdaptiveLorenz96Run s;
+  StoreAllAdjoint store_all(s.stepper, s.objective);
+  const auto expected = store_all.run(s.y0, s.theta);
+  const Index l = expected.summary.steps;
+  ASSERT_GT(l, 40);
+  CheckpointedAdjoint counting(s.stepper, s.objective);
+  s.problem.calls = 0;
+  const auto uninterrupted = counting.run(s.y0, s.theta, revolve_schedule(5));
+  const Index total_calls = s.problem.calls;
+  EXPECT_EQ(uninterrupted.summary.schedule, OnlineSchedule(5).name());
+  EXPECT_TRUE(uninterrupted.grad_theta == expected.grad_theta);
+  ScratchDirectory scratch;
+  const Planner planner = on_disk(revolve_schedule(5));
+  for (Index k = 1; k < 16; ++k) {
+    const Index at = k * total_calls / 16;
+    SCOPED_TRACE("stopped at rhs call " + std::to_string(at));
+    const auto resumed = run_interrupted(s, planner, scratch.path(), {{at, k % 3 == 0}});
+    EXPECT_EQ(resumed.summary.schedule, OnlineSchedule(5).name());
+    EXPECT_EQ(resumed.counting_steps, 0);
+    EXPECT_EQ(resumed.summary.steps, l);
+    expect_same_bits(resumed, uninterrupted);
+    EXPECT_GT(resumed.resumed_at_action, 0);
+  }
+  std::vector<Interruption> stops;
+  for (Index k = 0; k < 10; ++k) stops.push_back({total_calls / 25 + 7 * k, k % 4 == 3});
+  expect_same_bits(run_interrupted(s, planner, scratch.path(), stops), uninterrupted);
+}
+
+TEST(ResumedRun, AnOnlineRunInMemoryIsRefused) {
+  AdaptiveLorenz96Run s;
+  ScratchDirectory scratch;
+  CheckpointedAdjoint driver(s.stepper, s.objective, resumable_in(scratch.path()));
+  const std::string message = testing::error_message<InvalidArgument>(
+      [&] { driver.run(s.y0, s.theta, revolve_schedule(5)); });
+  EXPECT_NE(message.find("put them on disk"), std::string::npos) << message;
+  EXPECT_EQ(files_in(scratch.path()), 0);
 }
 
 TEST(ResumedRun, WithoutResumeAStopKeepsNothing) {

@@ -5,7 +5,9 @@
 
 - A Gray-Scott run with every snapshot on disk, or on two levels (memory and disk), or on three
   (device, host and disk; the plans of the last two weigh copy and disk costs measured by the
-  first attempt, which later attempts read back from the file), is killed at random instants of
+  first attempt, which later attempts read back from the file), or -- one process -- with
+  adaptive steps on the online schedule with its snapshots on disk (no counting sweep; its
+  reference is the same run in memory), is killed at random instants of
   its forward and reverse sweeps -- SIGKILL, SIGTERM or SIGINT, chosen at random -- and started
   again with the same command until it completes, N kill cycles in all. Every completed run gives
   J and dJ/dtheta bit for bit those of an uninterrupted run (the JSON prints each double as the
@@ -247,6 +249,14 @@ def main():
         "three levels 1 + 1 + 4": ["--device-snapshots", "1", "--host-snapshots", "1",
                                    "--disk-snapshots", "4"],
     }
+    # A run of unknown length (adaptive steps) runs the online schedule with its snapshots on
+    # disk and no counting sweep; its reference is the same run with them in memory.
+    adaptive = ["--method", "dopri5", "--adaptive", "--rtol", "1e-5", "--atol", "1e-8",
+                "--snapshots", "6"]
+    if len(rewind) == 1:
+        variants["online on disk (adaptive steps)"] = adaptive
+    references = {"online on disk (adaptive steps)":
+                  json.loads(run(rewind, *base, *adaptive).stdout) if len(rewind) == 1 else None}
     totals = {}
     for what, flags in variants.items():
         with tempfile.TemporaryDirectory() as scratch:
@@ -254,10 +264,13 @@ def main():
             began = time.monotonic()
             plain = json.loads(run(rewind, *command).stdout)
             seconds = time.monotonic() - began
-            same_gradient(plain, reference, what + ", never killed")
+            expected = references.get(what) or reference
+            if what in references and plain["schedule"]["counting_steps"]:
+                fail(f"{what}: counted its steps first: {plain['schedule']['counting_steps']}")
+            same_gradient(plain, expected, what + ", never killed")
             if plain["schedule"]["resumed"] is not None or files_in(scratch):
                 fail(f"{what}: a run never killed says it resumed, or left {files_in(scratch)}")
-            seen = kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what,
+            seen = kill_cycles(rewind, command, expected, seconds, cycles, rng, scratch, what,
                                files)
             # (Under a launcher the kill instants drift with the machine's load, and all of them
             # may land after the run; the stop below checks a resumed completion for certain.)

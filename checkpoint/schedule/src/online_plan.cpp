@@ -2,6 +2,7 @@
 #include "rewind/schedule/online_plan.hpp"
 
 #include "rewind/error.hpp"
+#include "rewind/schedule/disk_only_schedule.hpp"
 
 namespace rwd {
 
@@ -16,10 +17,13 @@ Action OnlineScheduleEndingAt::next() {
   return online_.next();
 }
 
-CheckpointPlan plan_online(int snapshots, Index steps, OnlineRule rule) {
-  CheckpointPlan plan = CheckpointPlan::of(
-      std::make_unique<OnlineScheduleEndingAt>(snapshots, steps, rule), ScheduleKind::online);
+CheckpointPlan plan_online(int snapshots, Index steps, OnlineRule rule, bool on_disk) {
+  std::unique_ptr<Schedule> schedule =
+      std::make_unique<OnlineScheduleEndingAt>(snapshots, steps, rule);
+  if (on_disk) schedule = std::make_unique<DiskOnlySchedule>(std::move(schedule));
+  CheckpointPlan plan = CheckpointPlan::of(std::move(schedule), ScheduleKind::online);
   plan.budget = snapshots;
+  plan.all_on_disk = on_disk;
   return plan;
 }
 

@@ -175,7 +175,9 @@ CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps);
 // A run whose length is not known in advance (adaptive steps, a stop condition) cannot be
 // planned offline. A planner that names an online budget (revolve_schedule(c) does: c) lets the
 // driver run rwd::OnlineSchedule with that many snapshots instead, with no counting sweep; any
-// other planner is called after a counting sweep, as before.
+// other planner is called after a counting sweep, as before. The online schedule's snapshots
+// are in memory, or in the disk level when the planner says so (rwd::on_disk): a run of unknown
+// length that can then be resumed after a kill.
 //
 //   rwd::Planner p = [](rwd::Index l) { return rwd::plan_checkpoints(request, l); };
 //   rwd::Planner q(fn, /*online_snapshots=*/20);   // online(c = 20) when l is unknown
@@ -190,8 +192,11 @@ class Planner {
   template <class F>
   requires std::is_invocable_r_v<CheckpointPlan, const F&, Index> Planner(
       F plan, std::optional<int> online_snapshots,
-      OnlineRule online_rule = OnlineRule::least_worst_case)
-      : plan_(std::move(plan)), online_snapshots_(online_snapshots), online_rule_(online_rule) {}
+      OnlineRule online_rule = OnlineRule::least_worst_case, bool online_on_disk = false)
+      : plan_(std::move(plan)),
+        online_snapshots_(online_snapshots),
+        online_rule_(online_rule),
+        online_on_disk_(online_on_disk) {}
 
   CheckpointPlan operator()(Index steps) const { return plan_(steps); }
   explicit operator bool() const { return static_cast<bool>(plan_); }
@@ -199,11 +204,14 @@ class Planner {
   std::optional<int> online_snapshots() const { return online_snapshots_; }
   // Its rule past β(c, 3) (rewind/schedule/online_rule.hpp).
   OnlineRule online_rule() const { return online_rule_; }
+  // Whether the online schedule's snapshots go to the disk level (CheckpointOptions::disk).
+  bool online_on_disk() const { return online_on_disk_; }
 
  private:
   std::function<CheckpointPlan(Index steps)> plan_;
   std::optional<int> online_snapshots_;
   OnlineRule online_rule_ = OnlineRule::least_worst_case;
+  bool online_on_disk_ = false;
 };
 
 // Snapshots of `snapshot_bytes` (state + carry) that fit in `budget_bytes`. Refuses a budget

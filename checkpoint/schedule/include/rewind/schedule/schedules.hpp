@@ -108,18 +108,23 @@ inline Planner store_all_stages_schedule(int stage_units) {
   };
 }
 
-// The same schedule with every snapshot in the disk level (CheckpointOptions::disk says where).
+// The same schedule with every snapshot in the disk level (CheckpointOptions::disk says where);
+// for a run of unknown length, the online schedule's snapshots too (when the planner names one).
 inline Planner on_disk(Planner planner) {
   if (!planner) detail::fail<InvalidArgument>("on_disk needs a planner");
-  return [planner = std::move(planner)](Index steps) {
-    CheckpointPlan inner = planner(steps);
-    CheckpointPlan plan =
-        CheckpointPlan::of(std::make_unique<DiskOnlySchedule>(inner.schedule()), inner.kind);
-    plan.budget = inner.budget;
-    plan.interval = inner.interval;
-    plan.repetitions = inner.repetitions;
-    return plan;
-  };
+  const std::optional<int> online = planner.online_snapshots();
+  const OnlineRule rule = planner.online_rule();
+  return Planner(
+      [planner = std::move(planner)](Index steps) {
+        CheckpointPlan inner = planner(steps);
+        CheckpointPlan plan =
+            CheckpointPlan::of(std::make_unique<DiskOnlySchedule>(inner.schedule()), inner.kind);
+        plan.budget = inner.budget;
+        plan.interval = inner.interval;
+        plan.repetitions = inner.repetitions;
+        return plan;
+      },
+      online, rule, /*online_on_disk=*/true);
 }
 
 // The same schedule with every snapshot in memory: the actions of a two-level schedule without
@@ -141,8 +146,9 @@ inline Planner in_memory(Planner planner) {
 inline Planner with_online_rule(Planner planner, OnlineRule rule) {
   if (!planner) detail::fail<InvalidArgument>("with_online_rule needs a planner");
   const std::optional<int> online = planner.online_snapshots();
+  const bool on_disk = planner.online_on_disk();
   return Planner([planner = std::move(planner)](Index steps) { return planner(steps); }, online,
-                 rule);
+                 rule, on_disk);
 }
 
 }  // namespace rwd

@@ -95,6 +95,7 @@
 #include "rewind/store/restore_lookahead.hpp"
 #include "rewind/store/snapshot_store.hpp"
 #include "rewind/store/store_for_plan.hpp"
+#include "rewind/store/tiered_snapshot_store.hpp"
 
 namespace rwd {
 
@@ -177,12 +178,12 @@ class CheckpointedAdjoint {
     check_inputs(y0, theta);
     stepper_.reset_counters();
     if (!run_end_.length_known() && planner.online_snapshots()) {
-      if (options_.disk.resume)
+      if (options_.disk.resume && !planner.online_on_disk())
         detail::fail<InvalidArgument>(
-            "a run of unknown length (adaptive steps or a stop condition) cannot be resumed: "
-            "its online schedule keeps every snapshot in memory");
+            "a run of unknown length (adaptive steps or a stop condition) whose online schedule "
+            "keeps every snapshot in memory could not be resumed: put them on disk (on_disk)");
       OnlineSchedule schedule(*planner.online_snapshots(), planner.online_rule());
-      return execute(y0, theta, schedule, nullptr, -1);
+      return execute(y0, theta, schedule, nullptr, -1, planner.online_on_disk());
     }
     const Index steps = steps_of_run(y0, theta);
     const CheckpointPlan plan = planner(steps);
@@ -210,9 +211,10 @@ class CheckpointedAdjoint {
   }
 
   // Runs `schedule`: a planned one (`plan` given, `steps` = l) or the online schedule (`plan`
-  // null, `steps` = −1 until the run ends).
+  // null, `steps` = −1 until the run ends; its snapshots in memory, or all in the disk level).
   CheckpointedResult<Vector> execute(const Vector& y0, const Vector& theta, Schedule& schedule_ref,
-                                     const CheckpointPlan* plan, Index steps) {
+                                     const CheckpointPlan* plan, Index steps,
+                                     bool online_on_disk = false) {
     const Index n = stepper_.state_size();
     const Index p = stepper_.parameter_size();
     CheckpointedResult<Vector> result;
@@ -246,7 +248,7 @@ class CheckpointedAdjoint {
           detail::fail<InvalidArgument>("schedule '", plan->name,
                                         "' keeps every snapshot in memory, so a killed run "
                                         "could not be resumed: put snapshots on disk to resume");
-        disk.identity = resume_identity(y0, theta, *plan, schedule_ref.slots());
+        disk.identity = resume_identity(y0, theta, plan->name, plan->steps, schedule_ref.slots());
         disk.progress_bytes = ResumePoint::capacity(schedule_ref.slots(), host_size<B>(y0),
                                                     host_size<B>(theta), drift.saved_bytes());
       }
@@ -260,8 +262,25 @@ class CheckpointedAdjoint {
       }
       lookahead = make_restore_lookahead(*plan);
       host_lookahead = make_host_restore_lookahead(*plan);
+    } else if (!online) {
+      detail::fail<InvalidArgument>("a run without a plan needs the online schedule");
+    } else if (online_on_disk) {
+      // Every snapshot in the file, as for a planned schedule on disk (no reads started ahead:
+      // the online schedule's restores are not known before its end).
+      DiskStoreOptions disk = options_.disk;
+      if (disk.directory.empty() && disk.file.empty())
+        detail::fail<InvalidArgument>("schedule '", online->name(), "' keeps its ", online->slots(),
+                                      " snapshots on disk: set the snapshot "
+                                      "directory (CheckpointOptions::disk.directory)");
+      if (disk.resume) {
+        disk.identity = resume_identity(y0, theta, online->name(), -1, online->slots());
+        disk.progress_bytes = ResumePoint::capacity(online->slots(), host_size<B>(y0),
+                                                    host_size<B>(theta), drift.saved_bytes());
+      }
+      own_store = std::make_unique<TieredSnapshotStore<B, Carry>>(0, online->slots(), n, disk,
+                                                                  process_slice<B>(y0));
+      store = own_store.get();
     } else {
-      if (!online) detail::fail<InvalidArgument>("a run without a plan needs the online schedule");
       store = &reusable_memory_store(online->slots(), n);
     }
     // The reused memory store, whose slots stage snapshots are computed into directly.
@@ -283,6 +302,7 @@ class CheckpointedAdjoint {
     drift.record(0, y);
     bool terminal_done = false;
     Index adjoint_at = steps;  // λ currently holds ∂J/∂y_{adjoint_at} (online: set at the end)
+    Index ended_at_action = -1;  // online: the action before which the end was found
     double forward_s = 0.0, recompute_s = 0.0, reverse_s = 0.0;
 
     auto last_progress = std::chrono::steady_clock::now();
@@ -293,6 +313,8 @@ class CheckpointedAdjoint {
       point.position = carry.step;
       point.reached = reached;
       point.adjoint_at = adjoint_at;
+      point.ended_at_action = ended_at_action;
+      point.steps = online ? (online->ended() ? steps : -1) : steps;
       point.terminal_done = terminal_done ? 1 : 0;
       point.advances = advances;
       point.stores = stores;
@@ -335,7 +357,14 @@ class CheckpointedAdjoint {
     if (!saved.empty()) {
       const ResumePoint point = ResumePoint::decode(saved);
       first_index = point.actions_done;
+      if (online && (point.ended_at_action >= first_index ||
+                     (point.ended_at_action >= 0) != (point.steps >= 0) ||
+                     (point.terminal_done != 0) != (point.ended_at_action >= 0)))
+        detail::fail<StorageError>("the progress record in ", store->statistics().file,
+                                   " does not say consistently where the run ended");
       for (Index i = 0; i < first_index; ++i) {  // the schedule and its scouts, not executed
+        // The online schedule learnt the run's length before this action (as it did then).
+        if (online && i == point.ended_at_action) online->end_at(point.steps);
         if (lookahead) lookahead->before(i);
         if (host_lookahead) host_lookahead->before(i);
         if (schedule->next().kind == ActionKind::done)
@@ -344,6 +373,10 @@ class CheckpointedAdjoint {
       }
       reached = point.reached;
       adjoint_at = point.adjoint_at;
+      if (online && point.ended_at_action >= 0) {
+        steps = point.steps;
+        ended_at_action = point.ended_at_action;
+      }
       terminal_done = point.terminal_done != 0;
       advances = point.advances;
       stores = point.stores;
@@ -378,6 +411,7 @@ class CheckpointedAdjoint {
         if (run_end_.ends_at(probe_carry, y_final_)) {
           steps = probe_carry.step;
           online->end_at(steps);
+          ended_at_action = index;
           detail::require_observed_steps_taken(objective_, steps, probe_carry.t);
           close_run(y, carry, theta, probe_carry, grad, lambda, loss);
           terminal_done = true;
@@ -613,16 +647,18 @@ class CheckpointedAdjoint {
 
   // What a resumable snapshot file must agree on with the run continuing it: the caller's text,
   // then the sizes, y_0 and θ (hashed), the method, the plan and the drift monitor's budget.
-  std::string resume_identity(const Vector& y0, const Vector& theta, const CheckpointPlan& plan,
-                              int slots) const {
+  // `steps` < 0: a run of unknown length (the online schedule).
+  std::string resume_identity(const Vector& y0, const Vector& theta, const std::string& schedule,
+                              Index steps, int slots) const {
     std::ostringstream out;
     out << options_.disk.identity;
     if (!options_.disk.identity.empty() && options_.disk.identity.back() != '\n') out << '\n';
     out << "state size = " << host_size<B>(y0) << "\nparameter size = " << host_size<B>(theta)
         << "\ny0 hash = " << std::hex << host_hash(y0) << "\ntheta hash = " << host_hash(theta)
         << std::dec << "\nmethod = " << detail::describe_method(stepper_)
-        << "\nschedule = " << plan.name << "\nsteps = " << plan.steps << "\nslots = " << slots
-        << "\nfingerprints = " << options_.max_fingerprints << '\n';
+        << "\nschedule = " << schedule
+        << "\nsteps = " << (steps < 0 ? std::string("unknown") : std::to_string(steps))
+        << "\nslots = " << slots << "\nfingerprints = " << options_.max_fingerprints << '\n';
     return out.str();
   }
 

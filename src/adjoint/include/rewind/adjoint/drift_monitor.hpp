@@ -175,7 +175,7 @@ class DriftMonitor {
 
   // Resumed runs: the fingerprints of the first sweep and the report so far, as bytes a later
   // process hands to load() so that its replays are checked against the sweep of the process
-  // that was killed. A monitor of fixed length only (steps ≥ 0); saved_bytes() bounds save().
+  // that was killed; saved_bytes() bounds save().
   std::size_t saved_bytes() const {
     return sizeof(DriftReport) + 2 * sizeof(std::uint64_t) +
            fingerprints_.size() * sizeof(Fingerprint);
@@ -194,19 +194,21 @@ class DriftMonitor {
     std::memcpy(p + sizeof kScheme + sizeof count, fingerprints_.data(),
                 count * sizeof(Fingerprint));
   }
-  // Takes the state save() wrote (of a monitor of the same length and fingerprint scheme);
-  // false if it does not fit.
+  // Takes the state save() wrote (of a monitor of the same length, or of unknown length too,
+  // and the same fingerprint scheme); false if it does not fit. A monitor of unknown length takes
+  // the stride it had reached with its fingerprints.
   bool load(std::span<const std::byte> in) {
     constexpr std::size_t header = sizeof(DriftReport) + 2 * sizeof(std::uint64_t);
-    if (growing_ || in.size() < header) return false;
+    if (in.size() < header) return false;
     std::uint64_t scheme = 0, count = 0;
     DriftReport report;
     std::memcpy(&report, in.data(), sizeof report);
     std::memcpy(&scheme, in.data() + sizeof report, sizeof scheme);
     std::memcpy(&count, in.data() + sizeof report + sizeof scheme, sizeof count);
+    const bool stride_fits =
+        growing_ ? report.sampling_stride >= 1 : report.sampling_stride == report_.sampling_stride;
     if (scheme != kScheme || count > fingerprints_.size() ||
-        in.size() != header + count * sizeof(Fingerprint) ||
-        report.sampling_stride != report_.sampling_stride)
+        in.size() != header + count * sizeof(Fingerprint) || !stride_fits)
       return false;
     report_ = report;
     std::memcpy(fingerprints_.data(), in.data() + header, count * sizeof(Fingerprint));
