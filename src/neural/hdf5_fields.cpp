@@ -1,6 +1,10 @@
 // src/neural/hdf5_fields.cpp — see hdf5_fields.hpp.
 #include "hdf5_fields.hpp"
 
+#include <new>
+#include <string>
+#include <vector>
+
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/hdf5/hdf5_handles.hpp"
@@ -55,6 +59,24 @@ Hdf5Handle open_dataset(hid_t group, const char* name, const std::filesystem::pa
                          (wanted == H5T_FLOAT ? "float64" : "integer") + " array");
   H5Sget_simple_extent_dims(space.get(), &length, nullptr);
   return set;
+}
+
+// The n values a dataset declares: a file that declares more than this machine can hold (a
+// damaged extent, a sparse dataset never written) is refused naming the dataset, not left to an
+// uncaught std::bad_alloc.
+template <class T>
+std::vector<T> allocate_declared(hsize_t n, const char* name, const std::filesystem::path& file) {
+  const auto too_large = [&] {
+    fail_field(file, std::string("dataset '") + name + "' declares " + std::to_string(n) +
+                         " values, more than this machine can allocate");
+  };
+  if (n > (hsize_t{1} << 56) / sizeof(T)) too_large();
+  try {
+    return std::vector<T>(static_cast<std::size_t>(n));
+  } catch (const std::bad_alloc&) {
+    too_large();
+  }
+  return {};
 }
 
 void write_array(hid_t group, const char* name, hid_t file_type, hid_t memory_type,
@@ -152,7 +174,7 @@ std::vector<double> read_doubles(hid_t group, const char* name, const std::files
   if (expected >= 0 && n != static_cast<hsize_t>(expected))
     fail_field(file, std::string("dataset '") + name + "' has " + std::to_string(n) +
                          " values, not " + std::to_string(expected));
-  std::vector<double> values(n);
+  std::vector<double> values = allocate_declared<double>(n, name, file);
   if (n > 0)
     check(H5Dread(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), file,
           std::string("reading ") + name);
@@ -163,7 +185,7 @@ std::vector<std::int64_t> read_integers(hid_t group, const char* name,
                                         const std::filesystem::path& file) {
   hsize_t n = 0;
   Hdf5Handle set = open_dataset(group, name, file, n, H5T_INTEGER);
-  std::vector<std::int64_t> values(n);
+  std::vector<std::int64_t> values = allocate_declared<std::int64_t>(n, name, file);
   if (n > 0)
     check(H5Dread(set.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), file,
           std::string("reading ") + name);

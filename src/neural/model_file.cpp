@@ -3,6 +3,7 @@
 
 #include <hdf5.h>
 
+#include <limits>
 #include <sstream>
 
 #include "hdf5_fields.hpp"
@@ -68,6 +69,11 @@ std::string NeuralModel::describe() const {
 void NeuralModel::validate() const {
   if (observed < 1) fail<InvalidArgument>("model: observed = ", observed, " must be >= 1");
   if (augment < 0) fail<InvalidArgument>("model: augment = ", augment, " must be >= 0");
+  // The network's input width is observed + augment (+1 with a time input): it must fit 64 bits
+  // (the Mlp then refuses widths whose parameter count does not).
+  if (augment > std::numeric_limits<Index>::max() - observed - 1)
+    fail<InvalidArgument>("model: observed + augment = ", observed, " + ", augment,
+                          " does not fit 64 bits");
   for (std::size_t i = 0; i < hidden.size(); ++i)
     if (hidden[i] < 1)
       fail<InvalidArgument>("model: hidden layer ", i + 1, " has width ", hidden[i],

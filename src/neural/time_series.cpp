@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <string_view>
 #include <system_error>
 #include <unordered_set>
@@ -511,10 +512,25 @@ TimeSeries load_time_series_hdf5(const std::filesystem::path& file, const std::s
   if (dimension < 1) fail<InvalidArgument>(where, ": dataset 'y' has no columns (no components)");
 
   TimeSeries series;
-  series.times.resize(points);
-  // 'y' is row-major [points × dimension]: its bytes are, as they are, our column-major
-  // dimension × points matrix.
-  series.values.resize(static_cast<Index>(dimension), static_cast<Index>(points));
+  // The sizes are the file's word: a file that declares more than this machine can hold (a
+  // damaged extent, a sparse dataset never written) is refused naming them, not left to an
+  // uncaught std::bad_alloc. Beyond 2^56 values the byte count itself would not fit.
+  const double declared_bytes =
+      static_cast<double>(points) * (static_cast<double>(dimension) + 1.0) * sizeof(double);
+  const auto too_large = [&] {
+    fail<StorageError>(where, ": datasets 't' and 'y' declare ", points, " points of ", dimension,
+                       " components (", declared_bytes / 1e9,
+                       " GB), more than this machine can allocate");
+  };
+  if (points > (hsize_t{1} << 56) || dimension > (hsize_t{1} << 56) / points) too_large();
+  try {
+    series.times.resize(points);
+    // 'y' is row-major [points × dimension]: its bytes are, as they are, our column-major
+    // dimension × points matrix.
+    series.values.resize(static_cast<Index>(dimension), static_cast<Index>(points));
+  } catch (const std::bad_alloc&) {
+    too_large();
+  }
   check(H5Dread(t.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, series.times.data()),
         file, "reading dataset 't' (damaged or truncated?)");
   check(H5Dread(y.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, series.values.data()),

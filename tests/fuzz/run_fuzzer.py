@@ -10,10 +10,13 @@ rewind cannot guard. Afterwards every crash, timeout and out-of-memory input is 
 classified by its stack: a finding whose first frame past the sanitizers and the allocator lies
 in libhdf5 is HDF5's (reported, not failed); anything else — a frame of rewind, of the harness
 or of the standard library called by rewind, an HDF5 object left open, an uncaught exception —
-is rewind's, and fails the test with its stack.
+is rewind's, and fails the test with its stack. Without ASan (a REWIND_SANITIZE=undefined
+build, for long runs) an out-of-memory input has no stack of its own: it is replayed under gdb,
+stopped at its first allocation over 100 MB, and classified by that stack.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -24,10 +27,31 @@ SKIP = re.compile(r"asan|ubsan|sanitizer|fuzzer::|Allocator|__interceptor|sysdep
 
 def first_frame(report):
     for line in report.splitlines():
-        m = re.match(r"\s+#\d+ 0x[0-9a-f]+ (?:in )?(.*)", line)
+        m = re.match(r"\s+#\d+\s+0x[0-9a-f]+ (?:in )?(.*)", line)
         if m and not SKIP.search(m.group(1)):
             return m.group(1)
     return ""
+
+
+def allocation_stack(harness, path, env):
+    """The stack of an input's first allocation over 100 MB, from gdb: a build without ASan
+    (REWIND_SANITIZE=undefined) reports an out-of-memory input with no stack at all. Empty when
+    gdb is missing or the allocation was not found."""
+    gdb = shutil.which("gdb")
+    if not gdb:
+        return ""
+    big = 100_000_000
+    command = [gdb, "-batch", "-ex", "break LLVMFuzzerTestOneInput", "-ex", "run",
+               "-ex", f"break __libc_malloc if $rdi > {big}",
+               "-ex", f"break __libc_calloc if $rdi * $rsi > {big}",
+               "-ex", f"break __libc_realloc if $rsi > {big}",
+               "-ex", "continue", "-ex", "bt", "--args", harness, "-rss_limit_mb=0", path]
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, errors="replace",
+                             env=env, timeout=300).stdout
+    except subprocess.TimeoutExpired:
+        return ""
+    return "\n".join("    " + line for line in out.splitlines() if line.startswith("#"))
 
 
 def main():
@@ -56,6 +80,9 @@ def main():
         replay = subprocess.run([harness, "-timeout=10", "-rss_limit_mb=2048", path], env=env,
                                 capture_output=True, text=True, errors="replace")
         report = replay.stderr
+        if "out-of-memory" in report and not first_frame(report):
+            report += "\n(stack of the first large allocation, from gdb)\n" + \
+                allocation_stack(harness, path, env)
         frame = first_frame(report)
         kind = re.search(r"ERROR: \w+Sanitizer: ([\w-]+)|(runtime error)|(left open)|"
                          r"(uncaught exception)|(out-of-memory)|(timeout)", report)

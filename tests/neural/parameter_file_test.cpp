@@ -220,6 +220,13 @@ TEST(ParameterFile, FuzzedFilesWithImpossibleLayersAreRefused) {
     } catch (const rwd::Error&) {
     }
   }
+  // observed + augment beyond 64 bits (a signed overflow before the check, UBSan).
+  try {
+    (void)rwd::nn::load_model(findings / "model_augment_overflow.h5");
+    ADD_FAILURE() << "model_augment_overflow.h5 loaded";
+  } catch (const rwd::StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not fit 64 bits"), std::string::npos) << e.what();
+  }
   const std::vector<rwd::nn::DenseLayerShape> huge = {
       {8864812498944, 2251851354013699, rwd::nn::Activation::tanh}};
   EXPECT_THROW(rwd::nn::Mlp{huge}, rwd::InvalidArgument);

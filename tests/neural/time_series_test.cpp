@@ -389,6 +389,20 @@ TEST(TimeSeries, Hdf5LayoutsThatAreRefused) {
   EXPECT_TRUE(has(m, "3 names for 2 components")) << m;
 }
 
+// Found by fuzzing (tests/fuzz/findings/): a file whose datasets declare more values than any
+// machine holds is refused naming them, before any read — it was an uncaught std::bad_alloc.
+TEST(TimeSeries, Hdf5DeclaringMoreThanMemoryHoldsIsRefused) {
+  const std::filesystem::path file = std::filesystem::path(REWIND_SOURCE_DIR) / "tests" / "fuzz" /
+                                     "findings" / "time_series_huge_extent.h5";
+  try {
+    rwd::training::load_time_series(file);
+    ADD_FAILURE() << "loaded";
+  } catch (const rwd::StorageError& e) {
+    EXPECT_TRUE(has(e.what(), "time_series_huge_extent.h5")) << e.what();
+    EXPECT_TRUE(has(e.what(), "more than this machine can allocate")) << e.what();
+  }
+}
+
 TEST(TimeSeries, ValidateNamesWhatIsWrong) {
   TimeSeries s = awkward_series();
   EXPECT_NO_THROW(s.validate());
