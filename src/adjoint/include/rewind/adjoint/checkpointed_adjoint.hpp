@@ -29,26 +29,28 @@
 // StoreAllAdjoint over the same accepted steps. In its forward phase every step is taken into the
 // y_l buffer first; if the run ends there that buffer is the final state and the current state
 // stays y_{l−1}, exactly where revolve's first reverse begins, so the last step is never taken
-// twice (one state copy per forward step is the price). Other planners (two-level, uniform,
-// store-all, custom, on disk) need l to plan: a counting sweep (one extra forward run without
-// storage) comes first, reported in the summary.
+// twice (one state copy per forward step is the price). on_disk() of such a planner runs the
+// same online schedule with every snapshot in the disk level. Other planners (two-level, uniform,
+// store-all, custom) need l to plan: a counting sweep (one extra forward run without storage)
+// comes first, reported in the summary.
 //
-// Resumable runs (options.disk.resume, a plan with a disk level): the snapshot file carries the
-// run's identity (the caller's text in options.disk.identity, plus the sizes, the hashes of y_0
-// and θ, the schedule and the steps) and, after every store into and restore from a disk slot, a
-// progress record (rewind/adjoint/resume_point.hpp) written behind the snapshots it relies on
-// (at most one a second: CheckpointOptions::progress_interval_seconds).
-// A process killed at any instant — SIGKILL included — leaves a file from which the same call
-// continues: the schedule is replayed to the recorded action without executing it, the disk
-// snapshots still intact are adopted, the others and the current state are recomputed from the
-// nearest snapshot before them (the drift monitor, restored too, checks every recomputed step
-// against the killed process's first sweep), and the run goes on. The gradient is bit for bit
-// that of an uninterrupted run. A stop requested by a signal (rewind/interrupt.hpp) is honoured
-// at the next action boundary: progress is saved, background writes are finished, and
-// rwd::Interrupted is thrown. The file stays until the run completes. A state split across
-// ranks (one file per rank) resumes the same way: the ranks agree on a stop request before they
-// honour it and on when to write a record, continue from the newest record they all hold, and
-// adopt a snapshot only where every rank's slice of it is intact (DiskSnapshotStore).
+// Resumable runs (options.disk.resume, a plan with a disk level, or the online schedule on
+// disk, whose record also says before which action the run found its end): the snapshot file
+// carries the run's identity (the caller's text in options.disk.identity, plus the sizes, the
+// hashes of y_0 and θ, the schedule and the steps) and, after every store into and restore from a
+// disk slot, a progress record (rewind/adjoint/resume_point.hpp) written behind the snapshots it
+// relies on (at most one a second: CheckpointOptions::progress_interval_seconds). A process killed
+// at any instant — SIGKILL included — leaves a file from which the same call continues: the
+// schedule is replayed to the recorded action without executing it, the disk snapshots still intact
+// are adopted, the others and the current state are recomputed from the nearest snapshot before
+// them (the drift monitor, restored too, checks every recomputed step against the killed process's
+// first sweep), and the run goes on. The gradient is bit for bit that of an uninterrupted run. A
+// stop requested by a signal (rewind/interrupt.hpp) is honoured at the next action boundary:
+// progress is saved, background writes are finished, and rwd::Interrupted is thrown. The file stays
+// until the run completes. A state split across ranks (one file per rank) resumes the same way: the
+// ranks agree on a stop request before they honour it and on when to write a record, continue from
+// the newest record they all hold, and adopt a snapshot only where every rank's slice of it is
+// intact (DiskSnapshotStore).
 //
 // Stage-aware plans (rwd::stage_aware_schedule, rwd::store_all_stages_schedule) also keep the
 // stage values of some steps: a stage snapshot of step n is stage_units() consecutive store slots,
