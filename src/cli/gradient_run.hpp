@@ -357,10 +357,8 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
       (request.kind == ScheduleKind::two_level && !flags.disk_directory.empty() &&
        (!flags.disk_write_cost || !flags.disk_read_cost));
   std::optional<MeasuredCosts> earlier;
-  if (flags.resume && measures_costs) {
+  if (flags.resume && measures_costs)
     earlier = costs_of_earlier_attempt<B>(flags.disk_directory, y0);
-    checkpointing.costs_from_earlier_attempt = earlier.has_value();
-  }
   if (!flags.disk_directory.empty()) {
     options.disk.directory = flags.disk_directory;
     options.disk.asynchronous = !flags.sync_io;
@@ -373,6 +371,7 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
       // Weigh the disk against this problem's own step, measured now.
       checkpointing.disk_costs_measured = true;
       if (earlier && earlier->has_disk()) {
+        checkpointing.costs_from_earlier_attempt = true;
         checkpointing.step_seconds = earlier->step_seconds;
         checkpointing.disk_costs = earlier->disk;
       } else {
@@ -423,6 +422,7 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     checkpointing.level_costs_measured = true;
     const bool has_disk = request.disk_slots.value_or(0) > 0;
     if (earlier && earlier->has_levels() && (!has_disk || earlier->has_disk())) {
+      checkpointing.costs_from_earlier_attempt = true;
       checkpointing.step_seconds = earlier->step_seconds;
       checkpointing.level_costs = earlier->levels;
       if (has_disk) checkpointing.disk_costs = earlier->disk;

@@ -35,7 +35,7 @@
 // comes first, reported in the summary.
 //
 // Resumable runs (options.disk.resume, a plan with a disk level, or the online schedule on
-// disk, whose record also says before which action the run found its end): the snapshot file
+// disk, whose record also holds the run's length once found): the snapshot file
 // carries the run's identity (the caller's text in options.disk.identity, plus the sizes, the
 // hashes of y_0 and θ, the schedule and the steps) and, after every store into and restore from a
 // disk slot, a progress record (rewind/adjoint/resume_point.hpp) written behind the snapshots it
@@ -304,7 +304,6 @@ class CheckpointedAdjoint {
     drift.record(0, y);
     bool terminal_done = false;
     Index adjoint_at = steps;  // λ currently holds ∂J/∂y_{adjoint_at} (online: set at the end)
-    Index ended_at_action = -1;  // online: the action before which the end was found
     double forward_s = 0.0, recompute_s = 0.0, reverse_s = 0.0;
 
     auto last_progress = std::chrono::steady_clock::now();
@@ -315,8 +314,7 @@ class CheckpointedAdjoint {
       point.position = carry.step;
       point.reached = reached;
       point.adjoint_at = adjoint_at;
-      point.ended_at_action = ended_at_action;
-      point.steps = online ? (online->ended() ? steps : -1) : steps;
+      point.steps = steps;  // online: −1 until the end is found
       point.terminal_done = terminal_done ? 1 : 0;
       point.advances = advances;
       point.stores = stores;
@@ -359,14 +357,15 @@ class CheckpointedAdjoint {
     if (!saved.empty()) {
       const ResumePoint point = ResumePoint::decode(saved);
       first_index = point.actions_done;
-      if (online && (point.ended_at_action >= first_index ||
-                     (point.ended_at_action >= 0) != (point.steps >= 0) ||
-                     (point.terminal_done != 0) != (point.ended_at_action >= 0)))
+      if (online && (point.steps >= 0) != (point.terminal_done != 0))
         detail::fail<StorageError>("the progress record in ", store->statistics().file,
-                                   " does not say consistently where the run ended");
+                                   " does not say consistently whether the run ended");
       for (Index i = 0; i < first_index; ++i) {  // the schedule and its scouts, not executed
-        // The online schedule learnt the run's length before this action (as it did then).
-        if (online && i == point.ended_at_action) online->end_at(point.steps);
+        // The online schedule learns the run's length where the probe found it: with y_{l−1}
+        // current, before any action for it (as OnlineScheduleEndingAt replays it).
+        if (online && point.steps >= 0 && !online->ended() &&
+            online->forward_step() + 1 == point.steps)
+          online->end_at(point.steps);
         if (lookahead) lookahead->before(i);
         if (host_lookahead) host_lookahead->before(i);
         if (schedule->next().kind == ActionKind::done)
@@ -375,10 +374,7 @@ class CheckpointedAdjoint {
       }
       reached = point.reached;
       adjoint_at = point.adjoint_at;
-      if (online && point.ended_at_action >= 0) {
-        steps = point.steps;
-        ended_at_action = point.ended_at_action;
-      }
+      if (online) steps = point.steps;
       terminal_done = point.terminal_done != 0;
       advances = point.advances;
       stores = point.stores;
@@ -413,7 +409,6 @@ class CheckpointedAdjoint {
         if (run_end_.ends_at(probe_carry, y_final_)) {
           steps = probe_carry.step;
           online->end_at(steps);
-          ended_at_action = index;
           detail::require_observed_steps_taken(objective_, steps, probe_carry.t);
           close_run(y, carry, theta, probe_carry, grad, lambda, loss);
           terminal_done = true;

@@ -34,9 +34,8 @@ struct ResumePoint {
   Index position = 0;      // the step of the current state
   Index reached = 0;       // furthest step of the first sweep
   Index adjoint_at = 0;    // λ holds ∂J/∂y_{adjoint_at}
-  // A run of unknown length (the online schedule): the action before which its end was found,
-  // and its steps l; −1 while the end is not known.
-  Index ended_at_action = -1;
+  // The run's steps l; for a run of unknown length (the online schedule) −1 until its end is
+  // found.
   Index steps = -1;
   std::int64_t terminal_done = 0;
   Index advances = 0, stores = 0, restores = 0, reverses = 0, stage_reverses = 0;
@@ -58,8 +57,8 @@ struct ResumePoint {
   std::vector<std::byte> encode() const {
     std::vector<std::byte> out;
     put(out, kMagic);
-    for (Index v : {actions_done, position, reached, adjoint_at, ended_at_action, steps, advances,
-                    stores, restores, reverses, stage_reverses})
+    for (Index v : {actions_done, position, reached, adjoint_at, steps, advances, stores, restores,
+                    reverses, stage_reverses})
       put(out, v);
     put(out, terminal_done);
     for (double v : {loss, final_t, final_change}) put(out, v);
@@ -78,9 +77,9 @@ struct ResumePoint {
     std::size_t at = 0;
     if (get<std::uint64_t>(in, at) != kMagic)
       detail::fail<StorageError>("the progress record was written by another version of rewind");
-    for (Index* v : {&point.actions_done, &point.position, &point.reached, &point.adjoint_at,
-                     &point.ended_at_action, &point.steps, &point.advances, &point.stores,
-                     &point.restores, &point.reverses, &point.stage_reverses})
+    for (Index* v :
+         {&point.actions_done, &point.position, &point.reached, &point.adjoint_at, &point.steps,
+          &point.advances, &point.stores, &point.restores, &point.reverses, &point.stage_reverses})
       *v = get<Index>(in, at);
     point.terminal_done = get<std::int64_t>(in, at);
     for (double* v : {&point.loss, &point.final_t, &point.final_change}) *v = get<double>(in, at);
@@ -94,8 +93,8 @@ struct ResumePoint {
   }
 
  private:
-  static constexpr std::uint64_t kMagic = 0x3274696f70736572ULL;  // "resopit2"
-  static constexpr std::size_t kFixedBytes = 16 * sizeof(std::uint64_t);
+  static constexpr std::uint64_t kMagic = 0x3374696f70736572ULL;  // "resopit3"
+  static constexpr std::size_t kFixedBytes = 15 * sizeof(std::uint64_t);
 
   template <class T>
   static void put(std::vector<std::byte>& out, const T& value) {
