@@ -2,7 +2,9 @@
 #include "rewind/neural/activation.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "rewind/error.hpp"
 #include "rewind/types.hpp"
@@ -36,52 +38,63 @@ double normal_pdf(double x) {
   return kInvSqrt2Pi * std::exp(-0.5 * x * x);
 }
 
-// tanh of a whole array. The scalar libm tanh was most of the time of a small network's pass
-// (68% of a spiral training iteration, measured with perf). For |x| ≥ 1/8,
-// tanh|x| = 1 − 2/(1 + exp(2|x|)) loses at most three bits to cancellation (and is exactly 1 once
-// exp overflows); below 1/8 the odd Taylor series to x¹⁹ is used, whose first omitted term is
-// below 1e-19 relative. Both stay within a few ulp of tanh, give the same bits on every call
-// (what replays need), and allocate nothing; the derivative uses 1 − tanh² of this value.
+// tanh of a whole array, one branch-free pass per column that the compiler vectorises.
 //
-// Two passes over each column: the series for every value, a branch-free loop the compiler
-// vectorises (the same IEEE products and sums lane by lane as one value at a time, so the same
-// bits), then the exp form over the values with |x| ≥ 1/8, one at a time. (One pass choosing per
-// value ran the series' chain of 20 dependent operations scalar, with a branch mispredicted
-// whenever small and large values mix: 35% of a spiral iteration.) The arithmetic, operation by
-// operation, is that of the Eigen expression this replaces —
-//   (|x| < 1/8).select(x · horner(x²), sign(x) · (1 − 2/(1 + exp(2|x|))))
-// — so the results did not move by a bit.
-// The series pass over one column (see tanh_array).
+// Below |x| = 1/8 the odd Taylor series to x¹⁹ (first omitted term below 1e-19 relative); from
+// 1/8 on tanh|x| = 1 − 2/(1 + e^{2|x|}), which loses at most three bits to cancellation, with
+// the sign of x put back. Every value gets both forms and keeps one (a select, no branch): a
+// branch mispredicted wherever small and large values mix, and the series' chain of 20
+// dependent operations run one value at a time, had been a third of a small network's pass,
+// and libm's exp, called once per value, a fifth of a larger one's. So exp is computed here in
+// the same lanes: e^z = 2^k e^r with k the integer nearest z/ln 2 and r = z − k ln 2 (ln 2 in
+// two parts, Cody & Waite, so that k·ln2_hi is exact), e^r by its Taylor series to r¹³ (|r| ≤
+// ln 2 / 2: first omitted term below 1e-17 relative) and 2^k built from its exponent bits. z is
+// clamped to 40: from there on 2/(1 + e^z) < 1e-17 and tanh rounds to exactly ±1, as it would
+// with the exact e^z. Within a few ulp of tanh (Activation test), the same bits on every call
+// and in every SIMD clone (IEEE products, sums and one division per value, no FMA), and NaN
+// stays NaN (every form of a NaN is NaN).
 REWIND_SIMD_CLONES
-void tanh_series(const double* __restrict x, double* __restrict y, Index rows) {
+void tanh_column(const double* __restrict x, double* __restrict y, Index rows) {
   // tanh x = x Σ c_k x^{2k}, c_k = 2^{2k+2}(2^{2k+2} − 1) B_{2k+2} / (2k + 2)!.
   constexpr double c0 = 1.0, c1 = -1.0 / 3, c2 = 2.0 / 15, c3 = -17.0 / 315, c4 = 62.0 / 2835,
                    c5 = -1382.0 / 155925, c6 = 21844.0 / 6081075, c7 = -929569.0 / 638512875,
                    c8 = 6404582.0 / 10854718875, c9 = -443861162.0 / 1856156927625;
+  // 1/k! for e^r.
+  constexpr double f2 = 1.0 / 2, f3 = 1.0 / 6, f4 = 1.0 / 24, f5 = 1.0 / 120, f6 = 1.0 / 720,
+                   f7 = 1.0 / 5040, f8 = 1.0 / 40320, f9 = 1.0 / 362880, f10 = 1.0 / 3628800,
+                   f11 = 1.0 / 39916800, f12 = 1.0 / 479001600, f13 = 1.0 / 6227020800;
+  constexpr double kLog2e = 1.4426950408889634074;          // 1 / ln 2
+  constexpr double kLn2Hi = 6.93147180369123816490e-01;     // ln 2, 32 significant bits
+  constexpr double kLn2Lo = 1.90821492927058770002e-10;     // ln 2 − kLn2Hi
+  constexpr double kRound = 0x1.8p52;                       // x + kRound − kRound: x rounded
+  constexpr std::uint64_t kRoundBits = 0x4338000000000000;  // kRound's bits
   for (Index i = 0; i < rows; ++i) {
-    const double x2 = x[i] * x[i];
-    // Horner's rule in x².
+    const double xi = x[i];
+    const double x2 = xi * xi;
     // clang-format off
-    y[i] = x[i] * (((((((((c9 * x2 + c8) * x2 + c7) * x2 + c6) * x2 + c5) * x2 + c4) * x2 + c3)
-                      * x2 + c2) * x2 + c1) * x2 + c0);
+    const double series = xi * (((((((((c9 * x2 + c8) * x2 + c7) * x2 + c6) * x2 + c5) * x2 + c4)
+                                     * x2 + c3) * x2 + c2) * x2 + c1) * x2 + c0);
     // clang-format on
+    const double a = std::abs(xi);
+    const double z = std::min(2.0 * a, 40.0);
+    const double t = z * kLog2e + kRound;  // k in its low bits
+    const double k = t - kRound;
+    const double r = (z - k * kLn2Hi) - k * kLn2Lo;
+    // clang-format off
+    const double er = ((((((((((((f13 * r + f12) * r + f11) * r + f10) * r + f9) * r + f8) * r
+                              + f7) * r + f6) * r + f5) * r + f4) * r + f3) * r + f2) * r + 1.0)
+                      * r + 1.0;
+    // clang-format on
+    const double two_k =
+        std::bit_cast<double>((std::bit_cast<std::uint64_t>(t) - kRoundBits + 1023) << 52);
+    const double large = std::copysign(1.0 - 2.0 / (1.0 + er * two_k), xi);
+    y[i] = a < 0.125 ? series : large;
   }
 }
 
 void tanh_array(const Eigen::Ref<const Eigen::MatrixXd>& pre, Eigen::Ref<Eigen::MatrixXd> out) {
-  const Index rows = pre.rows();
-  for (Index j = 0; j < pre.cols(); ++j) {
-    const double* __restrict x = pre.col(j).data();
-    double* __restrict y = out.col(j).data();
-    tanh_series(x, y, rows);
-    for (Index i = 0; i < rows; ++i) {
-      const double a = std::abs(x[i]);
-      if (a < 0.125) continue;  // NaN is not < 1/8: it takes the exp form, which keeps it NaN
-      // sign(x) as Eigen defines it for reals: (x > 0) − (x < 0), 0 for NaN (0 · NaN is NaN).
-      const double sign = static_cast<double>((x[i] > 0.0) - (x[i] < 0.0));
-      y[i] = sign * (1.0 - 2.0 / (1.0 + std::exp(2.0 * a)));
-    }
-  }
+  for (Index j = 0; j < pre.cols(); ++j)
+    tanh_column(pre.col(j).data(), out.col(j).data(), pre.rows());
 }
 
 }  // namespace

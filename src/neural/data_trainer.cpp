@@ -380,10 +380,13 @@ Summary DataTrainer::batched_gradient(const Eigen::VectorXd& theta,
   std::vector<Index> steps;
   for (Index k = 1; k <= window; ++k) steps.push_back(k * substeps);
   const Eigen::VectorXd copies = theta.replicate(b, 1);
+  // The health of a gradient over per-window copies says nothing a trainer reads.
+  CheckpointOptions checkpoint = options_.checkpoint;
+  checkpoint.assess_health = false;
   CheckpointedAdjoint driver(stepper,
                              Objective<EigenBackend>(Objective<EigenBackend>::TerminalFn{},
                                                      std::move(steps), std::move(term)),
-                             options_.checkpoint);
+                             checkpoint);
   auto result = driver.run(y0, copies, options_.schedule);
   losses.assign(static_cast<std::size_t>(b), 0.0);
   grads.resize(p, b);

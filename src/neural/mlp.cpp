@@ -10,8 +10,8 @@
 #include <string>
 #include <utility>
 
+#include "dense_kernels.hpp"
 #include "rewind/error.hpp"
-#include "simd_clones.hpp"
 
 namespace rwd::nn {
 namespace {
@@ -41,83 +41,6 @@ std::vector<DenseLayerShape> chain(const std::vector<Index>& widths, Activation 
 Index padded(Index rows) {
   constexpr Index width = Eigen::internal::packet_traits<double>::size;
   return (rows + width - 1) / width * width;
-}
-
-// out.col(j) = init + Σ_p x(p, j) · A.col(p) for the batch's columns j, with A m × n (column-
-// major, leading dimension m), x n × batch and out m × batch (leading dimensions ldx, ldo); init
-// has m values or is null (zero). Each output is one fixed chain of products and additions, p
-// ascending, over its own column alone: the same bits whatever the batch size and wherever the
-// column sits in it — which Eigen's matrix product does not promise (its kernels block and order
-// the work by the matrix shape, and a one-column product takes a different path altogether).
-// Four columns go together only to overlap their chains; the arithmetic is that of one column.
-REWIND_SIMD_CLONES
-void column_products(const double* __restrict A, Index m, Index n, const double* __restrict x,
-                     Index ldx, Index batch, const double* __restrict init, double* __restrict out,
-                     Index ldo) {
-  Index j = 0;
-  for (; j + 4 <= batch; j += 4) {
-    double* __restrict o0 = out + j * ldo;
-    double* __restrict o1 = o0 + ldo;
-    double* __restrict o2 = o1 + ldo;
-    double* __restrict o3 = o2 + ldo;
-    for (Index i = 0; i < m; ++i) {
-      const double start = init != nullptr ? init[i] : 0.0;
-      o0[i] = start;
-      o1[i] = start;
-      o2[i] = start;
-      o3[i] = start;
-    }
-    const double* xj = x + j * ldx;
-    for (Index p = 0; p < n; ++p) {
-      const double* __restrict a = A + p * m;
-      const double x0 = xj[p], x1 = xj[p + ldx], x2 = xj[p + 2 * ldx], x3 = xj[p + 3 * ldx];
-      for (Index i = 0; i < m; ++i) {
-        o0[i] += x0 * a[i];
-        o1[i] += x1 * a[i];
-        o2[i] += x2 * a[i];
-        o3[i] += x3 * a[i];
-      }
-    }
-  }
-  for (; j < batch; ++j) {
-    double* __restrict o = out + j * ldo;
-    for (Index i = 0; i < m; ++i) o[i] = init != nullptr ? init[i] : 0.0;
-    const double* xj = x + j * ldx;
-    for (Index p = 0; p < n; ++p) {
-      const double* __restrict a = A + p * m;
-      const double xp = xj[p];
-      for (Index i = 0; i < m; ++i) o[i] += xp * a[i];
-    }
-  }
-}
-
-// dW (m × n, then the m values of db) += Σ_c g_c a_cᵀ and db += Σ_c g_c, c = 0 … calls − 1 in
-// order, each entry one product added per call: entry by entry the sequence per_sample<true>
-// performs call by call.
-REWIND_SIMD_CLONES
-void add_outer_products(std::size_t calls, const double* const* g, const double* const* a, Index m,
-                        Index n, double* __restrict dW) {
-  if (m >= 8) {  // down the columns of dW: whole vectors
-    for (Index j = 0; j < n; ++j, dW += m)
-      for (std::size_t c = 0; c < calls; ++c) {
-        const double* __restrict gc = g[c];
-        const double aj = a[c][j];
-        for (Index i = 0; i < m; ++i) dW[i] += gc[i] * aj;
-      }
-  } else {  // few rows (a network's output layer): along the rows, not two-entry loops
-    for (Index i = 0; i < m; ++i)
-      for (std::size_t c = 0; c < calls; ++c) {
-        const double* __restrict ac = a[c];
-        const double gi = g[c][i];
-        double* __restrict row = dW + i;
-        for (Index j = 0; j < n; ++j) row[j * m] += gi * ac[j];
-      }
-    dW += m * n;
-  }
-  for (std::size_t c = 0; c < calls; ++c) {
-    const double* __restrict gc = g[c];
-    for (Index i = 0; i < m; ++i) dW[i] += gc[i];
-  }
 }
 
 }  // namespace
@@ -173,13 +96,13 @@ std::string Mlp::describe() const {
 }
 
 Mlp::Workspace Mlp::make_workspace(Index max_batch, Index saved_passes,
-                                   Index deferred_stages) const {
+                                   Index deferred_calls) const {
   if (max_batch < 1)
     detail::fail<InvalidArgument>("MLP workspace: max_batch = ", max_batch, " must be >= 1");
   if (saved_passes < 0)
     detail::fail<InvalidArgument>("MLP workspace: saved_passes = ", saved_passes, " must be >= 0");
-  if (deferred_stages < 0 || deferred_stages > static_cast<Index>(kMaxDeferred))
-    detail::fail<InvalidArgument>("MLP workspace: deferred_stages = ", deferred_stages,
+  if (deferred_calls < 0 || deferred_calls > static_cast<Index>(kMaxDeferred))
+    detail::fail<InvalidArgument>("MLP workspace: deferred_calls = ", deferred_calls,
                                   " must be in [0, ", kMaxDeferred, "]");
   Workspace ws;
   ws.max_batch_ = max_batch;
@@ -203,11 +126,14 @@ Mlp::Workspace Mlp::make_workspace(Index max_batch, Index saved_passes,
     }
     ws.theta_key.resize(parameter_size_);
   }
-  ws.deferred.resize(static_cast<std::size_t>(deferred_stages));
-  for (Workspace::DeferredVjp& d : ws.deferred)
+  ws.deferred_capacity = static_cast<std::size_t>(deferred_calls);
+  if (deferred_calls > 0)
     for (const DenseLayerShape& l : layers_) {
-      d.g.push_back(Eigen::MatrixXd::Zero(l.outputs, max_batch));
-      d.a.push_back(Eigen::MatrixXd::Zero(l.inputs, max_batch));
+      constexpr Index kLine = 8;  // doubles per cache line
+      ws.deferred_g_stride.push_back(l.outputs * max_batch + kLine);
+      ws.deferred_a_stride.push_back(l.inputs * max_batch + kLine);
+      ws.deferred_g.push_back(Eigen::VectorXd::Zero(deferred_calls * ws.deferred_g_stride.back()));
+      ws.deferred_a.push_back(Eigen::VectorXd::Zero(deferred_calls * ws.deferred_a_stride.back()));
     }
   return ws;
 }
@@ -292,11 +218,11 @@ void Mlp::run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixX
     const double* b = W + l.outputs * l.inputs;
     Eigen::MatrixXd& pre = ws.pre[i];
     if (i == 0)
-      column_products(W, l.outputs, l.inputs, X.data(), X.outerStride(), batch, b, pre.data(),
-                      pre.rows());
+      dense::column_products(W, l.outputs, l.inputs, X.data(), X.outerStride(), batch, b,
+                             pre.data(), pre.rows());
     else
-      column_products(W, l.outputs, l.inputs, ws.post[i - 1].data(), ws.post[i - 1].rows(), batch,
-                      b, pre.data(), pre.rows());
+      dense::column_products(W, l.outputs, l.inputs, ws.post[i - 1].data(), ws.post[i - 1].rows(),
+                             batch, b, pre.data(), pre.rows());
     // Padding rows included: whole vectors for every column (see padded()).
     apply_activation(l.activation, pre.leftCols(batch), ws.post[i].leftCols(batch));
   }
@@ -356,7 +282,7 @@ void Mlp::accumulate_vjp_per_sample(const double* theta, const Eigen::Ref<const 
                                     const Eigen::Ref<const Eigen::MatrixXd>& V,
                                     Eigen::Ref<Eigen::MatrixXd> grad_X,
                                     Eigen::Ref<Eigen::MatrixXd> grad_theta, Workspace& ws) const {
-  if (ws.deferred.empty()) {
+  if (ws.deferred_capacity == 0) {
     per_sample<true>("accumulate_vjp_per_sample", theta, X, V, grad_X, grad_theta, ws);
     return;
   }
@@ -368,39 +294,35 @@ void Mlp::accumulate_vjp_per_sample(const double* theta, const Eigen::Ref<const 
                                   " (one parameter gradient per sample)");
   if (ws.deferred_count > 0 &&
       (ws.deferred_target != grad_theta.data() || ws.deferred_stride != grad_theta.outerStride() ||
-       ws.deferred_batch != X.cols() || ws.deferred_count == ws.deferred.size()))
+       ws.deferred_batch != X.cols() || ws.deferred_count == ws.deferred_capacity))
     add_deferred_vjps(ws);
   ws.deferred_target = grad_theta.data();
   ws.deferred_stride = grad_theta.outerStride();
   ws.deferred_batch = X.cols();
-  Workspace::DeferredVjp& d = ws.deferred[ws.deferred_count++];
-  reverse_pass(theta, X, V, grad_X, ws,
-               [&](std::size_t k, const auto& G, const Eigen::Ref<const Eigen::MatrixXd>& A) {
-                 d.g[k].leftCols(G.cols()) = G;
-                 d.a[k].leftCols(A.cols()) = A;
-               });
+  const auto call = static_cast<Index>(ws.deferred_count++);
+  reverse_pass(
+      theta, X, V, grad_X, ws,
+      [&](std::size_t k, const auto& G, const Eigen::Ref<const Eigen::MatrixXd>& A) {
+        MatrixMap(ws.deferred_g[k].data() + call * ws.deferred_g_stride[k], G.rows(), G.cols()) = G;
+        MatrixMap(ws.deferred_a[k].data() + call * ws.deferred_a_stride[k], A.rows(), A.cols()) = A;
+      });
 }
 
 // The waiting calls' shares, added as per_sample<true> would have added them call by call: for
 // each entry, call after call, one product added — only the loops are turned so that each
-// column of dW is finished (every call's term) while it is in cache.
+// sample's dW is finished (every call's term, a block of entries in registers at a time) while
+// it is in cache.
 void Mlp::add_deferred_vjps(Workspace& ws) const {
   const std::size_t n = ws.deferred_count;
   if (n == 0) return;
   ws.deferred_count = 0;
-  std::array<const double*, kMaxDeferred> g{}, a{};
-  if (n > kMaxDeferred)
-    detail::fail<InvalidArgument>("MLP ", describe(), ": ", n, " deferred VJPs, at most ",
-                                  kMaxDeferred);
   for (Index s = 0; s < ws.deferred_batch; ++s) {
     double* theta_s = ws.deferred_target + s * ws.deferred_stride;
     for (std::size_t k = 0; k < layers_.size(); ++k) {
-      for (std::size_t c = 0; c < n; ++c) {
-        g[c] = ws.deferred[c].g[k].col(s).data();
-        a[c] = ws.deferred[c].a[k].col(s).data();
-      }
-      add_outer_products(n, g.data(), a.data(), layers_[k].outputs, layers_[k].inputs,
-                         theta_s + offsets_[k]);
+      const Index m = layers_[k].outputs, inputs = layers_[k].inputs;
+      dense::add_outer_products(n, ws.deferred_g[k].data() + s * m, ws.deferred_g_stride[k],
+                                ws.deferred_a[k].data() + s * inputs, ws.deferred_a_stride[k], m,
+                                inputs, theta_s + offsets_[k]);
     }
   }
 }
@@ -469,11 +391,11 @@ void Mlp::reverse_pass(const double* theta, const Eigen::Ref<const Eigen::Matrix
     MatrixMap Wt(ws.transposed.data(), l.inputs, l.outputs);
     Wt = ConstMatrixMap(theta + offsets_[k], l.outputs, l.inputs).transpose();
     if (k == 0) {
-      column_products(Wt.data(), l.inputs, l.outputs, g->data(), g->rows(), batch, nullptr,
-                      grad_X.data(), grad_X.outerStride());
+      dense::column_products(Wt.data(), l.inputs, l.outputs, g->data(), g->rows(), batch, nullptr,
+                             grad_X.data(), grad_X.outerStride());
     } else {
-      column_products(Wt.data(), l.inputs, l.outputs, g->data(), g->rows(), batch, nullptr,
-                      next->data(), next->rows());
+      dense::column_products(Wt.data(), l.inputs, l.outputs, g->data(), g->rows(), batch, nullptr,
+                             next->data(), next->rows());
       std::swap(g, next);
     }
   }

@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/adjoint/parameter_gradient_watch.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/lorenz96.hpp"
@@ -53,6 +55,83 @@ TEST(Errors, OverflowStopsTheRunNamingStepAndTime) {
   const std::string msg =
       message_of<NumericalError>([&] { driver.run(vec({1.0}), vec({1000.0})); });
   EXPECT_NE(msg.find("at step 103, t = 103"), std::string::npos) << msg;
+}
+
+// y' = −y with p parameters that do not enter the field — except that the parameter part of the
+// VJP is +∞ at t = bad_t: a gradient that overflows in θ alone while λ stays finite.
+struct ParameterOverflow {
+  using Backend = B;
+  using Vector = B::Vector;
+  Index p = 1;
+  double bad_t = 0.0;
+  Index state_size() const { return 1; }
+  Index parameter_size() const { return p; }
+  void rhs(double, const Vector& y, const Vector&, Vector& f) const { f[0] = -y[0]; }
+  void vjp(double t, const Vector&, const Vector&, const Vector& v, Vector& oy, Vector& ot) const {
+    oy[0] = -v[0];
+    ot.setZero();
+    if (t == bad_t) ot[p - 1] = std::numeric_limits<double>::infinity();
+  }
+};
+
+// The message of a run of 40 Euler steps of dt = 1 whose step at t = bad_t overflows in θ, by
+// store-all and by revolve(5).
+std::pair<std::string, std::string> overflow_messages(Index p, double bad_t) {
+  ParameterOverflow problem{p, bad_t};
+  ExplicitRungeKutta stepper(problem, ButcherTableau::euler(), StepControl::fixed(0.0, 1.0, 40));
+  const B::Vector y0 = vec({1.0}), theta = B::Vector::Zero(p);
+  StoreAllAdjoint store_all(stepper, Objective<B>::terminal_squared_norm());
+  CheckpointedAdjoint checkpointed(stepper, Objective<B>::terminal_squared_norm());
+  return {message_of<NumericalError>([&] { store_all.run(y0, theta); }),
+          message_of<NumericalError>([&] { checkpointed.run(y0, theta, revolve_schedule(5)); })};
+}
+
+TEST(Errors, NonFiniteParameterGradientNamesItsStep) {
+  // |μ| = |λ|: checked after every step.
+  for (const std::string& msg :
+       {overflow_messages(1, 17.0).first, overflow_messages(1, 17.0).second})
+    EXPECT_NE(
+        msg.find("parameter gradient became non-finite (NaN or Inf) while reversing step 17 "),
+        std::string::npos)
+        << msg;
+}
+
+TEST(Errors, NonFiniteLongParameterGradientNamesTheStepsSinceItsLastCheck) {
+  // |μ| = 64 |λ|: checked every ⌈64 / 16⌉ = 4 steps — after reversing 36, 32, …, 16, …, 0 — and
+  // never missed, the last steps included.
+  for (const std::string& msg :
+       {overflow_messages(64, 17.0).first, overflow_messages(64, 17.0).second})
+    EXPECT_NE(msg.find("while reversing steps 19 down to 16 "), std::string::npos) << msg;
+  for (const std::string& msg :
+       {overflow_messages(64, 0.0).first, overflow_messages(64, 0.0).second})
+    EXPECT_NE(msg.find("while reversing steps 3 down to 0 "), std::string::npos) << msg;
+  // The cadence: ⌈|μ| / (16 |λ|)⌉ steps, every step up to |μ| = 16 |λ|.
+  ParameterOverflow problem{40, 0.0};
+  ExplicitRungeKutta stepper(problem, ButcherTableau::euler(), StepControl::fixed(0.0, 1.0, 40));
+  EXPECT_EQ(
+      (detail::ParameterGradientWatch<B, decltype(stepper)>(stepper, 1, 40, true).check_every()),
+      3);
+  EXPECT_EQ(
+      (detail::ParameterGradientWatch<B, decltype(stepper)>(stepper, 1, 16, true).check_every()),
+      1);
+}
+
+// A stepper that only counts what the watch asks of it.
+struct DropCountingStepper {
+  int drops = 0;
+  void drop_held_parameter_terms() { ++drops; }
+};
+
+TEST(Errors, AnAbandonedSweepDropsTheTermsItsProblemHeldBack) {
+  DropCountingStepper stepper;
+  try {
+    detail::ParameterGradientWatch<B, DropCountingStepper> watch(stepper, 1, 1, true);
+    watch.after_reverse(vec({1.0}), vec({std::numeric_limits<double>::quiet_NaN()}), Carry{},
+                        false);
+    ADD_FAILURE() << "a NaN in mu was not refused";
+  } catch (const NumericalError&) {
+  }
+  EXPECT_EQ(stepper.drops, 1);
 }
 
 TEST(Errors, ChaoticOverflowIsAClearError) {

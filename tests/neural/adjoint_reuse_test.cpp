@@ -72,24 +72,31 @@ TEST_P(EveryActivation, SavedForwardPassesGiveTheBitsOfRecomputing) {
 }
 
 TEST_P(EveryActivation, DeferredPerSampleGradientsAddLikeOneCallAtATime) {
-  const Mlp mlp({2, 6, 2}, GetParam());
-  const Eigen::VectorXd theta = mlp.initial_parameters(7);
-  const Index batch = 4, p = mlp.parameter_size();
-  auto plain = mlp.make_workspace(batch);
-  auto deferring = mlp.make_workspace(batch, 0, /*deferred_stages=*/2);
-  const Eigen::MatrixXd start = sample_matrix(p, batch, 0.3, 1.0);
-  Eigen::MatrixXd expected = start, got = start, buffer(p, batch);
-  Eigen::MatrixXd gx(2, batch), gx_plain(2, batch);
-  for (int k = 0; k < 5; ++k) {  // more calls than slots: the waiting ones are added first
-    const Eigen::MatrixXd X = sample_matrix(2, batch, 1.2, 0.3 * k);
-    const Eigen::MatrixXd V = sample_matrix(2, batch, 0.7, 1.0 + k);
-    mlp.vjp_per_sample(theta.data(), X, V, gx_plain, buffer, plain);
-    expected += buffer;
-    mlp.accumulate_vjp_per_sample(theta.data(), X, V, gx, got, deferring);
-    EXPECT_TRUE(same_bits(gx, gx_plain));
+  // Widths and a batch that reach every path of the blocked addition: layers of fewer than 8
+  // rows (along the rows), of 8 and more with a row tail (19 = 2·8 + 3, 9 = 8 + 1), column tails
+  // (19 columns in blocks of 4), and a batch of 5.
+  for (const std::vector<Index>& widths :
+       {std::vector<Index>{2, 6, 2}, std::vector<Index>{3, 19, 9, 2}}) {
+    const Mlp mlp(widths, GetParam());
+    const Eigen::VectorXd theta = mlp.initial_parameters(7);
+    const Index batch = widths.size() == 3 ? 4 : 5, p = mlp.parameter_size();
+    const Index in = mlp.input_size(), out = mlp.output_size();
+    auto plain = mlp.make_workspace(batch);
+    auto deferring = mlp.make_workspace(batch, 0, /*deferred_calls=*/2);
+    const Eigen::MatrixXd start = sample_matrix(p, batch, 0.3, 1.0);
+    Eigen::MatrixXd expected = start, got = start, buffer(p, batch);
+    Eigen::MatrixXd gx(in, batch), gx_plain(in, batch);
+    for (int k = 0; k < 5; ++k) {  // more calls than slots: the waiting ones are added first
+      const Eigen::MatrixXd X = sample_matrix(in, batch, 1.2, 0.3 * k);
+      const Eigen::MatrixXd V = sample_matrix(out, batch, 0.7, 1.0 + k);
+      mlp.vjp_per_sample(theta.data(), X, V, gx_plain, buffer, plain);
+      expected += buffer;
+      mlp.accumulate_vjp_per_sample(theta.data(), X, V, gx, got, deferring);
+      EXPECT_TRUE(same_bits(gx, gx_plain));
+    }
+    mlp.add_deferred_vjps(deferring);
+    EXPECT_TRUE(same_bits(got, expected)) << mlp.describe();
   }
-  mlp.add_deferred_vjps(deferring);
-  EXPECT_TRUE(same_bits(got, expected));
 }
 
 INSTANTIATE_TEST_SUITE_P(Mlp, EveryActivation,

@@ -202,6 +202,13 @@ class ExplicitRungeKutta {
     return dj_dh;
   }
 
+  // Forgets the parameter-gradient terms a problem holds back until the end of a step (see
+  // vjp_accumulate below) when a reverse sweep is abandoned between a step's stages by an error,
+  // so that none of them reaches the next run's μ. Nothing for other problems.
+  void drop_held_parameter_terms() {
+    if constexpr (requires(const P& p) { p.drop_held_vjp_terms(); }) problem_.drop_held_vjp_terms();
+  }
+
   // Vectors a step's stage values take: Y_1 = y_n, …, Y_s.
   int stage_count() const { return tableau_.stages; }
 

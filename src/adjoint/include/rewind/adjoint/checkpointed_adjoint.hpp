@@ -76,6 +76,7 @@
 #include "rewind/adjoint/drift_monitor.hpp"
 #include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
+#include "rewind/adjoint/parameter_gradient_watch.hpp"
 #include "rewind/adjoint/resume_point.hpp"
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/adjoint/run_end.hpp"
@@ -120,6 +121,11 @@ struct CheckpointOptions {
   // README.
   Index max_fingerprints = 4096;
   bool check_finite = true;  // NaN/Inf checks of states and adjoints
+  // Summary::health (gradient_health.hpp): four norms over y_0, θ and the gradient after the
+  // sweep. A caller that reads no health — a trainer differentiating a minibatch's windows over
+  // per-window copies of θ, where those norms were 8 % of an iteration — may turn it off; the
+  // summary then says health.assessed = false.
+  bool assess_health = true;
   // Resumable runs (disk.resume): a progress record is written after a store into or a restore
   // from a disk slot when at least this long has passed since the last one (0: after every one).
   // A killed run loses at most about this much work, plus the recomputation of what it held in
@@ -293,6 +299,8 @@ class CheckpointedAdjoint {
     const auto counted = stepper_.counters();
 
     Vector y = B::zeros(n), grad = B::zeros(n), lambda = B::zeros(n), mu = B::zeros(p);
+    // λ and μ checked for NaN/Inf at their cadences (parameter_gradient_watch.hpp).
+    detail::ParameterGradientWatch<B, Stepper> watch(stepper_, n, p, options_.check_finite);
     y_final_ = B::zeros(n);  // y_l, formed at the first reverse; allocated before the loop
     StageSnapshots stages = prepare_stages(*schedule, n);
     final_change_ = std::numeric_limits<double>::quiet_NaN();
@@ -564,7 +572,7 @@ class CheckpointedAdjoint {
                 objective_.observation(at.step, at.t, from[0], grad);
                 B::axpy(1.0, grad, lambda);
               }
-              if (options_.check_finite) detail::require_finite_adjoint<B>(lambda, mu, at);
+              watch.after_reverse(lambda, mu, at, adjoint_at == 1);
               --adjoint_at;
               ++reverses;
               ++stage_reverses;
@@ -592,7 +600,7 @@ class CheckpointedAdjoint {
             objective_.observation(carry.step, carry.t, y, grad);
             B::axpy(1.0, grad, lambda);
           }
-          if (options_.check_finite) detail::require_finite_adjoint<B>(lambda, mu, carry);
+          watch.after_reverse(lambda, mu, carry, adjoint_at == 1);
           --adjoint_at;
           ++reverses;
           reverse_s += seconds_since(start);
@@ -632,7 +640,8 @@ class CheckpointedAdjoint {
     summary.recompute_seconds = recompute_s;
     summary.reverse_seconds = reverse_s;
     summary.t_final = final_t_;
-    summary.health = assess_gradient<B>(loss, y0, theta, lambda, mu, final_change_, steps);
+    if (options_.assess_health)
+      summary.health = assess_gradient<B>(loss, y0, theta, lambda, mu, final_change_, steps);
 
     result.loss = loss;
     result.grad_y0 = std::move(lambda);

@@ -85,18 +85,6 @@ void require_finite_state(const typename B::Vector& y, const Carry& carry) {
                          "up (chaotic or unstable dynamics over a long horizon)");
 }
 
-template <class B>
-void require_finite_adjoint(const typename B::Vector& lambda, const typename B::Vector& mu,
-                            const Carry& carry) {
-  if (!B::all_finite(lambda))
-    fail<NumericalError>("adjoint state became non-finite (NaN or Inf) while reversing step ",
-                         carry.step, " (t = ", carry.t,
-                         "); sensitivities overflow, as in chaotic systems over long horizons");
-  if (!B::all_finite(mu))
-    fail<NumericalError>("parameter gradient became non-finite (NaN or Inf) while reversing step ",
-                         carry.step, " (t = ", carry.t, ")");
-}
-
 inline void require_finite_value(double value, const char* what, Index step, double t) {
   if (!(value - value == 0.0))
     fail<NumericalError>(what, " is non-finite (", value, ") at step ", step, ", t = ", t);

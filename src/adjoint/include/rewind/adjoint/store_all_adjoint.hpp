@@ -30,6 +30,7 @@
 
 #include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
+#include "rewind/adjoint/parameter_gradient_watch.hpp"
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/adjoint/run_end.hpp"
 #include "rewind/adjoint/summary.hpp"
@@ -48,6 +49,8 @@ struct StoreAllOptions {
   std::int64_t memory_limit_bytes = 0;
   // Check every state and adjoint for NaN/Inf (one extra pass over each vector per step).
   bool check_finite = true;
+  // Summary::health, as CheckpointOptions::assess_health.
+  bool assess_health = true;
 
   void validate() const {
     if (memory_limit_bytes < 0)
@@ -167,6 +170,8 @@ class StoreAllAdjoint {
     start = std::chrono::steady_clock::now();
     Vector lambda = B::zeros(n);
     Vector mu = B::zeros(p);
+    // λ and μ checked for NaN/Inf at their cadences (parameter_gradient_watch.hpp).
+    detail::ParameterGradientWatch<B, Stepper> watch(stepper_, n, p, options_.check_finite);
     B::copy(grad, lambda);  // ∂g/∂y_N
     if (objective_.observes(steps, final_carry.t)) {
       objective_.observation(steps, final_carry.t, y, grad);
@@ -182,7 +187,7 @@ class StoreAllAdjoint {
         objective_.observation(k, carries_[i].t, states_[i], grad);
         B::axpy(1.0, grad, lambda);
       }
-      if (options_.check_finite) detail::require_finite_adjoint<B>(lambda, mu, carries_[i]);
+      watch.after_reverse(lambda, mu, carries_[i], k == 0);
     }
     summary.reverse_seconds = seconds_since(start);
 
@@ -207,11 +212,12 @@ class StoreAllAdjoint {
     summary.restores = steps;
     summary.storage.peak_memory_bytes = steps * bytes_per_state;
     summary.t_final = final_carry.t;
-    summary.health = assess_gradient<B>(
-        loss, y0, theta, lambda, mu,
-        steps > 0 ? relative_step_change<B>(y, states_[static_cast<std::size_t>(steps - 1)])
-                  : std::numeric_limits<double>::quiet_NaN(),
-        steps);
+    if (options_.assess_health)
+      summary.health = assess_gradient<B>(
+          loss, y0, theta, lambda, mu,
+          steps > 0 ? relative_step_change<B>(y, states_[static_cast<std::size_t>(steps - 1)])
+                    : std::numeric_limits<double>::quiet_NaN(),
+          steps);
 
     result.loss = loss;
     result.grad_y0 = std::move(lambda);

@@ -115,23 +115,23 @@ class Mlp {
     std::size_t next_slot = 0;        // the slot the next forward fills
     Eigen::VectorXd theta_key;        // θ of the current version (P values)
     std::uint64_t theta_version = 0;  // bumped whenever θ's bits change
-    // accumulate_vjp_per_sample's waiting calls: per call and layer, ∂L/∂z (outputs × batch)
-    // and the layer's input (inputs × batch); the target they are added to.
-    struct DeferredVjp {
-      std::vector<Eigen::MatrixXd> g, a;
-    };
-    std::vector<DeferredVjp> deferred;
-    std::size_t deferred_count = 0;
+    // accumulate_vjp_per_sample's waiting calls. Per layer k, call c's ∂L/∂z (outputs_k ×
+    // batch, column-major) at deferred_g[k] + c · deferred_g_stride[k] and the layer's input
+    // (inputs_k × batch) likewise in deferred_a[k]: one contiguous copy per call. The strides
+    // are a cache line longer than a call's values, so that one sample's calls, which
+    // add_deferred_vjps reads together, do not all fall into the same cache sets.
+    std::vector<Eigen::VectorXd> deferred_g, deferred_a;
+    std::vector<Index> deferred_g_stride, deferred_a_stride;
+    std::size_t deferred_capacity = 0, deferred_count = 0;
     double* deferred_target = nullptr;  // grad_theta's first entry
     Index deferred_stride = 0, deferred_batch = 0;
   };
   // The most calls accumulate_vjp_per_sample lets wait (more stages than any tableau has).
   static constexpr std::size_t kMaxDeferred = 32;
-  // max_batch >= 1, saved_passes >= 0 (see "Saved forward passes" above), 0 <= deferred_stages <=
-  // kMaxDeferred
-  // (accumulate_vjp_per_sample). Allocates; forward and vjp with this workspace then never do.
-  Workspace make_workspace(Index max_batch, Index saved_passes = 0,
-                           Index deferred_stages = 0) const;
+  // max_batch >= 1, saved_passes >= 0 (see "Saved forward passes" above), 0 <= deferred_calls <=
+  // kMaxDeferred (accumulate_vjp_per_sample). Allocates; forward and vjp with this workspace then
+  // never do.
+  Workspace make_workspace(Index max_batch, Index saved_passes = 0, Index deferred_calls = 0) const;
 
   // Y = mlp(X).  X: inputs × batch, Y: outputs × batch (overwritten), 0 <= batch <=
   // ws.max_batch(), theta: parameter_size() values. Wrong shapes are an rwd::InvalidArgument.
@@ -159,19 +159,22 @@ class Mlp {
   // buffer (an adjoint accumulating per-sample gradients over steps and stages reads and writes
   // them once per stage instead of three times). grad_X is overwritten as in vjp.
   //
-  // With a workspace made with deferred_stages > 0 the addition into grad_theta may wait: the
+  // With a workspace made with deferred_calls > 0 the addition into grad_theta may wait: the
   // call keeps what it needs (each layer's ∂L/∂z and input, per sample) and
   // add_deferred_vjps(ws) adds every waiting call's share, in call order, entry by entry — the
   // same additions in the same order as one call at a time, so the same bits, with grad_theta
   // read and written once for all of them instead of once per call (an explicit Runge–Kutta
   // step's stages, rwd::nn::NeuralOde::vjp_accumulate). A call with another grad_theta, or one
-  // beyond deferred_stages waiting calls, adds the waiting ones first. grad_theta must stay
+  // beyond deferred_calls waiting calls, adds the waiting ones first. grad_theta must stay
   // where it is until add_deferred_vjps; grad_X is written at once.
   void accumulate_vjp_per_sample(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
                                  const Eigen::Ref<const Eigen::MatrixXd>& V,
                                  Eigen::Ref<Eigen::MatrixXd> grad_X,
                                  Eigen::Ref<Eigen::MatrixXd> grad_theta, Workspace& ws) const;
   void add_deferred_vjps(Workspace& ws) const;
+  // Forgets the waiting calls without adding them (their grad_theta may be gone: an accumulation
+  // abandoned by an error).
+  void discard_deferred_vjps(Workspace& ws) const { ws.deferred_count = 0; }
 
   // Glorot/Xavier-uniform weights, W ~ U(−a, a) with a = √(6 / (inputs + outputs)) (Glorot &
   // Bengio 2010), zero biases. The same seed gives the same bits on every platform: the

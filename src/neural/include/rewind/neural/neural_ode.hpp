@@ -219,6 +219,9 @@ class NeuralOde {
   }
 
   void finish_vjp_accumulation(Vector&) const { mlp_.add_deferred_vjps(workspace_); }
+  // Forgets waiting terms (a reverse sweep abandoned by an error between a step's stages: its μ
+  // may be gone, and they must not reach the next run's).
+  void drop_held_vjp_terms() const { mlp_.discard_deferred_vjps(workspace_); }
 
  private:
   void check_vjp(const Vector& y, const Vector& theta, const Vector& v, const Vector& out_y,

@@ -292,7 +292,10 @@ class NeuralOdeTrainer {
       BacksolveAdjoint driver(stepper_, std::move(objective), options_.backsolve);
       return driver.run(y0, copies_);
     }
-    CheckpointedAdjoint driver(stepper_, std::move(objective), options_.checkpoint);
+    // The health of a gradient over per-window copies says nothing a trainer reads.
+    CheckpointOptions checkpoint = options_.checkpoint;
+    checkpoint.assess_health = false;
+    CheckpointedAdjoint driver(stepper_, std::move(objective), checkpoint);
     return driver.run(y0, copies_, options_.schedule);
   }
 
