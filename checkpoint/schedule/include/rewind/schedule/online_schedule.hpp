@@ -69,6 +69,12 @@ class OnlineSchedule final : public Schedule {
   std::string name() const override;
   void reset() override;  // back to the start of the forward phase
   std::unique_ptr<Schedule> clone() const override;
+  // A copy in the present state, which gives the same actions from here on. Once the schedule
+  // has ended they no longer depend on anything the driver reports, so a copy can run ahead of
+  // it (the disk reads a rwd::RestoreLookahead starts early).
+  std::unique_ptr<OnlineSchedule> copy_in_state() const {
+    return std::make_unique<OnlineSchedule>(*this);
+  }
 
  private:
   Action next_forward();

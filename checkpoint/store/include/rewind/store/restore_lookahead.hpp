@@ -43,6 +43,16 @@ class RestoreLookahead {
     last_store_.assign(static_cast<std::size_t>(std::max(scout_->slots(), 1)), -1);
   }
 
+  // The same with a scout that is not fresh: a copy, in its present state, of a schedule whose
+  // action number `next_index` comes next and whose actions from there on are fixed (an online
+  // schedule once its end is known, rwd::OnlineSchedule::copy_in_state). Slots stored before
+  // next_index hold what their restores want.
+  static RestoreLookahead continuing(std::unique_ptr<Schedule> scout, Index next_index,
+                                     int first_slot, int end_slot = -1) {
+    RestoreLookahead lookahead(std::move(scout), first_slot, end_slot, next_index);
+    return lookahead;
+  }
+
   // Call before executing action number `index` (0, 1, 2, … without gaps). Returns the restore
   // to start fetching now, at most once per restore.
   std::optional<Fetch> before(Index index) {
@@ -56,6 +66,15 @@ class RestoreLookahead {
   }
 
  private:
+  RestoreLookahead(std::unique_ptr<Schedule> scout, int first_slot, int end_slot, Index next_index)
+      : scout_(std::move(scout)),
+        first_slot_(first_slot),
+        end_slot_(end_slot),
+        scouted_(next_index) {
+    if (!scout_) detail::fail<InvalidArgument>("restore lookahead needs a schedule");
+    last_store_.assign(static_cast<std::size_t>(std::max(scout_->slots(), 1)), -1);
+  }
+
   void scan() {
     for (;;) {
       const Action action = scout_->next();

@@ -30,9 +30,10 @@
 // y_l buffer first; if the run ends there that buffer is the final state and the current state
 // stays y_{l−1}, exactly where revolve's first reverse begins, so the last step is never taken
 // twice (one state copy per forward step is the price). on_disk() of such a planner runs the
-// same online schedule with every snapshot in the disk level. Other planners (two-level, uniform,
-// store-all, custom) need l to plan: a counting sweep (one extra forward run without storage)
-// comes first, reported in the summary.
+// same online schedule with every snapshot in the disk level, read ahead once the end is known
+// (from there the schedule's actions are fixed, and a copy of it runs ahead). Other planners
+// (two-level, uniform, store-all, custom) need l to plan: a counting sweep (one extra forward run
+// without storage) comes first, reported in the summary.
 //
 // Resumable runs (options.disk.resume, a plan with a disk level, or the online schedule on
 // disk, whose record also holds the run's length once found): the snapshot file
@@ -273,8 +274,8 @@ class CheckpointedAdjoint {
     } else if (!online) {
       detail::fail<InvalidArgument>("a run without a plan needs the online schedule");
     } else if (online_on_disk) {
-      // Every snapshot in the file, as for a planned schedule on disk (no reads started ahead:
-      // the online schedule's restores are not known before its end).
+      // Every snapshot in the file, as for a planned schedule on disk; its reads are started
+      // ahead once the run's end is known (below).
       DiskStoreOptions disk = options_.disk;
       if (disk.directory.empty() && disk.file.empty())
         detail::fail<InvalidArgument>("schedule '", online->name(), "' keeps its ", online->slots(),
@@ -426,6 +427,10 @@ class CheckpointedAdjoint {
         }
         forward_s += seconds_since(start);
       }
+      // Online on disk: from its end on the online schedule's actions are fixed, so a copy of it
+      // runs ahead and the disk reads start early, as for a planned schedule.
+      if (online_on_disk && online->ended() && !lookahead)
+        lookahead.emplace(RestoreLookahead::continuing(online->copy_in_state(), index, 0));
       if (lookahead)
         if (const auto fetch = lookahead->before(index)) store->prefetch(fetch->slot, fetch->step);
       if (host_lookahead)
