@@ -57,8 +57,9 @@ TEST_P(OnlineLong, ValidStreamsForSampledLengthsUpTo10Million) {
     EXPECT_GE(cost.advances, optimum);
     EXPECT_LE(static_cast<double>(cost.advances),
               online_ratio_bound(l, c, rule) * static_cast<double>(optimum));
-    if (rule == OnlineRule::never_above_dynamic)
+    if (rule == OnlineRule::never_above_dynamic) {
       EXPECT_LE(cost.advances, dynamic_checkpointing_advances(l, c));
+    }
   }
 }
 
