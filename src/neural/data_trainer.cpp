@@ -322,21 +322,31 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
 }
 
 nn::NeuralOde& DataTrainer::batch_model(Index batch) {
-  if (!batch_model_.model || batch_model_.batch != batch) {
-    batch_model_.model.reset();  // the old one goes first: never both at once
-    // The copies are written by batched_gradient alone: the model need not compare them.
-    batch_model_.model = std::make_unique<nn::NeuralOde>(
-        field_.network(), batch, field_.features(), nn::ParameterCopies::per_sample,
-        nn::CopyCheck::by_owner,
-        nn::NeuralOdeTime{field_.time_input(), field_.time_shift(), field_.time_scale()});
-    // Every stage of a window keeps its forward pass for the VJP there, and a step's
-    // per-window parameter gradients are added in one pass (the same bits, less work).
-    batch_model_.model->keep_forward_passes(options_.window * options_.substeps *
-                                            options_.tableau.stages);
-    batch_model_.model->defer_parameter_gradients(options_.tableau.stages);
-    batch_model_.batch = batch;
+  const Index use = ++batch_model_uses_;
+  for (BatchModel& kept : batch_models_)
+    if (kept.batch == batch) {
+      kept.last_used = use;
+      return *kept.model;
+    }
+  if (batch_models_.size() == kKeptBatchModels) {  // the least recently used one goes first
+    const auto oldest = std::min_element(
+        batch_models_.begin(), batch_models_.end(),
+        [](const BatchModel& a, const BatchModel& b) { return a.last_used < b.last_used; });
+    batch_models_.erase(oldest);
   }
-  return *batch_model_.model;
+  BatchModel& made = batch_models_.emplace_back();
+  // The copies are written by batched_gradient alone: the model need not compare them.
+  made.model = std::make_unique<nn::NeuralOde>(
+      field_.network(), batch, field_.features(), nn::ParameterCopies::per_sample,
+      nn::CopyCheck::by_owner,
+      nn::NeuralOdeTime{field_.time_input(), field_.time_shift(), field_.time_scale()});
+  // Every stage of a window keeps its forward pass for the VJP there, and a step's
+  // per-window parameter gradients are added in one pass (the same bits, less work).
+  made.model->keep_forward_passes(options_.window * options_.substeps * options_.tableau.stages);
+  made.model->defer_parameter_gradients(options_.tableau.stages);
+  made.batch = batch;
+  made.last_used = use;
+  return *made.model;
 }
 
 Summary DataTrainer::batched_gradient(const Eigen::VectorXd& theta,

@@ -107,15 +107,14 @@ Mlp::Workspace Mlp::make_workspace(Index max_batch, Index saved_passes,
   Workspace ws;
   ws.max_batch_ = max_batch;
   // Zeros: the padding rows are never written by a product, and stay finite through tanh.
-  Index largest_weight = 0;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     ws.pre.push_back(Eigen::MatrixXd::Zero(padded(layers_[i].outputs), max_batch));
     ws.post.push_back(Eigen::MatrixXd::Zero(padded(layers_[i].outputs), max_batch));
-    largest_weight = std::max(largest_weight, layers_[i].outputs * layers_[i].inputs);
   }
   ws.grad_a = Eigen::MatrixXd::Zero(padded(widest_), max_batch);
   ws.grad_b = Eigen::MatrixXd::Zero(padded(widest_), max_batch);
-  ws.transposed.resize(largest_weight);
+  ws.transposed.resize(parameter_size_);  // layer k's Wᵀ where θ has its W (bias slots unused)
+  ws.theta_key.resize(parameter_size_);
   ws.made_for = layers_;
   if (saved_passes > 0) {
     ws.saved.resize(static_cast<std::size_t>(saved_passes));
@@ -124,7 +123,6 @@ Mlp::Workspace Mlp::make_workspace(Index max_batch, Index saved_passes,
       slot.pre = ws.pre;
       slot.post = ws.post;
     }
-    ws.theta_key.resize(parameter_size_);
   }
   ws.deferred_capacity = static_cast<std::size_t>(deferred_calls);
   if (deferred_calls > 0)
@@ -145,6 +143,19 @@ std::uint64_t Mlp::theta_version(const double* theta, Workspace& ws) const {
     ++ws.theta_version;
   }
   return ws.theta_version;
+}
+
+const double* Mlp::transposed_weights(const double* theta, Workspace& ws) const {
+  const std::uint64_t version = theta_version(theta, ws);
+  if (ws.transposed_version != version) {
+    for (std::size_t k = 0; k < layers_.size(); ++k) {
+      const DenseLayerShape& l = layers_[k];
+      MatrixMap(ws.transposed.data() + offsets_[k], l.inputs, l.outputs) =
+          ConstMatrixMap(theta + offsets_[k], l.outputs, l.inputs).transpose();
+    }
+    ws.transposed_version = version;
+  }
+  return ws.transposed.data();
 }
 
 void Mlp::save_pass(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
@@ -367,8 +378,8 @@ void Mlp::per_sample(const char* call, const double* theta,
 // ∂L/∂z = σ'(z) ⊙ G; `parameters(k, G, a)` then takes layer k's ∂L/∂z and input a (for ∂L/∂W
 // and ∂L/∂b), and ∂L/∂a = Wᵀ (∂L/∂z) goes on to the layer below. G moves between the
 // workspace's two cotangent buffers as the layer index descends; the first layer's ∂L/∂a goes
-// straight into grad_X. Wᵀ is copied into the workspace first, so that ∂L/∂a is the same
-// column-by-column product as the forward pass (the same bits for any batch).
+// straight into grad_X. Wᵀ is kept in the workspace (made once per θ version), so that ∂L/∂a is the
+// same column-by-column product as the forward pass (the same bits for any batch).
 template <class ParameterGradient>
 void Mlp::reverse_pass(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
                        const Eigen::Ref<const Eigen::MatrixXd>& V,
@@ -376,6 +387,7 @@ void Mlp::reverse_pass(const double* theta, const Eigen::Ref<const Eigen::Matrix
                        ParameterGradient&& parameters) const {
   const Index batch = X.cols();
   restore_or_run_forward(theta, X, ws);
+  const double* transposed = transposed_weights(theta, ws);
   Eigen::MatrixXd* g = &ws.grad_a;
   Eigen::MatrixXd* next = &ws.grad_b;
   g->topLeftCorner(output_size(), batch) = V;
@@ -388,13 +400,12 @@ void Mlp::reverse_pass(const double* theta, const Eigen::Ref<const Eigen::Matrix
       parameters(k, G, X);
     else
       parameters(k, G, ws.post[k - 1].topLeftCorner(l.inputs, batch));
-    MatrixMap Wt(ws.transposed.data(), l.inputs, l.outputs);
-    Wt = ConstMatrixMap(theta + offsets_[k], l.outputs, l.inputs).transpose();
+    const double* Wt = transposed + offsets_[k];  // inputs × outputs
     if (k == 0) {
-      dense::column_products(Wt.data(), l.inputs, l.outputs, g->data(), g->rows(), batch, nullptr,
+      dense::column_products(Wt, l.inputs, l.outputs, g->data(), g->rows(), batch, nullptr,
                              grad_X.data(), grad_X.outerStride());
     } else {
-      dense::column_products(Wt.data(), l.inputs, l.outputs, g->data(), g->rows(), batch, nullptr,
+      dense::column_products(Wt, l.inputs, l.outputs, g->data(), g->rows(), batch, nullptr,
                              next->data(), next->rows());
       std::swap(g, next);
     }

@@ -179,13 +179,19 @@ class DataTrainer {
   Index steps_ = 0, rejected_ = 0;  // of the last gradient(), this process's windows
 
   // Windows integrated together: per trajectory the uniform spacing its windows are stepped
-  // with (0: not uniform, each window on its own intervals), and the last group's model.
+  // with (0: not uniform, each window on its own intervals), and the models of the last few
+  // group sizes — a minibatch of several spacings, or with windows on irregular times (each
+  // alone), asks for several sizes in turn, and a model with its workspaces is too dear to
+  // build for every group (it was 10 % of such an iteration).
   std::vector<double> uniform_spacing_;
   struct BatchModel {
     std::unique_ptr<nn::NeuralOde> model;
     Index batch = 0;
+    Index last_used = 0;
   };
-  BatchModel batch_model_;
+  static constexpr std::size_t kKeptBatchModels = 4;
+  std::vector<BatchModel> batch_models_;
+  Index batch_model_uses_ = 0;
   nn::NeuralOde& batch_model(Index batch);
 
   nn::NeuralField field_;

@@ -99,10 +99,13 @@ class Mlp {
    private:
     friend class Mlp;
     Index max_batch_ = 0;
-    std::vector<Eigen::MatrixXd> pre;       // W a + b of each layer, outputs × max_batch
-    std::vector<Eigen::MatrixXd> post;      // σ(pre) of each layer, outputs × max_batch
-    Eigen::MatrixXd grad_a, grad_b;         // cotangents, widest layer × max_batch, used in turn
-    Eigen::VectorXd transposed;             // one layer's Wᵀ, for the reverse pass
+    std::vector<Eigen::MatrixXd> pre;   // W a + b of each layer, outputs × max_batch
+    std::vector<Eigen::MatrixXd> post;  // σ(pre) of each layer, outputs × max_batch
+    Eigen::MatrixXd grad_a, grad_b;     // cotangents, widest layer × max_batch, used in turn
+    // Every layer's Wᵀ for the reverse pass, one after another, made once per θ version (a
+    // transpose per call was most of a one-sample VJP).
+    Eigen::VectorXd transposed;
+    std::uint64_t transposed_version = 0;   // the θ version it was made for; 0: none
     std::vector<DenseLayerShape> made_for;  // the layers it was made for
     // (Rows are padded to whole SIMD vectors; see mlp.cpp.)
     struct SavedPass {
@@ -193,6 +196,8 @@ class Mlp {
                    Workspace& ws) const;
   // ws.theta_version for θ's bits (a new version when they differ from the last seen).
   std::uint64_t theta_version(const double* theta, Workspace& ws) const;
+  // Every layer's Wᵀ at θ (ws.transposed), remade only when θ's bits changed.
+  const double* transposed_weights(const double* theta, Workspace& ws) const;
   // After run_forward: trade the workspace's pre/post for the next slot's, keyed by X and θ.
   void save_pass(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
                  Workspace& ws) const;
