@@ -145,8 +145,8 @@ std::uint64_t Mlp::theta_version(const double* theta, Workspace& ws) const {
   return ws.theta_version;
 }
 
-const double* Mlp::transposed_weights(const double* theta, Workspace& ws) const {
-  const std::uint64_t version = theta_version(theta, ws);
+const double* Mlp::transposed_weights(const double* theta, std::uint64_t version,
+                                      Workspace& ws) const {
   if (ws.transposed_version != version) {
     for (std::size_t k = 0; k < layers_.size(); ++k) {
       const DenseLayerShape& l = layers_[k];
@@ -174,11 +174,10 @@ void Mlp::save_pass(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>
   }
 }
 
-void Mlp::restore_or_run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
-                                 Workspace& ws) const {
+void Mlp::restore_or_run_forward(const double* theta, std::uint64_t version,
+                                 const Eigen::Ref<const Eigen::MatrixXd>& X, Workspace& ws) const {
   const Index batch = X.cols();
   if (!ws.saved.empty()) {
-    const std::uint64_t version = theta_version(theta, ws);
     // Newest first: a reverse sweep asks for the passes in the reverse of their order.
     for (std::size_t k = 0; k < ws.saved.size(); ++k) {
       const std::size_t i = (ws.next_slot + ws.saved.size() - 1 - k) % ws.saved.size();
@@ -386,8 +385,9 @@ void Mlp::reverse_pass(const double* theta, const Eigen::Ref<const Eigen::Matrix
                        Eigen::Ref<Eigen::MatrixXd>& grad_X, Workspace& ws,
                        ParameterGradient&& parameters) const {
   const Index batch = X.cols();
-  restore_or_run_forward(theta, X, ws);
-  const double* transposed = transposed_weights(theta, ws);
+  const std::uint64_t version = theta_version(theta, ws);  // one comparison of θ per call
+  restore_or_run_forward(theta, version, X, ws);
+  const double* transposed = transposed_weights(theta, version, ws);
   Eigen::MatrixXd* g = &ws.grad_a;
   Eigen::MatrixXd* next = &ws.grad_b;
   g->topLeftCorner(output_size(), batch) = V;

@@ -34,16 +34,17 @@ class ParameterGradientWatch {
                          bool check_finite)
       : stepper_(stepper),
         check_finite_(check_finite),
-        check_every_(parameter_size <= kParameterCheckRatio * std::max<Index>(state_size, 1)
-                         ? 1
-                         : (parameter_size + kParameterCheckRatio * state_size - 1) /
-                               (kParameterCheckRatio * std::max<Index>(state_size, 1))) {}
+        check_every_(std::max<Index>(
+            1, ceil_div(parameter_size, kParameterCheckRatio * std::max<Index>(state_size, 1)))) {}
   ~ParameterGradientWatch() {
     if constexpr (requires(Stepper & s) { s.drop_held_parameter_terms(); })
       stepper_.drop_held_parameter_terms();
   }
   ParameterGradientWatch(const ParameterGradientWatch&) = delete;
   ParameterGradientWatch& operator=(const ParameterGradientWatch&) = delete;
+
+  // ⌈a / b⌉ for a ≥ 0, b > 0.
+  static Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
 
   // Steps between two checks of μ (1: every step).
   Index check_every() const { return check_every_; }

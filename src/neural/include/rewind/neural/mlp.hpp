@@ -196,14 +196,15 @@ class Mlp {
                    Workspace& ws) const;
   // ws.theta_version for θ's bits (a new version when they differ from the last seen).
   std::uint64_t theta_version(const double* theta, Workspace& ws) const;
-  // Every layer's Wᵀ at θ (ws.transposed), remade only when θ's bits changed.
-  const double* transposed_weights(const double* theta, Workspace& ws) const;
+  // Every layer's Wᵀ at θ of that version (ws.transposed), remade only when the version changed.
+  const double* transposed_weights(const double* theta, std::uint64_t version, Workspace& ws) const;
   // After run_forward: trade the workspace's pre/post for the next slot's, keyed by X and θ.
   void save_pass(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
                  Workspace& ws) const;
-  // Before a reverse pass: the saved pass of (X, θ) traded into the workspace, or run_forward.
-  void restore_or_run_forward(const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
-                              Workspace& ws) const;
+  // Before a reverse pass: the saved pass of (X, θ of that version) traded into the workspace,
+  // or run_forward.
+  void restore_or_run_forward(const double* theta, std::uint64_t version,
+                              const Eigen::Ref<const Eigen::MatrixXd>& X, Workspace& ws) const;
   template <bool accumulate>
   void per_sample(const char* call, const double* theta, const Eigen::Ref<const Eigen::MatrixXd>& X,
                   const Eigen::Ref<const Eigen::MatrixXd>& V, Eigen::Ref<Eigen::MatrixXd>& grad_X,
