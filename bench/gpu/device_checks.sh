@@ -6,7 +6,8 @@
 #   bench/gpu/device_checks.sh [OUTDIR]          # there, with bench/gpu/bundle carried
 #
 # Writes into OUTDIR (default $OUT, else ./device-out): checks.log (everything, in order),
-# tests.log (the CUDA GoogleTest suites), roofline.json, runs.jsonl (one `rewind run --json`
+# tests.log (the CUDA GoogleTest suites), roofline.json, neural_rewind.json, neural_torch.json,
+# neural_cpu.json, runs.jsonl (one `rewind run --json`
 # per line, each with its "label"), ncu.log, ncu_reverse.log, sanitizer.log. Each step has a time limit and a failing step
 # does not stop the ones after it; the last line of checks.log counts the failures.
 set -uo pipefail
@@ -52,11 +53,34 @@ print('   loss', d['loss'], 'total', s['total_seconds'], 's, ratio', s.get('grad
 step 20 "machine" bash -c 'nvidia-smi; nproc; ldd --version | head -1; free -g | head -2'
 for t in thrust_fixed_reduction_cuda_test backend_conformance_cuda_test \
          thrust_device_errors_cuda_test thrust_gradient_cuda_test three_level_cuda_test \
-         drift_monitor_cuda_test; do
+         drift_monitor_cuda_test device_neural_ode_cuda_test; do
   step 120 "$t" bash -c "$t 2>&1 | tee -a '$out/tests.log' | tail -3"
 done
 step 120 "roofline" gray_scott_roofline --sizes 1024,4096 --steps 200 --alive-steps 4000 \
   --gradient-size 1024 --gradient-steps 200 --json "$out/roofline.json"
+
+# Neural-ODE training on the GPU (3-64-64-3 tanh, 20 RK 3/8 steps, batch 256 … 65 536): rewind,
+# then torchdiffeq/PyTorch on the same GPU from rewind's dumped inputs (same gradient first), then
+# rewind's CPU model on this machine's CPU (NEURAL=0 skips all three).
+# cuBLAS is loaded at run time where the loader finds libcublas.so.<major> of the toolkit the
+# programs were built with: the toolkit's lib64, or the copy inside PyTorch's wheels.
+cublas_dir=$(python3 -c 'import glob, os, torch
+root = os.path.dirname(os.path.dirname(torch.__file__))
+hits = sorted(glob.glob(os.path.join(root, "nvidia", "**", "libcublas.so.*"), recursive=True))
+print(":".join(sorted({os.path.dirname(h) for h in hits})))' 2>/dev/null)
+export LD_LIBRARY_PATH=$LD_LIBRARY_PATH${cublas_dir:+:$cublas_dir}:/usr/local/cuda/lib64
+if [ "${NEURAL:-1}" = 1 ]; then
+  mkdir -p "$work/neural"
+  step 240 "neural ODE, rewind on the GPU" neural_ode_gpu_bench --iterations 10 \
+    --dump "$work/neural" --json "$out/neural_rewind.json"
+  step 120 "neural ODE, rewind on the GPU, its own kernels" neural_ode_gpu_bench --iterations 5 \
+    --products kernels --batches 256,4096,65536 --json "$out/neural_rewind_kernels.json"
+  step 300 "neural ODE, PyTorch on the GPU" python3 "$root/bench/gpu/neural_ode_torch_gpu.py" \
+    --dumps "$work/neural" --rewind-json "$out/neural_rewind.json" --iterations 10 \
+    --json "$out/neural_torch.json"
+  step 120 "neural ODE, rewind on one CPU core" neural_ode_gpu_bench_cpu --batches 256,1024,4096 \
+    --iterations 3 --json "$out/neural_cpu.json"
+fi
 
 # Long horizons at 2×2048² (67 MB a state; store-all of 10^4 steps would be 0.67 TB, eight times
 # the device): the same device + pinned host levels for 10^3 and 10^4 steps (device memory should
