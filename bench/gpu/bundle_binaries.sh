@@ -7,7 +7,7 @@
 #   cmake --build build --target rewind_cli gray_scott_roofline gray_scott_roofline_cpu \
 #       neural_ode_gpu_bench neural_ode_gpu_bench_cpu \
 #       thrust_gradient_cuda_test three_level_cuda_test drift_monitor_cuda_test \
-#       backend_conformance_cuda_test device_neural_ode_cuda_test \
+#       backend_conformance_cuda_test device_neural_ode_cuda_test cvodes_device_vector_cuda_test \
 #       thrust_device_errors_cuda_test thrust_fixed_reduction_cuda_test
 #   bench/gpu/bundle_binaries.sh [build]
 #   # on the GPU machine, with bench/gpu/bundle carried beside the working tree:
@@ -27,7 +27,8 @@ programs=(src/cli/rewind bench/gpu/gray_scott_roofline bench/gpu/gray_scott_roof
           bench/gpu/neural_ode_gpu_bench bench/gpu/neural_ode_gpu_bench_cpu
           tests/thrust_gradient_cuda_test tests/three_level_cuda_test tests/drift_monitor_cuda_test
           tests/backend_conformance_cuda_test tests/thrust_device_errors_cuda_test
-          tests/thrust_fixed_reduction_cuda_test tests/device_neural_ode_cuda_test)
+          tests/thrust_fixed_reduction_cuda_test tests/device_neural_ode_cuda_test
+          tests/cvodes_device_vector_cuda_test)
 for p in "${programs[@]}"; do
   [ -x "$build/$p" ] || { echo "bundle_binaries: $build/$p is not built" >&2; exit 1; }
   cp "$build/$p" "$stage/bin/"

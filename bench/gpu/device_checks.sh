@@ -4,6 +4,8 @@
 #
 #   bench/gpu/bundle_binaries.sh                 # here: the programs and their libraries
 #   bench/gpu/device_checks.sh [OUTDIR]          # there, with bench/gpu/bundle carried
+#   CPU=0 LONG=0 bench/gpu/device_checks.sh      # without the CPU runs and the long horizons
+#   (NEURAL=0 and BDF=0 skip the neural-ODE and the BDF runs)
 #
 # Writes into OUTDIR (default $OUT, else ./device-out): checks.log (everything, in order),
 # tests.log (the CUDA GoogleTest suites), roofline.json, neural_rewind.json, neural_torch.json,
@@ -53,7 +55,7 @@ print('   loss', d['loss'], 'total', s['total_seconds'], 's, ratio', s.get('grad
 step 20 "machine" bash -c 'nvidia-smi; nproc; ldd --version | head -1; free -g | head -2'
 for t in thrust_fixed_reduction_cuda_test backend_conformance_cuda_test \
          thrust_device_errors_cuda_test thrust_gradient_cuda_test three_level_cuda_test \
-         drift_monitor_cuda_test device_neural_ode_cuda_test; do
+         drift_monitor_cuda_test device_neural_ode_cuda_test cvodes_device_vector_cuda_test; do
   step 120 "$t" bash -c "$t 2>&1 | tee -a '$out/tests.log' | tail -3"
 done
 step 120 "roofline" gray_scott_roofline --sizes 1024,4096 --steps 200 --alive-steps 4000 \
@@ -82,25 +84,39 @@ if [ "${NEURAL:-1}" = 1 ]; then
     --iterations 3 --json "$out/neural_cpu.json"
 fi
 
+# BDF with the state on the device (stretch item): the Brusselator by CVODES with GMRES over
+# rewind's device N_Vector, 2×256² and 2×1024² unknowns, revolve over the intervals (BDF=0 skips).
+if [ "${BDF:-1}" = 1 ]; then
+  RUN_LIMIT=90 run_json bdf_gpu_256 brusselator --n 256 --backend cuda --method bdf --steps 8 \
+    --dt 0.125 --snapshots 3
+  RUN_LIMIT=150 run_json bdf_gpu_1024 brusselator --n 1024 --backend cuda --method bdf \
+    --steps 8 --dt 0.0625 --snapshots 3
+fi
+
 # Long horizons at 2×2048² (67 MB a state; store-all of 10^4 steps would be 0.67 TB, eight times
 # the device): the same device + pinned host levels for 10^3 and 10^4 steps (device memory should
-# not grow), every snapshot on the device for comparison, and a disk level under them.
+# not grow), every snapshot on the device for comparison, and a disk level under them (measured
+# in run 3; LONG=0 skips them, the store-all ratios stay).
 gs="gray_scott --n 2048 --backend cuda"
-run_json three_1k   $gs --steps 1000  --device-snapshots 8 --host-snapshots 64
-run_json device_1k  $gs --steps 1000  --snapshots 72
-RUN_LIMIT=100 run_json three_10k  $gs --steps 10000 --device-snapshots 8 --host-snapshots 64
+if [ "${LONG:-1}" = 1 ]; then
+  run_json three_1k   $gs --steps 1000  --device-snapshots 8 --host-snapshots 64
+  run_json device_1k  $gs --steps 1000  --snapshots 72
+  RUN_LIMIT=100 run_json three_10k  $gs --steps 10000 --device-snapshots 8 --host-snapshots 64
+  mkdir -p /tmp/rewind-disk
+  run_json disk_1k    $gs --steps 1000  --device-snapshots 4 --host-snapshots 16 \
+    --disk /tmp/rewind-disk --disk-snapshots 64
+  step 10 "disk level left nothing" bash -c 'ls -la /tmp/rewind-disk; [ -z "$(ls /tmp/rewind-disk)" ]'
+fi
 run_json store_all_gs1024 gray_scott --n 1024 --backend cuda --steps 500 --schedule store-all
 run_json store_all_gs2048 $gs --steps 200 --schedule store-all
-mkdir -p /tmp/rewind-disk
-run_json disk_1k    $gs --steps 1000  --device-snapshots 4 --host-snapshots 16 \
-  --disk /tmp/rewind-disk --disk-snapshots 64
-step 10 "disk level left nothing" bash -c 'ls -la /tmp/rewind-disk; [ -z "$(ls /tmp/rewind-disk)" ]'
 # The CPU, same machine: the Eigen backend on every core (CPU=0 skips it).
 if [ "${CPU:-1}" = 1 ]; then
   run_json cpu_gs1024 gray_scott --n 1024 --backend eigen --threads "$(nproc)" --steps 100 \
     --schedule store-all
   run_json cpu_gs2048 gray_scott --n 2048 --backend eigen --threads "$(nproc)" --steps 50 \
     --schedule store-all
+  RUN_LIMIT=120 run_json bdf_cpu_256 brusselator --n 256 --backend eigen --threads "$(nproc)" \
+    --method bdf --linear-solver gmres --steps 8 --dt 0.125 --snapshots 3
 fi
 # Bad input on the device: each must be refused before any step, with a message (400 steps: the
 # plan uses every slot it is given).

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_device_name.hpp"
 #include "gray_scott_roofline.hpp"
 #include "rewind/backend/cuda_check.hpp"
 
@@ -46,13 +47,7 @@ double best_ms(const Launch& launch) {
 }
 
 struct CudaPlatform {
-  static std::string device_name() {
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    cudaDeviceProp p{};
-    check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
-    return std::string(p.name) + ", " + std::to_string(p.multiProcessorCount) + " SMs";
-  }
+  static std::string device_name() { return rwd::bench::cuda_device_name(); }
   static void synchronize() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
   static double free_bytes() { return static_cast<double>(rwd::cuda::device_memory().free_bytes); }
 

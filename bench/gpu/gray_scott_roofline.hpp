@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "index_list.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/thrust_backend.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
@@ -61,13 +62,6 @@ struct VMoments {
   }
 };
 
-inline std::vector<Index> parse_sizes(const std::string& text) {
-  std::vector<Index> sizes;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) sizes.push_back(std::stoll(item));
-  return sizes;
-}
-
 inline RooflineOptions parse_options(int argc, char** argv, RooflineOptions o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -76,7 +70,7 @@ inline RooflineOptions parse_options(int argc, char** argv, RooflineOptions o) {
                                     ")");
     const std::string v = argv[++i];
     if (a == "--sizes")
-      o.sizes = parse_sizes(v);
+      o.sizes = parse_index_list(v);
     else if (a == "--steps")
       o.steps = std::stoll(v);
     else if (a == "--alive-steps")

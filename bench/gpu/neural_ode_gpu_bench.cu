@@ -11,6 +11,7 @@
 #include <exception>
 #include <string>
 
+#include "cuda_device_name.hpp"
 #include "neural_ode_gpu_bench.hpp"
 #include "rewind/backend/cuda_check.hpp"
 #include "rewind/backend/thrust_backend.hpp"
@@ -22,13 +23,7 @@ using rwd::cuda::check;
 
 struct CudaPlatform {
   using Model = rwd::nn::DeviceNeuralOde<rwd::ThrustBackend>;
-  static std::string device_name() {
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    cudaDeviceProp p{};
-    check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
-    return std::string(p.name) + ", " + std::to_string(p.multiProcessorCount) + " SMs";
-  }
+  static std::string device_name() { return rwd::bench::cuda_device_name(); }
   static void synchronize() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
   static double memory_in_use() {
     const rwd::cuda::DeviceMemory m = rwd::cuda::device_memory();

@@ -37,6 +37,7 @@
 
 #include <Eigen/Dense>
 
+#include "index_list.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
@@ -58,13 +59,6 @@ struct NeuralGpuOptions {
   std::string dump_dir, json_path;
 };
 
-inline std::vector<Index> parse_list(const std::string& text) {
-  std::vector<Index> values;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) values.push_back(std::stoll(item));
-  return values;
-}
-
 inline NeuralGpuOptions parse_neural_options(int argc, char** argv, NeuralGpuOptions o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -73,9 +67,9 @@ inline NeuralGpuOptions parse_neural_options(int argc, char** argv, NeuralGpuOpt
                                     ")");
     const std::string v = argv[++i];
     if (a == "--batches")
-      o.batches = parse_list(v);
+      o.batches = parse_index_list(v);
     else if (a == "--layers")
-      o.layers = parse_list(v);
+      o.layers = parse_index_list(v);
     else if (a == "--dim")
       o.dim = std::stoll(v);
     else if (a == "--steps")

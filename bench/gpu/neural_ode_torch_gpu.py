@@ -33,6 +33,10 @@ import time
 
 import numpy as np
 
+# The model and the 3/8-rule step are the CPU comparison's (bench/neural_ode_torch_compare.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from neural_ode_torch_compare import rk38_step, torch_model  # noqa: E402
+
 
 def load_dump(directory, name):
     with open(os.path.join(directory, name)) as f:
@@ -48,51 +52,17 @@ def load_dump(directory, name):
 
 
 def make_field(theta, dim, layers, dtype, device):
-    import torch
-    from torch import nn
-
-    widths = [dim, *layers, dim]
-
-    class Field(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.linears = nn.ModuleList(nn.Linear(widths[i], widths[i + 1])
-                                         for i in range(len(widths) - 1))
-
-        def forward(self, t, y):  # y: (batch, dim)
-            h = y
-            for layer in self.linears[:-1]:
-                h = torch.tanh(layer(h))
-            return self.linears[-1](h)
-
-    field = Field().to(device=device, dtype=dtype)
-    with torch.no_grad():  # rewind's θ: per layer W (out × in, column-major), then b
-        o = 0
-        for layer in field.linears:
-            n_out, n_in = layer.weight.shape
-            w = theta[o:o + n_in * n_out].reshape(n_in, n_out).T
-            o += n_in * n_out
-            layer.weight.copy_(torch.from_numpy(np.ascontiguousarray(w)))
-            layer.bias.copy_(torch.from_numpy(theta[o:o + n_out].copy()))
-            o += n_out
-        assert o == len(theta), f"theta has {len(theta)} values, the network {o}"
-    return field
+    """rewind's MLP (tanh, identity features) as nn.Linear layers, on the device, in dtype."""
+    return torch_model(theta, dim, layers, "identity").to(device=device, dtype=dtype)
 
 
 def flat_gradient(field):
+    """dJ/dθ in rewind's layout (per layer W column-major, then b), on the host in float64."""
     parts = []
     for layer in field.linears:
         parts.append(layer.weight.grad.detach().double().cpu().numpy().T.reshape(-1))
         parts.append(layer.bias.grad.detach().double().cpu().numpy().reshape(-1))
     return np.concatenate(parts)
-
-
-def rk38_step(f, t, y, h):
-    k1 = f(t, y)
-    k2 = f(t + h / 3, y + h * k1 / 3)
-    k3 = f(t + 2 * h / 3, y + h * (k2 - k1 / 3))
-    k4 = f(t + h, y + h * (k1 - k2 + k3))
-    return y + h * (k1 + 3 * (k2 + k3) + k4) / 8
 
 
 def trajectory(variant, field, y0, times, step):

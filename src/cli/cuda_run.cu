@@ -81,6 +81,12 @@ RunReport run_gradient_on_cuda(const RunSettings& settings, const PlanCallback& 
       report = detail::run_on_backend(problem, settings, on_plan, sample);
       break;
     }
+    case ProblemId::brusselator: {
+      DeviceBrusselator2D<ThrustBackend> problem(settings.n);
+      sample();
+      report = detail::run_on_backend(problem, settings, on_plan, sample);
+      break;
+    }
     default:
       rwd::detail::fail<InvalidArgument>(
           "--backend cuda: ", settings.problem->name,

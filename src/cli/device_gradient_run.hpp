@@ -9,6 +9,8 @@
 #include "device_run.hpp"
 #include "gradient_run.hpp"
 #include "problem_parameters.hpp"
+#include "rewind/integrators/thrust_cvodes.hpp"  // --method bdf: CVODES over device vectors
+#include "rewind/problems/device_brusselator2d.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/problems/heat2d.hpp"
 #include "rewind/problems/lorenz96.hpp"
@@ -36,6 +38,8 @@ RunReport run_device_problem(const RunSettings& settings, const PlanCallback& on
       return run_on_backend(Heat2D<B>(settings.n), settings, on_plan);
     case ProblemId::lorenz96:
       return run_on_backend(Lorenz96<B>(settings.n), settings, on_plan);
+    case ProblemId::brusselator:
+      return run_on_backend(DeviceBrusselator2D<B>(settings.n), settings, on_plan);
     default:
       rwd::detail::fail<InvalidArgument>(
           "--backend ", B::name, ": ", settings.problem->name,

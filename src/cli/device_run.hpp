@@ -10,8 +10,8 @@
 // apart (rewind/backend/thrust_backend.hpp).
 //
 // The problems with device right-hand sides and VJPs that are worth a device: gray_scott,
-// heat2d and lorenz96 (runs_on_device, problem_registry.hpp). Others, and --method bdf, are refused
-// before any work.
+// heat2d, lorenz96 and brusselator (runs_on_device, problem_registry.hpp); --method bdf runs CVODES
+// with GMRES over device vectors. Other problems are refused before any work.
 #pragma once
 
 #include <string>

@@ -176,6 +176,7 @@ inline bool runs_on_device(const ProblemInfo& problem) {
     case ProblemId::gray_scott:
     case ProblemId::heat2d:
     case ProblemId::lorenz96:
+    case ProblemId::brusselator:
       return true;
     default:
       return false;

@@ -33,6 +33,7 @@
 #include "rewind/objective.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "support/host_vectors.hpp"
+#include "support/random_data.hpp"
 
 namespace rwd::device_neural_ode_checks {
 
@@ -40,17 +41,9 @@ using Host = std::vector<double>;
 using B = ThrustBackend;
 using Model = nn::DeviceNeuralOde<B>;
 
-// Values in [-scale, scale) from a fixed hash of (seed, i): the same on every platform.
+// n values uniform in [-scale, scale), seeded.
 inline Host pseudo_random(std::size_t n, std::uint64_t seed, double scale = 1.0) {
-  Host h(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t x = seed * 0x9E3779B97F4A7C15ULL + i + 1;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    x ^= x >> 31;
-    h[i] = scale * (static_cast<double>(x >> 11) * 0x1.0p-52 - 1.0);
-  }
-  return h;
+  return testing::random_values(static_cast<Index>(n), seed, -scale, scale);
 }
 
 // max_i |a_i − b_i| / max_i |b_i|.

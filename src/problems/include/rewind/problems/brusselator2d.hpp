@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "rewind/backend/eigen_backend.hpp"
+#include "rewind/host_device.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/types.hpp"
@@ -32,42 +33,72 @@ namespace rwd {
 namespace detail {
 
 // --- the arithmetic, written once ---------------------------------------------------------------
-// One grid row at a time: `row` is the row's 2n interleaved values (u, v per cell), `up` and
-// `down` the rows above and below — the row itself at a wall (the mirrored ghost cell). The
-// serial problem and rwd::DistributedBrusselator (halo rows from the neighbouring ranks) call
-// these with the same operands, so they give the same bits.
+// One cell or one grid row at a time: `row` is the row's 2n interleaved values (u, v per cell),
+// `up` and `down` the rows above and below — the row itself at a wall (the mirrored ghost cell).
+// The serial problem, rwd::DistributedBrusselator (halo rows from the neighbouring ranks) and the
+// device kernels of rwd::DeviceBrusselator2D call these with the same operands, so they give the
+// same bits (the device's parameter sums are added in another order; see its header).
 
 // The 5-point Laplacian of species s at cell c, with mirrored ghost cells at the left and right
 // walls: up + down + left + right − 4·centre, in that order.
-inline double brusselator_laplacian(Index n, const double* row, const double* up,
-                                    const double* down, Index c, int s) {
+REWIND_HOST_DEVICE inline double brusselator_laplacian(Index n, const double* row, const double* up,
+                                                       const double* down, Index c, int s) {
   const Index i = 2 * c + s;
   const Index left = 2 * (c > 0 ? c - 1 : 0) + s, right = 2 * (c < n - 1 ? c + 1 : n - 1) + s;
   return up[i] + down[i] + row[left] + row[right] - 4.0 * row[i];
 }
 
-// f on one row; k = α / h² = α n².
-inline void brusselator_rhs_row(double a, double b, double k, Index n, const double* row,
-                                const double* up, const double* down, double* f) {
-  for (Index c = 0; c < n; ++c) {
-    const Index i = 2 * c;
-    const double u = row[i], v = row[i + 1];
-    f[i] = a + u * u * v - (b + 1.0) * u + k * brusselator_laplacian(n, row, up, down, c, 0);
-    f[i + 1] = b * u - u * u * v + k * brusselator_laplacian(n, row, up, down, c, 1);
-  }
+// f at cell c of a row; k = α / h² = α n².
+REWIND_HOST_DEVICE inline void brusselator_rhs_cell(double a, double b, double k, Index n,
+                                                    const double* row, const double* up,
+                                                    const double* down, Index c, double* f) {
+  const Index i = 2 * c;
+  const double u = row[i], v = row[i + 1];
+  f[i] = a + u * u * v - (b + 1.0) * u + k * brusselator_laplacian(n, row, up, down, c, 0);
+  f[i + 1] = b * u - u * u * v + k * brusselator_laplacian(n, row, up, down, c, 1);
 }
 
-// out = (∂f/∂y) v on one row: y's row, and v's row with its neighbours.
+// f on one row.
+inline void brusselator_rhs_row(double a, double b, double k, Index n, const double* row,
+                                const double* up, const double* down, double* f) {
+  for (Index c = 0; c < n; ++c) brusselator_rhs_cell(a, b, k, n, row, up, down, c, f);
+}
+
+// out = (∂f/∂y) v at cell c of a row: y's row, and v's row with its neighbours.
+REWIND_HOST_DEVICE inline void brusselator_jvp_cell(double b, double k, Index n, const double* y,
+                                                    const double* v, const double* v_up,
+                                                    const double* v_down, Index c, double* out) {
+  const Index i = 2 * c;
+  const double u = y[i], w = y[i + 1], vu = v[i], vv = v[i + 1];
+  out[i] = (2.0 * u * w - (b + 1.0)) * vu + u * u * vv +
+           k * brusselator_laplacian(n, v, v_up, v_down, c, 0);
+  out[i + 1] =
+      (b - 2.0 * u * w) * vu - u * u * vv + k * brusselator_laplacian(n, v, v_up, v_down, c, 1);
+}
+
+// out = (∂f/∂y) v on one row.
 inline void brusselator_jvp_row(double b, double k, Index n, const double* y, const double* v,
                                 const double* v_up, const double* v_down, double* out) {
-  for (Index c = 0; c < n; ++c) {
-    const Index i = 2 * c;
-    const double u = y[i], w = y[i + 1], vu = v[i], vv = v[i + 1];
-    out[i] = (2.0 * u * w - (b + 1.0)) * vu + u * u * vv +
-             k * brusselator_laplacian(n, v, v_up, v_down, c, 0);
-    out[i + 1] =
-        (b - 2.0 * u * w) * vu - u * u * vv + k * brusselator_laplacian(n, v, v_up, v_down, c, 1);
-  }
+  for (Index c = 0; c < n; ++c) brusselator_jvp_cell(b, k, n, y, v, v_up, v_down, c, out);
+}
+
+// out_y = (∂f/∂y)ᵀ w at cell c of a row, and the cell's three terms of (∂f/∂θ)ᵀ w: w_u,
+// (w_v − w_u) u and w_u ∇²u + w_v ∇²v (the last still to be multiplied by n²).
+REWIND_HOST_DEVICE inline void brusselator_vjp_cell(double b, double k, Index n, const double* y,
+                                                    const double* y_up, const double* y_down,
+                                                    const double* w, const double* w_up,
+                                                    const double* w_down, Index c, double* out_y,
+                                                    double& d_a, double& d_b, double& d_alpha) {
+  const Index i = 2 * c;
+  const double u = y[i], v = y[i + 1], wu = w[i], wv = w[i + 1];
+  // Reaction Jacobian at the cell: [[2uv − (B+1), u²], [B − 2uv, −u²]].
+  out_y[i] = (2.0 * u * v - (b + 1.0)) * wu + (b - 2.0 * u * v) * wv +
+             k * brusselator_laplacian(n, w, w_up, w_down, c, 0);
+  out_y[i + 1] = u * u * wu - u * u * wv + k * brusselator_laplacian(n, w, w_up, w_down, c, 1);
+  d_a = wu;
+  d_b = (wv - wu) * u;
+  d_alpha = wu * brusselator_laplacian(n, y, y_up, y_down, c, 0) +
+            wv * brusselator_laplacian(n, y, y_up, y_down, c, 1);
 }
 
 // out_y = (∂f/∂y)ᵀ w on one row, and the row's three sums of (∂f/∂θ)ᵀ w, each from zero in cell
@@ -77,16 +108,11 @@ inline Sums<3> brusselator_vjp_row(double b, double k, Index n, const double* y,
                                    const double* w_down, double* out_y) {
   double d_a = 0.0, d_b = 0.0, d_alpha = 0.0;
   for (Index c = 0; c < n; ++c) {
-    const Index i = 2 * c;
-    const double u = y[i], v = y[i + 1], wu = w[i], wv = w[i + 1];
-    // Reaction Jacobian at the cell: [[2uv − (B+1), u²], [B − 2uv, −u²]].
-    out_y[i] = (2.0 * u * v - (b + 1.0)) * wu + (b - 2.0 * u * v) * wv +
-               k * brusselator_laplacian(n, w, w_up, w_down, c, 0);
-    out_y[i + 1] = u * u * wu - u * u * wv + k * brusselator_laplacian(n, w, w_up, w_down, c, 1);
-    d_a += wu;
-    d_b += (wv - wu) * u;
-    d_alpha += wu * brusselator_laplacian(n, y, y_up, y_down, c, 0) +
-               wv * brusselator_laplacian(n, y, y_up, y_down, c, 1);
+    double t_a, t_b, t_alpha;
+    brusselator_vjp_cell(b, k, n, y, y_up, y_down, w, w_up, w_down, c, out_y, t_a, t_b, t_alpha);
+    d_a += t_a;
+    d_b += t_b;
+    d_alpha += t_alpha;
   }
   Sums<3> sums;
   sums.v[0] = d_a;
