@@ -9,7 +9,7 @@
 #
 # Writes into OUTDIR (default $OUT, else ./device-out): checks.log (everything, in order),
 # tests.log (the CUDA GoogleTest suites), roofline.json, neural_rewind.json, neural_torch.json,
-# neural_cpu.json, runs.jsonl (one `rewind run --json`
+# neural_diffrax.json, neural_cpu.json, runs.jsonl (one `rewind run --json`
 # per line, each with its "label"), ncu.log, ncu_reverse.log, sanitizer.log. Each step has a time limit and a failing step
 # does not stop the ones after it; the last line of checks.log counts the failures.
 set -uo pipefail
@@ -62,8 +62,8 @@ step 120 "roofline" gray_scott_roofline --sizes 1024,4096 --steps 200 --alive-st
   --gradient-size 1024 --gradient-steps 200 --json "$out/roofline.json"
 
 # Neural-ODE training on the GPU (3-64-64-3 tanh, 20 RK 3/8 steps, batch 256 … 65 536): rewind,
-# then torchdiffeq/PyTorch on the same GPU from rewind's dumped inputs (same gradient first), then
-# rewind's CPU model on this machine's CPU (NEURAL=0 skips all three).
+# then torchdiffeq/PyTorch and diffrax on the same GPU from rewind's dumped inputs (same gradient
+# first), then rewind's CPU model on this machine's CPU (NEURAL=0 skips them all).
 # cuBLAS is loaded at run time where the loader finds libcublas.so.<major> of the toolkit the
 # programs were built with: the toolkit's lib64, or the copy inside PyTorch's wheels.
 cublas_dir=$(python3 -c 'import glob, os, torch
@@ -80,6 +80,9 @@ if [ "${NEURAL:-1}" = 1 ]; then
   step 300 "neural ODE, PyTorch on the GPU" python3 "$root/bench/gpu/neural_ode_torch_gpu.py" \
     --dumps "$work/neural" --rewind-json "$out/neural_rewind.json" --iterations 10 \
     --json "$out/neural_torch.json"
+  step 300 "neural ODE, diffrax on the GPU" python3 "$root/bench/gpu/neural_ode_diffrax_gpu.py" \
+    --dumps "$work/neural" --rewind-json "$out/neural_rewind.json" --iterations 10 \
+    --batches 256,4096,65536 --json "$out/neural_diffrax.json"
   step 120 "neural ODE, rewind on one CPU core" neural_ode_gpu_bench_cpu --batches 256,1024,4096 \
     --iterations 3 --json "$out/neural_cpu.json"
 fi

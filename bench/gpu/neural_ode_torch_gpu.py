@@ -175,8 +175,8 @@ def main():
                         and "median_ms" in x]
                 if done:
                     fastest = min(done, key=lambda x: x["median_ms"])
-                    line += (f"   {fastest['median_ms'] / r['median_ms']:.2f}x faster than the "
-                             f"fastest {dtype_name} ({fastest['variant']})")
+                    line += (f"   speed-up over the fastest {dtype_name} ({fastest['variant']}): "
+                             f"{fastest['median_ms'] / r['median_ms']:.2f}")
             print(line, flush=True)
     if args.json:
         with open(args.json, "w") as f:

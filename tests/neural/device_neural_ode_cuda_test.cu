@@ -9,7 +9,7 @@
 #include <string>
 
 #include "device_neural_ode_suite.hpp"
-#include "rewind/neural/cublas_library.hpp"
+#include "rewind/neural/cuda_blas_library.hpp"
 #include "support/cuda_device.hpp"
 
 namespace {

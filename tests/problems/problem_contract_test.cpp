@@ -699,26 +699,28 @@ TYPED_TEST(ProblemContract, RefusesSizesItCannotRepresent) {
   EXPECT_NO_THROW(Case::make(Case::smallest_size())) << P::name;
 }
 
-// Every problem header in src/problems declares a `name`; each must be in BuiltInProblems.
+// Every problem header in src/problems declares a `name`; each must be in BuiltInProblems. A
+// problem on another backend (DeviceBrusselator2D: the Brusselator's kernels for device vectors)
+// keeps its problem's name, so names are counted once.
 TEST(ProblemContract, CoversEveryBuiltInProblem) {
   const std::filesystem::path folder =
       std::filesystem::path(REWIND_SOURCE_DIR) / "src/problems/include/rewind/problems";
   ASSERT_TRUE(std::filesystem::is_directory(folder)) << folder;
   const std::regex declaration(R"re(static constexpr const char\* name = "([^"]+)")re");
   const std::set<std::string> covered = BuiltInProblems::names();
-  int headers = 0;
+  std::set<std::string> declared;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     if (entry.path().extension() != ".hpp") continue;
     std::ifstream in(entry.path());
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     for (std::sregex_iterator it(text.begin(), text.end(), declaration), end; it != end; ++it) {
-      ++headers;
+      declared.insert((*it)[1].str());
       EXPECT_TRUE(covered.count((*it)[1].str()))
           << entry.path().filename() << " declares the problem \"" << (*it)[1].str()
           << "\", which is not in BuiltInProblems (tests/problems/problem_contract_test.cpp)";
     }
   }
-  EXPECT_EQ(headers, static_cast<int>(covered.size()));
+  EXPECT_EQ(declared, covered);
 }
 
 }  // namespace

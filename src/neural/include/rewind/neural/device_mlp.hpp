@@ -20,7 +20,7 @@
 // configuration: the schedule-independence contract holds on the device.
 //
 // Matrix products (DenseProducts): rewind's own kernels above on every device system, or on
-// CUDA cuBLAS's DGEMM (rewind/neural/cublas_library.hpp: loaded at run time where the dynamic
+// CUDA cuBLAS's DGEMM (rewind/neural/cuda_blas_library.hpp: loaded at run time where the dynamic
 // loader finds it) for the layer products, the input cotangents and the weight gradients, with
 // the bias, the activation and the bias gradient still rewind's kernels. `automatic` takes
 // cuBLAS when it loads and rewind's kernels otherwise; products() says which ran and
@@ -38,17 +38,18 @@
 #include <string>
 #include <vector>
 
-#include <thrust/version.h>
-
-#include "rewind/backend/thrust_system.hpp"
 #include "rewind/error.hpp"
 #include "rewind/neural/device_dense_kernels.hpp"
 #include "rewind/neural/mlp.hpp"
 #include "rewind/types.hpp"
 
+// cuBLAS only where the backend is CUDA's: nvcc, and the CUDA device system.
+#if defined(__CUDACC__)
+#include <thrust/detail/config.h>  // THRUST_DEVICE_SYSTEM
+#endif
 #if defined(__CUDACC__) && THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
 #define REWIND_DEVICE_MLP_CUBLAS 1
-#include "rewind/neural/cublas_library.hpp"
+#include "rewind/neural/cuda_blas_library.hpp"
 #else
 #define REWIND_DEVICE_MLP_CUBLAS 0
 #endif

@@ -1,4 +1,4 @@
-// rewind/neural/cublas_library.hpp — cuBLAS's double-precision matrix product for
+// rewind/neural/cuda_blas_library.hpp — cuBLAS's double-precision matrix product for
 // rwd::nn::DeviceMlp, loaded when first asked for (dlopen), for .cu files (nvcc) only.
 //
 //   std::string why;
