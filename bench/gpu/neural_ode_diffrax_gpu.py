@@ -29,7 +29,8 @@ from typing import ClassVar
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from neural_ode_torch_gpu import load_dump  # noqa: E402
+from neural_ode_torch_gpu import (add_common_arguments, dump_names, load_dump,  # noqa: E402
+                                  rewind_runs, speedups)
 
 
 def make_solver():
@@ -136,14 +137,7 @@ def run_case(meta, variant, dtype_name, iterations, solver):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--dumps", required=True)
-    parser.add_argument("--rewind-json")
-    parser.add_argument("--iterations", type=int, default=20)
-    parser.add_argument("--variants", default="diffrax,diffrax-backsolve")
-    parser.add_argument("--dtypes", default="float64,float32")
-    parser.add_argument("--json")
-    parser.add_argument("--device", default="gpu")
-    parser.add_argument("--batches", help="only these of the dumped batch sizes (e.g. 256,65536)")
+    add_common_arguments(parser, "diffrax,diffrax-backsolve", "gpu")
     args = parser.parse_args()
 
     import jax
@@ -155,16 +149,8 @@ def main():
     import diffrax
     print(f"JAX {jax.__version__}, diffrax {diffrax.__version__} on {jax.devices()[0]}")
     solver = make_solver()
-    rewind = {}
-    if args.rewind_json:
-        with open(args.rewind_json) as f:
-            for run in json.load(f)["runs"]:
-                rewind[run["batch"]] = run
-    names = sorted((n for n in os.listdir(args.dumps) if n.startswith("b") and n.endswith(".json")),
-                   key=lambda n: int(n[1:-5]))
-    if args.batches:
-        wanted = {int(b) for b in args.batches.split(",")}
-        names = [n for n in names if int(n[1:-5]) in wanted]
+    rewind = rewind_runs(args.rewind_json)
+    names = dump_names(args.dumps, args.batches)
     rows = []
     print(f"{'batch':>7} {'variant':>18} {'dtype':>8} {'loss':>14} {'grad diff':>10} "
           f"{'median ms':>10}")
@@ -178,15 +164,9 @@ def main():
                       f"{row['grad_rel_diff']:>10.1e} {row['median_ms']:>10.3f}", flush=True)
         if meta["batch"] in rewind:
             r = rewind[meta["batch"]]
-            line = f"{meta['batch']:>7} {'rewind':>18} {'float64':>8} {r['loss_first']:>14.6e} " \
-                   f"{'':>10} {r['median_ms']:>10.3f}"
-            for dtype_name in args.dtypes.split(","):
-                done = [x for x in rows if x["batch"] == meta["batch"] and x["dtype"] == dtype_name]
-                if done:
-                    fastest = min(done, key=lambda x: x["median_ms"])
-                    line += (f"   speed-up over the fastest {dtype_name} ({fastest['variant']}): "
-                             f"{fastest['median_ms'] / r['median_ms']:.2f}")
-            print(line, flush=True)
+            line = (f"{meta['batch']:>7} {'rewind':>18} {'float64':>8} {r['loss_first']:>14.6e} "
+                    f"{'':>10} {r['median_ms']:>10.3f}")
+            print(line + speedups(rows, r, args.dtypes.split(",")), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"jax": jax.__version__, "diffrax": diffrax.__version__,

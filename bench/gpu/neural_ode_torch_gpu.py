@@ -51,6 +51,49 @@ def load_dump(directory, name):
     return meta
 
 
+def add_common_arguments(parser, variants, device):
+    """The options both GPU comparison scripts take."""
+    parser.add_argument("--dumps", required=True)
+    parser.add_argument("--rewind-json")
+    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--variants", default=variants)
+    parser.add_argument("--dtypes", default="float64,float32")
+    parser.add_argument("--json")
+    parser.add_argument("--device", default=device)
+    parser.add_argument("--batches", help="only these of the dumped batch sizes (e.g. 256,65536)")
+
+
+def rewind_runs(path):
+    """rewind's runs by batch size, from neural_ode_gpu_bench --json (empty without one)."""
+    if not path:
+        return {}
+    with open(path) as f:
+        return {run["batch"]: run for run in json.load(f)["runs"]}
+
+
+def dump_names(directory, batches=None):
+    """The dumps' b<B>.json names, by batch size; only the wanted sizes when batches is given."""
+    names = sorted((n for n in os.listdir(directory) if n.startswith("b") and n.endswith(".json")),
+                   key=lambda n: int(n[1:-5]))
+    if batches:
+        wanted = {int(b) for b in batches.split(",")}
+        names = [n for n in names if int(n[1:-5]) in wanted]
+    return names
+
+
+def speedups(rows, run, dtypes):
+    """rewind's speed-up over the fastest variant of each type at the run's batch size."""
+    text = ""
+    for dtype_name in dtypes:
+        done = [x for x in rows if x["batch"] == run["batch"] and x["dtype"] == dtype_name
+                and "median_ms" in x]
+        if done:
+            fastest = min(done, key=lambda x: x["median_ms"])
+            text += (f"   speed-up over the fastest {dtype_name} ({fastest['variant']}): "
+                     f"{fastest['median_ms'] / run['median_ms']:.2f}")
+    return text
+
+
 def make_field(theta, dim, layers, dtype, device):
     """rewind's MLP (tanh, identity features) as nn.Linear layers, on the device, in dtype."""
     return torch_model(theta, dim, layers, "identity").to(device=device, dtype=dtype)
@@ -124,13 +167,7 @@ def run_case(meta, variant, dtype_name, iterations, device):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--dumps", required=True)
-    parser.add_argument("--rewind-json")
-    parser.add_argument("--iterations", type=int, default=20)
-    parser.add_argument("--variants", default="torch-direct,torchdiffeq,torchdiffeq-adj")
-    parser.add_argument("--dtypes", default="float64,float32")
-    parser.add_argument("--json")
-    parser.add_argument("--device", default="cuda")
+    add_common_arguments(parser, "torch-direct,torchdiffeq,torchdiffeq-adj", "cuda")
     args = parser.parse_args()
 
     import torch
@@ -139,13 +176,8 @@ def main():
         sys.exit("neural_ode_torch_gpu: PyTorch sees no CUDA device")
     device_name = torch.cuda.get_device_name() if device.type == "cuda" else "CPU"
     print(f"PyTorch {torch.__version__} on {device_name}")
-    rewind = {}
-    if args.rewind_json:
-        with open(args.rewind_json) as f:
-            for run in json.load(f)["runs"]:
-                rewind[run["batch"]] = run
-    names = sorted((n for n in os.listdir(args.dumps) if n.startswith("b") and n.endswith(".json")),
-                   key=lambda n: int(n[1:-5]))
+    rewind = rewind_runs(args.rewind_json)
+    names = dump_names(args.dumps, args.batches)
     rows = []
     print(f"{'batch':>7} {'variant':>16} {'dtype':>8} {'loss':>14} {'grad diff':>10} "
           f"{'median ms':>10} {'peak MB':>9}")
@@ -170,14 +202,7 @@ def main():
             r = rewind[meta["batch"]]
             line = (f"{meta['batch']:>7} {'rewind':>16} {'float64':>8} {r['loss_first']:>14.6e} "
                     f"{'':>10} {r['median_ms']:>10.3f} {r['memory_bytes'] / 1e6:>9.1f}")
-            for dtype_name in args.dtypes.split(","):
-                done = [x for x in rows if x["batch"] == meta["batch"] and x["dtype"] == dtype_name
-                        and "median_ms" in x]
-                if done:
-                    fastest = min(done, key=lambda x: x["median_ms"])
-                    line += (f"   speed-up over the fastest {dtype_name} ({fastest['variant']}): "
-                             f"{fastest['median_ms'] / r['median_ms']:.2f}")
-            print(line, flush=True)
+            print(line + speedups(rows, r, args.dtypes.split(",")), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "device": device_name,
