@@ -4,8 +4,7 @@
 //   rwd::nn::Mlp shape({3, 64, 64, 3}, rwd::nn::Activation::tanh);      // the architecture
 //   rwd::nn::DeviceMlp<rwd::ThrustBackend> net(shape, /*max_batch=*/4096);  // allocates, once
 //   net.forward(theta, X, Y, batch);                  // device pointers: Y = mlp(X)
-//   net.vjp(theta, X, V, grad_X, grad_theta, batch);  // grad_X = (∂Y/∂X)ᵀV, grad_θ = Σ_b
-//   (∂Y_b/∂θ)ᵀV_b
+//   net.vjp(theta, X, V, grad_X, grad_theta, batch);  // (∂Y/∂X)ᵀV and Σ_b (∂Y_b/∂θ)ᵀV_b
 //
 // The same layout, parameters and activations as rwd::nn::Mlp (θ per layer: W outputs × inputs
 // column-major, then b; a batch one sample per column), so parameters move between the two
