@@ -220,9 +220,21 @@ class ExplicitRungeKutta {
         detail::fail<InvalidArgument>("step_keeping_stages: a stage vector has ", B::size(v),
                                       " components; the problem has ", n_);
     B::copy(y, stages[0]);
+    // The step builds its stage states straight into the caller's vectors (a snapshot store's
+    // slots): they stand in for stages_ while it runs, swapped in and back out (O(1), the same
+    // buffers), instead of a copy afterwards that read and wrote every stage vector once more.
+    // Same bits. (A branch on the target inside stage_state cost a plain step 30 % on
+    // Lorenz-96 at 10^5 unknowns with GCC 12; the swap leaves that path as it was.)
+    struct SwapBack {
+      std::vector<Vector>& own;
+      std::span<Vector> given;
+      void swap_all() {
+        for (std::size_t i = 1; i < given.size(); ++i) std::swap(own[i], given[i]);
+      }
+      ~SwapBack() { swap_all(); }
+    } swapped{stages_, stages};
+    swapped.swap_all();
     step(y, carry, theta);
-    for (int i = 1; i < tableau_.stages; ++i)
-      if (adjoint_needed_[i]) B::copy(stages_[i], stages[static_cast<std::size_t>(i)]);
   }
 
   // The adjoint of the step from carry_n whose stage values step_keeping_stages() gave: λ and μ
