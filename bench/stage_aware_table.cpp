@@ -1,12 +1,15 @@
 // Stage-aware checkpointing against revolve at equal memory, and store-all with and without
 // stages: recomputed steps predicted and measured, time predicted and measured, in one run.
 //
-//   build/bench/stage_aware_table [steps = 10000] [units = 20]
+//   build/bench/stage_aware_table [steps = 20000] [units = 20]
 //
 // Part 1: Gray–Scott on a 71 × 71 grid (10 082 unknowns), RK4, dt = 1, `steps` steps, a budget
 // of `units` state-sized slots: revolve(c) and stage-aware(c, u = 4). The predicted time is the
-// plan's predicted_time_ratio with F (the adjoint part of a reverse step, in forward steps)
-// measured from the store-all-stages run of part 2, times one measured forward run.
+// plan's predicted_time_ratio times one measured forward run, with F (the adjoint part of a
+// reverse step, in forward steps) measured from the store-all-stages run of part 2 and a
+// snapshot copy's price measured as `rewind run --stage-aware` measures it
+// (rwd::measure_level_costs round `units` slots), both in forward steps. 20 000 steps is the
+// most a stage-aware plan takes (rwd::kStageAwareMaxSteps: its dynamic program is O(c·l²)).
 // Part 2: (gradient time) / (forward time) of store-all (every reverse re-runs its step) and of
 // store-all-stages (none does), for Lorenz-96 N = 40 (10^4 steps, dt = 0.01) and the same
 // Gray–Scott (1000 steps, as its stages take 4 × 80 MB).
@@ -21,6 +24,7 @@
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/schedule/schedules.hpp"
+#include "rewind/store/snapshot_level_probe.hpp"
 
 namespace {
 
@@ -77,7 +81,7 @@ StoreAllRatios store_all_ratios(const P& problem, double dt, rwd::Index steps) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const rwd::Index steps = argc > 1 ? std::atoll(argv[1]) : 10000;
+  const rwd::Index steps = argc > 1 ? std::atoll(argv[1]) : 20000;
   const int units = argc > 2 ? std::atoi(argv[2]) : 20;
   rwd::GrayScott<> gray_scott(71);
   const StoreAllRatios gs = store_all_ratios(gray_scott, 1.0, 1000);
@@ -90,11 +94,18 @@ int main(int argc, char** argv) {
   rwd::ExplicitRungeKutta stepper(gray_scott, rwd::ButcherTableau::rk4(),
                                   rwd::StepControl::fixed(0.0, 1.0, steps));
   const double forward = forward_seconds(stepper, y0, theta);
+  const double step_seconds = forward / static_cast<double>(steps);
+  const rwd::LevelCosts copies = rwd::measure_level_costs<B>(B::size(y0), 9, units);
+  rwd::CostModel costs;
+  costs.adjoint_cost_factor = gs.adjoint_factor;
+  costs.write_time = copies.device_write_seconds / step_seconds;
+  costs.read_time = copies.device_read_seconds / step_seconds;
   const auto objective = rwd::Objective<B>::terminal_squared_norm();
   std::printf(
-      "Gray-Scott %ld unknowns, RK4, %ld steps, %d state-sized units; F = %.3f "
-      "(measured); one forward run %.3f s\n\n",
-      static_cast<long>(B::size(y0)), static_cast<long>(steps), units, gs.adjoint_factor, forward);
+      "Gray-Scott %ld unknowns, RK4, %ld steps, %d state-sized units; F = %.3f, a snapshot "
+      "copy in %.3f / out %.3f steps (measured); one forward run %.3f s\n\n",
+      static_cast<long>(B::size(y0)), static_cast<long>(steps), units, gs.adjoint_factor,
+      costs.write_time, costs.read_time, forward);
   std::printf("%-26s %12s %12s %10s %10s %9s %9s\n", "schedule", "recomputed", "recomputed", "time",
               "time", "time", "peak");
   std::printf("%-26s %12s %12s %10s %10s %9s %9s\n", "", "predicted", "measured", "predicted",
@@ -104,7 +115,8 @@ int main(int argc, char** argv) {
   const rwd::Planner planners[2] = {rwd::revolve_schedule(units),
                                     rwd::stage_aware_schedule(units, 4)};
   for (int i = 0; i < 2; ++i) {
-    const rwd::CheckpointPlan plan = planners[i](steps);
+    rwd::CheckpointPlan plan = planners[i](steps);
+    plan.costs = costs;
     rwd::CheckpointedAdjoint driver(stepper, objective);
     const auto start = Clock::now();
     const auto result = driver.run(y0, theta, plan);

@@ -101,8 +101,9 @@ inline void validate_schedule_flags(const PlanRequest& request, bool budget_from
 // kStageAwareMaxSteps), store-all (c >= l) and store-all-stages (c >= l·u), u = the method's
 // stages. The predicted time (CheckpointPlan::predicted_time_ratio) counts steps and, at
 // costs.write_time / read_time steps each, every snapshot copy into and out of memory — a stage
-// snapshot is u of them. rewind run measures those costs for its problem before planning; with
-// none given (0) copies are free and the plan with the fewest evaluations wins.
+// snapshot is one (its state; CostModel::stage_values_copied). rewind run measures those costs
+// for its problem before planning; with none given (0) copies are free and the plan with the
+// fewest evaluations wins.
 inline CheckpointPlan choose_stage_plan(Index steps, Index units, int stage_units,
                                         const rwd::CostModel& costs) {
   if (units < 1) rwd::detail::fail<InvalidArgument>("a budget of ", units, " snapshots");

@@ -440,15 +440,22 @@ TEST(CheckpointFlags, DifferOnlyInWhatNoFlagsAndADiskMean) {
 }
 
 TEST(StagePlan, SnapshotCopyCostsDecideBetweenStagesAndRevolve) {
-  // With free copies the plan with the fewest evaluations wins: stage snapshots. When a copy
-  // costs half a step, a stage snapshot (4 copies for RK4) no longer pays, and revolve wins —
-  // its prediction now counting its own copies too.
+  // With free copies the plan with the fewest evaluations wins: stage snapshots. In the driver's
+  // memory store a stage snapshot costs one copy (its state: the other stage values are built in
+  // their slots and read there by the reverse step), and here stage-aware makes fewer copies
+  // than revolve's restores, so it still wins when a copy costs half a step. Were every stage
+  // vector copied in and out (4 copies each way for RK4), the stage snapshots would no longer
+  // pay at that price and revolve would win — its prediction counting its own copies too.
   CostModel free_copies;
   free_copies.adjoint_cost_factor = 1.5;
   const CheckpointPlan cheap = choose_stage_plan(2000, 10, 4, free_copies);
   EXPECT_GT(cheap.stage_stores, 0);
   CostModel dear = free_copies;
   dear.write_time = dear.read_time = 0.5;
+  const CheckpointPlan in_place = choose_stage_plan(2000, 10, 4, dear);
+  EXPECT_EQ(in_place.stage_stores, cheap.stage_stores);
+  EXPECT_GT(in_place.predicted_time_ratio(1.5), cheap.predicted_time_ratio(1.5));
+  dear.stage_values_copied = true;
   const CheckpointPlan plan = choose_stage_plan(2000, 10, 4, dear);
   EXPECT_EQ(plan.kind, ScheduleKind::revolve);
   EXPECT_EQ(plan.stage_stores, 0);

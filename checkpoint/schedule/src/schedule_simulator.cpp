@@ -338,15 +338,17 @@ void CostModel::validate() const {
 double predicted_time(const ScheduleCost& cost, const CostModel& model) {
   model.validate();
   const double stage_units = static_cast<double>(cost.stage_units);
+  const double stage_writes = model.stage_values_copied ? stage_units : 1.0;
+  const double stage_reads = model.stage_values_copied ? stage_units : 0.0;
   return model.step_time * (static_cast<double>(cost.advances) +
                             static_cast<double>(cost.reverses) * (1.0 + model.adjoint_cost_factor) -
                             static_cast<double>(cost.stage_reverses)) +
          model.write_time *
              (static_cast<double>(cost.stores - cost.disk_stores - cost.host_stores) +
-              stage_units * static_cast<double>(cost.stage_stores)) +
+              stage_writes * static_cast<double>(cost.stage_stores)) +
          model.read_time *
              (static_cast<double>(cost.restores - cost.disk_restores - cost.host_restores) +
-              stage_units * static_cast<double>(cost.stage_reverses)) +
+              stage_reads * static_cast<double>(cost.stage_reverses)) +
          model.host_write_time * static_cast<double>(cost.host_stores) +
          model.host_read_time * static_cast<double>(cost.host_restores) +
          model.disk_write_time * static_cast<double>(cost.disk_stores) +

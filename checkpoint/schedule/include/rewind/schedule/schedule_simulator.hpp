@@ -175,16 +175,23 @@ struct CostModel {
   double disk_read_time = 0.0;       // one restore from a disk slot
   double host_write_time = 0.0;      // one store into a host slot (three-level schedules, where
   double host_read_time = 0.0;       // write_time/read_time are the device level's)
+  // What a stage snapshot (stage_units memory slots) costs. false: one write_time to store it and
+  // nothing to read it back, as in a driver that builds a step's stage values straight into
+  // their slots (only the first, the state itself, is copied) and reverses the step from the
+  // slots where they lie (rwd::CheckpointedAdjoint with its own memory store). true: every stage
+  // vector is copied in and out, stage_units writes and stage_units reads.
+  bool stage_values_copied = false;
 
   // Throws InvalidArgument naming the field: all finite and ≥ 0, step_time > 0.
   void validate() const;
 };
 
 // step_time·(advances + reverses·(1 + adjoint_cost_factor) − stage_reverses)
-// + write_time·(stores − disk_stores − host_stores + stage_units·stage_stores)
-// + read_time·(restores − disk_restores − host_restores + stage_units·stage_reverses)
+// + write_time·(stores − disk_stores − host_stores + w·stage_stores)
+// + read_time·(restores − disk_restores − host_restores + r·stage_reverses)
 // + host_write_time·host_stores + host_read_time·host_restores
-// + disk_write_time·disk_stores + disk_read_time·disk_restores.
+// + disk_write_time·disk_stores + disk_read_time·disk_restores,
+// with w = r = stage_units when stage_values_copied, else w = 1 and r = 0.
 double predicted_time(const ScheduleCost& cost, const CostModel& model = {});
 
 // predicted_time / (l · step_time): the gradient's cost in forward runs. With free snapshot I/O,
