@@ -223,8 +223,9 @@ class ExplicitRungeKutta {
     // The step builds its stage states straight into the caller's vectors (a snapshot store's
     // slots): they stand in for stages_ while it runs, swapped in and back out (O(1), the same
     // buffers), instead of a copy afterwards that read and wrote every stage vector once more.
-    // Same bits. (A branch on the target inside stage_state cost a plain step 30 % on
-    // Lorenz-96 at 10^5 unknowns with GCC 12; the swap leaves that path as it was.)
+    // Same bits. (y_n itself is still copied: handing y's buffer over to stages[0] and writing
+    // y_{n+1} out of place saved no time that three alternating runs could see, and it would
+    // change the buffer behind the caller's y.)
     struct SwapBack {
       std::vector<Vector>& own;
       std::span<Vector> given;
