@@ -11,7 +11,7 @@
 // (rwd::measure_level_costs round `units` slots), both in forward steps. 20 000 steps is the
 // most a stage-aware plan takes (rwd::kStageAwareMaxSteps: its dynamic program is O(c·l²)).
 // Part 2: (gradient time) / (forward time) of store-all (every reverse re-runs its step) and of
-// store-all-stages (none does), each driver's second run, for Lorenz-96 N = 40 (10^4 steps, dt =
+// store-all-stages (none does), each driver's second run, for Lorenz-96 N = 40 (10^4 steps of
 // 0.01) and the same Gray–Scott (1000 steps, as its stages take 4 × 80 MB).
 #include <chrono>
 #include <cstdio>
