@@ -147,6 +147,12 @@ int main(int argc, char** argv) {
                 static_cast<long>(result.summary.recomputed_steps), ratio * forward_wall, times[i],
                 times[i] / (ratio * forward_wall), ratio * forward_cpu, cpu,
                 cpu / (ratio * forward_cpu), static_cast<long>(plan.peak_slots));
+    // Where the time went, in forward steps of the run just before (the driver's own split).
+    const double step = forward_wall / static_cast<double>(steps);
+    const rwd::Summary& summary = result.summary;
+    std::printf("%-26s first sweep %.0f, recomputation %.0f, reverse sweep %.0f steps' time\n", "",
+                summary.forward_seconds / step, summary.recompute_seconds / step,
+                summary.reverse_seconds / step);
   }
   std::printf("\nstage-aware / revolve: recomputed steps %.3f, time %.3f\n\n",
               static_cast<double>(recomputed[1]) / static_cast<double>(recomputed[0]),
