@@ -5,9 +5,9 @@
 //
 // Part 1: Gray–Scott on a 71 × 71 grid (10 082 unknowns), RK4, dt = 1, `steps` steps, a budget
 // of `units` state-sized slots: revolve(c) and stage-aware(c, u = 4). The predicted time is the
-// plan's predicted_time_ratio times one measured forward run, with F (the adjoint part of a
-// reverse step, in forward steps) measured from the store-all-stages run of part 2 and a
-// snapshot copy's price measured as `rewind run --stage-aware` measures it
+// plan's predicted_time_ratio times a forward run made just before each gradient, with F (the
+// adjoint part of a reverse step, in forward steps) measured from the store-all-stages run of
+// part 2 and a snapshot copy's price measured as `rewind run --stage-aware` measures it
 // (rwd::measure_level_costs round `units` slots), both in forward steps. 20 000 steps is the
 // most a stage-aware plan takes (rwd::kStageAwareMaxSteps: its dynamic program is O(c·l²)).
 // Part 2: (gradient time) / (forward time) of store-all (every reverse re-runs its step) and of
