@@ -17,6 +17,7 @@
 #include "rewind/schedule/stage_aware_schedule.hpp"
 #include "rewind/schedule/store_all_schedule.hpp"
 #include "rewind/schedule/store_all_stages_schedule.hpp"
+#include "rewind/warning.hpp"
 
 namespace rwd::cli {
 
@@ -97,12 +98,12 @@ inline void validate_schedule_flags(const PlanRequest& request, bool budget_from
 
 // --stage-aware: for l steps and a budget of `units` state-sized slots (from --snapshots, or
 // --memory over the bytes of one state and its carry: a stage vector takes the same slot), the
-// plan of least predicted time among revolve(c), stage-aware(c, u) (when l <=
-// kStageAwareMaxSteps), store-all (c >= l) and store-all-stages (c >= l·u), u = the method's
-// stages. The predicted time (CheckpointPlan::predicted_time_ratio) counts steps and, at
-// costs.write_time / read_time steps each, every snapshot copy into and out of memory — a stage
-// snapshot is one (its state; CostModel::stage_values_copied). rewind run measures those costs
-// for its problem before planning; with none given (0) copies are free and the plan with the
+// plan of least predicted time among revolve(c), stage-aware(c, u) (when its tables are within
+// their limits: rwd::stage_aware_plannable), store-all (c >= l) and store-all-stages (c >= l·u), u
+// = the method's stages. The predicted time (CheckpointPlan::predicted_time_ratio) counts steps
+// and, at costs.write_time / read_time steps each, every snapshot copy into and out of memory — a
+// stage snapshot is one (its state; CostModel::stage_values_copied). rewind run measures those
+// costs for its problem before planning; with none given (0) copies are free and the plan with the
 // fewest evaluations wins.
 inline CheckpointPlan choose_stage_plan(Index steps, Index units, int stage_units,
                                         const rwd::CostModel& costs) {
@@ -125,9 +126,17 @@ inline CheckpointPlan choose_stage_plan(Index steps, Index units, int stage_unit
     if (plan.predicted_time_ratio(adjoint_cost) <= best.predicted_time_ratio(adjoint_cost))
       best = std::move(plan);
   };
-  if (steps <= rwd::kStageAwareMaxSteps)
+  if (rwd::stage_aware_plannable(steps, c, stage_units)) {
     consider(std::make_unique<rwd::StageAwareSchedule>(steps, c, stage_units),
              ScheduleKind::custom);
+  } else {
+    try {  // refused before any table is filled: its message says which limit
+      rwd::StageAwareSchedule refused(steps, c, stage_units);
+    } catch (const InvalidArgument& e) {
+      rwd::warn("--stage-aware", "no stage-aware plan (", e.what(),
+                "): the least predicted time of the others");
+    }
+  }
   if (units >= steps)
     consider(std::make_unique<rwd::StoreAllSchedule>(steps), ScheduleKind::store_all);
   if (units / stage_units >= steps)

@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "rewind/error.hpp"
+#include "rewind/simd_clones.hpp"
 #include "rewind/types.hpp"
-#include "simd_clones.hpp"
 
 namespace rwd::nn {
 namespace {

@@ -11,7 +11,7 @@
 // Multiplication and addition stay separate operations: neither target enables FMA.
 #include "dense_kernels.hpp"
 
-#include "simd_clones.hpp"
+#include "rewind/simd_clones.hpp"
 
 namespace rwd::nn::dense {
 namespace {

@@ -22,6 +22,7 @@
 #include "../../src/cli/run_settings.hpp"
 #include "../../src/cli/schedule_plan.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
+#include "rewind/warning.hpp"
 #include "support/error_message.hpp"
 
 namespace rwd::cli {
@@ -466,6 +467,22 @@ TEST(StagePlan, SnapshotCopyCostsDecideBetweenStagesAndRevolve) {
   CostModel bad = free_copies;
   bad.write_time = -1.0;
   EXPECT_THROW(choose_stage_plan(2000, 10, 4, bad), InvalidArgument);
+}
+
+TEST(StagePlan, BeyondTheTablesLimitsSaysSoAndPlansTheOthers) {
+  CostModel costs;
+  costs.adjoint_cost_factor = 1.5;
+  std::vector<std::string> warnings;
+  rwd::ScopedWarningHandler collect(
+      [&](const rwd::Warning& w) { warnings.push_back(w.source + ": " + w.message); });
+  const CheckpointPlan within = choose_stage_plan(30000, 20, 4, costs);  // above the old 20 000
+  EXPECT_GT(within.stage_stores, 0);
+  EXPECT_TRUE(warnings.empty());
+  const CheckpointPlan beyond = choose_stage_plan(100001, 20, 4, costs);
+  EXPECT_EQ(beyond.kind, ScheduleKind::revolve);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("--stage-aware: no stage-aware plan"), std::string::npos);
+  EXPECT_NE(warnings[0].find("above 100000"), std::string::npos) << warnings[0];
 }
 
 TEST(Parameters, ByNameReplaceTheDefaultsAndReachTheRun) {

@@ -1,117 +1,70 @@
 // StageAwareSchedule (rewind/schedule/stage_aware_schedule.hpp): the dynamic program of Zhang &
-// Constantinescu over state and stage snapshots, then a stack machine that walks its choices.
+// Constantinescu over state and stage snapshots (its tables: stage_aware_tables.cpp), then a
+// stack machine that walks its choices.
 #include "rewind/schedule/stage_aware_schedule.hpp"
 
 #include <algorithm>
-#include <cstddef>
-#include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
 
 #include "rewind/error.hpp"
+#include "rewind/schedule/revolve_cost.hpp"
+#include "stage_aware_tables.hpp"
 
 namespace rwd {
 
 namespace {
-constexpr std::int64_t kInfinite = std::numeric_limits<std::int64_t>::max() / 4;
+
+template <class... Parts>
+std::string message(Parts&&... parts) {
+  std::ostringstream out;
+  (out << ... << std::forward<Parts>(parts));
+  return out.str();
+}
+
+// The rows a plan fills: beyond (l − 1)·u + 1 units every step but the last has its stages
+// stored, so more units gain nothing.
+int rows_that_matter(Index steps, int units, int stage_units) {
+  const Index useful = (steps - 1) * static_cast<Index>(stage_units) + 1;
+  return static_cast<int>(std::min<Index>(units, useful));
+}
+
+// Why StageAwareSchedule(steps, units, stage_units) cannot be planned, or "" when it can.
+std::string refusal(Index steps, int units, int stage_units) {
+  if (steps < 1) return message("steps l = ", steps, " must be >= 1");
+  if (units < 1) return message("units c = ", units, " must be >= 1");
+  if (stage_units < 1)
+    return message("stage units u = ", stage_units,
+                   " must be >= 1 (the slots one step's stages take)");
+  if (steps > kStageAwareMaxSteps)
+    return message("steps l = ", steps, " is above ", kStageAwareMaxSteps,
+                   ", the most it plans; use revolve");
+  const int rows = rows_that_matter(steps, units, stage_units);
+  const Index entries = static_cast<Index>(rows + 1) * (steps + 1);
+  if (entries > kStageAwareMaxTableEntries)
+    return message("l = ", steps, " steps with c = ", rows, " units that matter need a table of ",
+                   entries, " entries, above its limit of ", kStageAwareMaxTableEntries,
+                   "; use revolve or fewer units");
+  // Revolve in the same units bounds the plan's count from above.
+  if (revolve_advances(steps, units) >= stage_aware_tables::kSaturated)
+    return message("l = ", steps, " steps in c = ", units,
+                   " units may recompute 2^29 steps or more, more than its tables count; "
+                   "give it more units");
+  return {};
+}
+
 }  // namespace
 
-// Row c (units) of each table, entry j (steps). S and T as in the header; the choices:
-// state_choice k > 0: advance k and store y_{a+k} (k = j − 1: advance to the last step, store
-// nothing); k < 0: advance −k − 1 and store the stages of that step; 0: free y_a and store the
-// stages of step a in its place. T needs no choice: S(c, j) ≤ T(c, j) (S can drop its state for
-// the stages), so T's segments store y_{a+1} — or, when S's choice is to drop it, its stages.
-struct StageAwareSchedule::Tables {
-  int rows = 0;  // units 0 .. rows − 1
-  Index columns = 0;
-  std::vector<std::int64_t> state, stage;
-  std::vector<std::int32_t> state_choice;
-
-  std::size_t at(int c, Index j) const {
-    return static_cast<std::size_t>(c) * static_cast<std::size_t>(columns) +
-           static_cast<std::size_t>(j);
-  }
-  std::int64_t S(int c, Index j) const { return c >= 1 ? state[at(c, j)] : kInfinite; }
-  std::int64_t T(int c, Index j) const { return c >= 1 ? stage[at(c, j)] : kInfinite; }
-
-  void fill(Index l, int units, int u) {
-    rows = units + 1;
-    columns = l + 1;
-    const std::size_t size = static_cast<std::size_t>(rows) * static_cast<std::size_t>(columns);
-    state.assign(size, kInfinite);
-    stage.assign(size, kInfinite);
-    state_choice.assign(size, 0);
-    std::vector<std::int64_t> shifted(static_cast<std::size_t>(columns));  // k + S(c, k)
-    for (int c = 1; c <= units; ++c) {
-      // T(c, ·) reads rows c − u only.
-      if (c >= u) {
-        stage[at(c, 0)] = 0;
-        stage[at(c, 1)] = 0;
-        if (l >= 2) stage[at(c, 2)] = 0;
-        const int free = c - u;
-        for (Index j = 3; j <= l; ++j) {
-          const std::int64_t keep_state = free >= 1 ? S(free, j - 1) : kInfinite;
-          const std::int64_t keep_stages = free >= u ? T(free, j - 1) : kInfinite;
-          stage[at(c, j)] = std::min(keep_stages, keep_state);
-        }
-      }
-      state[at(c, 0)] = 0;
-      state[at(c, 1)] = 0;
-      shifted[0] = 0;
-      shifted[1] = 1;
-      const std::int64_t* below = c >= 2 ? &state[at(c - 1, 0)] : nullptr;
-      const std::int64_t* below_stage = c - 1 >= u ? &stage[at(c - 1, 0)] : nullptr;
-      const std::int64_t* row = &state[at(c, 0)];
-      for (Index j = 2; j <= l; ++j) {
-        std::int64_t best = (j - 1) + row[j - 1];
-        std::int32_t choice = static_cast<std::int32_t>(j - 1);
-        if (below) {  // store y_{a+k}, 1 ≤ k ≤ j − 2: two passes, the first vectorises
-          std::int64_t m = kInfinite;
-          for (Index k = 1; k <= j - 2; ++k) m = std::min(m, shifted[k] + below[j - k]);
-          if (m < best) {
-            Index k = 1;
-            while (shifted[k] + below[j - k] != m) ++k;
-            best = m;
-            choice = static_cast<std::int32_t>(k);
-          }
-        }
-        if (below_stage) {  // the stages of step a + k − 1, 2 ≤ k ≤ j − 1
-          std::int64_t m = kInfinite;
-          for (Index k = 2; k <= j - 1; ++k)
-            m = std::min(m, shifted[k - 1] + below_stage[j - k + 1]);
-          if (m < best) {
-            Index k = 2;
-            while (shifted[k - 1] + below_stage[j - k + 1] != m) ++k;
-            best = m;
-            choice = -static_cast<std::int32_t>(k);
-          }
-        }
-        if (c >= u && stage[at(c, j)] < best) {  // y_a's last use: its unit goes to its stages
-          best = stage[at(c, j)];
-          choice = 0;
-        }
-        state[at(c, j)] = best;
-        state_choice[at(c, j)] = choice;
-        shifted[static_cast<std::size_t>(j)] = j + best;
-      }
-    }
-  }
-};
+bool stage_aware_plannable(Index steps, int units, int stage_units) {
+  return refusal(steps, units, stage_units).empty();
+}
 
 StageAwareSchedule::StageAwareSchedule(Index steps, int units, int stage_units)
     : steps_(steps), units_(units), stage_units_(stage_units) {
-  if (steps < 1)
-    detail::fail<InvalidArgument>("stage-aware schedule: steps l = ", steps, " must be >= 1");
-  if (steps > kStageAwareMaxSteps)
-    detail::fail<InvalidArgument>("stage-aware schedule: steps l = ", steps, " is above ",
-                                  kStageAwareMaxSteps,
-                                  ", the most its O(c l^2) dynamic program plans; use revolve");
-  if (units < 1)
-    detail::fail<InvalidArgument>("stage-aware schedule: units c = ", units, " must be >= 1");
-  if (stage_units < 1)
-    detail::fail<InvalidArgument>("stage-aware schedule: stage units u = ", stage_units,
-                                  " must be >= 1 (the slots one step's stages take)");
-  // Beyond (l − 1)·u + 1 units every step but the last has its stages stored: nothing to gain.
-  const Index useful = (steps - 1) * static_cast<Index>(stage_units) + 1;
-  const int rows = static_cast<int>(std::min<Index>(units, useful));
+  if (const std::string why = refusal(steps, units, stage_units); !why.empty())
+    detail::fail<InvalidArgument>("stage-aware schedule: ", why);
+  const int rows = rows_that_matter(steps, units, stage_units);
   auto tables = std::make_shared<Tables>();
   tables->fill(steps, rows, stage_units);
   // S(c, l) includes dropping y_0 for the stages of step 0 at once: then y_0 is never stored.

@@ -11,6 +11,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -168,6 +169,52 @@ TEST(StageAwareSchedule, MatchesTheRecurrenceForEveryCase) {
   }
 }
 
+// The same recurrence filled bottom-up, every split scanned (the schedule scans only those its
+// lower bounds cannot rule out): S[c][j] for every c ≤ units, j ≤ l.
+std::vector<std::vector<std::int64_t>> full_scan(Index l, int units, int u) {
+  std::vector<std::vector<std::int64_t>> S(units + 1, std::vector<std::int64_t>(l + 1, kNever));
+  std::vector<std::vector<std::int64_t>> T = S;
+  for (int c = 1; c <= units; ++c) {
+    if (c >= u)
+      for (Index j = 0; j <= l; ++j)
+        T[c][j] = j <= 2 ? 0
+                         : std::min(c - u >= 1 ? S[c - u][j - 1] : kNever,
+                                    c - u >= u ? T[c - u][j - 1] : kNever);
+    S[c][0] = S[c][1] = 0;
+    for (Index j = 2; j <= l; ++j) {
+      std::int64_t best = (j - 1) + S[c][j - 1];
+      for (Index k = 1; c >= 2 && k <= j - 2; ++k)
+        best = std::min(best, k + S[c][k] + S[c - 1][j - k]);
+      for (Index k = 2; c - 1 >= u && k <= j - 1; ++k)
+        best = std::min(best, (k - 1) + S[c][k - 1] + T[c - 1][j - k + 1]);
+      if (c >= u) best = std::min(best, T[c][j]);
+      S[c][j] = best;
+    }
+  }
+  return S;
+}
+
+TEST(StageAwareSchedule, MatchesAScanOfEverySplitUpToThreeThousandSteps) {
+  constexpr Index kSteps = 3000;
+  constexpr int kUnits = 24;
+  for (const int u : {2, 3, 5}) {
+    const auto S = full_scan(kSteps, kUnits, u);
+    for (Index l = 2; l <= kSteps; l += l < 200 ? 7 : 331)
+      for (int c = 1; c <= kUnits; ++c) {
+        StageAwareSchedule schedule(l, c, u);
+        ASSERT_EQ(schedule.extra_evaluations(), S[c][l])
+            << "l = " << l << ", c = " << c << ", u = " << u;
+        if (c % 5 == 0 || c == 1) {  // and the actions reach that count
+          const ScheduleCost cost = simulate(schedule);
+          ASSERT_EQ(cost.forward_evaluations() - l, S[c][l]);
+          ASSERT_LE(cost.peak_slots, c);
+        }
+      }
+    const StageAwareSchedule last(kSteps, kUnits, u);
+    EXPECT_EQ(last.extra_evaluations(), S[kUnits][kSteps]) << "u = " << u;
+  }
+}
+
 TEST(StageAwareSchedule, OptimalAgainstAnExhaustiveSearch) {
   for (const int u : {1, 2, 3})
     for (int l = 1; l <= 6; ++l)
@@ -213,16 +260,35 @@ TEST(StageAwareSchedule, PlansTenThousandSteps) {
   EXPECT_GT(cost.stage_stores, 0);
 }
 
+TEST(StageAwareSchedule, PlansAHundredThousandSteps) {
+  ASSERT_TRUE(stage_aware_plannable(100000, 20, 4));
+  StageAwareSchedule schedule(100000, 20, 4);
+  const ScheduleCost cost = simulate(schedule);
+  EXPECT_EQ(cost.forward_evaluations() - 100000, schedule.extra_evaluations());
+  EXPECT_LT(schedule.extra_evaluations(), revolve_advances(100000, 20));
+  EXPECT_LE(cost.peak_slots, 20);
+}
+
 TEST(StageAwareSchedule, RefusesBadArguments) {
   EXPECT_THROW(StageAwareSchedule(0, 4, 2), InvalidArgument);
   EXPECT_THROW(StageAwareSchedule(10, 0, 2), InvalidArgument);
   EXPECT_THROW(StageAwareSchedule(10, 4, 0), InvalidArgument);
-  try {
-    StageAwareSchedule(kStageAwareMaxSteps + 1, 4, 2);
-    ADD_FAILURE() << "planned beyond the table's limit";
-  } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("use revolve"), std::string::npos);
-  }
+  const auto refused = [](Index l, int c, int u, const std::string& says) {
+    EXPECT_FALSE(stage_aware_plannable(l, c, u)) << l << " " << c << " " << u;
+    try {
+      StageAwareSchedule(l, c, u);
+      ADD_FAILURE() << "planned l = " << l << ", c = " << c << ", u = " << u;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused(kStageAwareMaxSteps + 1, 4, 2, "use revolve");
+  // 1001 × 100001 entries: above the table's limit, refused before any is filled.
+  refused(100000, 1000, 4, "above its limit of 33554432");
+  // One unit recomputes l(l − 1)/2 steps: 2^29 or more does not fit the tables' counts.
+  refused(40000, 1, 4, "2^29 steps or more");
+  EXPECT_TRUE(stage_aware_plannable(32768, 1, 4));
+  EXPECT_EQ(StageAwareSchedule(32768, 1, 4).extra_evaluations(), Index{32768} * 32767 / 2);
 }
 
 TEST(StoreAllStagesSchedule, RecomputesNothing) {

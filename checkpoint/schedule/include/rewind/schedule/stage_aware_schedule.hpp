@@ -42,11 +42,14 @@
 // recurrence and never above the published one (l ≤ 200, c ≤ 50, u = 2 and 4), and optimal
 // against an exhaustive search over action sequences (l ≤ 6, c ≤ 9, u ≤ 3).
 //
-// Cost of planning: the tables S and T (and the choices behind them) for every c' ≤ c and j ≤ l,
-// O(c·l²) integer operations and O(c·l) memory — about 1 s for l = 10^4, c = 20 — so l is limited
-// to kStageAwareMaxSteps and c to the units that can matter ((l − 1)·u; more are never used).
-// Generating the actions afterwards is O(1) per action with a stack of O(c) segments. Clones
-// share the tables.
+// Cost of planning: the tables S and T and the choices behind them, for every c' ≤ c and j ≤ l,
+// 12 bytes an entry (25 MB for l = 10^5, c = 20). Each entry is a minimum over splits, O(c·l²)
+// if every split were scanned; lower bounds from the rows' convex hulls rule out all but a few
+// per cent of them without changing any choice (checkpoint/schedule/src/stage_aware_tables.cpp),
+// about 2 s for l = 10^5, c = 20 on one core. So l is limited to kStageAwareMaxSteps, the table
+// to kStageAwareMaxTableEntries, and c to the units that can matter ((l − 1)·u + 1; more are never
+// used). Generating the actions afterwards is O(1) per action with a stack of O(c) segments.
+// Clones share the tables.
 #pragma once
 
 #include <cstdint>
@@ -58,13 +61,20 @@
 
 namespace rwd {
 
-// The largest l a StageAwareSchedule plans (its table is O(c·l²) to fill).
-inline constexpr Index kStageAwareMaxSteps = 20'000;
+// The largest l a StageAwareSchedule plans, and the most entries (units that can matter + 1,
+// times l + 1) its tables may have: 2^25 entries are 400 MB, about 30 s at l = 10^5.
+inline constexpr Index kStageAwareMaxSteps = 100'000;
+inline constexpr Index kStageAwareMaxTableEntries = Index{1} << 25;
+
+// Whether StageAwareSchedule(steps, units, stage_units) is within both limits (its other
+// arguments valid).
+bool stage_aware_plannable(Index steps, int units, int stage_units);
 
 class StageAwareSchedule final : public Schedule {
  public:
-  // l ≥ 1 steps, c ≥ 1 units, u ≥ 1 units per stage snapshot; l ≤ kStageAwareMaxSteps. Throws
-  // InvalidArgument otherwise.
+  // l ≥ 1 steps, c ≥ 1 units, u ≥ 1 units per stage snapshot, within the limits above. Throws
+  // InvalidArgument otherwise, and when the plan would recompute 2^29 steps or more (a single
+  // unit for more than 32 768 steps, say: the count does not fit the tables).
   StageAwareSchedule(Index steps, int units, int stage_units);
 
   Action next() override;

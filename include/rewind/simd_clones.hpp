@@ -1,0 +1,15 @@
+// rewind/simd_clones.hpp — REWIND_SIMD_CLONES: compile a loop kernel for AVX2 as well as for the
+// build's baseline, the CPU picking one when the program starts (GCC's target_clones, x86-64 with
+// glibc's ifunc). Elsewhere (other compilers and targets, and under AddressSanitizer) it is empty.
+// A kernel marked with it must give the same bits in both versions: the neural network's products
+// and activations are element-wise products and sums ("avx2" does not enable fused multiply-add),
+// four doubles per instruction instead of two; the stage-aware planner's scans are integer
+// additions and minima, eight 32-bit integers per instruction instead of four.
+#pragma once
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__AVX2__) && !defined(__SANITIZE_ADDRESS__)
+#define REWIND_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define REWIND_SIMD_CLONES
+#endif
