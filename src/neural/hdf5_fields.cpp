@@ -8,6 +8,7 @@
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/hdf5/hdf5_handles.hpp"
+#include "rewind/physical_memory.hpp"
 
 namespace rwd::nn::detail {
 namespace {
@@ -71,6 +72,9 @@ std::vector<T> allocate_declared(hsize_t n, const char* name, const std::filesys
                          " values, more than this machine can allocate");
   };
   if (n > (hsize_t{1} << 56) / sizeof(T)) too_large();
+  if (static_cast<double>(n) * sizeof(T) >
+      static_cast<double>(rwd::detail::physical_memory_bytes()))
+    too_large();
   try {
     return std::vector<T>(static_cast<std::size_t>(n));
   } catch (const std::bad_alloc&) {

@@ -25,6 +25,7 @@
 #include "rewind/format.hpp"
 #include "rewind/hdf5/hdf5_errors.hpp"
 #include "rewind/hdf5/hdf5_handles.hpp"
+#include "rewind/physical_memory.hpp"
 
 namespace rwd::training {
 namespace {
@@ -514,7 +515,8 @@ TimeSeries load_time_series_hdf5(const std::filesystem::path& file, const std::s
   TimeSeries series;
   // The sizes are the file's word: a file that declares more than this machine can hold (a
   // damaged extent, a sparse dataset never written) is refused naming them, not left to an
-  // uncaught std::bad_alloc. Beyond 2^56 values the byte count itself would not fit.
+  // uncaught std::bad_alloc. Beyond 2^56 values the byte count itself would not fit; beyond the
+  // physical memory it is refused before allocating (rewind/physical_memory.hpp says why).
   const double declared_bytes =
       static_cast<double>(points) * (static_cast<double>(dimension) + 1.0) * sizeof(double);
   const auto too_large = [&] {
@@ -523,6 +525,7 @@ TimeSeries load_time_series_hdf5(const std::filesystem::path& file, const std::s
                        " GB), more than this machine can allocate");
   };
   if (points > (hsize_t{1} << 56) || dimension > (hsize_t{1} << 56) / points) too_large();
+  if (declared_bytes > static_cast<double>(rwd::detail::physical_memory_bytes())) too_large();
   try {
     series.times.resize(points);
     // 'y' is row-major [points × dimension]: its bytes are, as they are, our column-major
