@@ -2,7 +2,6 @@
 #include "rewind/neural/activation.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -38,28 +37,33 @@ double normal_pdf(double x) {
   return kInvSqrt2Pi * std::exp(-0.5 * x * x);
 }
 
-// tanh of a whole array, one branch-free pass per column that the compiler vectorises.
+// tanh of a whole array, four values at a time in GCC's generic vectors (one AVX2 register in
+// the AVX2 clone, two SSE2 registers in the baseline one; the tail runs the same arithmetic in
+// one lane). Written as vectors because g++ 12 does not vectorise the scalar loop: the clamp and
+// the sign make "control flow" in its eyes, and the loop had run one value at a time, a quarter
+// of a small network's training iteration.
 //
-// Below |x| = 1/8 the odd Taylor series to x¹⁹ (first omitted term below 1e-19 relative); from
-// 1/8 on tanh|x| = 1 − 2/(1 + e^{2|x|}), which loses at most three bits to cancellation, with
-// the sign of x put back. Every value gets both forms and keeps one (a select, no branch): a
-// branch mispredicted wherever small and large values mix, and the series' chain of 20
-// dependent operations run one value at a time, had been a third of a small network's pass,
-// and libm's exp, called once per value, a fifth of a larger one's. So exp is computed here in
-// the same lanes: e^z = 2^k e^r with k the integer nearest z/ln 2 and r = z − k ln 2 (ln 2 in
-// two parts, Cody & Waite, so that k·ln2_hi is exact), e^r by its Taylor series to r¹³ (|r| ≤
-// ln 2 / 2: first omitted term below 1e-17 relative) and 2^k built from its exponent bits. z is
-// clamped to 40: from there on 2/(1 + e^z) < 1e-17 and tanh rounds to exactly ±1, as it would
-// with the exact e^z. Within a few ulp of tanh (Activation test), the same bits on every call
-// and in every SIMD clone (IEEE products, sums and one division per value, no FMA), and NaN
-// stays NaN (every form of a NaN is NaN).
-REWIND_SIMD_CLONES
-void tanh_column(const double* __restrict x, double* __restrict y, Index rows) {
-  // tanh x = x Σ c_k x^{2k}, c_k = 2^{2k+2}(2^{2k+2} − 1) B_{2k+2} / (2k + 2)!.
-  constexpr double c0 = 1.0, c1 = -1.0 / 3, c2 = 2.0 / 15, c3 = -17.0 / 315, c4 = 62.0 / 2835,
-                   c5 = -1382.0 / 155925, c6 = 21844.0 / 6081075, c7 = -929569.0 / 638512875,
-                   c8 = 6404582.0 / 10854718875, c9 = -443861162.0 / 1856156927625;
-  // 1/k! for e^r.
+// tanh|x| = e / (e + 2) with e = expm1(2|x|), the sign of x put back: one form for every x, no
+// series near 0 and no cancellation there (for small x, e is computed to full relative
+// precision and e + 2 ≈ 2). expm1(z) = 2^k (e^r − 1) + (2^k − 1) with k the integer nearest
+// z/ln 2 and r = z − k ln 2 (ln 2 in two parts, Cody & Waite, so that k·ln2_hi is exact);
+// e^r − 1 by its Taylor series to r¹³ without the constant term (|r| ≤ ln 2 / 2: first omitted
+// term below 1e-17 relative), 2^k built from its exponent bits; for k = 0 the second term is
+// exactly 0. z is clamped to 40: from there on 2/(e + 2) < 1e-17 and tanh rounds to exactly
+// ±1, as it would with the exact e. Within a few ulp of tanh (Activation tests), the same bits
+// on every call, in every lane and in every SIMD clone (IEEE products, sums and one division
+// per value, no FMA), NaN stays NaN and −0 stays −0.
+using Vec4 = double __attribute__((vector_size(4 * sizeof(double))));
+using Bits4 = std::uint64_t __attribute__((vector_size(4 * sizeof(double))));
+using Vec1 = double __attribute__((vector_size(sizeof(double))));
+using Bits1 = std::uint64_t __attribute__((vector_size(sizeof(double))));
+
+// y[0 .. lanes) = tanh x[0 .. lanes); V holds the lanes, Bits their bits. (Pointers in and
+// out, not vectors: a function passing AVX vectors by value would have another ABI in the
+// baseline clone.)
+template <class V, class Bits>
+[[gnu::always_inline]] inline void tanh_lanes(const double* __restrict in, double* __restrict y) {
+  // 1/k! for e^r − 1.
   constexpr double f2 = 1.0 / 2, f3 = 1.0 / 6, f4 = 1.0 / 24, f5 = 1.0 / 120, f6 = 1.0 / 720,
                    f7 = 1.0 / 5040, f8 = 1.0 / 40320, f9 = 1.0 / 362880, f10 = 1.0 / 3628800,
                    f11 = 1.0 / 39916800, f12 = 1.0 / 479001600, f13 = 1.0 / 6227020800;
@@ -68,37 +72,43 @@ void tanh_column(const double* __restrict x, double* __restrict y, Index rows) {
   constexpr double kLn2Lo = 1.90821492927058770002e-10;     // ln 2 − kLn2Hi
   constexpr double kRound = 0x1.8p52;                       // x + kRound − kRound: x rounded
   constexpr std::uint64_t kRoundBits = 0x4338000000000000;  // kRound's bits
-  for (Index i = 0; i < rows; ++i) {
-    const double xi = x[i];
-    const double x2 = xi * xi;
-    // In x⁴ with pairs of terms (two chains of half the length: the loop is bound by the
-    // latency of its polynomial chains, not by their operations).
-    const double x4 = x2 * x2;
-    const double series =
-        xi *
-        ((((((c9 * x2 + c8) * x4 + (c7 * x2 + c6)) * x4 + (c5 * x2 + c4)) * x4 + (c3 * x2 + c2)) *
-          x4) +
-         (c1 * x2 + c0));
-    const double a = std::abs(xi);
-    const double z = std::min(2.0 * a, 40.0);
-    const double t = z * kLog2e + kRound;  // k in its low bits
-    const double k = t - kRound;
-    const double r = (z - k * kLn2Hi) - k * kLn2Lo;
-    // The same pairing in r².
-    const double r2 = r * r;
-    const double er =
-        (((((((f13 * r + f12) * r2 + (f11 * r + f10)) * r2 + (f9 * r + f8)) * r2 + (f7 * r + f6)) *
-               r2 +
-           (f5 * r + f4)) *
-              r2 +
-          (f3 * r + f2)) *
-         r2) +
-        (r + 1.0);
-    const double two_k =
-        std::bit_cast<double>((std::bit_cast<std::uint64_t>(t) - kRoundBits + 1023) << 52);
-    const double large = std::copysign(1.0 - 2.0 / (1.0 + er * two_k), xi);
-    y[i] = a < 0.125 ? series : large;
-  }
+  constexpr std::uint64_t kSignBit = 0x8000000000000000;
+  constexpr double kClamp = 40.0;
+  V x;
+  __builtin_memcpy(&x, in, sizeof x);
+  const Bits x_bits = __builtin_bit_cast(Bits, x);
+  const Bits sign = x_bits & kSignBit;
+  const V z2 = 2.0 * __builtin_bit_cast(V, x_bits & ~kSignBit);
+  // min(z2, 40) as a mask (a NaN compares false and stays): no ?: on vectors, which not every
+  // compiler accepts.
+  const Bits over = (Bits)(z2 > kClamp);
+  const V z = __builtin_bit_cast(
+      V, (over & __builtin_bit_cast(Bits, V{} + kClamp)) | (~over & __builtin_bit_cast(Bits, z2)));
+  const V t = z * kLog2e + kRound;  // k in its low bits
+  const V k = t - kRound;
+  const V r = (z - k * kLn2Hi) - k * kLn2Lo;
+  // In r² with pairs of terms (two chains of half the length: latency, not operations, bounds
+  // a chain of dependent products).
+  const V r2 = r * r;
+  const V er_minus_1 =
+      (((((((f13 * r + f12) * r2 + (f11 * r + f10)) * r2 + (f9 * r + f8)) * r2 + (f7 * r + f6)) *
+             r2 +
+         (f5 * r + f4)) *
+            r2 +
+        (f3 * r + f2)) *
+       r2) +
+      r;
+  const V two_k = __builtin_bit_cast(V, (__builtin_bit_cast(Bits, t) - kRoundBits + 1023) << 52);
+  const V e = two_k * er_minus_1 + (two_k - 1.0);
+  const V result = __builtin_bit_cast(V, __builtin_bit_cast(Bits, e / (e + 2.0)) | sign);
+  __builtin_memcpy(y, &result, sizeof result);
+}
+
+REWIND_SIMD_CLONES
+void tanh_column(const double* __restrict x, double* __restrict y, Index rows) {
+  Index i = 0;
+  for (; i + 4 <= rows; i += 4) tanh_lanes<Vec4, Bits4>(x + i, y + i);
+  for (; i < rows; ++i) tanh_lanes<Vec1, Bits1>(x + i, y + i);
 }
 
 void tanh_array(const Eigen::Ref<const Eigen::MatrixXd>& pre, Eigen::Ref<Eigen::MatrixXd> out) {

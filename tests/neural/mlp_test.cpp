@@ -492,6 +492,46 @@ TEST(Activation, VectorisedTanhIsWithinAFewUlpOfStdTanh) {
   EXPECT_EQ(y(0, 10000), 0.0);
 }
 
+TEST(Activation, TanhIsAccurateWhereItsFormsMeetAndKeepsSpecialValues) {
+  // Dense where 2|x| crosses multiples of ln 2 / 2 (the exponent k of the range reduction
+  // changes, and 2^k (e^r − 1) + (2^k − 1) cancels most for r < 0) and at tiny |x|, where
+  // e = expm1(2|x|) must keep its relative precision; every column length so that both the
+  // four-lane loop and the one-lane tail see every value.
+  std::vector<double> points;
+  for (int i = 1; i <= 40000; ++i) points.push_back(1.5 * i / 40000.0);
+  for (int e = -1070; e <= 0; e += 3) points.push_back(std::ldexp(1.2345, e));
+  for (double v :
+       {std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::min(),
+        0.17328679513998632, 0.34657359027997264, 0.5198603854199589, 19.99, 20.0, 20.01, 355.0})
+    points.push_back(v);
+  for (Index lanes : {1, 3, 4, 5}) {
+    Eigen::MatrixXd x(lanes, static_cast<Index>(points.size()));
+    for (Index j = 0; j < x.cols(); ++j)
+      for (Index i = 0; i < lanes; ++i)
+        x(i, j) = (i % 2 == 0 ? 1.0 : -1.0) * points[static_cast<std::size_t>(j)];
+    Eigen::MatrixXd y(x.rows(), x.cols());
+    rwd::nn::apply_activation(Activation::tanh, x, y);
+    double worst = 0.0;
+    for (Index k = 0; k < x.size(); ++k) {
+      const double exact = std::tanh(x(k));
+      const double ulp = std::abs(std::nextafter(exact, 2.0 * exact) - exact);
+      worst = std::max(worst, std::abs(y(k) - exact) / ulp);
+    }
+    EXPECT_LE(worst, 4.0) << "worst error in ulp, columns of " << lanes;
+  }
+  // NaN stays NaN, −0 stays −0, ±∞ saturate, in the four-lane loop and in the tail.
+  Eigen::MatrixXd special(1, 6), out(1, 6);
+  special << std::numeric_limits<double>::quiet_NaN(), -0.0,
+      std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), -0.0,
+      std::numeric_limits<double>::quiet_NaN();
+  rwd::nn::apply_activation(Activation::tanh, special, out);
+  EXPECT_TRUE(std::isnan(out(0, 0)) && std::isnan(out(0, 5)));
+  EXPECT_TRUE(out(0, 1) == 0.0 && std::signbit(out(0, 1)));
+  EXPECT_TRUE(out(0, 4) == 0.0 && std::signbit(out(0, 4)));
+  EXPECT_EQ(out(0, 2), 1.0);
+  EXPECT_EQ(out(0, 3), -1.0);
+}
+
 TEST(Mlp, EverySampleHasTheSameBitsInAnyBatch) {
   // What splitting a minibatch across processes rests on: a sample's forward output, input
   // cotangent and per-sample parameter gradient do not depend on the batch size or on the
