@@ -79,6 +79,70 @@ template <int C>
   for (; i < m; ++i) product_row<C>(A, m, n, xj, ldx, init, i, oj, ldo);
 }
 
+// Layers with fewer than 8 outputs (a network's output layer, or the cotangent's way down to a
+// few inputs) have no whole 8-row block: product_row ran each entry as one chain of n dependent
+// additions, one term at a time. For them the entries are dot products instead, over rows of A
+// that column_products copies out contiguous (At: n × m, column i = row i of A), four terms per
+// vector operation.
+constexpr Index kMaxDotRows = 8;          // m below this (and n at least 8) takes the dot path
+constexpr Index kDotBufferValues = 2048;  // m·n up to this: A's rows copied to the stack (16 KiB)
+
+// out(i, j) for rows [i, i + R) of one column j, as a dot product of row i of A (contiguous in
+// At) with x's column; the order of one entry is stated at column_products (dense_kernels.hpp).
+template <int R>
+[[gnu::always_inline]] inline void dot_rows(const double* __restrict At, Index n,
+                                            const double* __restrict xj,
+                                            const double* __restrict init, Index i,
+                                            double* __restrict oj) {
+  Vec4 lo[R], hi[R];
+  for (int r = 0; r < R; ++r) lo[r] = hi[r] = Vec4{0.0, 0.0, 0.0, 0.0};
+  const Index n8 = n - n % 8;
+  for (Index p = 0; p < n8; p += 8) {
+    Vec4 x0, x1;
+    REWIND_LOAD4(x0, xj + p);
+    REWIND_LOAD4(x1, xj + p + 4);
+    for (int r = 0; r < R; ++r) {
+      Vec4 a0, a1;
+      REWIND_LOAD4(a0, At + (i + r) * n + p);
+      REWIND_LOAD4(a1, At + (i + r) * n + p + 4);
+      lo[r] += a0 * x0;
+      hi[r] += a1 * x1;
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const Vec4 v = lo[r] + hi[r];
+    double dot = (v[0] + v[1]) + (v[2] + v[3]);
+    const double* a = At + (i + r) * n;
+    for (Index p = n8; p < n; ++p) dot += a[p] * xj[p];
+    oj[i + r] = (init != nullptr ? init[i + r] : 0.0) + dot;
+  }
+}
+
+// All m < 8 rows of columns [0, batch), from A copied row by row into At.
+[[gnu::always_inline]] inline void dot_columns(const double* At, Index m, Index n, const double* x,
+                                               Index ldx, Index batch, const double* init,
+                                               double* out, Index ldo) {
+  for (Index j = 0; j < batch; ++j) {
+    const double* xj = x + j * ldx;
+    double* oj = out + j * ldo;
+    Index i = 0;
+    for (; i + 4 <= m; i += 4) dot_rows<4>(At, n, xj, init, i, oj);
+    switch (m - i) {
+      case 3:
+        dot_rows<3>(At, n, xj, init, i, oj);
+        break;
+      case 2:
+        dot_rows<2>(At, n, xj, init, i, oj);
+        break;
+      case 1:
+        dot_rows<1>(At, n, xj, init, i, oj);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
 // add_outer_products for columns [j, j + C) of dW and rows [i, i + 8): the 8 × C entries in
 // registers while every call adds its product.
 template <int C>
@@ -145,6 +209,13 @@ template <int C>
 REWIND_SIMD_CLONES
 void column_products(const double* A, Index m, Index n, const double* x, Index ldx, Index batch,
                      const double* init, double* out, Index ldo) {
+  if (m < kMaxDotRows && n >= 8 && m * n <= kDotBufferValues) {
+    double At[kDotBufferValues];
+    for (Index p = 0; p < n; ++p)
+      for (Index i = 0; i < m; ++i) At[i * n + p] = A[p * m + i];
+    dot_columns(At, m, n, x, ldx, batch, init, out, ldo);
+    return;
+  }
   Index j = 0;
   for (; j + 4 <= batch; j += 4)
     product_columns<4>(A, m, n, x + j * ldx, ldx, init, out + j * ldo, ldo);

@@ -17,10 +17,16 @@ namespace rwd::nn::dense {
 
 // out.col(j) = init + Σ_p x(p, j) · A.col(p) for the batch's columns j, with A m × n (column-
 // major, leading dimension m), x n × batch and out m × batch (leading dimensions ldx, ldo); init
-// has m values or is null (the chain then starts from +0.0). Each output entry is
-// start + x(0, j)·A(i, 0) + x(1, j)·A(i, 1) + … added left to right, p ascending — over its own
-// column alone (Eigen's product promises no such order: its kernels block and order the work by
-// the shape, and a one-column product takes another path).
+// has m values or is null (the chain then starts from +0.0). Each output entry is computed from
+// its own column alone, in an order fixed by the shape (m, n) — Eigen's product promises no such
+// thing: its kernels block and order the work by the batch too, and a one-column product takes
+// another path:
+// - m ≥ 8, or n < 8, or m·n > 2048: start + x(0, j)·A(i, 0) + x(1, j)·A(i, 1) + … added left to
+//   right, p ascending;
+// - otherwise (few rows: a dot product per entry): eight partial sums s_q of the terms with
+//   p ≡ q (mod 8), p < n₈ = n − n mod 8, each p ascending; then
+//   ((s_0 + s_4) + (s_1 + s_5)) + ((s_2 + s_6) + (s_3 + s_7)), the terms p ≥ n₈ added left to
+//   right, and start + that sum.
 void column_products(const double* A, Index m, Index n, const double* x, Index ldx, Index batch,
                      const double* init, double* out, Index ldo);
 
