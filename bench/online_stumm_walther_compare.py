@@ -2,6 +2,7 @@
 """rewind's online schedule against Stumm & Walther's online_r2 followed by online_r3.
 
     bench/online_stumm_walther_compare.py [REWIND = build/src/cli/rewind [MAX_C = 20 [STRIDE = 8]]]
+    bench/online_stumm_walther_compare.py --below-both [MAX_C = 5]
 
 P. Stumm, A. Walther, "New algorithms for optimal online checkpointing", SIAM J. Sci. Comput.
 32(2):836-854, 2010. The placement rules below restate the behaviour of the one public
@@ -178,7 +179,42 @@ def compared(rw, sw, ls):
     return cell(above, "+"), cell(below, "-")
 
 
+def least_worst_below_both(c):
+    """The least possible worst ratio to p(l, c) over l <= beta(c, 3) of an online placement that
+    never costs more than online_r3 nor Wang et al.'s checkpoints (both reversed by the same
+    closed form) at any l <= beta(c, 3), by exhaustive search over the sets held at each step (as
+    online_placement_search.py searches); (None, l) when no placement can stay below both at l."""
+    b3 = beta(c, 3)
+    sw, _ = stumm_walther_sets(c)
+    dynamic = dynamic_checkpoint_sets(c, b3)
+    best = {(0,): Fraction(0)}
+    for n in range(1, b3 + 1):
+        l = n + 1 if n < b3 else b3  # the last round prices the run ending at beta(c, 3) only
+        held_at = n - 1 if n < b3 else b3 - 2
+        bound = min(cost(dynamic[held_at], l, c), cost(sw[held_at], l, c))
+        following = {}
+        for held, worst in best.items():
+            advances = cost(held, l, c)
+            if advances > bound:
+                continue
+            w = max(worst, Fraction(advances, p(l, c)))
+            for choice in (next_sets(held, n, c) if n < b3 else [held]):
+                if choice not in following or w < following[choice]:
+                    following[choice] = w
+        best = following
+        if not best:
+            return None, l
+    return min(best.values()), None
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--below-both":
+        for c in range(2, int(sys.argv[2]) + 1 if len(sys.argv) > 2 else 6):
+            ratio, l = least_worst_below_both(c)
+            print(f"c = {c}: " + (f"least worst ratio {float(ratio):.4f} ({ratio})" if ratio
+                                  else f"no online placement stays below both at l = {l}"),
+                  flush=True)
+        return
     rewind = sys.argv[1] if len(sys.argv) > 1 else "build/src/cli/rewind"
     max_c = int(sys.argv[2]) if len(sys.argv) > 2 else 20
     stride = int(sys.argv[3]) if len(sys.argv) > 3 else 8
