@@ -76,6 +76,35 @@ TEST(Lorenz96, VjpIsTheTransposedJacobian) {
   }
 }
 
+TEST(Lorenz96, VjpIsOnePassWithTheBitsOfTheKernelsAndOfTheBackendsSum) {
+  // The host vjp writes (∂f/∂y)ᵀ v block by block and sums v in the same blocks: every entry must
+  // be the per-index kernel's bits, and Σ v_i the bits of ordered_element_sum (which the other
+  // backends' and the distributed problem's gradients are compared with), at sizes around the
+  // block of kReductionBlock elements, the four lanes and the wrapping columns, on 1 and 2
+  // threads.
+  std::mt19937_64 rng(960);
+  const Index block = detail::kReductionBlock;
+  const int saved = thread_count();
+  for (int threads : {1, 2}) {
+    if (threads > 1 && !kThreadsAvailable) break;
+    set_thread_count(threads);
+    for (Index n : {Index{4}, Index{5}, Index{6}, Index{7}, Index{9}, block - 1, block, block + 1,
+                    block + 2, block + 3, 2 * block + 5, Index{70001}}) {
+      Lorenz96<> p(n);
+      const Vector y = random_vector(n, rng, -10, 10), v = random_vector(n, rng, -1, 1);
+      Vector out_y(n), out_theta(1);
+      p.vjp(0.0, y, Vector{{8.0}}, v, out_y, out_theta);
+      Vector expected(n);
+      const detail::Lorenz96VjpKernel kernel{y.data(), v.data(), expected.data(), n};
+      for (Index j = 0; j < n; ++j) kernel(j);
+      EXPECT_EQ(out_y, expected) << "N = " << n << ", " << threads << " threads";
+      const double sum = detail::ordered_element_sum(n, [&v](Index i) { return v[i]; });
+      EXPECT_EQ(out_theta[0], sum) << "N = " << n << ", " << threads << " threads";
+    }
+  }
+  set_thread_count(saved);
+}
+
 TEST(Lorenz96, DefaultsAndEquilibrium) {
   Lorenz96<> p(40);
   EXPECT_EQ(p.state_size(), 40);
