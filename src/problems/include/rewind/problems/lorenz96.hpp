@@ -138,42 +138,20 @@ inline void lorenz96_vjp_interior(const double* __restrict y, const double* __re
                                   y[j + 2]);
 }
 
-// One block [begin, end) of the whole vjp: out_y there, and Σ v_i over the block in four
-// interleaved lanes (element i into lane (i − begin) mod 4, combined as (l0 + l1) + (l2 + l3)) —
-// lane_sum's arithmetic, so that the blocks add up to ordered_element_sum's bits. The block's v
-// is summed right after the vjp has read it, from the cache: the sum had been a second pass over
-// the whole of v. (Two loops, each of which GCC vectorises; one fused loop it does not.)
-inline double lorenz96_vjp_block(const double* __restrict y, const double* __restrict v,
-                                 double* __restrict out_y, Index n, Index begin, Index end) {
-  const Lorenz96VjpKernel edge{y, v, out_y, n};
-  // The wrapping columns 0, 1, n − 2, n − 1 one at a time; the interior as a plain loop.
-  const Index interior_begin = std::min(end, std::max(begin, Index{2}));
-  const Index interior_end = std::max(interior_begin, std::min(end, n - 2));
-  for (Index j = begin; j < interior_begin; ++j) edge(j);
-  lorenz96_vjp_interior(y, v, out_y, interior_begin, interior_end);
-  for (Index j = interior_end; j < end; ++j) edge(j);
-  double lane[4] = {0.0, 0.0, 0.0, 0.0};
-  Index i = begin;
-  for (; i + 4 <= end; i += 4)
-    for (int k = 0; k < 4; ++k) lane[k] += v[i + k];
-  for (int k = 0; i < end; ++i, ++k) lane[k] += v[i];
-  return (lane[0] + lane[1]) + (lane[2] + lane[3]);
-}
-
 // out_y = (∂f/∂y)ᵀ v; returns dJ/dF = Σ_i v_i as the backend sums a vector
 // (ordered_element_sum: blocks of kReductionBlock indices, four interleaved lanes inside each,
-// the blocks added in order), so the bits do not depend on the thread count. One pass: each
-// block writes its part of out_y and sums its v's while they are in the cache.
+// the blocks added in order), so the bits do not depend on the thread count. The lanes matter:
+// one chain of dependent additions (the former fused loop) bounded the whole vjp at large N.
 inline double lorenz96_vjp_host(const double* y, const double* v, double* out_y, Index n) {
-  const Index blocks = (n + kReductionBlock - 1) / kReductionBlock;
-  const int threads = threads_for(n, kParallelMinElements);
-  const Sums<1> total = ordered_fold<1>(blocks, threads, [&](Index b) {
-    Sums<1> s;
-    s.v[0] = lorenz96_vjp_block(y, v, out_y, n, b * kReductionBlock,
-                                std::min(n, (b + 1) * kReductionBlock));
-    return s;
-  });
-  return total.v[0];
+  const Lorenz96VjpKernel edge{y, v, out_y, n};
+  edge(0);
+  edge(1);
+  // Element-wise, so it may be shared out among threads in any ranges.
+  for_each_range(n - 4,
+                 [&](Index b, Index e) { lorenz96_vjp_interior(y, v, out_y, b + 2, e + 2); });
+  edge(n - 2);
+  edge(n - 1);
+  return ordered_element_sum(n, [v](Index i) { return v[i]; });
 }
 
 }  // namespace detail
