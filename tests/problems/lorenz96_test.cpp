@@ -76,12 +76,13 @@ TEST(Lorenz96, VjpIsTheTransposedJacobian) {
   }
 }
 
-TEST(Lorenz96, VjpIsOnePassWithTheBitsOfTheKernelsAndOfTheBackendsSum) {
-  // The host vjp writes (∂f/∂y)ᵀ v block by block and sums v in the same blocks: every entry must
-  // be the per-index kernel's bits, and Σ v_i the bits of ordered_element_sum (which the other
-  // backends' and the distributed problem's gradients are compared with), at sizes around the
-  // block of kReductionBlock elements, the four lanes and the wrapping columns, on 1 and 2
-  // threads.
+TEST(Lorenz96, VjpHasTheBitsOfTheKernelsAndOfTheBackendsSum) {
+  // The Eigen backend's vjp runs its interior as a plain loop and the wrapping columns through
+  // the per-index kernel: every entry must have the kernel's bits (which the Thrust backend and
+  // the distributed problem compute), and Σ v_i must be the backend's vector sum,
+  // ordered_element_sum (the bits the distributed problem's dJ/dF is compared with) — at sizes
+  // around a reduction block (kReductionBlock) and the wrapping columns, on 1 and 2 threads, so
+  // that a faster vjp (a fused sum, say) keeps both.
   std::mt19937_64 rng(960);
   const Index block = detail::kReductionBlock;
   const int saved = thread_count();
