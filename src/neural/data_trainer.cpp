@@ -232,14 +232,14 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
   try {
     if (!options_.adaptive) {
       // Groups of windows on one grid: uniform trajectories by their spacing (equal spacings
-      // share a group), the others one window each on its own intervals.
+      // share a group), and the windows of the others in one group of their own.
       std::vector<std::pair<double, std::vector<Index>>> groups;
-      std::vector<Index> alone;
+      std::vector<Index> irregular;
       for (Index w = mine_.begin; w < mine_.end; ++w) {
         const double spacing =
             uniform_spacing_[windows_[static_cast<std::size_t>(starts[w])].trajectory];
         if (spacing == 0.0) {
-          alone.push_back(w);
+          irregular.push_back(w);
           continue;
         }
         auto group = std::find_if(groups.begin(), groups.end(),
@@ -249,20 +249,41 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
       }
       std::vector<double> losses;
       Eigen::MatrixXd grads;
-      // A group runs on a local clock from 0, each window offset by its start time (what a time
-      // input sees); a window alone runs on its own times, offset 0.
+      const Index steps = options_.window * options_.substeps;
+      // A uniform group runs on a local clock from 0, each window offset by its start time (what
+      // a time input sees). The irregular windows run together on a clock of unit steps, each
+      // step of each window rescaled to its own true size (nn::NeuralOde's step rates).
       const auto run_group = [&](const std::vector<Index>& members, const StepControl& control,
-                                 bool local_clock) {
+                                 bool rated) {
+        const auto b = static_cast<Eigen::Index>(members.size());
         std::vector<Index> numbers;
-        Eigen::VectorXd offsets = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(members.size()));
-        for (std::size_t i = 0; i < members.size(); ++i) {
-          numbers.push_back(starts[members[i]]);
-          const WindowStart at = windows_[static_cast<std::size_t>(numbers.back())];
-          if (local_clock)
-            offsets[static_cast<Eigen::Index>(i)] =
-                trajectories_[at.trajectory].times[static_cast<std::size_t>(at.start)];
+        Eigen::VectorXd offsets = Eigen::VectorXd::Zero(b);
+        StepRates rates;
+        if (rated) {
+          rates.sizes.resize(b, steps);
+          rates.starts.resize(b, steps);
         }
-        Summary group_summary = batched_gradient(theta, numbers, control, offsets, losses, grads);
+        for (Eigen::Index i = 0; i < b; ++i) {
+          numbers.push_back(starts[members[static_cast<std::size_t>(i)]]);
+          const WindowStart at = windows_[static_cast<std::size_t>(numbers.back())];
+          const std::vector<double>& times = trajectories_[at.trajectory].times;
+          if (!rated) {
+            offsets[i] = times[static_cast<std::size_t>(at.start)];
+            continue;
+          }
+          // The steps a prescribed control on the window's own intervals would take, and their
+          // start times summed as that stepper sums them.
+          const std::vector<double> sizes =
+              step_sizes(times, at.start, options_.window, options_.substeps);
+          double t = times[static_cast<std::size_t>(at.start)];
+          for (Index n = 0; n < steps; ++n) {
+            rates.sizes(i, n) = sizes[static_cast<std::size_t>(n)];
+            rates.starts(i, n) = t;
+            t += sizes[static_cast<std::size_t>(n)];
+          }
+        }
+        Summary group_summary = batched_gradient(theta, numbers, control, offsets,
+                                                 rated ? &rates : nullptr, losses, grads);
         steps_ += group_summary.steps * static_cast<Index>(members.size());
         for (std::size_t i = 0; i < members.size(); ++i) {
           double* out = mine_values_.data() + 1 + (members[i] - mine_.begin) * (p + 1);
@@ -271,18 +292,12 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
           if (members[i] == mine_.begin) summary = group_summary;
         }
       };
-      const Index steps = options_.window * options_.substeps;
       for (const auto& [spacing, members] : groups)
         run_group(members,
                   StepControl::fixed(0.0, spacing / static_cast<double>(options_.substeps), steps),
-                  /*local_clock=*/true);
-      for (Index w : alone) {
-        const WindowStart at = windows_[static_cast<std::size_t>(starts[w])];
-        run_group({w},
-                  window_step_control(trajectories_[at.trajectory].times, at.start, options_.window,
-                                      options_.substeps, std::nullopt),
-                  /*local_clock=*/false);
-      }
+                  /*rated=*/false);
+      if (!irregular.empty())
+        run_group(irregular, StepControl::fixed(0.0, 1.0, steps), /*rated=*/true);
     } else {
       for (Index w = mine_.begin; w < mine_.end; ++w) {
         GradientResult<Eigen::VectorXd> r =
@@ -351,13 +366,18 @@ nn::NeuralOde& DataTrainer::batch_model(Index batch) {
 
 Summary DataTrainer::batched_gradient(const Eigen::VectorXd& theta,
                                       const std::vector<Index>& numbers, const StepControl& control,
-                                      const Eigen::VectorXd& time_offsets,
+                                      const Eigen::VectorXd& time_offsets, const StepRates* rates,
                                       std::vector<double>& losses, Eigen::MatrixXd& grads) {
   const auto b = static_cast<Index>(numbers.size());
   const Index d = observed_, s_dim = field_.dimension(), window = options_.window;
   const Index substeps = options_.substeps, p = theta.size();
   nn::NeuralOde& model = batch_model(b);
-  if (model.time_input()) model.set_time_offsets(time_offsets);
+  if (rates) {
+    model.set_step_rates(rates->sizes, rates->starts);
+  } else {
+    model.clear_step_rates();
+    if (model.time_input()) model.set_time_offsets(time_offsets);
+  }
   ExplicitRungeKutta stepper(model, options_.tableau, control);
   std::vector<WindowStart> at;
   for (Index n : numbers) at.push_back(windows_[static_cast<std::size_t>(n)]);

@@ -32,6 +32,13 @@
 // operations in the same order every time, so (y_n, carry_n) → y_{n+1} is bitwise reproducible
 // on a deterministic backend; replays from snapshots depend on it.
 //
+// Problems defined step by step: a problem with `void begin_step(Index step) const` is told the
+// index n of every step before any of that step's right-hand sides or VJPs is evaluated —
+// forward, replayed or reversed, in whatever order a schedule visits the steps. Its right-hand
+// side may then depend on n as well as on t: a control or forcing held constant over each step,
+// or a field rescaled per step (rwd::nn::NeuralOde's step rates). The stage times alone cannot
+// say this: the last stage of step n (c = 1) and the first of step n + 1 share a time.
+//
 // Allocation: every work vector is allocated in the constructor; step() and adjoint_step() do
 // not allocate (tests/integrators/no_allocation_test.cpp counts operator new calls).
 #pragma once
@@ -163,6 +170,7 @@ class ExplicitRungeKutta {
   void step_sized(Vector& y, Carry& carry, const Vector& theta, double h) {
     check_sizes(y, theta);
     require_step_size(h, carry);
+    begin_step(carry.step);
     evaluate_stages(y, carry.t, h, theta, 0, /*adjoint_replay=*/false);
     next_h_ = h;
     combine_solution(y, y, h);
@@ -195,6 +203,7 @@ class ExplicitRungeKutta {
     check_sizes(y_n, theta);
     check_adjoint_sizes(lambda, mu);
     require_step_size(h, carry_n);
+    begin_step(carry_n.step);
     evaluate_stages(y_n, carry_n.t, h, theta, 0, /*adjoint_replay=*/false);
     next_h_ = h;
     double dj_dh = 0.0;
@@ -247,6 +256,7 @@ class ExplicitRungeKutta {
     check_adjoint_sizes(lambda, mu);
     next_h_ = control_.is_prescribed() ? control_.step_sizes[static_cast<std::size_t>(carry_n.step)]
                                        : control_.dt;
+    begin_step(carry_n.step);
     reverse_stages(stages[0], carry_n.t, next_h_, theta, lambda, mu, nullptr, stages.data());
   }
 
@@ -323,6 +333,11 @@ class ExplicitRungeKutta {
     B::linear_combination(lambda, 1.0, lambda, {coeff.data(), std::size_t(m)},
                           {vecs.data(), std::size_t(m)});
     ++counters_.adjoint_steps;
+  }
+
+  // Tells a problem defined step by step which step its next evaluations belong to (above).
+  void begin_step(Index step) const {
+    if constexpr (requires(const P& p) { p.begin_step(step); }) problem_.begin_step(step);
   }
 
   void check_adjoint_sizes(const Vector& lambda, const Vector& mu) const {
@@ -433,6 +448,7 @@ class ExplicitRungeKutta {
                        bool adjoint_replay = false) {
     Carry next = carry;
     next.step = carry.step + 1;
+    begin_step(carry.step);
     if (control_.is_prescribed()) {
       next_h_ = control_.step_sizes[static_cast<std::size_t>(carry.step)];
       evaluate_stages(y, carry.t, next_h_, theta, 0, adjoint_replay);
@@ -512,6 +528,7 @@ class ExplicitRungeKutta {
   // and an estimate of the second derivative, in the error norm of the run.
   double starting_step(const Vector& y0, const Vector& theta) {
     const double rtol = control_.rtol, atol = control_.atol;
+    begin_step(0);
     problem_.rhs(control_.t0, y0, theta, k_[0]);
     ++counters_.rhs_evaluations;
     const double d0 = B::error_norm(y0, y0, y0, rtol, atol);

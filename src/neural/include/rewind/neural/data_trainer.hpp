@@ -19,12 +19,12 @@
 //
 // One window: from its first observation (the D observed components, then K = options.augment
 // zeros) the field is integrated with `substeps` equal steps inside each observation interval
-// (StepControl::prescribed, so irregular grids and the field's time input see the true t), and
+// (the field's time input sees the true t), and
 // scored by J_w = 1/(B·W·D) Σ_{k=1..W} |ŷ_obs(t_{s+k}) − z(t_{s+k})|² — the observed components
 // only, the augmented ones are free. The gradient of J_w is rwd::CheckpointedAdjoint's exact
 // discrete gradient with the options' schedule; the minibatch's loss and gradient are the
-// windows' sums in window order. Every window is computed on its own grid (alone, or in a batch
-// of windows on the same grid; see "Windows integrated together" below); a process of a
+// windows' sums in window order. Every window is computed on its own grid (in a batch of
+// windows; see "Windows integrated together" below); a process of a
 // BatchExchange takes the windows [a, b) of windows_of_process and the gather adds every
 // window's loss and gradient in window order, so one process and N processes give the same
 // bits. With options.clip_norm > 0 a gradient longer than it is rescaled to that
@@ -45,8 +45,12 @@
 // however the windows are grouped or split among processes, alone included. A trajectory whose
 // observation intervals all agree with its mean spacing Δ to 1e-9 relative (a uniform grid
 // written as text) is stepped with Δ/substeps everywhere, so all its windows share one grid, and
-// trajectories of the same Δ share it too; other trajectories' windows are integrated one by one
-// on their own intervals. Adaptive steps integrate every window by itself (NeuralField).
+// trajectories of the same Δ share it too. The windows of the other trajectories (irregular
+// times) are integrated together as well, on a shared clock of unit steps with every step of
+// every window rescaled to its own true size (nn::NeuralOde's step rates): each window is then
+// stepped on its own observation intervals — the same steps as alone, to rounding — and its
+// bits do not depend on the group either. Adaptive steps integrate every window by itself
+// (NeuralField).
 //
 // Evaluation integrates every trajectory whole from its first point with the same method and
 // substeps and reports the mean squared error (observed components, model units) over the
@@ -169,20 +173,27 @@ class DataTrainer {
   // One window with adaptive steps (windows of fixed steps go through batched_gradient).
   GradientResult<Eigen::VectorXd> adaptive_window_gradient(const Eigen::VectorXd& theta,
                                                            WindowStart w);
-  // The windows `numbers` (indices into windows_) that share one step grid — `control` from
-  // their common start time 0 — integrated together; window i's loss into losses[i] and its
-  // gradient into grads.col(i).
-  // time_offsets: what each window adds to the control's clock (a time input sees the sum).
+  // Per window (row) and step (column) of a group on irregular times: the true step size and
+  // its start time (nn::NeuralOde::set_step_rates).
+  struct StepRates {
+    Eigen::MatrixXd sizes, starts;
+  };
+  // The windows `numbers` (indices into windows_) integrated together by `control` from time 0:
+  // the windows of one uniform step grid (time_offsets: what each window adds to the control's
+  // clock; a time input sees the sum), or with `rates` windows on any grid, each step rescaled
+  // to its own size on a clock of unit steps. Window i's loss into losses[i] and its gradient
+  // into grads.col(i).
   Summary batched_gradient(const Eigen::VectorXd& theta, const std::vector<Index>& numbers,
                            const StepControl& control, const Eigen::VectorXd& time_offsets,
-                           std::vector<double>& losses, Eigen::MatrixXd& grads);
+                           const StepRates* rates, std::vector<double>& losses,
+                           Eigen::MatrixXd& grads);
   Index steps_ = 0, rejected_ = 0;  // of the last gradient(), this process's windows
 
   // Windows integrated together: per trajectory the uniform spacing its windows are stepped
-  // with (0: not uniform, each window on its own intervals), and the models of the last few
-  // group sizes — a minibatch of several spacings, or with windows on irregular times (each
-  // alone), asks for several sizes in turn, and a model with its workspaces is too dear to
-  // build for every group (it was 10 % of such an iteration).
+  // with (0: not uniform, each window on its own intervals, rescaled), and the models of the
+  // last few group sizes — a minibatch of several spacings, or with windows on irregular times,
+  // asks for several sizes in turn, and a model with its workspaces is too dear to build for
+  // every group (it was 10 % of such an iteration).
   std::vector<double> uniform_spacing_;
   struct BatchModel {
     std::unique_ptr<nn::NeuralOde> model;

@@ -44,6 +44,18 @@
 // dτ/dt is not formed (the step times are fixed). rwd::nn::NeuralField is the same field for one
 // sample at a time.
 //
+// Step rates (set_step_rates): samples whose true steps differ — training windows on irregular
+// observation times — still run as one batch. The batch steps on a shared clock of unit steps
+// (StepControl::fixed(0, 1, N): step n covers s ∈ [n, n + 1]), and sample b's step n stands for
+// its true step of size h_bn from the true time t_bn:
+//   dy_b/ds = h_bn · mlp(φ(y_b), τ_b),   τ_b = (t_bn + (s − n)·h_bn − shift) / scale,
+// which is the sample's own ODE with time rescaled over that step (an explicit Runge–Kutta step
+// of size 1 of this field is the step of size h_bn of the original to rounding; with time input
+// the network sees the true stage times). The index n comes from the stepper (begin_step, which
+// rwd::ExplicitRungeKutta calls before every step it takes, replays or reverses); the stage
+// time s cannot say it, since the last stage of step n and the first of step n + 1 share a time.
+// Every product scales a sample's own column, so the per-sample bits do not depend on the batch.
+//
 // vjp_accumulate(t, y, θ, v, out_y, mu) is vjp with its parameter part added to mu instead of
 // written out, the same bits as vjp into a buffer followed by mu += buffer; explicit Runge–Kutta
 // steppers use it when a problem offers it, and call finish_vjp_accumulation(mu) after each step's
@@ -142,6 +154,35 @@ class NeuralOde {
     offsets_ = offsets;
   }
 
+  // Step rates (above): sizes(b, n) = h_bn > 0 and, with a time input, starts(b, n) = t_bn
+  // (B × N each, finite; starts may be empty without a time input). They replace the time
+  // offsets. The stepper must be rwd::ExplicitRungeKutta with StepControl::fixed(0, 1, N).
+  void set_step_rates(Eigen::MatrixXd sizes, Eigen::MatrixXd starts = {}) {
+    if (sizes.rows() != batch_ || sizes.cols() < 1 || !sizes.allFinite() ||
+        !(sizes.array() > 0.0).all())
+      rwd::detail::fail<InvalidArgument>(describe(), ": step rates need a batch of ", batch_,
+                                         " rows of finite sizes > 0, not ", sizes.rows(), " × ",
+                                         sizes.cols());
+    if (time_.enabled &&
+        (starts.rows() != batch_ || starts.cols() != sizes.cols() || !starts.allFinite()))
+      rwd::detail::fail<InvalidArgument>(describe(), ": step rates with a time input need ", batch_,
+                                         " × ", sizes.cols(), " finite start times, not ",
+                                         starts.rows(), " × ", starts.cols());
+    rate_sizes_ = std::move(sizes);
+    rate_starts_ = time_.enabled ? std::move(starts) : Eigen::MatrixXd();
+    scaled_cotangent_.resize(dimension(), batch_);
+    current_step_ = -1;
+  }
+  // Back to one clock for every sample (t + offset_b).
+  void clear_step_rates() {
+    rate_sizes_.resize(0, 0);
+    rate_starts_.resize(0, 0);
+    current_step_ = -1;
+  }
+  bool has_step_rates() const { return rate_sizes_.size() > 0; }
+  // The step the next evaluations belong to (rwd::ExplicitRungeKutta calls it; see above).
+  void begin_step(Index step) const { current_step_ = step; }
+
   // Keep the network's last n forward passes for the VJPs at the same states (Mlp's saved
   // forward passes: the same bits, no re-run; n = the steps × stages of an adjoint's window
   // covers all of them). Replaces the work matrices: allocates.
@@ -183,6 +224,10 @@ class NeuralOde {
     check_sizes(y, theta, f.size(), "output f");
     Eigen::Map<Eigen::MatrixXd> out(f.data(), dimension(), batch_);
     mlp_.forward(theta.data(), features_of(t, y), out, workspace_);
+    if (has_step_rates()) {
+      const Index n = rated_step();
+      for (Index b = 0; b < batch_; ++b) out.col(b) *= rate_sizes_(b, n);
+    }
   }
 
   // out_y = (∂f/∂y)ᵀ v = φ'(y) ⊙ (∂mlp/∂φ)ᵀ v;  out_theta = Σ_b (∂mlp/∂θ)ᵀ v_b, or with
@@ -190,7 +235,7 @@ class NeuralOde {
   void vjp(double t, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
            Vector& out_theta) const {
     check_vjp(y, theta, v, out_y, out_theta.size(), "outputs");
-    const Eigen::Map<const Eigen::MatrixXd> cotangent(v.data(), dimension(), batch_);
+    const Eigen::Map<const Eigen::MatrixXd> cotangent = network_cotangent(v);
     if (copies_ == ParameterCopies::per_sample)
       mlp_.vjp_per_sample(
           theta.data(), features_of(t, y), cotangent, grad_phi_,
@@ -211,7 +256,7 @@ class NeuralOde {
       return;
     }
     check_vjp(y, theta, v, out_y, mu.size(), "out_y and mu");
-    const Eigen::Map<const Eigen::MatrixXd> cotangent(v.data(), dimension(), batch_);
+    const Eigen::Map<const Eigen::MatrixXd> cotangent = network_cotangent(v);
     mlp_.accumulate_vjp_per_sample(
         theta.data(), features_of(t, y), cotangent, grad_phi_,
         Eigen::Map<Eigen::MatrixXd>(mu.data(), mlp_.parameter_size(), batch_), workspace_);
@@ -231,6 +276,25 @@ class NeuralOde {
       rwd::detail::fail<InvalidArgument>("neural ODE vjp: ", what, " have ", out_y.size(), " and ",
                                          theta_out, " elements but must have ", y.size(), " and ",
                                          theta.size());
+  }
+
+  // The cotangent of the network's output: v, or with step rates h_bn·v_b (the network's output
+  // is scaled by h_bn, so its cotangent is).
+  Eigen::Map<const Eigen::MatrixXd> network_cotangent(const Vector& v) const {
+    if (!has_step_rates()) return {v.data(), dimension(), batch_};
+    const Index n = rated_step();
+    const Eigen::Map<const Eigen::MatrixXd> given(v.data(), dimension(), batch_);
+    for (Index b = 0; b < batch_; ++b) scaled_cotangent_.col(b) = rate_sizes_(b, n) * given.col(b);
+    return {scaled_cotangent_.data(), dimension(), batch_};
+  }
+
+  // The step whose rates apply (begin_step's), checked against the rates' table.
+  Index rated_step() const {
+    if (current_step_ < 0 || current_step_ >= rate_sizes_.cols())
+      rwd::detail::fail<InvalidArgument>(
+          describe(), ": step ", current_step_, " has no step rate (", rate_sizes_.cols(),
+          " steps set); step rates need a stepper that calls begin_step (rwd::ExplicitRungeKutta)");
+    return current_step_;
   }
 
   // out_y = φ'(y) ⊙ (the state rows of grad_phi_).
@@ -279,8 +343,14 @@ class NeuralOde {
       phi_.topRows(s) = state.array().cube().matrix();
     else
       phi_.topRows(s) = state;
-    if (time_.enabled)
+    if (time_.enabled && has_step_rates()) {
+      const Index n = rated_step();
+      const double within = t - static_cast<double>(n);  // s − n on the shared unit-step clock
+      for (Index b = 0; b < batch_; ++b)
+        phi_(s, b) = (rate_starts_(b, n) + within * rate_sizes_(b, n) - time_.shift) / time_.scale;
+    } else if (time_.enabled) {
       for (Index b = 0; b < batch_; ++b) phi_(s, b) = (t + offsets_[b] - time_.shift) / time_.scale;
+    }
     return Eigen::Map<const Eigen::MatrixXd>(phi_.data(), phi_.rows(), batch_);
   }
 
@@ -291,6 +361,10 @@ class NeuralOde {
   CopyCheck check_;
   NeuralOdeTime time_;
   Eigen::VectorXd offsets_;  // per-sample time offsets (time input only)
+  // Step rates (B × N, empty when not set), the step they are read at, and the scaled cotangent.
+  Eigen::MatrixXd rate_sizes_, rate_starts_;
+  mutable Index current_step_ = -1;
+  mutable Eigen::MatrixXd scaled_cotangent_;
   Index saved_passes_ = 0, deferred_stages_ = 0;
   mutable Mlp::Workspace workspace_;
   mutable Eigen::VectorXd theta_stage_;  // vjp_accumulate's parameter part (shared θ only)
