@@ -6,7 +6,9 @@
 //   - against the closed form: an RK step of y' = a y multiplies y by the stability polynomial
 //     R(ah), so y_N = y_0 Π_n R(u_n h), and J = ½ y_N² has dJ/du_n = y_N² h R'(u_n h) / R(u_n h);
 //   - the stage times alone could not tell the problem its step: the last stage of one step and
-//     the first of the next share a time, and they see different controls here.
+//     the first of the next share a time, and they see different controls here;
+//   - the stochastic stepper tells it too (no noise: Euler–Maruyama is Euler, y_N = y_0 Π (1 +
+//     u_n h)), and the backsolve adjoint, whose backward solve has steps of its own, refuses it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,10 +18,12 @@
 
 #include <Eigen/Dense>
 
+#include "rewind/adjoint/backsolve_adjoint.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/stochastic_stepper.hpp"
 #include "rewind/schedule/schedules.hpp"
 
 namespace rwd {
@@ -47,6 +51,14 @@ class StepwiseControl {
     out_y[0] = theta[control()] * v[0];
     out_theta.setZero();
     out_theta[control()] = y[0] * v[0];
+  }
+
+  // Noise of size 0: the stochastic stepper's Euler–Maruyama step is then Euler's.
+  void diffusion(double, const Vector&, const Vector&, Vector& g) const { g.setZero(); }
+  void diffusion_vjp(double, const Vector&, const Vector&, const Vector&, Vector& out_y,
+                     Vector& out_theta) const {
+    out_y.setZero();
+    out_theta.setZero();
   }
 
   const std::vector<Index>& told() const { return told_; }
@@ -80,6 +92,12 @@ std::pair<double, double> stability_polynomial(const ButcherTableau& t, double z
   return {r, dr};
 }
 
+Eigen::VectorXd controls(Index steps) {
+  Eigen::VectorXd theta(steps);
+  for (Index n = 0; n < steps; ++n) theta[n] = std::sin(1.0 + 0.7 * static_cast<double>(n)) * 3.0;
+  return theta;
+}
+
 class StepwiseProblem : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StepwiseProblem, EveryScheduleGivesTheClosedFormGradient) {
@@ -87,8 +105,7 @@ TEST_P(StepwiseProblem, EveryScheduleGivesTheClosedFormGradient) {
   const Index steps = 17;
   const double h = 0.05;
   StepwiseControl problem(steps);
-  Eigen::VectorXd theta(steps);
-  for (Index n = 0; n < steps; ++n) theta[n] = std::sin(1.0 + 0.7 * static_cast<double>(n)) * 3.0;
+  const Eigen::VectorXd theta = controls(steps);
   const Eigen::VectorXd y0 = Eigen::VectorXd::Constant(1, 1.3);
 
   ExplicitRungeKutta stepper(problem, tableau, StepControl::fixed(0.0, h, steps));
@@ -122,6 +139,41 @@ TEST_P(StepwiseProblem, EveryScheduleGivesTheClosedFormGradient) {
     ASSERT_GE(problem.told().size(), static_cast<std::size_t>(2 * steps));
     for (Index n = 0; n < steps; ++n) EXPECT_EQ(problem.told()[static_cast<std::size_t>(n)], n);
     EXPECT_EQ(problem.told().back(), 0);
+  }
+}
+
+TEST(StepwiseProblemDrivers, TheStochasticStepperTellsTheStepToo) {
+  const Index steps = 13;
+  const double h = 0.05;
+  StepwiseControl problem(steps);
+  const Eigen::VectorXd theta = controls(steps);
+  const Eigen::VectorXd y0 = Eigen::VectorXd::Constant(1, 0.8);
+  StochasticStepper stepper(problem, SdeScheme::euler_maruyama, StepControl::fixed(0.0, h, steps),
+                            /*seed=*/3);
+  StoreAllAdjoint store_all(stepper, Objective<EigenBackend>::terminal_squared_norm());
+  const auto reference = store_all.run(y0, theta);
+  double y_n = y0[0];
+  for (Index n = 0; n < steps; ++n) y_n *= 1.0 + theta[n] * h;
+  EXPECT_NEAR(reference.loss, 0.5 * y_n * y_n, 1e-14 * y_n * y_n);
+  for (Index n = 0; n < steps; ++n)
+    EXPECT_NEAR(reference.grad_theta[n], y_n * y_n * h / (1.0 + theta[n] * h), 1e-13 * y_n * y_n)
+        << "control " << n;
+  CheckpointedAdjoint driver(stepper, Objective<EigenBackend>::terminal_squared_norm());
+  const auto r = driver.run(y0, theta, revolve_schedule(2));
+  EXPECT_EQ(0, std::memcmp(r.grad_theta.data(), reference.grad_theta.data(),
+                           sizeof(double) * static_cast<std::size_t>(steps)));
+}
+
+TEST(StepwiseProblemDrivers, TheBacksolveAdjointRefusesIt) {
+  const Index steps = 5;
+  StepwiseControl problem(steps);
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.1, steps));
+  BacksolveAdjoint driver(stepper, Objective<EigenBackend>::terminal_squared_norm());
+  try {
+    driver.run(Eigen::VectorXd::Constant(1, 1.0), controls(steps));
+    ADD_FAILURE() << "the backsolve adjoint ran a problem defined step by step";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("step by step"), std::string::npos) << e.what();
   }
 }
 

@@ -6,13 +6,15 @@
 //   - a sample's bits do not depend on the batch it runs in (alone with its rates, or among
 //     others), and every schedule gives store-all's bits;
 //   - the gradient is the derivative of the loss (central differences);
-//   - wrong shapes, and a stepper that never says which step it is on, are refused.
+//   - wrong shapes, a stepper that never says which step it is on, and the backsolve adjoint
+//     (whose backward solve takes steps of its own) are refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <vector>
 
+#include "rewind/adjoint/backsolve_adjoint.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
@@ -189,6 +191,21 @@ TEST(StepRates, WrongShapesAndAStepperThatNeverSaysTheStepAreRefused) {
   model.clear_step_rates();
   EXPECT_FALSE(model.has_step_rates());
   EXPECT_NO_THROW(model.rhs(0.5, y, theta, f));
+}
+
+TEST(StepRates, TheBacksolveAdjointRefusesAFieldWithRates) {
+  nn::NeuralOde model(network(false), 2, nn::InputFeatures::identity);
+  Eigen::MatrixXd sizes, starts;
+  rates_of({0, 1}, sizes, starts);
+  model.set_step_rates(sizes);
+  rwd::ExplicitRungeKutta stepper(model, rwd::ButcherTableau::rk4(),
+                                  rwd::StepControl::fixed(0.0, 1.0, kSteps));
+  rwd::BacksolveAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
+  const Eigen::VectorXd theta = network(false).initial_parameters(4);
+  const Eigen::VectorXd y0 = Eigen::VectorXd::Constant(2 * kDim, 0.3);
+  EXPECT_THROW(driver.run(y0, theta), rwd::InvalidArgument);
+  model.clear_step_rates();  // one clock again: the continuous adjoint applies
+  EXPECT_NO_THROW(driver.run(y0, theta));
 }
 
 }  // namespace

@@ -38,6 +38,8 @@
 // side may then depend on n as well as on t: a control or forcing held constant over each step,
 // or a field rescaled per step (rwd::nn::NeuralOde's step rates). The stage times alone cannot
 // say this: the last stage of step n (c = 1) and the first of step n + 1 share a time.
+// rwd::StochasticStepper tells it too; rwd::BacksolveAdjoint refuses such a problem (unless its
+// `bool depends_on_step() const` says false), since its backward solve takes steps of its own.
 //
 // Allocation: every work vector is allocated in the constructor; step() and adjoint_step() do
 // not allocate (tests/integrators/no_allocation_test.cpp counts operator new calls).

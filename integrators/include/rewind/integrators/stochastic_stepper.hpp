@@ -35,6 +35,9 @@
 // the first sweep drew and reproduces it bit for bit; a replay with another key is a different
 // state, which the drift monitor of the checkpointed driver reports with its step.
 //
+// A problem with `void begin_step(Index step) const` is told each step's index before the step's
+// evaluations, forward or replayed for the adjoint, as rwd::ExplicitRungeKutta tells it.
+//
 // Counters: rhs_evaluations counts evaluations of f and of g, vjp_evaluations the VJPs of both.
 // Steps are fixed (StepControl::fixed); adaptive step control is refused (choosing steps from
 // the noise would need Brownian bridges). Every work vector is allocated in the constructor;
@@ -323,6 +326,8 @@ class StochasticStepper {
                        .step = carry.step,
                        .stage = 0,
                        .purpose = NoisePurpose::brownian_increment};
+    if constexpr (requires(const P& p) { p.begin_step(carry.step); })
+      problem_.begin_step(carry.step);
     problem_.rhs(carry.t, y, theta, f_);
     ++counters_.rhs_evaluations;
     diffusion(carry.t, y, theta, g_);

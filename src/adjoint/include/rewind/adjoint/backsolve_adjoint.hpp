@@ -199,6 +199,22 @@ class BacksolveAdjoint {
       detail::fail<InvalidArgument>(
           "the backsolve adjoint observes step indices only; for observation times use the "
           "checkpointed or store-all driver");
+    // A problem defined step by step (explicit_runge_kutta.hpp) has no continuous adjoint to
+    // solve backwards on steps of its own. It says whether it currently depends on its step
+    // (depends_on_step(), e.g. nn::NeuralOde with step rates); without that query it is taken
+    // to depend on it.
+    if constexpr (requires(const Model& m) { m.begin_step(Index{0}); }) {
+      bool depends = true;
+      if constexpr (requires(const Model& m) {
+                      { m.depends_on_step() } -> std::convertible_to<bool>;
+                    })
+        depends = stepper_.problem().depends_on_step();
+      if (depends)
+        detail::fail<InvalidArgument>(
+            "the backsolve adjoint cannot differentiate a problem defined step by step "
+            "(begin_step); use the checkpointed or store-all driver, whose reverse sweep "
+            "revisits the forward run's own steps");
+    }
     const StepControl& control = stepper_.control();
     const bool fixed = !control.is_adaptive() && !control.is_prescribed();
     const Index planned = stepper_.planned_steps();  // −1: adaptive

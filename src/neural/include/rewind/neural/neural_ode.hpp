@@ -180,6 +180,8 @@ class NeuralOde {
     current_step_ = -1;
   }
   bool has_step_rates() const { return rate_sizes_.size() > 0; }
+  // Whether the field currently depends on the step index (rwd::BacksolveAdjoint refuses it).
+  bool depends_on_step() const { return has_step_rates(); }
   // The step the next evaluations belong to (rwd::ExplicitRungeKutta calls it; see above).
   void begin_step(Index step) const { current_step_ = step; }
 
