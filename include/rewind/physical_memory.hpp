@@ -19,4 +19,12 @@ inline std::int64_t physical_memory_bytes() {
   return static_cast<std::int64_t>(pages) * page;
 }
 
+// Half of it: what a store-all run may hold by default (StoreAllOptions::memory_limit_bytes = 0).
+// 8 GiB when the system does not say, a cap most machines can hold, rather than none.
+inline std::int64_t half_physical_memory() {
+  const std::int64_t bytes = physical_memory_bytes();
+  if (bytes == std::int64_t{1} << 62) return std::int64_t{8} << 30;
+  return bytes / 2;
+}
+
 }  // namespace rwd::detail

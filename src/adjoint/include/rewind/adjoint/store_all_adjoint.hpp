@@ -18,7 +18,6 @@
 // is allocated each time the run grows past what is held (amortised growth of the index).
 #pragma once
 
-#include <unistd.h>
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -39,6 +38,7 @@
 #include "rewind/format.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/parallel.hpp"
+#include "rewind/physical_memory.hpp"
 #include "rewind/stop_condition.hpp"
 
 namespace rwd {
@@ -60,12 +60,6 @@ struct StoreAllOptions {
 };
 
 namespace detail {
-inline std::int64_t half_physical_memory() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return std::int64_t{8} << 30;
-  return static_cast<std::int64_t>(pages) * page / 2;
-}
 
 template <class Stepper>
 std::string describe_method(const Stepper& stepper) {
