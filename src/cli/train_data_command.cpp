@@ -47,6 +47,7 @@ struct DataSettings {
   bool no_normalize = false;
   double validation = 0.0;
   std::optional<Index> patience;
+  std::string validate_on = "trajectory";  // what the validation error measures
   Index iterations = 2000;
   std::optional<Index> stop_at;
   Index batch = 20;
@@ -118,6 +119,11 @@ void validate(const DataSettings& s) {
   if (!(s.validation >= 0.0 && s.validation < 1.0))
     fail<InvalidArgument>("--validation = ", s.validation, " must be a fraction in [0, 1)");
   if (s.patience && *s.patience < 1) fail<InvalidArgument>("--patience must be >= 1");
+  (void)training::parse_validation_measure(s.validate_on);  // names the choices when unknown
+  if (s.validate_on != "trajectory" && s.validation == 0.0 && !s.validation_data)
+    fail<InvalidArgument>("--validate-on ", s.validate_on,
+                          " measures the validation error: give --validation F or "
+                          "--validation-data FILE");
   if (s.patience && s.validation == 0.0 && !s.validation_data)
     fail<InvalidArgument>(
         "--patience stops on the validation error: give --validation F or "
@@ -176,6 +182,7 @@ Json run_options(const DataSettings& s) {
               {"normalize", !s.no_normalize},
               {"validation", s.validation},
               {"patience", s.patience ? Json(*s.patience) : Json()},
+              {"validate_on", s.validate_on},
               {"iterations", s.iterations},
               {"batch", s.batch},
               {"window", s.window},
@@ -204,6 +211,8 @@ void check_resume_options(const Json& recorded, const Json& now, const std::stri
     // Checkpoints written before adaptive training record no step-control keys: fixed steps.
     const bool step_control = key == "adaptive" || key == "rtol" || key == "atol";
     if (step_control && !recorded.contains(key) && !records_adaptive_steps(now)) continue;
+    // Nor a validation measure: theirs was the trajectory's.
+    if (key == "validate_on" && !recorded.contains(key) && value == "trajectory") continue;
     if (!recorded.contains(key) || recorded[key] != value)
       fail<InvalidArgument>("--resume '", file, "': the checkpoint was trained with ", key, " = ",
                             recorded.contains(key) ? recorded[key].dump() : "(not recorded)",
@@ -327,6 +336,7 @@ void train_data(const DataSettings& s) {
   options.checkpoint.drift_policy = DriftPolicy::fail;  // a replay that differs is a bug here
   options.augment = s.augment;
   options.clip_norm = s.clip_norm;
+  options.validation = training::parse_validation_measure(s.validate_on);
   training::DataTrainer trainer(model.field(), normalized, training_points, options,
                                 batch_exchange());
   const bool has_validation = s.validation > 0.0 || s.validation_data.has_value();
@@ -471,7 +481,11 @@ void train_data(const DataSettings& s) {
               << "train MSE " << short_number(state.train_errors.front()) << " -> "
               << short_number(final_errors.train_mse);
     if (has_validation) {
-      std::cout << "; validation MSE " << short_number(state.validation_errors.front()) << " -> "
+      std::cout << "; validation MSE"
+                << (s.validate_on == "windows"
+                        ? " (windows of up to " + std::to_string(s.window) + " intervals)"
+                        : std::string())
+                << " " << short_number(state.validation_errors.front()) << " -> "
                 << short_number(final_errors.validation_mse) << " (best at iteration "
                 << state.best_iteration << "); held-out RMSE in data units";
       for (Index i = 0; i < d; ++i)
@@ -586,6 +600,11 @@ void add_train_data_options(CLI::App& train) {
       ->type_name("FILE");
   add_integer_option(train, "--patience", s->patience, IntegerRange::count(),
                      "stop after N evaluations without a better validation error");
+  train
+      .add_option("--validate-on", s->validate_on,
+                  "trajectory (free run from the first point) or windows (every held-out point "
+                  "predicted from the observations up to --window intervals before it)")
+      ->capture_default_str();
   add_integer_option(train, "--iterations,-i", s->iterations, IntegerRange::count_or_zero(),
                      "optimizer steps");
   add_integer_option(train, "--stop-at", s->stop_at, IntegerRange::count_or_zero(),

@@ -18,6 +18,16 @@ namespace rwd::training {
 
 using rwd::detail::fail;
 
+const char* validation_measure_name(ValidationMeasure measure) {
+  return measure == ValidationMeasure::windows ? "windows" : "trajectory";
+}
+
+ValidationMeasure parse_validation_measure(const std::string& text) {
+  if (text == "trajectory") return ValidationMeasure::trajectory;
+  if (text == "windows") return ValidationMeasure::windows;
+  fail<InvalidArgument>("validation measure '", text, "' is not known (trajectory, windows)");
+}
+
 void DataTrainerOptions::validate() const {
   if (window < 1) fail<InvalidArgument>("window = ", window, " intervals must be >= 1");
   if (batch < 1) fail<InvalidArgument>("batch = ", batch, " must be >= 1");
@@ -427,6 +437,30 @@ Summary DataTrainer::batched_gradient(const Eigen::VectorXd& theta,
   return std::move(result.summary);
 }
 
+Index DataTrainer::add_held_out_window_errors(const Eigen::VectorXd& theta, std::size_t j,
+                                              double& sum) const {
+  const TimeSeries& series = trajectories_[j];
+  const Index points = series.points();
+  const Index s_dim = field_.dimension();
+  Index count = 0;
+  // From the last training point on (the first held-out point's one-step-ahead prediction) to
+  // the second-to-last point, each window as long as W or as the data that is left.
+  for (Index start = std::max<Index>(training_points_[j] - 1, 0); start + 1 < points; ++start) {
+    const Index intervals = std::min(options_.window, points - 1 - start);
+    const auto first = series.times.begin() + static_cast<std::ptrdiff_t>(start);
+    const std::vector<double> times(first, first + static_cast<std::ptrdiff_t>(intervals + 1));
+    Eigen::VectorXd y0 = Eigen::VectorXd::Zero(s_dim);
+    y0.head(observed_) = series.values.col(start);
+    const Eigen::MatrixXd path = integrate_on_grid(field_, options_.tableau, options_.substeps,
+                                                   theta, y0, times, options_.adaptive);
+    for (Index k = 1; k <= intervals; ++k) {
+      sum += (path.col(k).head(observed_) - series.values.col(start + k)).squaredNorm();
+      count += observed_;
+    }
+  }
+  return count;
+}
+
 DataIteration DataTrainer::step(Eigen::VectorXd& theta, Optimizer& optimizer) {
   using Clock = std::chrono::steady_clock;
   DataIteration record;
@@ -457,6 +491,7 @@ Eigen::MatrixXd DataTrainer::predict(const Eigen::VectorXd& theta, std::size_t j
 }
 
 Evaluation DataTrainer::evaluate(const Eigen::VectorXd& theta) const {
+  const bool windows = options_.validation == ValidationMeasure::windows;
   double train = 0.0, held = 0.0;
   Index train_count = 0, held_count = 0;
   for (std::size_t j = 0; j < trajectories_.size(); ++j) {
@@ -467,11 +502,12 @@ Evaluation DataTrainer::evaluate(const Eigen::VectorXd& theta) const {
       if (k < training_points_[j]) {
         train += e;
         train_count += observed_;
-      } else {
+      } else if (!windows) {
         held += e;
         held_count += observed_;
       }
     }
+    if (windows) held_count += add_held_out_window_errors(theta, j, held);
   }
   Evaluation result;
   result.train_mse = train_count > 0 ? train / static_cast<double>(train_count) : 0.0;

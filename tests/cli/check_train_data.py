@@ -11,7 +11,9 @@ src/cli/CMakeLists.txt).
   predictions (the log's and predict's, all 17 digits).
 - the same seeds give the same log; revolve(2) per window gives the same log (schedule
   independence); --augment 2, --time-dependent, several trajectories on irregular grids and
-  early stopping (--patience) run.
+  early stopping (--patience) run; --validate-on windows is recorded, scores the held-out points
+  from windows (below the free run's error here), and is refused without held-out points and
+  against a checkpoint of the other measure.
 - predict: --y0 of the trained model reproduces the trained prediction; a CSV file comes out.
 - adaptive steps (--method dopri5 --adaptive): the log reports steps per iteration and window,
   revolve(2) gives the same log, a looser tolerance fewer steps, predict of the saved model the
@@ -112,6 +114,29 @@ def main():
         run(common + ["--iterations", str(n), "--json", path("d.json"), "--snapshots", "2"])
         if history(path("c.json")) != history(path("d.json")):
             fail("revolve(2) per window changed the training log")
+
+        # Validation on windows: recorded, measured otherwise than the free run, with early
+        # stopping; refused without held-out data and, on resume, against a checkpoint of the other
+        # measure.
+        run(common + ["--iterations", str(n), "--validate-on", "windows", "--patience", "50",
+                      "--json", path("w.json")])
+        wlog = json.load(open(path("w.json")))
+        if wlog["options"]["validate_on"] != "windows":
+            fail(f"the log records validate_on = {wlog['options'].get('validate_on')}")
+        clog = json.load(open(path("c.json")))
+        if clog["options"]["validate_on"] != "trajectory":
+            fail("the default validation measure is not recorded as trajectory")
+        wval = [e["validation_mse"] for e in wlog["evaluations"]]
+        cval = [e["validation_mse"] for e in clog["evaluations"]]
+        if [e["train_mse"] for e in wlog["evaluations"]] != [e["train_mse"] for e in clog["evaluations"]]:
+            fail("--validate-on changed the training run itself")
+        if wval == cval or not all(w < c for w, c in zip(wval, cval)):
+            fail(f"windows' validation errors {wval} are not below the free run's {cval}")
+        run([a for a in common if a not in ("--validation", "0.2")] + ["--iterations", "2", "--validate-on", "windows"],
+            expect=2, stderr_has="--validate-on")
+        run(common + ["--iterations", "2", "--validate-on", "window"], expect=2, stderr_has="trajectory, windows")
+        run(common + ["--iterations", str(2 * n), "--resume", ckpt, "--validate-on", "windows"],
+            expect=2, stderr_has="validate_on")
 
         # predict reproduces the trained model's own prediction of the data.
         traj = log["trajectories"][0]

@@ -124,6 +124,66 @@ TEST(DataTrainer, RefusesDataWithoutRoomForAWindow) {
                rwd::InvalidArgument);
 }
 
+// Validation on windows: every held-out point predicted from the observations up to W intervals
+// before it (windows from the last training point on), against the same windows integrated here;
+// a trajectory held out whole starts its windows at its first point; data the model itself made
+// score exactly 0 both ways.
+TEST(DataTrainer, ValidationOnWindowsPredictsEveryHeldOutPointFromTheObservationsBeforeIt) {
+  nn::NeuralModel model;
+  model.hidden = {5};
+  model.observed = 2;
+  model.augment = 1;
+  training::DataTrainerOptions options;
+  options.window = 3;
+  options.batch = 2;
+  options.substeps = 2;
+  options.augment = 1;
+  options.validation = training::ValidationMeasure::windows;
+  const Eigen::VectorXd theta = model.network().initial_parameters(5);
+  const training::TimeSeries series = irregular_series();  // 7 points
+  training::TimeSeries other = irregular_series();
+  other.values *= 0.5;
+  // The first trajectory trains on 4 points (held out: 4, 5, 6); the second is held out whole.
+  training::DataTrainer trainer(model.field(), {series, other}, {4, 1}, options);
+  const double mse = trainer.evaluate(theta).validation_mse;
+
+  double sum = 0.0;
+  Index count = 0;
+  const auto add_windows = [&](const training::TimeSeries& s, Index from) {
+    for (Index start = from; start + 1 < s.points(); ++start) {
+      const Index intervals = std::min<Index>(3, s.points() - 1 - start);
+      std::vector<double> times(s.times.begin() + start, s.times.begin() + start + intervals + 1);
+      Eigen::VectorXd y0 = Eigen::VectorXd::Zero(3);
+      y0.head(2) = s.values.col(start);
+      const Eigen::MatrixXd path =
+          training::integrate_on_grid(model.field(), options.tableau, 2, theta, y0, times);
+      for (Index k = 1; k <= intervals; ++k, count += 2)
+        sum += (path.col(k).head(2) - s.values.col(start + k)).squaredNorm();
+    }
+  };
+  add_windows(series, 3);  // starts 3, 4, 5: 3 + 2 + 1 predictions
+  add_windows(other, 0);   // starts 0 … 5
+  EXPECT_EQ(count, 2 * (6 + 3 + 3 + 3 + 3 + 2 + 1));
+  EXPECT_EQ(mse, sum / static_cast<double>(count));
+
+  // Data made by a model without augmentation itself (its own integration): 0 on windows (each
+  // starts from the model's own state and takes the same steps) and on the free run.
+  nn::NeuralModel plain = model;
+  plain.augment = 0;
+  options.augment = 0;
+  const Eigen::VectorXd plain_theta = plain.network().initial_parameters(5);
+  training::TimeSeries own = irregular_series();
+  own.values = training::integrate_on_grid(plain.field(), options.tableau, 2, plain_theta,
+                                           own.values.col(0), own.times);
+  training::DataTrainer exact(plain.field(), {own}, {4}, options);
+  EXPECT_EQ(exact.evaluate(plain_theta).validation_mse, 0.0);
+  options.validation = training::ValidationMeasure::trajectory;
+  training::DataTrainer exact_free(plain.field(), {own}, {4}, options);
+  EXPECT_EQ(exact_free.evaluate(plain_theta).validation_mse, 0.0);
+  EXPECT_GT(trainer.evaluate(theta).validation_mse, 0.0);
+  EXPECT_THROW(training::parse_validation_measure("window"), rwd::InvalidArgument);
+}
+
 // N steps, state saved and restored into a fresh optimizer, N more: the bits of 2N in one go.
 template <class Optimizer, class Options>
 void expect_restored_run_is_identical(Options options) {

@@ -54,7 +54,8 @@
 //
 // Evaluation integrates every trajectory whole from its first point with the same method and
 // substeps and reports the mean squared error (observed components, model units) over the
-// training points after the first and over the held-out points.
+// training points after the first, and over the held-out points either the same way or, with
+// ValidationMeasure::windows, from windows started at every held-out observation.
 #pragma once
 
 #include <cstdint>
@@ -84,6 +85,22 @@ struct AdaptiveTolerances {
   double atol = 1e-8;
 };
 
+// What the validation error measures (Evaluation::validation_mse).
+enum class ValidationMeasure {
+  // The model run freely from each trajectory's first point through its training points into
+  // the held-out ones: long-range prediction. For a chaotic system it decorrelates from the data
+  // after a few Lyapunov times whatever the model, and early stopping on it follows noise.
+  trajectory,
+  // Windows of up to W intervals started from every observed held-out point (the last training
+  // point included) and scored on the held-out points they reach: W-step-ahead prediction, the
+  // horizon the model was trained on, at every lead time 1 … W.
+  windows,
+};
+
+// "trajectory" | "windows", as the command line spells them; the parser fails on anything else.
+const char* validation_measure_name(ValidationMeasure measure);
+ValidationMeasure parse_validation_measure(const std::string& text);
+
 struct DataTrainerOptions {
   Index window = 10;   // observation intervals per window (W), >= 1
   Index batch = 20;    // windows per minibatch (B), >= 1
@@ -95,6 +112,7 @@ struct DataTrainerOptions {
   CheckpointOptions checkpoint;                    // the driver's drift policy etc.
   Index augment = 0;                               // K zero-started components, >= 0
   double clip_norm = 0.0;                          // > 0: clip the gradient to this length
+  ValidationMeasure validation = ValidationMeasure::trajectory;  // see ValidationMeasure
   // rwd::InvalidArgument naming the first field that breaks its rule.
   void validate() const;
 };
@@ -111,8 +129,9 @@ struct DataIteration {
 };
 
 struct Evaluation {
-  double train_mse = 0.0;       // over every trajectory's training points after the first
-  double validation_mse = 0.0;  // over the held-out points; NaN when there are none
+  double train_mse = 0.0;  // the free run over every trajectory's training points after the first
+  // Over the held-out points, measured as options.validation says; NaN when there are none.
+  double validation_mse = 0.0;
 };
 
 // The field integrated from y0 (S values) over `times` with `substeps` equal steps per interval,
@@ -204,6 +223,9 @@ class DataTrainer {
   std::vector<BatchModel> batch_models_;
   Index batch_model_uses_ = 0;
   nn::NeuralOde& batch_model(Index batch);
+  // ValidationMeasure::windows: the squared errors of trajectory j's held-out windows added to
+  // sum; returns how many values they cover (points × observed components).
+  Index add_held_out_window_errors(const Eigen::VectorXd& theta, std::size_t j, double& sum) const;
 
   nn::NeuralField field_;
   std::vector<TimeSeries> trajectories_;
