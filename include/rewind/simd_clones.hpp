@@ -1,6 +1,9 @@
 // rewind/simd_clones.hpp — REWIND_SIMD_CLONES: compile a loop kernel for AVX2 as well as for the
 // build's baseline, the CPU picking one when the program starts (GCC's target_clones, x86-64 with
-// glibc's ifunc). Elsewhere (other compilers and targets, and under AddressSanitizer) it is empty.
+// glibc's ifunc). Elsewhere (other compilers and targets, and under AddressSanitizer or
+// ThreadSanitizer) it is empty: the sanitizers instrument the clones' resolver, which the dynamic
+// loader runs before their runtime is set up (under TSan every program linking such a kernel
+// crashed in column_products' resolver before main).
 // A kernel marked with it must give the same bits in both versions: the neural network's products
 // and activations are element-wise products and sums ("avx2" does not enable fused multiply-add),
 // four doubles per instruction instead of two; the stage-aware planner's scans are integer
@@ -8,7 +11,7 @@
 #pragma once
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
-    !defined(__AVX2__) && !defined(__SANITIZE_ADDRESS__)
+    !defined(__AVX2__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define REWIND_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define REWIND_SIMD_CLONES

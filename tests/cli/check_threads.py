@@ -9,6 +9,8 @@
   double as the shortest text that reads back as it) for --threads 1, 2 and 3, and the report says
   how many threads ran. The option works before and after the subcommand.
 - `rewind train spiral --threads 2` reports 2 threads and the loss history of --threads 1.
+- In a build without OpenMP (REWIND_TEST_OPENMP=0 in the environment, set by CMake: the TSan
+  build), --threads 1 runs and --threads 2 is refused before any work, naming OpenMP.
 """
 import json
 import os
@@ -43,8 +45,21 @@ def threads_of(report):
     return report.get("stats", {}).get("threads")
 
 
+def check_without_openmp(rewind):
+    args = ["run", "lorenz96", "--n", "40", "--steps", "20", "--snapshots", "3", "--no-fd-check"]
+    if threads_of(run_json(rewind, *args, "--threads", "1")) != 1:
+        fail("--threads 1 did not report one thread")
+    proc = subprocess.run([rewind, *args, "--threads", "2"], capture_output=True, text=True)
+    if proc.returncode != 2 or "OpenMP" not in proc.stderr:
+        fail(f"--threads 2 without OpenMP exited {proc.returncode}: {proc.stderr.strip()}")
+    print("check_threads: built without OpenMP: --threads 2 refused, naming OpenMP")
+
+
 def main():
     rewind = sys.argv[1]
+    if os.environ.get("REWIND_TEST_OPENMP") == "0":
+        check_without_openmp(rewind)
+        return
     with tempfile.TemporaryDirectory() as disk:
         cases = {
             "gray_scott revolve": ["run", "gray_scott", "--n", "140", "--steps", "40",
