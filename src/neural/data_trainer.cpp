@@ -441,20 +441,68 @@ Index DataTrainer::add_held_out_window_errors(const Eigen::VectorXd& theta, std:
                                               double& sum) const {
   const TimeSeries& series = trajectories_[j];
   const Index points = series.points();
-  const Index s_dim = field_.dimension();
-  Index count = 0;
+  const Index s_dim = field_.dimension(), window = options_.window, m = options_.substeps;
   // From the last training point on (the first held-out point's one-step-ahead prediction) to
   // the second-to-last point, each window as long as W or as the data that is left.
-  for (Index start = std::max<Index>(training_points_[j] - 1, 0); start + 1 < points; ++start) {
-    const Index intervals = std::min(options_.window, points - 1 - start);
-    const auto first = series.times.begin() + static_cast<std::ptrdiff_t>(start);
-    const std::vector<double> times(first, first + static_cast<std::ptrdiff_t>(intervals + 1));
-    Eigen::VectorXd y0 = Eigen::VectorXd::Zero(s_dim);
-    y0.head(observed_) = series.values.col(start);
-    const Eigen::MatrixXd path = integrate_on_grid(field_, options_.tableau, options_.substeps,
-                                                   theta, y0, times, options_.adaptive);
-    for (Index k = 1; k <= intervals; ++k) {
-      sum += (path.col(k).head(observed_) - series.values.col(start + k)).squaredNorm();
+  std::vector<Index> starts;
+  for (Index start = std::max<Index>(training_points_[j] - 1, 0); start + 1 < points; ++start)
+    starts.push_back(start);
+  const auto intervals_of = [&](Index start) { return std::min(window, points - 1 - start); };
+  Index count = 0;
+  if (options_.adaptive) {  // each window takes its own steps: one at a time
+    for (Index start : starts) {
+      const Index intervals = intervals_of(start);
+      const auto first = series.times.begin() + static_cast<std::ptrdiff_t>(start);
+      const std::vector<double> times(first, first + static_cast<std::ptrdiff_t>(intervals + 1));
+      Eigen::VectorXd y0 = Eigen::VectorXd::Zero(s_dim);
+      y0.head(observed_) = series.values.col(start);
+      const Eigen::MatrixXd path =
+          integrate_on_grid(field_, options_.tableau, m, theta, y0, times, options_.adaptive);
+      for (Index k = 1; k <= intervals; ++k) {
+        sum += (path.col(k).head(observed_) - series.values.col(start + k)).squaredNorm();
+        count += observed_;
+      }
+    }
+    return count;
+  }
+  if (starts.empty()) return 0;
+  // Fixed steps: every window at once, each step rescaled to its own size (nn::NeuralOde's step
+  // rates, as in training). A window cut short by the data's end keeps stepping with its last
+  // interval's size; those states are not scored.
+  const auto b = static_cast<Index>(starts.size());
+  const Index steps = window * m;
+  nn::NeuralOde model(
+      field_.network(), b, field_.features(), nn::ParameterCopies::shared,
+      nn::CopyCheck::every_call,
+      nn::NeuralOdeTime{field_.time_input(), field_.time_shift(), field_.time_scale()});
+  Eigen::MatrixXd sizes(b, steps), begins(b, steps);
+  Eigen::VectorXd y = Eigen::VectorXd::Zero(s_dim * b);
+  for (Index i = 0; i < b; ++i) {
+    const Index start = starts[static_cast<std::size_t>(i)];
+    const Index intervals = intervals_of(start);
+    y.segment(i * s_dim, observed_) = series.values.col(start);
+    double t = series.times[static_cast<std::size_t>(start)], h = 0.0;
+    for (Index k = 0; k < window; ++k) {
+      if (k < intervals) {
+        const auto at = static_cast<std::size_t>(start + k);
+        h = (series.times[at + 1] - series.times[at]) / static_cast<double>(m);
+      }
+      for (Index s = 0; s < m; ++s) {
+        sizes(i, k * m + s) = h;
+        begins(i, k * m + s) = t;
+        t += h;
+      }
+    }
+  }
+  model.set_step_rates(std::move(sizes), std::move(begins));
+  ExplicitRungeKutta stepper(model, options_.tableau, StepControl::fixed(0.0, 1.0, steps));
+  Carry carry = stepper.initial_carry(y, theta);
+  for (Index k = 1; k <= window; ++k) {
+    for (Index s = 0; s < m; ++s) stepper.step(y, carry, theta);
+    for (Index i = 0; i < b; ++i) {
+      const Index start = starts[static_cast<std::size_t>(i)];
+      if (k > intervals_of(start)) continue;
+      sum += (y.segment(i * s_dim, observed_) - series.values.col(start + k)).squaredNorm();
       count += observed_;
     }
   }

@@ -125,9 +125,9 @@ TEST(DataTrainer, RefusesDataWithoutRoomForAWindow) {
 }
 
 // Validation on windows: every held-out point predicted from the observations up to W intervals
-// before it (windows from the last training point on), against the same windows integrated here;
-// a trajectory held out whole starts its windows at its first point; data the model itself made
-// score exactly 0 both ways.
+// before it (windows from the last training point on), against the same windows integrated here
+// one by one; a trajectory held out whole starts its windows at its first point; data the model
+// itself made score 0 both ways (to rounding on windows, which the trainer integrates together).
 TEST(DataTrainer, ValidationOnWindowsPredictsEveryHeldOutPointFromTheObservationsBeforeIt) {
   nn::NeuralModel model;
   model.hidden = {5};
@@ -164,7 +164,34 @@ TEST(DataTrainer, ValidationOnWindowsPredictsEveryHeldOutPointFromTheObservation
   add_windows(series, 3);  // starts 3, 4, 5: 3 + 2 + 1 predictions
   add_windows(other, 0);   // starts 0 … 5
   EXPECT_EQ(count, 2 * (6 + 3 + 3 + 3 + 3 + 2 + 1));
-  EXPECT_EQ(mse, sum / static_cast<double>(count));
+  // The trainer integrates the windows together, each step rescaled (step rates): the same steps
+  // as here, to rounding.
+  EXPECT_NEAR(mse, sum / static_cast<double>(count), 1e-12 * mse);
+
+  // With a time input the windows see their true times (each its own, in one batch).
+  nn::NeuralModel timed = model;
+  timed.time_input = true;
+  timed.time_shift = 0.5;
+  timed.time_scale = 2.0;
+  const Eigen::VectorXd timed_theta = timed.network().initial_parameters(6);
+  training::DataTrainer timed_trainer(timed.field(), {series, other}, {4, 1}, options);
+  double timed_sum = 0.0;
+  for (const auto& [s, from] :
+       {std::pair{&series, Index{3}},
+        std::pair{static_cast<const training::TimeSeries*>(&other), Index{0}}})
+    for (Index start = from; start + 1 < s->points(); ++start) {
+      const Index intervals = std::min<Index>(3, s->points() - 1 - start);
+      std::vector<double> times(s->times.begin() + start, s->times.begin() + start + intervals + 1);
+      Eigen::VectorXd y0 = Eigen::VectorXd::Zero(3);
+      y0.head(2) = s->values.col(start);
+      const Eigen::MatrixXd path =
+          training::integrate_on_grid(timed.field(), options.tableau, 2, timed_theta, y0, times);
+      for (Index k = 1; k <= intervals; ++k)
+        timed_sum += (path.col(k).head(2) - s->values.col(start + k)).squaredNorm();
+    }
+  const double timed_mse = timed_trainer.evaluate(timed_theta).validation_mse;
+  EXPECT_NEAR(timed_mse, timed_sum / static_cast<double>(count), 1e-12 * timed_mse);
+  EXPECT_NE(timed_mse, mse);
 
   // Data made by a model without augmentation itself (its own integration): 0 on windows (each
   // starts from the model's own state and takes the same steps) and on the free run.
@@ -176,7 +203,7 @@ TEST(DataTrainer, ValidationOnWindowsPredictsEveryHeldOutPointFromTheObservation
   own.values = training::integrate_on_grid(plain.field(), options.tableau, 2, plain_theta,
                                            own.values.col(0), own.times);
   training::DataTrainer exact(plain.field(), {own}, {4}, options);
-  EXPECT_EQ(exact.evaluate(plain_theta).validation_mse, 0.0);
+  EXPECT_LT(exact.evaluate(plain_theta).validation_mse, 1e-28);  // rounding of values ~1
   options.validation = training::ValidationMeasure::trajectory;
   training::DataTrainer exact_free(plain.field(), {own}, {4}, options);
   EXPECT_EQ(exact_free.evaluate(plain_theta).validation_mse, 0.0);
