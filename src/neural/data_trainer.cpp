@@ -18,10 +18,6 @@ namespace rwd::training {
 
 using rwd::detail::fail;
 
-const char* validation_measure_name(ValidationMeasure measure) {
-  return measure == ValidationMeasure::windows ? "windows" : "trajectory";
-}
-
 ValidationMeasure parse_validation_measure(const std::string& text) {
   if (text == "trajectory") return ValidationMeasure::trajectory;
   if (text == "windows") return ValidationMeasure::windows;
@@ -61,6 +57,27 @@ std::vector<double> step_sizes(const std::vector<double>& times, Index first, In
     for (Index s = 0; s < substeps; ++s) sizes.push_back(h);
   }
   return sizes;
+}
+
+// Row `row` of a batch's step rates (nn::NeuralOde::set_step_rates) for a window over
+// times[first ..]: `substeps` equal steps in each of its `window` intervals, with their start
+// times summed as a prescribed stepper sums them. Intervals from `available` on (a window the
+// data's end cut short) repeat the last size; their states are not scored.
+void fill_step_rates(const std::vector<double>& times, Index first, Index available, Index window,
+                     Index substeps, Eigen::Index row, Eigen::MatrixXd& sizes,
+                     Eigen::MatrixXd& starts) {
+  double t = times[static_cast<std::size_t>(first)], h = 0.0;
+  for (Index k = 0; k < window; ++k) {
+    if (k < available) {
+      const auto at = static_cast<std::size_t>(first + k);
+      h = (times[at + 1] - times[at]) / static_cast<double>(substeps);
+    }
+    for (Index s = 0; s < substeps; ++s) {
+      sizes(row, k * substeps + s) = h;
+      starts(row, k * substeps + s) = t;
+      t += h;
+    }
+  }
 }
 
 // The mean spacing of `times` when every interval agrees with it to 1e-9 relative (a uniform
@@ -281,16 +298,9 @@ GradientResult<Eigen::VectorXd> DataTrainer::gradient(const Eigen::VectorXd& the
             offsets[i] = times[static_cast<std::size_t>(at.start)];
             continue;
           }
-          // The steps a prescribed control on the window's own intervals would take, and their
-          // start times summed as that stepper sums them.
-          const std::vector<double> sizes =
-              step_sizes(times, at.start, options_.window, options_.substeps);
-          double t = times[static_cast<std::size_t>(at.start)];
-          for (Index n = 0; n < steps; ++n) {
-            rates.sizes(i, n) = sizes[static_cast<std::size_t>(n)];
-            rates.starts(i, n) = t;
-            t += sizes[static_cast<std::size_t>(n)];
-          }
+          // The steps a prescribed control on the window's own intervals would take.
+          fill_step_rates(times, at.start, options_.window, options_.window, options_.substeps, i,
+                          rates.sizes, rates.starts);
         }
         Summary group_summary = batched_gradient(theta, numbers, control, offsets,
                                                  rated ? &rates : nullptr, losses, grads);
@@ -467,8 +477,7 @@ Index DataTrainer::add_held_out_window_errors(const Eigen::VectorXd& theta, std:
   }
   if (starts.empty()) return 0;
   // Fixed steps: every window at once, each step rescaled to its own size (nn::NeuralOde's step
-  // rates, as in training). A window cut short by the data's end keeps stepping with its last
-  // interval's size; those states are not scored.
+  // rates, as in training).
   const auto b = static_cast<Index>(starts.size());
   const Index steps = window * m;
   nn::NeuralOde model(
@@ -479,20 +488,8 @@ Index DataTrainer::add_held_out_window_errors(const Eigen::VectorXd& theta, std:
   Eigen::VectorXd y = Eigen::VectorXd::Zero(s_dim * b);
   for (Index i = 0; i < b; ++i) {
     const Index start = starts[static_cast<std::size_t>(i)];
-    const Index intervals = intervals_of(start);
     y.segment(i * s_dim, observed_) = series.values.col(start);
-    double t = series.times[static_cast<std::size_t>(start)], h = 0.0;
-    for (Index k = 0; k < window; ++k) {
-      if (k < intervals) {
-        const auto at = static_cast<std::size_t>(start + k);
-        h = (series.times[at + 1] - series.times[at]) / static_cast<double>(m);
-      }
-      for (Index s = 0; s < m; ++s) {
-        sizes(i, k * m + s) = h;
-        begins(i, k * m + s) = t;
-        t += h;
-      }
-    }
+    fill_step_rates(series.times, start, intervals_of(start), window, m, i, sizes, begins);
   }
   model.set_step_rates(std::move(sizes), std::move(begins));
   ExplicitRungeKutta stepper(model, options_.tableau, StepControl::fixed(0.0, 1.0, steps));

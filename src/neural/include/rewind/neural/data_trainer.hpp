@@ -97,8 +97,8 @@ enum class ValidationMeasure {
   windows,
 };
 
-// "trajectory" | "windows", as the command line spells them; the parser fails on anything else.
-const char* validation_measure_name(ValidationMeasure measure);
+// "trajectory" | "windows", as the command line spells them; InvalidArgument naming the choices
+// for anything else.
 ValidationMeasure parse_validation_measure(const std::string& text);
 
 struct DataTrainerOptions {
