@@ -30,6 +30,7 @@
 #endif
 
 #include "rewind/error.hpp"
+#include "rewind/simd_clones.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -201,7 +202,7 @@ inline Sums<K> ordered_index_sum(Index n, F&& f) {
 // Σ_i term(i) over [begin, end) in four interleaved partial sums (element i into lane
 // (i − begin) mod 4, combined as (l0 + l1) + (l2 + l3)): one piece of a fixed decomposition.
 template <class Term>
-inline double lane_sum(Index begin, Index end, Term&& term) {
+REWIND_SIMD_CLONES inline double lane_sum(Index begin, Index end, Term&& term) {
   double lane[4] = {0.0, 0.0, 0.0, 0.0};
   Index i = begin;
   for (; i + 4 <= end; i += 4)

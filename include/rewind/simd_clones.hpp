@@ -4,14 +4,18 @@
 // ThreadSanitizer) it is empty: the sanitizers instrument the clones' resolver, which the dynamic
 // loader runs before their runtime is set up (under TSan every program linking such a kernel
 // crashed in column_products' resolver before main).
+// Under nvcc (whose front end parses the host code too) it is empty as well.
 // A kernel marked with it must give the same bits in both versions: the neural network's products
-// and activations are element-wise products and sums ("avx2" does not enable fused multiply-add),
-// four doubles per instruction instead of two; the stage-aware planner's scans are integer
-// additions and minima, eight 32-bit integers per instruction instead of four.
+// and activations, the problems' stencils, the backend's linear combinations and its lane sums are
+// element-wise products and sums in a fixed order ("avx2" does not enable fused multiply-add, so
+// nothing is contracted), four doubles per instruction instead of two; the stage-aware planner's
+// scans are integer additions and minima, eight 32-bit integers per instruction instead of four.
+// Tests: tests/core/simd_clone_bits_test.cpp runs each marked ODE kernel against scalar code.
 #pragma once
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
-    !defined(__AVX2__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    !defined(__AVX2__) && !defined(__CUDACC__) && !defined(__SANITIZE_ADDRESS__) &&          \
+    !defined(__SANITIZE_THREAD__)
 #define REWIND_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define REWIND_SIMD_CLONES

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -127,6 +129,39 @@ TEST(DriftMonitor, OneFlippedBitIsSeenAndTheHostFingerprintIsTheHosts) {
 }
 TEST(DriftMonitor, FingerprintsOnTheThrustBackendAreTheHosts) {
   drift_checks::expect_fingerprints_match_the_host<ThrustBackend>(300001);
+}
+
+// The Eigen backend fingerprints through a vectorised loop of its own (host_fingerprint_sums);
+// every sum must be the bits of FingerprintKernel through sum_index, which the other backends
+// run: around the chunk (256), sum_index's direct limit (65536) and its blocks (1024), and for
+// values a state can hold (±0, subnormals, ±Inf, NaN).
+TEST(DriftMonitor, HostFingerprintIsTheKernelsThroughSumIndexBitForBit) {
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> value(-3.0, 3.0);
+  const double specials[] = {0.0,
+                             -0.0,
+                             5e-324,
+                             -2.2e-308,
+                             1e308,
+                             -1e-300,
+                             std::numeric_limits<double>::infinity(),
+                             std::numeric_limits<double>::quiet_NaN()};
+  for (const Index n : {Index{1}, Index{3}, Index{255}, Index{256}, Index{257}, Index{10082},
+                        Index{65536}, Index{65537}, Index{300001}}) {
+    std::vector<double> y(static_cast<std::size_t>(n));
+    for (double& v : y) v = value(rng);
+    for (std::size_t k = 0; k < std::size(specials) && k < y.size(); ++k)
+      y[(k * 7919) % y.size()] = specials[k];
+    for (const std::uint64_t seed : {std::uint64_t{0x5EEDF00D}, std::uint64_t{42}}) {
+      const Sums<8> want = B::sum_index<8>(n, detail::FingerprintKernel{y.data(), seed});
+      const Sums<8> got = detail::host_fingerprint_sums(y.data(), seed, n);
+      for (int j = 0; j < 8; ++j) {
+        if (std::isnan(got.v[j]) && std::isnan(want.v[j])) continue;  // a NaN's payload: either
+        EXPECT_EQ(double_bits(got.v[j]), double_bits(want.v[j]))
+            << "sum " << j << ", n = " << n << ", seed " << seed;
+      }
+    }
+  }
 }
 
 TEST(DriftMonitor, FingerprintsOfAnotherSchemeAreRefused) {

@@ -59,6 +59,7 @@
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/simd_clones.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -200,11 +201,10 @@ struct GrayScottRow {
 // program and scalar, 1.6× slower, in another). Outputs never overlap inputs; input rows may
 // overlap each other, which __restrict allows because they are only read. The arithmetic is the
 // cell functions', column by column, so the bits are those of the cell kernels.
-inline void gray_scott_rhs_interior(GrayScottParameters p, Index n, const double* __restrict u,
-                                    const double* __restrict uu, const double* __restrict ud,
-                                    const double* __restrict v, const double* __restrict vu,
-                                    const double* __restrict vd, double* __restrict fu,
-                                    double* __restrict fv) {
+REWIND_SIMD_CLONES inline void gray_scott_rhs_interior(
+    GrayScottParameters p, Index n, const double* __restrict u, const double* __restrict uu,
+    const double* __restrict ud, const double* __restrict v, const double* __restrict vu,
+    const double* __restrict vd, double* __restrict fu, double* __restrict fv) {
   for (Index c = 1; c < n - 1; ++c)
     gray_scott_rhs_cell(p, u[c], gray_scott_laplacian(u[c], uu[c], ud[c], u[c - 1], u[c + 1]), v[c],
                         gray_scott_laplacian(v[c], vu[c], vd[c], v[c - 1], v[c + 1]), fu[c], fv[c]);
@@ -231,12 +231,11 @@ inline void gray_scott_rhs_row(GrayScottParameters p, Index n, const double* u, 
 // 1 + i into lane i mod 4), so that the loop vectorises instead of waiting on one addition per
 // column. lanes[q][k] receives parameter q's lane k. Inputs: the row of u and v, and the rows of
 // a_u and a_v with those above (auu, avu) and below (aud, avd).
-inline void gray_scott_vjp_interior(GrayScottParameters p, Index n, const double* __restrict u,
-                                    const double* __restrict v, const double* __restrict au,
-                                    const double* __restrict auu, const double* __restrict aud,
-                                    const double* __restrict av, const double* __restrict avu,
-                                    const double* __restrict avd, double* __restrict ou,
-                                    double* __restrict ov, double (&lanes)[4][4]) {
+REWIND_SIMD_CLONES inline void gray_scott_vjp_interior(
+    GrayScottParameters p, Index n, const double* __restrict u, const double* __restrict v,
+    const double* __restrict au, const double* __restrict auu, const double* __restrict aud,
+    const double* __restrict av, const double* __restrict avu, const double* __restrict avd,
+    double* __restrict ou, double* __restrict ov, double (&lanes)[4][4]) {
   double s0[4] = {0.0, 0.0, 0.0, 0.0}, s1[4] = {0.0, 0.0, 0.0, 0.0};
   double s2[4] = {0.0, 0.0, 0.0, 0.0}, s3[4] = {0.0, 0.0, 0.0, 0.0};
   // The column body is written out twice (no lambda): through a lambda GCC 12 does not vectorise

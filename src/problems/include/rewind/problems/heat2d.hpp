@@ -67,6 +67,7 @@
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/simd_clones.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -200,10 +201,12 @@ struct Heat2DRows {
 // vectorise wherever they are inlined (see gray_scott.hpp for the measurement behind this).
 // Outputs never overlap inputs; input rows may overlap each other (the zero row, or u itself),
 // which __restrict allows because they are only read.
-inline void heat2d_rhs_interior(Heat2DParameters p, Index n, const double* __restrict u,
-                                const double* __restrict uu, const double* __restrict ud,
-                                double source_row, const double* __restrict p_col,
-                                double* __restrict f) {
+REWIND_SIMD_CLONES inline void heat2d_rhs_interior(Heat2DParameters p, Index n,
+                                                   const double* __restrict u,
+                                                   const double* __restrict uu,
+                                                   const double* __restrict ud, double source_row,
+                                                   const double* __restrict p_col,
+                                                   double* __restrict f) {
   for (Index c = 1; c < n - 1; ++c)
     f[c] = heat2d_rhs_cell(p, heat2d_laplacian(u[c], uu[c], ud[c], u[c - 1], u[c + 1]), source_row,
                            p_col[c]);
@@ -243,10 +246,10 @@ struct Heat2DRhsRowKernel {
 // 2.8 ms with the partial sums, 2.1 ms fused like this (rhs: 1.1–1.4 ms). The order is
 // fixed, so the bits are reproducible; out has the cell kernels' bits, the sums differ from the
 // cell kernels' order in the last bits only (tests compare them to 1e-13).
-inline void heat2d_vjp_interior(Heat2DParameters p, Index n, const double* __restrict u,
-                                const double* __restrict a, const double* __restrict au,
-                                const double* __restrict ad, const double* __restrict p_col,
-                                double* __restrict out, double& lap_sum, double& source_sum) {
+REWIND_SIMD_CLONES inline void heat2d_vjp_interior(
+    Heat2DParameters p, Index n, const double* __restrict u, const double* __restrict a,
+    const double* __restrict au, const double* __restrict ad, const double* __restrict p_col,
+    double* __restrict out, double& lap_sum, double& source_sum) {
   double l[4] = {0.0, 0.0, 0.0, 0.0}, g[4] = {0.0, 0.0, 0.0, 0.0};
   Index c = 1;
   for (; c + 4 <= n - 1; c += 4)

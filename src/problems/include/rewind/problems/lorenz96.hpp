@@ -33,6 +33,7 @@
 #include "rewind/host_device.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/simd_clones.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -112,8 +113,8 @@ struct Lorenz96ForcingGradientKernel {
 template <class B>
 inline constexpr bool kLorenz96HostLoops = std::is_same_v<B, EigenBackend>;
 
-inline void lorenz96_rhs_interior(const double* __restrict y, double forcing, double* __restrict f,
-                                  Index begin, Index end) {
+REWIND_SIMD_CLONES inline void lorenz96_rhs_interior(const double* __restrict y, double forcing,
+                                                     double* __restrict f, Index begin, Index end) {
   for (Index i = begin; i < end; ++i)
     f[i] = lorenz96_rhs_value(y[i - 2], y[i - 1], y[i], y[i + 1], forcing);
 }
@@ -131,8 +132,10 @@ inline void lorenz96_rhs_host(const double* y, double forcing, double* f, Index 
 
 // out_y[j] = ((∂f/∂y)ᵀ v)_j for interior j in [begin, end) (2 <= j < n − 2, where the stencil
 // does not wrap), a plain loop that vectorises.
-inline void lorenz96_vjp_interior(const double* __restrict y, const double* __restrict v,
-                                  double* __restrict out_y, Index begin, Index end) {
+REWIND_SIMD_CLONES inline void lorenz96_vjp_interior(const double* __restrict y,
+                                                     const double* __restrict v,
+                                                     double* __restrict out_y, Index begin,
+                                                     Index end) {
   for (Index j = begin; j < end; ++j)
     out_y[j] = lorenz96_vjp_value(v[j - 1], v[j], v[j + 1], v[j + 2], y[j - 2], y[j - 1], y[j + 1],
                                   y[j + 2]);
