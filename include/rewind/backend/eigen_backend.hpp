@@ -203,30 +203,37 @@ struct EigenBackend {
   // read of every input, one write of out), the same operations in the same order as
   // combine_blocks. out may be x itself or one of the v_j (element i is read before it is
   // written, in the same iteration), never a shifted view of one: no dependence crosses
-  // iterations, which `ivdep` tells the vectoriser instead of a run-time overlap check.
+  // iterations, which REWIND_IVDEP tells the vectoriser instead of a run-time overlap check.
   template <int T>
   REWIND_SIMD_CLONES static void combine_terms(double* out, double a, const double* x,
                                                const double* c, const Vector* const* v, Index begin,
                                                Index end) {
-    double k[T > 0 ? T : 1];
-    const double* p[T > 0 ? T : 1];
-    for (int j = 0; j < T; ++j) {
-      k[j] = c[j];
-      p[j] = v[j]->data();
-    }
-    if (x != nullptr) {
-#pragma GCC ivdep
-      for (Index i = begin; i < end; ++i) {
-        double s = a * x[i];
-        for (int j = 0; j < T; ++j) s += k[j] * p[j][i];
-        out[i] = s;
-      }
+    if constexpr (T == 0) {
+      if (x != nullptr)
+        for (Index i = begin; i < end; ++i) out[i] = a * x[i];
+      else
+        for (Index i = begin; i < end; ++i) out[i] = 0.0;
     } else {
-#pragma GCC ivdep
-      for (Index i = begin; i < end; ++i) {
-        double s = 0.0;  // 0 + c_0 v_0i, not c_0 v_0i: a −0 term gives +0, as in combine_blocks
-        for (int j = 0; j < T; ++j) s += k[j] * p[j][i];
-        out[i] = s;
+      double k[T];
+      const double* p[T];
+      for (int j = 0; j < T; ++j) {
+        k[j] = c[j];
+        p[j] = v[j]->data();
+      }
+      if (x != nullptr) {
+        REWIND_IVDEP
+        for (Index i = begin; i < end; ++i) {
+          double s = a * x[i];
+          for (int j = 0; j < T; ++j) s += k[j] * p[j][i];
+          out[i] = s;
+        }
+      } else {
+        REWIND_IVDEP
+        for (Index i = begin; i < end; ++i) {
+          double s = 0.0;  // 0 + c_0 v_0i, not c_0 v_0i: a −0 term gives +0, as combine_blocks
+          for (int j = 0; j < T; ++j) s += k[j] * p[j][i];
+          out[i] = s;
+        }
       }
     }
   }
