@@ -109,15 +109,15 @@ struct FingerprintKernel {
 // sums, one element after the other, so every element waits on the additions before it, and the
 // 64-bit hash runs one element at a time beside them. Here a chunk of elements first gets its
 // four projection terms and its hash pieces in a loop with no dependence between elements
-// (vectorised, AVX2 where the CPU has it: REWIND_SIMD_CLONES); then the projection terms are
-// added in element order, as sum_index adds them (the same bits); the hash pieces are added as
-// integers, which is exact in any order, as their sums in doubles are (below 2^53).
+// (vectorised, AVX-512 or AVX2 where the CPU has it: REWIND_SIMD_CLONES_AVX512); then the
+// projection terms are added in element order, as sum_index adds them (the same bits); the hash
+// pieces are added as integers, which is exact in any order, as their sums in doubles are (below
+// 2^53).
 inline constexpr Index kFingerprintChunk = 256;
 
-REWIND_SIMD_CLONES inline void fingerprint_chunk(const double* __restrict y, std::uint64_t seed,
-                                                 Index begin, Index end,
-                                                 double (*__restrict terms)[kFingerprintChunk],
-                                                 std::uint64_t* __restrict pieces) {
+REWIND_SIMD_CLONES_AVX512 inline void fingerprint_chunk(
+    const double* __restrict y, std::uint64_t seed, Index begin, Index end,
+    double (*__restrict terms)[kFingerprintChunk], std::uint64_t* __restrict pieces) {
   std::uint64_t p0 = 0, p1 = 0, p2 = 0, p3 = 0;
   for (Index i = begin; i < end; ++i) {
     const std::uint64_t weights = drift_mix(seed, static_cast<std::uint64_t>(i));
