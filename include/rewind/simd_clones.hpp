@@ -10,7 +10,7 @@
 // element-wise products and sums in a fixed order ("avx2" does not enable fused multiply-add, so
 // nothing is contracted), four doubles per instruction instead of two; the stage-aware planner's
 // scans are integer additions and minima, eight 32-bit integers per instruction instead of four.
-// Tests: tests/core/simd_clone_bits_test.cpp runs each marked ODE kernel against scalar code.
+// Tests: tests/problems/simd_clone_bits_test.cpp runs each marked ODE kernel against scalar code.
 #pragma once
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \

@@ -38,15 +38,9 @@ void expect_same_bits(const Vector& got, const Vector& want, const char* what) {
   EXPECT_TRUE(got == want) << what;
 }
 
-TEST(SimdCloneBits, ReportsWhichVersionRuns) {
-  // Not a check: says in the log which clone the checks below compared against scalar code.
-  const bool avx2 = __builtin_cpu_supports("avx2");
-  RecordProperty("avx2", avx2 ? "yes" : "no");
-  std::printf("this CPU %s AVX2: the library runs its %s loops\n", avx2 ? "has" : "lacks",
-              avx2 ? "AVX2" : "baseline");
-}
-
 TEST(SimdCloneBits, LinearCombinationsAddTermByTermInOrder) {
+  // Which versions the checks below compare against scalar code, for the log.
+  RecordProperty("avx2", __builtin_cpu_supports("avx2") ? "yes" : "no");
   std::mt19937_64 rng(1);
   for (Index n : {1, 3, 7, 511, 513, 1029}) {
     const Vector x = random_vector(n, rng);

@@ -201,9 +201,10 @@ struct EigenBackend {
   }
   // A fixed number of terms: each element's sum is built in a register and stored once (one
   // read of every input, one write of out), the same operations in the same order as
-  // combine_blocks. out may be x itself or one of the v_j (element i is read before it is
-  // written, in the same iteration), never a shifted view of one: no dependence crosses
-  // iterations, which REWIND_IVDEP tells the vectoriser instead of a run-time overlap check.
+  // combine_blocks. out may be x itself, as the steppers' in-place updates have it (element i is
+  // read before it is written, in the same iteration), never a shifted view of an input: no
+  // dependence crosses iterations, which REWIND_IVDEP tells the vectoriser instead of a run-time
+  // overlap check.
   template <int T>
   REWIND_SIMD_CLONES static void combine_terms(double* out, double a, const double* x,
                                                const double* c, const Vector* const* v, Index begin,
