@@ -292,6 +292,26 @@ TYPED_TEST_P(BackendConformance, FillsCopiesScalesAndAxpys) {
   }
 }
 
+// copy_streaming<B> (the Eigen backend's non-temporal stores from 4096 values on, copy()
+// elsewhere): the same bits as copy(), NaN, −0, subnormals and infinities included, on both sides
+// of the streaming threshold and with odd lengths (a scalar tail).
+TYPED_TEST_P(BackendConformance, StreamingCopyIsACopyBitForBit) {
+  using B = TypeParam;
+  for (Index n :
+       {Index{0}, Index{1}, Index{7}, Index{4095}, Index{4096}, Index{4097}, Index{10001}}) {
+    Host h = random_values(n, 90 + static_cast<std::uint64_t>(n));
+    const double specials[] = {std::numeric_limits<double>::quiet_NaN(), -0.0,
+                               std::numeric_limits<double>::denorm_min(),
+                               -std::numeric_limits<double>::infinity()};
+    for (std::size_t k = 0; k < h.size() && k < 4; ++k) h[h.size() - 1 - k] = specials[k];
+    const typename B::Vector x = to_backend<B>(h);
+    typename B::Vector y = B::zeros(n);
+    copy_streaming<B>(x, y);
+    EXPECT_TRUE(bitwise_equal(to_host<B>(y), h)) << "n = " << n;
+    EXPECT_TRUE(bitwise_equal(to_host<B>(x), h)) << "the source changed, n = " << n;
+  }
+}
+
 TYPED_TEST_P(BackendConformance, LinearCombinationWithXMatchesTheSequentialOrder) {
   using B = TypeParam;
   for (Index n : kSizes) {
@@ -543,7 +563,7 @@ TYPED_TEST_P(BackendConformance, RepeatsItselfBitForBit) {
 
 REGISTER_TYPED_TEST_SUITE_P(BackendConformance, SatisfiesTheTraitAndMakesZeros,
                             CopiesToAndFromHostBitForBit, RefusesHostBuffersOfAnotherSize,
-                            FillsCopiesScalesAndAxpys,
+                            FillsCopiesScalesAndAxpys, StreamingCopyIsACopyBitForBit,
                             LinearCombinationWithXMatchesTheSequentialOrder,
                             LinearCombinationWithoutXMatchesTheSequentialOrder,
                             LinearCombinationKeepsSignedZerosLikeTheReference,

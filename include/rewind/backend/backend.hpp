@@ -21,6 +21,10 @@
 //   error_norm(e, y0, y1, rtol, atol) sqrt(1/n Σ (e_i / (atol + rtol·max(|y0_i|, |y1_i|)))^2)
 //   all_finite(x)                     no NaN or Inf
 //   copy_to_host(x, span), copy_from_host(span, x)   element-wise transfer to a host buffer
+//   copy_streaming(src, dst)          optional: copy(), for a copy nothing reads again soon (a
+//                                     state or stage kept for the reverse sweep), written past
+//                                     the caches where the backend can; copy_streaming<B>() below
+//                                     falls back to copy()
 //   for_each_index(n, f)              f(i) for i in [0, n), on the backend's device, in any order
 //                                     and possibly concurrently (GPU threads, CPU threads): f(i)
 //                                     must write only what index i owns
@@ -68,6 +72,16 @@ concept VectorBackend = requires(typename B::Vector& x, const typename B::Vector
   B::copy_to_host(cx, host_out);
   B::copy_from_host(host_in, x);
 };
+
+// dst = src for a copy that nothing reads again soon: B::copy_streaming where the backend has
+// one (the Eigen backend's non-temporal stores), else B::copy. The same values either way.
+template <class B>
+void copy_streaming(const typename B::Vector& src, typename B::Vector& dst) {
+  if constexpr (requires { B::copy_streaming(src, dst); })
+    B::copy_streaming(src, dst);
+  else
+    B::copy(src, dst);
+}
 
 // The number of values of x this process holds: all of them, except on a backend whose vectors
 // are split across processes (rewind/distributed/distributed_backend.hpp), which says so through

@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <span>
 
@@ -22,6 +23,11 @@
 #include "rewind/parallel.hpp"
 #include "rewind/simd_clones.hpp"
 #include "rewind/types.hpp"
+
+#if defined(__SSE2__) && !defined(__CUDA_ARCH__)
+#include <emmintrin.h>
+#define REWIND_STREAMING_STORES 1
+#endif
 
 namespace rwd {
 
@@ -44,6 +50,27 @@ struct EigenBackend {
     const double* s = src.data();
     double* d = dst.data();
     detail::for_each_range(src.size(), [&](Index b, Index e) { std::copy(s + b, s + e, d + b); });
+  }
+  // copy() for a copy that nothing reads again soon — a state or stage a driver keeps for its
+  // reverse sweep — with non-temporal stores (SSE2), which write each line to memory without
+  // first reading it into the cache. An ordinary copy reads every line of dst before writing it
+  // (write-allocate): twice the memory traffic, and it pushes the step's working vectors out of
+  // the cache. Measured on the store-all gradients of bench/gradient_cost_bench: see
+  // bench/results/gradient_cost.md. Vectors under kStreamingMinElements are copied as usual:
+  // they stay in the cache until read back, and a fence per copy would cost more than it saves.
+  static constexpr Index kStreamingMinElements = 4096;  // 32 KiB, the size of an L1 cache
+  static void copy_streaming(const Vector& src, Vector& dst) {
+#if defined(REWIND_STREAMING_STORES)
+    if (src.size() >= kStreamingMinElements) {
+      if (dst.size() != src.size()) dst.resize(src.size());
+      const double* s = src.data();
+      double* d = dst.data();
+      detail::for_each_range(src.size(),
+                             [&](Index b, Index e) { stream_range(s + b, d + b, e - b); });
+      return;
+    }
+#endif
+    copy(src, dst);
   }
   static void scale(double a, Vector& x) {
     double* d = x.data();
@@ -150,7 +177,9 @@ struct EigenBackend {
   }
 
   // max that keeps a NaN once it has seen one (std::max would drop a NaN in its first argument).
-  static double nan_propagating_max(double m, double a) { return (a > m || a != a) ? a : m; }
+  static double nan_propagating_max(double m, double a) {
+    return (a > m || a != a) ? a : m;
+  }
 
   // The loops below (and lane_sum, behind every reduction) are compiled for AVX2 too and picked
   // when the program starts (REWIND_SIMD_CLONES): the same products and sums in the same order,
@@ -199,6 +228,17 @@ struct EigenBackend {
         return combine_blocks(out, a, x, c, v, begin, end);
     }
   }
+#if defined(REWIND_STREAMING_STORES)
+  // d[0, n) = s[0, n) with 16-byte non-temporal stores (d 16-byte aligned after a scalar head),
+  // then a store fence: the streamed lines are in memory, in order, before anything later runs.
+  static void stream_range(const double* s, double* d, Index n) {
+    Index i = 0;
+    for (; i < n && reinterpret_cast<std::uintptr_t>(d + i) % 16 != 0; ++i) d[i] = s[i];
+    for (; i + 2 <= n; i += 2) _mm_stream_pd(d + i, _mm_loadu_pd(s + i));
+    for (; i < n; ++i) d[i] = s[i];
+    _mm_sfence();
+  }
+#endif
   // A fixed number of terms: each element's sum is built in a register and stored once (one
   // read of every input, one write of out), the same operations in the same order as
   // combine_blocks. out may be x itself, as the steppers' in-place updates have it (element i is

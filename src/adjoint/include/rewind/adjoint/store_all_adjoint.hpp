@@ -139,7 +139,8 @@ class StoreAllAdjoint {
         carries_.push_back(Carry{});
       }
       loss += observe(carry, y, grad);
-      B::copy(y, states_[static_cast<std::size_t>(count)]);
+      // Streaming stores: the state is read again only in the reverse sweep (backend.hpp).
+      copy_streaming<B>(y, states_[static_cast<std::size_t>(count)]);
       carries_[static_cast<std::size_t>(count)] = carry;
       stepper_.step(y, carry, theta);
       ++count;

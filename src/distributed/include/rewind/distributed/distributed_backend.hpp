@@ -92,6 +92,10 @@ struct DistributedBackend {
     dst.layout = src.layout;
     EigenBackend::copy(src.local, dst.local);
   }
+  static void copy_streaming(const Vector& src, Vector& dst) {
+    dst.layout = src.layout;
+    EigenBackend::copy_streaming(src.local, dst.local);
+  }
   static void scale(double a, Vector& x) { EigenBackend::scale(a, x.local); }
   static void axpy(double a, const Vector& x, Vector& y) {
     same_kind(x, y, "axpy");

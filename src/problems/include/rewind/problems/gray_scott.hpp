@@ -230,8 +230,9 @@ inline void gray_scott_rhs_row(GrayScottParameters p, Index n, const double* u, 
 // into (ou, ov) and the parameter terms into four interleaved partial sums per parameter (column
 // 1 + i into lane i mod 4), so that the loop vectorises instead of waiting on one addition per
 // column. lanes[q][k] receives parameter q's lane k. Inputs: the row of u and v, and the rows of
-// a_u and a_v with those above (auu, avu) and below (aud, avd).
-REWIND_SIMD_CLONES inline void gray_scott_vjp_interior(
+// a_u and a_v with those above (auu, avu) and below (aud, avd). AVX-512 where the CPU has it
+// (REWIND_SIMD_CLONES_AVX512: this loop needs more than AVX2's 16 vector registers).
+REWIND_SIMD_CLONES_AVX512 inline void gray_scott_vjp_interior(
     GrayScottParameters p, Index n, const double* __restrict u, const double* __restrict v,
     const double* __restrict au, const double* __restrict auu, const double* __restrict aud,
     const double* __restrict av, const double* __restrict avu, const double* __restrict avd,
