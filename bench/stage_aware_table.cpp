@@ -13,8 +13,10 @@
 // 2: (gradient time) / (forward time) of store-all (every reverse re-runs its step) and of
 // store-all-stages (none does), medians of five runs after an untimed first, for Lorenz-96 N = 40
 // (10^4 steps of 0.01) and the same Gray–Scott (1000 steps, as its stages take 4 × 80 MB).
-// F is also measured with each step's stages in cache (an adjoint step right after the step that
-// made them), and each schedule's prediction printed with that F too.
+// F is also measured with each step's stages just made (an adjoint step right after the step
+// that made them: "in cache" while the stepper built them in their slots; since it streams them
+// out past the cache for states up to 2^17 values they come from memory, but from a store of one
+// step's stages rather than of l steps'), and each schedule's prediction printed with that F too.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -125,7 +127,8 @@ StoreAllRatios store_all_ratios(const P& problem, double dt, rwd::Index steps) {
 }
 
 // F measured where a checkpointed reverse sweep meets it: each step's stage values just computed
-// (step_keeping_stages) and the adjoint step from them timed at once, its stages still in cache,
+// (step_keeping_stages) and the adjoint step from them timed at once (its stages in cache when
+// built in their slots; written past the cache, and so read from memory, when streamed out),
 // against a plain forward step of the same states; the median of kRuns rounds of `steps` steps.
 // The store-all-stages F above streams every stage back from a store of l·4 vectors instead.
 template <class P>

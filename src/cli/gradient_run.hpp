@@ -399,8 +399,8 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     request.costs.adjoint_cost_factor = flags.adjoint_cost;
   } else if (flags.stage_aware) {
     // Which of revolve, stage-aware and the store-alls is fastest depends on what a snapshot copy
-    // costs against this problem's step (a stage snapshot copies the state; its other stage
-    // vectors are built in their slots): measured now.
+    // costs against this problem's step (a stage snapshot is priced as one copy: its stage values
+    // go straight into their slots, see CostModel::stage_values_copied): measured now.
     checkpointing.level_costs_measured = true;
     checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
     // Round as many slots as the run keeps (up to 64 MiB of them, more than the caches hold), so

@@ -54,7 +54,7 @@ void check_stage_plans(const P& problem, const char* method, const StepControl& 
   for (const int units : {s, s + 1, s + 2, 2 * s + 1, 3 * s + 2, 5 * s, static_cast<int>(l) * s})
     plans.emplace_back("stage-aware c=" + std::to_string(units), stage_aware_schedule(units, s));
   // One driver for every plan, each run twice: the driver keeps its memory store from one run
-  // to the next (stage values are computed straight into its slots), which must change neither
+  // to the next (stage values go straight into its slots), which must change neither
   // the bits nor the per-run counts.
   CheckpointOptions options;
   options.drift_policy = DriftPolicy::fail;

@@ -358,9 +358,9 @@ TEST(StageSnapshotRules, ALegalStreamCountsEverything) {
   // Predicted time: a reverse from stages runs the adjoint part only.
   CostModel model{.step_time = 1.0, .adjoint_cost_factor = 2.0};
   EXPECT_DOUBLE_EQ(predicted_time(cost, model), 2.0 + 3.0 * 3.0 - 2.0);
-  // Copies. The state snapshot is one write. A stage snapshot is one write (its first vector,
-  // the state; the others are built in their slots) and nothing to read back — or, when the
-  // stage values go through copies, u writes and u reads.
+  // Copies. The state snapshot is one write. A stage snapshot is one write (the driver's stage
+  // values go straight into their slots) and nothing to read back — or, when the stage values
+  // go through copies, u writes and u reads.
   ASSERT_EQ(cost.stores, 1);
   ASSERT_EQ(cost.restores, 0);
   model.write_time = 0.5;

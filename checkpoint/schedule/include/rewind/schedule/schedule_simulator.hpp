@@ -176,10 +176,13 @@ struct CostModel {
   double host_write_time = 0.0;      // one store into a host slot (three-level schedules, where
   double host_read_time = 0.0;       // write_time/read_time are the device level's)
   // What a stage snapshot (stage_units memory slots) costs. false: one write_time to store it and
-  // nothing to read it back, as in a driver that builds a step's stage values straight into
-  // their slots (only the first, the state itself, is copied) and reverses the step from the
-  // slots where they lie (rwd::CheckpointedAdjoint with its own memory store). true: every stage
-  // vector is copied in and out, stage_units writes and stage_units reads.
+  // nothing to read it back, as in a driver whose step puts its stage values straight into their
+  // slots and which reverses the step from the slots where they lie (rwd::CheckpointedAdjoint
+  // with its own memory store). An approximation there: for states up to 2^17 values its
+  // Runge–Kutta stepper streams the stage values out of the step (stage_units copies with
+  // non-temporal stores, which skip the read a cached copy makes of its target), above that it
+  // builds them in their slots and copies the state alone. true: every stage vector is copied in
+  // and out, stage_units writes and stage_units reads.
   bool stage_values_copied = false;
 
   // Throws InvalidArgument naming the field: all finite and ≥ 0, step_time > 0.

@@ -81,9 +81,10 @@ class MemorySnapshotStore final : public SnapshotStore<B, Meta> {
 
   void free(int slot) override { slots_.freed(slots_.check_free(slot)); }
 
-  // In place, for values a caller computes straight into the store (the adjoint driver's stage
+  // In place, for values a caller writes straight into the store (the adjoint driver's stage
   // snapshots: a step's stage values are written where they are kept, and read from there by
-  // its reverse step — no copy on either side, with the same checks as store and restore).
+  // its reverse step — no copy by the store on either side, with the same checks as store and
+  // restore).
   //
   // The vectors of the `count` slots from `first`, each free (checked); fill them, then record
   // each with stored_in_place.

@@ -542,7 +542,8 @@ class CheckpointedAdjoint {
                                             " but the state is y_", carry.step);
             clock.enter(carry.step >= reached ? Work::forward : Work::recompute);
             const Carry at = carry;
-            // In memory the stage values are computed straight into their slots.
+            // In memory the stage values go straight into their slots (streamed out of the step,
+            // or built there: ExplicitRungeKutta::step_keeping_stages), with no copy by the store.
             const std::span<Vector> into =
                 in_place ? in_place->free_slots_for_writing(action.slot, stages.units, at.step)
                          : std::span<Vector>(stages.vectors);
