@@ -8,7 +8,9 @@
 // reduction block).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -175,7 +177,10 @@ TEST(SimdCloneBits, GrayScottRowsAgreeWithScalarCells) {
 
 TEST(SimdCloneBits, Lorenz96AgreesWithScalarIndices) {
   std::mt19937_64 rng(5);
-  for (Index n : {4, 9, 40, 1001}) {
+  // Sizes up to three reduction blocks: the forcing gradient's lanes are filled block by block
+  // inside the vjp's loop.
+  for (Index n :
+       {Index{4}, Index{5}, Index{9}, Index{40}, Index{1001}, 2 * detail::kReductionBlock + 7}) {
     Lorenz96<> problem(n);
     const Vector y = random_vector(n, rng, -8.0, 12.0), v = random_vector(n, rng);
     const Vector theta = problem.default_parameters();
@@ -186,11 +191,18 @@ TEST(SimdCloneBits, Lorenz96AgreesWithScalarIndices) {
       detail::Lorenz96RhsKernel{y.data(), theta.data(), want_f.data(), n}(i);
       detail::Lorenz96VjpKernel{y.data(), v.data(), want_out.data(), n}(i);
     }
-    double lane[4] = {0.0, 0.0, 0.0, 0.0};  // Σ v_i, one reduction block at these sizes
-    for (Index i = 0; i < n; ++i) lane[i % 4] += v[i];
+    // Σ v_i in ordered_element_sum's order: four lanes per block, the blocks added in order.
+    double want_g = 0.0;
+    for (Index begin = 0; begin < n; begin += detail::kReductionBlock) {
+      double lane[4] = {0.0, 0.0, 0.0, 0.0};
+      for (Index i = begin; i < std::min(n, begin + detail::kReductionBlock); ++i)
+        lane[(i - begin) % 4] += v[i];
+      want_g = want_g + ((lane[0] + lane[1]) + (lane[2] + lane[3]));
+    }
     expect_same_bits(f, want_f, "Lorenz-96 rhs");
     expect_same_bits(out, want_out, "Lorenz-96 (∂f/∂y)ᵀ v");
-    EXPECT_EQ(g[0], (lane[0] + lane[1]) + (lane[2] + lane[3])) << "n = " << n;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(g[0]), std::bit_cast<std::uint64_t>(want_g))
+        << "n = " << n;
   }
 }
 

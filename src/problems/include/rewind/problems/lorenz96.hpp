@@ -15,7 +15,8 @@
 //   l96.rhs(0.0, y, theta, f);
 //
 // Each rhs or vjp is one pass over memory; the parameter derivative Σ_i v_i is one reduction (on
-// the Eigen backend in the backend's own summation order, four lanes per block). On the Eigen
+// the Eigen backend in the backend's own summation order, four lanes per block, added in the
+// vjp's own loop). On the Eigen
 // backend the interior indices
 // 2 … N−3 run as a plain loop without cyclic index arithmetic (at N = 10^5, rhs 2.3× and vjp
 // 2.6× faster than one index at a time, bench/gradient_cost_bench); the arithmetic is the
@@ -24,6 +25,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -131,7 +133,8 @@ inline void lorenz96_rhs_host(const double* y, double forcing, double* f, Index 
 }
 
 // out_y[j] = ((∂f/∂y)ᵀ v)_j for interior j in [begin, end) (2 <= j < n − 2, where the stencil
-// does not wrap), a plain loop that vectorises.
+// does not wrap), a plain loop that vectorises (the distributed problem's interior; the serial
+// vjp below adds the forcing sums in the same loop).
 REWIND_SIMD_CLONES inline void lorenz96_vjp_interior(const double* __restrict y,
                                                      const double* __restrict v,
                                                      double* __restrict out_y, Index begin,
@@ -141,20 +144,66 @@ REWIND_SIMD_CLONES inline void lorenz96_vjp_interior(const double* __restrict y,
                                   y[j + 2]);
 }
 
-// out_y = (∂f/∂y)ᵀ v; returns dJ/dF = Σ_i v_i as the backend sums a vector
-// (ordered_element_sum: blocks of kReductionBlock indices, four interleaved lanes inside each,
-// the blocks added in order), so the bits do not depend on the thread count. The lanes matter:
-// one chain of dependent additions (the former fused loop) bounded the whole vjp at large N.
+// lorenz96_vjp_interior over [begin, end) (end − begin a multiple of 4), and v_j added into
+// lane[(j − begin) mod 4], in order, in the same loop: the forcing gradient's partial sums. On
+// their own they are a chain of dependent additions, one per four elements (0.8 of an rhs at
+// N = 10^5); beside the vjp's arithmetic the chain's latency is hidden. Written with vectors of
+// four doubles (GCC's vector extension, element-wise IEEE arithmetic; the accumulator's element
+// k is lane k): as a loop over four scalar columns GCC vectorised it across iterations, with
+// shuffles, at half the speed. The expression is lorenz96_vjp_value's, operand for operand
+// (tests/problems/simd_clone_bits_test.cpp compares the two bit for bit); the vectors stay in
+// this function, since passing them to another would depend on the clone's ABI.
+REWIND_SIMD_CLONES inline void lorenz96_vjp_interior_summed(const double* __restrict y,
+                                                            const double* __restrict v,
+                                                            double* __restrict out_y, Index begin,
+                                                            Index end, double (&lane)[4]) {
+  typedef double Four __attribute__((vector_size(32)));
+  Four sum = {lane[0], lane[1], lane[2], lane[3]};
+  for (Index i = begin; i < end; i += 4) {
+    Four v_m1, v_0, v_p1, v_p2, y_m2, y_m1, y_p1, y_p2;
+    std::memcpy(&v_m1, v + i - 1, sizeof(Four));
+    std::memcpy(&v_0, v + i, sizeof(Four));
+    std::memcpy(&v_p1, v + i + 1, sizeof(Four));
+    std::memcpy(&v_p2, v + i + 2, sizeof(Four));
+    std::memcpy(&y_m2, y + i - 2, sizeof(Four));
+    std::memcpy(&y_m1, y + i - 1, sizeof(Four));
+    std::memcpy(&y_p1, y + i + 1, sizeof(Four));
+    std::memcpy(&y_p2, y + i + 2, sizeof(Four));
+    const Four out = v_m1 * y_m2 - v_p2 * y_p1 + v_p1 * (y_p2 - y_m1) - v_0;
+    std::memcpy(out_y + i, &out, sizeof(Four));
+    sum += v_0;
+  }
+  for (int k = 0; k < 4; ++k) lane[k] = sum[k];
+}
+
+// out_y = (∂f/∂y)ᵀ v; returns dJ/dF = Σ_i v_i as the backend sums a vector (ordered_element_sum:
+// blocks of kReductionBlock indices, four interleaved lanes inside each, the blocks added in
+// order), so the bits do not depend on the thread count; the lanes are filled by the loop that
+// computes out_y, block by block. The lanes matter: one chain of dependent additions (a former
+// fused loop) bounded the whole vjp at large N.
 inline double lorenz96_vjp_host(const double* y, const double* v, double* out_y, Index n) {
-  const Lorenz96VjpKernel edge{y, v, out_y, n};
-  edge(0);
-  edge(1);
-  // Element-wise, so it may be shared out among threads in any ranges.
-  for_each_range(n - 4,
-                 [&](Index b, Index e) { lorenz96_vjp_interior(y, v, out_y, b + 2, e + 2); });
-  edge(n - 2);
-  edge(n - 1);
-  return ordered_element_sum(n, [v](Index i) { return v[i]; });
+  const Lorenz96VjpKernel cell{y, v, out_y, n};
+  const Index blocks = (n + kReductionBlock - 1) / kReductionBlock;
+  const Sums<1> total = ordered_fold<1>(blocks, threads_for(n, kParallelMinElements), [&](Index b) {
+    const Index begin = b * kReductionBlock, end = std::min(n, begin + kReductionBlock);
+    double lane[4] = {0.0, 0.0, 0.0, 0.0};
+    // Whole groups of four (from begin, a multiple of 4) inside [2, n − 2) run vectorised; the
+    // indices before and after them, where the stencil may wrap, one at a time by the kernel.
+    const Index lo = std::min(end, std::max<Index>(begin, 4));
+    const Index last = std::min(end, n - 2);
+    const Index hi = last > lo ? lo + (last - lo) / 4 * 4 : lo;
+    auto one = [&](Index j) {
+      cell(j);
+      lane[(j - begin) % 4] += v[j];
+    };
+    for (Index j = begin; j < lo; ++j) one(j);
+    lorenz96_vjp_interior_summed(y, v, out_y, lo, hi, lane);
+    for (Index j = hi; j < end; ++j) one(j);
+    Sums<1> s;
+    s.v[0] = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+    return s;
+  });
+  return total.v[0];
 }
 
 }  // namespace detail
