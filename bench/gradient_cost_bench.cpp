@@ -5,7 +5,8 @@
 //   bench/run_gradient_cost.sh                             # the same, plus the ratio table
 //
 // For RK4 with fixed steps on Lorenz-96 (N = 40 and N = 10^5) and Gray–Scott (2·71² ≈ 10^4 and
-// 2·708² ≈ 10^6 unknowns), with every state stored:
+// 2·708² ≈ 10^6 unknowns), with every state stored, each started from a living state (a grown
+// Gray–Scott labyrinth, a Lorenz-96 state chaotic at every site: bench/living_states.hpp):
 //
 //   Forward/<case>   one forward sweep that stores nothing (rwd::forward_loss);
 //   Gradient/<case>  the full store-all gradient (StoreAllAdjoint::run), with a forward sweep
@@ -30,6 +31,9 @@
 //   rhs_fwd/step, rhs_rev/step, vjp/step   evaluation counts per step
 //   allocs/run                      malloc calls in one run() after the first (the first
 //                                   allocates the stored states); constant, never ∝ steps
+//   start_spread, start_active      how alive the starting state is (Forward/ and Gradient*/):
+//                                   Gray–Scott std(v) and the share of cells with v > 0.05,
+//                                   Lorenz-96 std(y) and the share of sites with |y_i − F| > 0.1
 //
 // Timing: manual (steady_clock around each run), fixed iteration counts, single thread; the
 // driver object is reused across iterations so that the stored states are allocated (and their
@@ -49,6 +53,8 @@
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/rewind.hpp"
 #include "rewind/schedule/schedules.hpp"
+
+#include "living_states.hpp"
 
 // ---- allocation counter: Eigen allocates through malloc, so count at malloc itself -------------
 namespace {
@@ -119,13 +125,20 @@ constexpr Case kL96Large{"lorenz96_N1e5", 0.01, 100, 20, 20};
 constexpr Case kGsSmall{"grayscott_n71", 1.0, 1000, 20, 20};
 constexpr Case kGsLarge{"grayscott_n708", 1.0, 20, 10, 10};
 
+// How alive the state a case starts from is (bench/living_states.hpp), beside its timings.
 template <class P>
-void forward_benchmark(benchmark::State& state, const P& problem, Case c) {
+void set_liveness(benchmark::State& state, const P& problem, const Vec& y0) {
+  const bench::Liveness l = bench::liveness(problem, y0);
+  state.counters["start_spread"] = l.spread;
+  state.counters["start_active"] = l.active;
+}
+
+template <class P>
+void forward_benchmark(benchmark::State& state, const P& problem, Case c, const Vec& y0) {
   rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(),
                                   rwd::StepControl::fixed(0.0, c.dt, c.steps));
   const auto objective = rwd::Objective<B>::terminal_squared_norm();
   const Vec theta = problem.default_parameters();
-  const Vec y0 = problem.default_initial_state();
   benchmark::DoNotOptimize(rwd::forward_loss(stepper, objective, y0, theta));  // warm-up
   std::vector<double> ms;
   long allocs = 0;
@@ -143,6 +156,7 @@ void forward_benchmark(benchmark::State& state, const P& problem, Case c) {
   state.counters["steps"] = static_cast<double>(c.steps);
   state.counters["fwd_ms"] = median(ms);
   state.counters["allocs/run"] = static_cast<double>(allocs);
+  set_liveness(state, problem, y0);
 }
 
 // Times `run` (one gradient) against a forward run of `stepper`, side by side per iteration.
@@ -215,12 +229,13 @@ enum class Stored {
 };
 
 template <class P>
-void gradient_benchmark(benchmark::State& state, const P& problem, Case c, Stored stored) {
+void gradient_benchmark(benchmark::State& state, const P& problem, Case c, const Vec& y0,
+                        Stored stored) {
   using Stepper = rwd::ExplicitRungeKutta<P>;
   Stepper stepper(problem, rwd::ButcherTableau::rk4(), rwd::StepControl::fixed(0.0, c.dt, c.steps));
   const auto objective = rwd::Objective<B>::terminal_squared_norm();
   const Vec theta = problem.default_parameters();
-  const Vec y0 = problem.default_initial_state();
+  set_liveness(state, problem, y0);
   if (stored == Stored::states) {
     rwd::StoreAllAdjoint driver(stepper, objective);
     measure_gradient(state, problem, stepper, objective, y0, theta,
@@ -239,10 +254,10 @@ template <class P>
 struct StepFixture {
   const P& problem;
   Vec theta, y, f, v, out_y, out_theta;
-  explicit StepFixture(const P& p)
+  StepFixture(const P& p, const Vec& y0)
       : problem(p),
         theta(p.default_parameters()),
-        y(p.default_initial_state()),
+        y(y0),
         f(B::zeros(p.state_size())),
         v(B::zeros(p.state_size())),
         out_y(B::zeros(p.state_size())),
@@ -258,8 +273,8 @@ void set_items(benchmark::State& state, Index n) {
 }
 
 template <class P>
-void rhs_benchmark(benchmark::State& state, const P& problem) {
-  StepFixture<P> s(problem);
+void rhs_benchmark(benchmark::State& state, const P& problem, const Vec& y0) {
+  StepFixture<P> s(problem, y0);
   for (auto _ : state) {
     problem.rhs(0.0, s.y, s.theta, s.f);
     benchmark::ClobberMemory();
@@ -268,8 +283,8 @@ void rhs_benchmark(benchmark::State& state, const P& problem) {
 }
 
 template <class P>
-void vjp_benchmark(benchmark::State& state, const P& problem) {
-  StepFixture<P> s(problem);
+void vjp_benchmark(benchmark::State& state, const P& problem, const Vec& y0) {
+  StepFixture<P> s(problem, y0);
   for (auto _ : state) {
     problem.vjp(0.0, s.y, s.theta, s.v, s.out_y, s.out_theta);
     benchmark::ClobberMemory();
@@ -278,10 +293,10 @@ void vjp_benchmark(benchmark::State& state, const P& problem) {
 }
 
 template <class P>
-void rk4_step_benchmark(benchmark::State& state, const P& problem, double dt) {
+void rk4_step_benchmark(benchmark::State& state, const P& problem, const Vec& y0, double dt) {
   rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(),
                                   rwd::StepControl::fixed(0.0, dt, Index{1} << 40));
-  StepFixture<P> s(problem);
+  StepFixture<P> s(problem, y0);
   rwd::Carry carry = stepper.initial_carry(s.y, s.theta);
   for (auto _ : state) {
     // Always the same step (y restored outside the timed region would cost a copy; the state
@@ -293,10 +308,11 @@ void rk4_step_benchmark(benchmark::State& state, const P& problem, double dt) {
 }
 
 template <class P>
-void rk4_adjoint_step_benchmark(benchmark::State& state, const P& problem, double dt) {
+void rk4_adjoint_step_benchmark(benchmark::State& state, const P& problem, const Vec& y0,
+                                double dt) {
   rwd::ExplicitRungeKutta stepper(problem, rwd::ButcherTableau::rk4(),
                                   rwd::StepControl::fixed(0.0, dt, 1));
-  StepFixture<P> s(problem);
+  StepFixture<P> s(problem, y0);
   const rwd::Carry carry = stepper.initial_carry(s.y, s.theta);
   Vec lambda = s.v;
   Vec mu = B::zeros(problem.parameter_size());
@@ -318,8 +334,8 @@ void rk4_adjoint_step_benchmark(benchmark::State& state, const P& problem, doubl
 // One drift fingerprint of the problem's state (DriftMonitor::record: a hash and four
 // projections in one reduction pass), the cost the monitor adds to each sampled step.
 template <class P>
-void drift_fingerprint_benchmark(benchmark::State& state, const P& problem) {
-  StepFixture<P> s(problem);
+void drift_fingerprint_benchmark(benchmark::State& state, const P& problem, const Vec& y0) {
+  StepFixture<P> s(problem, y0);
   rwd::DriftMonitor<B> monitor(/*steps=*/0, problem.state_size(), rwd::DriftPolicy::ignore, 1);
   for (auto _ : state) {
     monitor.record(0, s.y);
@@ -351,32 +367,44 @@ void linear_combination_benchmark(benchmark::State& state, Index n, int terms) {
 }
 
 void register_all() {
-  // Problems live for the whole program; benchmarks keep references to them.
+  // Problems and the states they start from live for the whole program; benchmarks keep
+  // references to them. Growing the states takes about a second (bench/living_states.hpp).
   static const rwd::Lorenz96<> l96_small(40);
   static const rwd::Lorenz96<> l96_large(100000);
   static const rwd::GrayScott<> gs_small(71);
   static const rwd::GrayScott<> gs_large(708);
+  static const Vec l96_small_y0 = bench::living_state(l96_small);
+  static const Vec l96_large_y0 = bench::living_state(l96_large);
+  static const Vec gs_small_y0 = bench::living_state(gs_small);
+  static const Vec gs_large_y0 = bench::living_state(gs_large);
 
   auto cases = [](const char* kind, auto fn) {
-    auto reg = [&](const Case& c, const auto& problem, int iterations) {
-      benchmark::RegisterBenchmark((std::string(kind) + "/" + c.name).c_str(),
-                                   [&problem, c, fn](benchmark::State& s) { fn(s, problem, c); })
+    auto reg = [&](const Case& c, const auto& problem, const Vec& y0, int iterations) {
+      benchmark::RegisterBenchmark(
+          (std::string(kind) + "/" + c.name).c_str(),
+          [&problem, &y0, c, fn](benchmark::State& s) { fn(s, problem, c, y0); })
           ->Iterations(iterations)
           ->UseManualTime()
           ->Unit(benchmark::kMillisecond);
     };
     const bool fwd = std::string(kind) == "Forward";
-    reg(kL96Small, l96_small, fwd ? kL96Small.forward_iterations : kL96Small.gradient_iterations);
-    reg(kL96Large, l96_large, fwd ? kL96Large.forward_iterations : kL96Large.gradient_iterations);
-    reg(kGsSmall, gs_small, fwd ? kGsSmall.forward_iterations : kGsSmall.gradient_iterations);
-    reg(kGsLarge, gs_large, fwd ? kGsLarge.forward_iterations : kGsLarge.gradient_iterations);
+    reg(kL96Small, l96_small, l96_small_y0,
+        fwd ? kL96Small.forward_iterations : kL96Small.gradient_iterations);
+    reg(kL96Large, l96_large, l96_large_y0,
+        fwd ? kL96Large.forward_iterations : kL96Large.gradient_iterations);
+    reg(kGsSmall, gs_small, gs_small_y0,
+        fwd ? kGsSmall.forward_iterations : kGsSmall.gradient_iterations);
+    reg(kGsLarge, gs_large, gs_large_y0,
+        fwd ? kGsLarge.forward_iterations : kGsLarge.gradient_iterations);
   };
-  cases("Forward", [](benchmark::State& s, const auto& p, Case c) { forward_benchmark(s, p, c); });
-  cases("Gradient", [](benchmark::State& s, const auto& p, Case c) {
-    gradient_benchmark(s, p, c, Stored::states);
+  cases("Forward", [](benchmark::State& s, const auto& p, Case c, const Vec& y0) {
+    forward_benchmark(s, p, c, y0);
   });
-  cases("GradientStages", [](benchmark::State& s, const auto& p, Case c) {
-    gradient_benchmark(s, p, c, Stored::stages);
+  cases("Gradient", [](benchmark::State& s, const auto& p, Case c, const Vec& y0) {
+    gradient_benchmark(s, p, c, y0, Stored::states);
+  });
+  cases("GradientStages", [](benchmark::State& s, const auto& p, Case c, const Vec& y0) {
+    gradient_benchmark(s, p, c, y0, Stored::stages);
   });
 
   // The pieces of one step for every case; the vector operations at ≈ 10^6 unknowns.
@@ -384,22 +412,23 @@ void register_all() {
   auto piece = [](const std::string& name, auto fn) {
     benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMicrosecond)->MinTime(0.1);
   };
-  auto pieces = [&piece](const Case& c, const auto& problem) {
+  auto pieces = [&piece](const Case& c, const auto& problem, const Vec& y0) {
     const std::string name = c.name;
     const double dt = c.dt;
-    piece("Rhs/" + name, [&problem](benchmark::State& s) { rhs_benchmark(s, problem); });
-    piece("Vjp/" + name, [&problem](benchmark::State& s) { vjp_benchmark(s, problem); });
+    piece("Rhs/" + name, [&problem, &y0](benchmark::State& s) { rhs_benchmark(s, problem, y0); });
+    piece("Vjp/" + name, [&problem, &y0](benchmark::State& s) { vjp_benchmark(s, problem, y0); });
     piece("Rk4Step/" + name,
-          [&problem, dt](benchmark::State& s) { rk4_step_benchmark(s, problem, dt); });
-    piece("Rk4AdjointStep/" + name,
-          [&problem, dt](benchmark::State& s) { rk4_adjoint_step_benchmark(s, problem, dt); });
+          [&problem, &y0, dt](benchmark::State& s) { rk4_step_benchmark(s, problem, y0, dt); });
+    piece("Rk4AdjointStep/" + name, [&problem, &y0, dt](benchmark::State& s) {
+      rk4_adjoint_step_benchmark(s, problem, y0, dt);
+    });
     piece("DriftFingerprint/" + name,
-          [&problem](benchmark::State& s) { drift_fingerprint_benchmark(s, problem); });
+          [&problem, &y0](benchmark::State& s) { drift_fingerprint_benchmark(s, problem, y0); });
   };
-  pieces(kL96Small, l96_small);
-  pieces(kL96Large, l96_large);
-  pieces(kGsSmall, gs_small);
-  pieces(kGsLarge, gs_large);
+  pieces(kL96Small, l96_small, l96_small_y0);
+  pieces(kL96Large, l96_large, l96_large_y0);
+  pieces(kGsSmall, gs_small, gs_small_y0);
+  pieces(kGsLarge, gs_large, gs_large_y0);
   piece("AllFinite/1e6", [n6](benchmark::State& s) { all_finite_benchmark(s, n6); });
   piece("LinearCombination/1e6_1term",
         [n6](benchmark::State& s) { linear_combination_benchmark(s, n6, 1); });

@@ -74,10 +74,13 @@ f_rows = []
 for key, label in cases:
     f = by_name.get("Forward/" + key)
     if f is not None and "error_message" not in f:
-        f_rows.append((label, f"{f['fwd_ms']:.3f}", f"{f['allocs/run']:.0f}"))
+        f_rows.append((label, f"{f['fwd_ms']:.3f}", f"{f['allocs/run']:.0f}",
+                       f"{f['start_spread']:.3g}", f"{f['start_active']:.2f}"))
 if f_rows:
-    print("\nForward/<case> alone (no gradient benchmark around it):\n")
-    table(("case", "forward ms", "allocs/run"), f_rows)
+    print("\nForward/<case> alone (no gradient benchmark around it), and the living state every case")
+    print("starts from (bench/living_states.hpp): spread = std(v) for Gray-Scott, std(y) for")
+    print("Lorenz-96; active = share of cells with v > 0.05, of sites with |y_i - F| > 0.1:\n")
+    table(("case", "forward ms", "allocs/run", "start spread", "start active"), f_rows)
 
 def us(name):
     r = by_name.get(name)
