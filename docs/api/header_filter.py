@@ -2,9 +2,9 @@
 """Doxygen input filter: reads one rewind header and prints it with its comments as Doxygen sees
 documentation, leaving the header itself untouched.
 
-rewind's headers document themselves in plain // comments (STYLE.md: each file starts with a block
-that says what it is for, with a usage example; a comment above a declaration says its contract,
-units and why). This filter turns them into Doxygen comments on the fly:
+rewind's headers document themselves in plain // comments: each file starts with a block that
+says what it is for, with a usage example; a comment above a declaration says its contract, units
+and why. This filter turns them into Doxygen comments on the fly:
 
   - the block at the top of the file becomes the file's documentation (@file, @brief from its
     first paragraph, the rest as the detailed description);
@@ -15,9 +15,11 @@ units and why). This filter turns them into Doxygen comments on the fly:
 
 Inside documentation, lines indented beyond the block's margin (usage examples, formulas) become
 @code blocks, and characters Doxygen would read as commands or HTML (\\ @ < > & # $ %) are escaped
-outside `backticks` and "quotes", so that prose written for readers of the source makes no Doxygen warning.
+outside `backticks` and "quotes" (which Doxygen prints as they are), so that prose written for
+readers of the source makes no Doxygen warning. The first sentence of a block is its brief
+description (JAVADOC_AUTOBRIEF in Doxyfile.in).
 
-Usage (Doxygen's INPUT_FILTER calls it with the file name): header_filter.py FILE
+Usage (Doxygen's FILTER_PATTERNS runs it with the file name): header_filter.py FILE
 """
 import re
 import sys
