@@ -55,20 +55,34 @@ def comment_text(line):
 
 
 def doc_lines(texts, prefix):
-    """Documentation lines for a comment block: prose escaped, indented lines as @code blocks."""
+    """Documentation lines for a comment block: prose escaped, indented lines as @code blocks.
+
+    One line out per line in where it can be: @code and @endcode take the place of the blank
+    comment lines around an example, so that Doxygen's line numbers stay those of the header."""
     out = []
     in_code = False
+    blank = prefix.rstrip()
+
+    def mark(command):  # on the blank line before, else at the end of the line before
+        if out and out[-1].rstrip() == blank:
+            out[-1] = prefix + command
+        elif out:
+            out[-1] += " " + command
+        else:
+            out.append(prefix + command)
+
     for text in texts:
         indented = text.startswith("  ") and text.strip() != ""
         if indented and not in_code:
-            out.append(prefix + "@code{.unparsed}")
+            mark("@code{.unparsed}")
             in_code = True
         elif not indented and in_code and text.strip() != "":
-            out.append(prefix + "@endcode")
+            mark("@endcode")
             in_code = False
-        out.append(prefix + (text if in_code else escape_prose(text)))
+        line = prefix + (text if in_code else escape_prose(text))
+        out.append(line.rstrip() if text.strip() == "" else line)
     if in_code:
-        out.append(prefix + "@endcode")
+        mark("@endcode")
     return out
 
 
@@ -95,9 +109,11 @@ def file_block(lines):
         rest = rest[1:]
     brief = " ".join(first_paragraph)
     brief = re.sub(r"^rewind/\S+\s+—\s*", "", brief)
-    out = ["/// @file", "/// @brief " + escape_prose(brief)]
-    if rest:
-        out += doc_lines(rest, "/// ")
+    # One line out per line in: the brief padded to its paragraph's lines, and @file (which
+    # applies to the whole block wherever it stands) at the end of the block's last line.
+    out = ["/// @brief " + escape_prose(brief)] + ["///"] * (len(first_paragraph) - 1)
+    out += doc_lines(rest, "/// ")
+    out[-1] = out[-1].rstrip() + " @file"
     return out, i
 
 
