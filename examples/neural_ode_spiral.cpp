@@ -77,7 +77,7 @@ int main(int argc, char** argv) try {
   std::printf("%s, %ld parameters; trajectory MSE %.4g\n", trainer.model().describe().c_str(),
               static_cast<long>(theta.size()), initial_error);
   // The learning rate decays geometrically from 1e-2 to 1e-4 over the run: a constant rate keeps
-  // the long-trajectory fit jumping between good and poor phases (see the README).
+  // the long-trajectory fit jumping between good and poor phases (see docs/neural_odes.md).
   const double decay =
       iterations > 1 ? std::pow(1e-2, 1.0 / static_cast<double>(iterations - 1)) : 1.0;
   double mean_loss = 0.0;

@@ -18,6 +18,7 @@ packages=(
   libbenchmark-dev       # Google Benchmark
   libcli11-dev           # command-line parsing for the rewind tool
   clang-format           # the format_check test keeps the tree in .clang-format
+  doxygen                # the API reference (cmake --build build --target docs; ctest -L docs)
   nlohmann-json3-dev     # JSON reports
   libnlopt-cxx-dev       # NLopt (C++ header, L-BFGS with bounds) for fitting parameters to observations
   python3 python3-numpy python3-matplotlib  # plots from the JSON reports

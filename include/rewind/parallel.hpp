@@ -94,8 +94,9 @@ inline constexpr Index kIndexSumBlock = 1024;         // beyond it: one partial 
 // on the calling thread; the pieces, hence the bits, are the same either way. Starting a parallel
 // region costs a few microseconds on a quiet machine, and far more on a busy one: a thread that
 // spins at the closing barrier while its partner waits for a core stalls the whole loop. A loop
-// over 8192 grid cells (Gray–Scott at 64², once per step in the drift monitor) ran 3× slower on
-// 2 threads than on 1 with another program on the machine, so only loops long enough to repay
+// over 8192 grid cells (Gray–Scott at 64², once per step in the drift monitor) ran several times
+// slower on 2 threads than on 1 with another program on the machine
+// (bench/results/code_comments.md), so only loops long enough to repay
 // that risk (2^15 elements, tens of microseconds of work) are split.
 inline constexpr Index kParallelMinElements = Index{1} << 15;
 

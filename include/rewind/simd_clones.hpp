@@ -23,10 +23,10 @@
 
 // REWIND_SIMD_CLONES_AVX512: the same, plus an x86-64-v4 (AVX-512) version, for loops of 64-bit
 // integer multiplications, which AVX-512DQ has and AVX2 must emulate (the drift fingerprint's
-// hash: 35 → 20 µs at 10^4 values), and for loops that run out of AVX2's 16 vector registers:
-// Gray–Scott's vjp keeps 16 partial sums and 6 constants live and spilled to the stack in AVX2
-// (7.5 → 6.3 µs at 10^4 unknowns with AVX-512's 32 registers; its rhs and Lorenz-96's loops were
-// slower in AVX-512 and stay AVX2). x86-64-v4 includes FMA, so contraction is switched off for
+// hash), and for loops that run out of AVX2's 16 vector registers: Gray–Scott's vjp keeps 16
+// partial sums and 6 constants live and spilled to the stack in AVX2, not with AVX-512's 32
+// registers (its rhs and Lorenz-96's loops were slower in AVX-512 and stay AVX2; the timings are
+// in bench/results/code_comments.md). x86-64-v4 includes FMA, so contraction is switched off for
 // these functions: the same bits again. GCC 12 is the first to dispatch on x86-64-v4.
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__) && \
     defined(__linux__) && !defined(__AVX2__) && !defined(__CUDACC__) &&                  \

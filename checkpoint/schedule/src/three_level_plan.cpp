@@ -159,7 +159,8 @@ ThreeLevelPlan plan_three_level(Index steps, int device, int host, int disk,
   }
   if (host >= 1) {  // nested: the best super-step, by exact predicted time
     // Screen every candidate k with the closed-form estimate, then plan the few best in full
-    // (a full two-level plan takes up to ~0.1 s; the estimate microseconds).
+    // (a full two-level plan costs orders of magnitude more than the estimate; measured in
+    // bench/results/code_comments.md).
     std::vector<std::pair<double, Index>> screened;
     const std::vector<Index> ks = candidate_super_steps(steps, device);
     for (const Index k : ks) screened.emplace_back(screen(steps, device, host, disk, k, costs), k);

@@ -6,10 +6,10 @@
 // On CUDA: a plain kernel, one thread per index, 256 threads per block, on the default stream
 // (the stream Thrust's own calls and the snapshot copies' events use), queued without waiting;
 // a launch that does not start is reported at once (cudaGetLastError), a fault inside the kernel
-// by the next call that waits. Measured on an H100 (bench/results/gpu.md): the four-term
-// combination of an RK4 step (a functor of ~300 bytes, its terms in a loop) ran at 20 % of the
-// copy bandwidth through thrust::for_each_n over a counting iterator and at 92–103 % through this
-// kernel; a step went from 20 % to 93–99 % of the roofline. On the CPU device systems:
+// by the next call that waits. Why a kernel of its own: on an H100 the four-term combination of
+// an RK4 step (a functor of ~300 bytes, its terms in a loop) ran at a fraction of the copy
+// bandwidth through thrust::for_each_n over a counting iterator and at the copy bandwidth through
+// this kernel (bench/results/gpu.md, bench/results/code_comments.md). On the CPU device systems:
 // thrust::for_each_n.
 #pragma once
 

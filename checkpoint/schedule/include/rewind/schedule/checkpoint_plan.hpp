@@ -20,7 +20,8 @@
 // a reverse step in forward steps (CostModel::adjoint_cost_factor), plus disk I/O at the costs'
 // rates when there is a disk level.
 //
-// Counts are exact: rwd::simulate runs the schedule on integers (about 10 ns per action) when
+// Counts are exact: rwd::simulate runs the schedule on integers (O(1) per action; measured in
+// bench/results/code_comments.md) when
 // l <= kSimulateMaxSteps and at most kSimulateMaxSlots slots are used; otherwise they come from
 // the closed forms (revolve_advances; uniform's counts; store-all's l − 1 advances), where
 // revolve's stores have no closed form (unknown) and its peak is bounded by min(c, l).

@@ -43,7 +43,8 @@
 //    every level, every move — for every sub-range length and pair of free-slot counts. The plan
 //    is the optimum of the family under the cost model; tests check it against an independent DP
 //    for every l ≤ 200 (≤ 300 in the long test) and, for l ≤ 8, against a search over all action
-//    sequences, recursive or not, which found nothing better. O(l²·m·d) time (≤ ~0.1 s),
+//    sequences, recursive or not, which found nothing better. O(l²·m·d) time (measured in
+//    bench/results/code_comments.md),
 //    O(l·m·d) memory (≤ 2^20 entries, 4 MiB kept), then O(1) per action.
 //  * Longer horizons (approximate), the better of two plans by exact predicted time:
 //    - Grid (TwoLevelTable with unit k > 1, the finest k the same budget affords, tried when k is
@@ -62,10 +63,10 @@
 //      scan around the best) — so never worse than memory revolve(m), nor than uniform disk
 //      snapshots every ⌈l/L⌉ steps. Not the family's optimum: equal super-steps, a disk level
 //      that minimises advances rather than weighing I/O, no memory snapshots above the disk level.
-//    Planning takes milliseconds for l = 10^6 (m = 4, d = 1000), at most ~0.2 s anywhere, in
-//    memory independent of l. Measured against the exact DP for l ≤ 1000 (long test), the plans
-//    past the exact table stay within a few per cent of the optimum (0–1 % mostly, ~5 % with
-//    very cheap disk and m = 8).
+//    Planning takes memory independent of l (measured times:
+//    bench/results/code_comments.md). Measured against the exact DP for l ≤ 1000 (long
+//    test), the plans past the exact table stay within a few per cent of the optimum (0–1 % mostly,
+//    ~5 % with very cheap disk and m = 8).
 //  * Memory writes and reads (CostModel::write_time/read_time) are costed in every plan and the
 //    tables optimise against them, except inside in-place ranges and super-steps, whose memory
 //    revolve minimises advances (optimal when memory I/O is free, the default).

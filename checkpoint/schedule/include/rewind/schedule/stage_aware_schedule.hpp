@@ -45,10 +45,10 @@
 // Cost of planning: the tables S and T and the choices behind them, for every c' ≤ c and j ≤ l,
 // 12 bytes an entry (25 MB for l = 10^5, c = 20). Each entry is a minimum over splits, O(c·l²)
 // if every split were scanned; lower bounds from the rows' convex hulls rule out all but a few
-// per cent of them without changing any choice (checkpoint/schedule/src/stage_aware_tables.cpp),
-// about 2 s for l = 10^5, c = 20 on one core. So l is limited to kStageAwareMaxSteps, the table
-// to kStageAwareMaxTableEntries, and c to the units that can matter ((l − 1)·u + 1; more are never
-// used). Generating the actions afterwards is O(1) per action with a stack of O(c) segments.
+// per cent of them without changing any choice (checkpoint/schedule/src/stage_aware_tables.cpp;
+// planning times in bench/results/code_comments.md). So l is limited to kStageAwareMaxSteps, the
+// table to kStageAwareMaxTableEntries, and c to the units that can matter ((l − 1)·u + 1; more are
+// never used). Generating the actions afterwards is O(1) per action with a stack of O(c) segments.
 // Clones share the tables.
 #pragma once
 
@@ -62,7 +62,8 @@
 namespace rwd {
 
 // The largest l a StageAwareSchedule plans, and the most entries (units that can matter + 1,
-// times l + 1) its tables may have: 2^25 entries are 400 MB, about 30 s at l = 10^5.
+// times l + 1) its tables may have: 2^25 entries are 400 MB (the time to fill them:
+// bench/results/code_comments.md).
 inline constexpr Index kStageAwareMaxSteps = 100'000;
 inline constexpr Index kStageAwareMaxTableEntries = Index{1} << 25;
 

@@ -49,7 +49,7 @@
 //    there, never below it.
 //
 // Planning cost: five two-level plans (device + disk, and four over super-steps) plus the screen:
-// measured 0.06–1.2 s for l = 257 … 10^6 with K = 4, H ≤ 32, D = 40; then O(1) amortised per
+// measured times in bench/results/code_comments.md; then O(1) amortised per
 // action, memory O(depth) plus the two-level plan's table.
 #pragma once
 

@@ -82,9 +82,9 @@ struct DiskStoreOptions {
   bool keep_file = false;     // leave the file in place at the end (closed, inspectable)
   // States split across ranks: one file per rank, or one file shared by every rank (then
   // `directory` or `file` must name the same place on every rank). One file per rank is the
-  // default: on Gray–Scott at 10^6 unknowns, 2 ranks, each snapshot operation was 12–20× faster
-  // than on the shared file (MPI-IO) and is written behind under MPI_THREAD_FUNNELED
-  // (bench/results/disk_tier_across_ranks.md).
+  // default: on Gray–Scott at 10^6 unknowns, 2 ranks, each snapshot operation was an order of
+  // magnitude faster than on the shared file (MPI-IO) and is written behind under
+  // MPI_THREAD_FUNNELED (bench/results/disk_tier_across_ranks.md).
   RankFiles rank_files = RankFiles::one_per_rank;
   // Resumable runs (see the header): continue the file of a killed run with the same identity.
   bool resume = false;
