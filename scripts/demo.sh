@@ -13,7 +13,9 @@
 #   5. a neural ODE trained on the spiral from C++, with its loss curve and fit as PNGs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh "$@"
+# Only what the demonstration runs: the tool and the example of step 4 (the tests, benchmarks and
+# other examples are scripts/test.sh's to build).
+bash scripts/build.sh "$@" --target rewind_cli pendulum_gradient
 rewind=./build/src/cli/rewind
 out=build/demo
 mkdir -p "$out"

@@ -7,13 +7,16 @@ namespace rwd::cli {
 
 void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use) {
   const bool plan = use == FlagUse::plan;
-  auto* steps =
-      add_integer_text_option(command, "--steps", flags.steps, IntegerRange::count(),
-                              plan ? "l: steps of the run (required; 1e6 is accepted)"
-                                   : "number of fixed steps (default: the problem's); with\n"
-                                     "--adaptive it only sets the default --t-final")
-          ->type_name("L");
-  if (plan) steps->required();
+  const bool fit = use == FlagUse::fit;
+  if (!fit) {
+    auto* steps =
+        add_integer_text_option(command, "--steps", flags.steps, IntegerRange::count(),
+                                plan ? "l: steps of the run (required; 1e6 is accepted)"
+                                     : "number of fixed steps (default: the problem's); with\n"
+                                       "--adaptive it only sets the default --t-final")
+            ->type_name("L");
+    if (plan) steps->required();
+  }
   add_integer_text_option(command, "--snapshots", flags.snapshots, IntegerRange::count(),
                           "c: at most C snapshots, the initial state's included\n"
                           "(selects the checkpointed adjoint; see `rewind plan`)")
@@ -32,11 +35,12 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
                           "uniform: a snapshot every K steps (default: the\n"
                           "interval with the fewest advances that fits c)")
       ->type_name("K");
-  command
-      .add_option("--adjoint-cost", flags.adjoint_cost,
-                  "F: adjoint part of a reverse step, in forward steps\n"
-                  "(default 1.5); only for the predicted time")
-      ->type_name("F");
+  if (!fit)
+    command
+        .add_option("--adjoint-cost", flags.adjoint_cost,
+                    "F: adjoint part of a reverse step, in forward steps\n"
+                    "(default 1.5); only for the predicted time")
+        ->type_name("F");
   command
       .add_option("--disk", flags.disk,
                   "snapshots in an HDF5 file in DIR: the disk level of\n"
@@ -87,6 +91,10 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
       ->type_name("POLICY");
   command.add_flag("--sync-io", flags.sync_io,
                    "disk writes and reads inline, not in the background");
+  add_integer_option(command, "--compression", flags.compression, IntegerRange::between(0, 9),
+                     "deflate level 1-9 of the snapshot file (default 0: none)")
+      ->type_name("LEVEL");
+  if (fit) return;
   command.add_flag("--keep-snapshots", flags.keep_snapshots,
                    "leave the snapshot file in DIR after the run");
   command.add_flag("--resume", flags.resume,
@@ -107,9 +115,6 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
   add_integer_text_option(command, "--host-snapshots", flags.host_snapshots,
                           IntegerRange::count_or_zero(), "three-level: H snapshots in host memory")
       ->type_name("H");
-  add_integer_option(command, "--compression", flags.compression, IntegerRange::between(0, 9),
-                     "deflate level 1-9 of the snapshot file (default 0: none)")
-      ->type_name("LEVEL");
 }
 
 }  // namespace rwd::cli

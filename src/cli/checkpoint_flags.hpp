@@ -12,7 +12,8 @@
 //   --steps L  --snapshots C  --memory BYTES  --schedule NAME  --interval K  --adjoint-cost F
 //   --disk DIR  --ram-snapshots K  --disk-snapshots D  --disk-write-cost S  --disk-read-cost S
 //   --json
-// and for subcommands that run (FlagUse::run): --drift POLICY, --sync-io, --keep-snapshots,
+// and for subcommands that run (FlagUse::run, and FlagUse::fit less a few): --drift POLICY,
+// --sync-io, --keep-snapshots,
 // --resume, --compression LEVEL. Counts accept 1e6; byte counts accept units (byte_size.hpp).
 //
 // One rule set, the same words in every subcommand: what excludes what, what needs what, and
@@ -40,8 +41,12 @@
 
 namespace rwd::cli {
 
-// Which subcommand the flags serve (see the top of this file).
-enum class FlagUse { plan, run };
+// Which subcommand the flags serve (see the top of this file). A fit (FlagUse::fit) takes the
+// run's flags less those that make no sense for many short runs at changing parameters: --steps
+// (the observations set the horizon), --resume and --keep-snapshots (no snapshot file outlives one
+// gradient), --adjoint-cost (predictions only) and the three-level --device-snapshots and
+// --host-snapshots (a fit runs on the CPU backend).
+enum class FlagUse { plan, run, fit };
 
 // The checkpointing flags as typed; std::nullopt = not given on the command line.
 struct CheckpointFlags {
@@ -61,7 +66,7 @@ struct CheckpointFlags {
   std::optional<double> copy_cost;            // --copy-cost STEPS per snapshot copy (stage-aware)
   std::optional<std::string> online_rule;     // --online-rule least-worst-case | never-above-...
 
-  // FlagUse::run only.
+  // FlagUse::run (and FlagUse::fit for drift, sync_io, compression) only.
   std::optional<std::string> device_snapshots;  // --device-snapshots K (three-level)
   std::optional<std::string> host_snapshots;    // --host-snapshots H (three-level, may be 0)
   std::optional<std::string> drift;             // --drift ignore | warn | fail
@@ -253,7 +258,7 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
     // Costs measured before planning are kept in the snapshot file, and a later attempt plans
     // with them (resume_costs.hpp): two-level and three-level plans continue alike.
   }
-  if (use == FlagUse::run && two_level && !flags.disk)
+  if (use != FlagUse::plan && two_level && !flags.disk)
     rwd::detail::fail<InvalidArgument>(
         "--ram-snapshots/--disk-snapshots need --disk DIR (where the disk snapshots go)");
   if ((flags.disk_write_cost || flags.disk_read_cost) && !two_level && !flags.disk)

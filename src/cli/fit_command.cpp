@@ -430,20 +430,17 @@ CLI::App* add_fit_command(CLI::App& app) {
                      "continuation: fit the observations up to 1/S, 2/S, ...\n"
                      "of the horizon in turn, each stage from the last (default 1)")
       ->type_name("S");
-  fit->add_flag("--no-uncertainty{false}", options->uncertainty,
-                "skip the standard errors (2 gradients per fitted\n"
-                "parameter, from the Hessian of J at the fit)");
-  add_checkpoint_flags(*fit, options->checkpoint, FlagUse::run);
+  fit->add_flag_callback(
+      "--no-uncertainty", [options] { options->uncertainty = false; },
+      "skip the standard errors (2 gradients per fitted\n"
+      "parameter, from the Hessian of J at the fit)");
+  add_checkpoint_flags(*fit, options->checkpoint, FlagUse::fit);
   fit->add_option("--plot", *plot,
                   "draw PREFIX_fields.png (observed, start, fit) and\n"
                   "PREFIX_history.png (J and parameters per iteration)")
       ->type_name("PREFIX");
 
   fit->callback([options, plot] {
-    if (options->checkpoint.resume)
-      rwd::detail::fail<InvalidArgument>(
-          "rewind fit does not take --resume: every evaluation is a new run at new parameters, "
-          "so no snapshot file outlives one (resume a long gradient with rewind run)");
     if (!plot->empty() && plot->find('\'') != std::string::npos)
       rwd::detail::fail<InvalidArgument>("--plot '", *plot, "': the name has a quote");
     options->progress = stderr_is_terminal();

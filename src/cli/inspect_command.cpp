@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "exit_status.hpp"
+#include "inspect_files.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/store/hdf5_snapshot_file.hpp"
@@ -42,9 +43,7 @@ std::optional<double> carry_time(const Hdf5SnapshotFile& file, int slot, Index s
   return carry.t;
 }
 
-int inspect(const std::string& path, bool json) {
-  if (!std::filesystem::exists(path))
-    rwd::detail::fail<InvalidArgument>("snapshot file '", path, "' does not exist");
+int inspect_snapshots(const std::string& path, bool json) {
   Hdf5SnapshotFile file = Hdf5SnapshotFile::open(path);
   std::vector<SlotReport> reports;
   Index written = 0, corrupt = 0;
@@ -136,18 +135,34 @@ int inspect(const std::string& path, bool json) {
 
 CLI::App* add_inspect_command(CLI::App& app) {
   auto* command = app.add_subcommand(
-      "inspect", "List the slots of an HDF5 snapshot file and verify every checksum");
+      "inspect",
+      "Show what a file rewind wrote holds: the slots of a snapshot file (every checksum\n"
+      "verified), an observation file, a model or parameter file, a time series");
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  command->add_option("file", *path, "The snapshot file (.h5)")->required();
+  command->add_option("file", *path, "The file (.h5, .csv)")->required();
   command->add_flag("--json", *json, "One JSON object on stdout instead of the table");
   command->footer(
-      "Exit status: 0 every written slot is intact, 1 a slot is corrupt or the file is not a\n"
-      "readable rewind snapshot file, 2 the file does not exist.");
+      "Exit status: 0 the file is whole (every written snapshot slot intact), 1 a slot is\n"
+      "corrupt or the file cannot be read, 2 the file does not exist or is no file rewind\n"
+      "writes.");
   command->callback([path, json] {
-    if (inspect(*path, *json) != kExitSuccess)
-      rwd::detail::fail<StorageError>("snapshot file '", *path,
-                                      "' has corrupt slots (listed above)");
+    switch (identify_file(*path)) {
+      case FileKind::snapshots:
+        if (inspect_snapshots(*path, *json) != kExitSuccess)
+          rwd::detail::fail<StorageError>("snapshot file '", *path,
+                                          "' has corrupt slots (listed above)");
+        break;
+      case FileKind::observations:
+        inspect_observations(*path, *json);
+        break;
+      case FileKind::parameters:
+        inspect_parameters(*path, *json);
+        break;
+      case FileKind::time_series:
+        inspect_time_series(*path, *json);
+        break;
+    }
   });
   return command;
 }

@@ -22,6 +22,7 @@
 
 #include "command_line.hpp"
 #include "exit_status.hpp"
+#include "option_hint.hpp"
 #include "process_group.hpp"
 #include "rewind/error.hpp"
 #include "rewind/interrupt.hpp"
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
     // --help and --version arrive as "errors" with exit code 0: CLI11 prints them.
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
       return ProcessGroup::prints() ? app.exit(e) : kExitSuccess;
-    return ProcessGroup::fail(kExitBadInput, std::string(e.what()) + " (see rewind --help)", true);
+    return ProcessGroup::fail(kExitBadInput, explain_parse_error(app, e.what(), argc, argv), true);
   } catch (const rwd::InvalidArgument& e) {
     return ProcessGroup::fail(kExitBadInput, e.what(), true);
   } catch (const rwd::Interrupted& e) {
