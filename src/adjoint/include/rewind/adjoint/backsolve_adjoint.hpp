@@ -83,12 +83,14 @@
 #include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/run_checks.hpp"
+#include "rewind/adjoint/step_observer.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/adjoint/summary.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/warning.hpp"
@@ -119,6 +121,10 @@ struct BacksolveOptions {
   // NaN/Inf in a forward state, in the augmented state or in an observation gradient stops the
   // run with rwd::NumericalError naming the step and the time (one pass over each vector per step).
   bool check_finite = true;
+  // Called at every forward step and every backward step of the augmented system
+  // (rewind/adjoint/step_observer.hpp; a backward step to y_k is reported as reversing step k);
+  // none by default.
+  StepObserver observer;
 
   void validate() const {
     if (anchor_interval < 0)
@@ -159,22 +165,18 @@ struct BacksolveResult : GradientResult<Vector> {
 };
 
 // What BacksolveAdjoint needs of a stepper: an explicit Runge–Kutta engine's tableau, step
-// control and problem (the backward solve reuses the first two on the augmented system).
+// control and problem (the backward solve reuses the first two on the augmented system). The
+// name of rwd::ButcherTableauStepper (rewind/integrators/stepper_concepts.hpp) for this driver.
 template <class S>
-concept BacksolveCompatibleStepper = requires(S& s, const S& cs) {
-  cs.tableau();
-  cs.control();
-  cs.problem();
-  cs.counters();
-  { cs.last_step_size() } -> std::convertible_to<double>;
-};
+concept BacksolveCompatibleStepper = ButcherTableauStepper<S>;
 
 template <class Stepper>
 class BacksolveAdjoint {
   static_assert(
-      BacksolveCompatibleStepper<Stepper>,
+      ButcherTableauStepper<Stepper>,
       "BacksolveAdjoint integrates the augmented adjoint system with the forward run's "
-      "Butcher tableau: it needs an explicit Runge-Kutta stepper (rwd::ExplicitRungeKutta)");
+      "Butcher tableau: it needs a rwd::ButcherTableauStepper (tableau, control, problem, "
+      "last_step_size), an explicit Runge-Kutta stepper (rwd::ExplicitRungeKutta)");
 
  public:
   using Backend = typename Stepper::Backend;
@@ -255,6 +257,7 @@ class BacksolveAdjoint {
     Vector y = B::zeros(n), grad = B::zeros(n);
     B::copy(y0, y);
     Carry carry = stepper_.initial_carry(y, theta);
+    detail::notify(options_.observer, StepKind::start, carry.step, carry.t);
     double loss = 0.0;
     while (!stepper_.finished(carry)) {
       const Index k = carry.step;
@@ -282,6 +285,7 @@ class BacksolveAdjoint {
       stepper_.step(y, carry, theta);
       if (!fixed) sizes.push_back(stepper_.last_step_size());
       if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+      detail::notify(options_.observer, StepKind::forward, carry.step, carry.t);
     }
     const Index steps = carry.step;
     const double t_end = carry.t;
@@ -356,6 +360,7 @@ class BacksolveAdjoint {
                                        k, " (t = ", t, ") is non-finite (NaN or Inf)");
         B::for_each_index(n, detail::BacksolveAddKernel{B::data(*jump), zd + n});
       }
+      detail::notify(options_.observer, StepKind::reverse, k, t);
     }
     summary.reverse_seconds = seconds_since(start);
 

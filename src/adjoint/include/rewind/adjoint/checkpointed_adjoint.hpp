@@ -81,10 +81,12 @@
 #include "rewind/adjoint/resume_point.hpp"
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/adjoint/run_end.hpp"
+#include "rewind/adjoint/step_observer.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
+#include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/interrupt.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/parallel.hpp"
@@ -104,15 +106,6 @@
 namespace rwd {
 
 namespace detail {
-// Steppers that take a step handing out its stage values and reverse a step from them.
-template <class Stepper, class Vector>
-concept keeps_stages = requires(Stepper& s, Vector& v, Carry& c, std::span<Vector> out,
-                                std::span<const Vector> in) {
-  { s.stage_count() } -> std::convertible_to<int>;
-  s.step_keeping_stages(v, c, v, out);
-  s.adjoint_step_from_stages(in, c, v, v, v);
-};
-
 // The sweep's split of time into forward, recompute and reverse work, with the clock read only
 // where the kind of work changes, not around every action: two clock reads per action were 13 %
 // of a store-all-stages Lorenz-96 (N = 40) gradient, whose steps take a fraction of a
@@ -167,6 +160,9 @@ struct CheckpointOptions {
   // Three-level schedules (rwd::three_level_schedule): what the device and host levels may hold,
   // checked before anything is allocated or written (0: the memory free at the start).
   SnapshotLevelLimits levels;
+  // Called at every forward, recomputed and reverse step (rewind/adjoint/step_observer.hpp);
+  // none by default.
+  StepObserver observer;
 
   void validate() const {
     if (max_fingerprints < 1)
@@ -191,6 +187,11 @@ struct CheckpointedResult : GradientResult<Vector> {
 
 template <class Stepper>
 class CheckpointedAdjoint {
+  static_assert(TimeStepper<Stepper>,
+                "CheckpointedAdjoint needs a rwd::TimeStepper (rewind/integrators/"
+                "stepper_concepts.hpp): state_size, parameter_size, planned_steps, finished, "
+                "initial_carry, step, adjoint_step, counters, reset_counters");
+
  public:
   using Backend = typename Stepper::Backend;
   using Vector = typename Backend::Vector;
@@ -336,6 +337,7 @@ class CheckpointedAdjoint {
     final_change_ = std::numeric_limits<double>::quiet_NaN();
     B::copy(y0, y);
     Carry carry = stepper_.initial_carry(y, theta);
+    notify(StepKind::start, carry);
     Index reached = 0;  // furthest step of the first sweep
     Index advances = 0, stores = 0, restores = 0, reverses = 0, stage_reverses = 0;
     double loss = observe(carry, y, grad);
@@ -445,6 +447,7 @@ class CheckpointedAdjoint {
         probe_carry = carry;
         stepper_.step(y_final_, probe_carry, theta);
         if (options_.check_finite) detail::require_finite_state<B>(y_final_, probe_carry);
+        notify(StepKind::forward, probe_carry);
         if (run_end_.ends_at(probe_carry, y_final_)) {
           steps = probe_carry.step;
           online->end_at(steps);
@@ -496,6 +499,7 @@ class CheckpointedAdjoint {
             stepper_.step(y, carry, theta);
             ++advances;
             if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+            notify(carry.step > reached ? StepKind::forward : StepKind::recompute, carry);
             if (carry.step > reached) {
               reached = carry.step;
               drift.record(carry.step, y);
@@ -536,7 +540,7 @@ class CheckpointedAdjoint {
           }
           break;
         case ActionKind::store_stages: {
-          if constexpr (detail::keeps_stages<Stepper, Vector>) {
+          if constexpr (StageKeepingStepper<Stepper>) {
             if (action.step != carry.step || action.step >= steps)
               detail::fail<InvalidArgument>("schedule stores the stages of step ", action.step,
                                             " but the state is y_", carry.step);
@@ -553,12 +557,14 @@ class CheckpointedAdjoint {
               B::copy(y, y_final_);
               stepper_.step_keeping_stages(y_final_, last, theta, into);
               if (options_.check_finite) detail::require_finite_state<B>(y_final_, last);
+              notify(last.step > reached ? StepKind::forward : StepKind::recompute, last);
               if (!terminal_done) close_run(y, carry, theta, last, grad, lambda, loss);
               terminal_done = true;
               reached = steps;
             } else {
               stepper_.step_keeping_stages(y, carry, theta, into);
               if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+              notify(carry.step > reached ? StepKind::forward : StepKind::recompute, carry);
               if (carry.step > reached) {
                 reached = carry.step;
                 drift.record(carry.step, y);
@@ -583,7 +589,7 @@ class CheckpointedAdjoint {
         case ActionKind::reverse: {
           clock.enter(Work::reverse);
           if (action.uses_stages()) {
-            if constexpr (detail::keeps_stages<Stepper, Vector>) {
+            if constexpr (StageKeepingStepper<Stepper>) {
               if (action.step != adjoint_at - 1 || !terminal_done || !stages.head(action.slot))
                 detail::fail<InvalidArgument>("schedule reverses step ", action.step,
                                               " from the stages in slot ", action.slot,
@@ -607,6 +613,7 @@ class CheckpointedAdjoint {
                 B::axpy(1.0, grad, lambda);
               }
               watch.after_reverse(lambda, mu, at, adjoint_at == 1);
+              notify(StepKind::reverse, at);
               --adjoint_at;
               ++reverses;
               ++stage_reverses;
@@ -622,6 +629,7 @@ class CheckpointedAdjoint {
             B::copy(y, y_final_);
             stepper_.step(y_final_, last, theta);
             if (options_.check_finite) detail::require_finite_state<B>(y_final_, last);
+            notify(last.step > reached ? StepKind::forward : StepKind::recompute, last);
             close_run(y, carry, theta, last, grad, lambda, loss);
             terminal_done = true;
           }
@@ -634,6 +642,7 @@ class CheckpointedAdjoint {
             B::axpy(1.0, grad, lambda);
           }
           watch.after_reverse(lambda, mu, carry, adjoint_at == 1);
+          notify(StepKind::reverse, carry);
           --adjoint_at;
           ++reverses;
           break;
@@ -815,6 +824,7 @@ class CheckpointedAdjoint {
         stepper_.step(walk, at, theta);
         ++result.resume_replayed_steps;
         if (options_.check_finite) detail::require_finite_state<B>(walk, at);
+        notify(StepKind::recompute, at);
         drift.check(at.step, at.t, walk);
       }
     };
@@ -826,10 +836,11 @@ class CheckpointedAdjoint {
         held_[static_cast<std::size_t>(h.slot)] = h.step;
         continue;
       }
-      if constexpr (detail::keeps_stages<Stepper, Vector>) {
+      if constexpr (StageKeepingStepper<Stepper>) {
         const Carry of_step = at;
         stepper_.step_keeping_stages(walk, at, theta, stages.vectors);
         ++result.resume_replayed_steps;
+        notify(StepKind::recompute, at);
         for (int i = 0; i < stages.units; ++i) {
           store.store(h.slot + i, of_step.step, stages.vectors[static_cast<std::size_t>(i)],
                       of_step);
@@ -857,7 +868,7 @@ class CheckpointedAdjoint {
     stages.heads.assign(static_cast<std::size_t>(std::max(schedule.slots(), 0)), 0);
     stages.units = schedule.stage_units();
     if (stages.units == 0) return stages;
-    if constexpr (detail::keeps_stages<Stepper, Vector>) {
+    if constexpr (StageKeepingStepper<Stepper>) {
       if (stages.units != stepper_.stage_count())
         detail::fail<InvalidArgument>("schedule '", schedule.name(), "' keeps ", stages.units,
                                       " vectors per stage snapshot but the method has ",
@@ -870,9 +881,14 @@ class CheckpointedAdjoint {
     } else {
       detail::fail<InvalidArgument>("schedule '", schedule.name(),
                                     "' keeps stage values, but this stepper cannot hand them out "
-                                    "(step_keeping_stages / adjoint_step_from_stages)");
+                                    "(it is no rwd::StageKeepingStepper: stage_count, "
+                                    "step_keeping_stages, adjoint_step_from_stages)");
     }
     return stages;
+  }
+
+  void notify(StepKind kind, const Carry& at) const {
+    detail::notify(options_.observer, kind, at.step, at.t);
   }
 
   double observe(const Carry& carry, const Vector& y, Vector& grad) {
@@ -909,9 +925,11 @@ class CheckpointedAdjoint {
     Vector y = B::zeros(B::size(y0));
     B::copy(y0, y);
     Carry carry = stepper_.initial_carry(y, theta);
+    notify(StepKind::start, carry);
     do {
       stepper_.step(y, carry, theta);
       if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+      notify(StepKind::forward, carry);
     } while (!run_end_.ends_at(carry, y));
     detail::require_observed_steps_taken(objective_, carry.step, carry.t);
     return carry.step;

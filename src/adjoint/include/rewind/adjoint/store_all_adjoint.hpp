@@ -32,10 +32,12 @@
 #include "rewind/adjoint/parameter_gradient_watch.hpp"
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/adjoint/run_end.hpp"
+#include "rewind/adjoint/step_observer.hpp"
 #include "rewind/adjoint/summary.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
+#include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/physical_memory.hpp"
@@ -51,6 +53,8 @@ struct StoreAllOptions {
   bool check_finite = true;
   // Summary::health, as CheckpointOptions::assess_health.
   bool assess_health = true;
+  // Called at every forward and reverse step (rewind/adjoint/step_observer.hpp); none by default.
+  StepObserver observer;
 
   void validate() const {
     if (memory_limit_bytes < 0)
@@ -63,7 +67,7 @@ namespace detail {
 
 template <class Stepper>
 std::string describe_method(const Stepper& stepper) {
-  if constexpr (requires { stepper.describe(); }) {
+  if constexpr (SelfDescribingStepper<Stepper>) {
     return stepper.describe();  // steppers that are not Runge–Kutta describe themselves
   } else {
     const auto& c = stepper.control();
@@ -83,6 +87,12 @@ std::string describe_method(const Stepper& stepper) {
 
 template <class Stepper>
 class StoreAllAdjoint {
+  static_assert(
+      TimeStepper<Stepper>,
+      "StoreAllAdjoint needs a rwd::TimeStepper (rewind/integrators/stepper_concepts.hpp): "
+      "state_size, parameter_size, planned_steps, finished, initial_carry, step, "
+      "adjoint_step, counters, reset_counters");
+
  public:
   using Backend = typename Stepper::Backend;
   using Vector = typename Backend::Vector;
@@ -127,6 +137,7 @@ class StoreAllAdjoint {
     Vector grad = B::zeros(n);
     B::copy(y0, y);
     Carry carry = stepper_.initial_carry(y, theta);
+    detail::notify(options_.observer, StepKind::start, carry.step, carry.t);
     double loss = 0.0;
     Index count = 0;
     for (;;) {
@@ -145,6 +156,7 @@ class StoreAllAdjoint {
       stepper_.step(y, carry, theta);
       ++count;
       if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+      detail::notify(options_.observer, StepKind::forward, carry.step, carry.t);
       if (run_end_.ends_at(carry, y)) break;
     }
     const Index steps = count;
@@ -183,6 +195,7 @@ class StoreAllAdjoint {
         B::axpy(1.0, grad, lambda);
       }
       watch.after_reverse(lambda, mu, carries_[i], k == 0);
+      detail::notify(options_.observer, StepKind::reverse, k, carries_[i].t);
     }
     summary.reverse_seconds = seconds_since(start);
 
