@@ -319,8 +319,6 @@ inline std::string resume_identity(const RunSettings& settings) {
   return out.str();
 }
 
-// Called with the plan of a checkpointed run before its scheduled sweep starts.
-using PlanCallback = std::function<void(const CheckpointReport&)>;
 // Called every few steps of the gradient run, forward and reverse (ProgressStepper::kSampleEvery).
 using StepSampler = std::function<void()>;
 
@@ -610,15 +608,20 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
   });
 }
 
-// Builds the problem the settings name and runs it.
+// Runs `problem` (on the Eigen backend) from its default initial state, with its default
+// parameters changed by --parameters: what ProblemInfo::run does for a built-in problem.
+template <class P>
+RunReport run_gradient_from_defaults(const P& problem, const RunSettings& settings,
+                                     const PlanCallback& on_plan) {
+  const Eigen::VectorXd y0 = problem.default_initial_state();
+  Eigen::VectorXd theta = problem.default_parameters();
+  apply_parameter_values(settings.parameters, theta);
+  return run_gradient(problem, y0, theta, problem.parameter_names(), settings, on_plan);
+}
+
+// Builds the problem the settings name and runs it (ProblemInfo::run).
 inline RunReport run_gradient(const RunSettings& settings, const PlanCallback& on_plan = {}) {
-  return with_problem(*settings.problem, settings.n,
-                      [&](const auto& problem, const Eigen::VectorXd& y0,
-                          const Eigen::VectorXd& theta, const std::vector<std::string>& names) {
-                        Eigen::VectorXd chosen = theta;
-                        apply_parameter_values(settings.parameters, chosen);
-                        return run_gradient(problem, y0, chosen, names, settings, on_plan);
-                      });
+  return settings.problem->run(settings, on_plan);
 }
 
 }  // namespace rwd::cli
