@@ -373,8 +373,7 @@ FitReport run_fit_on(const P& problem, const FitSettings& settings,
       run.checkpoint.disk_write_cost = report.checkpoint.plan.costs.disk_write_time;
       run.checkpoint.disk_read_cost = report.checkpoint.plan.costs.disk_read_time;
     }
-    run.control.steps = part.steps;
-    run.grid = IntervalGrid{0.0, static_cast<double>(part.steps) * run.control.dt, part.steps};
+    run.control.steps = part.steps;  // BDF: as many macro-intervals
     const Objective<EigenBackend> objective = observation_misfit(part, settings.sigma);
     with_stepper(problem, run, run.control, [&](auto& stepper) {
       CheckpointReport checkpointing = report.checkpoint;  // the measured costs carry on
@@ -428,7 +427,6 @@ FitReport run_fit_on(const P& problem, const FitSettings& settings,
     const Observations& all = settings.series->all;
     RunSettings run = settings.run;
     run.control.steps = all.steps;
-    run.grid = IntervalGrid{0.0, static_cast<double>(all.steps) * run.control.dt, all.steps};
     with_stepper(problem, run, run.control, [&](auto& stepper) {
       report.series_prediction =
           observe_trajectory(stepper, report.result.initial_state, report.result.theta,

@@ -80,7 +80,7 @@ inline Observations generate_observations(const GenerateOptions& options) {
   out.problem = info.name;
   out.size = settings.n;
   out.state_size = static_cast<Index>(defaults.initial_state.size());
-  out.method = settings.bdf ? std::string("bdf") : settings.tableau.name;
+  out.method = method_name(settings.method);
   out.dt = settings.control.dt;
   out.steps = steps;
   out.parameter_names = defaults.parameter_names;

@@ -94,7 +94,7 @@ TEST(RunSettings, PerProblemDefaults) {
   EXPECT_EQ(l96.n, 40);
   EXPECT_EQ(l96.control.steps, 200);
   EXPECT_EQ(l96.control.dt, 0.01);
-  EXPECT_EQ(l96.tableau.name, "rk4");
+  EXPECT_EQ(method_name(l96.method), "rk4");
   EXPECT_FALSE(l96.control.is_adaptive());
   EXPECT_FALSE(l96.fd_epsilon.has_value());
 
@@ -294,9 +294,11 @@ TEST(ByteSize, CountsAreWholeNumbers) {
 TEST(RunSettings, NoiseSeedTakesEvery64BitValue) {
   RunOptions o = options_for("ornstein_uhlenbeck");
   o.seed = 18446744073709551615u;
-  EXPECT_EQ(resolve_run_settings(o).noise_seed, 18446744073709551615u);
+  EXPECT_EQ(std::get<StochasticMethod>(resolve_run_settings(o).method).noise_seed,
+            18446744073709551615u);
   o.seed.reset();
-  EXPECT_EQ(resolve_run_settings(o).noise_seed, 1u);  // the default
+  EXPECT_EQ(std::get<StochasticMethod>(resolve_run_settings(o).method).noise_seed,
+            1u);  // the default
   o.fd_seed = 18446744073709551615u;
   EXPECT_EQ(resolve_run_settings(o).seed, 18446744073709551615u);
 }
