@@ -34,11 +34,14 @@ struct NVectorKernels<DistributedBackend> {
     return true;
   }
 
-  // Element-wise: this rank's values, on its threads (the bits do not depend on how the indices
-  // are shared out, nor on which rank holds them).
+  // Element-wise: this rank's values, in contiguous ranges on its threads (the bits do not depend
+  // on how the indices are shared out, nor on which rank holds them), the kernel copied into the
+  // loop, as the Eigen N_Vector's (eigen_nvector.cpp).
   template <class F>
   static void for_each(Index n, const F& f) {
-    EigenBackend::for_each_index(n, f);
+    detail::for_each_range(n, [f](Index begin, Index end) {
+      for (Index i = begin; i < end; ++i) f(i);
+    });
   }
   // Ranges for the fused linear combination's term-by-term passes (cvodes_nvector.hpp).
   template <class F>

@@ -45,11 +45,11 @@
 #include <sundials/sundials_types.h>  // BIG_REAL
 
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <new>
-#include <utility>
 
 #include "rewind/backend/backend.hpp"  // kMaxCombinationTerms
 #include "rewind/host_device.hpp"
