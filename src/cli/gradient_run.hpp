@@ -229,7 +229,7 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& settings,
                       : settings.control;
   return with_stepper(problem, settings, fd_control, [&](auto& fd_stepper) {
     ProgressBar quiet(false);
-    ProgressStepper watched(fd_stepper, bar ? *bar : quiet, "finite-difference check");
+    StepProgress progress(fd_stepper, bar ? *bar : quiet, "finite-difference check");
     const V d = spot_check_direction_like<B>(y0, settings.seed);
     V y = y0;
     // A perturbed run that blows up means "step too large": NaN makes the sweep go smaller.
@@ -241,7 +241,7 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& settings,
         B::axpy(h, d, y);
       }
       try {
-        return forward_loss(watched, objective, y, theta);
+        return forward_loss(fd_stepper, objective, y, theta, nullptr, progress.observer());
       } catch (const NumericalError&) {
         return std::numeric_limits<double>::quiet_NaN();
       } catch (const SolverError&) {  // an implicit solver that fails on the perturbed start, too
@@ -321,7 +321,7 @@ inline std::string resume_identity(const RunSettings& settings) {
 
 // Called with the plan of a checkpointed run before its scheduled sweep starts.
 using PlanCallback = std::function<void(const CheckpointReport&)>;
-// Called every few steps of the gradient run, forward and reverse (ProgressStepper::kSampleEvery).
+// Called every few steps of the gradient run, forward and reverse (StepProgress::kSampleEvery).
 using StepSampler = std::function<void()>;
 
 // The plan request and driver options of a checkpointed run of this problem: the budget from
@@ -507,7 +507,7 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
 
   return with_stepper(problem, settings, settings.control, [&](auto& stepper) {
     ProgressBar bar(settings.progress);
-    ProgressStepper watched(stepper, bar, "", sample);
+    StepProgress progress(stepper, bar, "", sample);
 
     RunReport report;
     report.settings = settings;
@@ -534,7 +534,9 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
     V grad_y0;
 
     if (!settings.checkpoint.checkpointed) {
-      StoreAllAdjoint driver(watched, objective);
+      StoreAllOptions store_all;
+      store_all.observer = progress.observer();
+      StoreAllAdjoint driver(stepper, objective, store_all);
       const GradientResult<V> result = driver.run(y0, theta);
       take(result);
       grad_y0 = result.grad_y0;
@@ -545,13 +547,14 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       auto planned = checkpoint_request(problem, settings, y0, theta, checkpointing);
       PlanRequest& request = planned.first;
       CheckpointOptions& options = planned.second;
-      CheckpointedAdjoint driver(watched, objective, options);
+      options.observer = progress.observer();
+      CheckpointedAdjoint driver(stepper, objective, options);
       // The driver calls the planner once, when the number of steps is known (after the counting
       // sweep of an adaptive run): the plan is reported before the scheduled sweep starts.
       int stage_units = 0;
       if (settings.checkpoint.stage_aware) {
-        if constexpr (requires { watched.stage_count(); })
-          stage_units = watched.stage_count();
+        if constexpr (StageKeepingStepper<std::remove_cvref_t<decltype(stepper)>>)
+          stage_units = stepper.stage_count();
         else
           rwd::detail::fail<InvalidArgument>(
               "--stage-aware needs an explicit Runge-Kutta method with fixed steps");

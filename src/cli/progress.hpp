@@ -2,15 +2,17 @@
 // "rewind: forward 100% | reverse  45%".
 //
 //   rwd::cli::ProgressBar bar(rwd::cli::stderr_is_terminal());
-//   rwd::cli::ProgressStepper watched(stepper, bar);      // any stepper; forwards every call
-//   rwd::StoreAllAdjoint driver(watched, objective);      // or CheckpointedAdjoint, forward_loss
+//   rwd::cli::StepProgress progress(stepper, bar);
+//   rwd::StoreAllOptions options;                         // or CheckpointOptions, or the
+//   options.observer = progress.observer();               // observer argument of forward_loss
+//   rwd::StoreAllAdjoint driver(stepper, objective, options);
 //   driver.run(y0, theta);                                // the bar moves; erased at the end
 //
-// The drivers have no progress hook, and need none: ProgressStepper wraps the stepper they call
-// for every forward step and every adjoint step, passes each call through unchanged (the same
-// steps on the same bits, so every number is exactly that of the bare stepper) and counts. The
-// forward part is the furthest step reached (for adaptive runs the fraction of [t0, t_final]);
-// replays from snapshots do not move it. The reverse part is adjoint steps over steps.
+// The drivers tell the observer of every forward, recomputed and reverse step
+// (rewind/adjoint/step_observer.hpp); the driver runs the bare stepper, so every capability of
+// the stepper stays and every number is exactly that of a run without progress. The forward
+// part is the furthest step reached (for adaptive runs the fraction of [t0, t_final]); replays
+// from snapshots do not move it. The reverse part is adjoint steps over steps.
 //
 // Nothing is drawn when the bar is disabled (stderr not a terminal), nor during the first
 // kFirstDraw seconds (a short run shows nothing); afterwards it is redrawn at most every
@@ -25,11 +27,11 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
-#include <span>
+#include <optional>
 #include <string>
 #include <utility>
 
-#include "rewind/carry.hpp"
+#include "rewind/adjoint/step_observer.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd::cli {
@@ -103,104 +105,76 @@ inline std::string percent(double fraction) {
   return buffer;
 }
 
-// A stepper that forwards every call to `inner` and reports progress on `bar`. `label` says what
-// the runs are: "" for the gradient ("forward  45% | reverse   0%"), or e.g. "finite-difference
-// check" for repeated forward runs ("finite-difference check: run 3, 45%").
-template <class Inner>
-class ProgressStepper {
+// Progress of the runs of one stepper on `bar`, from the drivers' step observer
+// (rewind/adjoint/step_observer.hpp). `label` says what the runs are: "" for the gradient
+// ("forward  45% | reverse   0%"), or e.g. "finite-difference check" for repeated forward runs
+// ("finite-difference check: run 3, 45%"). The stepper is read once, for the run's span: its
+// planned steps, or for adaptive steps [t0, t_final].
+class StepProgress {
  public:
-  using Backend = typename Inner::Backend;
-  using Vector = typename Backend::Vector;
-  using B = Backend;
-
-  // `sample`, when given, is called every kSampleEvery forward and reverse steps (e.g. to watch
-  // device memory during a --backend cuda run).
-  ProgressStepper(Inner& inner, ProgressBar& bar, std::string label = "",
-                  std::function<void()> sample = {})
-      : inner_(inner), bar_(bar), label_(std::move(label)), sample_(std::move(sample)) {}
+  // `sample`, when given, is called every kSampleEvery forward, recomputed and reverse steps
+  // (e.g. to watch device memory during a --backend cuda run).
+  template <class Stepper>
+  StepProgress(const Stepper& stepper, ProgressBar& bar, std::string label = "",
+               std::function<void()> sample = {})
+      : bar_(bar),
+        label_(std::move(label)),
+        sample_(std::move(sample)),
+        planned_(stepper.planned_steps()) {
+    if constexpr (requires { stepper.control().is_adaptive(); }) {
+      if (stepper.control().is_adaptive()) t_final_ = stepper.control().t_final;
+    }
+  }
+  StepProgress(const StepProgress&) = delete;
+  StepProgress& operator=(const StepProgress&) = delete;
   static constexpr Index kSampleEvery = 32;
 
-  decltype(auto) problem() const { return inner_.problem(); }
-  // Steppers that are not Runge–Kutta describe themselves (rwd::CvodesIntervalStepper).
-  std::string describe() const requires requires(const Inner& i) { i.describe(); }
-  { return inner_.describe(); }
-  decltype(auto) tableau() const { return inner_.tableau(); }
-  decltype(auto) control() const { return inner_.control(); }
-  Index state_size() const { return inner_.state_size(); }
-  Index parameter_size() const { return inner_.parameter_size(); }
-  Index planned_steps() const { return inner_.planned_steps(); }
-  double last_step_size() const { return inner_.last_step_size(); }
-  decltype(auto) counters() const { return inner_.counters(); }
-  void reset_counters() { inner_.reset_counters(); }
-  bool finished(const Carry& c) const { return inner_.finished(c); }
-
-  // A new forward run starts (a driver's sweep, an adaptive run's counting sweep, a perturbed
-  // run of the spot check): the forward part starts again from 0.
-  Carry initial_carry(const Vector& y0, const Vector& theta) {
-    Carry c = inner_.initial_carry(y0, theta);
-    t0_ = c.t;
-    reached_ = 0;
-    reached_t_ = c.t;
-    reversed_ = 0;
-    ++runs_;
-    return c;
+  // The observer to set in a driver's options (or pass to rwd::forward_loss); it refers to this
+  // object, which must outlive the runs.
+  StepObserver observer() {
+    return [this](StepKind kind, Index step, double t) { seen(kind, step, t); };
   }
 
-  void step(Vector& y, Carry& carry, const Vector& theta) {
-    inner_.step(y, carry, theta);
-    if (sample_ && ++calls_ % kSampleEvery == 0) sample_();
-    if (carry.step > reached_) {
-      reached_ = carry.step;
-      reached_t_ = carry.t;
+  // Forward sweeps begun so far (a driver's sweep, an adaptive run's counting sweep, a perturbed
+  // run of the spot check); each starts the forward part again from 0.
+  Index runs() const { return runs_; }
+  // The furthest step reached in the current sweep, and the adjoint steps taken since it began.
+  Index reached() const { return reached_; }
+  Index reversed() const { return reversed_; }
+
+  // The forward part: the furthest step over the planned steps, or for adaptive runs the
+  // furthest time over [t0, t_final].
+  double forward_fraction() const {
+    if (t_final_) {
+      const double span = *t_final_ - t0_;
+      return span > 0.0 ? (reached_t_ - t0_) / span : 1.0;
     }
-    if (bar_.due()) bar_.draw(text());
-  }
-
-  void adjoint_step(const Vector& y_n, const Carry& carry_n, const Vector& theta, Vector& lambda,
-                    Vector& mu) {
-    inner_.adjoint_step(y_n, carry_n, theta, lambda, mu);
-    ++reversed_;
-    if (sample_ && ++calls_ % kSampleEvery == 0) sample_();
-    if (bar_.due()) bar_.draw(text());
-  }
-
-  // Stage snapshots (stage-aware plans), for steppers that offer them.
-  int stage_count() const requires requires(const Inner& i) { i.stage_count(); }
-  { return inner_.stage_count(); }
-  void step_keeping_stages(Vector& y, Carry& carry, const Vector& theta,
-                           std::span<Vector> stages) requires requires(Inner& i) {
-    i.step_keeping_stages(y, carry, theta, stages);
-  }
-  {
-    inner_.step_keeping_stages(y, carry, theta, stages);
-    if (carry.step > reached_) {
-      reached_ = carry.step;
-      reached_t_ = carry.t;
-    }
-    if (bar_.due()) bar_.draw(text());
-  }
-  void adjoint_step_from_stages(std::span<const Vector> stages, const Carry& carry_n,
-                                const Vector& theta, Vector& lambda, Vector& mu) requires
-      requires(Inner& i) {
-    i.adjoint_step_from_stages(stages, carry_n, theta, lambda, mu);
-  }
-  {
-    inner_.adjoint_step_from_stages(stages, carry_n, theta, lambda, mu);
-    ++reversed_;
-    if (bar_.due()) bar_.draw(text());
+    return planned_ > 0 ? static_cast<double>(reached_) / static_cast<double>(planned_) : 1.0;
   }
 
  private:
-  double forward_fraction() const {
-    if constexpr (requires { inner_.control().is_adaptive(); }) {
-      const auto& c = inner_.control();
-      if (c.is_adaptive()) {
-        const double span = c.t_final - t0_;
-        return span > 0.0 ? (reached_t_ - t0_) / span : 1.0;
-      }
+  void seen(StepKind kind, Index step, double t) {
+    switch (kind) {
+      case StepKind::start:
+        t0_ = t;
+        reached_ = 0;
+        reached_t_ = t;
+        reversed_ = 0;
+        ++runs_;
+        return;
+      case StepKind::forward:
+      case StepKind::recompute:
+        if (step > reached_) {
+          reached_ = step;
+          reached_t_ = t;
+        }
+        break;
+      case StepKind::reverse:
+        ++reversed_;
+        break;
     }
-    const Index planned = inner_.planned_steps();
-    return planned > 0 ? static_cast<double>(reached_) / static_cast<double>(planned) : 1.0;
+    if (sample_ && ++calls_ % kSampleEvery == 0) sample_();
+    if (bar_.due()) bar_.draw(text());
   }
 
   std::string text() const {
@@ -214,10 +188,11 @@ class ProgressStepper {
     return line;
   }
 
-  Inner& inner_;
   ProgressBar& bar_;
   std::string label_;
   std::function<void()> sample_;
+  Index planned_ = -1;
+  std::optional<double> t_final_;  // adaptive runs
   Index calls_ = 0;
   double t0_ = 0.0;
   Index reached_ = 0;

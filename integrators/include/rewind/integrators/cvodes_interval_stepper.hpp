@@ -51,6 +51,8 @@
 // Settings CVODES mishandles are refused: in 6.4.1 its polynomial interpolation crashes when the
 // checkpoint spacing is shorter than the method order, so only Hermite interpolation is used and
 // `steps_per_adjoint_checkpoint` must be ≥ 6 (more than the maximum BDF order, 5).
+//
+// Capabilities (rewind/integrators/stepper_concepts.hpp): TimeStepper, SelfDescribingStepper.
 #pragma once
 
 #include <cvodes/cvodes.h>

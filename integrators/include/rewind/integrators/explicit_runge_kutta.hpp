@@ -43,6 +43,10 @@
 //
 // Allocation: every work vector is allocated in the constructor; step() and adjoint_step() do
 // not allocate (tests/integrators/no_allocation_test.cpp counts operator new calls).
+//
+// Capabilities (rewind/integrators/stepper_concepts.hpp): TimeStepper, StageKeepingStepper
+// (fixed or prescribed steps), LastStepShorteningStepper, TimeLandingStepper,
+// HeldTermsDroppingStepper, ButcherTableauStepper.
 #pragma once
 
 #include <algorithm>

@@ -42,6 +42,8 @@
 // Steps are fixed (StepControl::fixed); adaptive step control is refused (choosing steps from
 // the noise would need Brownian bridges). Every work vector is allocated in the constructor;
 // step() and adjoint_step() do not allocate.
+//
+// Capabilities (rewind/integrators/stepper_concepts.hpp): TimeStepper, SelfDescribingStepper.
 #pragma once
 
 #include <cmath>

@@ -12,6 +12,7 @@
 
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
+#include "rewind/adjoint/step_observer.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/adjoint/summary.hpp"
 #include "rewind/backend/backend.hpp"
@@ -22,6 +23,7 @@
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/integrators/step_control.hpp"
+#include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/problem.hpp"
 #include "rewind/stop_condition.hpp"

@@ -65,6 +65,11 @@
 // and one vector-Jacobian product (RK4: 4N f + 4N (f + vjp)), against the discrete adjoint's
 // replay of the forward stages. Any backend: the augmented system is written over the backend
 // trait.
+//
+// Structure: run() prepares the anchors (prepare_forward), takes the forward sweep, then the
+// backward one (re-anchoring and observation jumps in functions of their own); the summary is
+// filled as every driver fills it (detail/summary_finisher.hpp), and BacksolveOptions::observer
+// sees every forward step and every backward step (rewind/adjoint/step_observer.hpp).
 #pragma once
 
 #include <algorithm>
@@ -79,16 +84,20 @@
 #include <vector>
 
 #include "rewind/adjoint/backsolve_system.hpp"
+#include "rewind/adjoint/detail/describe_method.hpp"
+#include "rewind/adjoint/detail/summary_finisher.hpp"
 #include "rewind/adjoint/drift_monitor.hpp"
 #include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/run_checks.hpp"
+#include "rewind/adjoint/step_observer.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/adjoint/summary.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/warning.hpp"
@@ -119,6 +128,10 @@ struct BacksolveOptions {
   // NaN/Inf in a forward state, in the augmented state or in an observation gradient stops the
   // run with rwd::NumericalError naming the step and the time (one pass over each vector per step).
   bool check_finite = true;
+  // Called at every forward step and every backward step of the augmented system
+  // (rewind/adjoint/step_observer.hpp; a backward step to y_k is reported as reversing step k);
+  // none by default.
+  StepObserver observer;
 
   void validate() const {
     if (anchor_interval < 0)
@@ -159,22 +172,18 @@ struct BacksolveResult : GradientResult<Vector> {
 };
 
 // What BacksolveAdjoint needs of a stepper: an explicit Runge–Kutta engine's tableau, step
-// control and problem (the backward solve reuses the first two on the augmented system).
+// control and problem (the backward solve reuses the first two on the augmented system). The
+// name of rwd::ButcherTableauStepper (rewind/integrators/stepper_concepts.hpp) for this driver.
 template <class S>
-concept BacksolveCompatibleStepper = requires(S& s, const S& cs) {
-  cs.tableau();
-  cs.control();
-  cs.problem();
-  cs.counters();
-  { cs.last_step_size() } -> std::convertible_to<double>;
-};
+concept BacksolveCompatibleStepper = ButcherTableauStepper<S>;
 
 template <class Stepper>
 class BacksolveAdjoint {
   static_assert(
-      BacksolveCompatibleStepper<Stepper>,
+      ButcherTableauStepper<Stepper>,
       "BacksolveAdjoint integrates the augmented adjoint system with the forward run's "
-      "Butcher tableau: it needs an explicit Runge-Kutta stepper (rwd::ExplicitRungeKutta)");
+      "Butcher tableau: it needs a rwd::ButcherTableauStepper (tableau, control, problem, "
+      "last_step_size), an explicit Runge-Kutta stepper (rwd::ExplicitRungeKutta)");
 
  public:
   using Backend = typename Stepper::Backend;
@@ -192,9 +201,65 @@ class BacksolveAdjoint {
   const BacksolveOptions& options() const { return options_; }
 
   BacksolveResult<Vector> run(const Vector& y0, const Vector& theta) {
+    require_inputs(y0, theta);
+    BacksolveResult<Vector> result;
+    stepper_.reset_counters();
+    Forward forward = prepare_forward();
+    auto start = std::chrono::steady_clock::now();
+    // grad: scratch for the observation gradients of both sweeps.
+    Vector y = B::zeros(stepper_.state_size()), grad = B::zeros(stepper_.state_size());
+    Vector lambda = B::zeros(stepper_.state_size());
+    const double loss = forward_sweep(y0, theta, forward, y, grad, lambda);
+    result.summary.forward_seconds = seconds_since(start);
+    const auto forward_counters = stepper_.counters();
+
+    start = std::chrono::steady_clock::now();
+    const Backward backward = backward_sweep(theta, forward, y, lambda, grad, result.drift);
+    result.summary.reverse_seconds = seconds_since(start);
+
+    result.loss = loss;
+    result.grad_y0 = B::zeros(stepper_.state_size());
+    result.grad_theta = B::zeros(stepper_.parameter_size());
     const Index n = stepper_.state_size();
-    const Index p = stepper_.parameter_size();
-    detail::require_run_inputs<B>(y0, theta, n, p);
+    const double* zd = B::data(backward.z);
+    detail::backsolve_copy<B>(zd + n, B::data(result.grad_y0), n);
+    detail::backsolve_copy<B>(zd + 2 * n, B::data(result.grad_theta), stepper_.parameter_size());
+    result.summary.health = assess_gradient<B>(loss, y0, theta, result.grad_y0, result.grad_theta,
+                                               backward.final_change, forward.steps);
+    result.y_final = std::move(y);
+    result.anchor_interval = forward.interval;
+    result.anchors = forward.used;
+    finish(result.summary, forward, backward, forward_counters, result.drift.reanchored);
+    return result;
+  }
+
+ private:
+  // What the forward sweep keeps for the backward one.
+  struct Forward {
+    bool fixed = true;      // fixed steps: t_k = t0 + k·dt, no sizes or times kept
+    bool thinning = false;  // adaptive with an automatic interval: it doubles as the run grows
+    Index interval = 1;     // anchors every this many steps
+    std::vector<Vector> anchors;  // anchors[j] = y at step j·interval, j < used
+    Index used = 0;
+    std::vector<Vector> observed;  // ∂g_k/∂y_k at the forward y_k for observed k < N, in order
+    std::size_t observed_count = 0;
+    std::vector<double> sizes, times;  // prescribed / adaptive: h_k and t_k of the forward run
+    Index stores = 0;
+    Index steps = 0;     // N
+    double t_end = 0.0;  // t_N
+    bool observes_last = false;
+  };
+
+  // What the backward sweep leaves: the augmented state (y, a, g) at t_0 and its counts.
+  struct Backward {
+    Vector z;
+    double final_change = 0.0;
+    Index steps = 0;
+    Index rhs_evaluations = 0;
+  };
+
+  void require_inputs(const Vector& y0, const Vector& theta) const {
+    detail::require_run_inputs<B>(y0, theta, stepper_.state_size(), stepper_.parameter_size());
     if (!objective_.observation_times().empty())
       detail::fail<InvalidArgument>(
           "the backsolve adjoint observes step indices only; for observation times use the "
@@ -215,190 +280,203 @@ class BacksolveAdjoint {
             "(begin_step); use the checkpointed or store-all driver, whose reverse sweep "
             "revisits the forward run's own steps");
     }
-    const StepControl& control = stepper_.control();
-    const bool fixed = !control.is_adaptive() && !control.is_prescribed();
     const Index planned = stepper_.planned_steps();  // −1: adaptive
     if (planned > 0) detail::require_observed_steps_planned(objective_, planned);
-    const bool thinning = options_.anchor_interval == 0 && planned < 0;
-    Index interval = options_.anchor_interval;
-    if (interval == 0)
-      interval = planned > 0 ? std::max<Index>(1, static_cast<Index>(std::ceil(
-                                                      std::sqrt(static_cast<double>(planned)))))
-                             : 1;
+  }
 
-    BacksolveResult<Vector> result;
-    Summary& summary = result.summary;
-    stepper_.reset_counters();
-
-    // ---- storage, allocated before any work when N is known ---------------------------------
-    std::vector<Vector> anchors;  // anchors[j] = y at step j·interval, j < used
-    Index used = 0;
+  // The anchor interval and the forward sweep's storage, allocated before any work when N is
+  // known.
+  Forward prepare_forward() const {
+    const Index n = stepper_.state_size();
+    const StepControl& control = stepper_.control();
+    const Index planned = stepper_.planned_steps();  // −1: adaptive
+    Forward f;
+    f.fixed = !control.is_adaptive() && !control.is_prescribed();
+    f.thinning = options_.anchor_interval == 0 && planned < 0;
+    f.interval = options_.anchor_interval;
+    if (f.interval == 0)
+      f.interval = planned > 0 ? std::max<Index>(1, static_cast<Index>(std::ceil(
+                                                        std::sqrt(static_cast<double>(planned)))))
+                               : 1;
     if (planned > 0) {
-      const Index count = (planned - 1) / interval + 1;
-      anchors.reserve(static_cast<std::size_t>(count));
-      for (Index j = 0; j < count; ++j) anchors.push_back(B::zeros(n));
+      const Index count = (planned - 1) / f.interval + 1;
+      f.anchors.reserve(static_cast<std::size_t>(count));
+      for (Index j = 0; j < count; ++j) f.anchors.push_back(B::zeros(n));
     }
-    std::vector<Vector> observed;  // ∂g_k/∂y_k at the forward y_k for observed k < N, in order
-    std::size_t observed_count = 0;
     if (!options_.observe_backward_states)
       for (const Index k : objective_.observation_steps())
-        if (planned < 0 || k < planned) observed.push_back(B::zeros(n));
-    std::vector<double> sizes, times;  // prescribed / adaptive: h_k and t_k of the forward run
-    if (!fixed && planned > 0) {
-      sizes.reserve(static_cast<std::size_t>(planned));
-      times.reserve(static_cast<std::size_t>(planned + 1));
+        if (planned < 0 || k < planned) f.observed.push_back(B::zeros(n));
+    if (!f.fixed && planned > 0) {
+      f.sizes.reserve(static_cast<std::size_t>(planned));
+      f.times.reserve(static_cast<std::size_t>(planned + 1));
     }
-    Index stores = 0;
+    return f;
+  }
 
-    // ---- forward sweep: loss, anchors, (observation gradients), step sizes ------------------
-    auto start = std::chrono::steady_clock::now();
-    Vector y = B::zeros(n), grad = B::zeros(n);
+  // Keeps y_k as an anchor when k is a multiple of the interval. Adaptive runs with an
+  // automatic interval keep every other anchor when there are too many: those at multiples of
+  // the doubled interval. Slot 2j moves to j (the positions read, 2j, are never written before
+  // they are read).
+  void keep_anchor(Index k, const Vector& y, Forward& f) const {
+    if (k % f.interval != 0) return;
+    const auto slot = static_cast<std::size_t>(k / f.interval);
+    if (slot >= f.anchors.size()) f.anchors.push_back(B::zeros(stepper_.state_size()));
+    B::copy(y, f.anchors[slot]);
+    f.used = static_cast<Index>(slot) + 1;
+    ++f.stores;
+    if (f.thinning && f.used > 2 * f.interval + 1) {
+      f.interval *= 2;
+      for (Index j = 1; 2 * j < f.used; ++j)
+        std::swap(f.anchors[static_cast<std::size_t>(j)],
+                  f.anchors[static_cast<std::size_t>(2 * j)]);
+      f.used = (f.used - 1) / 2 + 1;
+    }
+  }
+
+  // The forward sweep: the loss, anchors, (observation gradients), step sizes; y becomes y_N
+  // and λ = ∂J/∂y_N, where the backward solve starts.
+  double forward_sweep(const Vector& y0, const Vector& theta, Forward& f, Vector& y, Vector& grad,
+                       Vector& lambda) {
     B::copy(y0, y);
     Carry carry = stepper_.initial_carry(y, theta);
+    detail::notify(options_.observer, StepKind::start, carry.step, carry.t);
     double loss = 0.0;
     while (!stepper_.finished(carry)) {
       const Index k = carry.step;
       if (objective_.observes(k)) {
         loss += observe(k, carry.t, y, grad);
-        if (!options_.observe_backward_states) B::copy(grad, observed[observed_count++]);
+        if (!options_.observe_backward_states) B::copy(grad, f.observed[f.observed_count++]);
       }
-      if (k % interval == 0) {
-        const auto slot = static_cast<std::size_t>(k / interval);
-        if (slot >= anchors.size()) anchors.push_back(B::zeros(n));  // N unknown (adaptive)
-        B::copy(y, anchors[slot]);
-        used = static_cast<Index>(slot) + 1;
-        ++stores;
-        if (thinning && used > 2 * interval + 1) {
-          // Keep every other anchor: those at multiples of the doubled interval. Slot 2j moves
-          // to j (the positions read, 2j, are never written before they are read).
-          interval *= 2;
-          for (Index j = 1; 2 * j < used; ++j)
-            std::swap(anchors[static_cast<std::size_t>(j)],
-                      anchors[static_cast<std::size_t>(2 * j)]);
-          used = (used - 1) / 2 + 1;
-        }
-      }
-      if (!fixed) times.push_back(carry.t);
+      keep_anchor(k, y, f);
+      if (!f.fixed) f.times.push_back(carry.t);
       stepper_.step(y, carry, theta);
-      if (!fixed) sizes.push_back(stepper_.last_step_size());
+      if (!f.fixed) f.sizes.push_back(stepper_.last_step_size());
       if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+      detail::notify(options_.observer, StepKind::forward, carry.step, carry.t);
     }
-    const Index steps = carry.step;
-    const double t_end = carry.t;
-    if (!fixed) times.push_back(t_end);
-    detail::require_observed_steps_taken(objective_, steps, t_end);
+    f.steps = carry.step;
+    f.t_end = carry.t;
+    if (!f.fixed) f.times.push_back(f.t_end);
+    detail::require_observed_steps_taken(objective_, f.steps, f.t_end);
     // a(t_N) = ∂g/∂y_N (+ ∂g_N/∂y_N), at the forward y_N, where the backward solve starts.
-    const bool observes_last = objective_.observes(steps);
-    if (observes_last) loss += observe(steps, t_end, y, grad);
-    Vector lambda = B::zeros(n);
-    const double terminal = objective_.terminal(t_end, y, lambda);
-    detail::require_finite_value(terminal, "terminal cost", steps, t_end);
+    f.observes_last = objective_.observes(f.steps);
+    if (f.observes_last) loss += observe(f.steps, f.t_end, y, grad);
+    const double terminal = objective_.terminal(f.t_end, y, lambda);
+    detail::require_finite_value(terminal, "terminal cost", f.steps, f.t_end);
     loss += terminal;
-    if (observes_last) B::axpy(1.0, grad, lambda);
-    summary.forward_seconds = seconds_since(start);
-    const auto forward_counters = stepper_.counters();
+    if (f.observes_last) B::axpy(1.0, grad, lambda);
+    return loss;
+  }
 
-    // ---- backward sweep: z = (y, a, g) from t_N to t_0 ---------------------------------------
-    start = std::chrono::steady_clock::now();
+  // The backward sweep: z = (y, a, g) from t_N to t_0 with the forward run's tableau over its
+  // steps, the drift measured at every anchor and the observation jumps added.
+  Backward backward_sweep(const Vector& theta, Forward& f, const Vector& y, const Vector& lambda,
+                          Vector& grad, BacksolveDriftReport& drift) {
+    const Index n = stepper_.state_size();
+    const StepControl& control = stepper_.control();
+    const Index steps = f.steps;
     auto time_of = [&](Index k) {
       // The forward run's t_k: fixed steps compute it as t0 + k·dt (as the stepper does).
-      return fixed ? control.t0 + static_cast<double>(k) * control.dt
-                   : times[static_cast<std::size_t>(k)];
+      return f.fixed ? control.t0 + static_cast<double>(k) * control.dt
+                     : f.times[static_cast<std::size_t>(k)];
     };
-    System system(stepper_.problem(), t_end);
+    System system(stepper_.problem(), f.t_end);
     StepControl backward_control = StepControl::fixed(0.0, control.dt, steps);
-    if (!fixed)
+    if (!f.fixed)
       backward_control =
-          StepControl::prescribed(0.0, std::vector<double>(sizes.rbegin(), sizes.rend()));
+          StepControl::prescribed(0.0, std::vector<double>(f.sizes.rbegin(), f.sizes.rend()));
     ExplicitRungeKutta<System> backward(system, stepper_.tableau(), backward_control);
-    Vector z = B::zeros(2 * n + p);
+    Backward out{B::zeros(2 * n + stepper_.parameter_size())};
     Vector y_back = B::zeros(n);  // contiguous copy of the backward y for observation terms
-    double* zd = B::data(z);
+    double* zd = B::data(out.z);
     detail::backsolve_copy<B>(B::data(y), zd, n);
     detail::backsolve_copy<B>(B::data(lambda), zd + n, n);
     if (options_.check_finite && !B::all_finite(lambda))
       detail::fail<NumericalError>("backsolve: the gradient of the terminal cost",
-                                   observes_last ? " and of the observation term" : "", " at step ",
-                                   steps, " (t = ", t_end, ") is non-finite (NaN or Inf)");
-
-    BacksolveDriftReport& drift = result.drift;
+                                   f.observes_last ? " and of the observation term" : "",
+                                   " at step ", steps, " (t = ", f.t_end,
+                                   ") is non-finite (NaN or Inf)");
     drift.threshold = options_.drift_threshold;
-    drift.samples.reserve(static_cast<std::size_t>(used));
-    Carry back = backward.initial_carry(z, theta);
-    double final_change = std::numeric_limits<double>::quiet_NaN();  // Summary::health
+    drift.samples.reserve(static_cast<std::size_t>(f.used));
+    Carry back = backward.initial_carry(out.z, theta);
+    out.final_change = std::numeric_limits<double>::quiet_NaN();  // Summary::health
     for (Index k = steps - 1; k >= 0; --k) {
-      backward.step(z, back, theta);  // z: from step k + 1 to step k
+      backward.step(out.z, back, theta);  // z: from step k + 1 to step k
       const double t = time_of(k);
-      if (options_.check_finite && !B::all_finite(z)) fail_non_finite(z, n, k, t, drift);
+      if (options_.check_finite && !B::all_finite(out.z)) fail_non_finite(out.z, n, k, t, drift);
       // The first backward step reconstructs y_{N−1} to the method's local error: the change of
       // the last forward step, for the stationarity check.
-      if (k == steps - 1) final_change = detail::backsolve_relative_distance<B>(zd, B::data(y), n);
-      if (k % interval == 0 && k / interval < used) {
-        const Vector& anchor = anchors[static_cast<std::size_t>(k / interval)];
-        check_drift(k, t, detail::backsolve_relative_distance<B>(zd, B::data(anchor), n), drift);
-        if (options_.reanchor) {
-          detail::backsolve_copy<B>(B::data(anchor), zd, n);
-          ++drift.reanchored;
-        }
-      }
-      if (objective_.observes(k)) {
-        const Vector* jump = &grad;
-        if (!options_.observe_backward_states) {
-          jump = &observed[--observed_count];
-        } else {
-          detail::backsolve_copy<B>(zd, B::data(y_back), n);
-          const double value = objective_.observation(k, t, y_back, grad);
-          if (options_.check_finite)
-            detail::require_finite_value(value, "observation term on the backward state", k, t);
-        }
-        if (options_.check_finite && !B::all_finite(*jump))
-          detail::fail<NumericalError>("backsolve: the gradient of the observation term at step ",
-                                       k, " (t = ", t, ") is non-finite (NaN or Inf)");
-        B::for_each_index(n, detail::BacksolveAddKernel{B::data(*jump), zd + n});
-      }
+      if (k == steps - 1)
+        out.final_change = detail::backsolve_relative_distance<B>(zd, B::data(y), n);
+      reanchor(k, t, f, zd, drift);
+      if (objective_.observes(k)) jump(k, t, f, zd, y_back, grad);
+      detail::notify(options_.observer, StepKind::reverse, k, t);
     }
-    summary.reverse_seconds = seconds_since(start);
-
-    // ---- result ------------------------------------------------------------------------------
-    result.loss = loss;
-    result.grad_y0 = B::zeros(n);
-    result.grad_theta = B::zeros(p);
-    detail::backsolve_copy<B>(zd + n, B::data(result.grad_y0), n);
-    detail::backsolve_copy<B>(zd + 2 * n, B::data(result.grad_theta), p);
-    summary.health =
-        assess_gradient<B>(loss, y0, theta, result.grad_y0, result.grad_theta, final_change, steps);
-    result.y_final = std::move(y);
-    result.anchor_interval = interval;
-    result.anchors = used;
-
-    const std::int64_t state_bytes = n * static_cast<std::int64_t>(sizeof(double));
-    summary.method = detail::describe_method(stepper_);
-    summary.schedule = describe_schedule(interval);
-    summary.backend = B::name;
-    summary.threads = thread_count();
-    summary.ranks = process_count<B>();
-    summary.state_size = n;
-    summary.parameter_size = p;
-    summary.steps = steps;
-    summary.rejected_steps = forward_counters.rejected_attempts;
-    summary.forward_steps = steps;  // one forward sweep; nothing is re-run
-    summary.recomputed_steps = 0;
-    summary.reversed_steps = backward.counters().steps;  // steps of the augmented system
-    summary.rhs_evaluations_forward = forward_counters.rhs_evaluations;
-    // Each right-hand side of the augmented system is one f and one vjp of the model.
-    summary.rhs_evaluations_reverse = backward.counters().rhs_evaluations;
-    summary.vjp_evaluations = backward.counters().rhs_evaluations;
-    summary.stores = stores;
-    summary.restores = drift.reanchored;
-    summary.storage.peak_memory_bytes =
-        static_cast<std::int64_t>(anchors.size() + observed.size()) * state_bytes +
-        static_cast<std::int64_t>(sizes.size() + times.size()) *
-            static_cast<std::int64_t>(sizeof(double));
-    summary.t_final = t_end;
-    return result;
+    out.steps = backward.counters().steps;
+    out.rhs_evaluations = backward.counters().rhs_evaluations;
+    return out;
   }
 
- private:
+  // At an anchor step k: the drift of the backward y against the anchor, and with `reanchor`
+  // the backward y replaced by it.
+  void reanchor(Index k, double t, const Forward& f, double* zd, BacksolveDriftReport& drift) {
+    if (k % f.interval != 0 || k / f.interval >= f.used) return;
+    const Index n = stepper_.state_size();
+    const Vector& anchor = f.anchors[static_cast<std::size_t>(k / f.interval)];
+    check_drift(k, t, detail::backsolve_relative_distance<B>(zd, B::data(anchor), n), drift);
+    if (options_.reanchor) {
+      detail::backsolve_copy<B>(B::data(anchor), zd, n);
+      ++drift.reanchored;
+    }
+  }
+
+  // The observation jump a ← a + ∂g_k/∂y_k at an observed step k: at the forward y_k (kept), or
+  // at the backward y_k.
+  void jump(Index k, double t, Forward& f, double* zd, Vector& y_back, Vector& grad) {
+    const Index n = stepper_.state_size();
+    const Vector* at = &grad;
+    if (!options_.observe_backward_states) {
+      at = &f.observed[--f.observed_count];
+    } else {
+      detail::backsolve_copy<B>(zd, B::data(y_back), n);
+      const double value = objective_.observation(k, t, y_back, grad);
+      if (options_.check_finite)
+        detail::require_finite_value(value, "observation term on the backward state", k, t);
+    }
+    if (options_.check_finite && !B::all_finite(*at))
+      detail::fail<NumericalError>("backsolve: the gradient of the observation term at step ", k,
+                                   " (t = ", t, ") is non-finite (NaN or Inf)");
+    B::for_each_index(n, detail::BacksolveAddKernel{B::data(*at), zd + n});
+  }
+
+  // `restores`: the anchors at which y was reset.
+  template <class Counters>
+  void finish(Summary& summary, const Forward& f, const Backward& b,
+              const Counters& forward_counters, Index restores) const {
+    const std::int64_t state_bytes =
+        stepper_.state_size() * static_cast<std::int64_t>(sizeof(double));
+    detail::SweepCounts counts;
+    counts.steps = f.steps;
+    counts.rejected_steps = forward_counters.rejected_attempts;
+    counts.forward_steps = f.steps;  // one forward sweep; nothing is re-run
+    counts.recomputed_steps = 0;
+    counts.reversed_steps = b.steps;  // steps of the augmented system
+    counts.rhs_evaluations_forward = forward_counters.rhs_evaluations;
+    // Each right-hand side of the augmented system is one f and one vjp of the model.
+    counts.rhs_evaluations_reverse = b.rhs_evaluations;
+    counts.vjp_evaluations = b.rhs_evaluations;
+    counts.stores = f.stores;
+    counts.restores = restores;
+    counts.t_final = f.t_end;
+    detail::finish_summary<B>(summary, detail::describe_method(stepper_),
+                              describe_schedule(f.interval), stepper_.state_size(),
+                              stepper_.parameter_size(), counts);
+    summary.storage.peak_memory_bytes =
+        static_cast<std::int64_t>(f.anchors.size() + f.observed.size()) * state_bytes +
+        static_cast<std::int64_t>(f.sizes.size() + f.times.size()) *
+            static_cast<std::int64_t>(sizeof(double));
+  }
+
   double observe(Index k, double t, const Vector& y, Vector& grad) {
     const double value = objective_.observation(k, t, y, grad);
     detail::require_finite_value(value, "observation term", k, t);

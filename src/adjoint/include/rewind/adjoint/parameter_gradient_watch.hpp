@@ -19,6 +19,7 @@
 
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/carry.hpp"
+#include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd::detail {
@@ -37,8 +38,7 @@ class ParameterGradientWatch {
         check_every_(std::max<Index>(
             1, ceil_div(parameter_size, kParameterCheckRatio * std::max<Index>(state_size, 1)))) {}
   ~ParameterGradientWatch() {
-    if constexpr (requires(Stepper & s) { s.drop_held_parameter_terms(); })
-      stepper_.drop_held_parameter_terms();
+    if constexpr (HeldTermsDroppingStepper<Stepper>) stepper_.drop_held_parameter_terms();
   }
   ParameterGradientWatch(const ParameterGradientWatch&) = delete;
   ParameterGradientWatch& operator=(const ParameterGradientWatch&) = delete;

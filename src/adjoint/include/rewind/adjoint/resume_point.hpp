@@ -1,6 +1,7 @@
 // rewind/adjoint/resume_point.hpp — what a process continuing a killed checkpointed run needs:
-// how far the action stream got, the driver's counters and sums, which snapshot each live slot
-// held, the adjoint so far, and the drift monitor's fingerprints. Written by
+// how far the action stream got, the sweep's state whole (rwd::SweepState: its counters and
+// sums), which snapshot each live slot held, the adjoint so far, and the drift monitor's
+// fingerprints. Written by
 // rwd::CheckpointedAdjoint as the progress record of a resumable snapshot file
 // (rewind/store/snapshot_store.hpp) and read back by the next process.
 //
@@ -18,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "rewind/adjoint/sweep_state.hpp"
 #include "rewind/error.hpp"
 #include "rewind/types.hpp"
 
@@ -32,14 +34,7 @@ struct ResumePoint {
 
   Index actions_done = 0;  // actions of the schedule already executed
   Index position = 0;      // the step of the current state
-  Index reached = 0;       // furthest step of the first sweep
-  Index adjoint_at = 0;    // λ holds ∂J/∂y_{adjoint_at}
-  // The run's steps l; for a run of unknown length (the online schedule) −1 until its end is
-  // found.
-  Index steps = -1;
-  std::int64_t terminal_done = 0;
-  Index advances = 0, stores = 0, restores = 0, reverses = 0, stage_reverses = 0;
-  double loss = 0.0, final_t = 0.0, final_change = 0.0;
+  SweepState sweep;        // the sweep's counters and sums, saved and restored whole
   std::vector<Held> held;
   std::vector<double> lambda, mu, y_final;  // empty before the terminal cost
   std::vector<std::byte> drift;             // DriftMonitor::save
@@ -57,11 +52,12 @@ struct ResumePoint {
   std::vector<std::byte> encode() const {
     std::vector<std::byte> out;
     put(out, kMagic);
-    for (Index v : {actions_done, position, reached, adjoint_at, steps, advances, stores, restores,
-                    reverses, stage_reverses})
+    const SweepState& s = sweep;
+    for (Index v : {actions_done, position, s.reached, s.adjoint_at, s.steps, s.advances, s.stores,
+                    s.restores, s.reverses, s.stage_reverses})
       put(out, v);
-    put(out, terminal_done);
-    for (double v : {loss, final_t, final_change}) put(out, v);
+    put(out, std::int64_t{s.terminal_done ? 1 : 0});
+    for (double v : {s.loss, s.final_t, s.final_change}) put(out, v);
     put_array(out, held);
     put_array(out, lambda);
     put_array(out, mu);
@@ -77,12 +73,12 @@ struct ResumePoint {
     std::size_t at = 0;
     if (get<std::uint64_t>(in, at) != kMagic)
       detail::fail<StorageError>("the progress record was written by another version of rewind");
-    for (Index* v :
-         {&point.actions_done, &point.position, &point.reached, &point.adjoint_at, &point.steps,
-          &point.advances, &point.stores, &point.restores, &point.reverses, &point.stage_reverses})
+    SweepState& s = point.sweep;
+    for (Index* v : {&point.actions_done, &point.position, &s.reached, &s.adjoint_at, &s.steps,
+                     &s.advances, &s.stores, &s.restores, &s.reverses, &s.stage_reverses})
       *v = get<Index>(in, at);
-    point.terminal_done = get<std::int64_t>(in, at);
-    for (double* v : {&point.loss, &point.final_t, &point.final_change}) *v = get<double>(in, at);
+    s.terminal_done = get<std::int64_t>(in, at) != 0;
+    for (double* v : {&s.loss, &s.final_t, &s.final_change}) *v = get<double>(in, at);
     get_array(in, at, point.held);
     get_array(in, at, point.lambda);
     get_array(in, at, point.mu);

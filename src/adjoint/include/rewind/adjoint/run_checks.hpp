@@ -2,11 +2,11 @@
 // that bad input is refused before any work and a NaN never becomes a silent wrong gradient.
 #pragma once
 
-#include <concepts>
 #include <string>
 
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd::detail {
@@ -54,15 +54,13 @@ void require_observed_steps_taken(const ObjectiveT& objective, Index steps, doub
                           " but the run ended at t = ", t_final, " after ", steps, " steps");
 }
 
-// Observation times need a stepper with a state at exactly each of them (lands_on(t): an
-// adaptive ExplicitRungeKutta with the times among its stop times); refused before any work.
+// Observation times need a stepper with a state at exactly each of them (TimeLandingStepper:
+// an adaptive ExplicitRungeKutta with the times among its stop times); refused before any work.
 template <class ObjectiveT, class Stepper>
 void require_observation_times_landed(const ObjectiveT& objective, const Stepper& stepper) {
   const auto& times = objective.observation_times();
   if (times.empty()) return;
-  if constexpr (requires {
-                  { stepper.lands_on(0.0) } -> std::convertible_to<bool>;
-                }) {
+  if constexpr (TimeLandingStepper<Stepper>) {
     for (double t : times)
       if (!stepper.lands_on(t))
         fail<InvalidArgument>("objective observes t = ", t,
@@ -70,8 +68,8 @@ void require_observation_times_landed(const ObjectiveT& objective, const Stepper
                               "adaptive steps with every observation time among the stop times");
   } else {
     fail<InvalidArgument>(
-        "objective observes times, but this stepper cannot land on given "
-        "times; observe step indices instead");
+        "objective observes times, but this stepper cannot land on given times (it is no "
+        "rwd::TimeLandingStepper: lands_on(t)); observe step indices instead");
   }
 }
 

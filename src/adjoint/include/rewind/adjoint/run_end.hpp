@@ -15,24 +15,17 @@
 
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/stop_condition.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd::detail {
 
-// A stepper that can take its last step with a given size and give dJ/dh of that step
-// (ExplicitRungeKutta): what locating an event inside the last step needs.
-template <class Stepper>
-concept ShortensLastStep = requires(Stepper& s, typename Stepper::Backend::Vector& v, Carry& c,
-                                    double h) {
-  s.step_sized(v, c, v, h);
-  { s.adjoint_step_sized(v, c, v, h, v, v) } -> std::convertible_to<double>;
-  { Stepper::differentiates_step_size() } -> std::convertible_to<bool>;
-};
-
+// Whether the stepper can end a run on an event inside its last step: it shortens its last step
+// (rwd::LastStepShorteningStepper) and its problem gives dJ/dh of that step.
 template <class Stepper>
 constexpr bool locates_events() {
-  if constexpr (ShortensLastStep<Stepper>)
+  if constexpr (LastStepShorteningStepper<Stepper>)
     return Stepper::differentiates_step_size();
   else
     return false;
@@ -51,10 +44,11 @@ class RunEnd {
     if (!condition_) return;
     condition_->validate();
     if (condition_->locates_event()) {
-      if constexpr (!ShortensLastStep<Stepper>)
+      if constexpr (!LastStepShorteningStepper<Stepper>)
         fail<InvalidArgument>(condition_->name,
-                              ": this method cannot shorten its last step to an event (it needs "
-                              "step_sized and adjoint_step_sized, as explicit Runge-Kutta has)");
+                              ": this method cannot shorten its last step to an event (it is no "
+                              "rwd::LastStepShorteningStepper: step_sized and "
+                              "adjoint_step_sized, as explicit Runge-Kutta has)");
       else if constexpr (!Stepper::differentiates_step_size())
         fail<InvalidArgument>(condition_->name,
                               ": locating the event inside a step needs dJ/dh of the step, so "

@@ -13,6 +13,11 @@
 // Gradient: J = g(y_N) + Σ_k g_k(y_k);  λ_N = ∂g/∂y_N (+ ∂g_N/∂y_N if step N is observed),
 // λ_n = Φ_n'ᵀ λ_{n+1} + ∂g_n/∂y_n,  dJ/dy0 = λ_0,  dJ/dθ = Σ_n (∂Φ_n/∂θ)ᵀ λ_{n+1}.
 //
+// The terminal cost and each reverse step are those of CheckpointedAdjoint, shared
+// (detail/adjoint_steps.hpp), and the summary is filled as every driver fills it
+// (detail/summary_finisher.hpp); the observer in StoreAllOptions sees every step
+// (rewind/adjoint/step_observer.hpp).
+//
 // With fixed steps all storage is allocated before the first step, and the step and reverse
 // loops do not allocate. With adaptive steps the number of states is unknown, so a state vector
 // is allocated each time the run grows past what is held (amortised growth of the index).
@@ -27,15 +32,20 @@
 #include <utility>
 #include <vector>
 
+#include "rewind/adjoint/detail/adjoint_steps.hpp"
+#include "rewind/adjoint/detail/describe_method.hpp"
+#include "rewind/adjoint/detail/summary_finisher.hpp"
 #include "rewind/adjoint/gradient_health.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/parameter_gradient_watch.hpp"
 #include "rewind/adjoint/run_checks.hpp"
 #include "rewind/adjoint/run_end.hpp"
+#include "rewind/adjoint/step_observer.hpp"
 #include "rewind/adjoint/summary.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
+#include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/physical_memory.hpp"
@@ -51,6 +61,8 @@ struct StoreAllOptions {
   bool check_finite = true;
   // Summary::health, as CheckpointOptions::assess_health.
   bool assess_health = true;
+  // Called at every forward and reverse step (rewind/adjoint/step_observer.hpp); none by default.
+  StepObserver observer;
 
   void validate() const {
     if (memory_limit_bytes < 0)
@@ -59,30 +71,14 @@ struct StoreAllOptions {
   }
 };
 
-namespace detail {
-
-template <class Stepper>
-std::string describe_method(const Stepper& stepper) {
-  if constexpr (requires { stepper.describe(); }) {
-    return stepper.describe();  // steppers that are not Runge–Kutta describe themselves
-  } else {
-    const auto& c = stepper.control();
-    std::ostringstream out;
-    out.precision(6);
-    out << stepper.tableau().name;
-    if (c.is_adaptive())
-      out << ", adaptive rtol = " << c.rtol << " atol = " << c.atol;
-    else if (c.is_prescribed())
-      out << ", " << c.steps << " prescribed steps";
-    else
-      out << ", fixed dt = " << c.dt;
-    return out.str();
-  }
-}
-}  // namespace detail
-
 template <class Stepper>
 class StoreAllAdjoint {
+  static_assert(
+      TimeStepper<Stepper>,
+      "StoreAllAdjoint needs a rwd::TimeStepper (rewind/integrators/stepper_concepts.hpp): "
+      "state_size, parameter_size, planned_steps, finished, initial_carry, step, "
+      "adjoint_step, counters, reset_counters");
+
  public:
   using Backend = typename Stepper::Backend;
   using Vector = typename Backend::Vector;
@@ -102,118 +98,42 @@ class StoreAllAdjoint {
     const Index p = stepper_.parameter_size();
     detail::require_run_inputs<B>(y0, theta, n, p);
     detail::require_observation_times_landed(objective_, stepper_);
-    const std::int64_t bytes_per_state =
-        n * static_cast<std::int64_t>(sizeof(double)) + static_cast<std::int64_t>(sizeof(Carry));
-    const std::int64_t limit = options_.memory_limit_bytes > 0 ? options_.memory_limit_bytes
-                                                               : detail::half_physical_memory();
-    const Index planned = run_end_.length_known() ? stepper_.planned_steps() : -1;
-    if (planned > 0) {
-      detail::require_observed_steps_planned(objective_, planned);
-      if (planned > limit / bytes_per_state)
-        detail::fail<InvalidArgument>(
-            "store-all would keep ", planned, " states of ", bytes_per_state, " bytes (",
-            planned * bytes_per_state / (1 << 20), " MiB), above the memory limit of ",
-            limit / (1 << 20), " MiB; use the checkpointed driver or raise memory_limit_bytes");
-      ensure_capacity(planned);
-    }
+    reserve_storage();
 
     GradientResult<Vector> result;
     Summary& summary = result.summary;
     stepper_.reset_counters();
+    detail::AdjointSteps<Stepper> adjoint(stepper_, objective_, run_end_, options_.observer,
+                                          options_.check_finite);
     auto start = std::chrono::steady_clock::now();
 
-    // ---- forward sweep: store (y_n, carry_n) for n = 0..N−1 -------------------------------
-    Vector y = B::zeros(n);
-    Vector grad = B::zeros(n);
-    B::copy(y0, y);
-    Carry carry = stepper_.initial_carry(y, theta);
+    // ---- forward sweep: store (y_n, carry_n) for n = 0..N−1, then the terminal cost ----------
+    Vector y = B::zeros(n), grad = B::zeros(n), lambda = B::zeros(n);
     double loss = 0.0;
-    Index count = 0;
-    for (;;) {
-      if (count >= static_cast<Index>(states_.size())) {
-        if ((count + 1) > limit / bytes_per_state)
-          detail::fail<InvalidArgument>(
-              "store-all passed the memory limit of ", limit / (1 << 20), " MiB at step ", count,
-              " (t = ", carry.t, "); use the checkpointed driver or raise memory_limit_bytes");
-        states_.push_back(B::zeros(n));
-        carries_.push_back(Carry{});
-      }
-      loss += observe(carry, y, grad);
-      // Streaming stores: the state is read again only in the reverse sweep (backend.hpp).
-      copy_streaming<B>(y, states_[static_cast<std::size_t>(count)]);
-      carries_[static_cast<std::size_t>(count)] = carry;
-      stepper_.step(y, carry, theta);
-      ++count;
-      if (options_.check_finite) detail::require_finite_state<B>(y, carry);
-      if (run_end_.ends_at(carry, y)) break;
-    }
-    const Index steps = count;
+    Carry last = forward_sweep(y0, theta, adjoint, y, grad, loss);
+    const Index steps = last.step;
+    const auto i_last = static_cast<std::size_t>(steps - 1);
     // With event location the last step is re-taken to end on the event.
-    run_end_.finish(states_[static_cast<std::size_t>(steps - 1)],
-                    carries_[static_cast<std::size_t>(steps - 1)], theta, y, carry);
-    if (options_.check_finite) detail::require_finite_state<B>(y, carry);
-    detail::require_observed_steps_taken(objective_, steps, carry.t);
-    const Carry final_carry = carry;
-    loss += observe(carry, y, grad);
-    const double terminal = objective_.terminal(carry.t, y, grad);
-    detail::require_finite_value(terminal, "terminal cost", carry.step, carry.t);
-    loss += terminal;
+    const detail::RunClose closed =
+        adjoint.close(states_[i_last], carries_[i_last], theta, y, last, grad, lambda, loss);
     summary.forward_seconds = seconds_since(start);
     const auto forward_counters = stepper_.counters();
 
     // ---- reverse sweep ------------------------------------------------------------------
     start = std::chrono::steady_clock::now();
-    Vector lambda = B::zeros(n);
     Vector mu = B::zeros(p);
     // λ and μ checked for NaN/Inf at their cadences (parameter_gradient_watch.hpp).
     detail::ParameterGradientWatch<B, Stepper> watch(stepper_, n, p, options_.check_finite);
-    B::copy(grad, lambda);  // ∂g/∂y_N
-    if (objective_.observes(steps, final_carry.t)) {
-      objective_.observation(steps, final_carry.t, y, grad);
-      B::axpy(1.0, grad, lambda);
-    }
     for (Index k = steps - 1; k >= 0; --k) {
       const auto i = static_cast<std::size_t>(k);
-      if (k == steps - 1)
-        run_end_.reverse_last(states_[i], carries_[i], theta, y, final_carry.t, lambda, mu);
-      else
-        stepper_.adjoint_step(states_[i], carries_[i], theta, lambda, mu);
-      if (objective_.observes(k, carries_[i].t)) {
-        objective_.observation(k, carries_[i].t, states_[i], grad);
-        B::axpy(1.0, grad, lambda);
-      }
-      watch.after_reverse(lambda, mu, carries_[i], k == 0);
+      adjoint.reverse(states_[i], carries_[i], theta, k == steps - 1, y, closed.t_final, lambda, mu,
+                      grad, watch);
     }
     summary.reverse_seconds = seconds_since(start);
 
-    const auto& total = stepper_.counters();
-    summary.method = detail::describe_method(stepper_);
-    summary.schedule = "store-all";
-    summary.backend = B::name;
-    summary.threads = thread_count();
-    summary.ranks = process_count<B>();
-    summary.state_size = n;
-    summary.parameter_size = p;
-    summary.steps = steps;
-    summary.rejected_steps = forward_counters.rejected_attempts;
-    // The forward sweep advances l steps and each reverse step re-runs one: l + p with p = l.
-    summary.forward_steps = 2 * steps;
-    summary.recomputed_steps = steps;
-    summary.reversed_steps = steps;
-    summary.rhs_evaluations_forward = forward_counters.rhs_evaluations;
-    summary.rhs_evaluations_reverse = total.rhs_evaluations - forward_counters.rhs_evaluations;
-    summary.vjp_evaluations = total.vjp_evaluations;
-    summary.stores = steps;
-    summary.restores = steps;
-    summary.storage.peak_memory_bytes = steps * bytes_per_state;
-    summary.t_final = final_carry.t;
+    finish(summary, steps, forward_counters, closed.t_final);
     if (options_.assess_health)
-      summary.health = assess_gradient<B>(
-          loss, y0, theta, lambda, mu,
-          steps > 0 ? relative_step_change<B>(y, states_[static_cast<std::size_t>(steps - 1)])
-                    : std::numeric_limits<double>::quiet_NaN(),
-          steps);
-
+      summary.health = assess_gradient<B>(loss, y0, theta, lambda, mu, closed.final_change, steps);
     result.loss = loss;
     result.grad_y0 = std::move(lambda);
     result.grad_theta = std::move(mu);
@@ -222,11 +142,81 @@ class StoreAllAdjoint {
   }
 
  private:
-  double observe(const Carry& carry, const Vector& y, Vector& grad) {
-    if (!objective_.observes(carry.step, carry.t)) return 0.0;
-    const double value = objective_.observation(carry.step, carry.t, y, grad);
-    detail::require_finite_value(value, "observation term", carry.step, carry.t);
-    return value;
+  std::int64_t bytes_per_state() const {
+    return stepper_.state_size() * static_cast<std::int64_t>(sizeof(double)) +
+           static_cast<std::int64_t>(sizeof(Carry));
+  }
+  std::int64_t memory_limit() const {
+    return options_.memory_limit_bytes > 0 ? options_.memory_limit_bytes
+                                           : detail::half_physical_memory();
+  }
+
+  // A run of known length is checked against the memory limit and its storage allocated before
+  // the first step.
+  void reserve_storage() {
+    const Index planned = run_end_.length_known() ? stepper_.planned_steps() : -1;
+    if (planned <= 0) return;
+    detail::require_observed_steps_planned(objective_, planned);
+    const std::int64_t limit = memory_limit(), bytes = bytes_per_state();
+    if (planned > limit / bytes)
+      detail::fail<InvalidArgument>(
+          "store-all would keep ", planned, " states of ", bytes, " bytes (",
+          planned * bytes / (1 << 20), " MiB), above the memory limit of ", limit / (1 << 20),
+          " MiB; use the checkpointed driver or raise memory_limit_bytes");
+    ensure_capacity(planned);
+  }
+
+  // Stores (y_n, carry_n) for n = 0 … l−1 and sums their observations into `loss`; returns with
+  // y = the ordinary step from y_{l−1} and its carry.
+  Carry forward_sweep(const Vector& y0, const Vector& theta,
+                      const detail::AdjointSteps<Stepper>& adjoint, Vector& y, Vector& grad,
+                      double& loss) {
+    const std::int64_t limit = memory_limit(), bytes = bytes_per_state();
+    B::copy(y0, y);
+    Carry carry = stepper_.initial_carry(y, theta);
+    detail::notify(options_.observer, StepKind::start, carry.step, carry.t);
+    Index count = 0;
+    for (;;) {
+      if (count >= static_cast<Index>(states_.size())) {
+        if ((count + 1) > limit / bytes)
+          detail::fail<InvalidArgument>(
+              "store-all passed the memory limit of ", limit / (1 << 20), " MiB at step ", count,
+              " (t = ", carry.t, "); use the checkpointed driver or raise memory_limit_bytes");
+        states_.push_back(B::zeros(stepper_.state_size()));
+        carries_.push_back(Carry{});
+      }
+      loss += adjoint.observe(carry, y, grad);
+      // Streaming stores: the state is read again only in the reverse sweep (backend.hpp).
+      copy_streaming<B>(y, states_[static_cast<std::size_t>(count)]);
+      carries_[static_cast<std::size_t>(count)] = carry;
+      stepper_.step(y, carry, theta);
+      ++count;
+      if (options_.check_finite) detail::require_finite_state<B>(y, carry);
+      detail::notify(options_.observer, StepKind::forward, carry.step, carry.t);
+      if (run_end_.ends_at(carry, y)) return carry;
+    }
+  }
+
+  // The forward sweep advances l steps and each reverse step re-runs one: l + p with p = l.
+  // `forward`: the stepper's counters after the forward sweep.
+  template <class Counters>
+  void finish(Summary& summary, Index steps, const Counters& forward, double t_final) {
+    const auto& total = stepper_.counters();
+    detail::SweepCounts counts;
+    counts.steps = steps;
+    counts.rejected_steps = forward.rejected_attempts;
+    counts.forward_steps = 2 * steps;
+    counts.recomputed_steps = steps;
+    counts.reversed_steps = steps;
+    counts.rhs_evaluations_forward = forward.rhs_evaluations;
+    counts.rhs_evaluations_reverse = total.rhs_evaluations - forward.rhs_evaluations;
+    counts.vjp_evaluations = total.vjp_evaluations;
+    counts.stores = steps;
+    counts.restores = steps;
+    counts.t_final = t_final;
+    detail::finish_summary<B>(summary, detail::describe_method(stepper_), "store-all",
+                              stepper_.state_size(), stepper_.parameter_size(), counts);
+    summary.storage.peak_memory_bytes = steps * bytes_per_state();
   }
 
   void ensure_capacity(Index steps) {

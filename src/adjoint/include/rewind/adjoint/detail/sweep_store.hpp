@@ -1,0 +1,104 @@
+// rewind/adjoint/detail/sweep_store.hpp — the snapshot store of a checkpointed sweep, set up from
+// its plan in one place: memory slots in a MemorySnapshotStore kept from run to run while the
+// slot count and state size stay the same; host or disk levels in a store of their own; the
+// restore lookaheads that start disk (and host) reads early. Internal to rwd::CheckpointedAdjoint.
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "rewind/carry.hpp"
+#include "rewind/error.hpp"
+#include "rewind/schedule/checkpoint_plan.hpp"
+#include "rewind/schedule/online_schedule.hpp"
+#include "rewind/store/disk_snapshot_store.hpp"
+#include "rewind/store/memory_snapshot_store.hpp"
+#include "rewind/store/restore_lookahead.hpp"
+#include "rewind/store/snapshot_store.hpp"
+#include "rewind/store/store_for_plan.hpp"
+#include "rewind/store/tiered_snapshot_store.hpp"
+
+namespace rwd::detail {
+
+// The memory store of the last memory-only run, kept for the next: a store of many slots
+// (store-all with stages holds l·s states) costs more to allocate and first touch than the
+// forward sweep that fills it, so it is allocated again only when the slots or the state size
+// change — as StoreAllAdjoint keeps its stored states. Emptied (reset) before each run.
+template <class B>
+class MemoryStoreCache {
+ public:
+  MemorySnapshotStore<B, Carry>& get(int slots, Index state_size) {
+    slots = std::max(slots, 1);
+    if (store_ && store_->slots() == slots && store_->state_size() == state_size) {
+      store_->reset();
+    } else {
+      store_.reset();  // the old one goes first: never both at once
+      store_ = std::make_unique<MemorySnapshotStore<B, Carry>>(slots, state_size);
+    }
+    return *store_;
+  }
+
+ private:
+  std::unique_ptr<MemorySnapshotStore<B, Carry>> store_;
+};
+
+// The store a sweep runs on, and what reads ahead of it.
+template <class B>
+struct SweepStore {
+  std::unique_ptr<SnapshotStore<B, Carry>> own;  // a store with a host or disk level
+  SnapshotStore<B, Carry>* store = nullptr;      // `own`, or the reused memory store
+  // The reused memory store, whose slots stage snapshots are computed into directly.
+  MemorySnapshotStore<B, Carry>* in_place = nullptr;
+  std::optional<RestoreLookahead> lookahead;       // disk reads
+  std::optional<RestoreLookahead> host_lookahead;  // host reads (three levels)
+
+  SnapshotStore<B, Carry>* operator->() const { return store; }
+
+  // Starts the reads that action number `index` will need (call before executing it).
+  void prefetch_before(Index index) {
+    if (lookahead)
+      if (const auto fetch = lookahead->before(index)) store->prefetch(fetch->slot, fetch->step);
+    if (host_lookahead)
+      if (const auto fetch = host_lookahead->before(index))
+        store->prefetch(fetch->slot, fetch->step);
+  }
+};
+
+// The store of a planned sweep: memory-only plans reuse the cached memory store, others get
+// the store the plan asks for (rwd::make_snapshot_store), checked against `levels` first.
+template <class B>
+SweepStore<B> open_planned_store(const CheckpointPlan& plan, Index state_size,
+                                 const DiskStoreOptions& disk, const ProcessSlice& slice,
+                                 const SnapshotLevelLimits& levels, MemoryStoreCache<B>& memory) {
+  SweepStore<B> out;
+  if (plan.kind != ScheduleKind::three_level && plan.host_slots_used == 0 &&
+      plan.disk_slots_used == 0) {
+    out.store = out.in_place = &memory.get(static_cast<int>(plan.memory_slots_used), state_size);
+  } else {
+    out.own = make_snapshot_store<B, Carry>(plan, state_size, disk, slice, levels);
+    out.store = out.own.get();
+  }
+  out.lookahead = make_restore_lookahead(plan);
+  out.host_lookahead = make_host_restore_lookahead(plan);
+  return out;
+}
+
+// The store of the online schedule: every snapshot in memory, or every one in the disk level
+// (whose reads start ahead once the run's end is known).
+template <class B>
+SweepStore<B> open_online_store(const OnlineSchedule& online, bool on_disk, Index state_size,
+                                const DiskStoreOptions& disk, const ProcessSlice& slice,
+                                MemoryStoreCache<B>& memory) {
+  SweepStore<B> out;
+  if (!on_disk) {
+    out.store = out.in_place = &memory.get(online.slots(), state_size);
+    return out;
+  }
+  out.own =
+      std::make_unique<TieredSnapshotStore<B, Carry>>(0, online.slots(), state_size, disk, slice);
+  out.store = out.own.get();
+  return out;
+}
+
+}  // namespace rwd::detail
