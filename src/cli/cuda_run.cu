@@ -62,36 +62,10 @@ RunReport run_gradient_on_cuda(const RunSettings& settings, const PlanCallback& 
     ++device_report.samples;
   };
   RunReport report;
-  switch (settings.problem->id) {
-    case ProblemId::gray_scott: {
-      GrayScott<ThrustBackend> problem(settings.n);
-      sample();
-      report = detail::run_on_backend(problem, settings, on_plan, sample);
-      break;
-    }
-    case ProblemId::heat2d: {
-      Heat2D<ThrustBackend> problem(settings.n);
-      sample();
-      report = detail::run_on_backend(problem, settings, on_plan, sample);
-      break;
-    }
-    case ProblemId::lorenz96: {
-      Lorenz96<ThrustBackend> problem(settings.n);
-      sample();
-      report = detail::run_on_backend(problem, settings, on_plan, sample);
-      break;
-    }
-    case ProblemId::brusselator: {
-      DeviceBrusselator2D<ThrustBackend> problem(settings.n);
-      sample();
-      report = detail::run_on_backend(problem, settings, on_plan, sample);
-      break;
-    }
-    default:
-      rwd::detail::fail<InvalidArgument>(
-          "--backend cuda: ", settings.problem->name,
-          " has no device right-hand side; the problems that do: ", device_problem_list());
-  }
+  detail::with_device_model<ThrustBackend>("cuda", settings, [&](const auto& problem) {
+    sample();  // the problem's own device memory, before the run
+    report = detail::run_on_backend(problem, settings, on_plan, sample);
+  });
   sample();
   report.device = device_report;
   return report;

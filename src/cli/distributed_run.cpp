@@ -1,6 +1,9 @@
 // src/cli/distributed_run.cpp — see distributed_run.hpp.
 #include "distributed_run.hpp"
 
+#include <optional>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "problem_parameters.hpp"
@@ -14,6 +17,13 @@
 namespace rwd::cli {
 namespace {
 
+// The forms of the built-in problems whose state splits across ranks (those whose facts say
+// distributed_form), each constructed as Model(n, communicator) and found by its name.
+template <class... Models>
+struct ModelList {};
+using DistributedModels =
+    ModelList<DistributedGrayScott, DistributedHeat2D, DistributedLorenz96, DistributedBrusselator>;
+
 template <class P>
 RunReport run_split(const P& problem, const RunSettings& settings, const PlanCallback& on_plan) {
   using B = typename P::Backend;
@@ -26,44 +36,47 @@ RunReport run_split(const P& problem, const RunSettings& settings, const PlanCal
   return run_gradient(problem, y0, theta, P::parameter_names(), settings, on_plan);
 }
 
+// Whether Model is the split form of `problem` (its name, in any of the accepted spellings).
+template <class Model>
+bool splits(const ProblemInfo& problem) {
+  return find_problem(Model::name) == &problem;
+}
+
+// Runs the model of the list that is the split form of the settings' problem; nullopt if none is.
+template <class... Models>
+std::optional<RunReport> run_named_split(ModelList<Models...>, const RunSettings& settings,
+                                         const PlanCallback& on_plan, const Communicator& world) {
+  std::optional<RunReport> report;
+  const auto run_if_named = [&]<class Model>(std::type_identity<Model>) {
+    if (!report && splits<Model>(*settings.problem))
+      report = run_split(Model(settings.n, world), settings, on_plan);
+  };
+  (run_if_named(std::type_identity<Models>{}), ...);
+  return report;
+}
+
 }  // namespace
 
 bool splits_across_ranks(const ProblemInfo& problem) {
-  switch (problem.id) {
-    case ProblemId::gray_scott:
-    case ProblemId::heat2d:
-    case ProblemId::lorenz96:
-    case ProblemId::brusselator:
-      return true;
-    default:
-      return false;
-  }
+  return problem.distributed_form;
 }
 
 std::string problems_split_across_ranks() {
   std::string names;
   for (const ProblemInfo& p : problem_table())
-    if (splits_across_ranks(p)) names += (names.empty() ? "" : ", ") + std::string(p.name);
+    if (splits_across_ranks(p)) names += (names.empty() ? "" : ", ") + p.name;
   return names;
 }
 
 RunReport run_gradient_across_ranks(const RunSettings& settings, const PlanCallback& on_plan) {
   const Communicator world = Communicator::world();
-  switch (settings.problem->id) {
-    case ProblemId::gray_scott:
-      return run_split(DistributedGrayScott(settings.n, world), settings, on_plan);
-    case ProblemId::heat2d:
-      return run_split(DistributedHeat2D(settings.n, world), settings, on_plan);
-    case ProblemId::lorenz96:
-      return run_split(DistributedLorenz96(settings.n, world), settings, on_plan);
-    case ProblemId::brusselator:
-      return run_split(DistributedBrusselator(settings.n, world), settings, on_plan);
-    default:
-      rwd::detail::fail<InvalidArgument>(
-          settings.problem->name, " does not split its state across ranks (", world.size(),
-          " ranks here); the problems that do: ", problems_split_across_ranks(),
-          ". Run it without mpirun");
-  }
+  std::optional<RunReport> report = run_named_split(DistributedModels{}, settings, on_plan, world);
+  if (!report)
+    rwd::detail::fail<InvalidArgument>(
+        settings.problem->name, " does not split its state across ranks (", world.size(),
+        " ranks here); the problems that do: ", problems_split_across_ranks(),
+        ". Run it without mpirun");
+  return std::move(*report);
 }
 
 }  // namespace rwd::cli

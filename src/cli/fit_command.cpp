@@ -206,12 +206,10 @@ Json plot_json(const FitReport& report) {
   const FitSettings& settings = report.settings;
   const Observations& observations = settings.observations;
   Json j = fit_json(report);
-  const ProblemId id = settings.run.problem->id;
   const Index n = settings.run.n;
   const Index cells = n * n;
   const Index count = observations.field.count;
-  const bool grid =
-      (id == ProblemId::gray_scott || id == ProblemId::heat2d) && cells > 0 && count % cells == 0;
+  const bool grid = settings.run.problem->grid_fields && cells > 0 && count % cells == 0;
   const auto column = [](const Eigen::MatrixXd& m, Eigen::Index k, Index from, Index size) {
     Json out = Json::array();
     for (Index i = 0; i < size; ++i) out.push_back(m(from + i, k));

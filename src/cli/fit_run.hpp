@@ -23,7 +23,7 @@
 // --fit-initial-state estimates y0 too (starting from the file's initial state, or the first
 // point), so that a noisy first measurement is not taken as exact.
 //
-// Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
+// Free of CLI11/JSON.
 #pragma once
 
 #include <chrono>
@@ -155,8 +155,8 @@ inline ParameterBounds parse_bounds_text(const char* flag, const std::string& na
 // The bounds a parameter has without --bounds: its model's domain.
 inline ParameterBounds domain_bounds(const ProblemInfo& info, const std::string& name) {
   const double inf = std::numeric_limits<double>::infinity();
-  return parameter_domain(info.id, name) == ParameterDomain::any ? ParameterBounds{-inf, inf}
-                                                                 : ParameterBounds{0.0, inf};
+  return info.parameter_domain(name) == ParameterDomain::any ? ParameterBounds{-inf, inf}
+                                                             : ParameterBounds{0.0, inf};
 }
 
 }  // namespace detail
@@ -187,16 +187,12 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
     if (!std::filesystem::exists(options.data))
       rwd::detail::fail<InvalidArgument>("--data '", options.data, "' does not exist");
     const training::TimeSeries series = training::load_time_series(options.data);
-    settings.series =
-        with_problem(info, options.n.value_or(info.default_n),
-                     [&](const auto&, const Eigen::VectorXd& y0, const Eigen::VectorXd& theta,
-                         const std::vector<std::string>& names) {
-                       return series_observations(
-                           options.data, series, info.name,
-                           info.sized() ? options.n.value_or(info.default_n) : 0, names, theta,
-                           static_cast<Index>(y0.size()), options.method.value_or("rk4"),
-                           *options.dt, options.validation);
-                     });
+    const ProblemDefaults defaults = info.defaults(options.n.value_or(info.default_n));
+    settings.series = series_observations(
+        options.data, series, info.name, info.sized() ? options.n.value_or(info.default_n) : 0,
+        defaults.parameter_names, defaults.parameters,
+        static_cast<Index>(defaults.initial_state.size()), options.method.value_or("rk4"),
+        *options.dt, options.validation);
     observations = settings.series->training;
     settings.data_file = options.data;
   } else {
@@ -207,7 +203,7 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   }
   const std::string& source = options.data.empty() ? options.observations : options.data;
   const ProblemInfo* recorded = find_problem(observations.problem);
-  if (!recorded || recorded->id != info.id)
+  if (recorded != &info)
     rwd::detail::fail<InvalidArgument>("--observations '", source, "' observes ",
                                        observations.problem, ", not ", info.name);
   if (options.n && (!info.sized() || *options.n != observations.size))
@@ -228,10 +224,9 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
     settings.run.checkpoint.request = PlanRequest::store_all();
 
   // The problem's names and default θ (the start of a fitted parameter without --start).
-  const auto [names, defaults] =
-      with_problem(info, settings.run.n,
-                   [](const auto&, const auto&, const Eigen::VectorXd& theta,
-                      const std::vector<std::string>& names) { return std::pair(names, theta); });
+  const ProblemDefaults problem_defaults = info.defaults(settings.run.n);
+  const std::vector<std::string>& names = problem_defaults.parameter_names;
+  const Eigen::VectorXd& defaults = problem_defaults.parameters;
   if (names != observations.parameter_names)
     rwd::detail::fail<InvalidArgument>("--observations '", source, "' names other parameters than ",
                                        info.name, " has");
@@ -298,8 +293,6 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   return settings;
 }
 
-using FitIterationCallback = std::function<void(const FitIteration&)>;
-
 // The observations of a shorter run: the first `count` observed steps, the horizon ending at the
 // last of them (what a file generated with that horizon would hold).
 inline Observations first_observations(const Observations& observations, Index count) {
@@ -323,145 +316,139 @@ inline Index stage_observation_count(const Observations& observations, int stage
   return std::max<Index>(count, 1);
 }
 
-// Called before each stage of a continuation: stage (1-based), stages, its horizon and number of
-// observed steps.
-using FitStageCallback = std::function<void(int, int, Index, Index)>;
-
-inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback& on_iteration = {},
-                         const FitStageCallback& on_stage = {}) {
+// The fit of `problem` (on the Eigen backend): what ProblemInfo::fit does for a built-in problem.
+template <class P>
+FitReport run_fit_on(const P& problem, const FitSettings& settings,
+                     const FitIterationCallback& on_iteration, const FitStageCallback& on_stage) {
   const auto start = std::chrono::steady_clock::now();
   const Observations& observations = settings.observations;
   const ProblemInfo& info = *settings.run.problem;
   FitReport report;
   report.settings = settings;
-  with_problem(
-      info, settings.run.n,
-      [&](const auto& problem, const Eigen::VectorXd& y0_default, const Eigen::VectorXd&,
-          const std::vector<std::string>& names) {
-        report.parameter_names = names;
-        Eigen::VectorXd y0 = observations.initial_state;  // the start; fitted in turn if asked
-        if (y0.size() != y0_default.size())
-          rwd::detail::fail<InvalidArgument>("the observation file's initial state has ", y0.size(),
-                                             " components; ", info.name, " of this size has ",
-                                             y0_default.size());
-        report.state_size = static_cast<Index>(y0.size());
-        rwd::FitOptions fit;
-        for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
-        fit.bounds = settings.bounds;
-        fit.max_evaluations = settings.max_evaluations;
-        if (settings.fit_initial_state)
-          for (Index i = 0; i < y0.size(); ++i) {
-            fit.fitted_initial_state.push_back(i);
-            fit.initial_state_bounds.push_back({});
-          }
-        double stage_start = 0.0;  // seconds since the fit began, when this stage began
-        const auto since_start = [&] {
-          return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        };
-        if (on_iteration)
-          fit.on_iteration = [&](const FitIteration& it) {
-            FitIteration shifted = it;
-            shifted.seconds += stage_start;
-            on_iteration(shifted);
-          };
-        Eigen::VectorXd theta = settings.theta_start;
-        FitResult joined;
-        for (int stage = 1; stage <= settings.stages; ++stage) {
-          const bool last = stage == settings.stages;
-          const Observations part =
-              last ? observations
-                   : first_observations(observations, stage_observation_count(observations, stage,
-                                                                              settings.stages));
-          if (on_stage)
-            on_stage(stage, settings.stages, part.steps,
-                     static_cast<Index>(part.observed_steps.size()));
-          stage_start = since_start();
-          RunSettings run = settings.run;
-          // A two-level plan's disk costs depend on the step, not the horizon: measured in the
-          // first stage, reused by the others.
-          if (report.checkpoint.disk_costs_measured) {
-            run.checkpoint.disk_write_cost = report.checkpoint.plan.costs.disk_write_time;
-            run.checkpoint.disk_read_cost = report.checkpoint.plan.costs.disk_read_time;
-          }
-          run.control.steps = part.steps;
-          run.grid =
-              IntervalGrid{0.0, static_cast<double>(part.steps) * run.control.dt, part.steps};
-          const Objective<EigenBackend> objective = observation_misfit(part, settings.sigma);
-          with_stepper(problem, run, run.control, [&](auto& stepper) {
-            CheckpointReport checkpointing = report.checkpoint;  // the measured costs carry on
-            auto [request, driver_options] =
-                checkpoint_request(problem, run, y0, theta, checkpointing);
-            const CheckpointPlan& plan = plan_within_memory(request, part.steps, checkpointing);
-            report.checkpoint = checkpointing;
-            const FitResult result =
-                fit_parameters(stepper, objective, y0, theta, fit, plan, driver_options);
-            report.stages.push_back({part.steps, static_cast<Index>(part.observed_steps.size()),
-                                     result.iterations, result.evaluations, result.loss,
-                                     result.theta, result.stop_reason});
-            const int previous_evaluations = joined.evaluations;
-            for (FitIteration it : result.history) {
-              it.evaluations += previous_evaluations;
-              it.seconds += stage_start;
-              joined.history.push_back(it);
-              report.history_stage.push_back(stage);
-            }
-            joined.iterations += result.iterations;
-            joined.evaluations += result.evaluations;
-            joined.theta = result.theta;
-            joined.loss = result.loss;
-            joined.gradient = result.gradient;
-            joined.initial_state = result.initial_state;
-            joined.initial_state_gradient = result.initial_state_gradient;
-            joined.stop_reason = result.stop_reason;
-            joined.failed = result.failed;
-            joined.failure = result.failure;
-            joined.summary = result.summary;
-            theta = result.theta;
-            y0 = result.initial_state;
-            if (!last) return;
-            if (settings.uncertainty && !result.failed)
-              report.uncertainty =
-                  parameter_uncertainty(stepper, objective, result, fit, plan, driver_options);
-            report.start_prediction =
-                observe_trajectory(stepper, observations.initial_state, settings.theta_start,
-                                   observations.observed_steps, observations.field, 0.0, 0);
-            report.fit_prediction =
-                observe_trajectory(stepper, result.initial_state, result.theta,
-                                   observations.observed_steps, observations.field, 0.0, 0);
-          });
-          if (joined.failed) break;
-        }
-        if (joined.failed && report.stages.size() < static_cast<std::size_t>(settings.stages))
-          joined.failure = "stage " + std::to_string(report.stages.size()) + " of " +
-                           std::to_string(settings.stages) + ": " + joined.failure;
-        report.result = std::move(joined);
-        if (settings.series && report.result.initial_state.size() == y0.size()) {
-          // Every point of the series, held-out ones included, from the fit's θ and y0.
-          const Observations& all = settings.series->all;
-          RunSettings run = settings.run;
-          run.control.steps = all.steps;
-          run.grid = IntervalGrid{0.0, static_cast<double>(all.steps) * run.control.dt, all.steps};
-          with_stepper(problem, run, run.control, [&](auto& stepper) {
-            report.series_prediction =
-                observe_trajectory(stepper, report.result.initial_state, report.result.theta,
-                                   all.observed_steps, all.field, 0.0, 0);
-          });
-          const Index first = settings.series->training_points;
-          const Index held = static_cast<Index>(all.observed_steps.size()) - first;
-          if (held > 0)
-            report.held_out_rmse =
-                ((report.series_prediction.rightCols(held) - all.data.rightCols(held))
-                     .array()
-                     .square()
-                     .rowwise()
-                     .sum() /
-                 static_cast<double>(held))
-                    .sqrt()
-                    .matrix();
-        }
-      });
+  const Eigen::VectorXd y0_default = problem.default_initial_state();
+  const std::vector<std::string> names = problem.parameter_names();
+  report.parameter_names = names;
+  Eigen::VectorXd y0 = observations.initial_state;  // the start; fitted in turn if asked
+  if (y0.size() != y0_default.size())
+    rwd::detail::fail<InvalidArgument>("the observation file's initial state has ", y0.size(),
+                                       " components; ", info.name, " of this size has ",
+                                       y0_default.size());
+  report.state_size = static_cast<Index>(y0.size());
+  rwd::FitOptions fit;
+  for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
+  fit.bounds = settings.bounds;
+  fit.max_evaluations = settings.max_evaluations;
+  if (settings.fit_initial_state)
+    for (Index i = 0; i < y0.size(); ++i) {
+      fit.fitted_initial_state.push_back(i);
+      fit.initial_state_bounds.push_back({});
+    }
+  double stage_start = 0.0;  // seconds since the fit began, when this stage began
+  const auto since_start = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  if (on_iteration)
+    fit.on_iteration = [&](const FitIteration& it) {
+      FitIteration shifted = it;
+      shifted.seconds += stage_start;
+      on_iteration(shifted);
+    };
+  Eigen::VectorXd theta = settings.theta_start;
+  FitResult joined;
+  for (int stage = 1; stage <= settings.stages; ++stage) {
+    const bool last = stage == settings.stages;
+    const Observations part =
+        last ? observations
+             : first_observations(observations,
+                                  stage_observation_count(observations, stage, settings.stages));
+    if (on_stage)
+      on_stage(stage, settings.stages, part.steps, static_cast<Index>(part.observed_steps.size()));
+    stage_start = since_start();
+    RunSettings run = settings.run;
+    // A two-level plan's disk costs depend on the step, not the horizon: measured in the
+    // first stage, reused by the others.
+    if (report.checkpoint.disk_costs_measured) {
+      run.checkpoint.disk_write_cost = report.checkpoint.plan.costs.disk_write_time;
+      run.checkpoint.disk_read_cost = report.checkpoint.plan.costs.disk_read_time;
+    }
+    run.control.steps = part.steps;  // BDF: as many macro-intervals
+    const Objective<EigenBackend> objective = observation_misfit(part, settings.sigma);
+    with_stepper(problem, run, run.control, [&](auto& stepper) {
+      CheckpointReport checkpointing = report.checkpoint;  // the measured costs carry on
+      auto [request, driver_options] = checkpoint_request(problem, run, y0, theta, checkpointing);
+      const CheckpointPlan& plan = plan_within_memory(request, part.steps, checkpointing);
+      report.checkpoint = checkpointing;
+      const FitResult result =
+          fit_parameters(stepper, objective, y0, theta, fit, plan, driver_options);
+      report.stages.push_back({part.steps, static_cast<Index>(part.observed_steps.size()),
+                               result.iterations, result.evaluations, result.loss, result.theta,
+                               result.stop_reason});
+      const int previous_evaluations = joined.evaluations;
+      for (FitIteration it : result.history) {
+        it.evaluations += previous_evaluations;
+        it.seconds += stage_start;
+        joined.history.push_back(it);
+        report.history_stage.push_back(stage);
+      }
+      joined.iterations += result.iterations;
+      joined.evaluations += result.evaluations;
+      joined.theta = result.theta;
+      joined.loss = result.loss;
+      joined.gradient = result.gradient;
+      joined.initial_state = result.initial_state;
+      joined.initial_state_gradient = result.initial_state_gradient;
+      joined.stop_reason = result.stop_reason;
+      joined.failed = result.failed;
+      joined.failure = result.failure;
+      joined.summary = result.summary;
+      theta = result.theta;
+      y0 = result.initial_state;
+      if (!last) return;
+      if (settings.uncertainty && !result.failed)
+        report.uncertainty =
+            parameter_uncertainty(stepper, objective, result, fit, plan, driver_options);
+      report.start_prediction =
+          observe_trajectory(stepper, observations.initial_state, settings.theta_start,
+                             observations.observed_steps, observations.field, 0.0, 0);
+      report.fit_prediction =
+          observe_trajectory(stepper, result.initial_state, result.theta,
+                             observations.observed_steps, observations.field, 0.0, 0);
+    });
+    if (joined.failed) break;
+  }
+  if (joined.failed && report.stages.size() < static_cast<std::size_t>(settings.stages))
+    joined.failure = "stage " + std::to_string(report.stages.size()) + " of " +
+                     std::to_string(settings.stages) + ": " + joined.failure;
+  report.result = std::move(joined);
+  if (settings.series && report.result.initial_state.size() == y0.size()) {
+    // Every point of the series, held-out ones included, from the fit's θ and y0.
+    const Observations& all = settings.series->all;
+    RunSettings run = settings.run;
+    run.control.steps = all.steps;
+    with_stepper(problem, run, run.control, [&](auto& stepper) {
+      report.series_prediction =
+          observe_trajectory(stepper, report.result.initial_state, report.result.theta,
+                             all.observed_steps, all.field, 0.0, 0);
+    });
+    const Index first = settings.series->training_points;
+    const Index held = static_cast<Index>(all.observed_steps.size()) - first;
+    if (held > 0)
+      report.held_out_rmse = ((report.series_prediction.rightCols(held) - all.data.rightCols(held))
+                                  .array()
+                                  .square()
+                                  .rowwise()
+                                  .sum() /
+                              static_cast<double>(held))
+                                 .sqrt()
+                                 .matrix();
+  }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
+}
+
+inline FitReport run_fit(const FitSettings& settings, const FitIterationCallback& on_iteration = {},
+                         const FitStageCallback& on_stage = {}) {
+  return settings.run.problem->fit(settings, on_iteration, on_stage);
 }
 
 }  // namespace rwd::cli

@@ -158,49 +158,21 @@ inline const char* fd_verdict(const FiniteDifferenceCheck& fd) {
   return "disagree";
 }
 
-// Calls f with the stepper the settings ask for: CVODES BDF on intervals (--method bdf) or the
-// Runge–Kutta method with `control` (the settings' own, or frozen steps for the spot check).
-// Whether the CVODES stepper can run on backend B (it has an N_Vector there).
-template <class B>
-inline constexpr bool kCvodesRunsOn = requires {
-  CvodesVectorTraits<B>::matrix_solvers;
-};
-
+// Calls f with the stepper of the settings' method (rwd::with_stepper, the one factory) with
+// `control` (the settings' own, or frozen steps for the spot check).
 template <class P, class F>
 decltype(auto) with_stepper(const P& problem, const RunSettings& settings,
                             const StepControl& control, F&& f) {
-  if constexpr (!kCvodesRunsOn<typename P::Backend>) {
-    // resolve_run_settings refuses --method bdf on such backends before any work.
-    if (settings.bdf)
-      rwd::detail::fail<InvalidArgument>("--method bdf does not run on backend ", P::Backend::name);
-  } else if (settings.bdf) {
-    CvodesOptions options = settings.bdf_options;
-    // Semi-discretised PDEs state their band: the band solver instead of a dense n × n one —
-    // in one process. Across ranks only the matrix-free GMRES solver distributes (the stepper
-    // refuses --linear-solver dense or band there).
-    if constexpr (!std::is_same_v<typename P::Backend, EigenBackend>) {
-      if (!settings.linear_solver_given) options.linear_solver = CvodesLinearSolver::gmres;
-    } else if constexpr (rwd::detail::HasBandWidth<P>) {
-      if (!settings.linear_solver_given) options.linear_solver = CvodesLinearSolver::band;
-    }
-    CvodesIntervalStepper stepper(problem, options, settings.grid);
-    return f(stepper);
-  }
-  if constexpr (SdeProblem<P>) {
-    if (settings.sde_scheme) {
-      StochasticStepper stepper(problem, *settings.sde_scheme, control, settings.noise_seed);
-      return f(stepper);
-    }
-  }
-  ExplicitRungeKutta stepper(problem, settings.tableau, control);
-  return f(stepper);
+  return rwd::with_stepper(problem, settings.method, control, std::forward<F>(f));
 }
 
-// The sizes of the steps an adaptive run accepts (one forward sweep).
+// The sizes of the steps an adaptive run accepts (one forward sweep; adaptive runs are explicit
+// Runge–Kutta ones).
 template <class P, class V>
 std::vector<double> accepted_step_sizes(const P& problem, const RunSettings& settings, const V& y0,
                                         const V& theta) {
-  ExplicitRungeKutta probe(problem, settings.tableau, settings.control);
+  ExplicitRungeKutta probe(problem, std::get<ExplicitRungeKuttaMethod>(settings.method).tableau,
+                           settings.control);
   V y = y0;
   Carry carry = probe.initial_carry(y, theta);
   std::vector<double> sizes;
@@ -262,8 +234,8 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& settings,
     // BDF's adjoint is CVODES's continuous one, accurate to a multiple of the tolerance, not to
     // round-off: agreement within 10⁴ · rtol (measured: Robertson 7e-7 at rtol 1e-6, the
     // Brusselator 3e-3 at rtol 1e-6 and 3e-6 at 1e-9 — about 3000 · rtol).
-    fd.agreement =
-        settings.bdf ? std::max(kFdAgreement, 1e4 * settings.bdf_options.rtol) : kFdAgreement;
+    const auto* bdf = std::get_if<BdfMethod>(&settings.method);
+    fd.agreement = bdf ? std::max(kFdAgreement, 1e4 * bdf->options.rtol) : kFdAgreement;
     fd.verdict = fd_verdict(fd);
     return fd;
   });
@@ -309,10 +281,11 @@ double measure_step_seconds(const P& problem, const RunSettings& settings, const
 // driver adds itself (sizes, y0 and θ, method, schedule, steps): the tool's version, the problem
 // and how it is run. Costs measured before planning follow (measured_costs_line).
 inline std::string resume_identity(const RunSettings& settings) {
+  const auto* sde = std::get_if<StochasticMethod>(&settings.method);
   std::ostringstream out;
   out << "rewind = " << REWIND_VERSION << "\nproblem = " << settings.problem->name
       << "\nn = " << settings.n << "\nbackend = " << static_cast<int>(settings.backend)
-      << "\nnoise seed = " << settings.noise_seed
+      << "\nnoise seed = " << (sde ? sde->noise_seed : 0)
       << "\nadjoint cost = " << settings.checkpoint.adjoint_cost
       << "\ndisk costs = " << settings.checkpoint.disk_write_cost.value_or(-1.0) << " "
       << settings.checkpoint.disk_read_cost.value_or(-1.0) << '\n';
@@ -613,15 +586,20 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
   });
 }
 
-// Builds the problem the settings name and runs it.
+// Runs `problem` (on the Eigen backend) from its default initial state, with its default
+// parameters changed by --parameters: what ProblemInfo::run does for a built-in problem.
+template <class P>
+RunReport run_gradient_from_defaults(const P& problem, const RunSettings& settings,
+                                     const PlanCallback& on_plan) {
+  const Eigen::VectorXd y0 = problem.default_initial_state();
+  Eigen::VectorXd theta = problem.default_parameters();
+  apply_parameter_values(settings.parameters, theta);
+  return run_gradient(problem, y0, theta, problem.parameter_names(), settings, on_plan);
+}
+
+// Builds the problem the settings name and runs it (ProblemInfo::run).
 inline RunReport run_gradient(const RunSettings& settings, const PlanCallback& on_plan = {}) {
-  return with_problem(*settings.problem, settings.n,
-                      [&](const auto& problem, const Eigen::VectorXd& y0,
-                          const Eigen::VectorXd& theta, const std::vector<std::string>& names) {
-                        Eigen::VectorXd chosen = theta;
-                        apply_parameter_values(settings.parameters, chosen);
-                        return run_gradient(problem, y0, chosen, names, settings, on_plan);
-                      });
+  return settings.problem->run(settings, on_plan);
 }
 
 }  // namespace rwd::cli

@@ -173,22 +173,22 @@ nlohmann::ordered_json run_report_json(const RunReport& report) {
   j["rewind_version"] = REWIND_VERSION;
   j["problem"] = settings.problem->name;
   j["n"] = settings.problem->sized() ? Json(settings.n) : Json(nullptr);
-  j["method"] = settings.bdf          ? std::string("bdf")
-                : settings.sde_scheme ? std::string(scheme_name(*settings.sde_scheme))
-                                      : settings.tableau.name;
+  const auto* sde = std::get_if<StochasticMethod>(&settings.method);
+  const auto* bdf = std::get_if<BdfMethod>(&settings.method);
+  j["method"] = method_name(settings.method);
   // The key of the run's draws (problems with noise; null otherwise): the same seed gives the
   // same bits.
-  j["noise_seed"] = settings.sde_scheme ? Json(settings.noise_seed) : Json(nullptr);
+  j["noise_seed"] = sde ? Json(sde->noise_seed) : Json(nullptr);
   j["adaptive"] = adaptive;
   // Fixed: the step; adaptive: the first step tried (0 = chosen automatically).
   j["dt"] = number(settings.control.dt);
   j["t_final"] = number(report.summary.t_final);
-  j["rtol"] = adaptive       ? number(settings.control.rtol)
-              : settings.bdf ? number(settings.bdf_options.rtol)
-                             : Json(nullptr);
-  j["atol"] = adaptive       ? number(settings.control.atol)
-              : settings.bdf ? number(settings.bdf_options.atol.front())
-                             : Json(nullptr);
+  j["rtol"] = adaptive ? number(settings.control.rtol)
+              : bdf    ? number(bdf->options.rtol)
+                       : Json(nullptr);
+  j["atol"] = adaptive ? number(settings.control.atol)
+              : bdf    ? number(bdf->options.atol.front())
+                       : Json(nullptr);
   j["state_size"] = report.state_size;
   j["parameter_size"] = report.parameter_size;
   j["steps"] = report.summary.steps;

@@ -15,7 +15,7 @@
 // horizon; the noise is Gaussian with standard deviation --noise from a counter-based hash of
 // (--seed, step, component), the same on every machine.
 //
-// Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
+// Free of CLI11/JSON.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +42,20 @@ struct GenerateOptions {
   std::uint64_t seed = 1;                    // --seed S (of the noise), 0 … 2^64 − 1
 };
 
+// H y_k + noise at the recording's observed steps, from its initial state and parameters, stepped
+// by the method the settings name: what ProblemInfo::observe does for a built-in problem.
+template <class P>
+Eigen::MatrixXd observe_problem(const P& problem, const RunSettings& settings,
+                                const Observations& recording) {
+  Eigen::MatrixXd data;
+  with_stepper(problem, settings, settings.control, [&](auto& stepper) {
+    data = observe_trajectory(stepper, recording.initial_state, recording.parameters,
+                              recording.observed_steps, recording.field, recording.noise,
+                              recording.seed);
+  });
+  return data;
+}
+
 inline Observations generate_observations(const GenerateOptions& options) {
   if (!options.observe_every)
     rwd::detail::fail<InvalidArgument>("--observe-every K is required: observe every K steps");
@@ -61,32 +75,25 @@ inline Observations generate_observations(const GenerateOptions& options) {
                                        steps, " steps: nothing would be observed");
 
   const ProblemInfo& info = *settings.problem;
-  return with_problem(
-      info, settings.n,
-      [&](const auto& problem, const Eigen::VectorXd& y0, const Eigen::VectorXd& defaults,
-          const std::vector<std::string>& names) {
-        Observations out;
-        out.problem = info.name;
-        out.size = settings.n;
-        out.state_size = static_cast<Index>(y0.size());
-        out.method = settings.bdf ? std::string("bdf") : settings.tableau.name;
-        out.dt = settings.control.dt;
-        out.steps = steps;
-        out.parameter_names = names;
-        out.parameters = defaults;
-        apply_parameter_values(settings.parameters, out.parameters);
-        out.field = require_field("--observe", options.observe, info, out.state_size);
-        out.noise = options.noise;
-        out.seed = seed;
-        out.observed_steps = every_kth_step(steps, every);
-        out.initial_state = y0;
-        with_stepper(problem, settings, settings.control, [&](auto& stepper) {
-          out.data = observe_trajectory(stepper, y0, out.parameters, out.observed_steps, out.field,
-                                        out.noise, out.seed);
-        });
-        out.validate();
-        return out;
-      });
+  const ProblemDefaults defaults = info.defaults(settings.n);
+  Observations out;
+  out.problem = info.name;
+  out.size = settings.n;
+  out.state_size = static_cast<Index>(defaults.initial_state.size());
+  out.method = method_name(settings.method);
+  out.dt = settings.control.dt;
+  out.steps = steps;
+  out.parameter_names = defaults.parameter_names;
+  out.parameters = defaults.parameters;
+  apply_parameter_values(settings.parameters, out.parameters);
+  out.field = require_field("--observe", options.observe, info, out.state_size);
+  out.noise = options.noise;
+  out.seed = seed;
+  out.observed_steps = every_kth_step(steps, every);
+  out.initial_state = defaults.initial_state;
+  out.data = info.observe(settings, out);
+  out.validate();
+  return out;
 }
 
 }  // namespace rwd::cli

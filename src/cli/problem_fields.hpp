@@ -1,13 +1,14 @@
 // src/cli/problem_fields.hpp — the named parts of a built-in problem's state that can be observed
 // (rewind generate --observe v): "all", and per problem its fields or components.
 //
-//   auto field = rwd::cli::require_field("--observe", "v", info, /*n=*/64, /*state_size=*/8192);
+//   auto field = rwd::cli::require_field("--observe", "v", info, /*state_size=*/8192);
 //   // field.offset = 4096, field.count = 4096: Gray–Scott's v block
 //
-// Every field is a contiguous block of the state (rwd::ObservedField); problems whose species are
-// interleaved per cell (Brusselator) offer "all" only.
+// Every field is a contiguous block of the state (rwd::ObservedField), as the problem declares it
+// next to its equations (rwd::StateFieldFact); problems whose species are interleaved per cell
+// (Brusselator) offer "all" only.
 //
-// Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
+// Free of CLI11/JSON.
 #pragma once
 
 #include <string>
@@ -21,39 +22,13 @@
 
 namespace rwd::cli {
 
-// The observable fields of a problem of size n with state_size unknowns, "all" first.
+// The observable fields of a problem with state_size unknowns, "all" first, then the fields the
+// problem declares (ProblemFacts::fields), each a block of the state.
 inline std::vector<ObservedField> problem_fields(const ProblemInfo& info, Index state_size) {
   std::vector<ObservedField> fields = {{"all", 0, state_size}};
-  const auto components = [&](std::initializer_list<const char*> names) {
-    Index at = 0;
-    for (const char* name : names) fields.push_back({name, at++, 1});
-  };
-  switch (info.id) {
-    case ProblemId::gray_scott:  // y = [u; v], n² each
-      fields.push_back({"u", 0, state_size / 2});
-      fields.push_back({"v", state_size / 2, state_size / 2});
-      break;
-    case ProblemId::heat2d:
-      fields.push_back({"u", 0, state_size});
-      break;
-    case ProblemId::lotka_volterra:
-      components({"prey", "predator"});
-      break;
-    case ProblemId::lorenz63:
-    case ProblemId::stochastic_lorenz63:
-      components({"x", "y", "z"});
-      break;
-    case ProblemId::van_der_pol:
-      components({"x", "v"});
-      break;
-    case ProblemId::robertson:
-      components({"y1", "y2", "y3"});
-      break;
-    case ProblemId::linear:
-    case ProblemId::lorenz96:
-    case ProblemId::brusselator:
-    case ProblemId::ornstein_uhlenbeck:
-      break;
+  for (const StateFieldFact& field : info.fields) {
+    const Index count = state_size / field.blocks;
+    fields.push_back({field.name, field.block * count, count});
   }
   return fields;
 }

@@ -7,11 +7,11 @@
 //
 // Names are the problem's own (ProblemInfo::description lists them; `rewind run --help` too),
 // matched case-insensitively when that is unambiguous. Values are finite numbers within the
-// model's domain (parameter_domain): a diffusion coefficient or a rate must be > 0, a feed or a
-// damping >= 0; forcings and matrix entries may take any finite value. Every mistake is refused
-// with the flag, the name and the rule before any work.
+// model's domain (ProblemFacts::parameter_domain, declared by each problem): a diffusion
+// coefficient or a rate must be > 0, a feed or a damping >= 0; forcings and matrix entries may take
+// any finite value. Every mistake is refused with the flag, the name and the rule before any work.
 //
-// Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
+// Free of CLI11/JSON.
 #pragma once
 
 #include <cctype>
@@ -31,58 +31,9 @@
 
 namespace rwd::cli {
 
-// Which values a parameter may take (always finite).
-enum class ParameterDomain { any, nonnegative, positive };
-
-inline const char* parameter_domain_rule(ParameterDomain domain) {
-  switch (domain) {
-    case ParameterDomain::any:
-      return "must be finite";
-    case ParameterDomain::nonnegative:
-      return "must be finite and >= 0";
-    case ParameterDomain::positive:
-      return "must be finite and > 0";
-  }
-  return "?";
-}
-
-// The model's domain of one parameter: where a value outside it means another model (a negative
-// diffusion is ill-posed, a negative rate reverses a reaction), not a different setting of this
-// one.
-inline ParameterDomain parameter_domain(ProblemId id, std::string_view name) {
-  switch (id) {
-    case ProblemId::linear:  // entries of A: any matrix
-      return ParameterDomain::any;
-    case ProblemId::lorenz96:  // the forcing F may have either sign
-      return ParameterDomain::any;
-    case ProblemId::van_der_pol:  // mu = 0 is the harmonic oscillator
-      return ParameterDomain::nonnegative;
-    case ProblemId::gray_scott:  // feed F and kill k may vanish; diffusion may not
-      return (name == "F" || name == "k") ? ParameterDomain::nonnegative
-                                          : ParameterDomain::positive;
-    case ProblemId::heat2d:  // a source may heat or cool
-      return name == "s0" ? ParameterDomain::any : ParameterDomain::positive;
-    case ProblemId::ornstein_uhlenbeck:  // the mean mu may have either sign; no noise is allowed
-      return name == "mu"      ? ParameterDomain::any
-             : name == "sigma" ? ParameterDomain::nonnegative
-                               : ParameterDomain::positive;
-    case ProblemId::stochastic_lorenz63:  // s = 0 is the deterministic Lorenz-63
-      return name == "s" ? ParameterDomain::nonnegative : ParameterDomain::positive;
-    case ProblemId::lorenz63:
-    case ProblemId::lotka_volterra:
-    case ProblemId::robertson:
-    case ProblemId::brusselator:
-      return ParameterDomain::positive;
-  }
-  return ParameterDomain::any;
-}
-
-// The problem's parameter names in θ order (builds the problem once: cheap for every size).
+// The problem's parameter names in θ order, for the size n.
 inline std::vector<std::string> problem_parameter_names(const ProblemInfo& info, Index n) {
-  return with_problem(
-      info, n, [](const auto&, const auto&, const auto&, const std::vector<std::string>& names) {
-        return names;
-      });
+  return info.parameter_names(n);
 }
 
 // One named parameter: its index in θ and, where given, a value.
@@ -167,12 +118,8 @@ inline Index parameter_index(const char* flag, const std::string& name, const Pr
 // Refuses a value outside the parameter's domain.
 inline void check_parameter_value(const char* flag, const NamedParameter& p,
                                   const ProblemInfo& info) {
-  const ParameterDomain domain = parameter_domain(info.id, p.name);
-  const bool ok =
-      std::isfinite(p.value) && (domain == ParameterDomain::any ||
-                                 (domain == ParameterDomain::nonnegative && p.value >= 0.0) ||
-                                 (domain == ParameterDomain::positive && p.value > 0.0));
-  if (!ok)
+  const ParameterDomain domain = info.parameter_domain(p.name);
+  if (!in_parameter_domain(domain, p.value))
     rwd::detail::fail<InvalidArgument>(flag, ": ", info.name, "'s ", p.name, " = ", p.value, " ",
                                        parameter_domain_rule(domain));
 }

@@ -35,20 +35,19 @@ std::string problems_help() {
   std::string text = "Problems (defaults: --n, --dt, --steps):\n";
   for (const ProblemInfo& p : problem_table()) {
     char name[24];
-    std::snprintf(name, sizeof name, "  %-16s", p.name);
+    std::snprintf(name, sizeof name, "  %-16s", p.name.c_str());
     text += name;
     text += p.description;
     text += "\n                    ";
     if (p.sized())
-      text +=
-          "--n = " + std::string(p.size_meaning) + " (default " + std::to_string(p.default_n) + ")";
+      text += "--n = " + p.size_meaning + " (default " + std::to_string(p.default_n) + ")";
     else
       text += "fixed size " + std::to_string(p.fixed_state_size) + " (no --n)";
     text +=
         ", dt " + format_number(p.default_dt) + ", " + std::to_string(p.default_steps) + " steps";
-    if (p.alias) text += "; also '" + std::string(p.alias) + "'";
+    if (!p.alias.empty()) text += "; also '" + p.alias + "'";
     text += "\n";
-    if (p.horizon) text += "                    " + std::string(p.horizon) + "\n";
+    if (!p.horizon.empty()) text += "                    " + p.horizon + "\n";
   }
   text +=
       "  Names may use '-' for '_' (lotka-volterra, gray-scott, van-der-pol).\n"

@@ -8,7 +8,7 @@
 //
 // resolve_run_settings refuses bad input before any work, naming the command-line flag and the
 // rule ("--dt = -1 must be a finite step size > 0"), fills in the per-problem defaults of
-// problem_registry.hpp and builds the tableau and the step control.
+// problem_registry.hpp and builds the method (rwd::Method) and the step control.
 //
 // Checkpointing: the flags shared with `rewind plan` (checkpoint_flags.hpp, validated there);
 // --snapshots C, --memory BYTES, --schedule, the two-level flags or --disk select the
@@ -34,6 +34,7 @@
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/integrators/step_control.hpp"
+#include "rewind/integrators/stepper_factory.hpp"
 #include "rewind/integrators/stochastic_stepper.hpp"
 #include "rewind/types.hpp"
 
@@ -72,20 +73,15 @@ enum class RunBackend { eigen, thrust, cuda };
 struct RunSettings {
   const ProblemInfo* problem = nullptr;
   RunBackend backend = RunBackend::eigen;
-  Index n = 0;             // problem size (0 for fixed-size problems)
-  ButcherTableau tableau;  // the method (Runge–Kutta)
+  Index n = 0;  // problem size (0 for fixed-size problems)
+  // --method (rwd::Method, stepped through rwd::with_stepper): a Runge–Kutta tableau; for
+  // problems with noise (ProblemInfo::noise) euler_maruyama or milstein, with the key of the
+  // draws (--seed, default 1); or bdf, CVODES on macro-intervals, where a "step" is one interval
+  // of length --dt and --steps intervals make the horizon (--rtol, --atol, and --linear-solver
+  // when given; otherwise band when the problem has a band).
+  Method method;
   StepControl control;     // fixed (t0 = 0, dt, steps) or adaptive (0 → t_final, rtol, atol)
-  // --method bdf: CVODES on macro-intervals; a "step" is one interval of length --dt, and
-  // --steps intervals make the horizon (rwd::CvodesIntervalStepper).
-  bool bdf = false;
-  CvodesOptions bdf_options;
-  bool linear_solver_given = false;  // --linear-solver; otherwise band when the problem has a band
-  IntervalGrid grid;
-  // --method euler_maruyama | milstein, for problems with noise (ProblemInfo::noise): the
-  // rwd::StochasticStepper with the key noise_seed (--seed, default 1).
-  std::optional<SdeScheme> sde_scheme;
-  std::uint64_t noise_seed = 0;
-  std::uint64_t seed = 1;            // direction of the finite-difference spot check (--fd-seed)
+  std::uint64_t seed = 1;  // direction of the finite-difference spot check (--fd-seed)
   std::optional<double> fd_epsilon;  // nullopt: chosen from y0 (default_fd_step)
   bool fd_check = true;
   bool json = false;
@@ -179,12 +175,7 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
         "--seed is the noise seed, and ", info.name,
         " has no noise; the finite-difference check's direction is seeded by --fd-seed");
   const std::uint64_t noise_seed = options.seed.value_or(1);
-  if (sde_method) {
-    settings.sde_scheme = method == "milstein" ? SdeScheme::milstein : SdeScheme::euler_maruyama;
-    settings.noise_seed = noise_seed;
-  }
-  settings.bdf = method == "bdf";
-  if (settings.bdf) {
+  if (method == "bdf") {
     if (options.adaptive)
       rwd::detail::fail<InvalidArgument>(
           "--method bdf chooses its own steps; --adaptive is for Runge-Kutta methods");
@@ -197,23 +188,23 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
     if (rtol < 1e-15)
       detail::refuse("--rtol", rtol, "is below double-precision round-off; use >= 1e-15");
     detail::require_positive_finite("--atol", atol, "must be finite and > 0");
-    settings.bdf_options.rtol = settings.bdf_options.rtol_adjoint = rtol;
-    settings.bdf_options.atol = {atol};
-    settings.bdf_options.atol_adjoint = settings.bdf_options.atol_quadrature = atol;
-    settings.grid = IntervalGrid{0.0, static_cast<double>(steps) * dt, steps};
+    BdfMethod bdf;
+    bdf.options.rtol = bdf.options.rtol_adjoint = rtol;
+    bdf.options.atol = {atol};
+    bdf.options.atol_adjoint = bdf.options.atol_quadrature = atol;
     if (!options.linear_solver.empty()) {
-      settings.linear_solver_given = true;
       if (options.linear_solver == "dense")
-        settings.bdf_options.linear_solver = CvodesLinearSolver::dense;
+        bdf.linear_solver = CvodesLinearSolver::dense;
       else if (options.linear_solver == "band")
-        settings.bdf_options.linear_solver = CvodesLinearSolver::band;
+        bdf.linear_solver = CvodesLinearSolver::band;
       else if (options.linear_solver == "gmres")
-        settings.bdf_options.linear_solver = CvodesLinearSolver::gmres;
+        bdf.linear_solver = CvodesLinearSolver::gmres;
       else
         rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver,
                                            "' is not known (dense, band, gmres)");
     }
-    settings.tableau = ButcherTableau::rk4();  // unused: reports name the method from the stepper
+    settings.method = bdf;
+    // Each fixed step is one macro-interval (rwd::bdf_interval_grid).
     settings.control = StepControl::fixed(0.0, dt, steps);
   } else if (sde_method) {
     if (options.adaptive || options.t_final || options.rtol || options.atol)
@@ -222,21 +213,22 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
                                          "and --atol");
     if (!options.linear_solver.empty())
       rwd::detail::fail<InvalidArgument>("--linear-solver applies to --method bdf");
-    settings.tableau = ButcherTableau::euler();  // unused: reports name the method from stepper
+    settings.method = StochasticMethod{
+        method == "milstein" ? SdeScheme::milstein : SdeScheme::euler_maruyama, noise_seed};
     settings.control = StepControl::fixed(0.0, dt, steps);
   } else {
     if (!options.linear_solver.empty())
       rwd::detail::fail<InvalidArgument>(
           "--linear-solver applies to --method bdf (Runge-Kutta solves no linear systems)");
     try {
-      settings.tableau = ButcherTableau::by_name(method);
+      settings.method = method_by_name(method);  // a tableau's name: bdf and the SDEs' are above
     } catch (const InvalidArgument& e) {
       throw InvalidArgument(std::string("--method: ") + e.what() +
                             " (or bdf: CVODES on intervals)");
     }
 
     if (options.adaptive) {
-      if (!settings.tableau.has_embedded())
+      if (!std::get<ExplicitRungeKuttaMethod>(settings.method).tableau.has_embedded())
         rwd::detail::fail<InvalidArgument>(
             "--method ", method,
             " has no embedded error estimate, so it cannot take --adaptive steps; use heun, bs3, "

@@ -29,7 +29,7 @@ std::string describe_run(const RunReport& report) {
   if (settings.problem->sized())
     text += " (" + std::string(settings.problem->size_meaning) + " = " +
             std::to_string(settings.n) + ")";
-  text += ", " + settings.tableau.name;
+  text += ", " + method_name(settings.method);
   if (settings.control.is_adaptive()) {
     text += ", adaptive to t = " + format("%g", settings.control.t_final) + " (rtol " +
             format("%g", settings.control.rtol) + ", atol " + format("%g", settings.control.atol) +

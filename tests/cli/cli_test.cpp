@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../../src/cli/builtin_problems.hpp"
 #include "../../src/cli/byte_size.hpp"
 #include "../../src/cli/checkpoint_flags.hpp"
 #include "../../src/cli/extrapolated_difference.hpp"
@@ -47,13 +48,13 @@ RunOptions options_for(const std::string& problem) {
 TEST(ProblemRegistry, FindsCanonicalNamesAliasesAndSpellings) {
   for (const ProblemInfo& info : problem_table()) {
     ASSERT_NE(find_problem(info.name), nullptr) << info.name;
-    EXPECT_EQ(find_problem(info.name)->id, info.id);
+    EXPECT_EQ(find_problem(info.name), &info);
   }
-  EXPECT_EQ(find_problem("lotka-volterra")->id, ProblemId::lotka_volterra);
-  EXPECT_EQ(find_problem("vanderpol")->id, ProblemId::van_der_pol);
-  EXPECT_EQ(find_problem("van-der-pol")->id, ProblemId::van_der_pol);
-  EXPECT_EQ(find_problem("gray-scott")->id, ProblemId::gray_scott);
-  EXPECT_EQ(find_problem("Lorenz96")->id, ProblemId::lorenz96);
+  EXPECT_EQ(find_problem("lotka-volterra")->name, "lotka_volterra");
+  EXPECT_EQ(find_problem("vanderpol")->name, "van_der_pol");
+  EXPECT_EQ(find_problem("van-der-pol")->name, "van_der_pol");
+  EXPECT_EQ(find_problem("gray-scott")->name, "gray_scott");
+  EXPECT_EQ(find_problem("Lorenz96")->name, "lorenz96");
   EXPECT_EQ(find_problem("lorenz"), nullptr);
   EXPECT_EQ(find_problem(""), nullptr);
 }
@@ -72,18 +73,19 @@ TEST(ProblemRegistry, UnknownNameListsTheKnownOnes) {
 TEST(ProblemRegistry, BuildsEachProblemWithConsistentSizes) {
   for (const ProblemInfo& info : problem_table()) {
     const Index n = info.sized() ? 4 : 0;
-    with_problem(info, n,
-                 [&](const auto& problem, const auto& y0, const auto& theta,
-                     const std::vector<std::string>& names) {
-                   EXPECT_EQ(y0.size(), problem.state_size()) << info.name;
-                   EXPECT_EQ(theta.size(), problem.parameter_size()) << info.name;
-                   EXPECT_EQ(static_cast<Index>(names.size()), problem.parameter_size())
-                       << info.name;
-                   if (!info.sized()) {
-                     EXPECT_EQ(problem.state_size(), info.fixed_state_size) << info.name;
-                   }
-                   return 0;
-                 });
+    const ProblemDefaults defaults = info.defaults(n);
+    const Eigen::VectorXd& y0 = defaults.initial_state;
+    const Eigen::VectorXd& theta = defaults.parameters;
+    const std::vector<std::string>& names = defaults.parameter_names;
+    with_builtin_problem(info, n, [&](const auto& problem) {
+      EXPECT_EQ(y0.size(), problem.state_size()) << info.name;
+      EXPECT_EQ(theta.size(), problem.parameter_size()) << info.name;
+      EXPECT_EQ(static_cast<Index>(names.size()), problem.parameter_size()) << info.name;
+      if (!info.sized()) {
+        EXPECT_EQ(problem.state_size(), info.fixed_state_size) << info.name;
+      }
+      return 0;
+    });
   }
 }
 
@@ -92,7 +94,7 @@ TEST(RunSettings, PerProblemDefaults) {
   EXPECT_EQ(l96.n, 40);
   EXPECT_EQ(l96.control.steps, 200);
   EXPECT_EQ(l96.control.dt, 0.01);
-  EXPECT_EQ(l96.tableau.name, "rk4");
+  EXPECT_EQ(method_name(l96.method), "rk4");
   EXPECT_FALSE(l96.control.is_adaptive());
   EXPECT_FALSE(l96.fd_epsilon.has_value());
 
@@ -184,7 +186,7 @@ TEST(SpotCheckDirection, IsAUnitVectorThatDependsOnlyOnTheSeed) {
 TEST(GradientRun, SpotCheckAgreesOnEveryProblem) {
   for (const ProblemInfo& info : problem_table()) {
     RunOptions o = options_for(info.name);
-    if (info.sized()) o.n = info.id == ProblemId::gray_scott ? 8 : 5;
+    if (info.sized()) o.n = info.name == "gray_scott" ? 8 : 5;
     // Stiff problems run BDF by default, where a step is one interval: a few suffice.
     o.checkpoint.steps = std::to_string(info.stiff ? 6 : 50);
     if (info.stiff) o.atol = 1e-10;
@@ -292,9 +294,11 @@ TEST(ByteSize, CountsAreWholeNumbers) {
 TEST(RunSettings, NoiseSeedTakesEvery64BitValue) {
   RunOptions o = options_for("ornstein_uhlenbeck");
   o.seed = 18446744073709551615u;
-  EXPECT_EQ(resolve_run_settings(o).noise_seed, 18446744073709551615u);
+  EXPECT_EQ(std::get<StochasticMethod>(resolve_run_settings(o).method).noise_seed,
+            18446744073709551615u);
   o.seed.reset();
-  EXPECT_EQ(resolve_run_settings(o).noise_seed, 1u);  // the default
+  EXPECT_EQ(std::get<StochasticMethod>(resolve_run_settings(o).method).noise_seed,
+            1u);  // the default
   o.fd_seed = 18446744073709551615u;
   EXPECT_EQ(resolve_run_settings(o).seed, 18446744073709551615u);
 }

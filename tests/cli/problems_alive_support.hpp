@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "../../src/cli/builtin_problems.hpp"
 #include "../../src/cli/gradient_run.hpp"
 #include "../../src/cli/problem_registry.hpp"
 #include "../../src/cli/run_settings.hpp"
@@ -40,16 +41,15 @@ inline Outcome run_like_the_cli(const std::string& name, std::optional<Index> n 
   if (steps) o.checkpoint.steps = std::to_string(*steps);
   o.no_fd_check = true;
   const RunSettings s = resolve_run_settings(o);
-  return with_problem(*s.problem, s.n,
-                      [&](const auto& problem, const Eigen::VectorXd& y0,
-                          const Eigen::VectorXd& theta, const auto&) {
-                        return with_stepper(problem, s, s.control, [&](auto& stepper) {
-                          CheckpointedAdjoint driver(
-                              stepper, Objective<EigenBackend>::terminal_squared_norm());
-                          auto r = driver.run(y0, theta, revolve_schedule(20));
-                          return Outcome{r.loss, r.y_final, r.grad_y0, r.grad_theta, r.summary};
-                        });
-                      });
+  return with_builtin_problem(*s.problem, s.n, [&](const auto& problem) {
+    const Eigen::VectorXd y0 = problem.default_initial_state();
+    const Eigen::VectorXd theta = problem.default_parameters();
+    return with_stepper(problem, s, s.control, [&](auto& stepper) {
+      CheckpointedAdjoint driver(stepper, Objective<EigenBackend>::terminal_squared_norm());
+      auto r = driver.run(y0, theta, revolve_schedule(20));
+      return Outcome{r.loss, r.y_final, r.grad_y0, r.grad_theta, r.summary};
+    });
+  });
 }
 
 }  // namespace rwd::cli::testing

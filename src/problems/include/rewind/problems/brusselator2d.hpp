@@ -27,6 +27,7 @@
 #include "rewind/host_device.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/problems/problem_facts.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -221,6 +222,35 @@ class Brusselator2D {
   }
 
   Index n_;
+};
+
+template <class B>
+class DeviceBrusselator2D;  // rewind/problems/device_brusselator2d.hpp
+
+// What the tools that run problems by name know about Brusselator2D
+// (rewind/problems/problem_facts.hpp). Its species are interleaved per cell, so the state has no
+// named block but "all". Device form: DeviceBrusselator2D<B>; split across ranks:
+// rwd::DistributedBrusselator.
+struct BrusselatorDeclaration {
+  static ProblemFacts facts() {
+    return {.name = "brusselator",
+            .description =
+                "2D Brusselator on an n x n grid, no-flux, stiff (use --method bdf); "
+                "theta = (A, B, alpha)",
+            .size_meaning = "grid side n",
+            .default_n = 16,
+            .default_dt = 0.5,
+            .default_steps = 20,
+            .stiff = true,
+            .parameters = {{"A", ParameterDomain::positive},
+                           {"B", ParameterDomain::positive},
+                           {"alpha", ParameterDomain::positive}},
+            .device_form = true,
+            .distributed_form = true};
+  }
+  static Brusselator2D make(Index n) { return Brusselator2D(n); }
+  template <class B>
+  using DeviceModel = DeviceBrusselator2D<B>;
 };
 
 }  // namespace rwd

@@ -59,6 +59,7 @@
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/problems/problem_facts.hpp"
 #include "rewind/simd_clones.hpp"
 #include "rewind/types.hpp"
 
@@ -457,6 +458,37 @@ class GrayScott {
   static std::uint32_t u32(Index x) { return static_cast<std::uint32_t>(x); }
 
   Index n_;
+};
+
+// What the tools that run problems by name know about GrayScott
+// (rewind/problems/problem_facts.hpp). Device form: GrayScott<B> itself; split across ranks:
+// rwd::DistributedGrayScott.
+struct GrayScottDeclaration {
+  static ProblemFacts facts() {
+    return {.name = "gray_scott",
+            .description =
+                "Gray-Scott reaction-diffusion on a periodic n x n grid; theta = (Du, "
+                "Dv, F, k) = (0.16, 0.08, 0.037, 0.06)",
+            .size_meaning = "grid side n",
+            .default_n = 64,
+            .default_dt = 1.0,
+            .default_steps = 200,
+            .horizon =
+                "a labyrinth that fills the grid by ~3000 steps and stays (checked to 10^6 "
+                "steps, n >= 32)",
+            // Feed F and kill k may vanish; diffusion may not.
+            .parameters = {{"Du", ParameterDomain::positive},
+                           {"Dv", ParameterDomain::positive},
+                           {"F", ParameterDomain::nonnegative},
+                           {"k", ParameterDomain::nonnegative}},
+            .fields = {{"u", 0, 2}, {"v", 1, 2}},  // y = [u; v], n² each
+            .grid_fields = true,
+            .device_form = true,
+            .distributed_form = true};
+  }
+  static GrayScott<> make(Index n) { return GrayScott<>(n); }
+  template <class B>
+  using DeviceModel = GrayScott<B>;
 };
 
 }  // namespace rwd

@@ -67,6 +67,7 @@
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/problems/problem_facts.hpp"
 #include "rewind/simd_clones.hpp"
 #include "rewind/types.hpp"
 
@@ -484,6 +485,36 @@ class Heat2D {
   Index n_;
   Vector aux_;                        // [p (n values); n zeros], on the backend
   std::vector<double> profile_host_;  // p on the host, for source_shape()
+};
+
+// What the tools that run problems by name know about Heat2D (rewind/problems/problem_facts.hpp).
+// Device form: Heat2D<B> itself; split across ranks: rwd::DistributedHeat2D.
+struct Heat2DDeclaration {
+  static ProblemFacts facts() {
+    // dt = 1 is stable (and monotone) for Euler and RK4 at every n with kappa = 0.2: the limits
+    // are 2/(8 kappa) and 2.785/(8 kappa) or more (see the top of this file).
+    return {.name = "heat2d",
+            .alias = "heat",
+            .description =
+                "2D heat equation u' = kappa Lap(u) + s0 g on an n x n grid, cold "
+                "walls; theta = (kappa, s0)",
+            .size_meaning = "grid side n",
+            .default_n = 64,
+            .default_dt = 1.0,
+            .default_steps = 1000,
+            .horizon =
+                "decays to a steady state (time scale n^2/(2 pi^2 kappa) steps): at n = 64 "
+                "it stops changing near step 23 000, reported stationary",
+            // A source may heat or cool; the diffusivity must be > 0.
+            .parameters = {{"kappa", ParameterDomain::positive}, {"s0", ParameterDomain::any}},
+            .fields = {{"u", 0, 1}},
+            .grid_fields = true,
+            .device_form = true,
+            .distributed_form = true};
+  }
+  static Heat2D<> make(Index n) { return Heat2D<>(n); }
+  template <class B>
+  using DeviceModel = Heat2D<B>;
 };
 
 }  // namespace rwd

@@ -30,6 +30,7 @@
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/problems/problem_facts.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -153,6 +154,24 @@ class LinearOde {
   }
 
   Index n_;
+};
+
+// What the tools that run problems by name know about LinearOde
+// (rewind/problems/problem_facts.hpp).
+struct LinearOdeDeclaration {
+  static ProblemFacts facts() {
+    return {.name = "linear",
+            .description = "y' = A y, a damped oscillator chain; theta = the n*n entries of A",
+            .size_meaning = "dimension n",
+            .default_n = 3,
+            .default_dt = 0.01,
+            .default_steps = 200,
+            .horizon =
+                "decays like e^(-0.1 t): at n = 3, J and its gradient underflow near t = "
+                "3670 (367 000 steps), reported degenerate",
+            .sized_parameter_domain = ParameterDomain::any};  // A[i][j]: any matrix
+  }
+  static LinearOde<> make(Index n) { return LinearOde<>(n); }
 };
 
 }  // namespace rwd

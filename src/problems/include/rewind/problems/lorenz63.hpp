@@ -26,6 +26,7 @@
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/problems/problem_facts.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -105,6 +106,25 @@ class Lorenz63 {
     B::for_each_index(1, detail::Lorenz63VjpKernel{B::data(y), B::data(theta), B::data(v),
                                                    B::data(out_y), B::data(out_theta)});
   }
+};
+
+// What the tools that run problems by name know about Lorenz63 (rewind/problems/problem_facts.hpp).
+struct Lorenz63Declaration {
+  static ProblemFacts facts() {
+    return {.name = "lorenz63",
+            .description = "Lorenz-63, chaotic; theta = (sigma, rho, beta) = (10, 28, 8/3)",
+            .fixed_state_size = 3,
+            .default_dt = 0.01,
+            .default_steps = 200,
+            .horizon =
+                "dJ/dy0 grows like e^(0.9 t) and overflows double near t = 789 (78 900 "
+                "steps): a NaN/Inf error",
+            .parameters = {{"sigma", ParameterDomain::positive},
+                           {"rho", ParameterDomain::positive},
+                           {"beta", ParameterDomain::positive}},
+            .fields = state_components({"x", "y", "z"})};
+  }
+  static Lorenz63<> make(Index /*fixed size*/) { return Lorenz63<>(); }
 };
 
 }  // namespace rwd

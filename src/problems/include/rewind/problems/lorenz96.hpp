@@ -35,6 +35,7 @@
 #include "rewind/host_device.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/problems/problem_facts.hpp"
 #include "rewind/simd_clones.hpp"
 #include "rewind/types.hpp"
 
@@ -281,6 +282,28 @@ class Lorenz96 {
 
  private:
   Index n_;
+};
+
+// What the tools that run problems by name know about Lorenz96 (rewind/problems/problem_facts.hpp).
+// Device form: Lorenz96<B> itself; split across ranks: rwd::DistributedLorenz96.
+struct Lorenz96Declaration {
+  static ProblemFacts facts() {
+    return {.name = "lorenz96",
+            .description = "Lorenz-96 ring of N variables, chaotic; theta = (F) = (8)",
+            .size_meaning = "N",
+            .default_n = 40,
+            .default_dt = 0.01,
+            .default_steps = 200,
+            .horizon =
+                "at N = 40 dJ/dy0 grows like e^(1.7 t) and overflows double near t = 418 "
+                "(41 800 steps): a NaN/Inf error",
+            .parameters = {{"F", ParameterDomain::any}},  // the forcing may have either sign
+            .device_form = true,
+            .distributed_form = true};
+  }
+  static Lorenz96<> make(Index n) { return Lorenz96<>(n); }
+  template <class B>
+  using DeviceModel = Lorenz96<B>;
 };
 
 }  // namespace rwd

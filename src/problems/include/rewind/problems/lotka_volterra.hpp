@@ -21,6 +21,7 @@
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/problems/problem_facts.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -99,6 +100,24 @@ class LotkaVolterra {
     B::for_each_index(1, detail::LotkaVolterraVjpKernel{B::data(y), B::data(theta), B::data(v),
                                                         B::data(out_y), B::data(out_theta)});
   }
+};
+
+// What the tools that run problems by name know about LotkaVolterra
+// (rewind/problems/problem_facts.hpp).
+struct LotkaVolterraDeclaration {
+  static ProblemFacts facts() {
+    return {.name = "lotka_volterra",
+            .description = "Lotka-Volterra predator-prey; theta = (alpha, beta, delta, gamma)",
+            .fixed_state_size = 2,
+            .default_dt = 0.01,
+            .default_steps = 200,
+            .parameters = {{"alpha", ParameterDomain::positive},
+                           {"beta", ParameterDomain::positive},
+                           {"delta", ParameterDomain::positive},
+                           {"gamma", ParameterDomain::positive}},
+            .fields = state_components({"prey", "predator"})};
+  }
+  static LotkaVolterra<> make(Index /*fixed size*/) { return LotkaVolterra<>(); }
 };
 
 }  // namespace rwd

@@ -28,6 +28,7 @@
 #include "rewind/error.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/problems/problem_facts.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -140,6 +141,28 @@ class OrnsteinUhlenbeck {
 
  private:
   Index n_ = 1;
+};
+
+// What the tools that run problems by name know about OrnsteinUhlenbeck
+// (rewind/problems/problem_facts.hpp).
+struct OrnsteinUhlenbeckDeclaration {
+  static ProblemFacts facts() {
+    return {.name = "ornstein_uhlenbeck",
+            .alias = "ou",
+            .description =
+                "Ornstein-Uhlenbeck SDE dy = kappa (mu - y) dt + sigma dW, n "
+                "independent components; theta = (kappa, mu, sigma) = (2, 1, 0.5)",
+            .size_meaning = "components n",
+            .default_n = 1,
+            .default_dt = 0.01,
+            .default_steps = 200,
+            .noise = true,
+            // The mean may have either sign; no noise is allowed.
+            .parameters = {{"kappa", ParameterDomain::positive},
+                           {"mu", ParameterDomain::any},
+                           {"sigma", ParameterDomain::nonnegative}}};
+  }
+  static OrnsteinUhlenbeck<> make(Index n) { return OrnsteinUhlenbeck<>(n); }
 };
 
 }  // namespace rwd

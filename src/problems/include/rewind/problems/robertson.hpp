@@ -19,6 +19,7 @@
 
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/problems/problem_facts.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -89,6 +90,28 @@ class Robertson {
 
  private:
   Index n_;
+};
+
+// What the tools that run problems by name know about Robertson
+// (rewind/problems/problem_facts.hpp). Stiff: meant for BDF, where a step is one interval (40 of
+// 1e6 make 4e7).
+struct RobertsonDeclaration {
+  static ProblemFacts facts() {
+    return {.name = "robertson",
+            .alias = "roberts",
+            .description =
+                "Robertson kinetics, stiff (use --method bdf); theta = (p1, p2, p3) = "
+                "(0.04, 1e4, 3e7)",
+            .fixed_state_size = 3,
+            .default_dt = 1.0e6,
+            .default_steps = 40,
+            .stiff = true,
+            .parameters = {{"p1", ParameterDomain::positive},
+                           {"p2", ParameterDomain::positive},
+                           {"p3", ParameterDomain::positive}},
+            .fields = state_components({"y1", "y2", "y3"})};
+  }
+  static Robertson make(Index /*fixed size*/) { return Robertson(); }
 };
 
 }  // namespace rwd

@@ -23,6 +23,7 @@
 #include "rewind/host_device.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/problems/lorenz63.hpp"
+#include "rewind/problems/problem_facts.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -118,6 +119,28 @@ class StochasticLorenz63 {
                       detail::MultiplicativeNoiseVjpKernel{B::data(y), B::data(theta), B::data(v),
                                                            B::data(out_y), B::data(out_theta)});
   }
+};
+
+// What the tools that run problems by name know about StochasticLorenz63
+// (rewind/problems/problem_facts.hpp).
+struct StochasticLorenz63Declaration {
+  static ProblemFacts facts() {
+    return {.name = "stochastic_lorenz63",
+            .description =
+                "Lorenz-63 with multiplicative noise s*y_i dW_i; theta = (sigma, rho, "
+                "beta, s) = (10, 28, 8/3, 0.2)",
+            .fixed_state_size = 3,
+            .default_dt = 0.005,
+            .default_steps = 200,
+            .noise = true,
+            // s = 0 is the deterministic Lorenz-63.
+            .parameters = {{"sigma", ParameterDomain::positive},
+                           {"rho", ParameterDomain::positive},
+                           {"beta", ParameterDomain::positive},
+                           {"s", ParameterDomain::nonnegative}},
+            .fields = state_components({"x", "y", "z"})};
+  }
+  static StochasticLorenz63<> make(Index /*fixed size*/) { return StochasticLorenz63<>(); }
 };
 
 }  // namespace rwd

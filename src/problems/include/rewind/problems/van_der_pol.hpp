@@ -21,6 +21,7 @@
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/host_device.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/problems/problem_facts.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -92,6 +93,23 @@ class VanDerPol {
     B::for_each_index(1, detail::VanDerPolVjpKernel{B::data(y), B::data(theta), B::data(v),
                                                     B::data(out_y), B::data(out_theta)});
   }
+};
+
+// What the tools that run problems by name know about VanDerPol
+// (rewind/problems/problem_facts.hpp).
+struct VanDerPolDeclaration {
+  static ProblemFacts facts() {
+    return {.name = "van_der_pol",
+            .alias = "vanderpol",
+            .description = "Van der Pol oscillator; theta = (mu) = (1)",
+            .fixed_state_size = 2,
+            .default_dt = 0.01,
+            .default_steps = 200,
+            // mu = 0 is the harmonic oscillator
+            .parameters = {{"mu", ParameterDomain::nonnegative}},
+            .fields = state_components({"x", "v"})};
+  }
+  static VanDerPol<> make(Index /*fixed size*/) { return VanDerPol<>(); }
 };
 
 }  // namespace rwd
