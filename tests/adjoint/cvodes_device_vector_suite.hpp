@@ -53,7 +53,7 @@ struct Pair {
   B::Vector device;
   N_Vector d = nullptr, e = nullptr;
   Pair(const Host& values, SUNContext context) : device(testing::to_backend<B>(values)) {
-    d = thrust_nvector::view(device, context);
+    d = ThrustNVector::view(device, context);
     e = sundials::make_eigen_nvector(static_cast<Index>(values.size()), context);
     std::copy(values.begin(), values.end(), N_VGetArrayPointer(e));
   }

@@ -55,8 +55,7 @@ struct CvodesVectorTraits<EigenBackend> {
 
   // An N_Vector over v's memory (no copy; SUNDIALS does not free it).
   static N_Vector view(Vector& v, CvodesVectors kind, SUNContext context) {
-    if (kind == CvodesVectors::rewind)
-      return sundials::make_eigen_nvector_view(v.data(), v.size(), context);
+    if (kind == CvodesVectors::rewind) return sundials::make_eigen_nvector_view(v, context);
     return N_VMake_Serial(static_cast<sunindextype>(v.size()), v.data(), context);
   }
 

@@ -1,21 +1,23 @@
-// rewind/distributed/distributed_nvector.hpp — a SUNDIALS N_Vector over rwd::DistributedVector,
-// so CVODES (rwd::CvodesIntervalStepper with the GMRES linear solver) runs across MPI ranks with
-// gradients whose bits do not depend on the number of ranks or threads.
+// rewind/distributed/distributed_nvector.hpp — rewind's N_Vector (rwd::sundials::BackendNVector,
+// rewind/integrators/cvodes_nvector.hpp) over rwd::DistributedVector, so CVODES
+// (rwd::CvodesIntervalStepper with the GMRES linear solver) runs across MPI ranks with gradients
+// whose bits do not depend on the number of ranks or threads.
 //
 //   rwd::DistributedVector y = problem.default_initial_state();    // this rank's rows
 //   N_Vector v = rwd::sundials::make_distributed_nvector_view(y, ctx);   // no copy
 //   rwd::DistributedVector* same = rwd::sundials::distributed_vector(v);  // &y
 //   N_VDestroy(v);                                                   // y stays
 //
-// Every operation is rewind's own. Element-wise ones (linear sums, products, the fused linear
-// combinations CVODES's predictor and corrector use) work on this rank's values, on its threads.
-// Reductions over a split vector (dot products, the weighted RMS norms of CVODES's error test
-// and Newton iteration, SPGMR's Gram–Schmidt products, min, max, L1) are collectives through
-// the vector's rwd::RowLayout: one partial per global row, gathered and added in global row
-// order (RowLayout::fold_rows), so every rank gets the same value and 1, 2 or 4 ranks the same
-// bits. Maxima and minima are exact in any order; they are gathered and taken on every rank.
-// A replicated vector (θ's gradient, the backward quadrature) reduces locally: every rank holds
-// the same values, so it computes the same result.
+// Element-wise operations (linear sums, products, the fused linear combinations CVODES's
+// predictor and corrector use) work on this rank's values, on its threads. Reductions over a
+// split vector (dot products, the weighted RMS norms of CVODES's error test and Newton iteration,
+// SPGMR's Gram–Schmidt products, L1) are collectives through the vector's rwd::RowLayout: one
+// partial per global row (four interleaved lanes inside it, as DistributedBackend's own dot and
+// norms), gathered and added in global row order (RowLayout::fold_rows), so every rank gets the
+// same value and 1, 2 or 4 ranks the same bits. Maxima and minima are exact in any order; they
+// are gathered and taken on every rank. A replicated vector (θ's gradient, the backward
+// quadrature) reduces locally, in the Eigen backend's blocks: every rank holds the same values,
+// so it computes the same result.
 //
 // CVODES's control flow depends only on reduced values, identical on every rank, so every rank
 // makes the same sequence of collective calls: no rank waits for a collective another skips.
@@ -25,7 +27,8 @@
 // replicated vector); N_VGetArrayPointer is this rank's values. Pointing a vector at foreign
 // memory (N_VSetArrayPointer, which only SUNDIALS' dense and band difference-quotient Jacobians
 // do) is refused: those solvers hold the whole matrix on one process and do not distribute.
-// The vector's ID is SUNDIALS_NVEC_CUSTOM.
+// The vector's ID is SUNDIALS_NVEC_CUSTOM. The op-by-op conformance suite runs on 1–4 ranks in
+// tests/distributed/distributed_nvector_test.cpp.
 #pragma once
 
 #include <sundials/sundials_context.h>
