@@ -1,5 +1,6 @@
 // bench/backsolve_accuracy.cpp — how far the continuous backsolve adjoint is from the exact
-// gradient, with and without re-anchoring, on the spiral and on Lorenz-63 (README table).
+// gradient, with and without re-anchoring, on the spiral and on Lorenz-63 (the table in
+// docs/neural_odes.md).
 //
 //   backsolve_accuracy                 # markdown table on stdout, ~1 s
 //

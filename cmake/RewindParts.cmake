@@ -1,6 +1,6 @@
 # rewind_add_part(NAME <STATIC|INTERFACE> [sources…] DEPENDS targets… [PRIVATE_DEPENDS targets…])
 #
-# One part of rewind (see the README's ARCHITECTURE section): a target rewind_NAME (alias
+# One part of rewind (see docs/architecture.md): a target rewind_NAME (alias
 # rewind::NAME) whose public headers live under ./include of the calling folder, and which links
 # exactly the parts it may include. Because every part has its own include root, a header or
 # source that includes a part it does not link fails to compile: the build enforces the layout.

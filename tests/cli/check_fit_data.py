@@ -5,7 +5,7 @@ end (a ctest added by src/cli/CMakeLists.txt).
     /usr/bin/python3 tests/cli/check_fit_data.py path/to/rewind data/hare_lynx.csv \\
         scripts/plot_hare_lynx.py
 
-- the README's Lotka-Volterra fit of 1900-1915 (alpha, beta, delta, gamma and the 1900 state,
+- docs/fitting.md's Lotka-Volterra fit of 1900-1915 (alpha, beta, delta, gamma and the 1900 state,
   from the documented literature start) converges to the documented values within 0.5 %, with
   finite standard errors, and predicts the held-out years 1916-1920 with the documented RMSE;
 - the split is rewind train's (the last 5 of 21 points held out);
@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-# The README's numbers (rewind fit --data data/hare_lynx.csv ... as below).
+# docs/fitting.md's numbers (rewind fit --data data/hare_lynx.csv ... as below).
 START = "alpha=0.55,beta=0.028,delta=0.024,gamma=0.8"
 EXPECTED = {"alpha": 0.45986, "beta": 0.023797, "delta": 0.028401, "gamma": 0.96787}
 EXPECTED_Y0 = [35.684, 3.7426]

@@ -42,7 +42,7 @@
 // `bool depends_on_step() const` says false), since its backward solve takes steps of its own.
 //
 // Allocation: every work vector is allocated in the constructor; step() and adjoint_step() do
-// not allocate (tests/integrators/no_allocation_test.cpp counts operator new calls).
+// not allocate (tests/adjoint/no_allocation_test.cpp counts operator new calls).
 //
 // Capabilities (rewind/integrators/stepper_concepts.hpp): TimeStepper, StageKeepingStepper
 // (fixed or prescribed steps), LastStepShorteningStepper, TimeLandingStepper,

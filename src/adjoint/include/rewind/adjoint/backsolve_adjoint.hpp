@@ -26,7 +26,8 @@
 //      gradient is evaluated at the forward sweep's y_k, computed and kept (one n-vector per
 //      observation) during the forward sweep: this is what torchdiffeq and Chen et al. do —
 //      autograd hands the backward solve ∂L/∂y(t_i) computed from the forward outputs — and
-//      rewind's backsolve agrees with torchdiffeq's odeint_adjoint to round-off with it (README).
+//      rewind's backsolve agrees with torchdiffeq's odeint_adjoint to round-off with it
+//      (docs/neural_odes.md).
 //      `observe_backward_states` evaluates it at the backward-reconstructed y_k instead — no
 //      storage, but the jumps then carry the drift too; with `reanchor` that is the stored
 //      forward state at anchor steps.

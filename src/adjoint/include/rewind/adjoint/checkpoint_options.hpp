@@ -19,7 +19,7 @@ struct CheckpointOptions {
   // Drift monitor: at most this many fingerprints (one every ⌈l / max⌉ steps), first sweep and
   // replays alike. A fingerprint is one reduction pass over the state on the backend's own
   // device (a hash and four projections), so this bounds the monitor's share of the run; see
-  // README.
+  // docs/checkpointing.md (Drift).
   Index max_fingerprints = 4096;
   bool check_finite = true;  // NaN/Inf checks of states and adjoints
   // Summary::health (gradient_health.hpp): four norms over y_0, θ and the gradient after the
