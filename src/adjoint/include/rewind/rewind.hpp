@@ -1,15 +1,24 @@
-// rewind/rewind.hpp — everything a CPU user needs, in one include.
+// rewind/rewind.hpp — everything an ODE gradient needs, in one include (link rewind::rewind):
+// the explicit steppers, the objective, the store-all, checkpointed and backsolve drivers and
+// their one entry point rwd::differentiate, the schedules and plans, the derivative checker.
 //
 //   #include <rewind/rewind.hpp>
 //   rwd::ExplicitRungeKutta stepper(my_model, rwd::ButcherTableau::rk4(),
 //                                   rwd::StepControl::fixed(0.0, 0.01, 1000));
-//   rwd::StoreAllAdjoint driver(stepper,
-//   rwd::Objective<rwd::EigenBackend>::terminal_squared_norm()); auto result = driver.run(y0,
-//   theta);
+//   auto objective = rwd::Objective<rwd::EigenBackend>::terminal_squared_norm();
+//   rwd::StoreAllAdjoint all(stepper, objective);
+//   auto result = all.run(y0, theta);                        // every state kept
+//   rwd::CheckpointedAdjoint revolve(stepper, objective);
+//   auto same = revolve.run(y0, theta, rwd::revolve_schedule(/*snapshots=*/20));  // same bits
 //
-// GPU (Thrust) support is opt-in: include rewind/backend/thrust_backend.hpp yourself.
+// Fitting parameters (rewind/fit.hpp, rewind::fit) and neural ODEs (rewind/neural.hpp,
+// rewind::neural) have umbrellas of their own. GPU (Thrust) support is opt-in: include
+// rewind/backend/thrust_backend.hpp yourself; BDF through CVODES is
+// rewind/integrators/cvodes_interval_stepper.hpp.
 #pragma once
 
+#include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/adjoint/differentiate.hpp"
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/step_observer.hpp"
@@ -26,5 +35,7 @@
 #include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/problem.hpp"
+#include "rewind/schedule/checkpoint_plan.hpp"
+#include "rewind/schedule/schedules.hpp"
 #include "rewind/stop_condition.hpp"
 #include "rewind/types.hpp"
