@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "input_file.hpp"
 #include "integer_option.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
@@ -65,6 +66,7 @@ void predict(const PredictSettings& s) {
     fail<InvalidArgument>("--t-final = ", *s.t_final, " must be after --t0 = ", s.t0);
   if (s.substeps && *s.substeps < 1)
     fail<InvalidArgument>("--substeps = ", *s.substeps, " must be >= 1");
+  require_input_file("--parameters", s.parameters);
   if (s.output && std::filesystem::exists(*s.output) && !s.force)
     fail<InvalidArgument>("--output '", *s.output, "' exists; pass --force to replace it");
   const std::vector<double> y0 = parse_numbers(s.y0, "--y0");

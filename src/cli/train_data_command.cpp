@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "input_file.hpp"
 #include "integer_option.hpp"
 #include "process_group.hpp"
 #include "progress.hpp"
@@ -144,6 +145,8 @@ void validate(const DataSettings& s) {
     fail<InvalidArgument>("--checkpoint-every must be >= 1");
   if (s.stop_at && (*s.stop_at < 0 || *s.stop_at > s.iterations))
     fail<InvalidArgument>("--stop-at ", *s.stop_at, " must be in [0, --iterations]");
+  require_input_file("--data", s.data);
+  if (s.validation_data) require_input_file("--validation-data", *s.validation_data);
   if (s.save_parameters && std::filesystem::exists(*s.save_parameters))
     fail<InvalidArgument>("--save-parameters '", *s.save_parameters, "' exists; remove it first");
   if (s.adaptive) {
