@@ -173,6 +173,10 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
         "--validation, --dt and --method go with --data; an observation file records its own");
   if (options.fit.empty())
     rwd::detail::fail<InvalidArgument>("--fit NAME,... is required: the parameters to estimate");
+  // The command line registers no --steps for fit (FlagUse::fit); a caller filling the options
+  // in code is told the same.
+  if (options.checkpoint.steps)
+    rwd::detail::fail<InvalidArgument>("--steps: a fit runs the observation file's horizon");
   if (options.max_evaluations < 1)
     rwd::detail::fail<InvalidArgument>("--max-evaluations = ", options.max_evaluations,
                                        " must be >= 1");
