@@ -1,6 +1,7 @@
 // src/cli/run_command.cpp — see run_command.hpp.
 #include "run_command.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -30,13 +31,29 @@ std::string format_number(double x) {
   return buffer;
 }
 
+// Every problem's name, " | " between them, wrapped for the help's option column.
+std::string problem_names() {
+  std::string text, line;
+  for (const ProblemInfo& p : problem_table()) {
+    const std::string word = line.empty() && text.empty() ? p.name : " | " + p.name;
+    if (line.size() + word.size() > 50) {
+      text += line + " |\n";
+      line = p.name;
+    } else {
+      line += word;
+    }
+  }
+  return text + line;
+}
+
 // One line per problem: name, description, size option and defaults.
 std::string problems_help() {
   std::string text = "Problems (defaults: --n, --dt, --steps):\n";
+  // The name column is as wide as the longest name, so a name never runs into its description.
+  std::size_t width = 0;
+  for (const ProblemInfo& p : problem_table()) width = std::max(width, p.name.size());
   for (const ProblemInfo& p : problem_table()) {
-    char name[24];
-    std::snprintf(name, sizeof name, "  %-16s", p.name.c_str());
-    text += name;
+    text += "  " + p.name + std::string(width + 2 - p.name.size(), ' ');
     text += p.description;
     text += "\n                    ";
     if (p.sized())
@@ -114,10 +131,7 @@ CLI::App* add_run_command(CLI::App& app) {
                          "and a finite-difference check of dJ/dy0.");
   run->footer(problems_help());
 
-  run->add_option("PROBLEM", o->problem,
-                  "linear | lorenz63 | lorenz96 | lotka_volterra |\n"
-                  "van_der_pol | gray_scott (see the list below)")
-      ->required();
+  run->add_option("PROBLEM", o->problem, problem_names() + "\n(each described below)")->required();
   add_integer_option(*run, "-n,--n", o->n, IntegerRange::count(),
                      "problem size: dimension of linear (default 3), N of\n"
                      "lorenz96 (40), grid side of gray_scott (64 -> 2*64^2 unknowns)");
