@@ -93,7 +93,7 @@ TEST(TwoLevelSimulator, CountsEachLevel) {
   } catch (const InvalidArgument& e) {
     EXPECT_TRUE(contains(e.what(), "memory slots = 7 must lie in [0, c = 3]")) << e.what();
   }
-  for (const CostModel bad : {cost_model(1.0, -1.0, 0.0), cost_model(1.0, 0.0, std::nan(""))})
+  for (const CostModel& bad : {cost_model(1.0, -1.0, 0.0), cost_model(1.0, 0.0, std::nan(""))})
     EXPECT_THROW(bad.validate(), InvalidArgument);
   try {
     cost_model(1.0, 0.0, -3.0).validate();

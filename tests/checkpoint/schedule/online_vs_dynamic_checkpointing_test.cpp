@@ -32,8 +32,12 @@ Comparison compare(int c, OnlineRule rule) {
     placement.decide(l - 2);
     const Index online = placement.advances_if_ended_here();
     const Index wmi = dynamic_checkpointing_advances(l, c);
-    if (l <= revolve_beta(c, 2)) EXPECT_EQ(online, wmi) << "l = " << l << ", c = " << c;
-    if (l <= revolve_beta(c, 3)) EXPECT_LE(online, wmi) << "l = " << l << ", c = " << c;
+    if (l <= revolve_beta(c, 2)) {
+      EXPECT_EQ(online, wmi) << "l = " << l << ", c = " << c;
+    }
+    if (l <= revolve_beta(c, 3)) {
+      EXPECT_LE(online, wmi) << "l = " << l << ", c = " << c;
+    }
     if (online < wmi) ++result.fewer;
     if (online > wmi) {
       ++result.more;
@@ -52,7 +56,9 @@ TEST(OnlineVsDynamicCheckpointing, NeverAboveDynamicIsNeverMoreUpTo2000AndBudget
     EXPECT_EQ(result.more, 0) << "c = " << c;
     // For c = 2 WMI's worst case in (β(c, 2), β(c, 3)] is the least possible one too (15/14),
     // and the two are equal at every l.
-    if (c >= 3) EXPECT_GT(result.fewer, 0) << "c = " << c;
+    if (c >= 3) {
+      EXPECT_GT(result.fewer, 0) << "c = " << c;
+    }
     std::printf("never_above_dynamic, c = %2d: fewer advances than WMI at %lld l, never more\n", c,
                 static_cast<long long>(result.fewer));
     total_fewer += result.fewer;
