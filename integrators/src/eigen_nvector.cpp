@@ -23,8 +23,8 @@ struct NVectorKernels<EigenBackend> {
   static Vector like(const Vector&, Index n) { return Vector(static_cast<Eigen::Index>(n)); }
 
   // Element-wise kernels over contiguous ranges (one per thread for long vectors), the kernel
-  // copied into the loop: measured 10 % faster on a BDF run than one call per index through
-  // EigenBackend::for_each_index (bench/results/nvector.md).
+  // copied into the loop: faster on a BDF run than one call per index through
+  // EigenBackend::for_each_index, with the same bits (measured in bench/results/nvector.md).
   template <class F>
   static void for_each(Index n, const F& f) {
     detail::for_each_range(n, [f](Index begin, Index end) {

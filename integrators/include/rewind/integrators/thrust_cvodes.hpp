@@ -21,8 +21,8 @@
 // Fused operations: N_VLinearCombination (up to kMaxCombinationTerms terms in one kernel, longer
 // ones as a chain), N_VScaleAddMulti and N_VDotProdMulti. The element-wise kernels are the
 // N_Vector's own, with their term counts fixed, rather than routed through ThrustBackend's
-// general linear_combination: routed through it, a BDF run on the CPP device system took
-// 0.23–0.24 s instead of 0.16–0.20 s (Brusselator n = 64, 4 intervals), the same bits.
+// general linear_combination: routed through it, a BDF run on the CPP device system was slower
+// with the same bits (bench/results/code_comments.md).
 // N_VGetArrayPointer returns the device pointer (for CUDA, memory the host cannot read); no
 // SUNDIALS module rewind uses with GMRES reads through it. N_VSetArrayPointer is refused.
 #pragma once
