@@ -1,4 +1,4 @@
-// src/neural/model_file.cpp — see rewind/neural/model_file.hpp.
+// src/neural/src/model_file.cpp — see rewind/neural/model_file.hpp.
 #include "rewind/neural/model_file.hpp"
 
 #include <hdf5.h>

@@ -1,5 +1,5 @@
-// src/neural/parameter_file.cpp — see rewind/neural/parameter_file.hpp. HDF5 1.10 C API; POSIX I/O
-// for the final write.
+// src/neural/src/parameter_file.cpp — see rewind/neural/parameter_file.hpp. HDF5 1.10 C API; POSIX
+// I/O for the final write.
 #include "rewind/neural/parameter_file.hpp"
 
 #include <fcntl.h>

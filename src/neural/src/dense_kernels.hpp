@@ -1,4 +1,4 @@
-// src/neural/dense_kernels.hpp — the two loop kernels under rwd::nn::Mlp: the column-by-column
+// src/neural/src/dense_kernels.hpp — the two loop kernels under rwd::nn::Mlp: the column-by-column
 // matrix product (forward pass and the cotangent's way down) and the per-sample outer products
 // (the parameter gradient with a copy of θ per sample).
 //
@@ -6,7 +6,7 @@
 // stated order, no fused multiply-add — and block only the loops around it, so each entry has
 // the same bits whatever the batch size, wherever its column sits in the batch and whichever
 // instruction set runs them (the baseline and AVX2 versions of REWIND_SIMD_CLONES). That is what
-// lets a minibatch split across processes give the bits of one process. Private to src/neural/.
+// lets a minibatch split across processes give the bits of one process. Private to src/neural/src/.
 #pragma once
 
 #include <cstddef>

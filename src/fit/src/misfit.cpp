@@ -1,4 +1,4 @@
-// src/fit/misfit.cpp — see rewind/fit/misfit.hpp.
+// src/fit/src/misfit.cpp — see rewind/fit/misfit.hpp.
 #include "rewind/fit/misfit.hpp"
 
 #include <algorithm>

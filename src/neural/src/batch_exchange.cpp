@@ -1,4 +1,4 @@
-// src/neural/batch_exchange.cpp — see rewind/neural/batch_exchange.hpp.
+// src/neural/src/batch_exchange.cpp — see rewind/neural/batch_exchange.hpp.
 #include "rewind/neural/batch_exchange.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// src/neural/time_series.cpp — time series files: CSV (text) and HDF5 (1.10 C API); see
+// src/neural/src/time_series.cpp — time series files: CSV (text) and HDF5 (1.10 C API); see
 // rewind/neural/time_series.hpp.
 #include "rewind/neural/time_series.hpp"
 

@@ -1,4 +1,4 @@
-// src/fit/observations.cpp — validating observations and their HDF5 files (1.10 C API); see
+// src/fit/src/observations.cpp — validating observations and their HDF5 files (1.10 C API); see
 // rewind/fit/observations.hpp.
 #include "rewind/fit/observations.hpp"
 

@@ -1,4 +1,4 @@
-// src/neural/training_checkpoint.cpp — see rewind/neural/training_checkpoint.hpp.
+// src/neural/src/training_checkpoint.cpp — see rewind/neural/training_checkpoint.hpp.
 #include "rewind/neural/training_checkpoint.hpp"
 
 #include <hdf5.h>

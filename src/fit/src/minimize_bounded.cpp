@@ -1,4 +1,4 @@
-// src/fit/minimize_bounded.cpp — NLopt's LD_LBFGS behind rwd::minimize_bounded; the only file
+// src/fit/src/minimize_bounded.cpp — NLopt's LD_LBFGS behind rwd::minimize_bounded; the only file
 // of rewind that includes NLopt (see rewind/fit/minimize_bounded.hpp).
 #include "rewind/fit/minimize_bounded.hpp"
 

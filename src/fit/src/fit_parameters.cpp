@@ -1,4 +1,4 @@
-// src/fit/fit_parameters.cpp — the stepper-independent part of rwd::fit_parameters: option
+// src/fit/src/fit_parameters.cpp — the stepper-independent part of rwd::fit_parameters: option
 // checks, scaling, the optimiser, iterations and failures (see rewind/fit/fit_parameters.hpp).
 #include "rewind/fit/fit_parameters.hpp"
 

@@ -1,4 +1,4 @@
-// src/neural/data_trainer.cpp — see rewind/neural/data_trainer.hpp.
+// src/neural/src/data_trainer.cpp — see rewind/neural/data_trainer.hpp.
 #include "rewind/neural/data_trainer.hpp"
 
 #include <algorithm>

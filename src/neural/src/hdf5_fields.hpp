@@ -1,6 +1,6 @@
-// src/neural/hdf5_fields.hpp — small typed reads and writes of HDF5 attributes and 1-D datasets,
-// for the model and training-checkpoint files. Private to src/neural (HDF5 stays out of the public
-// headers). Every failure is an rwd::StorageError naming the file and the field.
+// src/neural/src/hdf5_fields.hpp — small typed reads and writes of HDF5 attributes and 1-D
+// datasets, for the model and training-checkpoint files. Private to src/neural/src (HDF5 stays out
+// of the public headers). Every failure is an rwd::StorageError naming the file and the field.
 #pragma once
 
 #include <hdf5.h>

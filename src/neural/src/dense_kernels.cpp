@@ -1,4 +1,4 @@
-// src/neural/dense_kernels.cpp — see dense_kernels.hpp.
+// src/neural/src/dense_kernels.cpp — see dense_kernels.hpp.
 //
 // Register blocking. A plain loop over a column of outputs loads and stores every output once per
 // term, so the products ran at the speed of the first-level cache rather than of the arithmetic

@@ -1,4 +1,4 @@
-// src/neural/window_sampler.cpp — see rewind/neural/window_sampler.hpp.
+// src/neural/src/window_sampler.cpp — see rewind/neural/window_sampler.hpp.
 #include "rewind/neural/window_sampler.hpp"
 
 #include <limits>

@@ -1,4 +1,4 @@
-// src/neural/hdf5_fields.cpp — see hdf5_fields.hpp.
+// src/neural/src/hdf5_fields.cpp — see hdf5_fields.hpp.
 #include "hdf5_fields.hpp"
 
 #include <new>

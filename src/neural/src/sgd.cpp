@@ -1,4 +1,4 @@
-// src/neural/sgd.cpp — SGD with optional (Nesterov) momentum; see rewind/neural/sgd.hpp.
+// src/neural/src/sgd.cpp — SGD with optional (Nesterov) momentum; see rewind/neural/sgd.hpp.
 #include "rewind/neural/sgd.hpp"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// src/neural/optimizer.cpp — the checks shared by every optimizer; see
+// src/neural/src/optimizer.cpp — the checks shared by every optimizer; see
 // rewind/neural/optimizer.hpp.
 #include "rewind/neural/optimizer.hpp"
 

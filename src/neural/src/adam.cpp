@@ -1,5 +1,5 @@
-// src/neural/adam.cpp — Adam (Kingma & Ba 2015) with decoupled weight decay (AdamW, Loshchilov &
-// Hutter 2019); see rewind/neural/adam.hpp.
+// src/neural/src/adam.cpp — Adam (Kingma & Ba 2015) with decoupled weight decay (AdamW, Loshchilov
+// & Hutter 2019); see rewind/neural/adam.hpp.
 #include "rewind/neural/adam.hpp"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// src/neural/activation.cpp — see rewind/neural/activation.hpp.
+// src/neural/src/activation.cpp — see rewind/neural/activation.hpp.
 #include "rewind/neural/activation.hpp"
 
 #include <algorithm>

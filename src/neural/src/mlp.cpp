@@ -1,4 +1,4 @@
-// src/neural/mlp.cpp — see rewind/neural/mlp.hpp.
+// src/neural/src/mlp.cpp — see rewind/neural/mlp.hpp.
 #include "rewind/neural/mlp.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// src/fit/parameter_uncertainty.cpp — see rewind/fit/parameter_uncertainty.hpp.
+// src/fit/src/parameter_uncertainty.cpp — see rewind/fit/parameter_uncertainty.hpp.
 #include "rewind/fit/parameter_uncertainty.hpp"
 
 #include <Eigen/Cholesky>

@@ -1,5 +1,5 @@
-// src/neural/trajectory_set.cpp — see rewind/neural/trajectory_set.hpp. Single-trajectory files go
-// through the time-series loaders; this file reads the multi-trajectory layouts.
+// src/neural/src/trajectory_set.cpp — see rewind/neural/trajectory_set.hpp. Single-trajectory files
+// go through the time-series loaders; this file reads the multi-trajectory layouts.
 #include "rewind/neural/trajectory_set.hpp"
 
 #include <hdf5.h>
