@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks `rewind run --backend` (a ctest added by src/cli/CMakeLists.txt).
+"""Checks `rewind run --backend` (a ctest added by tests/cli/CMakeLists.txt).
 
     check_backend_run.py path/to/rewind
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks a checkpointed `rewind run ... --json` against the store-all run and `rewind plan`
-(a ctest added by src/cli/CMakeLists.txt).
+(a ctest added by tests/cli/CMakeLists.txt).
 
     check_checkpointed_run.py path/to/rewind CASE
 

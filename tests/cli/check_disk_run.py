@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks `rewind run --disk`, `rewind plan` with two levels and `rewind inspect` (a ctest added
-by src/cli/CMakeLists.txt).
+by tests/cli/CMakeLists.txt).
 
     check_disk_run.py path/to/rewind
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Checks `rewind fit --data` on the hare-lynx pelts and the comparison with a neural ODE end to
-end (a ctest added by src/cli/CMakeLists.txt).
+end (a ctest added by tests/cli/CMakeLists.txt).
 
     /usr/bin/python3 tests/cli/check_fit_data.py path/to/rewind data/hare_lynx.csv \\
         scripts/plot_hare_lynx.py

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks `rewind run` on the problems with noise (a ctest added by src/cli/CMakeLists.txt).
+"""Checks `rewind run` on the problems with noise (a ctest added by tests/cli/CMakeLists.txt).
 
     check_noise_run.py path/to/rewind
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks `rewind plan ... --json` against the Griewank-Walther closed form (a ctest added by
-src/cli/CMakeLists.txt).
+tests/cli/CMakeLists.txt).
 
     check_plan_json.py path/to/rewind CASE
 

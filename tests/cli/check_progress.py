@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the progress bar of `rewind run` (a ctest added by src/cli/CMakeLists.txt).
+"""Checks the progress bar of `rewind run` (a ctest added by tests/cli/CMakeLists.txt).
 
     check_progress.py path/to/rewind
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks `mpirun -np N rewind run ...` (a ctest added by src/cli/CMakeLists.txt when rewind is
+"""Checks `mpirun -np N rewind run ...` (a ctest added by tests/cli/CMakeLists.txt when rewind is
 built with MPI).
 
     check_ranks.py path/to/mpiexec path/to/rewind path/to/spiral.csv

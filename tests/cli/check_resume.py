@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks `rewind run ... --disk DIR --resume` against kills (a ctest added by src/cli/CMakeLists.txt).
+"""Checks `rewind run ... --disk DIR --resume` against kills (a ctest added by tests/cli/CMakeLists.txt).
 
     check_resume.py path/to/rewind [--cycles N] [--seed S] [--mpiexec PATH --ranks N]
 

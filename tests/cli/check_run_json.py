@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs `rewind run ... --json` and checks its report (a ctest added by src/cli/CMakeLists.txt).
+"""Runs `rewind run ... --json` and checks its report (a ctest added by tests/cli/CMakeLists.txt).
 
     check_run_json.py path/to/rewind run lorenz96 --n 40 --steps 200 --json
 

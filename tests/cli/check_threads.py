@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks `rewind ... --threads T` (a ctest added by src/cli/CMakeLists.txt).
+"""Checks `rewind ... --threads T` (a ctest added by tests/cli/CMakeLists.txt).
 
     check_threads.py path/to/rewind
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks `rewind train --data` and `rewind predict` end to end (a ctest added by
-src/cli/CMakeLists.txt).
+tests/cli/CMakeLists.txt).
 
     check_train_data.py path/to/rewind [path/to/plot_training.py]
 

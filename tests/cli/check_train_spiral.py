@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks `rewind generate spiral` and `rewind train spiral` end to end (a ctest added by
-src/cli/CMakeLists.txt).
+tests/cli/CMakeLists.txt).
 
     check_train_spiral.py path/to/rewind [path/to/plot_training.py]
 

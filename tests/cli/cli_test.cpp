@@ -3,7 +3,7 @@
 // and checkpointed runs (planning itself is tested with the schedule part, in
 // tests/checkpoint/schedule/checkpoint_plan_test.cpp). (The executable
 // itself — exit statuses, messages, JSON — is tested by the ctests labelled "cli" that
-// src/cli/CMakeLists.txt adds.)
+// tests/cli/CMakeLists.txt adds.)
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-# Runs the rewind tool and checks that it fails the way it should (used by src/cli/CMakeLists.txt).
+# Runs the rewind tool and checks that it fails the way it should (used by tests/cli/CMakeLists.txt).
 #
 #   cmake -DCLI=path/to/rewind -DSTATUS=2 "-DREGEX=unknown problem" "-DARGS=run|nope" \
 #         -P expect_failure.cmake
