@@ -12,6 +12,9 @@
 //   Gradient/<case>  the full store-all gradient (StoreAllAdjoint::run), with a forward sweep
 //                    timed next to it in every iteration so that the ratio
 //                    gradient_ms / forward_ms compares runs taken side by side;
+//   GradientFirstCall/<case>  Gradient/ with a new driver per call, as a program that asks for
+//                    one gradient: allocating the stored states is part of it (the driver's
+//                    Summary::setup_seconds), so drv_ratio should match ratio;
 //   GradientStages/<case>  the same with every step's stage values stored instead
 //                    (CheckpointedAdjoint with store_all_stages_schedule): the reverse sweep
 //                    re-runs no step, so ratio ≈ 1 + (4 vjp + adjoint vector work) / step;
@@ -223,7 +226,9 @@ void measure_gradient(benchmark::State& state, const P& problem, Stepper& steppe
 
 // How the gradient keeps what its reverse sweep needs.
 enum class Stored {
-  states,  // StoreAllAdjoint: every state; each reverse step re-runs its forward step
+  states,             // StoreAllAdjoint: every state; each reverse step re-runs its forward step
+  states_first_call,  // the same with a new driver per gradient, as a program calling it once:
+                      // allocating and touching the stored states is part of the run
   stages,  // CheckpointedAdjoint with store_all_stages_schedule: every step's stage values;
            // the reverse sweep re-runs nothing
 };
@@ -240,6 +245,11 @@ void gradient_benchmark(benchmark::State& state, const P& problem, Case c, const
     rwd::StoreAllAdjoint driver(stepper, objective);
     measure_gradient(state, problem, stepper, objective, y0, theta,
                      [&] { return driver.run(y0, theta); });
+  } else if (stored == Stored::states_first_call) {
+    measure_gradient(state, problem, stepper, objective, y0, theta, [&] {
+      rwd::StoreAllAdjoint driver(stepper, objective);
+      return driver.run(y0, theta);
+    });
   } else {
     rwd::CheckpointedAdjoint driver(stepper, objective);
     const rwd::Planner stages = rwd::store_all_stages_schedule(stepper.stage_count());
@@ -405,6 +415,9 @@ void register_all() {
   });
   cases("GradientStages", [](benchmark::State& s, const auto& p, Case c, const Vec& y0) {
     gradient_benchmark(s, p, c, y0, Stored::stages);
+  });
+  cases("GradientFirstCall", [](benchmark::State& s, const auto& p, Case c, const Vec& y0) {
+    gradient_benchmark(s, p, c, y0, Stored::states_first_call);
   });
 
   // The pieces of one step for every case; the vector operations at ≈ 10^6 unknowns.

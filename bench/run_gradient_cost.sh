@@ -46,11 +46,13 @@ print("RK4, fixed step, store-all (every state stored; \"stages stored\": every 
 print("values instead, so the reverse sweep re-runs nothing), Eigen backend, 1 thread; medians.")
 print("ratio = gradient / forward (StoreAllAdjoint::run vs forward_loss, wall time, run side by")
 print("side); cpu = the same with thread CPU time; driver = the driver's own split,")
-print("(forward + reverse) / forward, where its forward also copies each state into the store.\n")
+print("(setup + forward + reverse) / forward, where its forward also copies each state into the")
+print("store. \"first call\": a new driver per gradient, so allocating the states is in both.\n")
 head = ("case", "unknowns", "steps", "forward ms", "gradient ms", "ratio", "cpu",
         "drv fwd ms", "drv rev ms", "driver", "rhs/vjp per step", "allocs/run")
 rows = []
 for (kind, suffix), (key, label) in [(k, c) for k in (("Gradient", ""),
+                                                     ("GradientFirstCall", ", first call"),
                                                      ("GradientStages", ", stages stored"))
                                      for c in cases]:
     g = by_name.get(kind + "/" + key)

@@ -38,6 +38,7 @@ Json stats_json(const Summary& summary) {
   j["stores"] = summary.stores;
   j["restores"] = summary.restores;
   j["peak_stored_bytes"] = summary.storage.peak_memory_bytes;
+  j["setup_seconds"] = number(summary.setup_seconds);
   j["forward_seconds"] = number(summary.forward_seconds);
   j["recompute_seconds"] = number(summary.recompute_seconds);
   j["reverse_seconds"] = number(summary.reverse_seconds);

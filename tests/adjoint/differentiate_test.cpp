@@ -67,6 +67,30 @@ TEST(Differentiate, EachStrategyGivesItsDriversBits) {
   }
 }
 
+// The summary's counters mean the same in every driver: rhs evaluations inside adjoint steps are
+// "reverse" (the same work for store-all and a checkpointed run, which reverse the same steps the
+// same way), everything else "forward", which differs only by the recomputed steps' evaluations.
+TEST(Differentiate, DerivativeCountersMeanTheSameInEveryDriver) {
+  Lorenz63<> problem;
+  const Vec y0 = problem.default_initial_state(), theta = problem.default_parameters();
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 80));
+  const auto objective = Objective<B>::terminal_squared_norm();
+  const Summary all = differentiate(stepper, objective, y0, theta, StoreAllStrategy{}).summary;
+  const Summary revolve =
+      differentiate(stepper, objective, y0, theta, CheckpointStrategy{revolve_schedule(6)}).summary;
+  ASSERT_GT(revolve.recomputed_steps, all.recomputed_steps);
+  EXPECT_GT(all.rhs_evaluations_reverse, 0);
+  EXPECT_EQ(revolve.rhs_evaluations_reverse, all.rhs_evaluations_reverse);
+  EXPECT_EQ(revolve.vjp_evaluations, all.vjp_evaluations);
+  constexpr Index kStages = 4;  // rk4: one f call per stage of a forward step
+  EXPECT_EQ(revolve.rhs_evaluations_forward - all.rhs_evaluations_forward,
+            kStages * (revolve.recomputed_steps - all.recomputed_steps));
+  // The wall time includes allocating storage (the trajectory, the store).
+  EXPECT_GE(all.setup_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(all.total_seconds(), all.setup_seconds + all.forward_seconds +
+                                            all.recompute_seconds + all.reverse_seconds);
+}
+
 TEST(Differentiate, AStopConditionReachesTheDriver) {
   Projectile<> shot;
   ExplicitRungeKutta stepper(shot, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 100000));

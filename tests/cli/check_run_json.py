@@ -24,7 +24,7 @@ STATS_KEYS = {
     "steps": int, "rejected_steps": int, "forward_steps": int, "recomputed_steps": int,
     "reversed_steps": int, "rhs_evaluations_forward": int, "rhs_evaluations_reverse": int,
     "vjp_evaluations": int, "stores": int, "restores": int, "peak_stored_bytes": int,
-    "forward_seconds": float, "recompute_seconds": float, "reverse_seconds": float,
+    "setup_seconds": float, "forward_seconds": float, "recompute_seconds": float, "reverse_seconds": float,
     "gradient_cost_ratio": float, "t_final": float, "schedule": str, "backend": str,
     "relative_sensitivity": float, "final_step_change": float, "gradient_zero": bool,
     "gradient_negligible": bool, "state_stationary": bool,

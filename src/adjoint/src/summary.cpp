@@ -94,6 +94,7 @@ std::string Summary::full() const {
     row("waited for disk",
         seconds(storage.io.wait_seconds) + " (hidden " + seconds(disk_hidden_seconds()) + ")");
   }
+  row("time setup", seconds(setup_seconds));
   row("time forward", seconds(forward_seconds));
   row("time recompute", seconds(recompute_seconds));
   row("time reverse", seconds(reverse_seconds));

@@ -74,6 +74,7 @@
 // CheckpointOptions::observer (rewind/adjoint/step_observer.hpp).
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <utility>
 
@@ -172,9 +173,14 @@ class CheckpointedAdjoint {
                                      const CheckpointPlan* plan, Index steps,
                                      bool online_on_disk = false) {
     schedule.reset();
+    const auto setup_start = std::chrono::steady_clock::now();
     detail::CheckpointedSweep<Stepper> sweep({stepper_, objective_, options_, run_end_, memory_},
                                              {schedule, plan, steps, online_on_disk}, y0, theta);
-    return sweep.run();
+    const double setup_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
+    CheckpointedResult<Vector> result = sweep.run();
+    result.summary.setup_seconds = setup_seconds;
+    return result;
   }
 
   // The steps of a counting sweep: one forward run without storage, for planners that need l.

@@ -98,14 +98,16 @@ class StoreAllAdjoint {
     const Index p = stepper_.parameter_size();
     detail::require_run_inputs<B>(y0, theta, n, p);
     detail::require_observation_times_landed(objective_, stepper_);
-    reserve_storage();
-
     GradientResult<Vector> result;
     Summary& summary = result.summary;
+    auto start = std::chrono::steady_clock::now();
+    reserve_storage();
+    summary.setup_seconds = seconds_since(start);
+
     stepper_.reset_counters();
     detail::AdjointSteps<Stepper> adjoint(stepper_, objective_, run_end_, options_.observer,
                                           options_.check_finite);
-    auto start = std::chrono::steady_clock::now();
+    start = std::chrono::steady_clock::now();
 
     // ---- forward sweep: store (y_n, carry_n) for n = 0..N−1, then the terminal cost ----------
     Vector y = B::zeros(n), grad = B::zeros(n), lambda = B::zeros(n);
@@ -197,7 +199,9 @@ class StoreAllAdjoint {
     }
   }
 
-  // The forward sweep advances l steps and each reverse step re-runs one: l + p with p = l.
+  // The forward sweep advances l − 1 steps to y_{l−1} (p = l − 1, store-all's plan and
+  // revolve's p(l, c >= l)) and takes the terminal step to y_l, which, as in a checkpointed run,
+  // is in the rhs evaluations but not in p; each reverse step re-runs one: l + p = 2l − 1.
   // `forward`: the stepper's counters after the forward sweep.
   template <class Counters>
   void finish(Summary& summary, Index steps, const Counters& forward, double t_final) {
@@ -205,8 +209,8 @@ class StoreAllAdjoint {
     detail::SweepCounts counts;
     counts.steps = steps;
     counts.rejected_steps = forward.rejected_attempts;
-    counts.forward_steps = 2 * steps;
-    counts.recomputed_steps = steps;
+    counts.forward_steps = 2 * steps - 1;
+    counts.recomputed_steps = steps - 1;
     counts.reversed_steps = steps;
     counts.rhs_evaluations_forward = forward.rhs_evaluations;
     counts.rhs_evaluations_reverse = total.rhs_evaluations - forward.rhs_evaluations;

@@ -8,7 +8,7 @@
 // step re-runs its own forward step to rebuild the stages, so a run of l steps evaluates at
 // least l forward steps; `recomputed_steps` = p counts the forward steps beyond those l (the
 // schedule's advances: for revolve p(l, c) = r·l − β(c + 1, r − 1)), and `forward_steps` =
-// l + p counts them all. A checkpointed run also takes one step from y_{l−1} to y_l for the
+// l + p counts them all. Every run also takes one step from y_{l−1} to y_l for the
 // terminal cost, which is in rhs_evaluations but not in these counts.
 #pragma once
 
@@ -46,6 +46,9 @@ struct Summary {
   // Store-all and backsolve fill storage.peak_memory_bytes with what they keep.
   SnapshotStoreStatistics storage;
 
+  // Allocating storage before the first step: store-all's trajectory (zeroed, so its pages are
+  // touched), a checkpointed run's store, its snapshot file and stage buffers.
+  double setup_seconds = 0.0;
   double forward_seconds = 0.0;    // first forward sweep
   double recompute_seconds = 0.0;  // replays from snapshots
   double reverse_seconds = 0.0;    // adjoint steps
@@ -54,14 +57,17 @@ struct Summary {
   // before the end (gradient_health.hpp). brief() and full() say so in one line when it does not.
   GradientHealth health;
 
-  double total_seconds() const { return forward_seconds + recompute_seconds + reverse_seconds; }
+  // The gradient's wall time, setup included: what a user timing the call measures.
+  double total_seconds() const {
+    return setup_seconds + forward_seconds + recompute_seconds + reverse_seconds;
+  }
   // Disk time that overlapped computation (write + read − wait, at least 0).
   double disk_hidden_seconds() const {
     const double hidden =
         storage.io.write_seconds + storage.io.read_seconds - storage.io.wait_seconds;
     return hidden > 0.0 ? hidden : 0.0;
   }
-  // (forward + recompute + reverse) / forward: the cost of a gradient in forward runs.
+  // (setup + forward + recompute + reverse) / forward: the cost of a gradient in forward runs.
   double gradient_cost_ratio() const {
     return forward_seconds > 0.0 ? total_seconds() / forward_seconds : 0.0;
   }

@@ -109,12 +109,17 @@ class CheckpointedSweep {
       if (action.kind == ActionKind::done) break;
       execute(action, index);
     }
-    clock_.stop();
+    clock_.stop(stepper_.counters().rhs_evaluations);
     return finish();
   }
 
  private:
   using Work = SweepClock::Work;
+
+  // The kind of work from here on (time and rhs evaluations are attributed to it).
+  void enter(Work w) {
+    clock_.enter(w, [this] { return stepper_.counters().rhs_evaluations; });
+  }
 
   // Unknown length: the monitor thins its samples as the run grows. A plan that advances no
   // step twice never replays, so nothing could be checked: the monitor then fingerprints y_0
@@ -253,7 +258,7 @@ class CheckpointedSweep {
   // about y_n, so that it decides knowing whether the run goes on (OnlineSchedule's model). If
   // the run ends there that buffer is y_l and the current state stays y_{l−1}.
   void probe_online() {
-    clock_.enter(Work::forward);
+    enter(Work::forward);
     B::copy(y_, y_final_);
     probe_carry_ = carry_;
     stepper_.step(y_final_, probe_carry_, theta_);
@@ -291,7 +296,7 @@ class CheckpointedSweep {
         store_stages(action, index);
         break;
       case ActionKind::reverse:
-        clock_.enter(Work::reverse);
+        enter(Work::reverse);
         if (action.uses_stages())
           reverse_from_stages(action);
         else
@@ -304,7 +309,7 @@ class CheckpointedSweep {
 
   // The online forward phase: y_{n+1}, probed before the action, becomes current.
   void advance_online(const Action& action) {
-    clock_.enter(Work::forward);
+    enter(Work::forward);
     if (!probed_ || action.step != carry_.step + 1)
       fail<InvalidArgument>("online schedule advances from step ", carry_.step, " to ",
                             action.step);
@@ -320,7 +325,7 @@ class CheckpointedSweep {
   void advance(const Action& action, Index index) {
     if (action.step <= carry_.step || (state_.steps >= 0 && action.step > state_.steps))
       fail<InvalidArgument>("schedule advances from step ", carry_.step, " to ", action.step);
-    clock_.enter(carry_.step >= state_.reached ? Work::forward : Work::recompute);
+    enter(carry_.step >= state_.reached ? Work::forward : Work::recompute);
     while (carry_.step < action.step) {
       // A stop inside a long advance: a resumed run re-issues this advance from here.
       stop_if_requested(index);
@@ -380,7 +385,7 @@ class CheckpointedSweep {
       if (action.step != carry_.step || action.step >= state_.steps)
         fail<InvalidArgument>("schedule stores the stages of step ", action.step,
                               " but the state is y_", carry_.step);
-      clock_.enter(carry_.step >= state_.reached ? Work::forward : Work::recompute);
+      enter(carry_.step >= state_.reached ? Work::forward : Work::recompute);
       const Carry at = carry_;
       MemorySnapshotStore<B, Carry>* const in_place = store_.in_place;
       const std::span<Vector> into =
@@ -435,7 +440,9 @@ class CheckpointedSweep {
       fail<InvalidArgument>("schedule reverses step ", action.step, " with the state at step ",
                             carry_.step, " and the adjoint at step ", state_.adjoint_at);
     if (!state_.terminal_done) {
-      // y_l from y_{l−1}, once, at the first reverse (a revolve schedule never advances to it).
+      // y_l from y_{l−1}, once, at the first reverse (a revolve schedule never advances to it):
+      // the forward run's last step, counted and timed as forward work.
+      enter(Work::forward);
       Carry last = carry_;
       B::copy(y_, y_final_);
       stepper_.step(y_final_, last, theta_);
@@ -444,6 +451,7 @@ class CheckpointedSweep {
              last.step > state_.reached ? StepKind::forward : StepKind::recompute, last.step,
              last.t);
       close_run(last);
+      enter(Work::reverse);
     }
     adjoint_.reverse(y_, carry_, theta_, action.step == state_.steps - 1, y_final_, state_.final_t,
                      lambda_, mu_, grad_, watch_);
@@ -504,8 +512,11 @@ class CheckpointedSweep {
     counts.forward_steps = s.advances + s.reverses - s.stage_reverses;
     counts.recomputed_steps = s.advances - s.stage_reverses;  // p: beyond the l each step needs
     counts.reversed_steps = s.reverses;
-    counts.rhs_evaluations_forward = total.rhs_evaluations - counted_.rhs_evaluations;
-    counts.rhs_evaluations_reverse = 0;  // not separable here: included in the forward count
+    // Inside adjoint steps (their stage rebuilds) as the store-all driver counts them; the rest
+    // (first sweep, recomputation, the terminal step) is forward.
+    counts.rhs_evaluations_reverse = clock_.rhs_evaluations(Work::reverse);
+    counts.rhs_evaluations_forward =
+        total.rhs_evaluations - counted_.rhs_evaluations - counts.rhs_evaluations_reverse;
     counts.vjp_evaluations = total.vjp_evaluations;
     counts.stores = s.stores;
     counts.restores = s.restores;
