@@ -297,7 +297,8 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
     rwd::detail::fail<InvalidArgument>(
         "rewind plan needs a budget: --snapshots C, or --memory BYTES with --state-bytes S, or "
         "--ram-snapshots K --disk-snapshots D");
-  if (settings.checkpointed) validate_schedule_flags(request, settings.memory_bytes.has_value());
+  if (settings.checkpointed)
+    validate_plan_request_flags(request, settings.memory_bytes.has_value());
   return settings;
 }
 

@@ -1,5 +1,6 @@
-// src/cli/gradient_run.hpp — what `rewind run` computes: J = ½|y_N|², its gradient by the
-// store-all adjoint, and a finite-difference spot check of dJ/dy0.
+// src/cli/gradient_run.hpp — what `rewind run` computes: J = ½|y_N|², its gradient through
+// rwd::differentiate (store-all, or checkpointing with the plan the flags ask for, its costs
+// measured by rwd::measure_costs), and a finite-difference spot check of dJ/dy0.
 //
 //   rwd::cli::RunSettings settings = rwd::cli::resolve_run_settings(options);
 //   rwd::cli::RunReport report = rwd::cli::run_gradient(settings);
@@ -24,7 +25,6 @@
 
 #include <Eigen/Core>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -42,9 +42,9 @@
 #include "problem_registry.hpp"
 #include "progress.hpp"
 #include "resume_costs.hpp"
-#include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/adjoint/differentiate.hpp"
 #include "rewind/adjoint/forward_loss.hpp"
-#include "rewind/adjoint/store_all_adjoint.hpp"
+#include "rewind/adjoint/measure_costs.hpp"
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
@@ -54,8 +54,6 @@
 #include "rewind/objective.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/schedule/online_plan.hpp"
-#include "rewind/store/disk_cost_probe.hpp"
-#include "rewind/store/snapshot_level_probe.hpp"
 #include "rewind/warning.hpp"
 #include "run_report.hpp"
 #include "run_settings.hpp"
@@ -241,36 +239,14 @@ FiniteDifferenceCheck spot_check(const P& problem, const RunSettings& settings,
   });
 }
 
-// Seconds of one forward step of this problem and method, timed on a copy of y0 (the median of
-// a few batches of steps, at least 20 ms each), for weighing disk I/O against recomputation.
-// Across ranks, the slowest rank's time, so that every rank plans with the same costs.
+// What `probe` asks for, and one forward step, measured with a stepper of this problem and
+// method made for the purpose (rwd::measure_costs; the run's own stepper is left untouched).
+// Across ranks, the slowest rank's figures, so that every rank plans with the same costs.
 template <class P, class V>
-double measure_step_seconds(const P& problem, const RunSettings& settings, const V& y0,
-                            const V& theta) {
-  const double mine = with_stepper(problem, settings, settings.control, [&](auto& stepper) {
-    V y = y0;
-    Carry carry = stepper.initial_carry(y, theta);
-    std::vector<double> samples;
-    for (int batch = 0; batch < 5; ++batch) {
-      const auto start = std::chrono::steady_clock::now();
-      Index taken = 0;
-      double elapsed = 0.0;
-      do {
-        if (stepper.finished(carry)) {  // short runs: start over
-          y = y0;
-          carry = stepper.initial_carry(y, theta);
-        }
-        stepper.step(y, carry, theta);
-        ++taken;
-        // Across ranks a step is a collective: every rank must take as many as the others.
-        elapsed = max_on_any_process<typename P::Backend>(seconds_since(start));
-      } while (elapsed < 0.02 && taken < 100000);
-      samples.push_back(elapsed / static_cast<double>(taken));
-    }
-    std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
-    return std::max(samples[2], 1e-9);
-  });
-  return max_on_any_process<typename P::Backend>(mine);
+CostMeasurement measure_run_costs(const P& problem, const RunSettings& settings, const V& y0,
+                                  const V& theta, const CostProbe& probe = {}) {
+  return with_stepper(problem, settings, settings.control,
+                      [&](auto& stepper) { return rwd::measure_costs(stepper, y0, theta, probe); });
 }
 
 #ifndef REWIND_VERSION
@@ -298,10 +274,12 @@ using PlanCallback = std::function<void(const CheckpointReport&)>;
 using StepSampler = std::function<void()>;
 
 // The plan request and driver options of a checkpointed run of this problem: the budget from
-// --memory in snapshots of this state size, and a two-level schedule's disk costs measured
-// against this problem's own step when not given. Records its inputs in `checkpointing`.
-// Across ranks, sizes and costs are those of the rank holding the most values (every rank
-// derives the same plan from them): a snapshot is that rank's slice, --memory a budget per rank.
+// --memory in snapshots of this state size (rwd::snapshot_bytes), and the costs a plan weighs
+// (rwd::measure_costs) measured against this problem's own step when not given: a two-level
+// schedule's disk, the --stage-aware chooser's snapshot copies, every level of a three-level
+// schedule. Records its inputs in `checkpointing`. Across ranks, sizes and costs are those of the
+// rank holding the most values and the slowest rank (every rank derives the same plan from
+// them): a snapshot is that rank's slice, --memory a budget per rank.
 template <class P, class V>
 std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
                                                              const RunSettings& settings,
@@ -310,9 +288,7 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
   using B = typename P::Backend;
   const auto attempt_started = std::filesystem::file_time_type::clock::now();
   const CheckpointSettings& flags = settings.checkpoint;
-  const auto held =
-      static_cast<Index>(max_on_any_process<B>(static_cast<double>(host_size<B>(y0))));
-  checkpointing.snapshot_bytes = held * static_cast<Index>(sizeof(double)) + kCarryBytes;
+  checkpointing.snapshot_bytes = rwd::snapshot_bytes<B>(y0);
   checkpointing.memory_budget = flags.memory_bytes;
   checkpointing.adjoint_cost = flags.adjoint_cost;
   checkpointing.drift_policy = flags.drift;
@@ -348,13 +324,11 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
         checkpointing.step_seconds = earlier->step_seconds;
         checkpointing.disk_costs = earlier->disk;
       } else {
-        checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
-        checkpointing.disk_costs =
-            measure_disk_costs(flags.disk_directory, held, static_cast<int>(kCarryBytes));
-        checkpointing.disk_costs.write_seconds =
-            max_on_any_process<B>(checkpointing.disk_costs.write_seconds);
-        checkpointing.disk_costs.read_seconds =
-            max_on_any_process<B>(checkpointing.disk_costs.read_seconds);
+        CostProbe probe;
+        probe.disk_directory = flags.disk_directory;
+        const CostMeasurement measured = measure_run_costs(problem, settings, y0, theta, probe);
+        checkpointing.step_seconds = measured.step_seconds;
+        checkpointing.disk_costs = *measured.disk;
       }
       request.costs.disk_write_time = flags.disk_write_cost.value_or(
           checkpointing.disk_costs.write_seconds / checkpointing.step_seconds);
@@ -373,21 +347,19 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
   } else if (flags.stage_aware) {
     // Which of revolve, stage-aware and the store-alls is fastest depends on what a snapshot copy
     // costs against this problem's step (a stage snapshot is priced as one copy: its stage values
-    // go straight into their slots, see CostModel::stage_values_copied): measured now.
+    // go straight into their slots, see CostModel::stage_values_copied): measured now, round as
+    // many slots as the run keeps (rwd::level_probe_slots).
     checkpointing.level_costs_measured = true;
-    checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
-    // Round as many slots as the run keeps (up to 64 MiB of them, more than the caches hold), so
-    // that the copies meet the caches as the run's do.
-    const Index state_bytes = held * static_cast<Index>(sizeof(double));
-    const Index probe_slots = std::clamp<Index>((Index{64} << 20) / std::max<Index>(state_bytes, 1),
-                                                1, request.budget.value_or(1));
-    checkpointing.level_costs =
-        measure_level_costs<B>(held, 5, static_cast<int>(std::min<Index>(probe_slots, 1 << 20)));
-    request.costs.write_time =
-        max_on_any_process<B>(checkpointing.level_costs.device_write_seconds) /
-        checkpointing.step_seconds;
-    request.costs.read_time = max_on_any_process<B>(checkpointing.level_costs.device_read_seconds) /
-                              checkpointing.step_seconds;
+    const Index state_bytes = snapshot_values<B>(y0) * static_cast<Index>(sizeof(double));
+    CostProbe probe;
+    probe.levels = true;
+    probe.level_slots = level_probe_slots(state_bytes, request.budget.value_or(1));
+    const CostMeasurement measured = measure_run_costs(problem, settings, y0, theta, probe);
+    checkpointing.step_seconds = measured.step_seconds;
+    checkpointing.level_costs = *measured.levels;
+    const CostModel copies = measured.in_forward_steps();
+    request.costs.write_time = copies.write_time;
+    request.costs.read_time = copies.read_time;
     request.costs.adjoint_cost_factor = flags.adjoint_cost;
   }
   if (request.kind == ScheduleKind::three_level) {
@@ -395,33 +367,25 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     // plan has a disk level and its costs were not given).
     checkpointing.level_costs_measured = true;
     const bool has_disk = request.disk_slots.value_or(0) > 0;
+    CostMeasurement measured;
     if (earlier && earlier->has_levels() && (!has_disk || earlier->has_disk())) {
       checkpointing.costs_from_earlier_attempt = true;
-      checkpointing.step_seconds = earlier->step_seconds;
-      checkpointing.level_costs = earlier->levels;
-      if (has_disk) checkpointing.disk_costs = earlier->disk;
+      measured.step_seconds = earlier->step_seconds;
+      measured.levels = earlier->levels;
+      if (has_disk) measured.disk = earlier->disk;
     } else {
-      // Across ranks every rank plans with the slowest rank's figures (the same plan on all).
-      checkpointing.step_seconds = measure_step_seconds(problem, settings, y0, theta);
-      LevelCosts& levels = checkpointing.level_costs;
-      levels = measure_level_costs<B>(held);
-      for (double* seconds : {&levels.device_write_seconds, &levels.device_read_seconds,
-                              &levels.host_write_seconds, &levels.host_read_seconds})
-        *seconds = max_on_any_process<B>(*seconds);
-      if (has_disk) {
-        DiskCosts& costs = checkpointing.disk_costs;
-        costs = measure_disk_costs(flags.disk_directory, held, static_cast<int>(kCarryBytes));
-        costs.write_seconds = max_on_any_process<B>(costs.write_seconds);
-        costs.read_seconds = max_on_any_process<B>(costs.read_seconds);
-      }
+      CostProbe probe;
+      probe.levels = true;
+      if (has_disk) probe.disk_directory = flags.disk_directory;
+      measured = measure_run_costs(problem, settings, y0, theta, probe);
     }
-    std::optional<DiskCosts> disk;
+    checkpointing.step_seconds = measured.step_seconds;
+    checkpointing.level_costs = *measured.levels;
     if (has_disk) {
       checkpointing.disk_costs_measured = true;
-      disk = checkpointing.disk_costs;
+      checkpointing.disk_costs = *measured.disk;
     }
-    set_level_costs(request.costs, checkpointing.step_seconds, checkpointing.level_costs,
-                    disk ? &*disk : nullptr);
+    request.costs = measured.in_forward_steps(request.costs);
     if (flags.disk_write_cost) request.costs.disk_write_time = *flags.disk_write_cost;
     if (flags.disk_read_cost) request.costs.disk_read_time = *flags.disk_read_cost;
     request.costs.adjoint_cost_factor = flags.adjoint_cost;
@@ -507,10 +471,9 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
     V grad_y0;
 
     if (!settings.checkpoint.checkpointed) {
-      StoreAllOptions store_all;
-      store_all.observer = progress.observer();
-      StoreAllAdjoint driver(stepper, objective, store_all);
-      const GradientResult<V> result = driver.run(y0, theta);
+      StoreAllStrategy store_all;
+      store_all.options.observer = progress.observer();
+      const GradientResult<V> result = differentiate(stepper, objective, y0, theta, store_all);
       take(result);
       grad_y0 = result.grad_y0;
     } else {
@@ -521,7 +484,6 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       PlanRequest& request = planned.first;
       CheckpointOptions& options = planned.second;
       options.observer = progress.observer();
-      CheckpointedAdjoint driver(stepper, objective, options);
       // The driver calls the planner once, when the number of steps is known (after the counting
       // sweep of an adaptive run): the plan is reported before the scheduled sweep starts.
       int stage_units = 0;
@@ -555,8 +517,9 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       std::optional<StopOnSignals> stop_on_signals;
       if (!settings.checkpoint.disk_directory.empty()) stop_on_signals.emplace();
       const OnlineRule rule = settings.checkpoint.online_rule;
-      const CheckpointedResult<V> result =
-          driver.run(y0, theta, Planner(planner, online, rule, request.all_on_disk));
+      const CheckpointStrategy strategy{Planner(planner, online, rule, request.all_on_disk),
+                                        options};
+      const CheckpointedResult<V> result = differentiate(stepper, objective, y0, theta, strategy);
       stop_on_signals.reset();
       if (online && result.summary.schedule == OnlineSchedule(*online, rule).name()) {
         checkpointing.plan =

@@ -5,8 +5,6 @@
 
 #include "byte_size.hpp"
 #include "rewind/error.hpp"
-#include "rewind/schedule/online_schedule.hpp"
-#include "rewind/schedule/revolve_cost.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -27,15 +25,10 @@ void row(std::ostream& out, const std::string& label, const std::string& value) 
   out << padded << value << "\n";
 }
 
-double ratio_to_offline(const OnlinePlan& plan) {
-  return plan.offline_advances > 0
-             ? static_cast<double>(plan.cost.advances) / static_cast<double>(plan.offline_advances)
-             : 1.0;
-}
-
 }  // namespace
 
-OnlinePlan plan_online(const CheckpointFlags& flags, const std::vector<std::string>& other_flags) {
+OnlinePlan online_plan_for_flags(const CheckpointFlags& flags,
+                                 const std::vector<std::string>& other_flags) {
   const auto refuse = [](const std::string& flag) {
     rwd::detail::fail<InvalidArgument>(
         flag,
@@ -67,78 +60,72 @@ OnlinePlan plan_online(const CheckpointFlags& flags, const std::vector<std::stri
     rwd::detail::fail<InvalidArgument>("--adjoint-cost = ", *flags.adjoint_cost, " must be >= 0");
 
   OnlinePlan plan;
-  const int snapshots = static_cast<int>(c);
   const OnlineRule rule =
       flags.online_rule ? parse_online_rule(*flags.online_rule) : OnlineRule::least_worst_case;
-  plan.name = OnlineSchedule(snapshots, rule).name();
-  plan.cost = simulate_online(snapshots, l, {}, rule);
-  plan.offline_advances = revolve_advances(l, c);
-  plan.offline_repetitions = revolve_repetitions(l, c);
-  plan.beta2 = revolve_beta(c, 2);
-  plan.beta3 = revolve_beta(c, 3);
-  plan.region = l <= plan.beta2 ? "r <= 2" : l <= plan.beta3 ? "r = 3" : "r > 3";
+  plan.comparison = compare_online_with_offline(static_cast<int>(c), l, rule);
   if (flags.adjoint_cost) plan.adjoint_cost = *flags.adjoint_cost;
   return plan;
 }
 
 void print_online_plan(std::ostream& out, const OnlinePlan& plan) {
-  const ScheduleCost& cost = plan.cost;
+  const OnlineComparison& online = plan.comparison;
+  const ScheduleCost& cost = online.cost;
   const Index l = cost.steps;
-  const double ratio = static_cast<double>(l + cost.advances) / static_cast<double>(l);
-  out << "rewind plan: " << plan.name << " for a run that ends at " << l << " steps\n";
+  out << "rewind plan: " << online.name << " for a run that ends at " << l << " steps\n";
   row(out, "steps l", std::to_string(l) + " (known to the schedule only when the run stops)");
   row(out, "snapshots c", std::to_string(cost.slots) + " (the initial state's snapshot included)");
   row(out, "forward steps l + p", std::to_string(l + cost.advances));
   row(out, "recomputed steps p", std::to_string(cost.advances));
-  row(out, "recompute ratio (l + p)/l", fixed("%.4f", ratio));
+  row(out, "recompute ratio (l + p)/l", fixed("%.4f", online.recompute_ratio()));
   row(out, "offline revolve p(l, c)",
-      std::to_string(plan.offline_advances) + " (r = " + std::to_string(plan.offline_repetitions) +
-          ", l known in advance)");
-  row(out, "online / offline p", fixed("%.5f", ratio_to_offline(plan)));
+      std::to_string(online.offline_advances) +
+          " (r = " + std::to_string(online.offline_repetitions) + ", l known in advance)");
+  row(out, "online / offline p", fixed("%.5f", online.ratio_to_offline()));
   row(out, "stores / restores",
       std::to_string(cost.stores) + " / " + std::to_string(cost.restores));
   row(out, "peak slots", std::to_string(cost.peak_slots));
-  std::string region;
-  if (plan.region == "r <= 2")
-    region = "r <= 2: l <= beta(c, 2) = " + std::to_string(plan.beta2);
-  else if (plan.region == "r = 3")
-    region = "r = 3: beta(c, 2) = " + std::to_string(plan.beta2) +
-             " < l <= beta(c, 3) = " + std::to_string(plan.beta3);
-  else
-    region = "r > 3: l > beta(c, 3) = " + std::to_string(plan.beta3);
+  std::string region = online_region_name(online.region);
+  switch (online.region) {
+    case OnlineRegion::up_to_beta2:
+      region += ": l <= beta(c, 2) = " + std::to_string(online.beta2);
+      break;
+    case OnlineRegion::up_to_beta3:
+      region += ": beta(c, 2) = " + std::to_string(online.beta2) +
+                " < l <= beta(c, 3) = " + std::to_string(online.beta3);
+      break;
+    case OnlineRegion::beyond_beta3:
+      region += ": l > beta(c, 3) = " + std::to_string(online.beta3);
+      break;
+  }
   row(out, "region", region);
-  const double time =
-      (static_cast<double>(cost.advances) + static_cast<double>(l) * (1.0 + plan.adjoint_cost)) /
-      static_cast<double>(l);
   row(out, "predicted time",
-      fixed("%.4f", time) + " forward runs (--adjoint-cost " + fixed("%g", plan.adjoint_cost) +
-          ")");
+      fixed("%.4f", online.predicted_time_ratio(plan.adjoint_cost)) +
+          " forward runs (--adjoint-cost " + fixed("%g", plan.adjoint_cost) + ")");
 }
 
 nlohmann::ordered_json online_plan_json(const OnlinePlan& plan) {
-  const ScheduleCost& cost = plan.cost;
+  const OnlineComparison& online = plan.comparison;
+  const ScheduleCost& cost = online.cost;
   const Index l = cost.steps;
   nlohmann::ordered_json j;
-  j["schedule"] = plan.name;
+  j["schedule"] = online.name;
   j["online"] = true;
   j["steps"] = l;
   j["snapshots"] = cost.slots;
   j["forward_steps"] = l + cost.advances;
   j["recomputed_steps"] = cost.advances;
-  j["recompute_ratio"] = static_cast<double>(l + cost.advances) / static_cast<double>(l);
-  j["offline_recomputed_steps"] = plan.offline_advances;
-  j["offline_repetitions"] = plan.offline_repetitions;
-  j["ratio_to_offline"] = ratio_to_offline(plan);
+  j["recompute_ratio"] = online.recompute_ratio();
+  j["offline_recomputed_steps"] = online.offline_advances;
+  j["offline_repetitions"] = online.offline_repetitions;
+  j["ratio_to_offline"] = online.ratio_to_offline();
   j["stores"] = cost.stores;
   j["restores"] = cost.restores;
   j["reverses"] = cost.reverses;
   j["peak_slots"] = cost.peak_slots;
-  j["region"] = plan.region;
-  j["beta2"] = plan.beta2;
-  j["beta3"] = plan.beta3;
-  j["predicted_time_ratio"] =
-      (static_cast<double>(cost.advances) + static_cast<double>(l) * (1.0 + plan.adjoint_cost)) /
-      static_cast<double>(l);
+  j["region"] = online_region_name(online.region);
+  j["beta2"] = online.beta2;
+  j["beta3"] = online.beta3;
+  j["predicted_time_ratio"] = online.predicted_time_ratio(plan.adjoint_cost);
   return j;
 }
 

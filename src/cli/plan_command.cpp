@@ -531,7 +531,7 @@ CLI::App* add_plan_command(CLI::App& app) {
       if (options->state_bytes) others.emplace_back("--state-bytes");
       if (options->step_time) others.emplace_back("--step-time");
       if (!options->plot.empty()) others.emplace_back("--plot");
-      const OnlinePlan online = plan_online(options->checkpoint, others);
+      const OnlinePlan online = online_plan_for_flags(options->checkpoint, others);
       if (options->checkpoint.json)
         std::cout << online_plan_json(online).dump(2) << std::endl;
       else

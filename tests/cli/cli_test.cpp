@@ -23,7 +23,6 @@
 #include "../../src/cli/run_settings.hpp"
 #include "../../src/cli/schedule_plan.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
-#include "rewind/warning.hpp"
 #include "support/error_message.hpp"
 
 namespace rwd::cli {
@@ -428,6 +427,57 @@ TEST(CheckpointFlags, PlanAndRunRefuseTheSameMistakesInTheSameWords) {
   }
 }
 
+// The rules of a plan request are the library's (PlanRequest::validate); the command line names
+// the flag where the library names the field, and keeps the library's rule.
+TEST(CheckpointFlags, LibraryRulesNameTheFlag) {
+  const auto refused = [](CheckpointFlags flags) {
+    flags.steps = "100";
+    return flag_refusal(flags, FlagUse::plan);
+  };
+  CheckpointFlags f;
+  f.snapshots = "3000000000";
+  EXPECT_EQ(refused(f), "--snapshots = 3000000000 must be <= 2147483647");
+  f = {};
+  f.snapshots = "3", f.interval = "4";
+  EXPECT_EQ(refused(f), "--interval applies only to the uniform schedule, not revolve");
+  f = {};
+  f.schedule = "uniform";
+  EXPECT_EQ(refused(f).rfind("--snapshots C (or --memory BYTES) is missing: the uniform", 0), 0u)
+      << refused(f);
+  f = {};
+  f.schedule = "two-level";
+  EXPECT_EQ(refused(f).rfind("--ram-snapshots K is missing: the two-level schedule", 0), 0u)
+      << refused(f);
+  f = {};
+  f.ram_snapshots = "2000000", f.disk_snapshots = "3";
+  EXPECT_EQ(refused(f),
+            "--ram-snapshots = 2000000 must lie in [1, 1048576] for the two-level "
+            "schedule");
+  f.ram_snapshots = "2", f.disk_snapshots = "30000000";
+  EXPECT_EQ(refused(f),
+            "--disk-snapshots = 30000000 must lie in [0, 16777216] for the two-level "
+            "schedule");
+  f.disk_snapshots = "3", f.snapshots = "4";
+  EXPECT_EQ(refused(f).rfind("--snapshots does not apply to the two-level schedule", 0), 0u)
+      << refused(f);
+  f.snapshots.reset(), f.memory = "1MiB";
+  EXPECT_EQ(refused(f).rfind("--memory does not apply to the two-level schedule", 0), 0u)
+      << refused(f);
+  f = {};
+  f.device_snapshots = "2000000", f.host_snapshots = "1";
+  EXPECT_EQ(flag_refusal(f, FlagUse::run),
+            "--device-snapshots = 2000000 must lie in [0, 1048576] for the three-level schedule");
+  f.device_snapshots = "1", f.host_snapshots = "2000000";
+  EXPECT_EQ(flag_refusal(f, FlagUse::run),
+            "--host-snapshots = 2000000 must lie in [0, 1048576] for the three-level schedule");
+  // A budget from --memory counts as one snapshot until the state size is known.
+  f = {};
+  f.memory = "1MiB";
+  EXPECT_EQ(refused(f), "(accepted)");
+  f.schedule = "uniform";
+  EXPECT_EQ(refused(f), "(accepted)");
+}
+
 TEST(CheckpointFlags, DifferOnlyInWhatNoFlagsAndADiskMean) {
   CheckpointFlags flags;
   flags.steps = "1e3";
@@ -442,51 +492,6 @@ TEST(CheckpointFlags, DifferOnlyInWhatNoFlagsAndADiskMean) {
   EXPECT_EQ(plan.request.kind, ScheduleKind::two_level);
   EXPECT_EQ(*plan.request.disk_slots, 0);
   EXPECT_NE(flag_refusal(flags, FlagUse::run).find("need --disk DIR"), std::string::npos);
-}
-
-TEST(StagePlan, SnapshotCopyCostsDecideBetweenStagesAndRevolve) {
-  // With free copies the plan with the fewest evaluations wins: stage snapshots. In the driver's
-  // memory store a stage snapshot costs one copy (its state: the other stage values are built in
-  // their slots and read there by the reverse step), and here stage-aware makes fewer copies
-  // than revolve's restores, so it still wins when a copy costs half a step. Were every stage
-  // vector copied in and out (4 copies each way for RK4), the stage snapshots would no longer
-  // pay at that price and revolve would win — its prediction counting its own copies too.
-  CostModel free_copies;
-  free_copies.adjoint_cost_factor = 1.5;
-  const CheckpointPlan cheap = choose_stage_plan(2000, 10, 4, free_copies);
-  EXPECT_GT(cheap.stage_stores, 0);
-  CostModel dear = free_copies;
-  dear.write_time = dear.read_time = 0.5;
-  const CheckpointPlan in_place = choose_stage_plan(2000, 10, 4, dear);
-  EXPECT_EQ(in_place.stage_stores, cheap.stage_stores);
-  EXPECT_GT(in_place.predicted_time_ratio(1.5), cheap.predicted_time_ratio(1.5));
-  dear.stage_values_copied = true;
-  const CheckpointPlan plan = choose_stage_plan(2000, 10, 4, dear);
-  EXPECT_EQ(plan.kind, ScheduleKind::revolve);
-  EXPECT_EQ(plan.stage_stores, 0);
-  CheckpointPlan revolve_free = plan;
-  revolve_free.costs = free_copies;
-  EXPECT_GT(plan.predicted_time_ratio(1.5), revolve_free.predicted_time_ratio(1.5));
-  EXPECT_LT(cheap.predicted_time_ratio(1.5), revolve_free.predicted_time_ratio(1.5));
-  CostModel bad = free_copies;
-  bad.write_time = -1.0;
-  EXPECT_THROW(choose_stage_plan(2000, 10, 4, bad), InvalidArgument);
-}
-
-TEST(StagePlan, BeyondTheTablesLimitsSaysSoAndPlansTheOthers) {
-  CostModel costs;
-  costs.adjoint_cost_factor = 1.5;
-  std::vector<std::string> warnings;
-  rwd::ScopedWarningHandler collect(
-      [&](const rwd::Warning& w) { warnings.push_back(w.source + ": " + w.message); });
-  const CheckpointPlan within = choose_stage_plan(30000, 20, 4, costs);  // above the old 20 000
-  EXPECT_GT(within.stage_stores, 0);
-  EXPECT_TRUE(warnings.empty());
-  const CheckpointPlan beyond = choose_stage_plan(100001, 20, 4, costs);
-  EXPECT_EQ(beyond.kind, ScheduleKind::revolve);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("--stage-aware: no stage-aware plan"), std::string::npos);
-  EXPECT_NE(warnings[0].find("above 100000"), std::string::npos) << warnings[0];
 }
 
 TEST(Parameters, ByNameReplaceTheDefaultsAndReachTheRun) {

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -77,74 +79,122 @@ PlanRequest PlanRequest::three_level(Index device_snapshots, Index host_snapshot
   return request;
 }
 
+const char* plan_field_name(PlanField field) {
+  switch (field) {
+    case PlanField::kind:
+      return "kind";
+    case PlanField::budget:
+      return "budget";
+    case PlanField::interval:
+      return "interval";
+    case PlanField::memory_slots:
+      return "memory_slots";
+    case PlanField::disk_slots:
+      return "disk_slots";
+    case PlanField::host_slots:
+      return "host_slots";
+    case PlanField::costs:
+      return "costs";
+    case PlanField::all_on_disk:
+      return "all_on_disk";
+  }
+  return "?";
+}
+
+namespace {
+
+// Throws InvalidPlanRequest(field, the streamed parts): the parts follow the field's name.
+template <class... Parts>
+[[noreturn]] void refuse(PlanField field, Parts&&... parts) {
+  std::ostringstream rule;
+  rule.precision(17);
+  (rule << ... << std::forward<Parts>(parts));
+  throw InvalidPlanRequest(field, rule.str());
+}
+
+// A slot count in [least, most] (the levels' limits: memory levels 2^20, the disk 2^24).
+void require_slots(PlanField field, Index count, Index least, Index most, const char* schedule) {
+  if (count < least || count > most)
+    refuse(field, " = ", count, " must lie in [", least, ", ", most, "] for the ", schedule,
+           " schedule");
+}
+
+void require_valid_costs(const CostModel& costs) {
+  try {
+    costs.validate();
+  } catch (const InvalidArgument& e) {
+    refuse(PlanField::costs, ": ", e.what());
+  }
+}
+
+}  // namespace
+
 void PlanRequest::validate() const {
   if (kind == ScheduleKind::custom)
-    detail::fail<InvalidArgument>("a custom schedule is planned with CheckpointPlan::of");
+    refuse(PlanField::kind, " = custom is planned with CheckpointPlan::of, not from a request");
   if (kind == ScheduleKind::online)
-    detail::fail<InvalidArgument>(
-        "the online schedule needs no plan: a run of unknown length runs it (plan_online "
-        "describes one that ended)");
-  if (budget && *budget < 1)
-    detail::fail<InvalidArgument>("snapshots = ", *budget, " must be >= 1");
+    refuse(PlanField::kind,
+           " = online needs no plan: a run of unknown length runs it (plan_online describes one "
+           "that ended)");
+  if (budget && *budget < 1) refuse(PlanField::budget, " = ", *budget, " must be >= 1");
   if (budget && *budget > std::numeric_limits<int>::max())
-    detail::fail<InvalidArgument>("snapshots = ", *budget,
-                                  " must be <= ", std::numeric_limits<int>::max());
+    refuse(PlanField::budget, " = ", *budget, " must be <= ", std::numeric_limits<int>::max());
   if (interval && kind != ScheduleKind::uniform)
-    detail::fail<InvalidArgument>("an interval applies only to the uniform schedule");
-  if (interval && *interval < 1)
-    detail::fail<InvalidArgument>("uniform interval = ", *interval, " must be >= 1");
+    refuse(PlanField::interval, " applies only to the uniform schedule, not ",
+           schedule_kind_name(kind));
+  if (interval && *interval < 1) refuse(PlanField::interval, " = ", *interval, " must be >= 1");
+  constexpr Index kMostMemorySlots = Index{1} << 20;
+  constexpr Index kMostDiskSlots = Index{1} << 24;
   if (kind == ScheduleKind::three_level) {
-    if (!memory_slots || !host_slots || !disk_slots)
-      detail::fail<InvalidArgument>(
-          "the three-level schedule needs device, host and disk snapshot counts");
-    const auto check = [](const char* level, Index count, Index most) {
-      if (count < 0 || count > most)
-        detail::fail<InvalidArgument>("three-level schedule: ", count, " ", level,
-                                      " snapshots (need 0 ... ", most, ")");
-    };
-    check("device", *memory_slots, 1 << 20);
-    check("host", *host_slots, 1 << 24);
-    check("disk", *disk_slots, 1 << 24);
+    const PlanField counts[3] = {PlanField::memory_slots, PlanField::host_slots,
+                                 PlanField::disk_slots};
+    const std::optional<Index>* given[3] = {&memory_slots, &host_slots, &disk_slots};
+    for (int i = 0; i < 3; ++i)
+      if (!*given[i])
+        refuse(counts[i],
+               " is missing: the three-level schedule needs device (memory_slots), host and disk "
+               "slot counts");
+    require_slots(PlanField::memory_slots, *memory_slots, 0, kMostMemorySlots, "three-level");
+    require_slots(PlanField::host_slots, *host_slots, 0, kMostMemorySlots, "three-level");
+    require_slots(PlanField::disk_slots, *disk_slots, 0, kMostDiskSlots, "three-level");
     if (*memory_slots + *host_slots < 1)
-      detail::fail<InvalidArgument>(
-          "three-level schedule: no device and no host snapshots (", *disk_slots,
-          " on disk): the state being replayed needs a device or host slot");
+      refuse(PlanField::memory_slots, " = 0 with no host slots either (", *disk_slots,
+             " on disk): the three-level schedule needs a device or host slot for the state being "
+             "replayed");
     if (budget)
-      detail::fail<InvalidArgument>(
-          "the three-level schedule takes device, host and disk counts, not a budget");
+      refuse(PlanField::budget,
+             " does not apply to the three-level schedule: it takes device, host and disk slot "
+             "counts");
     if (all_on_disk)
-      detail::fail<InvalidArgument>("the three-level schedule places its own disk snapshots");
-    costs.validate();
+      refuse(PlanField::all_on_disk,
+             " does not apply to the three-level schedule: it places its own disk snapshots");
+    require_valid_costs(costs);
     return;
   }
   if (host_slots)
-    detail::fail<InvalidArgument>("a host snapshot count selects the three-level schedule, not ",
-                                  schedule_kind_name(kind));
+    refuse(PlanField::host_slots, " selects the three-level schedule, not ",
+           schedule_kind_name(kind));
   if (kind == ScheduleKind::two_level) {
     if (!memory_slots || !disk_slots)
-      detail::fail<InvalidArgument>("the two-level schedule needs memory and disk snapshot counts");
-    if (*memory_slots < 1 || *memory_slots > (1 << 20))
-      detail::fail<InvalidArgument>("two-level schedule: ", *memory_slots,
-                                    " memory snapshots (need 1 ... 1048576)");
-    if (*disk_slots < 0 || *disk_slots > (1 << 24))
-      detail::fail<InvalidArgument>("two-level schedule: ", *disk_slots,
-                                    " disk snapshots (need 0 ... 16777216)");
+      refuse(memory_slots ? PlanField::disk_slots : PlanField::memory_slots,
+             " is missing: the two-level schedule needs memory and disk slot counts");
+    require_slots(PlanField::memory_slots, *memory_slots, 1, kMostMemorySlots, "two-level");
+    require_slots(PlanField::disk_slots, *disk_slots, 0, kMostDiskSlots, "two-level");
     if (budget)
-      detail::fail<InvalidArgument>(
-          "the two-level schedule takes memory and disk counts, not a budget");
-    costs.validate();
+      refuse(PlanField::budget,
+             " does not apply to the two-level schedule: it takes memory and disk slot counts");
+    require_valid_costs(costs);
     return;
   }
   if (memory_slots || disk_slots)
-    detail::fail<InvalidArgument>(
-        "memory and disk snapshot counts select the two-level schedule, not ",
-        schedule_kind_name(kind));
+    refuse(memory_slots ? PlanField::memory_slots : PlanField::disk_slots,
+           " selects the two-level schedule, not ", schedule_kind_name(kind));
   if (kind == ScheduleKind::revolve && !budget)
-    detail::fail<InvalidArgument>("revolve needs a snapshot budget");
+    refuse(PlanField::budget, " is missing: revolve needs a snapshot budget");
   if (kind == ScheduleKind::uniform && !budget && !interval)
-    detail::fail<InvalidArgument>(
-        "the uniform schedule needs an interval, or a budget to choose one from");
-  if (all_on_disk) costs.validate();
+    refuse(PlanField::budget,
+           " is missing: the uniform schedule needs an interval, or a budget to choose one from");
+  if (all_on_disk) require_valid_costs(costs);
 }
 
 double CheckpointPlan::recompute_ratio() const {

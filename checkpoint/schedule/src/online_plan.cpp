@@ -3,6 +3,7 @@
 
 #include "rewind/error.hpp"
 #include "rewind/schedule/disk_only_schedule.hpp"
+#include "rewind/schedule/revolve_cost.hpp"
 
 namespace rwd {
 
@@ -25,6 +26,53 @@ CheckpointPlan plan_online(int snapshots, Index steps, OnlineRule rule, bool on_
   plan.budget = snapshots;
   plan.all_on_disk = on_disk;
   return plan;
+}
+
+const char* online_region_name(OnlineRegion region) {
+  switch (region) {
+    case OnlineRegion::up_to_beta2:
+      return "r <= 2";
+    case OnlineRegion::up_to_beta3:
+      return "r = 3";
+    case OnlineRegion::beyond_beta3:
+      return "r > 3";
+  }
+  return "?";
+}
+
+double OnlineComparison::recompute_ratio() const {
+  return static_cast<double>(cost.steps + cost.advances) / static_cast<double>(cost.steps);
+}
+
+double OnlineComparison::ratio_to_offline() const {
+  return offline_advances > 0
+             ? static_cast<double>(cost.advances) / static_cast<double>(offline_advances)
+             : 1.0;
+}
+
+double OnlineComparison::predicted_time_ratio(double adjoint_cost) const {
+  const Index l = cost.steps;
+  return (static_cast<double>(cost.advances) + static_cast<double>(l) * (1.0 + adjoint_cost)) /
+         static_cast<double>(l);
+}
+
+OnlineComparison compare_online_with_offline(int snapshots, Index steps, OnlineRule rule) {
+  if (snapshots < 1)
+    detail::fail<InvalidArgument>("compare_online_with_offline: snapshots = ", snapshots,
+                                  " must be >= 1");
+  if (steps < 1)
+    detail::fail<InvalidArgument>("compare_online_with_offline: steps = ", steps, " must be >= 1");
+  OnlineComparison c;
+  c.name = OnlineSchedule(snapshots, rule).name();
+  c.cost = simulate_online(snapshots, steps, {}, rule);
+  c.offline_advances = revolve_advances(steps, snapshots);
+  c.offline_repetitions = revolve_repetitions(steps, snapshots);
+  c.beta2 = revolve_beta(snapshots, 2);
+  c.beta3 = revolve_beta(snapshots, 3);
+  c.region = steps <= c.beta2   ? OnlineRegion::up_to_beta2
+             : steps <= c.beta3 ? OnlineRegion::up_to_beta3
+                                : OnlineRegion::beyond_beta3;
+  return c;
 }
 
 }  // namespace rwd

@@ -99,7 +99,7 @@ TEST(CheckpointPlan, StoreAllAndRefusals) {
   expect_message(error_message<InvalidArgument>([&] { plan_checkpoints(r, 500); }),
                  "more than the budget of 499 snapshots");
   expect_message(error_message<InvalidArgument>([] { plan_checkpoints(revolve_request(0), 10); }),
-                 "snapshots = 0 must be >= 1");
+                 "budget = 0 must be >= 1");
   expect_message(error_message<InvalidArgument>([] { plan_checkpoints(revolve_request(3), 0); }),
                  "steps = 0 must be >= 1");
   expect_message(error_message<InvalidArgument>([] { plan_checkpoints(PlanRequest{}, 10); }),

@@ -232,9 +232,9 @@ TEST(ThreeLevelSchedule, RefusesBadInput) {
   bad.host_read_time = -1.0;
   refused([&] { ThreeLevelSchedule(10, 2, 2, 2, bad); }, "host_read_time");
   refused([&] { PlanRequest::three_level(0, 0, 5, c).validate(); },
-          "no device and no host snapshots");
-  refused([&] { PlanRequest::three_level(-2, 1, 5, c).validate(); }, "-2 device snapshots");
-  refused([&] { PlanRequest::three_level(1, -1, 5, c).validate(); }, "-1 host snapshots");
+          "memory_slots = 0 with no host slots either (5 on disk)");
+  refused([&] { PlanRequest::three_level(-2, 1, 5, c).validate(); }, "memory_slots = -2");
+  refused([&] { PlanRequest::three_level(1, -1, 5, c).validate(); }, "host_slots = -1");
   refused([&] { ScheduleValidator(10, 4, "s", 3, 4); }, "host slots = 4");
 }
 

@@ -36,6 +36,7 @@
 #include <utility>
 
 #include "rewind/carry.hpp"
+#include "rewind/schedule/invalid_plan_request.hpp"
 #include "rewind/schedule/online_rule.hpp"
 #include "rewind/schedule/schedule.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
@@ -82,7 +83,14 @@ struct PlanRequest {
   static PlanRequest three_level(Index device_snapshots, Index host_snapshots, Index disk_snapshots,
                                  const CostModel& costs);
 
-  // The rules that do not depend on l; InvalidArgument naming the field otherwise.
+  // The rules that do not depend on l. Otherwise throws rwd::InvalidPlanRequest
+  // (rewind/schedule/invalid_plan_request.hpp), an InvalidArgument that names the field
+  // (PlanField, and first in the message), the value and the rule: budget and interval >= 1,
+  // budget <= INT_MAX, an interval only for uniform; two-level: memory_slots in [1, 2^20] and
+  // disk_slots in [0, 2^24], no budget; three-level: memory_slots (device) and host_slots in
+  // [0, 2^20], disk_slots in [0, 2^24], device + host >= 1, no budget, not all_on_disk; slot
+  // counts only for those kinds; revolve needs a budget, uniform a budget or an interval; costs
+  // valid (CostModel::validate) where a disk or host level weighs them.
   void validate() const;
 };
 
