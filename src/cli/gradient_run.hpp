@@ -459,15 +459,16 @@ inline const CheckpointPlan& plan_within_memory(const PlanRequest& request, Inde
   }
   checkpointing.store_all_bytes =
       (static_cast<double>(steps) + 1.0) * static_cast<double>(checkpointing.snapshot_bytes);
-  const double reserved = static_cast<double>(checkpointing.plan.memory_slots_used) *
+  const double reserved = static_cast<double>(checkpointing.plan.slots_used_on(LevelKind::memory)) *
                           static_cast<double>(checkpointing.snapshot_bytes);
   const double limit = static_cast<double>(rwd::detail::half_physical_memory());
   if (reserved > limit)
-    rwd::detail::fail<InvalidArgument>(
-        checkpointing.plan.name, " would reserve ", checkpointing.plan.memory_slots_used,
-        " snapshots of ", checkpointing.snapshot_bytes, " bytes (", format_bytes(reserved),
-        "), above half the physical memory (", format_bytes(limit),
-        "); use fewer --snapshots or a smaller --memory");
+    rwd::detail::fail<InvalidArgument>(checkpointing.plan.name, " would reserve ",
+                                       checkpointing.plan.slots_used_on(LevelKind::memory),
+                                       " snapshots of ", checkpointing.snapshot_bytes, " bytes (",
+                                       format_bytes(reserved),
+                                       "), above half the physical memory (", format_bytes(limit),
+                                       "); use fewer --snapshots or a smaller --memory");
   return checkpointing.plan;
 }
 

@@ -171,9 +171,9 @@ std::vector<Case> resumable_plans() {
 TEST(ResumedRun, TheThreeLevelCaseKeepsSnapshotsOnEveryLevel) {
   const CheckpointPlan plan =
       plan_checkpoints(PlanRequest::three_level(1, 2, 4, three_levels()), 300);
-  EXPECT_GE(plan.memory_slots_used, 1);
-  EXPECT_GE(plan.host_slots_used, 1);
-  EXPECT_GE(plan.disk_slots_used, 1);
+  EXPECT_GE(plan.slots_used_on(LevelKind::memory), 1);
+  EXPECT_GE(plan.slots_used_on(LevelKind::host), 1);
+  EXPECT_GE(plan.slots_used_on(LevelKind::disk), 1);
 }
 
 TEST(ResumedRun, OneInterruptionAnywhereGivesTheUninterruptedBits) {

@@ -1,5 +1,5 @@
 // rewind/store/host_snapshot_store.hpp — snapshots in host memory, for a backend whose vectors
-// may live elsewhere (a GPU): the host level of ThreeLevelSnapshotStore, between the device
+// may live elsewhere (a GPU): the host level of a MultiLevelSnapshotStore, between the device
 // level and the disk.
 //
 //   rwd::HostSnapshotStore<rwd::ThrustBackend, MyMeta> store(/*slots=*/64, /*state size=*/n);

@@ -2,7 +2,7 @@
 // addressed by index, each holding one state vector, the step it belongs to and a small
 // trivially copyable metadata record.
 //
-//   std::unique_ptr<rwd::SnapshotStore<B, Meta>> store = ...;   // memory, disk or tiered
+//   std::unique_ptr<rwd::SnapshotStore<B, Meta>> store = ...;   // memory, disk or several levels
 //   store->store(slot, step, y, meta);
 //   store->prefetch(slot, step);           // a hint: the snapshot will be restored soon
 //   store->restore(slot, step, y, meta);   // the step is checked: a mix-up is an error
@@ -15,12 +15,12 @@
 // identity, hands back that run's newest progress record and adopts the snapshots still intact.
 //
 // Implementations: MemorySnapshotStore (backend memory), DiskSnapshotStore (an HDF5 file through
-// a background I/O thread), TieredSnapshotStore (memory slots in front of disk slots),
-// HostSnapshotStore (host memory behind a device) and ThreeLevelSnapshotStore (device, host and
-// disk slots). A store is
-// pure storage: it knows nothing about schedules or what the metadata means. Misuse — a slot out
-// of range, a store into an occupied slot, a restore of an empty one or of the wrong step — is an
-// rwd::InvalidArgument; an I/O failure is an rwd::StorageError. Neither ever yields wrong data.
+// a background I/O thread), HostSnapshotStore (host memory behind a device) and
+// MultiLevelSnapshotStore (one slot range over a list of those, e.g. memory slots in front of
+// disk slots, or device, host and disk slots). A store is pure storage: it knows nothing about
+// schedules or what the metadata means. Misuse — a slot out of range, a store into an occupied
+// slot, a restore of an empty one or of the wrong step — is an rwd::InvalidArgument; an I/O failure
+// is an rwd::StorageError. Neither ever yields wrong data.
 #pragma once
 
 #include <cstddef>
@@ -35,8 +35,9 @@
 
 namespace rwd {
 
-// What a store did. Memory and disk levels are counted apart, and the host level of a three-level
-// store (ThreeLevelSnapshotStore), whose memory counts are then its device level's.
+// What a store did. Memory and disk levels are counted apart, and the host level of a store with
+// device, host and disk levels (rwd::device_host_disk_store), whose memory counts are then its
+// device level's.
 struct SnapshotStoreStatistics {
   Index memory_stores = 0;
   Index memory_restores = 0;
