@@ -498,11 +498,10 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       report.summary = result.summary;
       if (report.summary.ranks > 1) {
         // Each rank stored its own slice: report the largest (the memory one rank needs).
-        SnapshotStoreStatistics& storage = report.summary.storage;
-        storage.peak_memory_bytes = static_cast<std::int64_t>(
-            max_on_any_process<B>(static_cast<double>(storage.peak_memory_bytes)));
-        storage.peak_disk_bytes = static_cast<std::int64_t>(
-            max_on_any_process<B>(static_cast<double>(storage.peak_disk_bytes)));
+        // Every rank has the same levels (one plan), so each takes part in every maximum.
+        for (LevelStatistics& level : report.summary.storage.levels)
+          level.peak_bytes = static_cast<std::int64_t>(
+              max_on_any_process<B>(static_cast<double>(level.peak_bytes)));
       }
     };
     V grad_y0;

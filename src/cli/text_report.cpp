@@ -109,11 +109,12 @@ void print_checkpointing(std::ostream& out, const RunReport& report) {
             std::to_string(checkpointing.resume_replayed_steps) + " steps recomputed to rebuild");
   row(out, "stores / restores",
       std::to_string(summary.stores) + " / " + std::to_string(summary.restores));
-  const double peak = static_cast<double>(summary.storage.peak_memory_bytes);
+  const double peak = static_cast<double>(summary.storage.peak_bytes_on(LevelKind::memory));
   row(out, "snapshot memory",
       "peak " + format_bytes(peak) + " (" +
           std::to_string(checkpointing.snapshot_bytes > 0
-                             ? summary.storage.peak_memory_bytes / checkpointing.snapshot_bytes
+                             ? summary.storage.peak_bytes_on(LevelKind::memory) /
+                                   checkpointing.snapshot_bytes
                              : 0) +
           " snapshots)" +
           (checkpointing.memory_budget
@@ -137,10 +138,11 @@ void print_checkpointing(std::ostream& out, const RunReport& report) {
           " predicted (F = " + format("%g", checkpointing.adjoint_cost) + ")");
   if (plan.uses_disk()) {
     row(out, "disk level",
-        std::to_string(summary.storage.disk_stores) + " writes, " +
-            std::to_string(summary.storage.disk_restores) + " reads (" +
+        std::to_string(summary.storage.stores_on(LevelKind::disk)) + " writes, " +
+            std::to_string(summary.storage.restores_on(LevelKind::disk)) + " reads (" +
             std::to_string(summary.storage.io.prefetch_hits) + " read ahead), peak " +
-            format_bytes(static_cast<double>(summary.storage.peak_disk_bytes)) + " on disk");
+            format_bytes(static_cast<double>(summary.storage.peak_bytes_on(LevelKind::disk))) +
+            " on disk");
     const double io = summary.storage.io.write_seconds + summary.storage.io.read_seconds;
     row(out, "disk time hidden",
         format("%.3g s", summary.disk_hidden_seconds()) + " of " + format("%.3g s", io) +

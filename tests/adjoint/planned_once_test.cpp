@@ -95,7 +95,7 @@ TEST(PlannedOnce, DiskRunPlansOnceTheScoutIsAClone) {
   const auto result = driver.run(run.y0, run.theta, counting);
   EXPECT_EQ(planner_calls, 1);
   EXPECT_EQ(counts.constructed, 1);
-  EXPECT_GT(result.summary.storage.disk_stores, 0);
+  EXPECT_GT(result.summary.storage.stores_on(LevelKind::disk), 0);
   EXPECT_GT(result.summary.storage.io.prefetch_hits, 0);  // the scout ran
 
   StoreAllAdjoint reference(run.stepper, run.objective);
@@ -119,8 +119,9 @@ TEST(PlannedOnce, TwoLevelPlanIsMadeOnceAndRunAsGiven) {
   options.disk.directory = scratch.path();
   CheckpointedAdjoint driver(run.stepper, run.objective, options);
   const auto result = driver.run(run.y0, run.theta, plan);
-  EXPECT_EQ(result.summary.storage.disk_stores, *plan.stores_on(LevelKind::disk));
-  EXPECT_EQ(result.summary.storage.disk_restores, *plan.restores_on(LevelKind::disk));
+  EXPECT_EQ(result.summary.storage.stores_on(LevelKind::disk), *plan.stores_on(LevelKind::disk));
+  EXPECT_EQ(result.summary.storage.restores_on(LevelKind::disk),
+            *plan.restores_on(LevelKind::disk));
   EXPECT_EQ(result.summary.recomputed_steps, plan.advances);
 
   StoreAllAdjoint reference(run.stepper, run.objective);

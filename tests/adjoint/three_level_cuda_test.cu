@@ -64,11 +64,11 @@ TEST_F(ThreeLevelCuda, DeviceAndPinnedHostSnapshotsGiveTheStoreAllBits) {
     testing::expect_same_gradient_bits<B>(result, reference);
     EXPECT_EQ(result.drift.max_rel_drift, 0.0);
     const SnapshotStoreStatistics& s = result.summary.storage;
-    EXPECT_EQ(s.host_stores, *plan.stores_on(LevelKind::host));
-    EXPECT_EQ(s.host_restores, *plan.restores_on(LevelKind::host));
-    EXPECT_EQ(s.disk_stores, 0);
-    host_restores += s.host_restores;
-    host_prefetches += s.host_prefetches;
+    EXPECT_EQ(s.stores_on(LevelKind::host), *plan.stores_on(LevelKind::host));
+    EXPECT_EQ(s.restores_on(LevelKind::host), *plan.restores_on(LevelKind::host));
+    EXPECT_EQ(s.stores_on(LevelKind::disk), 0);
+    host_restores += s.restores_on(LevelKind::host);
+    host_prefetches += s.prefetches_on(LevelKind::host);
   }
   EXPECT_GT(host_restores, 0) << "the host level took part";
   EXPECT_GT(host_prefetches, 0) << "host restores were fetched ahead on the copy stream";

@@ -314,7 +314,7 @@ TEST(RestoreLookahead, PrefetchesServeEveryDiskRestoreOfAMemoryAndDiskStore) {
   ASSERT_GT(disk_restores, 0);
   EXPECT_EQ(prefetches, disk_restores);
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.disk_restores, disk_restores);
+  EXPECT_EQ(statistics.restores_on(LevelKind::disk), disk_restores);
   EXPECT_EQ(statistics.io.prefetch_hits, disk_restores);
   EXPECT_EQ(statistics.io.prefetch_misses, 0);
   EXPECT_EQ(statistics.io.reads, disk_restores);

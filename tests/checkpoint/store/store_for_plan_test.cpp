@@ -117,12 +117,19 @@ TEST(StoreForPlan, SeveralLevelsShareOneStoreWithThePlansRanges) {
   }
   made->finish();
   const SnapshotStoreStatistics s = made->statistics();
-  EXPECT_EQ(s.memory_stores, *plan.stores_on(LevelKind::memory));
-  EXPECT_EQ(s.host_stores, *plan.stores_on(LevelKind::host));
-  EXPECT_EQ(s.disk_stores, *plan.stores_on(LevelKind::disk));
-  EXPECT_EQ(s.memory_restores, *plan.restores_on(LevelKind::memory));
-  EXPECT_EQ(s.host_restores, *plan.restores_on(LevelKind::host));
-  EXPECT_EQ(s.disk_restores, *plan.restores_on(LevelKind::disk));
+  ASSERT_EQ(s.levels.size(), plan.levels.size());  // one entry per level of the plan, in order
+  for (std::size_t i = 0; i < s.levels.size(); ++i) {
+    EXPECT_EQ(s.levels[i].name, plan.levels[i].name);
+    EXPECT_EQ(s.levels[i].kind, plan.levels[i].kind);
+    EXPECT_EQ(s.levels[i].stores, plan.levels[i].stores);
+    EXPECT_EQ(s.levels[i].restores, plan.levels[i].restores);
+  }
+  EXPECT_EQ(s.stores_on(LevelKind::memory), *plan.stores_on(LevelKind::memory));
+  EXPECT_EQ(s.stores_on(LevelKind::host), *plan.stores_on(LevelKind::host));
+  EXPECT_EQ(s.stores_on(LevelKind::disk), *plan.stores_on(LevelKind::disk));
+  EXPECT_EQ(s.restores_on(LevelKind::memory), *plan.restores_on(LevelKind::memory));
+  EXPECT_EQ(s.restores_on(LevelKind::host), *plan.restores_on(LevelKind::host));
+  EXPECT_EQ(s.restores_on(LevelKind::disk), *plan.restores_on(LevelKind::disk));
   // Reads announced ahead were served by their prefetch (one may miss when both staging buffers
   // still hold writes).
   EXPECT_EQ(s.io.prefetch_hits + s.io.prefetch_misses, s.io.reads);

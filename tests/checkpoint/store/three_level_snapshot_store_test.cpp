@@ -88,15 +88,15 @@ void routes_every_level() {
   for (int slot : {8, 4, 0, 2, 5, 1}) expect_snapshot<B>(store, slot, 10 + slot);
   store.finish();
   const SnapshotStoreStatistics s = store.statistics();
-  EXPECT_EQ(s.memory_stores, 2);
-  EXPECT_EQ(s.host_stores, 2);
-  EXPECT_EQ(s.disk_stores, 2);
-  EXPECT_EQ(s.memory_restores, 2);
-  EXPECT_EQ(s.host_restores, 2);
-  EXPECT_EQ(s.disk_restores, 2);
-  EXPECT_EQ(s.peak_memory_bytes, 2 * kBytes);
-  EXPECT_EQ(s.peak_host_bytes, 2 * kBytes);
-  EXPECT_EQ(s.peak_disk_bytes, 2 * kBytes);
+  EXPECT_EQ(s.stores_on(LevelKind::memory), 2);
+  EXPECT_EQ(s.stores_on(LevelKind::host), 2);
+  EXPECT_EQ(s.stores_on(LevelKind::disk), 2);
+  EXPECT_EQ(s.restores_on(LevelKind::memory), 2);
+  EXPECT_EQ(s.restores_on(LevelKind::host), 2);
+  EXPECT_EQ(s.restores_on(LevelKind::disk), 2);
+  EXPECT_EQ(s.peak_bytes_on(LevelKind::memory), 2 * kBytes);
+  EXPECT_EQ(s.peak_bytes_on(LevelKind::host), 2 * kBytes);
+  EXPECT_EQ(s.peak_bytes_on(LevelKind::disk), 2 * kBytes);
   EXPECT_EQ(scratch.files().size(), 1u);
 }
 
@@ -209,12 +209,13 @@ TEST(DeviceHostDiskStore, AThreeLevelScheduleRunsThroughWithItsCounts) {
   }
   store.finish();
   const SnapshotStoreStatistics s = store.statistics();
-  EXPECT_EQ(s.host_stores, predicted.host_stores);
-  EXPECT_EQ(s.host_restores, predicted.host_restores);
-  EXPECT_EQ(s.disk_stores, predicted.disk_stores);
-  EXPECT_EQ(s.disk_restores, predicted.disk_restores);
-  EXPECT_EQ(s.memory_stores, predicted.stores - predicted.host_stores - predicted.disk_stores);
-  EXPECT_EQ(s.memory_restores,
+  EXPECT_EQ(s.stores_on(LevelKind::host), predicted.host_stores);
+  EXPECT_EQ(s.restores_on(LevelKind::host), predicted.host_restores);
+  EXPECT_EQ(s.stores_on(LevelKind::disk), predicted.disk_stores);
+  EXPECT_EQ(s.restores_on(LevelKind::disk), predicted.disk_restores);
+  EXPECT_EQ(s.stores_on(LevelKind::memory),
+            predicted.stores - predicted.host_stores - predicted.disk_stores);
+  EXPECT_EQ(s.restores_on(LevelKind::memory),
             predicted.restores - predicted.host_restores - predicted.disk_restores);
 }
 

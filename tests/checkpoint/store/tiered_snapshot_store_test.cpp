@@ -77,12 +77,12 @@ TEST(MemoryAndDiskStore, RoutesSlotsByLevel) {
     expect_snapshot(store, 3, 103);
     store.finish();
     const SnapshotStoreStatistics statistics = store.statistics();
-    EXPECT_EQ(statistics.memory_stores, 2);
-    EXPECT_EQ(statistics.memory_restores, 2);
-    EXPECT_EQ(statistics.disk_stores, 3);
-    EXPECT_EQ(statistics.disk_restores, 4);
-    EXPECT_EQ(statistics.peak_memory_bytes, 2 * kBytes);
-    EXPECT_EQ(statistics.peak_disk_bytes, 3 * kBytes);
+    EXPECT_EQ(statistics.stores_on(LevelKind::memory), 2);
+    EXPECT_EQ(statistics.restores_on(LevelKind::memory), 2);
+    EXPECT_EQ(statistics.stores_on(LevelKind::disk), 3);
+    EXPECT_EQ(statistics.restores_on(LevelKind::disk), 4);
+    EXPECT_EQ(statistics.peak_bytes_on(LevelKind::memory), 2 * kBytes);
+    EXPECT_EQ(statistics.peak_bytes_on(LevelKind::disk), 3 * kBytes);
     EXPECT_EQ(statistics.file, (scratch / "tiered.h5").string());
     EXPECT_TRUE(statistics.asynchronous);
     EXPECT_EQ(statistics.io.writes, 3);
@@ -115,11 +115,13 @@ TEST(MemoryAndDiskStore, WithoutDiskSlotsMakesNoFile) {
   store.free(1);
   store.finish();
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.memory_stores, 3);
-  EXPECT_EQ(statistics.memory_restores, 1);
-  EXPECT_EQ(statistics.peak_memory_bytes, 3 * kBytes);
-  EXPECT_EQ(statistics.disk_stores, 0);
-  EXPECT_EQ(statistics.peak_disk_bytes, 0);
+  EXPECT_EQ(statistics.stores_on(LevelKind::memory), 3);
+  EXPECT_EQ(statistics.restores_on(LevelKind::memory), 1);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::memory), 3 * kBytes);
+  ASSERT_EQ(statistics.levels.size(), 2u);  // the disk level is there, with nothing on it
+  EXPECT_EQ(statistics.levels[1].name, "disk");
+  EXPECT_EQ(statistics.stores_on(LevelKind::disk), 0);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::disk), 0);
   EXPECT_EQ(statistics.file, "");
   EXPECT_FALSE(statistics.asynchronous);
   EXPECT_EQ(statistics.io.staging_bytes, 0);
@@ -147,12 +149,12 @@ TEST(MemoryAndDiskStore, WithoutMemorySlotsEverythingIsOnDisk) {
     expect_snapshot(store, 0, 3);
     store.finish();
     const SnapshotStoreStatistics statistics = store.statistics();
-    EXPECT_EQ(statistics.memory_stores, 0);
-    EXPECT_EQ(statistics.memory_restores, 0);
-    EXPECT_EQ(statistics.peak_memory_bytes, 0);
-    EXPECT_EQ(statistics.disk_stores, 2);
-    EXPECT_EQ(statistics.disk_restores, 1);
-    EXPECT_EQ(statistics.peak_disk_bytes, 2 * kBytes);
+    EXPECT_EQ(statistics.stores_on(LevelKind::memory), 0);
+    EXPECT_EQ(statistics.restores_on(LevelKind::memory), 0);
+    EXPECT_EQ(statistics.peak_bytes_on(LevelKind::memory), 0);
+    EXPECT_EQ(statistics.stores_on(LevelKind::disk), 2);
+    EXPECT_EQ(statistics.restores_on(LevelKind::disk), 1);
+    EXPECT_EQ(statistics.peak_bytes_on(LevelKind::disk), 2 * kBytes);
   }
   EXPECT_TRUE(scratch.files().empty());
 }
@@ -209,10 +211,10 @@ TEST(MemoryAndDiskStore, MisuseIsRefusedOnBothLevels) {
   }
   store.finish();
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.memory_stores, 1);
-  EXPECT_EQ(statistics.disk_stores, 1);
-  EXPECT_EQ(statistics.memory_restores, 1);
-  EXPECT_EQ(statistics.disk_restores, 1);
+  EXPECT_EQ(statistics.stores_on(LevelKind::memory), 1);
+  EXPECT_EQ(statistics.stores_on(LevelKind::disk), 1);
+  EXPECT_EQ(statistics.restores_on(LevelKind::memory), 1);
+  EXPECT_EQ(statistics.restores_on(LevelKind::disk), 1);
 }
 
 TEST(MemoryAndDiskStore, ConstructorRefusesBadSlotCounts) {
@@ -274,12 +276,12 @@ TEST(MemoryAndDiskStore, TwoLevelScheduleRunsThrough) {
   ASSERT_GT(stores[1], 0) << "the schedule should use its disk level";
   ASSERT_GT(restores[1], 0) << "the schedule should read its disk level";
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.memory_stores, stores[0]);
-  EXPECT_EQ(statistics.memory_restores, restores[0]);
-  EXPECT_EQ(statistics.disk_stores, stores[1]);
-  EXPECT_EQ(statistics.disk_restores, restores[1]);
-  EXPECT_EQ(statistics.peak_memory_bytes, peak[0] * kBytes);
-  EXPECT_EQ(statistics.peak_disk_bytes, peak[1] * kBytes);
+  EXPECT_EQ(statistics.stores_on(LevelKind::memory), stores[0]);
+  EXPECT_EQ(statistics.restores_on(LevelKind::memory), restores[0]);
+  EXPECT_EQ(statistics.stores_on(LevelKind::disk), stores[1]);
+  EXPECT_EQ(statistics.restores_on(LevelKind::disk), restores[1]);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::memory), peak[0] * kBytes);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::disk), peak[1] * kBytes);
   EXPECT_EQ(statistics.io.writes, stores[1]);
   EXPECT_EQ(statistics.io.reads, restores[1]);
   // And the counts agree with the schedule's own plan.

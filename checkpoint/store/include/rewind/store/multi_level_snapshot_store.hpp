@@ -17,7 +17,8 @@
 // than its range (only those the schedule uses are allocated) or none at all (no slot used);
 // a slot past them is refused with the level's name. Prefetches reach every level (the fast ones
 // ignore them). A run's progress (resumable runs, rewind/store/snapshot_store.hpp) is kept by the
-// slowest level that has a store: the disk, when there is one. Statistics add up the levels'.
+// slowest level that has a store: the disk, when there is one. Statistics have one entry per
+// level, in order and under the level's name (zero for a level with no store).
 //
 // rwd::make_snapshot_store builds one from a plan's levels; memory_and_disk_store and
 // device_host_disk_store (below) build the two- and three-level layouts by hand.
@@ -137,22 +138,18 @@ class MultiLevelSnapshotStore final : public SnapshotStore<B, Meta> {
     if (progress_) progress_->complete();
   }
 
-  // Every level's counts, added up; the file and its I/O are the disk level's.
+  // One entry per level, fastest first, each named as its level; the file and its I/O are the
+  // disk level's.
   SnapshotStoreStatistics statistics() const override {
     SnapshotStoreStatistics total;
     for (const Level& level : levels_) {
-      if (!level.store) continue;
-      const SnapshotStoreStatistics one = level.store->statistics();
-      total.memory_stores += one.memory_stores;
-      total.memory_restores += one.memory_restores;
-      total.peak_memory_bytes += one.peak_memory_bytes;
-      total.host_stores += one.host_stores;
-      total.host_restores += one.host_restores;
-      total.host_prefetches += one.host_prefetches;
-      total.peak_host_bytes += one.peak_host_bytes;
-      total.disk_stores += one.disk_stores;
-      total.disk_restores += one.disk_restores;
-      total.peak_disk_bytes += one.peak_disk_bytes;
+      if (!level.store) {
+        total.levels.push_back(LevelStatistics{level.name, level.kind});
+        continue;
+      }
+      SnapshotStoreStatistics one = level.store->statistics();
+      if (one.levels.size() == 1) one.levels.front().name = level.name;
+      total.levels.insert(total.levels.end(), one.levels.begin(), one.levels.end());
       if (total.file.empty()) {
         total.file = one.file;
         total.asynchronous = one.asynchronous;
