@@ -471,10 +471,11 @@ int run(const Args& a) {
        << "," << str("replayed_steps") << ":" << replayed                              //
        << "," << str("stores") << ":" << s.stores                                      //
        << "," << str("restores") << ":" << s.restores                                  //
-       << "," << str("peak_stored_bytes") << ":" << s.storage.peak_memory_bytes        //
-       << "," << str("peak_rss_bytes") << ":" << peak_rss                              //
-       << "," << str("rss_before_gradient_bytes") << ":" << rss_before                 //
-       << "," << str("loss") << ":" << num(result.loss)                                //
+       << "," << str("peak_stored_bytes") << ":"
+       << s.storage.peak_bytes_on(rwd::LevelKind::memory)               //
+       << "," << str("peak_rss_bytes") << ":" << peak_rss               //
+       << "," << str("rss_before_gradient_bytes") << ":" << rss_before  //
+       << "," << str("loss") << ":" << num(result.loss)                 //
        << "," << str("grad_theta") << ":[";
   for (Index i = 0; i < B::size(result.grad_theta); ++i)
     json << (i ? "," : "") << num(result.grad_theta[static_cast<Eigen::Index>(i)]);

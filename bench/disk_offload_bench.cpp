@@ -190,11 +190,11 @@ int main(int argc, char** argv) {
       costs.disk_read_time);
   std::printf(
       "disk writes %lld, disk reads %lld (%lld read ahead), memory stores %lld, restores %lld\n",
-      static_cast<long long>(first.storage.disk_stores),
-      static_cast<long long>(first.storage.disk_restores),
+      static_cast<long long>(first.storage.stores_on(rwd::LevelKind::disk)),
+      static_cast<long long>(first.storage.restores_on(rwd::LevelKind::disk)),
       static_cast<long long>(first.storage.io.prefetch_hits),
-      static_cast<long long>(first.stores - first.storage.disk_stores),
-      static_cast<long long>(first.restores - first.storage.disk_restores));
+      static_cast<long long>(first.stores - first.storage.stores_on(rwd::LevelKind::disk)),
+      static_cast<long long>(first.restores - first.storage.restores_on(rwd::LevelKind::disk)));
   std::printf("gradients: bit for bit identical in all %d runs\n\n", 3 * a.repeat);
   std::printf("%-8s %10s %10s %12s %12s %12s %10s\n", "variant", "wall s", "/ memory", "disk I/O s",
               "waited s", "hidden", "peak RAM");
@@ -212,17 +212,18 @@ int main(int argc, char** argv) {
     }
     const rwd::Summary& s = samples[v][0].summary;
     const double io_m = median(io), wait_m = median(wait);
-    std::printf(
-        "%-8s %10.3f %10.3f %12.3f %12.3f %11.0f%% %7.1f MiB\n", names[v], median(wall),
-        median(wall) / memory_wall, io_m, wait_m,
-        io_m > 0 ? 100.0 * std::max(io_m - wait_m, 0.0) / io_m : 0.0,
-        static_cast<double>(s.storage.peak_memory_bytes + s.storage.io.staging_bytes) / 1048576.0);
+    std::printf("%-8s %10.3f %10.3f %12.3f %12.3f %11.0f%% %7.1f MiB\n", names[v], median(wall),
+                median(wall) / memory_wall, io_m, wait_m,
+                io_m > 0 ? 100.0 * std::max(io_m - wait_m, 0.0) / io_m : 0.0,
+                static_cast<double>(s.storage.peak_bytes_on(rwd::LevelKind::memory) +
+                                    s.storage.io.staging_bytes) /
+                    1048576.0);
   }
 
   // Bandwidth of the snapshot file against plain sequential I/O of the same bytes.
   const rwd::Summary& sync = samples[2][0].summary;
   const std::int64_t block = n * 8 + static_cast<std::int64_t>(sizeof(rwd::Carry));
-  const rwd::Index blocks = std::max<rwd::Index>(sync.storage.disk_stores, 1);
+  const rwd::Index blocks = std::max<rwd::Index>(sync.storage.stores_on(rwd::LevelKind::disk), 1);
   std::vector<double> plain_w, plain_r;
   for (int r = 0; r < a.repeat; ++r) {
     const auto [w, rd] = plain_io(a.dir, block, blocks);

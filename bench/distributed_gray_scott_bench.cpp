@@ -80,8 +80,9 @@ int main(int argc, char** argv) {
   MPI_Barrier(world.handle());
   const double gradient = seconds_since(start);
 
-  const double mine[2] = {static_cast<double>(rwd::bench::peak_rss_bytes()),
-                          static_cast<double>(result.summary.storage.peak_memory_bytes)};
+  const double mine[2] = {
+      static_cast<double>(rwd::bench::peak_rss_bytes()),
+      static_cast<double>(result.summary.storage.peak_bytes_on(rwd::LevelKind::memory))};
   std::vector<double> all(2 * static_cast<std::size_t>(world.size()));
   std::vector<int> counts(static_cast<std::size_t>(world.size()), 2);
   world.all_gather(mine, counts, all);

@@ -221,7 +221,8 @@ void measure_gradient(benchmark::State& state, const P& problem, Stepper& steppe
   state.counters["rhs_rev/step"] = static_cast<double>(summary.rhs_evaluations_reverse) / steps;
   state.counters["vjp/step"] = static_cast<double>(summary.vjp_evaluations) / steps;
   state.counters["allocs/run"] = static_cast<double>(allocs);
-  state.counters["stored_MiB"] = static_cast<double>(summary.storage.peak_memory_bytes) / (1 << 20);
+  state.counters["stored_MiB"] =
+      static_cast<double>(summary.storage.peak_bytes_on(rwd::LevelKind::memory)) / (1 << 20);
 }
 
 // How the gradient keeps what its reverse sweep needs.

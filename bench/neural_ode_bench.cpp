@@ -247,7 +247,7 @@ int run(const Arguments& a) {
     out["loss"] = result.loss;
     out["grad_norm"] = result.grad_theta.norm();
     out["snapshots"] = a.snapshots;
-    out["peak_stored_bytes"] = result.summary.storage.peak_memory_bytes;
+    out["peak_stored_bytes"] = result.summary.storage.peak_bytes_on(rwd::LevelKind::memory);
     out["forward_steps"] = result.summary.forward_steps;
   } else {
     throw rwd::InvalidArgument("--mode must be parameters, gradient, train, horizon or series");

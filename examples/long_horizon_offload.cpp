@@ -327,7 +327,8 @@ int main(int argc, char** argv) try {
     std::fprintf(f, "  \"peak_rss_bytes\": %lld,\n  \"setup_rss_bytes\": %lld,\n", peak_rss,
                  setup_rss);
     std::fprintf(f, "  \"store_all_bytes\": %.0f,\n  \"peak_stored_bytes\": %lld,\n",
-                 store_all_bytes, static_cast<long long>(s.storage.peak_memory_bytes));
+                 store_all_bytes,
+                 static_cast<long long>(s.storage.peak_bytes_on(rwd::LevelKind::memory)));
     std::fprintf(f, "  \"forward_steps\": %lld,\n  \"recomputed_steps\": %lld,\n",
                  static_cast<long long>(s.forward_steps),
                  static_cast<long long>(s.recomputed_steps));
@@ -335,13 +336,13 @@ int main(int argc, char** argv) try {
                  "  \"stores\": %lld,\n  \"restores\": %lld,\n  \"disk_stores\": %lld,\n"
                  "  \"disk_restores\": %lld,\n  \"prefetch_hits\": %lld,\n",
                  static_cast<long long>(s.stores), static_cast<long long>(s.restores),
-                 static_cast<long long>(s.storage.disk_stores),
-                 static_cast<long long>(s.storage.disk_restores),
+                 static_cast<long long>(s.storage.stores_on(rwd::LevelKind::disk)),
+                 static_cast<long long>(s.storage.restores_on(rwd::LevelKind::disk)),
                  static_cast<long long>(s.storage.io.prefetch_hits));
     std::fprintf(f,
                  "  \"peak_disk_bytes\": %lld,\n  \"disk_bytes_written\": %lld,\n"
                  "  \"disk_bytes_read\": %lld,\n  \"staging_bytes\": %lld,\n",
-                 static_cast<long long>(s.storage.peak_disk_bytes),
+                 static_cast<long long>(s.storage.peak_bytes_on(rwd::LevelKind::disk)),
                  static_cast<long long>(s.storage.io.bytes_written),
                  static_cast<long long>(s.storage.io.bytes_read),
                  static_cast<long long>(s.storage.io.staging_bytes));

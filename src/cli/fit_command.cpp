@@ -183,18 +183,19 @@ Json fit_json(const FitReport& report) {
                       {"stop_reason", stage.stop_reason}});
   j["stages"] = stages;
   const CheckpointPlan& plan = checkpointing.plan;
-  j["schedule"] = {{"name", plan.name},
-                   {"snapshots", plan.snapshots},
-                   {"recomputed_steps", plan.advances},
-                   {"recompute_ratio", plan.recompute_ratio()},
-                   {"peak_memory_bytes", result.summary.storage.peak_memory_bytes},
-                   {"snapshot_bytes", checkpointing.snapshot_bytes},
-                   {"store_all_bytes", checkpointing.store_all_bytes},
-                   {"store_all_over_peak",
-                    result.summary.storage.peak_memory_bytes > 0
-                        ? Json(checkpointing.store_all_bytes /
-                               static_cast<double>(result.summary.storage.peak_memory_bytes))
-                        : Json(nullptr)}};
+  j["schedule"] = {
+      {"name", plan.name},
+      {"snapshots", plan.snapshots},
+      {"recomputed_steps", plan.advances},
+      {"recompute_ratio", plan.recompute_ratio()},
+      {"peak_memory_bytes", result.summary.storage.peak_bytes_on(LevelKind::memory)},
+      {"snapshot_bytes", checkpointing.snapshot_bytes},
+      {"store_all_bytes", checkpointing.store_all_bytes},
+      {"store_all_over_peak",
+       result.summary.storage.peak_bytes_on(LevelKind::memory) > 0
+           ? Json(checkpointing.store_all_bytes /
+                  static_cast<double>(result.summary.storage.peak_bytes_on(LevelKind::memory)))
+           : Json(nullptr)}};
   j["seconds"] = report.seconds;
   return j;
 }
@@ -350,7 +351,7 @@ void print_text(std::ostream& out, const FitReport& report) {
   out << "  J = " << format("%.10g", result.loss) << " after " << result.iterations
       << " iterations, " << result.evaluations << " gradient evaluations, "
       << format("%.1f", report.seconds) << " s\n";
-  const double peak = static_cast<double>(result.summary.storage.peak_memory_bytes);
+  const double peak = static_cast<double>(result.summary.storage.peak_bytes_on(LevelKind::memory));
   out << "  each gradient: " << report.checkpoint.plan.name << ", recompute ratio "
       << format("%.3g", report.checkpoint.plan.recompute_ratio()) << ", peak snapshot memory "
       << format_bytes(peak) << " (store-all: " << format_bytes(report.checkpoint.store_all_bytes);

@@ -423,15 +423,16 @@ inline const CheckpointPlan& plan_within_memory(const PlanRequest& request, Inde
   }
   checkpointing.store_all_bytes =
       (static_cast<double>(steps) + 1.0) * static_cast<double>(checkpointing.snapshot_bytes);
-  const double reserved = static_cast<double>(checkpointing.plan.memory_slots_used) *
+  const double reserved = static_cast<double>(checkpointing.plan.slots_used_on(LevelKind::memory)) *
                           static_cast<double>(checkpointing.snapshot_bytes);
   const double limit = static_cast<double>(rwd::detail::half_physical_memory());
   if (reserved > limit)
-    rwd::detail::fail<InvalidArgument>(
-        checkpointing.plan.name, " would reserve ", checkpointing.plan.memory_slots_used,
-        " snapshots of ", checkpointing.snapshot_bytes, " bytes (", format_bytes(reserved),
-        "), above half the physical memory (", format_bytes(limit),
-        "); use fewer --snapshots or a smaller --memory");
+    rwd::detail::fail<InvalidArgument>(checkpointing.plan.name, " would reserve ",
+                                       checkpointing.plan.slots_used_on(LevelKind::memory),
+                                       " snapshots of ", checkpointing.snapshot_bytes, " bytes (",
+                                       format_bytes(reserved),
+                                       "), above half the physical memory (", format_bytes(limit),
+                                       "); use fewer --snapshots or a smaller --memory");
   return checkpointing.plan;
 }
 
@@ -461,11 +462,10 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       report.summary = result.summary;
       if (report.summary.ranks > 1) {
         // Each rank stored its own slice: report the largest (the memory one rank needs).
-        SnapshotStoreStatistics& storage = report.summary.storage;
-        storage.peak_memory_bytes = static_cast<std::int64_t>(
-            max_on_any_process<B>(static_cast<double>(storage.peak_memory_bytes)));
-        storage.peak_disk_bytes = static_cast<std::int64_t>(
-            max_on_any_process<B>(static_cast<double>(storage.peak_disk_bytes)));
+        // Every rank has the same levels (one plan), so each takes part in every maximum.
+        for (LevelStatistics& level : report.summary.storage.levels)
+          level.peak_bytes = static_cast<std::int64_t>(
+              max_on_any_process<B>(static_cast<double>(level.peak_bytes)));
       }
     };
     V grad_y0;

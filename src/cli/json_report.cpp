@@ -37,7 +37,7 @@ Json stats_json(const Summary& summary) {
   j["vjp_evaluations"] = summary.vjp_evaluations;
   j["stores"] = summary.stores;
   j["restores"] = summary.restores;
-  j["peak_stored_bytes"] = summary.storage.peak_memory_bytes;
+  j["peak_stored_bytes"] = summary.storage.peak_bytes_on(LevelKind::memory);
   j["setup_seconds"] = number(summary.setup_seconds);
   j["forward_seconds"] = number(summary.forward_seconds);
   j["recompute_seconds"] = number(summary.recompute_seconds);
@@ -47,10 +47,10 @@ Json stats_json(const Summary& summary) {
   j["t_final"] = number(summary.t_final);
   j["snapshot_file"] = summary.storage.file.empty() ? Json(nullptr) : Json(summary.storage.file);
   j["disk_asynchronous"] = summary.storage.asynchronous;
-  j["disk_stores"] = summary.storage.disk_stores;
-  j["disk_restores"] = summary.storage.disk_restores;
+  j["disk_stores"] = summary.storage.stores_on(LevelKind::disk);
+  j["disk_restores"] = summary.storage.restores_on(LevelKind::disk);
   j["prefetch_hits"] = summary.storage.io.prefetch_hits;
-  j["peak_disk_bytes"] = summary.storage.peak_disk_bytes;
+  j["peak_disk_bytes"] = summary.storage.peak_bytes_on(LevelKind::disk);
   j["disk_bytes_written"] = summary.storage.io.bytes_written;
   j["disk_bytes_read"] = summary.storage.io.bytes_read;
   j["progress_records"] = summary.storage.io.progress_writes;  // --resume (in disk_bytes_written)
@@ -111,24 +111,28 @@ Json schedule_json(const RunReport& report) {
                             {"rebuild_steps", checkpointing.resume_replayed_steps}};
   j["stores"] = summary.stores;
   j["restores"] = summary.restores;
-  j["peak_stored_bytes"] = summary.storage.peak_memory_bytes;
+  j["peak_stored_bytes"] = summary.storage.peak_bytes_on(LevelKind::memory);
   j["store_all_bytes"] = bytes(checkpointing.store_all_bytes);
-  j["memory_snapshots"] =
-      plan.kind == ScheduleKind::two_level ? Json(plan.memory_snapshots) : Json(nullptr);
-  j["disk_snapshots"] =
-      plan.kind == ScheduleKind::two_level ? Json(plan.disk_snapshots) : Json(nullptr);
+  const bool two = plan.kind == ScheduleKind::two_level;
+  j["memory_snapshots"] = two ? Json(plan.slots_on(LevelKind::memory)) : Json(nullptr);
+  j["disk_snapshots"] = two ? Json(plan.slots_on(LevelKind::disk)) : Json(nullptr);
   const bool three = plan.kind == ScheduleKind::three_level;
-  j["device_snapshots"] = three ? Json(plan.memory_snapshots) : Json(nullptr);
-  j["host_snapshots"] = three ? Json(plan.host_snapshots) : Json(nullptr);
-  j["three_level_disk_snapshots"] = three ? Json(plan.disk_snapshots) : Json(nullptr);
-  j["predicted_host_stores"] = plan.host_stores ? Json(*plan.host_stores) : Json(nullptr);
-  j["predicted_host_restores"] = plan.host_restores ? Json(*plan.host_restores) : Json(nullptr);
-  j["host_stores"] = three ? Json(summary.storage.host_stores) : Json(nullptr);
-  j["host_restores"] = three ? Json(summary.storage.host_restores) : Json(nullptr);
+  j["device_snapshots"] = three ? Json(plan.slots_on(LevelKind::memory)) : Json(nullptr);
+  j["host_snapshots"] = three ? Json(plan.slots_on(LevelKind::host)) : Json(nullptr);
+  j["three_level_disk_snapshots"] = three ? Json(plan.slots_on(LevelKind::disk)) : Json(nullptr);
+  const auto optional = [](std::optional<Index> count) {
+    return count ? Json(*count) : Json(nullptr);
+  };
+  j["predicted_host_stores"] = optional(plan.stores_on(LevelKind::host));
+  j["predicted_host_restores"] = optional(plan.restores_on(LevelKind::host));
+  j["host_stores"] = three ? Json(summary.storage.stores_on(LevelKind::host)) : Json(nullptr);
+  j["host_restores"] = three ? Json(summary.storage.restores_on(LevelKind::host)) : Json(nullptr);
   // Host restores whose copy the store had started ahead on its copy stream (CUDA; 0 where
   // host copies are synchronous).
-  j["host_prefetches"] = three ? Json(summary.storage.host_prefetches) : Json(nullptr);
-  j["peak_host_bytes"] = three ? Json(summary.storage.peak_host_bytes) : Json(nullptr);
+  j["host_prefetches"] =
+      three ? Json(summary.storage.prefetches_on(LevelKind::host)) : Json(nullptr);
+  j["peak_host_bytes"] =
+      three ? Json(summary.storage.peak_bytes_on(LevelKind::host)) : Json(nullptr);
   j["measured_device_write_seconds"] = checkpointing.level_costs_measured
                                            ? number(checkpointing.level_costs.device_write_seconds)
                                            : Json(nullptr);
@@ -141,12 +145,12 @@ Json schedule_json(const RunReport& report) {
   j["measured_host_read_seconds"] = checkpointing.level_costs_measured
                                         ? number(checkpointing.level_costs.host_read_seconds)
                                         : Json(nullptr);
-  j["all_on_disk"] = plan.all_on_disk;
+  j["all_on_disk"] = plan.all_on_disk();
   j["disk_write_cost_steps"] =
       plan.uses_disk() ? number(plan.costs.disk_write_time) : Json(nullptr);
   j["disk_read_cost_steps"] = plan.uses_disk() ? number(plan.costs.disk_read_time) : Json(nullptr);
-  j["predicted_disk_stores"] = plan.disk_stores ? Json(*plan.disk_stores) : Json(nullptr);
-  j["predicted_disk_restores"] = plan.disk_restores ? Json(*plan.disk_restores) : Json(nullptr);
+  j["predicted_disk_stores"] = optional(plan.stores_on(LevelKind::disk));
+  j["predicted_disk_restores"] = optional(plan.restores_on(LevelKind::disk));
   j["measured_step_seconds"] =
       checkpointing.disk_costs_measured || checkpointing.level_costs_measured
           ? number(checkpointing.step_seconds)

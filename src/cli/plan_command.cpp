@@ -108,7 +108,8 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
   if (plan.uses_disk()) {
     if (plan.kind == ScheduleKind::two_level)
       row(out, "memory / disk snapshots",
-          std::to_string(plan.memory_snapshots) + " / " + std::to_string(plan.disk_snapshots));
+          std::to_string(plan.slots_on(LevelKind::memory)) + " / " +
+              std::to_string(plan.slots_on(LevelKind::disk)));
     if (outcome.measured)
       row(out, "measured in --disk",
           "one snapshot write " + fmt("%.3g ms", 1e3 * outcome.measured->write_seconds) +
@@ -118,9 +119,9 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
         fmt("%.4g", plan.costs.disk_write_time) + " / " + fmt("%.4g", plan.costs.disk_read_time) +
             " forward steps per snapshot");
     row(out, "disk stores / restores",
-        (plan.disk_stores ? std::to_string(*plan.disk_stores) : std::string("?")) + " / " +
-            (plan.disk_restores ? std::to_string(*plan.disk_restores) : std::string("?")) +
-            ", peak " + std::to_string(plan.peak_disk_slots) + " on disk");
+        count_or_unknown(plan.stores_on(LevelKind::disk)) + " / " +
+            count_or_unknown(plan.restores_on(LevelKind::disk)) + ", peak " +
+            std::to_string(plan.peak_slots_on(LevelKind::disk)) + " on disk");
   }
   if (outcome.method)
     row(out, "stage snapshots",
@@ -169,11 +170,11 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
   if (outcome.memory_only_ratio)
     row(out, "  memory only",
         fmt("%.4g", *outcome.memory_only_ratio) + " forward runs: revolve(c = " +
-            std::to_string(plan.memory_snapshots) + ") without the disk");
+            std::to_string(plan.slots_on(LevelKind::memory)) + ") without the disk");
   if (outcome.free_io_ratio)
     row(out, "  if the disk were free",
         fmt("%.4g", *outcome.free_io_ratio) + " forward runs: revolve(c = " +
-            std::to_string(plan.memory_snapshots + plan.disk_snapshots) +
+            std::to_string(plan.slots_on(LevelKind::memory) + plan.slots_on(LevelKind::disk)) +
             ") in memory (a lower bound)");
   if (plan.simulated)
     row(out, "counts",
@@ -225,14 +226,15 @@ Json plan_json(const PlanOutcome& outcome) {
       plan.kind == ScheduleKind::store_all || (plan.budget && *plan.budget >= l);
   j["adjoint_cost"] = outcome.adjoint_cost;
   j["predicted_time_ratio"] = plan.predicted_time_ratio(outcome.adjoint_cost);
-  j["memory_snapshots"] = plan.kind == ScheduleKind::two_level ? Json(plan.memory_snapshots) : null;
-  j["disk_snapshots"] = plan.kind == ScheduleKind::two_level ? Json(plan.disk_snapshots) : null;
-  j["all_on_disk"] = plan.all_on_disk;
+  const bool two_level = plan.kind == ScheduleKind::two_level;
+  j["memory_snapshots"] = two_level ? Json(plan.slots_on(LevelKind::memory)) : null;
+  j["disk_snapshots"] = two_level ? Json(plan.slots_on(LevelKind::disk)) : null;
+  j["all_on_disk"] = plan.all_on_disk();
   j["disk_write_cost"] = plan.uses_disk() ? Json(plan.costs.disk_write_time) : null;
   j["disk_read_cost"] = plan.uses_disk() ? Json(plan.costs.disk_read_time) : null;
-  j["disk_stores"] = opt(plan.disk_stores);
-  j["disk_restores"] = opt(plan.disk_restores);
-  j["peak_disk_slots"] = plan.uses_disk() ? Json(plan.peak_disk_slots) : null;
+  j["disk_stores"] = opt(plan.stores_on(LevelKind::disk));
+  j["disk_restores"] = opt(plan.restores_on(LevelKind::disk));
+  j["peak_disk_slots"] = plan.uses_disk() ? Json(plan.peak_slots_on(LevelKind::disk)) : null;
   j["measured_disk_write_seconds"] =
       outcome.measured ? Json(outcome.measured->write_seconds) : null;
   j["measured_disk_read_seconds"] = outcome.measured ? Json(outcome.measured->read_seconds) : null;
@@ -274,37 +276,42 @@ Json plot_json(const PlanOutcome& outcome) {
   }
   Json tradeoff = {{"memory", memory_curve}};
   const bool two_level = plan.kind == ScheduleKind::two_level;
-  Json chosen = {{"snapshots", std::max<Index>(plan.snapshots, 1)},
-                 {"ratio", plan.recompute_ratio()},
-                 {"disk_snapshots", two_level ? Json(plan.disk_snapshots) : Json(nullptr)},
-                 {"time_ratio", plan.predicted_time_ratio(outcome.adjoint_cost)}};
+  Json chosen = {
+      {"snapshots", std::max<Index>(plan.snapshots, 1)},
+      {"ratio", plan.recompute_ratio()},
+      {"disk_snapshots", two_level ? Json(plan.slots_on(LevelKind::disk)) : Json(nullptr)},
+      {"time_ratio", plan.predicted_time_ratio(outcome.adjoint_cost)}};
   if (two_level) {
     // The same K with fewer and more disk snapshots: a dozen plans, each simulated once.
     Json curve = Json::array();
-    const Index top = std::max<Index>(2 * plan.disk_snapshots, 8);
+    const Index top = std::max<Index>(2 * plan.slots_on(LevelKind::disk), 8);
     for (Index d = 0; d <= top; d += std::max<Index>(top / 12, 1)) {
-      PlanRequest request = PlanRequest::two_level(plan.memory_snapshots, d, plan.costs);
+      PlanRequest request = PlanRequest::two_level(plan.slots_on(LevelKind::memory), d, plan.costs);
       request.costs.adjoint_cost_factor = outcome.adjoint_cost;
       curve.push_back({d, plan_checkpoints(request, l).predicted_time_ratio(outcome.adjoint_cost)});
     }
     tradeoff["two_level"] = curve;
-    tradeoff["two_level_memory_snapshots"] = plan.memory_snapshots;
+    tradeoff["two_level_memory_snapshots"] = plan.slots_on(LevelKind::memory);
   }
   Json j;
   j["steps"] = l;
   j["schedule"] = plan.name;
   j["kind"] = schedule_kind_name(plan.kind);
   j["snapshots"] = plan.snapshots;
-  j["memory_snapshots"] = two_level ? Json(plan.memory_snapshots) : Json(nullptr);
-  j["disk_snapshots"] = two_level ? Json(plan.disk_snapshots) : Json(nullptr);
-  j["all_on_disk"] = plan.all_on_disk;
+  j["memory_snapshots"] = two_level ? Json(plan.slots_on(LevelKind::memory)) : Json(nullptr);
+  j["disk_snapshots"] = two_level ? Json(plan.slots_on(LevelKind::disk)) : Json(nullptr);
+  j["all_on_disk"] = plan.all_on_disk();
   j["chosen"] = chosen;
   j["tradeoff"] = tradeoff;
   if (l <= kPlotMaxActionSteps) {
     Json actions = Json::array();
     const std::unique_ptr<Schedule> schedule = plan.schedule();
     Index at = 0;
-    const auto level = [&](int slot) { return slot >= plan.first_disk_slot ? "disk" : "memory"; };
+    // Host slots of a three-level plan are drawn as memory: the picture has two rows.
+    const StorageLevel* disk = plan.level(LevelKind::disk);
+    const auto level = [&](int slot) {
+      return disk && slot >= disk->first_slot ? "disk" : "memory";
+    };
     for (Action a = schedule->next(); a.kind != ActionKind::done; a = schedule->next()) {
       switch (a.kind) {
         case ActionKind::advance:

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cctype>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +31,11 @@ using rwd::ScheduleKind;
 
 // --adjoint-cost when not given: the adjoint part of a reverse step, in forward steps.
 inline constexpr double kDefaultAdjointCost = 1.5;
+
+// A count of a plan, or "?" when the plan does not know it (closed forms).
+inline std::string count_or_unknown(std::optional<Index> count) {
+  return count ? std::to_string(*count) : std::string("?");
+}
 
 // "revolve", "uniform", "store-all" (also "store_all", "storeall"); InvalidArgument otherwise.
 inline ScheduleKind parse_schedule_kind(std::string_view text) {

@@ -109,11 +109,12 @@ void print_checkpointing(std::ostream& out, const RunReport& report) {
             std::to_string(checkpointing.resume_replayed_steps) + " steps recomputed to rebuild");
   row(out, "stores / restores",
       std::to_string(summary.stores) + " / " + std::to_string(summary.restores));
-  const double peak = static_cast<double>(summary.storage.peak_memory_bytes);
+  const double peak = static_cast<double>(summary.storage.peak_bytes_on(LevelKind::memory));
   row(out, "snapshot memory",
       "peak " + format_bytes(peak) + " (" +
           std::to_string(checkpointing.snapshot_bytes > 0
-                             ? summary.storage.peak_memory_bytes / checkpointing.snapshot_bytes
+                             ? summary.storage.peak_bytes_on(LevelKind::memory) /
+                                   checkpointing.snapshot_bytes
                              : 0) +
           " snapshots)" +
           (checkpointing.memory_budget
@@ -137,10 +138,11 @@ void print_checkpointing(std::ostream& out, const RunReport& report) {
           " predicted (F = " + format("%g", checkpointing.adjoint_cost) + ")");
   if (plan.uses_disk()) {
     row(out, "disk level",
-        std::to_string(summary.storage.disk_stores) + " writes, " +
-            std::to_string(summary.storage.disk_restores) + " reads (" +
+        std::to_string(summary.storage.stores_on(LevelKind::disk)) + " writes, " +
+            std::to_string(summary.storage.restores_on(LevelKind::disk)) + " reads (" +
             std::to_string(summary.storage.io.prefetch_hits) + " read ahead), peak " +
-            format_bytes(static_cast<double>(summary.storage.peak_disk_bytes)) + " on disk");
+            format_bytes(static_cast<double>(summary.storage.peak_bytes_on(LevelKind::disk))) +
+            " on disk");
     const double io = summary.storage.io.write_seconds + summary.storage.io.read_seconds;
     row(out, "disk time hidden",
         format("%.3g s", summary.disk_hidden_seconds()) + " of " + format("%.3g s", io) +
@@ -173,13 +175,12 @@ void print_plan_prediction(std::ostream& out, const CheckpointReport& checkpoint
         << format("%.3g", plan.costs.write_time) << " / " << format("%.3g", plan.costs.read_time)
         << " steps)\n";
   if (plan.kind == ScheduleKind::two_level)
-    out << "two-level: " << plan.memory_snapshots << " in memory, " << plan.disk_snapshots
-        << " on disk; a disk write costs " << format("%.3g", plan.costs.disk_write_time)
-        << " steps, a read " << format("%.3g", plan.costs.disk_read_time) << " steps; "
-        << (plan.disk_stores ? std::to_string(*plan.disk_stores) : std::string("?"))
-        << " disk writes, "
-        << (plan.disk_restores ? std::to_string(*plan.disk_restores) : std::string("?"))
-        << " disk reads planned\n";
+    out << "two-level: " << plan.slots_on(LevelKind::memory) << " in memory, "
+        << plan.slots_on(LevelKind::disk) << " on disk; a disk write costs "
+        << format("%.3g", plan.costs.disk_write_time) << " steps, a read "
+        << format("%.3g", plan.costs.disk_read_time) << " steps; "
+        << count_or_unknown(plan.stores_on(LevelKind::disk)) << " disk writes, "
+        << count_or_unknown(plan.restores_on(LevelKind::disk)) << " disk reads planned\n";
   out << "checkpointing: " << plan.name << " for " << plan.steps << " steps";
   if (checkpointing.memory_budget)
     out << ",\n  c = floor(--memory " << *checkpointing.memory_budget << " / (state "

@@ -199,8 +199,8 @@ TEST(BacksolveAdjoint, ObservationTermsJumpTheAdjoint) {
     EXPECT_EQ(reconstructed.exact.loss, reconstructed.backsolve.loss);
     EXPECT_EQ(at_forward.exact.loss, at_forward.backsolve.loss);
     // Storage: observations at forward states keep one n-vector per observed step below N.
-    EXPECT_EQ(at_forward.backsolve.summary.storage.peak_memory_bytes -
-                  reconstructed.backsolve.summary.storage.peak_memory_bytes,
+    EXPECT_EQ(at_forward.backsolve.summary.storage.peak_bytes_on(LevelKind::memory) -
+                  reconstructed.backsolve.summary.storage.peak_bytes_on(LevelKind::memory),
               static_cast<std::int64_t>(steps.size() - 1) * 2 *
                   static_cast<std::int64_t>(sizeof(double)));
     EXPECT_NE(reconstructed.backsolve.summary.schedule.find("backward states"), std::string::npos);
@@ -420,7 +420,8 @@ TEST(BacksolveAdjoint, SummaryDescribesTheRun) {
   EXPECT_EQ(s.stores, 15);  // steps 0, 7, …, 98
   EXPECT_EQ(s.restores, 15);
   // 15 anchors and the observation gradients at steps 0 and 50, of 2 doubles each.
-  EXPECT_EQ(s.storage.peak_memory_bytes, (15 + 2) * 2 * static_cast<std::int64_t>(sizeof(double)));
+  EXPECT_EQ(s.storage.peak_bytes_on(LevelKind::memory),
+            (15 + 2) * 2 * static_cast<std::int64_t>(sizeof(double)));
   EXPECT_DOUBLE_EQ(s.t_final, 1.0);
   EXPECT_GE(s.forward_seconds, 0.0);
   EXPECT_GE(s.reverse_seconds, 0.0);

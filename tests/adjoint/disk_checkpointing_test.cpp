@@ -71,11 +71,12 @@ TEST(DiskCheckpointing, SameGradientAsMemoryAndReadsArePrefetched) {
   EXPECT_TRUE(on_disk.grad_theta == in_memory.grad_theta);
   const Summary& summary = on_disk.summary;
   EXPECT_EQ(summary.stores, in_memory.summary.stores);
-  EXPECT_EQ(summary.storage.disk_stores, summary.stores);
-  EXPECT_EQ(summary.storage.disk_restores, summary.restores);
-  EXPECT_GT(summary.storage.io.prefetch_hits, summary.storage.disk_restores / 2) << summary.full();
-  EXPECT_EQ(summary.storage.io.bytes_written,
-            summary.storage.disk_stores * (40 * 8 + static_cast<Index>(sizeof(Carry))));
+  EXPECT_EQ(summary.storage.stores_on(LevelKind::disk), summary.stores);
+  EXPECT_EQ(summary.storage.restores_on(LevelKind::disk), summary.restores);
+  EXPECT_GT(summary.storage.io.prefetch_hits, summary.storage.restores_on(LevelKind::disk) / 2)
+      << summary.full();
+  EXPECT_EQ(summary.storage.io.bytes_written, summary.storage.stores_on(LevelKind::disk) *
+                                                  (40 * 8 + static_cast<Index>(sizeof(Carry))));
   EXPECT_TRUE(summary.storage.asynchronous);
   EXPECT_GT(summary.storage.io.staging_bytes, 0);
   EXPECT_NE(summary.full().find("snapshot file"), std::string::npos);

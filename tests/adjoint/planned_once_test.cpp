@@ -95,7 +95,7 @@ TEST(PlannedOnce, DiskRunPlansOnceTheScoutIsAClone) {
   const auto result = driver.run(run.y0, run.theta, counting);
   EXPECT_EQ(planner_calls, 1);
   EXPECT_EQ(counts.constructed, 1);
-  EXPECT_GT(result.summary.storage.disk_stores, 0);
+  EXPECT_GT(result.summary.storage.stores_on(LevelKind::disk), 0);
   EXPECT_GT(result.summary.storage.io.prefetch_hits, 0);  // the scout ran
 
   StoreAllAdjoint reference(run.stepper, run.objective);
@@ -111,15 +111,17 @@ TEST(PlannedOnce, TwoLevelPlanIsMadeOnceAndRunAsGiven) {
   costs.disk_write_time = 2.0;
   costs.disk_read_time = 1.0;
   const CheckpointPlan plan = plan_checkpoints(PlanRequest::two_level(2, 6, costs), 300);
-  EXPECT_EQ(plan.first_disk_slot, 2);
-  EXPECT_GT(plan.disk_slots_used, 0);
-  EXPECT_LE(plan.disk_slots_used, 6);
+  ASSERT_NE(plan.level(LevelKind::disk), nullptr);
+  EXPECT_EQ(plan.level(LevelKind::disk)->first_slot, 2);
+  EXPECT_GT(plan.slots_used_on(LevelKind::disk), 0);
+  EXPECT_LE(plan.slots_used_on(LevelKind::disk), 6);
   CheckpointOptions options;
   options.disk.directory = scratch.path();
   CheckpointedAdjoint driver(run.stepper, run.objective, options);
   const auto result = driver.run(run.y0, run.theta, plan);
-  EXPECT_EQ(result.summary.storage.disk_stores, *plan.disk_stores);
-  EXPECT_EQ(result.summary.storage.disk_restores, *plan.disk_restores);
+  EXPECT_EQ(result.summary.storage.stores_on(LevelKind::disk), *plan.stores_on(LevelKind::disk));
+  EXPECT_EQ(result.summary.storage.restores_on(LevelKind::disk),
+            *plan.restores_on(LevelKind::disk));
   EXPECT_EQ(result.summary.recomputed_steps, plan.advances);
 
   StoreAllAdjoint reference(run.stepper, run.objective);

@@ -171,9 +171,9 @@ std::vector<Case> resumable_plans() {
 TEST(ResumedRun, TheThreeLevelCaseKeepsSnapshotsOnEveryLevel) {
   const CheckpointPlan plan =
       plan_checkpoints(PlanRequest::three_level(1, 2, 4, three_levels()), 300);
-  EXPECT_GE(plan.memory_slots_used, 1);
-  EXPECT_GE(plan.host_slots_used, 1);
-  EXPECT_GE(plan.disk_slots_used, 1);
+  EXPECT_GE(plan.slots_used_on(LevelKind::memory), 1);
+  EXPECT_GE(plan.slots_used_on(LevelKind::host), 1);
+  EXPECT_GE(plan.slots_used_on(LevelKind::disk), 1);
 }
 
 TEST(ResumedRun, OneInterruptionAnywhereGivesTheUninterruptedBits) {
@@ -258,12 +258,13 @@ TEST(OnlineOnDisk, ReadsAheadOnceTheEndIsKnown) {
   const auto result = on_file.run(s.y0, s.theta, on_disk(revolve_schedule(5)));
   expect_same_bits(result, expected);
   const SnapshotStoreStatistics& storage = result.summary.storage;
-  EXPECT_GT(storage.disk_restores, 10);
-  EXPECT_EQ(storage.memory_restores, 0);
+  EXPECT_GT(storage.restores_on(LevelKind::disk), 10);
+  EXPECT_EQ(storage.restores_on(LevelKind::memory), 0);
   // Most restores were started ahead (92 of 110 here; none before the end was known, and none
   // right after the store it reads).
-  EXPECT_GE(storage.io.prefetch_hits, storage.disk_restores * 3 / 4)
-      << storage.io.prefetch_hits << " of " << storage.disk_restores << " restores read ahead";
+  EXPECT_GE(storage.io.prefetch_hits, storage.restores_on(LevelKind::disk) * 3 / 4)
+      << storage.io.prefetch_hits << " of " << storage.restores_on(LevelKind::disk)
+      << " restores read ahead";
   EXPECT_EQ(files_in(scratch.path()), 0);
 }
 

@@ -97,16 +97,16 @@ void check_all_schedules(const P& problem, const char* method, const StepControl
       EXPECT_GT(result.drift.replayed_steps_checked, 0);
     }
     if (name.find("two-level") != std::string::npos) {
-      EXPECT_LE(result.summary.storage.disk_stores, result.summary.stores);
-      EXPECT_LE(result.summary.storage.peak_memory_bytes,
+      EXPECT_LE(result.summary.storage.stores_on(LevelKind::disk), result.summary.stores);
+      EXPECT_LE(result.summary.storage.peak_bytes_on(LevelKind::memory),
                 2 * (B::size(y0) * 8 + static_cast<Index>(sizeof(Carry))));
     } else if (name.find("disk") != std::string::npos) {
-      EXPECT_EQ(result.summary.storage.disk_stores, result.summary.stores);
-      EXPECT_EQ(result.summary.storage.disk_restores, result.summary.restores);
-      EXPECT_GT(result.summary.storage.disk_stores, 0);
-      EXPECT_EQ(result.summary.storage.peak_memory_bytes, 0);  // nothing in memory
+      EXPECT_EQ(result.summary.storage.stores_on(LevelKind::disk), result.summary.stores);
+      EXPECT_EQ(result.summary.storage.restores_on(LevelKind::disk), result.summary.restores);
+      EXPECT_GT(result.summary.storage.stores_on(LevelKind::disk), 0);
+      EXPECT_EQ(result.summary.storage.peak_bytes_on(LevelKind::memory), 0);  // nothing in memory
     } else {
-      EXPECT_EQ(result.summary.storage.disk_stores, 0);
+      EXPECT_EQ(result.summary.storage.stores_on(LevelKind::disk), 0);
     }
     EXPECT_TRUE(scratch.files().empty()) << "the snapshot file is removed after the run";
   }
@@ -150,7 +150,7 @@ TEST(ScheduleIndependence, RevolveCountsMatchTheSchedule) {
   // ≤ β(5, 5) = 252), so r = 5 and p = 5·200 − β(6, 4) = 1000 − 210 = 790 advances.
   EXPECT_EQ(r.summary.recomputed_steps, 790);
   EXPECT_EQ(r.summary.forward_steps, 200 + 790);
-  EXPECT_LE(r.summary.storage.peak_memory_bytes,
+  EXPECT_LE(r.summary.storage.peak_bytes_on(LevelKind::memory),
             5 * (16 * 8 + static_cast<std::int64_t>(sizeof(Carry))));
 }
 

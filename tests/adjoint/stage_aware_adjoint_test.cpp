@@ -68,11 +68,13 @@ void check_stage_plans(const P& problem, const char* method, const StepControl& 
       const SnapshotStoreStatistics& counts = result.summary.storage;
       if (round == 0) {
         first_round = counts;
-        EXPECT_GT(counts.memory_stores, 0);
+        EXPECT_GT(counts.stores_on(LevelKind::memory), 0);
       } else {
-        EXPECT_EQ(counts.memory_stores, first_round.memory_stores);
-        EXPECT_EQ(counts.memory_restores, first_round.memory_restores);
-        EXPECT_EQ(counts.peak_memory_bytes, first_round.peak_memory_bytes);
+        EXPECT_EQ(counts.stores_on(LevelKind::memory), first_round.stores_on(LevelKind::memory));
+        EXPECT_EQ(counts.restores_on(LevelKind::memory),
+                  first_round.restores_on(LevelKind::memory));
+        EXPECT_EQ(counts.peak_bytes_on(LevelKind::memory),
+                  first_round.peak_bytes_on(LevelKind::memory));
       }
       testing::expect_same_gradient_bits<B>(result, reference);
       EXPECT_EQ(result.drift.max_rel_drift, 0.0);
@@ -85,7 +87,7 @@ void check_stage_plans(const P& problem, const char* method, const StepControl& 
         EXPECT_GT(result.drift.sampling_stride, l);
         EXPECT_EQ(result.drift.replayed_steps_checked, 0);
       }
-      EXPECT_LE(result.summary.storage.peak_memory_bytes,
+      EXPECT_LE(result.summary.storage.peak_bytes_on(LevelKind::memory),
                 plan.snapshots * (B::size(y0) * 8 + static_cast<Index>(sizeof(Carry))));
     }
   }

@@ -105,7 +105,7 @@ TEST(StochasticAdjoint, EveryScheduleGivesStoreAllBitsWithZeroDrift) {
       EXPECT_EQ(r.drift.max_rel_drift, 0.0);
       EXPECT_GT(r.drift.replayed_steps_checked, 0);
       if (name.find("disk") != std::string::npos) {
-        EXPECT_GT(r.summary.storage.disk_stores, 0);
+        EXPECT_GT(r.summary.storage.stores_on(LevelKind::disk), 0);
       }
     }
   }

@@ -64,11 +64,11 @@ TEST_F(ThreeLevelCuda, DeviceAndPinnedHostSnapshotsGiveTheStoreAllBits) {
     testing::expect_same_gradient_bits<B>(result, reference);
     EXPECT_EQ(result.drift.max_rel_drift, 0.0);
     const SnapshotStoreStatistics& s = result.summary.storage;
-    EXPECT_EQ(s.host_stores, *plan.host_stores);
-    EXPECT_EQ(s.host_restores, *plan.host_restores);
-    EXPECT_EQ(s.disk_stores, 0);
-    host_restores += s.host_restores;
-    host_prefetches += s.host_prefetches;
+    EXPECT_EQ(s.stores_on(LevelKind::host), *plan.stores_on(LevelKind::host));
+    EXPECT_EQ(s.restores_on(LevelKind::host), *plan.restores_on(LevelKind::host));
+    EXPECT_EQ(s.stores_on(LevelKind::disk), 0);
+    host_restores += s.restores_on(LevelKind::host);
+    host_prefetches += s.prefetches_on(LevelKind::host);
   }
   EXPECT_GT(host_restores, 0) << "the host level took part";
   EXPECT_GT(host_prefetches, 0) << "host restores were fetched ahead on the copy stream";
@@ -83,7 +83,7 @@ TEST_F(ThreeLevelCuda, AHostLevelTooSmallIsRefusedBeforeAnyStep) {
   CheckpointedAdjoint driver(stepper, objective, options);
   const CheckpointPlan plan =
       plan_checkpoints(PlanRequest::three_level(1, 4, 0, gpu_like_costs()), 40);
-  ASSERT_GT(plan.host_slots_used, 0);
+  ASSERT_GT(plan.slots_used_on(LevelKind::host), 0);
   try {
     driver.run(problem.default_initial_state(), problem.default_parameters(), plan);
     ADD_FAILURE() << "accepted a host level smaller than one snapshot";

@@ -93,20 +93,26 @@ void check_three_levels(const P& problem, const char* method, const StepControl&
       const SnapshotStoreStatistics& s = result.summary.storage;
       EXPECT_EQ(result.summary.stores, *plan.stores);
       EXPECT_EQ(result.summary.restores, plan.restores);
-      EXPECT_EQ(s.host_stores, *plan.host_stores);
-      EXPECT_EQ(s.host_restores, *plan.host_restores);
-      EXPECT_EQ(s.disk_stores, *plan.disk_stores);
-      EXPECT_EQ(s.disk_restores, *plan.disk_restores);
-      EXPECT_EQ(s.memory_stores, *plan.stores - *plan.host_stores - *plan.disk_stores);
-      EXPECT_EQ(s.memory_restores, plan.restores - *plan.host_restores - *plan.disk_restores);
+      const Index host_stores = *plan.stores_on(LevelKind::host);
+      const Index host_restores = *plan.restores_on(LevelKind::host);
+      const Index disk_stores = *plan.stores_on(LevelKind::disk);
+      const Index disk_restores = *plan.restores_on(LevelKind::disk);
+      EXPECT_EQ(s.stores_on(LevelKind::host), host_stores);
+      EXPECT_EQ(s.restores_on(LevelKind::host), host_restores);
+      EXPECT_EQ(s.stores_on(LevelKind::disk), disk_stores);
+      EXPECT_EQ(s.restores_on(LevelKind::disk), disk_restores);
+      EXPECT_EQ(s.stores_on(LevelKind::memory), *plan.stores - host_stores - disk_stores);
+      EXPECT_EQ(s.restores_on(LevelKind::memory), plan.restores - host_restores - disk_restores);
+      EXPECT_EQ(s.stores_on(LevelKind::memory), *plan.stores_on(LevelKind::memory));
+      EXPECT_EQ(s.restores_on(LevelKind::memory), *plan.restores_on(LevelKind::memory));
       const std::int64_t snapshot = B::size(y0) * 8 + static_cast<Index>(sizeof(Carry));
-      EXPECT_LE(s.peak_memory_bytes, K * snapshot);
-      EXPECT_LE(s.peak_host_bytes, H * snapshot);
-      EXPECT_LE(s.peak_disk_bytes, D * snapshot);
-      with_device += s.memory_stores > 0;
-      with_host += s.host_stores > 0;
-      with_disk += s.disk_stores > 0;
-      if (s.host_stores > 0) {
+      EXPECT_LE(s.peak_bytes_on(LevelKind::memory), K * snapshot);
+      EXPECT_LE(s.peak_bytes_on(LevelKind::host), H * snapshot);
+      EXPECT_LE(s.peak_bytes_on(LevelKind::disk), D * snapshot);
+      with_device += s.stores_on(LevelKind::memory) > 0;
+      with_host += s.stores_on(LevelKind::host) > 0;
+      with_disk += s.stores_on(LevelKind::disk) > 0;
+      if (s.stores_on(LevelKind::host) > 0) {
         EXPECT_NE(result.summary.full().find("host stores / restores"), std::string::npos);
       }
       EXPECT_TRUE(scratch.files().empty()) << "the snapshot file is removed after the run";
@@ -159,8 +165,8 @@ TEST(ThreeLevelIndependence, BadLevelsAreRefusedBeforeAnyStep) {
   options.disk.directory = scratch.path();
   const CheckpointPlan plan =
       plan_checkpoints(PlanRequest::three_level(2, 4, 10, gpu_like_costs()), 50);
-  ASSERT_GT(plan.host_slots_used, 0);
-  ASSERT_GT(plan.disk_slots_used, 0);
+  ASSERT_GT(plan.slots_used_on(LevelKind::host), 0);
+  ASSERT_GT(plan.slots_used_on(LevelKind::disk), 0);
   CheckpointOptions small_device = options;
   small_device.levels.device_bytes = 100;  // not one snapshot of 12 values + carry
   refused(small_device, plan, "device snapshots");

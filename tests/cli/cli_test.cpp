@@ -331,7 +331,7 @@ TEST(CheckpointedRun, IsBitForBitTheStoreAllRun) {
   EXPECT_EQ(r.summary.recomputed_steps, r.checkpoint.plan.advances);
   EXPECT_EQ(r.summary.stores, *r.checkpoint.plan.stores);
   EXPECT_EQ(r.checkpoint.snapshot_bytes, 2 * 8 * 8 * 8 + 48);
-  EXPECT_EQ(r.summary.storage.peak_memory_bytes, 4 * r.checkpoint.snapshot_bytes);
+  EXPECT_EQ(r.summary.storage.peak_bytes_on(LevelKind::memory), 4 * r.checkpoint.snapshot_bytes);
   EXPECT_DOUBLE_EQ(r.checkpoint.store_all_bytes, 151.0 * r.checkpoint.snapshot_bytes);
 
   o.checkpoint.snapshots.reset();

@@ -134,11 +134,11 @@ TEST(DistributedGrayScott, GradientIsTheSerialGradientBitForBitUnderEverySchedul
     // Each rank holds (and reports) only its own rows of every snapshot.
     const std::int64_t held = problem.layout().local_size() * 8 + sizeof(Carry);
     if (name.find("disk") == std::string::npos) {
-      EXPECT_LE(r.summary.storage.peak_memory_bytes, (steps + 1) * held);
-      EXPECT_EQ(r.summary.storage.peak_memory_bytes % held, 0)
-          << r.summary.storage.peak_memory_bytes;
+      EXPECT_LE(r.summary.storage.peak_bytes_on(LevelKind::memory), (steps + 1) * held);
+      EXPECT_EQ(r.summary.storage.peak_bytes_on(LevelKind::memory) % held, 0)
+          << r.summary.storage.peak_bytes_on(LevelKind::memory);
     } else {
-      EXPECT_GT(r.summary.storage.disk_stores, 0);
+      EXPECT_GT(r.summary.storage.stores_on(LevelKind::disk), 0);
     }
     EXPECT_TRUE(scratch.files().empty()) << "the snapshot files are removed after the run";
     if (&r == &runs.front().second) first_loss = r.loss;

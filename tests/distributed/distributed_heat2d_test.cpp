@@ -135,7 +135,7 @@ void expect_serial_bits_under_every_schedule(Index n, Index steps, int threads) 
           << reference.grad_theta[j];
     EXPECT_EQ(r.drift.first_drift_step, -1);
     if (name.find("disk") != std::string::npos) {
-      EXPECT_GT(r.summary.storage.disk_stores, 0);
+      EXPECT_GT(r.summary.storage.stores_on(LevelKind::disk), 0);
     }
     EXPECT_TRUE(scratch.files().empty()) << "the snapshot files are removed after the run";
     if (first) first_loss = r.loss;

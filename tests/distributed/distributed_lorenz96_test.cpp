@@ -137,7 +137,7 @@ void expect_serial_bits_under_every_schedule(Index n, Index steps, int threads) 
         << "dJ/dF " << r.grad_theta.local[0] << " vs " << reference.grad_theta[0];
     EXPECT_EQ(r.drift.first_drift_step, -1);
     if (name.find("disk") != std::string::npos) {
-      EXPECT_GT(r.summary.storage.disk_stores, 0);
+      EXPECT_GT(r.summary.storage.stores_on(LevelKind::disk), 0);
     }
     EXPECT_TRUE(scratch.files().empty());
     if (first) first_loss = r.loss;

@@ -86,7 +86,7 @@ void expect_schedule_independence(const Model& model, const Observations& obs,
     }
     EXPECT_EQ(result.drift.first_drift_step, -1);
     if (name.find("disk") != std::string::npos) {
-      EXPECT_GT(result.summary.storage.disk_stores, 0);
+      EXPECT_GT(result.summary.storage.stores_on(LevelKind::disk), 0);
     }
     EXPECT_TRUE(scratch.files().empty());
   }

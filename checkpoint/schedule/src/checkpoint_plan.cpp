@@ -201,6 +201,63 @@ double CheckpointPlan::recompute_ratio() const {
   return static_cast<double>(forward_steps()) / static_cast<double>(steps);
 }
 
+const StorageLevel* CheckpointPlan::level(LevelKind kind) const {
+  for (const StorageLevel& level : levels)
+    if (level.kind == kind) return &level;
+  return nullptr;
+}
+
+Index CheckpointPlan::slots_on(LevelKind kind) const {
+  const StorageLevel* found = level(kind);
+  return found ? found->slots : 0;
+}
+
+Index CheckpointPlan::slots_used_on(LevelKind kind) const {
+  const StorageLevel* found = level(kind);
+  return found ? found->slots_used : 0;
+}
+
+std::optional<Index> CheckpointPlan::stores_on(LevelKind kind) const {
+  const StorageLevel* found = level(kind);
+  if (found) return found->stores;
+  return simulated ? std::optional<Index>(0) : std::nullopt;
+}
+
+std::optional<Index> CheckpointPlan::restores_on(LevelKind kind) const {
+  const StorageLevel* found = level(kind);
+  if (found) return found->restores;
+  return simulated ? std::optional<Index>(0) : std::nullopt;
+}
+
+Index CheckpointPlan::peak_slots_on(LevelKind kind) const {
+  const StorageLevel* found = level(kind);
+  return found ? found->peak_slots.value_or(0) : 0;
+}
+
+double CheckpointPlan::write_cost(const StorageLevel& level) const {
+  switch (level.kind) {
+    case LevelKind::memory:
+      return costs.write_time;
+    case LevelKind::host:
+      return costs.host_write_time;
+    case LevelKind::disk:
+      return costs.disk_write_time;
+  }
+  return 0.0;
+}
+
+double CheckpointPlan::read_cost(const StorageLevel& level) const {
+  switch (level.kind) {
+    case LevelKind::memory:
+      return costs.read_time;
+    case LevelKind::host:
+      return costs.host_read_time;
+    case LevelKind::disk:
+      return costs.disk_read_time;
+  }
+  return 0.0;
+}
+
 double CheckpointPlan::predicted_time_ratio(double adjoint_cost) const {
   ScheduleCost cost;
   cost.steps = steps;
@@ -208,10 +265,10 @@ double CheckpointPlan::predicted_time_ratio(double adjoint_cost) const {
   cost.reverses = reverses;
   cost.stores = stores.value_or(0);
   cost.restores = restores;
-  cost.disk_stores = disk_stores.value_or(0);
-  cost.disk_restores = disk_restores.value_or(0);
-  cost.host_stores = host_stores.value_or(0);
-  cost.host_restores = host_restores.value_or(0);
+  cost.disk_stores = stores_on(LevelKind::disk).value_or(0);
+  cost.disk_restores = restores_on(LevelKind::disk).value_or(0);
+  cost.host_stores = stores_on(LevelKind::host).value_or(0);
+  cost.host_restores = restores_on(LevelKind::host).value_or(0);
   cost.stage_units = stage_units;
   cost.stage_stores = stage_stores;
   cost.stage_reverses = stage_reverses;
@@ -227,6 +284,60 @@ std::unique_ptr<Schedule> CheckpointPlan::schedule() const {
 }
 
 namespace {
+
+StorageLevel make_level(LevelKind kind, const char* name, Index first_slot, Index slots) {
+  StorageLevel level;
+  level.kind = kind;
+  level.name = name;
+  level.first_slot = first_slot;
+  level.slots = slots;
+  return level;
+}
+
+// The levels of `schedule`'s slot range, fastest first: device, host and disk for a three-level
+// plan (a host level, or the kind asked for), memory and disk for a two-level one, else the one
+// level every slot is on. No counts yet.
+std::vector<StorageLevel> levels_of(const Schedule& schedule, ScheduleKind kind) {
+  const Index slots = schedule.slots();
+  const Index memory = schedule.memory_slots();  // where the disk level begins
+  const Index host = schedule.host_slots();
+  if (kind == ScheduleKind::three_level || host > 0)
+    return {make_level(LevelKind::memory, "device", 0, memory - host),
+            make_level(LevelKind::host, "host", memory - host, host),
+            make_level(LevelKind::disk, "disk", memory, slots - memory)};
+  if (kind == ScheduleKind::two_level || (memory > 0 && memory < slots))
+    return {make_level(LevelKind::memory, "memory", 0, memory),
+            make_level(LevelKind::disk, "disk", memory, slots - memory)};
+  if (memory == 0) return {make_level(LevelKind::disk, "disk", 0, slots)};
+  return {make_level(LevelKind::memory, "memory", 0, slots)};
+}
+
+// Each level's counts from the simulation `cost`: the simulator counts the host and disk levels
+// apart; the fastest level has the rest.
+void take_level_counts(std::vector<StorageLevel>& levels, const ScheduleCost& cost) {
+  for (StorageLevel& level : levels) {
+    switch (level.kind) {
+      case LevelKind::disk:
+        level.slots_used = cost.disk_slots_used;
+        level.stores = cost.disk_stores;
+        level.restores = cost.disk_restores;
+        level.peak_slots = cost.peak_disk_slots;
+        break;
+      case LevelKind::host:
+        level.slots_used = cost.host_slots_used;
+        level.stores = cost.host_stores;
+        level.restores = cost.host_restores;
+        level.peak_slots = cost.peak_host_slots;
+        break;
+      case LevelKind::memory:
+        level.slots_used = cost.memory_slots_used;
+        level.stores = cost.stores - cost.disk_stores - cost.host_stores;
+        level.restores = cost.restores - cost.disk_restores - cost.host_restores;
+        if (levels.size() == 1) level.peak_slots = cost.peak_slots;
+        break;
+    }
+  }
+}
 
 // Fills the counts of `plan` from one simulation of its schedule.
 void take_simulation(CheckpointPlan& plan, const Schedule& prototype) {
@@ -245,29 +356,33 @@ void take_simulation(CheckpointPlan& plan, const Schedule& prototype) {
   plan.stage_stores = cost.stage_stores;
   plan.stage_reverses = cost.stage_reverses;
   plan.peak_exact = true;
-  plan.disk_stores = cost.disk_stores;
-  plan.disk_restores = cost.disk_restores;
-  plan.peak_disk_slots = cost.peak_disk_slots;
-  plan.memory_slots_used = cost.memory_slots_used;
-  plan.disk_slots_used = cost.disk_slots_used;
-  plan.first_disk_slot = prototype.memory_slots();
-  plan.host_stores = cost.host_stores;
-  plan.host_restores = cost.host_restores;
-  plan.peak_host_slots = cost.peak_host_slots;
-  plan.host_slots_used = cost.host_slots_used;
-  plan.first_host_slot = prototype.memory_slots() - prototype.host_slots();
+  take_level_counts(plan.levels, cost);
 }
 
-std::unique_ptr<Schedule> make_base_schedule(const CheckpointPlan& plan) {
+// The counts of a plan too large to simulate: every slot of a level's budget may be used; a
+// single level has every store and restore, a level among several unknown counts.
+void take_closed_forms(CheckpointPlan& plan) {
+  for (StorageLevel& level : plan.levels) {
+    level.slots_used = std::min(level.slots, plan.steps);
+    if (plan.levels.size() == 1) {
+      level.stores = plan.stores;
+      level.restores = plan.restores;
+    }
+  }
+}
+
+// The schedule of `plan` (its kind, steps and slots) for the level counts of `request`.
+std::unique_ptr<Schedule> make_base_schedule(const CheckpointPlan& plan,
+                                             const PlanRequest& request) {
   switch (plan.kind) {
     case ScheduleKind::two_level:
       return std::make_unique<MultiLevelSchedule>(
-          plan.steps, static_cast<int>(plan.memory_snapshots),
-          static_cast<int>(plan.disk_snapshots), plan.costs);
+          plan.steps, static_cast<int>(*request.memory_slots),
+          static_cast<int>(*request.disk_slots), plan.costs);
     case ScheduleKind::three_level:
       return std::make_unique<ThreeLevelSchedule>(
-          plan.steps, static_cast<int>(plan.memory_snapshots),
-          static_cast<int>(plan.host_snapshots), static_cast<int>(plan.disk_snapshots), plan.costs);
+          plan.steps, static_cast<int>(*request.memory_slots),
+          static_cast<int>(*request.host_slots), static_cast<int>(*request.disk_slots), plan.costs);
     case ScheduleKind::revolve:
       return std::make_unique<RevolveSchedule>(plan.steps, static_cast<int>(plan.snapshots));
     case ScheduleKind::uniform:
@@ -292,16 +407,7 @@ CheckpointPlan CheckpointPlan::of(std::unique_ptr<Schedule> schedule, ScheduleKi
   plan.steps = schedule->steps();
   plan.snapshots = schedule->slots();
   plan.reverses = plan.steps;
-  plan.all_on_disk = schedule->memory_slots() == 0;
-  if (schedule->memory_slots() > 0 && schedule->memory_slots() < schedule->slots()) {
-    plan.memory_snapshots = schedule->memory_slots();
-    plan.disk_snapshots = schedule->slots() - schedule->memory_slots();
-  }
-  if (schedule->host_slots() > 0) {
-    plan.memory_snapshots = schedule->memory_slots() - schedule->host_slots();
-    plan.host_snapshots = schedule->host_slots();
-    plan.disk_snapshots = schedule->slots() - schedule->memory_slots();
-  }
+  plan.levels = levels_of(*schedule, kind);
   take_simulation(plan, *schedule);
   plan.prototype_ = std::move(schedule);
   return plan;
@@ -351,9 +457,7 @@ CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps) {
       break;
     }
     case ScheduleKind::two_level: {
-      plan.memory_snapshots = *request.memory_slots;
-      plan.disk_snapshots = *request.disk_slots;
-      plan.snapshots = plan.memory_snapshots + plan.disk_snapshots;
+      plan.snapshots = *request.memory_slots + *request.disk_slots;
       plan.costs = request.costs;
       plan.peak_slots = std::min(plan.snapshots, steps);
       plan.peak_exact = false;
@@ -361,10 +465,7 @@ CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps) {
       break;
     }
     case ScheduleKind::three_level: {
-      plan.memory_snapshots = *request.memory_slots;
-      plan.host_snapshots = *request.host_slots;
-      plan.disk_snapshots = *request.disk_slots;
-      plan.snapshots = plan.memory_snapshots + plan.host_snapshots + plan.disk_snapshots;
+      plan.snapshots = *request.memory_slots + *request.host_slots + *request.disk_slots;
       plan.costs = request.costs;
       plan.peak_slots = std::min(plan.snapshots, steps);
       plan.peak_exact = false;
@@ -395,27 +496,18 @@ CheckpointPlan plan_checkpoints(const PlanRequest& request, Index steps) {
                                   " schedule is simulated to cost it; ", steps,
                                   " steps is more than the ", kSimulateMaxSteps, " it simulates");
 
-  plan.all_on_disk = request.all_on_disk;
-  if (plan.all_on_disk) plan.costs = request.costs;
-  std::unique_ptr<Schedule> schedule = make_base_schedule(plan);
-  if (plan.all_on_disk) schedule = std::make_unique<DiskOnlySchedule>(std::move(schedule));
+  if (request.all_on_disk) plan.costs = request.costs;
+  std::unique_ptr<Schedule> schedule = make_base_schedule(plan, request);
+  if (request.all_on_disk) schedule = std::make_unique<DiskOnlySchedule>(std::move(schedule));
   plan.name = schedule->name();
+  plan.levels = levels_of(*schedule, plan.kind);
 
   const bool small =
       steps <= kSimulateMaxSteps && std::min(plan.snapshots, steps) <= kSimulateMaxSlots;
-  if (small) {
+  if (small)
     take_simulation(plan, *schedule);
-  } else {
-    // Closed forms: every slot of the budget may be used, on the one level there is.
-    const Index used = std::min(plan.snapshots, steps);
-    (plan.all_on_disk ? plan.disk_slots_used : plan.memory_slots_used) = used;
-    plan.first_disk_slot = schedule->memory_slots();
-    plan.first_host_slot = schedule->memory_slots();
-    if (plan.all_on_disk) {
-      plan.disk_stores = plan.stores;
-      plan.disk_restores = plan.restores;
-    }
-  }
+  else
+    take_closed_forms(plan);
   plan.prototype_ = std::move(schedule);
   return plan;
 }

@@ -103,11 +103,11 @@ struct Tally {
     reverses += o.reverses;
     return *this;
   }
-  void store(StorageLevel level) {
-    ++(level == StorageLevel::memory ? memory_stores : disk_stores);
+  void store(TwoLevelPlace level) {
+    ++(level == TwoLevelPlace::memory ? memory_stores : disk_stores);
   }
-  void restore(StorageLevel level) {
-    ++(level == StorageLevel::memory ? memory_restores : disk_restores);
+  void restore(TwoLevelPlace level) {
+    ++(level == TwoLevelPlace::memory ? memory_restores : disk_restores);
   }
 };
 
@@ -128,8 +128,8 @@ ScheduleCost to_cost(const Tally& t, Index steps, int memory, int disk) {
   return cost;
 }
 
-StorageLevel other(StorageLevel level) {
-  return level == StorageLevel::memory ? StorageLevel::disk : StorageLevel::memory;
+TwoLevelPlace other(TwoLevelPlace level) {
+  return level == TwoLevelPlace::memory ? TwoLevelPlace::disk : TwoLevelPlace::memory;
 }
 
 }  // namespace
@@ -224,8 +224,8 @@ Index TwoLevelTable::disk_cap(Index n) const {
   return disk_cap_of(n, unit_);
 }
 
-std::size_t TwoLevelTable::index(int layer, StorageLevel level, Index n, Index a, Index b) const {
-  const Index lv = layer * 2 + (level == StorageLevel::memory ? 0 : 1);
+std::size_t TwoLevelTable::index(int layer, TwoLevelPlace level, Index n, Index a, Index b) const {
+  const Index lv = layer * 2 + (level == TwoLevelPlace::memory ? 0 : 1);
   return static_cast<std::size_t>(
       ((lv * (max_memory_ + 1) + a) * (max_disk_ + 1) + b) * (units_ + 1) + n);
 }
@@ -261,8 +261,8 @@ TwoLevelTable::TwoLevelTable(Index steps, int memory, int disk, const CostModel&
   const double ub = costs.step_time * (1.0 + costs.adjoint_cost_factor);
   const double write[2] = {costs.write_time, costs.disk_write_time};
   const double read[2] = {costs.read_time, costs.disk_read_time};
-  constexpr StorageLevel M = StorageLevel::memory, D = StorageLevel::disk;
-  const auto lv = [](StorageLevel L) { return L == M ? 0 : 1; };
+  constexpr TwoLevelPlace M = TwoLevelPlace::memory, D = TwoLevelPlace::disk;
+  const auto lv = [](TwoLevelPlace L) { return L == M ? 0 : 1; };
 
   std::vector<double> f(entries, kInf);  // F
   choice_.assign(entries, 0);
@@ -275,7 +275,7 @@ TwoLevelTable::TwoLevelTable(Index steps, int memory, int disk, const CostModel&
   std::vector<double> f0;
   std::vector<std::uint32_t> c0;
   // In place: memory revolve over `len` steps with a + 1 snapshots from y_s on level L.
-  const auto in_place = [&](StorageLevel L, Index a, Index len) {
+  const auto in_place = [&](TwoLevelPlace L, Index a, Index len) {
     if (len == 1) return ub;
     const Index c = a + 1;
     const Index r = revolve_repetitions(len, c);
@@ -286,14 +286,14 @@ TwoLevelTable::TwoLevelTable(Index steps, int memory, int disk, const CostModel&
 
   for (Index n = 1; n <= N; ++n) {
     const Index am = std::min(A, memory_cap(n)), bm = std::min(B, disk_cap(n));
-    const auto sidx = [&](StorageLevel L, Index a, Index b) {
+    const auto sidx = [&](TwoLevelPlace L, Index a, Index b) {
       return static_cast<std::size_t>((lv(L) * (am + 1) + a) * (bm + 1) + b);
     };
     for (int layer = 0; layer < layers_; ++layer) {
       const Index len = length({layer, n});
       f0.assign(static_cast<std::size_t>(2 * (am + 1) * (bm + 1)), kInf);
       c0.assign(f0.size(), 0);
-      for (StorageLevel L : {M, D}) {
+      for (TwoLevelPlace L : {M, D}) {
         const double read_here = read[lv(L)];
         for (Index a = 0; a <= am; ++a) {
           // The whole range without split: reverse it (one step) or revolve in place.
@@ -354,7 +354,7 @@ TwoLevelTable::TwoLevelTable(Index steps, int memory, int disk, const CostModel&
         }
       // Saturated entries: more free slots than the range can use change nothing.
       if (am < A || bm < B)
-        for (StorageLevel L : {M, D})
+        for (TwoLevelPlace L : {M, D})
           for (Index a = 0; a <= A; ++a)
             for (Index b = 0; b <= B; ++b)
               if (a > am || b > bm) {
@@ -394,7 +394,7 @@ TwoLevelTable::TwoLevelTable(Index steps, int memory, int disk, const CostModel&
   }
 }
 
-TwoLevelTable::Decision TwoLevelTable::decision(StorageLevel level, Index start, Index end,
+TwoLevelTable::Decision TwoLevelTable::decision(TwoLevelPlace level, Index start, Index end,
                                                 Index free_memory, Index free_disk) const {
   const Range r = range(start, end);
   if (free_memory < 0 || free_disk < 0)
@@ -403,7 +403,7 @@ TwoLevelTable::Decision TwoLevelTable::decision(StorageLevel level, Index start,
                                         std::min(free_disk, max_disk_))];
   Decision d;
   d.move = (c & 1u) != 0;
-  d.right = (c & 2u) != 0 ? StorageLevel::disk : StorageLevel::memory;
+  d.right = (c & 2u) != 0 ? TwoLevelPlace::disk : TwoLevelPlace::memory;
   d.in_place = (c & 4u) != 0;
   d.split = static_cast<Index>(c >> 3) * unit_;
   return d;
@@ -418,13 +418,13 @@ ScheduleCost TwoLevelTable::counts() const {
   // Memoised walk of the decision tree, mirroring what MultiLevelSchedule does action by action
   // (free slot counts clamped to the table's bounds only, as decision() does).
   std::unordered_map<std::uint64_t, Tally> memo;
-  const auto key = [](int layer, StorageLevel L, Index n, Index a, Index b, bool fresh) {
+  const auto key = [](int layer, TwoLevelPlace L, Index n, Index a, Index b, bool fresh) {
     return static_cast<std::uint64_t>(fresh) | static_cast<std::uint64_t>(L) << 1 |
            static_cast<std::uint64_t>(layer) << 2 | static_cast<std::uint64_t>(n) << 3 |
            static_cast<std::uint64_t>(a) << 24 | static_cast<std::uint64_t>(b) << 44;
   };
   // [start, end) with y_start on L; fresh: at the start of a range (a move may come first).
-  const auto walk = [&](const auto& self, StorageLevel L, Index start, Index end, Index a, Index b,
+  const auto walk = [&](const auto& self, TwoLevelPlace L, Index start, Index end, Index a, Index b,
                         bool fresh) -> Tally {
     a = std::min(a, max_memory_);
     b = std::min(b, max_disk_);
@@ -438,17 +438,17 @@ ScheduleCost TwoLevelTable::counts() const {
     if (const auto it = memo.find(k); it != memo.end()) return it->second;
     const Decision here = decision(L, start, end, a, b);
     if (fresh && here.move) {
-      const StorageLevel to = other(L);
+      const TwoLevelPlace to = other(L);
       t.store(to);
-      t += to == StorageLevel::memory ? self(self, to, start, end, a - 1, b + 1, false)
-                                      : self(self, to, start, end, a + 1, b - 1, false);
+      t += to == TwoLevelPlace::memory ? self(self, to, start, end, a - 1, b + 1, false)
+                                       : self(self, to, start, end, a + 1, b - 1, false);
     } else if (here.in_place) {
       const Index len = end - start, c = in_place_snapshots(start, end, a);
       const Index reps = revolve_repetitions(len, c);
       t.advances = revolve_advances(len, c);
       t.memory_stores = revolve_stores(len, c) - 1;
       t.memory_restores = len - 1 - reps;  // of the memory snapshots above y_start
-      if (L == StorageLevel::memory)
+      if (L == TwoLevelPlace::memory)
         t.memory_restores += reps;  // y_start's, once per repetition
       else
         t.disk_restores = reps;
@@ -460,8 +460,8 @@ ScheduleCost TwoLevelTable::counts() const {
         t.reverses += 1;
       } else {
         t.store(here.right);
-        t += here.right == StorageLevel::memory ? self(self, here.right, mid, end, a - 1, b, true)
-                                                : self(self, here.right, mid, end, a, b - 1, true);
+        t += here.right == TwoLevelPlace::memory ? self(self, here.right, mid, end, a - 1, b, true)
+                                                 : self(self, here.right, mid, end, a, b - 1, true);
       }
       t.restore(L);
       t += self(self, L, start, mid, a, b, true);
@@ -474,7 +474,7 @@ ScheduleCost TwoLevelTable::counts() const {
     total.reverses = 1;
   } else {
     total.store(first_level_);
-    total += first_level_ == StorageLevel::memory
+    total += first_level_ == TwoLevelPlace::memory
                  ? walk(walk, first_level_, 0, steps_, memory_ - 1, disk_, true)
                  : walk(walk, first_level_, 0, steps_, memory_, disk_ - 1, true);
   }

@@ -59,7 +59,7 @@ void MultiLevelSchedule::reset() {
   disk_used_ = 0;
   current_ = 0;
   fine_ = steps_;
-  pending_level_ = StorageLevel::memory;
+  pending_level_ = TwoLevelPlace::memory;
   queued_ = Action::done();
   started_ = false;
   finished_ = false;
@@ -119,7 +119,7 @@ Action MultiLevelSchedule::next_table() {
   if (!started_) {
     started_ = true;
     if (steps_ >= 2) {  // y_0 is needed again: store it on the level the plan chose
-      const StorageLevel level = table.first_level();
+      const TwoLevelPlace level = table.first_level();
       const int slot = pool(level).take();
       ++used(level);
       stack_.push_back({0, slot, level, false});
@@ -161,8 +161,8 @@ Action MultiLevelSchedule::next_table() {
   if (!top.settled) {
     top.settled = true;
     if (d.move) {  // move y_s to the other level: store there now, free the old slot next
-      const StorageLevel to =
-          top.level == StorageLevel::memory ? StorageLevel::disk : StorageLevel::memory;
+      const TwoLevelPlace to =
+          top.level == TwoLevelPlace::memory ? TwoLevelPlace::disk : TwoLevelPlace::memory;
       const int slot = pool(to).take();
       ++used(to);
       queued_ = Action::free(top.slot, top.step);

@@ -23,8 +23,7 @@ CheckpointPlan plan_online(int snapshots, Index steps, OnlineRule rule, bool on_
       std::make_unique<OnlineScheduleEndingAt>(snapshots, steps, rule);
   if (on_disk) schedule = std::make_unique<DiskOnlySchedule>(std::move(schedule));
   CheckpointPlan plan = CheckpointPlan::of(std::move(schedule), ScheduleKind::online);
-  plan.budget = snapshots;
-  plan.all_on_disk = on_disk;
+  plan.budget = snapshots;  // the levels follow the schedule: one disk level when on_disk
   return plan;
 }
 

@@ -22,19 +22,21 @@ std::string Summary::brief() const {
   out << method << " | " << schedule << " | " << steps << " steps";
   if (recomputed_steps > 0) out << ", " << recomputed_steps << " recomputed";
   out << " | f " << (rhs_evaluations_forward + rhs_evaluations_reverse) << ", vjp "
-      << vjp_evaluations << " | stored " << format_bytes(storage.peak_memory_bytes) << " | "
-      << seconds(total_seconds());
-  if (storage.disk_stores > 0) {
+      << vjp_evaluations << " | stored " << format_bytes(storage.peak_bytes_on(LevelKind::memory))
+      << " | " << seconds(total_seconds());
+  if (storage.stores_on(LevelKind::disk) > 0) {
     const double io = storage.io.write_seconds + storage.io.read_seconds;
     char hidden[96];
     std::snprintf(hidden, sizeof hidden, "%.0f%% of %.3g s hidden",
                   io > 0.0 ? 100.0 * disk_hidden_seconds() / io : 100.0, io);
-    out << " | disk " << storage.disk_stores << " writes, " << storage.disk_restores << " reads, "
-        << hidden;
+    out << " | disk " << storage.stores_on(LevelKind::disk) << " writes, "
+        << storage.restores_on(LevelKind::disk) << " reads, " << hidden;
   }
-  if (storage.host_stores > 0)
-    out << " | device " << storage.memory_stores << " / host " << storage.host_stores << " writes, "
-        << storage.memory_restores << " / " << storage.host_restores << " reads";
+  if (storage.stores_on(LevelKind::host) > 0)
+    out << " | device " << storage.stores_on(LevelKind::memory) << " / host "
+        << storage.stores_on(LevelKind::host) << " writes, "
+        << storage.restores_on(LevelKind::memory) << " / " << storage.restores_on(LevelKind::host)
+        << " reads";
   if (forward_seconds > 0.0) {
     char ratio[32];
     std::snprintf(ratio, sizeof ratio, "%.2f", gradient_cost_ratio());
@@ -70,21 +72,23 @@ std::string Summary::full() const {
   row("vjp evaluations", std::to_string(vjp_evaluations));
   row("stores / restores", std::to_string(stores) + " / " + std::to_string(restores));
   row(ranks > 1 ? "peak stored (per rank)" : "peak stored",
-      format_bytes(storage.peak_memory_bytes));
-  if (storage.host_stores > 0 || storage.peak_host_bytes > 0) {  // three levels: device, host
-    row("device stores / restores",
-        std::to_string(storage.memory_stores) + " / " + std::to_string(storage.memory_restores));
-    row("host stores / restores", std::to_string(storage.host_stores) + " / " +
-                                      std::to_string(storage.host_restores) + " (" +
-                                      std::to_string(storage.host_prefetches) + " prefetched)");
-    row("peak in host memory", format_bytes(storage.peak_host_bytes));
+      format_bytes(storage.peak_bytes_on(LevelKind::memory)));
+  if (storage.stores_on(LevelKind::host) > 0 ||
+      storage.peak_bytes_on(LevelKind::host) > 0) {  // three levels: device, host
+    row("device stores / restores", std::to_string(storage.stores_on(LevelKind::memory)) + " / " +
+                                        std::to_string(storage.restores_on(LevelKind::memory)));
+    row("host stores / restores", std::to_string(storage.stores_on(LevelKind::host)) + " / " +
+                                      std::to_string(storage.restores_on(LevelKind::host)) + " (" +
+                                      std::to_string(storage.prefetches_on(LevelKind::host)) +
+                                      " prefetched)");
+    row("peak in host memory", format_bytes(storage.peak_bytes_on(LevelKind::host)));
   }
-  if (storage.disk_stores > 0 || !storage.file.empty()) {
+  if (storage.stores_on(LevelKind::disk) > 0 || !storage.file.empty()) {
     row("snapshot file", storage.file);
-    row("disk stores / restores", std::to_string(storage.disk_stores) + " / " +
-                                      std::to_string(storage.disk_restores) + " (" +
+    row("disk stores / restores", std::to_string(storage.stores_on(LevelKind::disk)) + " / " +
+                                      std::to_string(storage.restores_on(LevelKind::disk)) + " (" +
                                       std::to_string(storage.io.prefetch_hits) + " prefetched)");
-    row("peak on disk", format_bytes(storage.peak_disk_bytes));
+    row("peak on disk", format_bytes(storage.peak_bytes_on(LevelKind::disk)));
     row("disk written / read",
         format_bytes(storage.io.bytes_written) + " / " + format_bytes(storage.io.bytes_read));
     row("staging buffers", format_bytes(storage.io.staging_bytes));

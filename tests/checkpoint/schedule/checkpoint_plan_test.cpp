@@ -53,6 +53,60 @@ TEST(CheckpointPlan, LargeHorizonsUseTheClosedForm) {
   EXPECT_EQ(p.advances, revolve_advances(Index{1} << 40, 20));
 }
 
+// The levels tile the slot range fastest first, and hold the simulation's counts per level.
+TEST(CheckpointPlan, LevelsTileTheSlotRange) {
+  const CheckpointPlan memory = plan_checkpoints(revolve_request(10), 1000);
+  ASSERT_EQ(memory.levels.size(), 1u);
+  EXPECT_EQ(memory.levels[0].kind, LevelKind::memory);
+  EXPECT_EQ(memory.levels[0].name, "memory");
+  EXPECT_EQ(memory.levels[0].first_slot, 0);
+  EXPECT_EQ(memory.levels[0].slots, 10);
+  EXPECT_EQ(memory.levels[0].slots_used, 10);
+  EXPECT_EQ(memory.levels[0].stores, memory.stores);
+  EXPECT_EQ(memory.levels[0].peak_slots, memory.peak_slots);
+  EXPECT_EQ(memory.level(LevelKind::disk), nullptr);
+  EXPECT_EQ(memory.stores_on(LevelKind::disk), 0);  // simulated: none on a level it lacks
+  EXPECT_FALSE(memory.uses_disk());
+  EXPECT_FALSE(memory.all_on_disk());
+
+  CostModel costs;
+  costs.disk_write_time = 3.0;
+  costs.disk_read_time = 2.0;
+  const CheckpointPlan two = plan_checkpoints(PlanRequest::two_level(3, 7, costs), 400);
+  ASSERT_EQ(two.levels.size(), 2u);
+  const StorageLevel& disk = two.levels[1];
+  EXPECT_EQ(disk.kind, LevelKind::disk);
+  EXPECT_EQ(two.levels[0].end_slot(), disk.first_slot);
+  EXPECT_EQ(disk.first_slot, 3);
+  EXPECT_EQ(disk.end_slot(), 10);
+  EXPECT_TRUE(disk.holds(9));
+  EXPECT_FALSE(disk.holds(2));
+  EXPECT_LE(disk.slots_used, 7);
+  EXPECT_EQ(*two.levels[0].stores + *disk.stores, *two.stores);
+  EXPECT_EQ(*two.levels[0].restores + *disk.restores, two.restores);
+  EXPECT_EQ(two.write_cost(disk), 3.0);
+  EXPECT_EQ(two.read_cost(disk), 2.0);
+  EXPECT_TRUE(two.uses_disk());
+
+  PlanRequest on_disk = revolve_request(5);
+  on_disk.all_on_disk = true;
+  const CheckpointPlan all = plan_checkpoints(on_disk, 100);
+  ASSERT_EQ(all.levels.size(), 1u);
+  EXPECT_EQ(all.levels[0].kind, LevelKind::disk);
+  EXPECT_EQ(all.levels[0].first_slot, 0);
+  EXPECT_EQ(all.stores_on(LevelKind::disk), all.stores);
+  EXPECT_TRUE(all.all_on_disk());
+
+  // Closed forms: every slot may be used; counts a closed form lacks stay unknown.
+  const CheckpointPlan large = plan_checkpoints(revolve_request(20), Index{1} << 40);
+  ASSERT_EQ(large.levels.size(), 1u);
+  EXPECT_EQ(large.levels[0].slots_used, 20);
+  EXPECT_FALSE(large.levels[0].stores.has_value());
+  EXPECT_FALSE(large.levels[0].peak_slots.has_value());
+  EXPECT_FALSE(large.stores_on(LevelKind::disk).has_value());
+  EXPECT_STREQ(level_kind_name(LevelKind::host), "host");
+}
+
 TEST(CheckpointPlan, UniformMatchesTheScheduleAndFitsItsBudget) {
   PlanRequest r;
   r.kind = ScheduleKind::uniform;

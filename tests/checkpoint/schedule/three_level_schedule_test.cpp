@@ -243,25 +243,36 @@ TEST(ThreeLevelSchedule, ThePlanCarriesTheLevels) {
       plan_checkpoints(PlanRequest::three_level(3, 5, 20, gpu_like_costs()), 500);
   EXPECT_EQ(plan.kind, ScheduleKind::three_level);
   EXPECT_EQ(plan.name, "three-level(device = 3, host = 5, disk = 20)");
-  EXPECT_EQ(plan.first_host_slot, 3);
-  EXPECT_EQ(plan.first_disk_slot, 8);
-  EXPECT_EQ(plan.memory_snapshots, 3);
-  EXPECT_EQ(plan.host_snapshots, 5);
-  EXPECT_EQ(plan.disk_snapshots, 20);
+  // Device, host, disk: fastest first, tiling the slot range.
+  ASSERT_EQ(plan.levels.size(), 3u);
+  EXPECT_EQ(plan.levels[0].kind, LevelKind::memory);
+  EXPECT_EQ(plan.levels[0].name, "device");
+  EXPECT_EQ(plan.levels[1].kind, LevelKind::host);
+  EXPECT_EQ(plan.levels[2].kind, LevelKind::disk);
+  EXPECT_EQ(plan.levels[0].first_slot, 0);
+  EXPECT_EQ(plan.level(LevelKind::host)->first_slot, 3);
+  EXPECT_EQ(plan.level(LevelKind::disk)->first_slot, 8);
+  EXPECT_EQ(plan.level(LevelKind::disk)->end_slot(), 28);
+  EXPECT_EQ(plan.slots_on(LevelKind::memory), 3);
+  EXPECT_EQ(plan.slots_on(LevelKind::host), 5);
+  EXPECT_EQ(plan.slots_on(LevelKind::disk), 20);
   ThreeLevelSchedule s(500, 3, 5, 20, gpu_like_costs());
   const ScheduleCost cost = check_plan(s);
-  EXPECT_EQ(plan.host_stores, cost.host_stores);
-  EXPECT_EQ(plan.host_restores, cost.host_restores);
-  EXPECT_EQ(plan.disk_stores, cost.disk_stores);
-  EXPECT_EQ(plan.host_slots_used, cost.host_slots_used);
+  EXPECT_EQ(plan.stores_on(LevelKind::host), cost.host_stores);
+  EXPECT_EQ(plan.restores_on(LevelKind::host), cost.host_restores);
+  EXPECT_EQ(plan.stores_on(LevelKind::disk), cost.disk_stores);
+  EXPECT_EQ(plan.slots_used_on(LevelKind::host), cost.host_slots_used);
+  EXPECT_EQ(plan.peak_slots_on(LevelKind::host), cost.peak_host_slots);
+  EXPECT_EQ(plan.stores_on(LevelKind::memory), cost.stores - cost.host_stores - cost.disk_stores);
+  EXPECT_EQ(plan.write_cost(*plan.level(LevelKind::host)), gpu_like_costs().host_write_time);
   EXPECT_GT(cost.host_stores, 0);
   EXPECT_GT(cost.stores - cost.host_stores - cost.disk_stores, 0);  // device stores
   EXPECT_NEAR(plan.predicted_time_ratio(1.5) * 500.0, s.predicted_time(), 1e-6);
   // The same plan from the schedule itself.
   const CheckpointPlan of = CheckpointPlan::of(s.clone(), ScheduleKind::three_level);
-  EXPECT_EQ(of.host_snapshots, 5);
-  EXPECT_EQ(of.first_host_slot, 3);
-  EXPECT_EQ(of.host_stores, cost.host_stores);
+  EXPECT_EQ(of.slots_on(LevelKind::host), 5);
+  EXPECT_EQ(of.level(LevelKind::host)->first_slot, 3);
+  EXPECT_EQ(of.stores_on(LevelKind::host), cost.host_stores);
 }
 
 TEST(ScheduleValidator, CountsTheHostLevelApart) {

@@ -74,7 +74,7 @@ TEST_P(DiskSnapshotStoreTest, RoundTripIsBitForBit) {
   expect_snapshot(store, 2, 77);
   expect_snapshot(store, 1, 11);
   store.finish();
-  EXPECT_EQ(store.statistics().disk_restores, 10);
+  EXPECT_EQ(store.statistics().restores_on(LevelKind::disk), 10);
 }
 
 TEST_P(DiskSnapshotStoreTest, StoreCopiesTheState) {
@@ -204,8 +204,8 @@ TEST_P(DiskSnapshotStoreTest, SlotMisuseIsRefused) {
             "disk snapshot slot 1 is empty; cannot restore y_17");
   store.finish();
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.disk_stores, 2);
-  EXPECT_EQ(statistics.disk_restores, 1);
+  EXPECT_EQ(statistics.stores_on(LevelKind::disk), 2);
+  EXPECT_EQ(statistics.restores_on(LevelKind::disk), 1);
   EXPECT_EQ(statistics.io.writes, 2);
   EXPECT_EQ(statistics.io.reads, 1);
 }
@@ -229,7 +229,7 @@ TEST_P(DiskSnapshotStoreTest, RestoreIntoAWrongSizedStateIsRefused) {
   expect_snapshot(store, 0, 3);
   expect_snapshot(store, 1, 4);
   store.finish();
-  EXPECT_EQ(store.statistics().disk_restores, 2);
+  EXPECT_EQ(store.statistics().restores_on(LevelKind::disk), 2);
 }
 
 TEST_P(DiskSnapshotStoreTest, StatisticsCountStoresRestoresAndTraffic) {
@@ -246,12 +246,12 @@ TEST_P(DiskSnapshotStoreTest, StatisticsCountStoresRestoresAndTraffic) {
   }
   store.finish();
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.disk_stores, 20);
-  EXPECT_EQ(statistics.disk_restores, 10);
-  EXPECT_EQ(statistics.peak_disk_bytes, 3 * kBytes);
-  EXPECT_EQ(statistics.memory_stores, 0);
-  EXPECT_EQ(statistics.memory_restores, 0);
-  EXPECT_EQ(statistics.peak_memory_bytes, 0);
+  EXPECT_EQ(statistics.stores_on(LevelKind::disk), 20);
+  EXPECT_EQ(statistics.restores_on(LevelKind::disk), 10);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::disk), 3 * kBytes);
+  EXPECT_EQ(statistics.stores_on(LevelKind::memory), 0);
+  EXPECT_EQ(statistics.restores_on(LevelKind::memory), 0);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::memory), 0);
   EXPECT_EQ(statistics.file, store.path().string());
   EXPECT_EQ(statistics.asynchronous, GetParam());
   EXPECT_EQ(statistics.io.writes, 20);
@@ -405,7 +405,7 @@ TEST(DiskSnapshotStore, InlineWriteFailureIsThrownByStore) {
   EXPECT_TRUE(contains(message, "file size limit")) << message;
   EXPECT_TRUE(contains(message, "slot 7")) << message;
   EXPECT_EQ(error_message<StorageError>([&] { store.finish(); }), message);
-  EXPECT_EQ(store.statistics().disk_stores, 0);
+  EXPECT_EQ(store.statistics().stores_on(LevelKind::disk), 0);
 }
 
 }  // namespace

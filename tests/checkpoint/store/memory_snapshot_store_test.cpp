@@ -47,7 +47,7 @@ TEST(MemorySnapshotStore, RoundTripIsBitForBit) {
   // Restored in another order, twice each (the slot keeps its snapshot), into a dirty vector.
   for (int round = 0; round < 2; ++round)
     for (int slot : {2, 0, 3, 1}) testing::expect_snapshot(store, slot, 10 * slot + 3, kSize);
-  EXPECT_EQ(store.statistics().memory_restores, 8);
+  EXPECT_EQ(store.statistics().restores_on(LevelKind::memory), 8);
 }
 
 TEST(MemorySnapshotStore, StoreCopiesTheState) {
@@ -135,13 +135,13 @@ TEST(MemorySnapshotStore, StatisticsCountStoresRestoresAndPeakBytes) {
     if (step % 2 == 0) store.restore(slot, step, y, carry);
   }
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.memory_stores, 20);
-  EXPECT_EQ(statistics.memory_restores, 10);
-  EXPECT_EQ(statistics.peak_memory_bytes, 3 * bytes);
+  EXPECT_EQ(statistics.stores_on(LevelKind::memory), 20);
+  EXPECT_EQ(statistics.restores_on(LevelKind::memory), 10);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::memory), 3 * bytes);
   EXPECT_EQ(store.peak_bytes(), 3 * bytes);
-  EXPECT_EQ(statistics.disk_stores, 0);
-  EXPECT_EQ(statistics.disk_restores, 0);
-  EXPECT_EQ(statistics.peak_disk_bytes, 0);
+  EXPECT_EQ(statistics.stores_on(LevelKind::disk), 0);
+  EXPECT_EQ(statistics.restores_on(LevelKind::disk), 0);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::disk), 0);
   EXPECT_EQ(statistics.file, "");
   EXPECT_FALSE(statistics.asynchronous);
   EXPECT_EQ(statistics.io.writes, 0);
@@ -163,8 +163,8 @@ TEST(MemorySnapshotStore, InPlaceSlotsAreCheckedAndCountedLikeStoresAndRestores)
   for (std::size_t i = 0; i < from.size(); ++i)
     EXPECT_TRUE(same_bits(from[i], state_of(70 + static_cast<Index>(i))));
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.memory_stores, 4);
-  EXPECT_EQ(statistics.memory_restores, 3);
+  EXPECT_EQ(statistics.stores_on(LevelKind::memory), 4);
+  EXPECT_EQ(statistics.restores_on(LevelKind::memory), 3);
   // The same misuse as store and restore is refused.
   EXPECT_NE(invalid_argument([&] { store.free_slots_for_writing(1, 2, 9); }).find("holds y_7"),
             std::string::npos);
@@ -180,8 +180,8 @@ TEST(MemorySnapshotStore, InPlaceSlotsAreCheckedAndCountedLikeStoresAndRestores)
   const B::Vector* kept = &into[0];
   store.reset();
   EXPECT_EQ(store.slots_in_use(), 0);
-  EXPECT_EQ(store.statistics().memory_stores, 0);
-  EXPECT_EQ(store.statistics().memory_restores, 0);
+  EXPECT_EQ(store.statistics().stores_on(LevelKind::memory), 0);
+  EXPECT_EQ(store.statistics().restores_on(LevelKind::memory), 0);
   EXPECT_EQ(store.peak_bytes(), 0);
   EXPECT_EQ(&store.free_slots_for_writing(2, 1, 0)[0], kept);
 }
@@ -198,7 +198,7 @@ TEST(MemorySnapshotStore, SlotOutOfRangeIsRefused) {
     EXPECT_EQ(invalid_argument([&] { (void)store.occupied(slot); }), expected);
   }
   EXPECT_EQ(store.slots_in_use(), 0);
-  EXPECT_EQ(store.statistics().memory_stores, 0);
+  EXPECT_EQ(store.statistics().stores_on(LevelKind::memory), 0);
 }
 
 TEST(MemorySnapshotStore, StoreIntoAnOccupiedSlotIsRefused) {
@@ -213,7 +213,7 @@ TEST(MemorySnapshotStore, StoreIntoAnOccupiedSlotIsRefused) {
   EXPECT_TRUE(same_bits(y, state_of(17)));
   EXPECT_TRUE(same_bits(carry, carry_of(17)));
   EXPECT_EQ(store.slots_in_use(), 1);
-  EXPECT_EQ(store.statistics().memory_stores, 1);
+  EXPECT_EQ(store.statistics().stores_on(LevelKind::memory), 1);
 }
 
 TEST(MemorySnapshotStore, RestoreOfAnEmptySlotOrTheWrongStepIsRefused) {
@@ -231,7 +231,7 @@ TEST(MemorySnapshotStore, RestoreOfAnEmptySlotOrTheWrongStepIsRefused) {
   // The output was not touched by the refused restores.
   EXPECT_TRUE(same_bits(y, B::Vector::Constant(kSize, 3.0)));
   EXPECT_TRUE(same_bits(carry, carry_of(1)));
-  EXPECT_EQ(store.statistics().memory_restores, 0);
+  EXPECT_EQ(store.statistics().restores_on(LevelKind::memory), 0);
 }
 
 TEST(MemorySnapshotStore, DoubleFreeIsRefused) {
@@ -250,7 +250,7 @@ TEST(MemorySnapshotStore, WrongStateSizeAndNegativeStepAreRefused) {
   EXPECT_EQ(invalid_argument([&] { store.store(0, -1, state_of(1), carry_of(1)); }),
             "snapshot of step -1 < 0");
   EXPECT_FALSE(store.occupied(0));
-  EXPECT_EQ(store.statistics().memory_stores, 0);
+  EXPECT_EQ(store.statistics().stores_on(LevelKind::memory), 0);
 }
 
 TEST(MemorySnapshotStore, ConstructorRefusesBadSizes) {
@@ -278,8 +278,8 @@ TEST(MemorySnapshotStore, WorksThroughTheInterface) {
   store.finish();
   EXPECT_TRUE(same_bits(y, state_of(6)));
   EXPECT_TRUE(same_bits(carry, carry_of(6)));
-  EXPECT_EQ(store.statistics().memory_stores, 1);
-  EXPECT_EQ(store.statistics().memory_restores, 1);
+  EXPECT_EQ(store.statistics().stores_on(LevelKind::memory), 1);
+  EXPECT_EQ(store.statistics().restores_on(LevelKind::memory), 1);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@
 #include "rewind/schedule/disk_only_schedule.hpp"
 #include "rewind/schedule/multilevel_schedule.hpp"
 #include "rewind/schedule/revolve_schedule.hpp"
-#include "rewind/store/tiered_snapshot_store.hpp"
+#include "rewind/store/multi_level_snapshot_store.hpp"
 #include "support/scratch_directory.hpp"
 
 namespace rwd {
@@ -250,10 +250,11 @@ TEST(RestoreLookahead, NeedsASchedule) {
 
 constexpr Index kSize = 64;
 
-// The lookahead as the adjoint driver uses it, in front of a tiered store: every disk restore is
-// prefetched, and the prefetch serves it with the right snapshot. (Writes are finished after each
-// store so that a staging buffer is always free for the prefetch: the count is then exact.)
-TEST(RestoreLookahead, PrefetchesServeEveryDiskRestoreOfATieredStore) {
+// The lookahead as the adjoint driver uses it, in front of a memory-and-disk store: every disk
+// restore is prefetched, and the prefetch serves it with the right snapshot. (Writes are finished
+// after each store so that a staging buffer is always free for the prefetch: the count is then
+// exact.)
+TEST(RestoreLookahead, PrefetchesServeEveryDiskRestoreOfAMemoryAndDiskStore) {
   using B = EigenBackend;
   const auto state_of = [](Index step) {
     B::Vector y(kSize);
@@ -266,7 +267,7 @@ TEST(RestoreLookahead, PrefetchesServeEveryDiskRestoreOfATieredStore) {
   test::ScratchDirectory scratch;
   DiskStoreOptions disk;
   disk.directory = scratch.path();
-  TieredSnapshotStore<B, Carry> store(memory, schedule.slots() - memory, kSize, disk);
+  auto store = memory_and_disk_store<B, Carry>(memory, schedule.slots() - memory, kSize, disk);
   RestoreLookahead lookahead(std::make_unique<MultiLevelSchedule>(150, 3, 6, disk_costs()), memory);
 
   Index current = 0, disk_restores = 0, prefetches = 0;
@@ -313,7 +314,7 @@ TEST(RestoreLookahead, PrefetchesServeEveryDiskRestoreOfATieredStore) {
   ASSERT_GT(disk_restores, 0);
   EXPECT_EQ(prefetches, disk_restores);
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.disk_restores, disk_restores);
+  EXPECT_EQ(statistics.restores_on(LevelKind::disk), disk_restores);
   EXPECT_EQ(statistics.io.prefetch_hits, disk_restores);
   EXPECT_EQ(statistics.io.prefetch_misses, 0);
   EXPECT_EQ(statistics.io.reads, disk_restores);

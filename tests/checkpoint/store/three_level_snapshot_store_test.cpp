@@ -1,10 +1,11 @@
-// ThreeLevelSnapshotStore and its host level: slots [0, device) go to the backend's memory,
+// A MultiLevelSnapshotStore of device, host and disk (rwd::device_host_disk_store, the
+// three-level layout) and its host level: slots [0, device) go to the backend's memory,
 // [device, device + host) to host memory, the rest to the snapshot file; all three come back bit
 // for bit on Eigen and on ThrustBackend's CPP system, and are counted per level; a prefetch
 // reaches the host and disk levels; misuse and slots that do not fit are refused before any file
 // exists; a real ThreeLevelSchedule runs through it with the per-level counts it predicts; and
 // the restore lookahead can be limited to the host slots.
-#include "rewind/store/three_level_snapshot_store.hpp"
+#include "rewind/store/multi_level_snapshot_store.hpp"
 
 #include <gtest/gtest.h>
 
@@ -72,9 +73,14 @@ DiskStoreOptions in(const std::filesystem::path& directory) {
 template <class B>
 void routes_every_level() {
   ScratchDirectory scratch;
-  ThreeLevelSnapshotStore<B, Carry> store({.device = 2, .host = 3, .disk = 4}, kSize,
-                                          in(scratch.path()));
+  auto store = device_host_disk_store<B, Carry>({.device = 2, .host = 3, .disk = 4}, kSize,
+                                                in(scratch.path()));
   EXPECT_EQ(store.slots(), 9);
+  ASSERT_EQ(store.levels(), 3);
+  EXPECT_EQ(store.level(0).name, "device");
+  EXPECT_EQ(store.level(1).kind, LevelKind::host);
+  EXPECT_EQ(store.first_slot(1), 2);
+  EXPECT_EQ(store.first_slot(2), 5);
   for (int slot : {0, 1, 2, 4, 5, 8})
     store.store(slot, 10 + slot, state_of<B>(10 + slot), carry_of(10 + slot));
   store.prefetch(4, 14);  // host
@@ -82,36 +88,37 @@ void routes_every_level() {
   for (int slot : {8, 4, 0, 2, 5, 1}) expect_snapshot<B>(store, slot, 10 + slot);
   store.finish();
   const SnapshotStoreStatistics s = store.statistics();
-  EXPECT_EQ(s.memory_stores, 2);
-  EXPECT_EQ(s.host_stores, 2);
-  EXPECT_EQ(s.disk_stores, 2);
-  EXPECT_EQ(s.memory_restores, 2);
-  EXPECT_EQ(s.host_restores, 2);
-  EXPECT_EQ(s.disk_restores, 2);
-  EXPECT_EQ(s.peak_memory_bytes, 2 * kBytes);
-  EXPECT_EQ(s.peak_host_bytes, 2 * kBytes);
-  EXPECT_EQ(s.peak_disk_bytes, 2 * kBytes);
+  EXPECT_EQ(s.stores_on(LevelKind::memory), 2);
+  EXPECT_EQ(s.stores_on(LevelKind::host), 2);
+  EXPECT_EQ(s.stores_on(LevelKind::disk), 2);
+  EXPECT_EQ(s.restores_on(LevelKind::memory), 2);
+  EXPECT_EQ(s.restores_on(LevelKind::host), 2);
+  EXPECT_EQ(s.restores_on(LevelKind::disk), 2);
+  EXPECT_EQ(s.peak_bytes_on(LevelKind::memory), 2 * kBytes);
+  EXPECT_EQ(s.peak_bytes_on(LevelKind::host), 2 * kBytes);
+  EXPECT_EQ(s.peak_bytes_on(LevelKind::disk), 2 * kBytes);
   EXPECT_EQ(scratch.files().size(), 1u);
 }
 
-TEST(ThreeLevelSnapshotStore, RoutesEveryLevelOnEigen) {
+TEST(DeviceHostDiskStore, RoutesEveryLevelOnEigen) {
   routes_every_level<EigenBackend>();
 }
-TEST(ThreeLevelSnapshotStore, RoutesEveryLevelOnThrust) {
+TEST(DeviceHostDiskStore, RoutesEveryLevelOnThrust) {
   routes_every_level<ThrustBackend>();
 }
 
-TEST(ThreeLevelSnapshotStore, WithoutDiskSlotsMakesNoFileAndNeedsNoDirectory) {
-  ThreeLevelSnapshotStore<EigenBackend, Carry> store({.device = 1, .host = 2, .disk = 0}, kSize);
+TEST(DeviceHostDiskStore, WithoutDiskSlotsMakesNoFileAndNeedsNoDirectory) {
+  auto store =
+      device_host_disk_store<EigenBackend, Carry>({.device = 1, .host = 2, .disk = 0}, kSize);
   store.store(2, 5, state_of<EigenBackend>(5), carry_of(5));
   expect_snapshot<EigenBackend>(store, 2, 5);
-  EXPECT_EQ(store.disk(), nullptr);
+  EXPECT_EQ(store.store_of(LevelKind::disk), nullptr);
 }
 
-TEST(ThreeLevelSnapshotStore, MisuseIsRefusedOnEveryLevel) {
+TEST(DeviceHostDiskStore, MisuseIsRefusedOnEveryLevel) {
   using B = ThrustBackend;
   ScratchDirectory scratch;
-  ThreeLevelSnapshotStore<B, Carry> store(
+  auto store = device_host_disk_store<B, Carry>(
       {.device = 2, .host = 2, .disk = 1, .device_allocated = 1}, kSize, in(scratch.path()));
   store.store(2, 7, state_of<B>(7), carry_of(7));
   B::Vector y = B::zeros(kSize);
@@ -132,13 +139,14 @@ TEST(ThreeLevelSnapshotStore, MisuseIsRefusedOnEveryLevel) {
                        "49 values for a store of size 50"));
 }
 
-TEST(ThreeLevelSnapshotStore, SlotsThatDoNotFitAreRefusedBeforeAnyFile) {
-  using Store = ThreeLevelSnapshotStore<EigenBackend, Carry>;
+TEST(DeviceHostDiskStore, SlotsThatDoNotFitAreRefusedBeforeAnyFile) {
   ScratchDirectory scratch;
+  const auto make = [&](ThreeLevelSlots slots, SnapshotLevelLimits limits) {
+    return device_host_disk_store<EigenBackend, Carry>(slots, kSize, in(scratch.path()), limits);
+  };
   const auto refused = [&](ThreeLevelSlots slots, SnapshotLevelLimits limits,
                            const std::string& says) {
-    const std::string message = error_message<InvalidArgument>(
-        [&] { Store store(slots, kSize, in(scratch.path()), limits); });
+    const std::string message = error_message<InvalidArgument>([&] { make(slots, limits); });
     EXPECT_TRUE(contains(message, says)) << message;
     EXPECT_TRUE(scratch.files().empty()) << "nothing left on disk: " << message;
   };
@@ -151,12 +159,12 @@ TEST(ThreeLevelSnapshotStore, SlotsThatDoNotFitAreRefusedBeforeAnyFile) {
   refused({.device = 1, .host = 8, .disk = 5}, {.host_bytes = 7 * kBytes}, "8 host snapshots of");
   refused({.device = 1 << 30, .host = 1, .disk = 5}, {}, "free memory now");
   // Exactly enough is accepted.
-  Store fits({.device = 3, .host = 7, .disk = 1}, kSize, in(scratch.path()),
-             {.device_bytes = 3 * kBytes, .host_bytes = 7 * kBytes});
+  auto fits = make({.device = 3, .host = 7, .disk = 1},
+                   {.device_bytes = 3 * kBytes, .host_bytes = 7 * kBytes});
   EXPECT_EQ(fits.slots(), 11);
 }
 
-TEST(ThreeLevelSnapshotStore, AThreeLevelScheduleRunsThroughWithItsCounts) {
+TEST(DeviceHostDiskStore, AThreeLevelScheduleRunsThroughWithItsCounts) {
   using B = ThrustBackend;
   CostModel costs;
   costs.adjoint_cost_factor = 1.5;
@@ -171,8 +179,8 @@ TEST(ThreeLevelSnapshotStore, AThreeLevelScheduleRunsThroughWithItsCounts) {
   ASSERT_GT(predicted.host_stores, 0);
   ASSERT_GT(predicted.disk_stores, 0);
   ScratchDirectory scratch;
-  ThreeLevelSnapshotStore<B, Carry> store({.device = 2, .host = 4, .disk = 6}, kSize,
-                                          in(scratch.path()));
+  auto store = device_host_disk_store<B, Carry>({.device = 2, .host = 4, .disk = 6}, kSize,
+                                                in(scratch.path()));
   // Announce host restores (and only those) ahead, as the driver does.
   RestoreLookahead host_ahead(schedule.clone(), 2, 6);
   B::Vector y = state_of<B>(0);
@@ -201,12 +209,13 @@ TEST(ThreeLevelSnapshotStore, AThreeLevelScheduleRunsThroughWithItsCounts) {
   }
   store.finish();
   const SnapshotStoreStatistics s = store.statistics();
-  EXPECT_EQ(s.host_stores, predicted.host_stores);
-  EXPECT_EQ(s.host_restores, predicted.host_restores);
-  EXPECT_EQ(s.disk_stores, predicted.disk_stores);
-  EXPECT_EQ(s.disk_restores, predicted.disk_restores);
-  EXPECT_EQ(s.memory_stores, predicted.stores - predicted.host_stores - predicted.disk_stores);
-  EXPECT_EQ(s.memory_restores,
+  EXPECT_EQ(s.stores_on(LevelKind::host), predicted.host_stores);
+  EXPECT_EQ(s.restores_on(LevelKind::host), predicted.host_restores);
+  EXPECT_EQ(s.stores_on(LevelKind::disk), predicted.disk_stores);
+  EXPECT_EQ(s.restores_on(LevelKind::disk), predicted.disk_restores);
+  EXPECT_EQ(s.stores_on(LevelKind::memory),
+            predicted.stores - predicted.host_stores - predicted.disk_stores);
+  EXPECT_EQ(s.restores_on(LevelKind::memory),
             predicted.restores - predicted.host_restores - predicted.disk_restores);
 }
 

@@ -1,10 +1,11 @@
-// TieredSnapshotStore: slots below memory_slots go to memory, the others to disk slot
-// (slot − memory_slots) of one file (checked in the kept file), both come back bit for bit and
+// A MultiLevelSnapshotStore of memory and disk (rwd::memory_and_disk_store, the two-level
+// layout): slots below the memory slots go to memory, the others to disk slot
+// (slot − memory slots) of one file (checked in the kept file), both come back bit for bit and
 // are counted per level; without disk slots no file is made and no directory is needed; a
 // prefetch reaches the disk level only; misuse is an InvalidArgument on either level; and a real
 // two-level schedule (MultiLevelSchedule) runs through it with exactly the stores, restores and
 // peak bytes per level that a replay of its action stream predicts.
-#include "rewind/store/tiered_snapshot_store.hpp"
+#include "rewind/store/multi_level_snapshot_store.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,7 +27,11 @@ namespace rwd {
 namespace {
 
 using B = EigenBackend;
-using Store = TieredSnapshotStore<B, Carry>;
+using Store = MultiLevelSnapshotStore<B, Carry>;
+
+Store tiered(int memory, int disk, Index size, const DiskStoreOptions& options) {
+  return memory_and_disk_store<B, Carry>(memory, disk, size, options);
+}
 using test::ScratchDirectory;
 using testing::contains;
 using testing::error_message;
@@ -52,35 +57,38 @@ DiskStoreOptions in(const std::filesystem::path& directory) {
   return options;
 }
 
-TEST(TieredSnapshotStore, RoutesSlotsByLevel) {
+TEST(MemoryAndDiskStore, RoutesSlotsByLevel) {
   ScratchDirectory scratch;
   DiskStoreOptions kept;
   kept.file = scratch / "tiered.h5";
   kept.keep_file = true;
   {
-    Store store(2, 3, kSize, kept);
+    Store store = tiered(2, 3, kSize, kept);
     EXPECT_EQ(store.slots(), 5);
-    EXPECT_EQ(store.memory_slots(), 2);
-    ASSERT_NE(store.disk(), nullptr);
-    EXPECT_EQ(store.disk()->slots(), 3);
+    ASSERT_EQ(store.levels(), 2);
+    EXPECT_EQ(store.level(0).name, "memory");
+    EXPECT_EQ(store.level(0).slots, 2);
+    EXPECT_EQ(store.first_slot(1), 2);
+    ASSERT_NE(store.store_of(LevelKind::disk), nullptr);
+    EXPECT_EQ(store.store_of(LevelKind::disk)->slots(), 3);
     for (int slot = 0; slot < 5; ++slot)
       store.store(slot, 100 + slot, state_of(100 + slot), carry_of(100 + slot));
     for (int slot : {4, 1, 2, 0, 3}) expect_snapshot(store, slot, 100 + slot);
     expect_snapshot(store, 3, 103);
     store.finish();
     const SnapshotStoreStatistics statistics = store.statistics();
-    EXPECT_EQ(statistics.memory_stores, 2);
-    EXPECT_EQ(statistics.memory_restores, 2);
-    EXPECT_EQ(statistics.disk_stores, 3);
-    EXPECT_EQ(statistics.disk_restores, 4);
-    EXPECT_EQ(statistics.peak_memory_bytes, 2 * kBytes);
-    EXPECT_EQ(statistics.peak_disk_bytes, 3 * kBytes);
+    EXPECT_EQ(statistics.stores_on(LevelKind::memory), 2);
+    EXPECT_EQ(statistics.restores_on(LevelKind::memory), 2);
+    EXPECT_EQ(statistics.stores_on(LevelKind::disk), 3);
+    EXPECT_EQ(statistics.restores_on(LevelKind::disk), 4);
+    EXPECT_EQ(statistics.peak_bytes_on(LevelKind::memory), 2 * kBytes);
+    EXPECT_EQ(statistics.peak_bytes_on(LevelKind::disk), 3 * kBytes);
     EXPECT_EQ(statistics.file, (scratch / "tiered.h5").string());
     EXPECT_TRUE(statistics.asynchronous);
     EXPECT_EQ(statistics.io.writes, 3);
     EXPECT_EQ(statistics.io.reads, 4);
   }
-  // Tiered slot 2 + k is slot k of the file; memory snapshots never reach it.
+  // Slot 2 + k of the store is slot k of the file; memory snapshots never reach it.
   auto file = Hdf5SnapshotFile::open(scratch / "tiered.h5");
   ASSERT_EQ(file.slots(), 3);
   std::vector<double> state(kSize);
@@ -95,11 +103,11 @@ TEST(TieredSnapshotStore, RoutesSlotsByLevel) {
   }
 }
 
-TEST(TieredSnapshotStore, WithoutDiskSlotsMakesNoFile) {
+TEST(MemoryAndDiskStore, WithoutDiskSlotsMakesNoFile) {
   ScratchDirectory scratch;
-  Store store(3, 0, kSize, in(scratch.path()));
+  Store store = tiered(3, 0, kSize, in(scratch.path()));
   EXPECT_EQ(store.slots(), 3);
-  EXPECT_EQ(store.disk(), nullptr);
+  EXPECT_EQ(store.store_of(LevelKind::disk), nullptr);
   EXPECT_TRUE(scratch.files().empty());
   for (int slot = 0; slot < 3; ++slot) store.store(slot, slot, state_of(slot), carry_of(slot));
   store.prefetch(1, 1);
@@ -107,48 +115,53 @@ TEST(TieredSnapshotStore, WithoutDiskSlotsMakesNoFile) {
   store.free(1);
   store.finish();
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.memory_stores, 3);
-  EXPECT_EQ(statistics.memory_restores, 1);
-  EXPECT_EQ(statistics.peak_memory_bytes, 3 * kBytes);
-  EXPECT_EQ(statistics.disk_stores, 0);
-  EXPECT_EQ(statistics.peak_disk_bytes, 0);
+  EXPECT_EQ(statistics.stores_on(LevelKind::memory), 3);
+  EXPECT_EQ(statistics.restores_on(LevelKind::memory), 1);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::memory), 3 * kBytes);
+  ASSERT_EQ(statistics.levels.size(), 2u);  // the disk level is there, with nothing on it
+  EXPECT_EQ(statistics.levels[1].name, "disk");
+  EXPECT_EQ(statistics.stores_on(LevelKind::disk), 0);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::disk), 0);
   EXPECT_EQ(statistics.file, "");
   EXPECT_FALSE(statistics.asynchronous);
   EXPECT_EQ(statistics.io.staging_bytes, 0);
   EXPECT_TRUE(scratch.files().empty());
   // No disk level, so no directory is needed either.
-  Store no_directory(2, 0, kSize, DiskStoreOptions{});
+  Store no_directory = tiered(2, 0, kSize, DiskStoreOptions{});
   no_directory.store(0, 4, state_of(4), carry_of(4));
   expect_snapshot(no_directory, 0, 4);
 }
 
-TEST(TieredSnapshotStore, WithoutMemorySlotsEverythingIsOnDisk) {
+TEST(MemoryAndDiskStore, WithoutMemorySlotsEverythingIsOnDisk) {
   ScratchDirectory scratch;
   {
-    Store store(0, 2, kSize, in(scratch.path()));
+    Store store = tiered(0, 2, kSize, in(scratch.path()));
     EXPECT_EQ(store.slots(), 2);
-    EXPECT_EQ(store.memory_slots(), 0);
-    ASSERT_NE(store.disk(), nullptr);
+    EXPECT_EQ(store.level(0).slots, 0);
+    EXPECT_EQ(store.store_of(LevelKind::memory), nullptr);
+    const auto* disk =
+        dynamic_cast<const DiskSnapshotStore<B, Carry>*>(store.store_of(LevelKind::disk));
+    ASSERT_NE(disk, nullptr);
     EXPECT_EQ(scratch.files().size(), 1u);
-    EXPECT_EQ(scratch.files()[0], store.disk()->path());
+    EXPECT_EQ(scratch.files()[0], disk->path());
     store.store(0, 3, state_of(3), carry_of(3));
     store.store(1, 4, state_of(4), carry_of(4));
     expect_snapshot(store, 0, 3);
     store.finish();
     const SnapshotStoreStatistics statistics = store.statistics();
-    EXPECT_EQ(statistics.memory_stores, 0);
-    EXPECT_EQ(statistics.memory_restores, 0);
-    EXPECT_EQ(statistics.peak_memory_bytes, 0);
-    EXPECT_EQ(statistics.disk_stores, 2);
-    EXPECT_EQ(statistics.disk_restores, 1);
-    EXPECT_EQ(statistics.peak_disk_bytes, 2 * kBytes);
+    EXPECT_EQ(statistics.stores_on(LevelKind::memory), 0);
+    EXPECT_EQ(statistics.restores_on(LevelKind::memory), 0);
+    EXPECT_EQ(statistics.peak_bytes_on(LevelKind::memory), 0);
+    EXPECT_EQ(statistics.stores_on(LevelKind::disk), 2);
+    EXPECT_EQ(statistics.restores_on(LevelKind::disk), 1);
+    EXPECT_EQ(statistics.peak_bytes_on(LevelKind::disk), 2 * kBytes);
   }
   EXPECT_TRUE(scratch.files().empty());
 }
 
-TEST(TieredSnapshotStore, PrefetchReachesTheDiskLevelOnly) {
+TEST(MemoryAndDiskStore, PrefetchReachesTheDiskLevelOnly) {
   ScratchDirectory scratch;
-  Store store(1, 2, kSize, in(scratch.path()));
+  Store store = tiered(1, 2, kSize, in(scratch.path()));
   for (int slot = 0; slot < 3; ++slot)
     store.store(slot, 10 + slot, state_of(10 + slot), carry_of(10 + slot));
   store.finish();         // both staging buffers free
@@ -163,9 +176,9 @@ TEST(TieredSnapshotStore, PrefetchReachesTheDiskLevelOnly) {
   EXPECT_EQ(io.reads, 1);
 }
 
-TEST(TieredSnapshotStore, MisuseIsRefusedOnBothLevels) {
+TEST(MemoryAndDiskStore, MisuseIsRefusedOnBothLevels) {
   ScratchDirectory scratch;
-  Store store(2, 3, kSize, in(scratch.path()));
+  Store store = tiered(2, 3, kSize, in(scratch.path()));
   B::Vector y = state_of(1);
   Carry carry = carry_of(1);
   for (int slot : {-1, 5}) {
@@ -198,28 +211,28 @@ TEST(TieredSnapshotStore, MisuseIsRefusedOnBothLevels) {
   }
   store.finish();
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.memory_stores, 1);
-  EXPECT_EQ(statistics.disk_stores, 1);
-  EXPECT_EQ(statistics.memory_restores, 1);
-  EXPECT_EQ(statistics.disk_restores, 1);
+  EXPECT_EQ(statistics.stores_on(LevelKind::memory), 1);
+  EXPECT_EQ(statistics.stores_on(LevelKind::disk), 1);
+  EXPECT_EQ(statistics.restores_on(LevelKind::memory), 1);
+  EXPECT_EQ(statistics.restores_on(LevelKind::disk), 1);
 }
 
-TEST(TieredSnapshotStore, ConstructorRefusesBadSlotCounts) {
+TEST(MemoryAndDiskStore, ConstructorRefusesBadSlotCounts) {
   ScratchDirectory scratch;
-  EXPECT_EQ(error_message<InvalidArgument>([&] { Store(0, 0, kSize, in(scratch.path())); }),
-            "tiered snapshot store: 0 memory and 0 disk slots (need >= 0 each, >= 1 in all)");
-  EXPECT_EQ(error_message<InvalidArgument>([&] { Store(-1, 2, kSize, in(scratch.path())); }),
-            "tiered snapshot store: -1 memory and 2 disk slots (need >= 0 each, >= 1 in all)");
-  EXPECT_EQ(error_message<InvalidArgument>([&] { Store(2, -1, kSize, in(scratch.path())); }),
-            "tiered snapshot store: 2 memory and -1 disk slots (need >= 0 each, >= 1 in all)");
-  EXPECT_EQ(error_message<InvalidArgument>([&] { Store(2, 1, kSize, DiskStoreOptions{}); }),
+  EXPECT_EQ(error_message<InvalidArgument>([&] { tiered(0, 0, kSize, in(scratch.path())); }),
+            "two-level snapshot store: 0 memory and 0 disk slots (need >= 0 each, >= 1 in all)");
+  EXPECT_EQ(error_message<InvalidArgument>([&] { tiered(-1, 2, kSize, in(scratch.path())); }),
+            "two-level snapshot store: -1 memory and 2 disk slots (need >= 0 each, >= 1 in all)");
+  EXPECT_EQ(error_message<InvalidArgument>([&] { tiered(2, -1, kSize, in(scratch.path())); }),
+            "two-level snapshot store: 2 memory and -1 disk slots (need >= 0 each, >= 1 in all)");
+  EXPECT_EQ(error_message<InvalidArgument>([&] { tiered(2, 1, kSize, DiskStoreOptions{}); }),
             "disk snapshots need a directory or a file name");
   EXPECT_TRUE(scratch.files().empty());
 }
 
 // Runs a two-level schedule's actions through the store, with y_n = state_of(n), and compares
 // the store's statistics with counts taken from the action stream itself.
-TEST(TieredSnapshotStore, TwoLevelScheduleRunsThrough) {
+TEST(MemoryAndDiskStore, TwoLevelScheduleRunsThrough) {
   CostModel costs;
   costs.adjoint_cost_factor = 2.0;
   costs.disk_write_time = 1.5;
@@ -228,7 +241,7 @@ TEST(TieredSnapshotStore, TwoLevelScheduleRunsThrough) {
   const int memory = schedule.memory_slots();
   ASSERT_EQ(memory, 3);
   ScratchDirectory scratch;
-  Store store(memory, schedule.slots() - memory, kSize, in(scratch.path()));
+  Store store = tiered(memory, schedule.slots() - memory, kSize, in(scratch.path()));
 
   Index current = 0, stores[2] = {0, 0}, restores[2] = {0, 0};
   int held[2] = {0, 0}, peak[2] = {0, 0};
@@ -263,12 +276,12 @@ TEST(TieredSnapshotStore, TwoLevelScheduleRunsThrough) {
   ASSERT_GT(stores[1], 0) << "the schedule should use its disk level";
   ASSERT_GT(restores[1], 0) << "the schedule should read its disk level";
   const SnapshotStoreStatistics statistics = store.statistics();
-  EXPECT_EQ(statistics.memory_stores, stores[0]);
-  EXPECT_EQ(statistics.memory_restores, restores[0]);
-  EXPECT_EQ(statistics.disk_stores, stores[1]);
-  EXPECT_EQ(statistics.disk_restores, restores[1]);
-  EXPECT_EQ(statistics.peak_memory_bytes, peak[0] * kBytes);
-  EXPECT_EQ(statistics.peak_disk_bytes, peak[1] * kBytes);
+  EXPECT_EQ(statistics.stores_on(LevelKind::memory), stores[0]);
+  EXPECT_EQ(statistics.restores_on(LevelKind::memory), restores[0]);
+  EXPECT_EQ(statistics.stores_on(LevelKind::disk), stores[1]);
+  EXPECT_EQ(statistics.restores_on(LevelKind::disk), restores[1]);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::memory), peak[0] * kBytes);
+  EXPECT_EQ(statistics.peak_bytes_on(LevelKind::disk), peak[1] * kBytes);
   EXPECT_EQ(statistics.io.writes, stores[1]);
   EXPECT_EQ(statistics.io.reads, restores[1]);
   // And the counts agree with the schedule's own plan.

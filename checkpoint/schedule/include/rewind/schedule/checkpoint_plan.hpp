@@ -4,7 +4,7 @@
 //   rwd::CheckpointPlan plan = rwd::plan_checkpoints(rwd::PlanRequest::revolve(20), 100000);
 //   plan.advances;                     // p = 534220 (simulated; = revolve_advances(l, c))
 //   plan.forward_steps();              // l + p = 634220
-//   plan.memory_slots_used;            // 20: what a snapshot store must hold in memory
+//   plan.levels[0].slots_used;         // 20: what a snapshot store must hold in memory
 //   auto schedule = plan.schedule();   // a fresh instance, at its first action (a copy: the
 //                                      // plan is never computed twice)
 //
@@ -34,12 +34,14 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "rewind/carry.hpp"
 #include "rewind/schedule/invalid_plan_request.hpp"
 #include "rewind/schedule/online_rule.hpp"
 #include "rewind/schedule/schedule.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
+#include "rewind/schedule/storage_level.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -120,33 +122,34 @@ class CheckpointPlan {
   Index peak_slots = 0;  // most snapshots held at once (an upper bound when !peak_exact)
   bool peak_exact = true;
 
-  // Disk level: two-level schedules, or any schedule with all_on_disk.
-  Index memory_snapshots = 0;  // two-level: K (three-level: the device level's K)
-  Index disk_snapshots = 0;    // two-level and three-level: D
-  Index host_snapshots = 0;    // three-level: H
-  bool all_on_disk = false;
-  std::optional<Index> disk_stores;  // of `stores`, those to disk (unknown without simulation)
-  std::optional<Index> disk_restores;
-  Index peak_disk_slots = 0;
-  // Host level (three-level schedules): of `stores` and `restores`, those on the host level.
-  std::optional<Index> host_stores;
-  std::optional<Index> host_restores;
-  Index peak_host_slots = 0;
-  CostModel costs;  // disk costs in forward steps (step_time = 1)
+  // The storage levels of the schedule's slot range, fastest first, tiling [0, snapshots)
+  // (rewind/schedule/storage_level.hpp): one level (memory; disk when every snapshot goes to
+  // disk), two (memory, disk) or three (device, host, disk). Each says how many slots a snapshot
+  // store must provide there (rwd::make_snapshot_store sizes itself so) and, when simulated, the
+  // stores, restores and peak on it.
+  std::vector<StorageLevel> levels;
+  CostModel costs;  // per-snapshot costs of each level, in forward steps (step_time = 1)
 
-  // Slots a snapshot store must provide on each level (the highest index used + 1; from the
-  // simulation, or min(c, l) for the closed forms). rwd::make_snapshot_store sizes itself so.
-  Index memory_slots_used = 0;  // three-level: the device level's
-  Index disk_slots_used = 0;
-  Index host_slots_used = 0;  // three-level: host slots, counted from first_host_slot
-  // The slot index where the disk level begins (the schedule's memory_slots(); equal to
-  // `snapshots` when every slot is in memory, 0 when every slot is on disk).
-  Index first_disk_slot = 0;
-  // The slot index where the host level begins (Schedule::memory_slots() − host_slots(); equal
-  // to first_disk_slot without a host level).
-  Index first_host_slot = 0;
+  // The first level of that kind, or nullptr when the plan has none.
+  const StorageLevel* level(LevelKind kind) const;
+  // Slots of the schedule on the level of that kind (its budget there); 0 without one.
+  Index slots_on(LevelKind kind) const;
+  // Slots a store must provide on the level of that kind; 0 without one.
+  Index slots_used_on(LevelKind kind) const;
+  // Stores into / restores from the level of that kind: 0 without one when the counts were
+  // simulated, std::nullopt when they are unknown (closed forms).
+  std::optional<Index> stores_on(LevelKind kind) const;
+  std::optional<Index> restores_on(LevelKind kind) const;
+  // Most snapshots held at once on the level of that kind; 0 when unknown or without one.
+  Index peak_slots_on(LevelKind kind) const;
+  // One snapshot into / out of `level`, in forward steps (from `costs`).
+  double write_cost(const StorageLevel& level) const;
+  double read_cost(const StorageLevel& level) const;
 
-  bool uses_host() const { return host_slots_used > 0 || host_snapshots > 0; }
+  bool uses_host() const { return slots_on(LevelKind::host) > 0; }
+  bool uses_disk() const { return slots_on(LevelKind::disk) > 0; }
+  // Every snapshot in the disk level (a single-level schedule made resumable, or online on disk).
+  bool all_on_disk() const { return levels.size() == 1 && levels.front().kind == LevelKind::disk; }
 
   // Stage snapshots (rewind/schedule/stage_aware_schedule.hpp): slots per snapshot, how many were
   // stored, and the reverses that used one (and re-ran no step). Zero for state-only schedules.
@@ -154,7 +157,6 @@ class CheckpointPlan {
   Index stage_stores = 0;
   Index stage_reverses = 0;
 
-  bool uses_disk() const { return disk_slots_used > 0 || all_on_disk || disk_snapshots > 0; }
   // l + p: forward evaluations, the reverse steps' own re-runs included (none for a reverse from
   // stages).
   Index forward_steps() const { return steps + advances - stage_reverses; }

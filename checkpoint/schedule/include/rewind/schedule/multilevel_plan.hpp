@@ -32,7 +32,8 @@ namespace rwd {
 // (hockey-stick identity), O(log c) binomials per run. Throws InvalidArgument for l < 1, c < 1.
 Index revolve_stores(Index steps, Index snapshots);
 
-enum class StorageLevel : std::uint8_t { memory = 0, disk = 1 };
+// Which of the two levels a two-level schedule puts a snapshot on (its tables hold one a byte).
+enum class TwoLevelPlace : std::uint8_t { memory = 0, disk = 1 };
 
 namespace detail {
 
@@ -58,13 +59,13 @@ class TwoLevelTable {
     bool move = false;      // first move y_s to the other level (store there, free here)
     bool in_place = false;  // reverse the range by memory revolve from y_s (unit > 1 only)
     Index split = 0;        // else advance this many steps to the split point
-    StorageLevel right = StorageLevel::memory;  // level of the snapshot at the split point
+    TwoLevelPlace right = TwoLevelPlace::memory;  // level of the snapshot at the split point
   };
   // The decision for reversing [start, end) from y_start held on `level`, with free_memory and
   // free_disk slots not counting y_start's. `move` applies at the start of the range; the other
   // fields are those of the state after any move: read them from decision(new level, …, new
   // free counts).
-  Decision decision(StorageLevel level, Index start, Index end, Index free_memory,
+  Decision decision(TwoLevelPlace level, Index start, Index end, Index free_memory,
                     Index free_disk) const;
   // The snapshots of the memory revolve of an in-place range (y_start's included).
   Index in_place_snapshots(Index start, Index end, Index free_memory) const;
@@ -72,7 +73,7 @@ class TwoLevelTable {
   Index unit() const { return unit_; }
   // The optimal makespan of the whole run (y_0 not yet stored), and the level y_0 goes to (l ≥ 2).
   double optimum() const { return optimum_; }
-  StorageLevel first_level() const { return first_level_; }
+  TwoLevelPlace first_level() const { return first_level_; }
 
   // Operation counts of the tabulated plan, by walking its decision tree (memoised): these are
   // what simulating the schedule must count.
@@ -87,7 +88,7 @@ class TwoLevelTable {
   Index length(Range r) const;  // steps
   Index memory_cap(Index n) const;
   Index disk_cap(Index n) const;
-  std::size_t index(int layer, StorageLevel level, Index n, Index free_memory,
+  std::size_t index(int layer, TwoLevelPlace level, Index n, Index free_memory,
                     Index free_disk) const;
 
   Index steps_;
@@ -102,7 +103,7 @@ class TwoLevelTable {
   // Per entry: split (in super-steps) << 3 | in place << 2 | right level << 1 | move.
   std::vector<std::uint32_t> choice_;
   double optimum_ = 0.0;
-  StorageLevel first_level_ = StorageLevel::memory;
+  TwoLevelPlace first_level_ = TwoLevelPlace::memory;
 };
 
 // A two-level plan: a table (exact, or on a grid of super-steps) or the super-step plan.

@@ -7,7 +7,7 @@
 //   schedule.memory_slots();    // 4: slots 0–3 in memory, slots 4–103 on disk
 //   schedule.predicted_time();  // == rwd::predicted_time(rwd::simulate(schedule), costs)
 //   for (rwd::Action a = schedule.next(); a.kind != rwd::ActionKind::done; a = schedule.next())
-//     driver.execute(a);        // e.g. with a TieredSnapshotStore(4, 100, …)
+//     driver.execute(a);        // e.g. with rwd::memory_and_disk_store(4, 100, …)
 //
 // Why: with RAM for a handful of states, revolve recomputes each step dozens of times; a disk holds
 // thousands of states but each write and read costs time. Where disk snapshots pay, and where a
@@ -146,18 +146,18 @@ class MultiLevelSchedule final : public Schedule {
   struct Held {  // a snapshot on the table plan's stack: the range it heads starts at `step`
     Index step;
     int slot;
-    StorageLevel level;
+    TwoLevelPlace level;
     bool settled;  // the move-to-the-other-level decision of its range start is made
   };
 
   Action next_table();
   Action next_super_steps();
   Action leaf_action(const Action& inner);
-  SlotPool& pool(StorageLevel level) {
-    return level == StorageLevel::memory ? memory_pool_ : disk_pool_;
+  SlotPool& pool(TwoLevelPlace level) {
+    return level == TwoLevelPlace::memory ? memory_pool_ : disk_pool_;
   }
-  int& used(StorageLevel level) {
-    return level == StorageLevel::memory ? memory_used_ : disk_used_;
+  int& used(TwoLevelPlace level) {
+    return level == TwoLevelPlace::memory ? memory_used_ : disk_used_;
   }
 
   Index steps_;
@@ -174,7 +174,7 @@ class MultiLevelSchedule final : public Schedule {
   int disk_used_ = 0;
   Index current_ = 0;
   Index fine_ = 0;  // the adjoint is at this step
-  StorageLevel pending_level_ = StorageLevel::memory;
+  TwoLevelPlace pending_level_ = TwoLevelPlace::memory;
   Action queued_ = Action::done();  // the free that completes a move
   bool started_ = false;
   bool finished_ = false;

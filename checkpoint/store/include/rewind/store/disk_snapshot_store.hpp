@@ -280,9 +280,10 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
 
   SnapshotStoreStatistics statistics() const override {
     SnapshotStoreStatistics statistics;
-    statistics.disk_stores = slots_.stores();
-    statistics.disk_restores = slots_.restores();
-    statistics.peak_disk_bytes = slots_.peak_in_use() * io_->file().bytes_per_snapshot();
+    LevelStatistics& disk = statistics.level_entry(LevelKind::disk);
+    disk.stores = slots_.stores();
+    disk.restores = slots_.restores();
+    disk.peak_bytes = slots_.peak_in_use() * io_->file().bytes_per_snapshot();
     statistics.file = path_.string();
     statistics.asynchronous = io_->asynchronous();
     statistics.io = io_->statistics();

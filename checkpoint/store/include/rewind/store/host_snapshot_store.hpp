@@ -1,5 +1,5 @@
 // rewind/store/host_snapshot_store.hpp — snapshots in host memory, for a backend whose vectors
-// may live elsewhere (a GPU): the host level of ThreeLevelSnapshotStore, between the device
+// may live elsewhere (a GPU): the host level of a MultiLevelSnapshotStore, between the device
 // level and the disk.
 //
 //   rwd::HostSnapshotStore<rwd::ThrustBackend, MyMeta> store(/*slots=*/64, /*state size=*/n);
@@ -85,10 +85,11 @@ class HostSnapshotStore final : public SnapshotStore<B, Meta> {
 
   SnapshotStoreStatistics statistics() const override {
     SnapshotStoreStatistics statistics;
-    statistics.host_stores = slots_.stores();
-    statistics.host_restores = slots_.restores();
-    statistics.peak_host_bytes = slots_.peak_in_use() * bytes_per_snapshot();
-    statistics.host_prefetches = copies_.prefetch_hits();
+    LevelStatistics& host = statistics.level_entry(LevelKind::host);
+    host.stores = slots_.stores();
+    host.restores = slots_.restores();
+    host.peak_bytes = slots_.peak_in_use() * bytes_per_snapshot();
+    host.prefetches = copies_.prefetch_hits();
     return statistics;
   }
 

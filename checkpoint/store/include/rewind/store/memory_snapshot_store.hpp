@@ -114,9 +114,10 @@ class MemorySnapshotStore final : public SnapshotStore<B, Meta> {
 
   SnapshotStoreStatistics statistics() const override {
     SnapshotStoreStatistics statistics;
-    statistics.memory_stores = slots_.stores();
-    statistics.memory_restores = slots_.restores();
-    statistics.peak_memory_bytes = peak_bytes();
+    LevelStatistics& memory = statistics.level_entry(LevelKind::memory);
+    memory.stores = slots_.stores();
+    memory.restores = slots_.restores();
+    memory.peak_bytes = peak_bytes();
     return statistics;
   }
 

@@ -2,7 +2,7 @@
 // addressed by index, each holding one state vector, the step it belongs to and a small
 // trivially copyable metadata record.
 //
-//   std::unique_ptr<rwd::SnapshotStore<B, Meta>> store = ...;   // memory, disk or tiered
+//   std::unique_ptr<rwd::SnapshotStore<B, Meta>> store = ...;   // memory, disk or several levels
 //   store->store(slot, step, y, meta);
 //   store->prefetch(slot, step);           // a hint: the snapshot will be restored soon
 //   store->restore(slot, step, y, meta);   // the step is checked: a mix-up is an error
@@ -15,12 +15,12 @@
 // identity, hands back that run's newest progress record and adopts the snapshots still intact.
 //
 // Implementations: MemorySnapshotStore (backend memory), DiskSnapshotStore (an HDF5 file through
-// a background I/O thread), TieredSnapshotStore (memory slots in front of disk slots),
-// HostSnapshotStore (host memory behind a device) and ThreeLevelSnapshotStore (device, host and
-// disk slots). A store is
-// pure storage: it knows nothing about schedules or what the metadata means. Misuse — a slot out
-// of range, a store into an occupied slot, a restore of an empty one or of the wrong step — is an
-// rwd::InvalidArgument; an I/O failure is an rwd::StorageError. Neither ever yields wrong data.
+// a background I/O thread), HostSnapshotStore (host memory behind a device) and
+// MultiLevelSnapshotStore (one slot range over a list of those, e.g. memory slots in front of
+// disk slots, or device, host and disk slots). A store is pure storage: it knows nothing about
+// schedules or what the metadata means. Misuse — a slot out of range, a store into an occupied
+// slot, a restore of an empty one or of the wrong step — is an rwd::InvalidArgument; an I/O failure
+// is an rwd::StorageError. Neither ever yields wrong data.
 #pragma once
 
 #include <cstddef>
@@ -30,27 +30,64 @@
 #include <vector>
 
 #include "rewind/backend/backend.hpp"
+#include "rewind/schedule/storage_level.hpp"
 #include "rewind/store/snapshot_io_statistics.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
 
-// What a store did. Memory and disk levels are counted apart, and the host level of a three-level
-// store (ThreeLevelSnapshotStore), whose memory counts are then its device level's.
+// What one level of a store did (MultiLevelSnapshotStore gives one per level, fastest first; a
+// store of one level gives one).
+struct LevelStatistics {
+  std::string name = "memory";  // the level's name ("memory", "device", "host", "disk")
+  LevelKind kind = LevelKind::memory;
+  Index stores = 0;
+  Index restores = 0;
+  // Restores whose copy was started ahead: the host level's (CUDA copy stream); the disk's are
+  // io.prefetch_hits.
+  Index prefetches = 0;
+  // Snapshots held on the level at once, in bytes (states + metadata; uncompressed on disk).
+  std::int64_t peak_bytes = 0;
+};
+
+// What a store did: the counts of each level, and the disk level's file and traffic. A store
+// made from a plan (rwd::make_snapshot_store) has one entry per level of the plan, in its order.
 struct SnapshotStoreStatistics {
-  Index memory_stores = 0;
-  Index memory_restores = 0;
-  Index disk_stores = 0;
-  Index disk_restores = 0;
-  std::int64_t peak_memory_bytes = 0;  // snapshots held in memory at once (states + metadata)
-  std::int64_t peak_disk_bytes = 0;    // snapshots held on disk at once (uncompressed)
-  Index host_stores = 0;
-  Index host_restores = 0;
-  Index host_prefetches = 0;         // host restores whose copy was started ahead (CUDA)
-  std::int64_t peak_host_bytes = 0;  // snapshots held in host memory at once
-  std::string file;                  // the snapshot file, empty without a disk level
-  bool asynchronous = false;         // disk I/O on a background thread
-  SnapshotIoStatistics io;           // disk traffic and timing; zero without a disk level
+  std::vector<LevelStatistics> levels;  // fastest first
+  std::string file;                     // the snapshot file, empty without a disk level
+  bool asynchronous = false;            // disk I/O on a background thread
+  SnapshotIoStatistics io;              // disk traffic and timing; zero without a disk level
+
+  // The first level of that kind, or nullptr.
+  const LevelStatistics* level(LevelKind kind) const {
+    for (const LevelStatistics& each : levels)
+      if (each.kind == kind) return &each;
+    return nullptr;
+  }
+  // Summed over the levels of that kind (0 without one). memory: the backend's own memory — a
+  // device's, when there is a host level behind it.
+  Index stores_on(LevelKind kind) const { return sum(kind, &LevelStatistics::stores); }
+  Index restores_on(LevelKind kind) const { return sum(kind, &LevelStatistics::restores); }
+  Index prefetches_on(LevelKind kind) const { return sum(kind, &LevelStatistics::prefetches); }
+  std::int64_t peak_bytes_on(LevelKind kind) const {
+    return sum(kind, &LevelStatistics::peak_bytes);
+  }
+  // The entry of a level of that kind, added (named after the kind) if there is none yet.
+  LevelStatistics& level_entry(LevelKind kind) {
+    for (LevelStatistics& each : levels)
+      if (each.kind == kind) return each;
+    levels.push_back(LevelStatistics{level_kind_name(kind), kind});
+    return levels.back();
+  }
+
+ private:
+  template <class T>
+  T sum(LevelKind kind, T LevelStatistics::*field) const {
+    T total = 0;
+    for (const LevelStatistics& each : levels)
+      if (each.kind == kind) total += each.*field;
+    return total;
+  }
 };
 
 template <VectorBackend B, class Meta>

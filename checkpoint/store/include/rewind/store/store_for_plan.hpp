@@ -1,32 +1,29 @@
 // rewind/store/store_for_plan.hpp — the snapshot store a checkpointing plan needs, and the
-// read-ahead that serves its disk level.
+// read-ahead that serves its slower levels.
 //
 //   rwd::CheckpointPlan plan = rwd::plan_checkpoints(request, steps);
 //   auto store = rwd::make_snapshot_store<B, rwd::Carry>(plan, n, {.directory = "/scratch"});
-//   auto lookahead = rwd::make_restore_lookahead(plan);   // empty without a disk level
+//   std::vector<rwd::RestoreLookahead> ahead = rwd::make_restore_lookaheads(plan);
 //
-// Memory slots [0, plan.memory_slots_used) live in a MemorySnapshotStore allocated up front;
-// when the plan has a disk level, a TieredSnapshotStore puts plan.disk_slots_used slots after
-// them in an HDF5 file (disk_options say where and how). A three-level plan gets a
-// ThreeLevelSnapshotStore: its device slots in the backend's memory, host slots from
-// plan.first_host_slot, disk slots from plan.first_disk_slot, only the used ones allocated, all
-// checked against `limits` first; make_host_restore_lookahead announces its host restores.
-// Nothing here plans: the slot counts come from the plan (rewind/schedule/checkpoint_plan.hpp),
-// so the schedule is never rebuilt.
+// One store per level of the plan (CheckpointPlan::levels: memory — the backend's, a GPU's
+// device memory —, host or disk), each allocating only the slots the schedule uses there, joined
+// in a MultiLevelSnapshotStore that routes every slot to the level whose range holds it; a plan
+// of one level gets that level's store alone. A plan with a host level keeps device and host
+// memory apart: their slots are checked against `limits` before anything is allocated. Nothing
+// here plans: the slot counts come from the plan (rewind/schedule/checkpoint_plan.hpp), so the
+// schedule is never rebuilt.
 #pragma once
 
 #include <algorithm>
 #include <memory>
-#include <optional>
+#include <utility>
+#include <vector>
 
 #include "rewind/error.hpp"
 #include "rewind/schedule/checkpoint_plan.hpp"
-#include "rewind/store/disk_snapshot_store.hpp"
-#include "rewind/store/memory_snapshot_store.hpp"
+#include "rewind/store/multi_level_snapshot_store.hpp"
 #include "rewind/store/restore_lookahead.hpp"
 #include "rewind/store/snapshot_store.hpp"
-#include "rewind/store/three_level_snapshot_store.hpp"
-#include "rewind/store/tiered_snapshot_store.hpp"
 
 namespace rwd {
 
@@ -36,31 +33,29 @@ template <VectorBackend B, class Meta>
 std::unique_ptr<SnapshotStore<B, Meta>> make_snapshot_store(
     const CheckpointPlan& plan, Index state_size, const DiskStoreOptions& disk_options,
     const ProcessSlice& where, const SnapshotLevelLimits& limits = {}) {
-  const int memory = static_cast<int>(plan.memory_slots_used);
-  const int disk = static_cast<int>(plan.disk_slots_used);
-  if (plan.kind == ScheduleKind::three_level || plan.host_slots_used > 0) {
-    if (disk > 0 && disk_options.directory.empty() && disk_options.file.empty())
-      detail::fail<InvalidArgument>("schedule '", plan.name, "' keeps up to ", disk,
-                                    " snapshots on disk: set the snapshot directory "
-                                    "(CheckpointOptions::disk.directory)");
-    ThreeLevelSlots slots;
-    slots.device = static_cast<int>(plan.first_host_slot);
-    slots.host = static_cast<int>(plan.first_disk_slot - plan.first_host_slot);
-    slots.disk = disk;
-    slots.device_allocated = memory;
-    slots.host_allocated = static_cast<int>(plan.host_slots_used);
-    return std::make_unique<ThreeLevelSnapshotStore<B, Meta>>(slots, state_size, disk_options,
-                                                              where, limits);
-  }
-  if (disk == 0)
-    return std::make_unique<MemorySnapshotStore<B, Meta>>(std::max(memory, 1), state_size);
-  if (disk_options.directory.empty() && disk_options.file.empty())
+  if (plan.levels.empty())
+    detail::fail<InvalidArgument>("schedule '", plan.name, "': a plan without storage levels");
+  const Index disk = plan.slots_used_on(LevelKind::disk);
+  if (disk > 0 && disk_options.directory.empty() && disk_options.file.empty())
     detail::fail<InvalidArgument>("schedule '", plan.name, "' keeps up to ", disk,
                                   " snapshots on disk: set the snapshot directory "
                                   "(CheckpointOptions::disk.directory)");
-  // Disk slots are numbered after every memory slot the schedule has, used or not.
-  return std::make_unique<TieredSnapshotStore<B, Meta>>(static_cast<int>(plan.first_disk_slot),
-                                                        disk, state_size, disk_options, where);
+  if (plan.level(LevelKind::host))
+    detail::check_levels_fit<B, Meta>(static_cast<int>(plan.slots_used_on(LevelKind::memory)),
+                                      static_cast<int>(plan.slots_used_on(LevelKind::host)),
+                                      where.slice.values(), limits);
+  if (plan.levels.size() == 1) {
+    const StorageLevel& only = plan.levels.front();
+    return make_level_store<B, Meta>(only.kind,
+                                     static_cast<int>(std::max<Index>(only.slots_used, 1)),
+                                     state_size, disk_options, where);
+  }
+  std::vector<SnapshotLevel<B, Meta>> levels;
+  for (const StorageLevel& level : plan.levels)
+    levels.push_back({level.name, level.kind, static_cast<int>(level.slots),
+                      make_level_store<B, Meta>(level.kind, static_cast<int>(level.slots_used),
+                                                state_size, disk_options, where)});
+  return std::make_unique<MultiLevelSnapshotStore<B, Meta>>(std::move(levels));
 }
 
 // held_values: the values of a state this process holds (-1: all state_size of them).
@@ -74,21 +69,17 @@ std::unique_ptr<SnapshotStore<B, Meta>> make_snapshot_store(const CheckpointPlan
       ProcessSlice{StateSlice::whole_state(held_values < 0 ? state_size : held_values), nullptr});
 }
 
-// A scout that announces disk restores ahead of time; std::nullopt when the plan has no disk level.
-inline std::optional<RestoreLookahead> make_restore_lookahead(const CheckpointPlan& plan) {
-  if (plan.disk_slots_used == 0) return std::nullopt;
-  return std::optional<RestoreLookahead>(std::in_place, plan.schedule(),
-                                         static_cast<int>(plan.first_disk_slot));
-}
-
-// A second scout for the host level of a three-level plan (slots [first_host_slot,
-// first_disk_slot)), so that host copies start early without holding back the disk's
-// announcements; std::nullopt without a host level.
-inline std::optional<RestoreLookahead> make_host_restore_lookahead(const CheckpointPlan& plan) {
-  if (plan.host_slots_used == 0) return std::nullopt;
-  return std::optional<RestoreLookahead>(std::in_place, plan.schedule(),
-                                         static_cast<int>(plan.first_host_slot),
-                                         static_cast<int>(plan.first_disk_slot));
+// One scout per level outside memory that the schedule uses (host, disk), each announcing the
+// restores from its level's slots ahead of time, slowest level first (its reads take longest);
+// empty for a plan whose snapshots all live in memory.
+inline std::vector<RestoreLookahead> make_restore_lookaheads(const CheckpointPlan& plan) {
+  std::vector<RestoreLookahead> scouts;
+  for (auto level = plan.levels.rbegin(); level != plan.levels.rend(); ++level) {
+    if (level->kind == LevelKind::memory || level->slots_used == 0) continue;
+    scouts.emplace_back(plan.schedule(), static_cast<int>(level->first_slot),
+                        static_cast<int>(level->end_slot()));
+  }
+  return scouts;
 }
 
 }  // namespace rwd

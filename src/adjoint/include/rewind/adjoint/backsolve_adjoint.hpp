@@ -472,7 +472,7 @@ class BacksolveAdjoint {
     detail::finish_summary<B>(summary, detail::describe_method(stepper_),
                               describe_schedule(f.interval), stepper_.state_size(),
                               stepper_.parameter_size(), counts);
-    summary.storage.peak_memory_bytes =
+    summary.storage.level_entry(LevelKind::memory).peak_bytes =
         static_cast<std::int64_t>(f.anchors.size() + f.observed.size()) * state_bytes +
         static_cast<std::int64_t>(f.sizes.size() + f.times.size()) *
             static_cast<std::int64_t>(sizeof(double));

@@ -220,7 +220,7 @@ class StoreAllAdjoint {
     counts.t_final = t_final;
     detail::finish_summary<B>(summary, detail::describe_method(stepper_), "store-all",
                               stepper_.state_size(), stepper_.parameter_size(), counts);
-    summary.storage.peak_memory_bytes = steps * bytes_per_state();
+    summary.storage.level_entry(LevelKind::memory).peak_bytes = steps * bytes_per_state();
   }
 
   void ensure_capacity(Index steps) {

@@ -41,9 +41,10 @@ struct Summary {
   Index vjp_evaluations = 0;
   Index stores = 0;    // states written to storage
   Index restores = 0;  // states read back from storage
-  // What the snapshot store did: memory and disk counts, peak bytes on each level, the snapshot
-  // file, disk traffic and time (zero on the disk level when every snapshot stays in memory).
-  // Store-all and backsolve fill storage.peak_memory_bytes with what they keep.
+  // What the snapshot store did: stores, restores and peak bytes per storage level
+  // (storage.levels, those of the plan, fastest first), the snapshot file, disk traffic and time
+  // (zero without a disk level). Store-all and backsolve give one memory level holding what they
+  // keep.
   SnapshotStoreStatistics storage;
 
   // Allocating storage before the first step: store-all's trajectory (zeroed, so its pages are

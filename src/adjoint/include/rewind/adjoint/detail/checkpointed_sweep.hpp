@@ -144,7 +144,7 @@ class CheckpointedSweep {
       if (plan_->steps != what.steps)
         fail<InvalidArgument>("schedule '", plan_->name, "' plans ", plan_->steps,
                               " steps but the run has ", what.steps);
-      if (options_.disk.resume && plan_->disk_slots_used == 0)
+      if (options_.disk.resume && plan_->slots_used_on(LevelKind::disk) == 0)
         fail<InvalidArgument>("schedule '", plan_->name,
                               "' keeps every snapshot in memory, so a killed run could not be "
                               "resumed: put snapshots on disk to resume");
@@ -199,8 +199,7 @@ class CheckpointedSweep {
       if (online_ && was.steps >= 0 && !online_->ended() &&
           online_->forward_step() + 1 == was.steps)
         online_->end_at(was.steps);
-      if (store_.lookahead) store_.lookahead->before(i);
-      if (store_.host_lookahead) store_.host_lookahead->before(i);
+      store_.skip_before(i);
       if (schedule_.next().kind == ActionKind::done)
         fail<StorageError>("the progress record in ", store_->statistics().file,
                            " lies beyond the end of schedule '", schedule_.name(), "'");
@@ -231,8 +230,8 @@ class CheckpointedSweep {
     if (online_ && !online_->ended() && !probed_) probe_online();
     // Online on disk: from its end on the online schedule's actions are fixed, so a copy of it
     // runs ahead and the disk reads start early, as for a planned schedule.
-    if (online_on_disk_ && online_->ended() && !store_.lookahead)
-      store_.lookahead.emplace(RestoreLookahead::continuing(online_->copy_in_state(), index, 0));
+    if (online_on_disk_ && online_->ended() && store_.lookaheads.empty())
+      store_.lookaheads.push_back(RestoreLookahead::continuing(online_->copy_in_state(), index, 0));
     store_.prefetch_before(index);
   }
 

@@ -1,12 +1,13 @@
 // rewind/adjoint/detail/sweep_store.hpp — the snapshot store of a checkpointed sweep, set up from
 // its plan in one place: memory slots in a MemorySnapshotStore kept from run to run while the
-// slot count and state size stay the same; host or disk levels in a store of their own; the
-// restore lookaheads that start disk (and host) reads early. Internal to rwd::CheckpointedAdjoint.
+// slot count and state size stay the same; a plan with host or disk levels in the store its levels
+// make (rwd::make_snapshot_store); the restore lookaheads that start their reads early. Internal to
+// rwd::CheckpointedAdjoint.
 #pragma once
 
 #include <algorithm>
 #include <memory>
-#include <optional>
+#include <vector>
 
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
@@ -17,7 +18,6 @@
 #include "rewind/store/restore_lookahead.hpp"
 #include "rewind/store/snapshot_store.hpp"
 #include "rewind/store/store_for_plan.hpp"
-#include "rewind/store/tiered_snapshot_store.hpp"
 
 namespace rwd::detail {
 
@@ -50,18 +50,20 @@ struct SweepStore {
   SnapshotStore<B, Carry>* store = nullptr;      // `own`, or the reused memory store
   // The reused memory store, whose slots stage snapshots are computed into directly.
   MemorySnapshotStore<B, Carry>* in_place = nullptr;
-  std::optional<RestoreLookahead> lookahead;       // disk reads
-  std::optional<RestoreLookahead> host_lookahead;  // host reads (three levels)
+  // One per level outside memory, slowest first (rwd::make_restore_lookaheads).
+  std::vector<RestoreLookahead> lookaheads;
 
   SnapshotStore<B, Carry>* operator->() const { return store; }
 
   // Starts the reads that action number `index` will need (call before executing it).
   void prefetch_before(Index index) {
-    if (lookahead)
-      if (const auto fetch = lookahead->before(index)) store->prefetch(fetch->slot, fetch->step);
-    if (host_lookahead)
-      if (const auto fetch = host_lookahead->before(index))
-        store->prefetch(fetch->slot, fetch->step);
+    for (RestoreLookahead& lookahead : lookaheads)
+      if (const auto fetch = lookahead.before(index)) store->prefetch(fetch->slot, fetch->step);
+  }
+  // Moves the lookaheads past action number `index` without prefetching (a resumed run skipping
+  // the actions an earlier process did).
+  void skip_before(Index index) {
+    for (RestoreLookahead& lookahead : lookaheads) lookahead.before(index);
   }
 };
 
@@ -72,15 +74,14 @@ SweepStore<B> open_planned_store(const CheckpointPlan& plan, Index state_size,
                                  const DiskStoreOptions& disk, const ProcessSlice& slice,
                                  const SnapshotLevelLimits& levels, MemoryStoreCache<B>& memory) {
   SweepStore<B> out;
-  if (plan.kind != ScheduleKind::three_level && plan.host_slots_used == 0 &&
-      plan.disk_slots_used == 0) {
-    out.store = out.in_place = &memory.get(static_cast<int>(plan.memory_slots_used), state_size);
+  if (!plan.level(LevelKind::host) && plan.slots_used_on(LevelKind::disk) == 0) {
+    out.store = out.in_place =
+        &memory.get(static_cast<int>(plan.slots_used_on(LevelKind::memory)), state_size);
   } else {
     out.own = make_snapshot_store<B, Carry>(plan, state_size, disk, slice, levels);
     out.store = out.own.get();
   }
-  out.lookahead = make_restore_lookahead(plan);
-  out.host_lookahead = make_host_restore_lookahead(plan);
+  out.lookaheads = make_restore_lookaheads(plan);
   return out;
 }
 
@@ -95,8 +96,7 @@ SweepStore<B> open_online_store(const OnlineSchedule& online, bool on_disk, Inde
     out.store = out.in_place = &memory.get(online.slots(), state_size);
     return out;
   }
-  out.own =
-      std::make_unique<TieredSnapshotStore<B, Carry>>(0, online.slots(), state_size, disk, slice);
+  out.own = make_level_store<B, Carry>(LevelKind::disk, online.slots(), state_size, disk, slice);
   out.store = out.own.get();
   return out;
 }
