@@ -69,6 +69,10 @@ struct Summary {
     return hidden > 0.0 ? hidden : 0.0;
   }
   // (setup + forward + recompute + reverse) / forward: the cost of a gradient in forward runs.
+  // `forward` is the first sweep, stores included, so against a plain forward run
+  // (rwd::forward_loss) the ratio reads low where storing a state costs much against a step
+  // (store-all at 10^5 unknowns: 4.67 here, 6.06 by the wall clock; bench/results/
+  // gradient_cost.md).
   double gradient_cost_ratio() const {
     return forward_seconds > 0.0 ? total_seconds() / forward_seconds : 0.0;
   }
