@@ -15,6 +15,7 @@
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "support/error_message.hpp"
+#include "support/gpu_like_costs.hpp"
 #include "support/scratch_directory.hpp"
 #include "support/snapshot_data.hpp"
 
@@ -27,18 +28,6 @@ using testing::contains;
 using testing::error_message;
 
 constexpr Index kSize = 40;
-
-CostModel level_costs() {
-  CostModel costs;
-  costs.adjoint_cost_factor = 1.5;
-  costs.write_time = 0.02;
-  costs.read_time = 0.02;
-  costs.host_write_time = 0.4;
-  costs.host_read_time = 0.3;
-  costs.disk_write_time = 4.0;
-  costs.disk_read_time = 3.0;
-  return costs;
-}
 
 DiskStoreOptions in(const ScratchDirectory& scratch) {
   DiskStoreOptions options;
@@ -66,7 +55,7 @@ TEST(StoreForPlan, OneLevelGetsItsOwnStore) {
 
 TEST(StoreForPlan, SeveralLevelsShareOneStoreWithThePlansRanges) {
   const CheckpointPlan plan =
-      plan_checkpoints(PlanRequest::three_level(2, 4, 6, level_costs()), 300);
+      plan_checkpoints(PlanRequest::three_level(2, 4, 6, testing::gpu_like_costs()), 300);
   ASSERT_GT(plan.slots_used_on(LevelKind::disk), 0);
   ScratchDirectory scratch;
   const auto made = make_snapshot_store<B, Carry>(plan, kSize, in(scratch));
@@ -137,7 +126,7 @@ TEST(StoreForPlan, SeveralLevelsShareOneStoreWithThePlansRanges) {
 }
 
 TEST(StoreForPlan, RefusesWhatCannotBeHeldBeforeAnyFile) {
-  CostModel costs = level_costs();
+  CostModel costs = testing::gpu_like_costs();
   const CheckpointPlan two = plan_checkpoints(PlanRequest::two_level(2, 6, costs), 300);
   EXPECT_TRUE(contains(error_message<InvalidArgument>(
                            [&] { make_snapshot_store<B, Carry>(two, kSize, DiskStoreOptions{}); }),
