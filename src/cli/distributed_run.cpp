@@ -55,7 +55,37 @@ std::optional<RunReport> run_named_split(ModelList<Models...>, const RunSettings
   return report;
 }
 
+// Whether one model of the list is the split form of `problem`.
+template <class... Models>
+bool split_form_listed(ModelList<Models...>, const ProblemInfo& problem) {
+  return (splits<Models>(problem) || ...);
+}
+
+// The names of the listed models that name no built-in problem.
+template <class... Models>
+std::vector<std::string> unknown_split_models(ModelList<Models...>) {
+  std::vector<std::string> unknown;
+  ((find_problem(Models::name) ? void() : void(unknown.emplace_back(Models::name))), ...);
+  return unknown;
+}
+
 }  // namespace
+
+std::vector<std::string> split_form_mismatches() {
+  std::vector<std::string> found;
+  for (const ProblemInfo& p : problem_table()) {
+    const bool listed = split_form_listed(DistributedModels{}, p);
+    if (listed && !p.distributed_form)
+      found.push_back(p.name + ": a split model is listed, but its facts say no distributed form");
+    if (!listed && p.distributed_form)
+      found.push_back(p.name +
+                      ": its facts say it has a distributed form, but no split model is "
+                      "listed in DistributedModels");
+  }
+  for (const std::string& name : unknown_split_models(DistributedModels{}))
+    found.push_back(name + ": a split model whose name is no built-in problem");
+  return found;
+}
 
 bool splits_across_ranks(const ProblemInfo& problem) {
   return problem.distributed_form;

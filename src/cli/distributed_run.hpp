@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "gradient_run.hpp"
 #include "problem_registry.hpp"
@@ -22,6 +23,10 @@ namespace rwd::cli {
 
 // Whether the problem has a form whose state splits across ranks.
 bool splits_across_ranks(const ProblemInfo& problem);
+
+// Where the problems' facts (ProblemFacts::distributed_form) and the split models the tool
+// runs disagree, one line each; empty when they agree (checked by cli_test).
+std::vector<std::string> split_form_mismatches();
 
 // "lorenz96, gray_scott, heat2d, brusselator": the problems that split.
 std::string problems_split_across_ranks();

@@ -15,6 +15,9 @@
 #include "../../src/cli/builtin_problems.hpp"
 #include "../../src/cli/byte_size.hpp"
 #include "../../src/cli/checkpoint_flags.hpp"
+#ifdef REWIND_CLI_WITH_MPI
+#include "../../src/cli/distributed_run.hpp"
+#endif
 #include "../../src/cli/extrapolated_difference.hpp"
 #include "../../src/cli/gradient_run.hpp"
 #include "../../src/cli/problem_parameters.hpp"
@@ -57,6 +60,17 @@ TEST(ProblemRegistry, FindsCanonicalNamesAliasesAndSpellings) {
   EXPECT_EQ(find_problem("lorenz"), nullptr);
   EXPECT_EQ(find_problem(""), nullptr);
 }
+
+#ifdef REWIND_CLI_WITH_MPI
+// The problems whose facts say they split across ranks are exactly those the tool has a split
+// model for (src/cli/distributed_run.cpp), so a new problem cannot claim a form mpirun lacks.
+TEST(ProblemRegistry, SplitFormsMatchTheProblemsFacts) {
+  for (const std::string& mismatch : split_form_mismatches()) ADD_FAILURE() << mismatch;
+  int splitting = 0;
+  for (const ProblemInfo& p : problem_table()) splitting += splits_across_ranks(p) ? 1 : 0;
+  EXPECT_EQ(splitting, 4) << problems_split_across_ranks();
+}
+#endif
 
 TEST(ProblemRegistry, UnknownNameListsTheKnownOnes) {
   try {
