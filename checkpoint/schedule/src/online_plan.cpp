@@ -22,7 +22,7 @@ CheckpointPlan plan_online(int snapshots, Index steps, OnlineRule rule, bool on_
   std::unique_ptr<Schedule> schedule =
       std::make_unique<OnlineScheduleEndingAt>(snapshots, steps, rule);
   if (on_disk) schedule = std::make_unique<DiskOnlySchedule>(std::move(schedule));
-  CheckpointPlan plan = CheckpointPlan::of(std::move(schedule), ScheduleKind::online);
+  CheckpointPlan plan = CheckpointPlan::of(std::move(schedule), online_family());
   plan.budget = snapshots;  // the levels follow the schedule: one disk level when on_disk
   return plan;
 }

@@ -109,7 +109,7 @@ TEST(CheckpointPlan, LevelsTileTheSlotRange) {
 
 TEST(CheckpointPlan, UniformMatchesTheScheduleAndFitsItsBudget) {
   PlanRequest r;
-  r.kind = ScheduleKind::uniform;
+  r.family = &uniform_family();
   for (Index l : {1, 2, 5, 31, 32, 33, 1000})
     for (Index k : {1, 2, 7, 32, 2000}) {
       r.interval = k;
@@ -144,7 +144,7 @@ TEST(CheckpointPlan, UniformMatchesTheScheduleAndFitsItsBudget) {
 
 TEST(CheckpointPlan, StoreAllAndRefusals) {
   PlanRequest r;
-  r.kind = ScheduleKind::store_all;
+  r.family = &store_all_family();
   const CheckpointPlan p = plan_checkpoints(r, 500);
   EXPECT_EQ(p.advances, 499);
   EXPECT_EQ(*p.stores, 500);

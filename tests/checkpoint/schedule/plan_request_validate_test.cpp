@@ -28,7 +28,7 @@ Refusal refusal_of(const PlanRequest& request) {
     return {e.field(), e.what(), e.rule()};
   }
   ADD_FAILURE() << "accepted";
-  return {PlanField::kind, "", ""};
+  return {PlanField::family, "", ""};
 }
 
 void expect_refusal(const PlanRequest& request, PlanField field, const std::string& says) {
@@ -42,24 +42,27 @@ void expect_refusal(const PlanRequest& request, PlanField field, const std::stri
 
 TEST(PlanRequestValidate, NamesEveryFieldItRefuses) {
   PlanRequest custom;
-  custom.kind = ScheduleKind::custom;
-  expect_refusal(custom, PlanField::kind, "kind = custom is planned with CheckpointPlan::of");
+  custom.family = &custom_family();
+  expect_refusal(custom, PlanField::family, "family = custom is planned with CheckpointPlan::of");
   PlanRequest online = PlanRequest::revolve(3);
-  online.kind = ScheduleKind::online;
-  expect_refusal(online, PlanField::kind, "kind = online needs no plan");
+  online.family = &online_family();
+  expect_refusal(online, PlanField::family, "family = online needs no plan");
+  PlanRequest none;
+  none.family = nullptr;
+  expect_refusal(none, PlanField::family, "family is missing");
 
   expect_refusal(PlanRequest::revolve(0), PlanField::budget, "budget = 0 must be >= 1");
   expect_refusal(PlanRequest::revolve(Index{1} << 31), PlanField::budget,
                  "budget = 2147483648 must be <= 2147483647");
   expect_refusal(PlanRequest{}, PlanField::budget, "budget is missing: revolve needs a snapshot");
   PlanRequest uniform;
-  uniform.kind = ScheduleKind::uniform;
+  uniform.family = &uniform_family();
   expect_refusal(uniform, PlanField::budget, "needs an interval, or a budget");
 
   PlanRequest interval = PlanRequest::revolve(3);
   interval.interval = 4;
   expect_refusal(interval, PlanField::interval,
-                 "interval applies only to the uniform schedule, not revolve");
+                 "interval does not apply to the revolve schedule (it applies to uniform)");
   expect_refusal(PlanRequest::uniform(0), PlanField::interval, "interval = 0 must be >= 1");
 
   const CostModel costs;
@@ -101,10 +104,13 @@ TEST(PlanRequestValidate, NamesEveryFieldItRefuses) {
 
   PlanRequest host = PlanRequest::revolve(3);
   host.host_slots = 2;
-  expect_refusal(host, PlanField::host_slots, "selects the three-level schedule, not revolve");
+  expect_refusal(host, PlanField::host_slots,
+                 "host_slots does not apply to the revolve schedule (it applies to three-level)");
   PlanRequest disk = PlanRequest::revolve(3);
   disk.disk_slots = 2;
-  expect_refusal(disk, PlanField::disk_slots, "selects the two-level schedule, not revolve");
+  expect_refusal(disk, PlanField::disk_slots,
+                 "disk_slots does not apply to the revolve schedule (it applies to two-level or "
+                 "three-level)");
   PlanRequest on_disk = PlanRequest::revolve(3);
   on_disk.all_on_disk = true;
   on_disk.costs.disk_read_time = std::numeric_limits<double>::infinity();
@@ -121,9 +127,9 @@ TEST(PlanRequestValidate, AcceptsTheLimitsAndIsAnInvalidArgument) {
   EXPECT_NO_THROW(PlanRequest::store_all().validate());
   EXPECT_THROW(PlanRequest::revolve(0).validate(), InvalidArgument);  // one catch for all errors
   const std::vector<PlanField> fields = {
-      PlanField::kind,       PlanField::budget,     PlanField::interval, PlanField::memory_slots,
+      PlanField::family,     PlanField::budget,     PlanField::interval, PlanField::memory_slots,
       PlanField::disk_slots, PlanField::host_slots, PlanField::costs,    PlanField::all_on_disk};
-  const std::vector<std::string> names = {"kind",       "budget",     "interval", "memory_slots",
+  const std::vector<std::string> names = {"family",     "budget",     "interval", "memory_slots",
                                           "disk_slots", "host_slots", "costs",    "all_on_disk"};
   for (std::size_t i = 0; i < fields.size(); ++i) EXPECT_EQ(plan_field_name(fields[i]), names[i]);
 }

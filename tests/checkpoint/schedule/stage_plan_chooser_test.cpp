@@ -40,7 +40,7 @@ TEST(StagePlanChooser, SnapshotCopyCostsDecideBetweenStagesAndRevolve) {
   EXPECT_GT(in_place.predicted_time_ratio(1.5), cheap.predicted_time_ratio(1.5));
   dear.stage_values_copied = true;
   const CheckpointPlan plan = choose_stage_plan(2000, 10, 4, dear);
-  EXPECT_EQ(plan.kind, ScheduleKind::revolve);
+  EXPECT_EQ(plan.family, &revolve_family());
   EXPECT_EQ(plan.name, "revolve(c = 10)");
   EXPECT_EQ(plan.advances, revolve_advances(2000, 10));
   EXPECT_EQ(plan.stage_stores, 0);
@@ -54,7 +54,7 @@ TEST(StagePlanChooser, WhenEverythingFitsNothingIsRecomputed) {
   const CostModel costs = with_adjoint_cost(1.5);
   // c >= l·u: every step's stages fit, and no step is re-run.
   const CheckpointPlan stages = choose_stage_plan(50, 200, 4, costs);
-  EXPECT_EQ(stages.kind, ScheduleKind::custom);
+  EXPECT_EQ(stages.family, &custom_family());
   EXPECT_EQ(stages.stage_reverses, 50);
   EXPECT_EQ(stages.forward_steps(), 50);
   // Stages that cost more to copy than the step they save: the state-only plans compete, and
@@ -85,7 +85,7 @@ TEST(StagePlanChooser, BeyondTheTablesLimitsSaysSoAndPlansTheOthers) {
   EXPECT_GT(within.stage_stores, 0);
   EXPECT_TRUE(warnings.empty());
   const CheckpointPlan beyond = choose_stage_plan(100001, 20, 4, costs);
-  EXPECT_EQ(beyond.kind, ScheduleKind::revolve);
+  EXPECT_EQ(beyond.family, &revolve_family());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0].source, "stage-aware plan");
   EXPECT_NE(warnings[0].message.find("no stage-aware plan"), std::string::npos);

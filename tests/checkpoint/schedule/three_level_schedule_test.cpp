@@ -241,7 +241,7 @@ TEST(ThreeLevelSchedule, RefusesBadInput) {
 TEST(ThreeLevelSchedule, ThePlanCarriesTheLevels) {
   const CheckpointPlan plan =
       plan_checkpoints(PlanRequest::three_level(3, 5, 20, gpu_like_costs()), 500);
-  EXPECT_EQ(plan.kind, ScheduleKind::three_level);
+  EXPECT_EQ(plan.family, &three_level_family());
   EXPECT_EQ(plan.name, "three-level(device = 3, host = 5, disk = 20)");
   // Device, host, disk: fastest first, tiling the slot range.
   ASSERT_EQ(plan.levels.size(), 3u);
@@ -269,7 +269,7 @@ TEST(ThreeLevelSchedule, ThePlanCarriesTheLevels) {
   EXPECT_GT(cost.stores - cost.host_stores - cost.disk_stores, 0);  // device stores
   EXPECT_NEAR(plan.predicted_time_ratio(1.5) * 500.0, s.predicted_time(), 1e-6);
   // The same plan from the schedule itself.
-  const CheckpointPlan of = CheckpointPlan::of(s.clone(), ScheduleKind::three_level);
+  const CheckpointPlan of = CheckpointPlan::of(s.clone(), three_level_family());
   EXPECT_EQ(of.slots_on(LevelKind::host), 5);
   EXPECT_EQ(of.level(LevelKind::host)->first_slot, 3);
   EXPECT_EQ(of.stores_on(LevelKind::host), cost.host_stores);

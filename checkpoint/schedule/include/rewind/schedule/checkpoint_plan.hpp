@@ -8,9 +8,12 @@
 //   auto schedule = plan.schedule();   // a fresh instance, at its first action (a copy: the
 //                                      // plan is never computed twice)
 //
-// A plan comes from a request (kind and budget) or from any Schedule a user wrote
-// (CheckpointPlan::of). It is copyable and immutable; the adjoint driver, the snapshot store
-// (rwd::make_snapshot_store) and the read-ahead scout all work from the same plan.
+// A plan comes from a request (a schedule family and its budget) or from any Schedule a user
+// wrote (CheckpointPlan::of). The family (rewind/schedule/schedule_family.hpp) decides how a
+// request is checked and planned; rewind's own are in builtin_schedule_families.hpp, and a
+// program adds its own by writing one and registering it (schedule_registry.hpp). It is copyable
+// and immutable; the adjoint driver, the snapshot store (rwd::make_snapshot_store) and the
+// read-ahead scout all work from the same plan.
 //
 // Conventions (Griewank & Walther, ACM TOMS 26(1), 2000; rewind/schedule/revolve_cost.hpp): the
 // initial state takes one of the c snapshots; p counts every step advanced by the schedule, the
@@ -37,6 +40,7 @@
 #include <vector>
 
 #include "rewind/carry.hpp"
+#include "rewind/schedule/builtin_schedule_families.hpp"
 #include "rewind/schedule/invalid_plan_request.hpp"
 #include "rewind/schedule/online_rule.hpp"
 #include "rewind/schedule/schedule.hpp"
@@ -46,13 +50,6 @@
 
 namespace rwd {
 
-// online: rwd::OnlineSchedule, for runs of unknown length (a plan of it, made once the length
-// is known, describes what the run cost: rwd::plan_online).
-enum class ScheduleKind { revolve, uniform, store_all, two_level, custom, online, three_level };
-
-// "revolve", "uniform", "store-all", "two-level", "custom", "online", "three-level".
-const char* schedule_kind_name(ScheduleKind kind);
-
 // Bytes of the metadata kept with every snapshot: the integrator's carry (t, h, controller
 // memory, step index), which the adjoint drivers store next to each state.
 inline constexpr Index kCarryBytes = static_cast<Index>(sizeof(Carry));
@@ -61,9 +58,11 @@ inline constexpr Index kCarryBytes = static_cast<Index>(sizeof(Carry));
 inline constexpr Index kSimulateMaxSteps = 100'000'000;
 inline constexpr Index kSimulateMaxSlots = 10'000'000;
 
-// What a run asks for: a kind and its budget.
+// What a run asks for: a schedule family and its budget. Which fields a family takes, and its
+// rules for them, are the family's (ScheduleFamily::fields and validate).
 struct PlanRequest {
-  ScheduleKind kind = ScheduleKind::revolve;
+  // Never null; revolve unless set (rwd::find_schedule_family finds one by name).
+  const ScheduleFamily* family = &revolve_family();
   std::optional<Index> budget;    // c >= 1 snapshots (revolve, store-all; uniform: its limit)
   std::optional<Index> interval;  // uniform only: k >= 1 (else chosen from the budget)
   // two-level: memory_slots K >= 1 and disk_slots D >= 0, placed to minimise the predicted time
@@ -87,22 +86,24 @@ struct PlanRequest {
 
   // The rules that do not depend on l. Otherwise throws rwd::InvalidPlanRequest
   // (rewind/schedule/invalid_plan_request.hpp), an InvalidArgument that names the field
-  // (PlanField, and first in the message), the value and the rule: budget and interval >= 1,
-  // budget <= INT_MAX, an interval only for uniform; two-level: memory_slots in [1, 2^20] and
-  // disk_slots in [0, 2^24], no budget; three-level: memory_slots (device) and host_slots in
-  // [0, 2^20], disk_slots in [0, 2^24], device + host >= 1, no budget, not all_on_disk; slot
-  // counts only for those kinds; revolve needs a budget, uniform a budget or an interval; costs
-  // valid (CostModel::validate) where a disk or host level weighs them.
+  // (PlanField, and first in the message), the value and the rule. In order: a family that is
+  // planned from requests; budget in [1, INT_MAX] and interval >= 1; only the fields the family
+  // takes (ScheduleFamily::fields); the family's own rules (ScheduleFamily::validate — revolve
+  // needs a budget, uniform a budget or an interval; two-level: memory_slots in [1, 2^20] and
+  // disk_slots in [0, 2^24]; three-level: memory_slots (device) and host_slots in [0, 2^20],
+  // disk_slots in [0, 2^24], device + host >= 1, not all_on_disk; both: costs valid); costs valid
+  // (CostModel::validate) when every snapshot goes to disk.
   void validate() const;
 };
 
 class CheckpointPlan {
  public:
-  // The plan of any schedule (simulated: O(actions) integer work). `kind` names what it is.
+  // The plan of any schedule (simulated: O(actions) integer work). `family` names what it is
+  // and gives its levels (ScheduleFamily::levels).
   static CheckpointPlan of(std::unique_ptr<Schedule> schedule,
-                           ScheduleKind kind = ScheduleKind::custom);
+                           const ScheduleFamily& family = custom_family());
 
-  ScheduleKind kind = ScheduleKind::revolve;
+  const ScheduleFamily* family = &revolve_family();  // never null
   std::string name;              // "revolve(c = 20)", "uniform(k = 32)", "store-all", …
   Index steps = 0;               // l
   Index snapshots = 0;           // the schedule's slot budget c (uniform: its exact peak)
@@ -231,6 +232,8 @@ Index snapshots_in_memory(std::int64_t budget_bytes, Index snapshot_bytes,
                           const char* what = "memory budget");
 
 namespace detail {
+// The counts of `plan` from one simulation of `prototype` (CheckpointPlan::levels too).
+void take_simulation(CheckpointPlan& plan, const Schedule& prototype);
 // UniformSchedule's slot count and advances for interval k, without constructing one.
 Index uniform_slots(Index l, Index k);
 Index uniform_advances(Index l, Index k);
@@ -240,3 +243,6 @@ Index choose_uniform_interval(Index l, Index budget);
 }  // namespace detail
 
 }  // namespace rwd
+
+// The family interface, so that plan.family->name() works wherever plans do.
+#include "rewind/schedule/schedule_family.hpp"  // IWYU pragma: export

@@ -23,7 +23,7 @@ namespace rwd {
 
 // The fields of rwd::PlanRequest, by member name.
 enum class PlanField {
-  kind,
+  family,
   budget,
   interval,
   memory_slots,
@@ -33,7 +33,7 @@ enum class PlanField {
   all_on_disk
 };
 
-// The member's name: "kind", "budget", "interval", "memory_slots", "disk_slots", "host_slots",
+// The member's name: "family", "budget", "interval", "memory_slots", "disk_slots", "host_slots",
 // "costs", "all_on_disk".
 const char* plan_field_name(PlanField field);
 

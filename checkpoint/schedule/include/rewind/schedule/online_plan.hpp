@@ -49,7 +49,7 @@ class OnlineScheduleEndingAt final : public Schedule {
   Index steps_;
 };
 
-// The plan of OnlineSchedule(c) for a run that ended at l (kind ScheduleKind::online, simulated);
+// The plan of OnlineSchedule(c) for a run that ended at l (family rwd::online_family(), simulated);
 // on_disk: its snapshots all in the disk level (rwd::on_disk of an online planner).
 CheckpointPlan plan_online(int snapshots, Index steps,
                            OnlineRule rule = OnlineRule::least_worst_case, bool on_disk = false);

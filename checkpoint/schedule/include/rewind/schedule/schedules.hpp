@@ -32,13 +32,15 @@
 
 namespace rwd {
 
-// Plans `request` for the run's number of steps. A revolve request in memory also names its
-// budget as the online budget (a run of unknown length runs online(c)).
+// Plans `request` for the run's number of steps. A request in memory of a binomial family
+// (revolve; ScheduleFamily::binomial_budget) also names its budget as the online budget (a run
+// of unknown length runs online(c)).
 inline Planner planner_for(PlanRequest request) {
   request.validate();
   std::optional<int> online;
-  if (request.kind == ScheduleKind::revolve && !request.all_on_disk && request.budget)
-    online = static_cast<int>(*request.budget);
+  if (const std::optional<Index> budget = request.family->binomial_budget(request);
+      budget && !request.all_on_disk)
+    online = static_cast<int>(*budget);
   return Planner([request](Index steps) { return plan_checkpoints(request, steps); }, online);
 }
 
@@ -118,7 +120,7 @@ inline Planner on_disk(Planner planner) {
       [planner = std::move(planner)](Index steps) {
         CheckpointPlan inner = planner(steps);
         CheckpointPlan plan =
-            CheckpointPlan::of(std::make_unique<DiskOnlySchedule>(inner.schedule()), inner.kind);
+            CheckpointPlan::of(std::make_unique<DiskOnlySchedule>(inner.schedule()), *inner.family);
         plan.budget = inner.budget;
         plan.interval = inner.interval;
         plan.repetitions = inner.repetitions;
@@ -137,7 +139,7 @@ inline Planner in_memory(Planner planner) {
       [planner = std::move(planner)](Index steps) {
         CheckpointPlan inner = planner(steps);
         return CheckpointPlan::of(std::make_unique<MemoryOnlySchedule>(inner.schedule()),
-                                  inner.kind);
+                                  *inner.family);
       },
       online, rule);
 }
