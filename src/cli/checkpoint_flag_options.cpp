@@ -2,6 +2,7 @@
 #include "checkpoint_flag_options.hpp"
 
 #include "integer_option.hpp"
+#include "rewind/schedule/schedule_registry.hpp"
 
 namespace rwd::cli {
 
@@ -28,8 +29,9 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
       ->type_name("BYTES");
   command
       .add_option("--schedule", flags.schedule,
-                  "revolve | uniform | store-all (default revolve;\n"
-                  "uniform and store-all need no budget)")
+                  // The registered families (rwd::schedule_family_names), one of them per run.
+                  rwd::schedule_family_names(/*only_plannable=*/true) +
+                      "\n(default revolve; uniform and store-all need no budget)")
       ->type_name("NAME");
   add_integer_text_option(command, "--interval", flags.interval, IntegerRange::count(),
                           "uniform: a snapshot every K steps (default: the\n"

@@ -53,7 +53,7 @@ struct CheckpointFlags {
   std::optional<std::string> steps;           // --steps L
   std::optional<std::string> snapshots;       // --snapshots C
   std::optional<std::string> memory;          // --memory BYTES ("256MiB")
-  std::optional<std::string> schedule;        // --schedule revolve | uniform | store-all | ...
+  std::optional<std::string> schedule;        // --schedule NAME: a registered schedule family
   std::optional<std::string> interval;        // --interval K (uniform)
   std::optional<double> adjoint_cost;         // --adjoint-cost F (predictions only)
   std::optional<std::string> disk;            // --disk DIR
@@ -180,7 +180,7 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   settings.checkpointed = use == FlagUse::plan || flags.snapshots || flags.memory ||
                           flags.schedule || two_level || three_level || flags.disk;
   PlanRequest& request = settings.request;
-  if (flags.schedule) request.kind = parse_schedule_kind(*flags.schedule);
+  if (flags.schedule) request.family = &parse_schedule_family(*flags.schedule);
 
   if (flags.snapshots && flags.memory)
     rwd::detail::fail<InvalidArgument>(
@@ -222,11 +222,13 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
     request = PlanRequest::three_level(device, host, disk, request.costs);
   }
   if (two_level) {
-    if (flags.schedule && request.kind != ScheduleKind::two_level)
+    // The flags of the two-level family's fields.
+    const ScheduleFamily& two_level_family = rwd::two_level_family();
+    if (flags.schedule && request.family != &two_level_family)
       rwd::detail::fail<InvalidArgument>(
           "--ram-snapshots/--disk-snapshots select the two-level schedule, not --schedule ",
           *flags.schedule);
-    request.kind = ScheduleKind::two_level;
+    request.family = &two_level_family;
   }
 
   if (!settings.checkpointed && (flags.interval || flags.drift || flags.adjoint_cost))
@@ -292,7 +294,8 @@ inline CheckpointSettings resolve_checkpoint_flags(const CheckpointFlags& flags,
   }
   if (flags.drift) settings.drift = parse_drift_policy(*flags.drift);
 
-  if (use == FlagUse::plan && request.kind == ScheduleKind::revolve && !request.budget &&
+  // Left at the default schedule (revolve) without a budget: say what plan needs.
+  if (use == FlagUse::plan && request.family == PlanRequest{}.family && !request.budget &&
       !settings.memory_bytes)
     rwd::detail::fail<InvalidArgument>(
         "rewind plan needs a budget: --snapshots C, or --memory BYTES with --state-bytes S, or "

@@ -302,8 +302,8 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
   options.drift_policy = flags.drift;
   // A resumed attempt plans with the costs its first attempt measured (resume_costs.hpp).
   const bool measures_costs =
-      request.kind == ScheduleKind::three_level ||
-      (request.kind == ScheduleKind::two_level && !flags.disk_directory.empty() &&
+      request.family == &three_level_family() ||
+      (request.family == &two_level_family() && !flags.disk_directory.empty() &&
        (!flags.disk_write_cost || !flags.disk_read_cost));
   std::optional<MeasuredCosts> earlier;
   if (flags.resume && measures_costs)
@@ -315,7 +315,7 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     options.disk.compression_level = flags.compression;
     options.disk.resume = flags.resume;
     if (flags.resume) options.disk.identity = resume_identity(settings);
-    if (request.kind == ScheduleKind::two_level &&
+    if (request.family == &two_level_family() &&
         (!flags.disk_write_cost || !flags.disk_read_cost)) {
       // Weigh the disk against this problem's own step, measured now.
       checkpointing.disk_costs_measured = true;
@@ -362,7 +362,7 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     request.costs.read_time = copies.read_time;
     request.costs.adjoint_cost_factor = flags.adjoint_cost;
   }
-  if (request.kind == ScheduleKind::three_level) {
+  if (request.family == &three_level_family()) {
     // Every level's copy against this problem's own step, measured now (the disk's too when the
     // plan has a disk level and its costs were not given).
     checkpointing.level_costs_measured = true;
@@ -413,7 +413,7 @@ inline const CheckpointPlan& plan_within_memory(const PlanRequest& request, Inde
                                                 CheckpointReport& checkpointing,
                                                 int stage_units = 0) {
   if (stage_units > 0) {
-    if (!request.budget || request.kind != ScheduleKind::revolve || request.all_on_disk)
+    if (!request.family->binomial_budget(request) || request.all_on_disk)
       rwd::detail::fail<InvalidArgument>(
           "--stage-aware needs a budget in memory (--snapshots C or --memory BYTES) and no "
           "other --schedule or disk level");
@@ -506,8 +506,9 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       // counting sweep, its snapshots in memory or all on disk (--disk: resumable): its plan,
       // for the report, is what the online schedule cost once it ended.
       std::optional<int> online;
-      if (request.kind == ScheduleKind::revolve && request.budget && stage_units == 0)
-        online = static_cast<int>(*request.budget);
+      if (const std::optional<Index> budget = request.family->binomial_budget(request);
+          budget && stage_units == 0)
+        online = static_cast<int>(*budget);
       if (settings.checkpoint.online_rule_given && !online)
         rwd::detail::fail<InvalidArgument>(
             "--online-rule needs the online schedule: revolve with --snapshots C (or --memory), "

@@ -92,9 +92,14 @@ Json schedule_json(const RunReport& report) {
   const Summary& summary = report.summary;
   Json j;
   j["name"] = plan.name;
-  j["kind"] = schedule_kind_name(plan.kind);
+  // The family's own values (ScheduleFamily::facts), null where it has none.
+  const auto fact = [&](const char* key) {
+    const std::optional<Index> value = plan_fact(plan, key);
+    return value ? Json(*value) : Json(nullptr);
+  };
+  j["kind"] = plan.family->name();
   j["snapshots"] = plan.snapshots;
-  j["interval"] = plan.kind == ScheduleKind::uniform ? Json(plan.interval) : Json(nullptr);
+  j["interval"] = fact("interval");
   j["memory_budget_bytes"] =
       checkpointing.memory_budget ? Json(*checkpointing.memory_budget) : Json(nullptr);
   j["snapshot_bytes"] = checkpointing.snapshot_bytes;
@@ -113,26 +118,27 @@ Json schedule_json(const RunReport& report) {
   j["restores"] = summary.restores;
   j["peak_stored_bytes"] = summary.storage.peak_bytes_on(LevelKind::memory);
   j["store_all_bytes"] = bytes(checkpointing.store_all_bytes);
-  const bool two = plan.kind == ScheduleKind::two_level;
-  j["memory_snapshots"] = two ? Json(plan.slots_on(LevelKind::memory)) : Json(nullptr);
-  j["disk_snapshots"] = two ? Json(plan.slots_on(LevelKind::disk)) : Json(nullptr);
-  const bool three = plan.kind == ScheduleKind::three_level;
-  j["device_snapshots"] = three ? Json(plan.slots_on(LevelKind::memory)) : Json(nullptr);
-  j["host_snapshots"] = three ? Json(plan.slots_on(LevelKind::host)) : Json(nullptr);
-  j["three_level_disk_snapshots"] = three ? Json(plan.slots_on(LevelKind::disk)) : Json(nullptr);
+  j["memory_snapshots"] = fact("memory_snapshots");
+  j["disk_snapshots"] = fact("disk_snapshots");
+  j["device_snapshots"] = fact("device_snapshots");
+  j["host_snapshots"] = fact("host_snapshots");
+  j["three_level_disk_snapshots"] = fact("three_level_disk_snapshots");
+  // The host level's statistics when the plan has one (a three-level plan).
+  const bool has_host = plan.level(LevelKind::host) != nullptr;
   const auto optional = [](std::optional<Index> count) {
     return count ? Json(*count) : Json(nullptr);
   };
   j["predicted_host_stores"] = optional(plan.stores_on(LevelKind::host));
   j["predicted_host_restores"] = optional(plan.restores_on(LevelKind::host));
-  j["host_stores"] = three ? Json(summary.storage.stores_on(LevelKind::host)) : Json(nullptr);
-  j["host_restores"] = three ? Json(summary.storage.restores_on(LevelKind::host)) : Json(nullptr);
+  j["host_stores"] = has_host ? Json(summary.storage.stores_on(LevelKind::host)) : Json(nullptr);
+  j["host_restores"] =
+      has_host ? Json(summary.storage.restores_on(LevelKind::host)) : Json(nullptr);
   // Host restores whose copy the store had started ahead on its copy stream (CUDA; 0 where
   // host copies are synchronous).
   j["host_prefetches"] =
-      three ? Json(summary.storage.prefetches_on(LevelKind::host)) : Json(nullptr);
+      has_host ? Json(summary.storage.prefetches_on(LevelKind::host)) : Json(nullptr);
   j["peak_host_bytes"] =
-      three ? Json(summary.storage.peak_bytes_on(LevelKind::host)) : Json(nullptr);
+      has_host ? Json(summary.storage.peak_bytes_on(LevelKind::host)) : Json(nullptr);
   j["measured_device_write_seconds"] = checkpointing.level_costs_measured
                                            ? number(checkpointing.level_costs.device_write_seconds)
                                            : Json(nullptr);

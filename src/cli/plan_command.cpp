@@ -82,10 +82,9 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
   const Index l = plan.steps;
   out << "rewind plan: " << plan.name << " for " << l << " steps\n";
   row(out, "steps l", std::to_string(l));
+  const ScheduleFamily& family = *plan.family;
   std::string c = std::to_string(plan.snapshots);
-  if (plan.kind == ScheduleKind::revolve) c += " (the initial state's snapshot included)";
-  if (plan.kind == ScheduleKind::uniform) c += " (the most this schedule holds at once)";
-  if (plan.kind == ScheduleKind::store_all) c += " (one per step: y_0 ... y_{l-1})";
+  if (const std::string note = family.snapshots_note(); !note.empty()) c += " (" + note + ")";
   row(out, "snapshots c", c);
   if (outcome.memory_bytes) {
     row(out, "  from --memory",
@@ -96,20 +95,9 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
         << kCarryBytes
         << " bytes\n    = sizeof(rwd::Carry) (t, h, controller memory, step index, noise seed)\n";
   }
-  if (plan.kind == ScheduleKind::uniform) {
-    std::string k = std::to_string(plan.interval);
-    if (plan.interval_chosen)
-      k += " (chosen: the fewest advances within " + std::to_string(*plan.budget) + " snapshots)";
-    row(out, "interval k", k);
-  }
-  if (plan.kind == ScheduleKind::revolve)
-    row(out, "repetitions r",
-        std::to_string(plan.repetitions) + " (no step is advanced more than r times)");
+  for (const PlanLine& line : family.plan_lines(plan)) row(out, line.label, line.value);
   if (plan.uses_disk()) {
-    if (plan.kind == ScheduleKind::two_level)
-      row(out, "memory / disk snapshots",
-          std::to_string(plan.slots_on(LevelKind::memory)) + " / " +
-              std::to_string(plan.slots_on(LevelKind::disk)));
+    for (const PlanLine& line : family.disk_lines(plan)) row(out, line.label, line.value);
     if (outcome.measured)
       row(out, "measured in --disk",
           "one snapshot write " + fmt("%.3g ms", 1e3 * outcome.measured->write_seconds) +
@@ -184,7 +172,7 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
     row(out, "counts",
         "closed form (l > " + std::to_string(kSimulateMaxSteps) +
             " or too many slots to simulate cheaply)");
-  if (plan.budget && *plan.budget >= l && plan.kind != ScheduleKind::store_all)
+  if (plan.budget && *plan.budget >= l && !family.keeps_every_state())
     out << "\nc >= l: every state fits in the budget, so store-all is possible (--schedule "
            "store-all,\nor the default `rewind run` without --snapshots).\n";
   out << "\nConventions (Griewank-Walther): the initial state takes one snapshot; p counts every\n"
@@ -199,7 +187,7 @@ Json plan_json(const PlanOutcome& outcome) {
   const auto opt = [&](const auto& v) { return v ? Json(*v) : null; };
   Json j;
   j["schedule"] = plan.name;
-  j["schedule_kind"] = schedule_kind_name(plan.kind);
+  j["schedule_kind"] = plan.family->name();
   j["steps"] = l;
   j["snapshots"] = plan.snapshots;
   j["budget"] = opt(plan.budget);
@@ -207,9 +195,10 @@ Json plan_json(const PlanOutcome& outcome) {
   j["state_bytes"] = opt(outcome.state_bytes);
   j["carry_bytes"] = kCarryBytes;
   j["snapshot_bytes"] = opt(outcome.snapshot_bytes());
-  j["interval"] = plan.kind == ScheduleKind::uniform ? Json(plan.interval) : null;
+  const auto fact = [&](const char* key) { return opt(plan_fact(plan, key)); };
+  j["interval"] = fact("interval");
   j["interval_chosen"] = plan.interval_chosen;
-  j["repetitions"] = plan.kind == ScheduleKind::revolve ? Json(plan.repetitions) : null;
+  j["repetitions"] = fact("repetitions");
   j["forward_steps"] = plan.forward_steps();
   j["recomputed_steps"] = plan.forward_steps() - l;  // p: the advances, less reverses from stages
   j["recompute_ratio"] = plan.recompute_ratio();
@@ -222,13 +211,11 @@ Json plan_json(const PlanOutcome& outcome) {
   j["peak_snapshot_bytes"] = sb ? product(plan.peak_slots, *sb) : null;
   j["store_all_states"] = l + 1;
   j["store_all_bytes"] = sb ? product(l + 1, *sb) : null;
-  j["store_all_possible"] =
-      plan.kind == ScheduleKind::store_all || (plan.budget && *plan.budget >= l);
+  j["store_all_possible"] = plan.family->keeps_every_state() || (plan.budget && *plan.budget >= l);
   j["adjoint_cost"] = outcome.adjoint_cost;
   j["predicted_time_ratio"] = plan.predicted_time_ratio(outcome.adjoint_cost);
-  const bool two_level = plan.kind == ScheduleKind::two_level;
-  j["memory_snapshots"] = two_level ? Json(plan.slots_on(LevelKind::memory)) : null;
-  j["disk_snapshots"] = two_level ? Json(plan.slots_on(LevelKind::disk)) : null;
+  j["memory_snapshots"] = fact("memory_snapshots");
+  j["disk_snapshots"] = fact("disk_snapshots");
   j["all_on_disk"] = plan.all_on_disk();
   j["disk_write_cost"] = plan.uses_disk() ? Json(plan.costs.disk_write_time) : null;
   j["disk_read_cost"] = plan.uses_disk() ? Json(plan.costs.disk_read_time) : null;
@@ -275,18 +262,21 @@ Json plot_json(const PlanOutcome& outcome) {
     previous = budget;
   }
   Json tradeoff = {{"memory", memory_curve}};
-  const bool two_level = plan.kind == ScheduleKind::two_level;
-  Json chosen = {
-      {"snapshots", std::max<Index>(plan.snapshots, 1)},
-      {"ratio", plan.recompute_ratio()},
-      {"disk_snapshots", two_level ? Json(plan.slots_on(LevelKind::disk)) : Json(nullptr)},
-      {"time_ratio", plan.predicted_time_ratio(outcome.adjoint_cost)}};
-  if (two_level) {
-    // The same K with fewer and more disk snapshots: a dozen plans, each simulated once.
+  const auto fact = [&](const char* key) {
+    const std::optional<Index> value = plan_fact(plan, key);
+    return value ? Json(*value) : Json(nullptr);
+  };
+  Json chosen = {{"snapshots", std::max<Index>(plan.snapshots, 1)},
+                 {"ratio", plan.recompute_ratio()},
+                 {"disk_snapshots", fact("disk_snapshots")},
+                 {"time_ratio", plan.predicted_time_ratio(outcome.adjoint_cost)}};
+  if (plan.family->with_disk_slots(plan, 0)) {
+    // The same faster levels with fewer and more disk snapshots: a dozen plans, each simulated
+    // once.
     Json curve = Json::array();
     const Index top = std::max<Index>(2 * plan.slots_on(LevelKind::disk), 8);
     for (Index d = 0; d <= top; d += std::max<Index>(top / 12, 1)) {
-      PlanRequest request = PlanRequest::two_level(plan.slots_on(LevelKind::memory), d, plan.costs);
+      PlanRequest request = *plan.family->with_disk_slots(plan, d);
       request.costs.adjoint_cost_factor = outcome.adjoint_cost;
       curve.push_back({d, plan_checkpoints(request, l).predicted_time_ratio(outcome.adjoint_cost)});
     }
@@ -296,10 +286,10 @@ Json plot_json(const PlanOutcome& outcome) {
   Json j;
   j["steps"] = l;
   j["schedule"] = plan.name;
-  j["kind"] = schedule_kind_name(plan.kind);
+  j["kind"] = plan.family->name();
   j["snapshots"] = plan.snapshots;
-  j["memory_snapshots"] = two_level ? Json(plan.slots_on(LevelKind::memory)) : Json(nullptr);
-  j["disk_snapshots"] = two_level ? Json(plan.slots_on(LevelKind::disk)) : Json(nullptr);
+  j["memory_snapshots"] = fact("memory_snapshots");
+  j["disk_snapshots"] = fact("disk_snapshots");
   j["all_on_disk"] = plan.all_on_disk();
   j["chosen"] = chosen;
   j["tradeoff"] = tradeoff;
@@ -471,7 +461,7 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
     if (!options.method)
       rwd::detail::fail<InvalidArgument>(
           "--stage-aware needs --method NAME (rk4, heun, ...): a stage snapshot holds its stages");
-    if (request.kind != ScheduleKind::revolve || !request.budget || request.all_on_disk)
+    if (!request.family->binomial_budget(request) || request.all_on_disk)
       rwd::detail::fail<InvalidArgument>(
           "--stage-aware needs a budget in memory (--snapshots C or --memory BYTES) and no "
           "other --schedule or disk level");
@@ -487,13 +477,16 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
     return outcome;
   }
   outcome.plan = plan_checkpoints(request, l);
-  if (request.kind == ScheduleKind::two_level) {
+  const CheckpointPlan& plan = outcome.plan;
+  if (plan.level(LevelKind::memory) && plan.level(LevelKind::disk) &&
+      !plan.level(LevelKind::host)) {
+    // Memory and disk: against revolve with the memory slots alone, and with every slot in memory.
     PlanRequest memory_only;
-    memory_only.budget = request.memory_slots;
+    memory_only.budget = plan.slots_on(LevelKind::memory);
     outcome.memory_only_ratio =
         plan_checkpoints(memory_only, l).predicted_time_ratio(outcome.adjoint_cost);
     PlanRequest free_io;
-    free_io.budget = *request.memory_slots + *request.disk_slots;
+    free_io.budget = plan.slots_on(LevelKind::memory) + plan.slots_on(LevelKind::disk);
     outcome.free_io_ratio = plan_checkpoints(free_io, l).predicted_time_ratio(outcome.adjoint_cost);
   }
   return outcome;

@@ -7,7 +7,6 @@
 // Header-only and free of CLI11/JSON, so tests/cli/cli_test.cpp can use it with rewind alone.
 #pragma once
 
-#include <cctype>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +15,7 @@
 #include "rewind/error.hpp"
 #include "rewind/schedule/checkpoint_plan.hpp"
 #include "rewind/schedule/invalid_plan_request.hpp"
+#include "rewind/schedule/schedule_registry.hpp"
 #include "rewind/schedule/stage_plan_chooser.hpp"
 
 namespace rwd::cli {
@@ -26,8 +26,7 @@ using rwd::InvalidPlanRequest;
 using rwd::kCarryBytes;
 using rwd::PlanField;
 using rwd::PlanRequest;
-using rwd::schedule_kind_name;
-using rwd::ScheduleKind;
+using rwd::ScheduleFamily;
 
 // --adjoint-cost when not given: the adjoint part of a reverse step, in forward steps.
 inline constexpr double kDefaultAdjointCost = 1.5;
@@ -37,19 +36,15 @@ inline std::string count_or_unknown(std::optional<Index> count) {
   return count ? std::to_string(*count) : std::string("?");
 }
 
-// "revolve", "uniform", "store-all" (also "store_all", "storeall"); InvalidArgument otherwise.
-inline ScheduleKind parse_schedule_kind(std::string_view text) {
-  std::string key(text);
-  for (char& c : key)
-    c = (c == '_') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (key == "revolve" || key == "binomial") return ScheduleKind::revolve;
-  if (key == "uniform") return ScheduleKind::uniform;
-  if (key == "store-all" || key == "storeall") return ScheduleKind::store_all;
-  if (key == "two-level" || key == "multilevel" || key == "multi-level")
-    return ScheduleKind::two_level;
-  rwd::detail::fail<InvalidArgument>(
-      "--schedule = '", text,
-      "' is not a schedule; choose revolve, uniform, store-all or two-level");
+// The registered schedule family named `text` (rwd::find_schedule_family: any case, '_' as
+// '-', aliases such as "binomial"); otherwise InvalidArgument "--schedule = 'x' is not a
+// schedule; did you mean …? (registered: …)" (the nearest name only when one is near).
+inline const ScheduleFamily& parse_schedule_family(std::string_view text) {
+  try {
+    return rwd::find_schedule_family(text);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("--schedule = ") + e.what());
+  }
 }
 
 // The flag that sets `field` of `request` (rwd::PlanField), with its value's name when the field
@@ -57,7 +52,7 @@ inline ScheduleKind parse_schedule_kind(std::string_view text) {
 // budget_from_memory: the budget will come from --memory.
 inline std::string flag_of(PlanField field, const PlanRequest& request, bool budget_from_memory) {
   switch (field) {
-    case PlanField::kind:
+    case PlanField::family:
       return "--schedule";
     case PlanField::budget:
       if (budget_from_memory) return "--memory";
@@ -65,7 +60,8 @@ inline std::string flag_of(PlanField field, const PlanRequest& request, bool bud
     case PlanField::interval:
       return "--interval";
     case PlanField::memory_slots:
-      if (request.kind == ScheduleKind::three_level) return "--device-snapshots";
+      // The fastest level's slots, under the flag named after that level.
+      if (request.family->fastest_level_name() == "device") return "--device-snapshots";
       return request.memory_slots ? "--ram-snapshots" : "--ram-snapshots K";
     case PlanField::disk_slots:
       return request.disk_slots ? "--disk-snapshots" : "--disk-snapshots D";

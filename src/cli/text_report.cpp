@@ -174,13 +174,7 @@ void print_plan_prediction(std::ostream& out, const CheckpointReport& checkpoint
         << format("%.3g ms", 1e3 * checkpointing.level_costs.device_read_seconds) << " ("
         << format("%.3g", plan.costs.write_time) << " / " << format("%.3g", plan.costs.read_time)
         << " steps)\n";
-  if (plan.kind == ScheduleKind::two_level)
-    out << "two-level: " << plan.slots_on(LevelKind::memory) << " in memory, "
-        << plan.slots_on(LevelKind::disk) << " on disk; a disk write costs "
-        << format("%.3g", plan.costs.disk_write_time) << " steps, a read "
-        << format("%.3g", plan.costs.disk_read_time) << " steps; "
-        << count_or_unknown(plan.stores_on(LevelKind::disk)) << " disk writes, "
-        << count_or_unknown(plan.restores_on(LevelKind::disk)) << " disk reads planned\n";
+  if (const std::string note = plan.family->run_note(plan); !note.empty()) out << note << "\n";
   out << "checkpointing: " << plan.name << " for " << plan.steps << " steps";
   if (checkpointing.memory_budget)
     out << ",\n  c = floor(--memory " << *checkpointing.memory_budget << " / (state "

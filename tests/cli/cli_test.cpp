@@ -453,7 +453,8 @@ TEST(CheckpointFlags, LibraryRulesNameTheFlag) {
   EXPECT_EQ(refused(f), "--snapshots = 3000000000 must be <= 2147483647");
   f = {};
   f.snapshots = "3", f.interval = "4";
-  EXPECT_EQ(refused(f), "--interval applies only to the uniform schedule, not revolve");
+  EXPECT_EQ(refused(f),
+            "--interval does not apply to the revolve schedule (it applies to uniform)");
   f = {};
   f.schedule = "uniform";
   EXPECT_EQ(refused(f).rfind("--snapshots C (or --memory BYTES) is missing: the uniform", 0), 0u)
@@ -503,7 +504,7 @@ TEST(CheckpointFlags, DifferOnlyInWhatNoFlagsAndADiskMean) {
   flags.ram_snapshots = "2";
   flags.disk_snapshots = "0";
   const CheckpointSettings plan = resolve_checkpoint_flags(flags, FlagUse::plan);
-  EXPECT_EQ(plan.request.kind, ScheduleKind::two_level);
+  EXPECT_EQ(plan.request.family, &rwd::two_level_family());
   EXPECT_EQ(*plan.request.disk_slots, 0);
   EXPECT_NE(flag_refusal(flags, FlagUse::run).find("need --disk DIR"), std::string::npos);
 }

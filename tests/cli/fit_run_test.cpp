@@ -84,7 +84,7 @@ TEST(FitRun, WorksForEveryBuiltInProblem) {
     const double start_loss = report.result.history.front().loss;
     EXPECT_LT(report.result.loss, 1e-3 * start_loss);
     EXPECT_LT(std::abs(report.result.theta[i] - truth), 0.1 * std::abs(0.05 * truth));
-    EXPECT_EQ(report.checkpoint.plan.kind, ScheduleKind::revolve);
+    EXPECT_EQ(report.checkpoint.plan.family, &rwd::revolve_family());
   }
 }
 
