@@ -45,6 +45,7 @@
 #include "rewind/adjoint/differentiate.hpp"
 #include "rewind/adjoint/forward_loss.hpp"
 #include "rewind/adjoint/measure_costs.hpp"
+#include "rewind/adjoint/plan_costs.hpp"
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/error.hpp"
 #include "rewind/format.hpp"
@@ -53,6 +54,7 @@
 #include "rewind/interrupt.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/schedule/cost_needs.hpp"
 #include "rewind/schedule/online_plan.hpp"
 #include "rewind/warning.hpp"
 #include "run_report.hpp"
@@ -273,13 +275,39 @@ using PlanCallback = std::function<void(const CheckpointReport&)>;
 // Called every few steps of the gradient run, forward and reverse (StepProgress::kSampleEvery).
 using StepSampler = std::function<void()>;
 
+// The costs the flags give (--disk-write-cost, --disk-read-cost, and --copy-cost with
+// --stage-aware), each of which overrides a measured one (rwd::with_given_costs).
+inline GivenCosts given_costs(const CheckpointSettings& flags) {
+  GivenCosts given;
+  given.disk_write = flags.disk_write_cost;
+  given.disk_read = flags.disk_read_cost;
+  if (flags.stage_aware) given.copy = flags.copy_cost;
+  return given;
+}
+
+// What an earlier attempt of a resumed run measured, as a measurement, when it holds everything
+// `needs` names (resume_costs.hpp); nullopt otherwise.
+inline std::optional<CostMeasurement> earlier_measurement(
+    const std::optional<MeasuredCosts>& earlier, const CostNeeds& needs) {
+  if (!earlier || (needs.disk && !earlier->has_disk()) ||
+      (needs.level_copies() && !earlier->has_levels()))
+    return std::nullopt;
+  CostMeasurement measured;
+  measured.step_seconds = earlier->step_seconds;
+  if (needs.disk) measured.disk = earlier->disk;
+  if (needs.level_copies()) measured.levels = earlier->levels;
+  return measured;
+}
+
 // The plan request and driver options of a checkpointed run of this problem: the budget from
-// --memory in snapshots of this state size (rwd::snapshot_bytes), and the costs a plan weighs
-// (rwd::measure_costs) measured against this problem's own step when not given: a two-level
-// schedule's disk, the --stage-aware chooser's snapshot copies, every level of a three-level
-// schedule. Records its inputs in `checkpointing`. Across ranks, sizes and costs are those of the
-// rank holding the most values and the slowest rank (every rank derives the same plan from
-// them): a snapshot is that rank's slice, --memory a budget per rank.
+// --memory in snapshots of this state size (rwd::snapshot_bytes), and the costs its plan weighs
+// that the flags do not give — which ones is the library's answer (rwd::costs_to_measure: a
+// two-level schedule's disk, every level of a three-level schedule, the --stage-aware chooser's
+// snapshot copies) — measured against this problem's own step (rwd::cost_probe_for), the given
+// ones over them (rwd::with_given_costs). A resumed attempt plans with the costs its first
+// attempt measured (resume_costs.hpp). Records its inputs in `checkpointing`. Across ranks,
+// sizes and costs are those of the rank holding the most values and the slowest rank (every rank
+// derives the same plan from them): a snapshot is that rank's slice, --memory a budget per rank.
 template <class P, class V>
 std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
                                                              const RunSettings& settings,
@@ -297,17 +325,13 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     request.budget =
         snapshots_in_memory(*flags.memory_bytes, checkpointing.snapshot_bytes, "--memory");
   request.validate();
+  if (flags.stage_aware && settings.control.is_adaptive())
+    rwd::detail::fail<InvalidArgument>(
+        "--stage-aware needs an explicit Runge-Kutta method with fixed steps (an adaptive "
+        "step's size is not known before it is taken)");
 
   CheckpointOptions options;
   options.drift_policy = flags.drift;
-  // A resumed attempt plans with the costs its first attempt measured (resume_costs.hpp).
-  const bool measures_costs =
-      request.family == &three_level_family() ||
-      (request.family == &two_level_family() && !flags.disk_directory.empty() &&
-       (!flags.disk_write_cost || !flags.disk_read_cost));
-  std::optional<MeasuredCosts> earlier;
-  if (flags.resume && measures_costs)
-    earlier = costs_of_earlier_attempt<B>(flags.disk_directory, y0);
   if (!flags.disk_directory.empty()) {
     options.disk.directory = flags.disk_directory;
     options.disk.asynchronous = !flags.sync_io;
@@ -315,82 +339,47 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     options.disk.compression_level = flags.compression;
     options.disk.resume = flags.resume;
     if (flags.resume) options.disk.identity = resume_identity(settings);
-    if (request.family == &two_level_family() &&
-        (!flags.disk_write_cost || !flags.disk_read_cost)) {
-      // Weigh the disk against this problem's own step, measured now.
-      checkpointing.disk_costs_measured = true;
-      if (earlier && earlier->has_disk()) {
-        checkpointing.costs_from_earlier_attempt = true;
-        checkpointing.step_seconds = earlier->step_seconds;
-        checkpointing.disk_costs = earlier->disk;
-      } else {
-        CostProbe probe;
-        probe.disk_directory = flags.disk_directory;
-        const CostMeasurement measured = measure_run_costs(problem, settings, y0, theta, probe);
-        checkpointing.step_seconds = measured.step_seconds;
-        checkpointing.disk_costs = *measured.disk;
-      }
-      request.costs.disk_write_time = flags.disk_write_cost.value_or(
-          checkpointing.disk_costs.write_seconds / checkpointing.step_seconds);
-      request.costs.disk_read_time = flags.disk_read_cost.value_or(
-          checkpointing.disk_costs.read_seconds / checkpointing.step_seconds);
-    }
-    request.costs.adjoint_cost_factor = flags.adjoint_cost;
   }
-  if (flags.stage_aware && settings.control.is_adaptive())
-    rwd::detail::fail<InvalidArgument>(
-        "--stage-aware needs an explicit Runge-Kutta method with fixed steps (an adaptive "
-        "step's size is not known before it is taken)");
-  if (flags.stage_aware && flags.copy_cost) {
-    request.costs.write_time = request.costs.read_time = *flags.copy_cost;
-    request.costs.adjoint_cost_factor = flags.adjoint_cost;
-  } else if (flags.stage_aware) {
-    // Which of revolve, stage-aware and the store-alls is fastest depends on what a snapshot copy
-    // costs against this problem's step (a stage snapshot is priced as one copy: its stage values
-    // go straight into their slots, see CostModel::stage_values_copied): measured now, round as
-    // many slots as the run keeps (rwd::level_probe_slots).
-    checkpointing.level_costs_measured = true;
+
+  const GivenCosts given = given_costs(flags);
+  // What the schedule family weighs is kept with a resumable run's snapshot file; the stage
+  // chooser's copies are measured afresh.
+  const CostNeeds family_needs = costs_to_measure(request, given);
+  const CostNeeds needs = costs_to_measure(request, given, flags.stage_aware);
+  if (needs.disk && flags.disk_directory.empty())
+    rwd::detail::fail<InvalidArgument>(request.family->name(),
+                                       " weighs the disk level's costs: add --disk DIR");
+  std::optional<CostMeasurement> measured;
+  if (flags.resume && family_needs.any()) {
+    measured = earlier_measurement(costs_of_earlier_attempt<B>(flags.disk_directory, y0), needs);
+    if (measured) checkpointing.costs_from_earlier_attempt = true;
+  }
+  if (needs.any() && !measured) {
     const Index state_bytes = snapshot_values<B>(y0) * static_cast<Index>(sizeof(double));
-    CostProbe probe;
-    probe.levels = true;
-    probe.level_slots = level_probe_slots(state_bytes, request.budget.value_or(1));
-    const CostMeasurement measured = measure_run_costs(problem, settings, y0, theta, probe);
-    checkpointing.step_seconds = measured.step_seconds;
-    checkpointing.level_costs = *measured.levels;
-    const CostModel copies = measured.in_forward_steps();
-    request.costs.write_time = copies.write_time;
-    request.costs.read_time = copies.read_time;
-    request.costs.adjoint_cost_factor = flags.adjoint_cost;
+    measured = measure_run_costs(
+        problem, settings, y0, theta,
+        cost_probe_for(needs, request, state_bytes, flags.disk_directory, flags.stage_aware));
   }
-  if (request.family == &three_level_family()) {
-    // Every level's copy against this problem's own step, measured now (the disk's too when the
-    // plan has a disk level and its costs were not given).
-    checkpointing.level_costs_measured = true;
-    const bool has_disk = request.disk_slots.value_or(0) > 0;
-    CostMeasurement measured;
-    if (earlier && earlier->has_levels() && (!has_disk || earlier->has_disk())) {
-      checkpointing.costs_from_earlier_attempt = true;
-      measured.step_seconds = earlier->step_seconds;
-      measured.levels = earlier->levels;
-      if (has_disk) measured.disk = earlier->disk;
-    } else {
-      CostProbe probe;
-      probe.levels = true;
-      if (has_disk) probe.disk_directory = flags.disk_directory;
-      measured = measure_run_costs(problem, settings, y0, theta, probe);
-    }
-    checkpointing.step_seconds = measured.step_seconds;
-    checkpointing.level_costs = *measured.levels;
-    if (has_disk) {
+  if (measured) {
+    checkpointing.step_seconds = measured->step_seconds;
+    if (needs.disk) {
       checkpointing.disk_costs_measured = true;
-      checkpointing.disk_costs = *measured.disk;
+      checkpointing.disk_costs = *measured->disk;
     }
-    request.costs = measured.in_forward_steps(request.costs);
-    if (flags.disk_write_cost) request.costs.disk_write_time = *flags.disk_write_cost;
-    if (flags.disk_read_cost) request.costs.disk_read_time = *flags.disk_read_cost;
-    request.costs.adjoint_cost_factor = flags.adjoint_cost;
+    if (needs.level_copies()) {
+      checkpointing.level_costs_measured = true;
+      checkpointing.level_costs = *measured->levels;
+    }
   }
-  if (flags.resume && measures_costs) {
+  // The given costs are in the request already (resolve_checkpoint_flags) unless a measurement
+  // or a copy cost puts them there now.
+  if (measured || given.copy)
+    request.costs = with_given_costs(request.costs, needs,
+                                     measured ? measured->in_forward_steps() : CostModel{}, given);
+  if (!flags.disk_directory.empty() || flags.stage_aware || needs.any())
+    request.costs.adjoint_cost_factor = flags.adjoint_cost;
+
+  if (flags.resume && family_needs.any()) {
     // Every rank has measured by now (the figures are agreed): what an earlier attempt killed
     // while measuring left in the run's directory goes.
     for (const auto& left : remove_abandoned_disk_probes(flags.disk_directory, attempt_started))
