@@ -371,9 +371,9 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
       checkpointing.level_costs = *measured->levels;
     }
   }
-  // The given costs are in the request already (resolve_checkpoint_flags) unless a measurement
-  // or a copy cost puts them there now.
-  if (measured || given.copy)
+  // Given costs always win: flags put them in the request (resolve_checkpoint_flags), but a
+  // caller may set them afterwards (a fit's later stages reuse the first stage's disk costs).
+  if (measured || given.copy || given.disk_write || given.disk_read)
     request.costs = with_given_costs(request.costs, needs,
                                      measured ? measured->in_forward_steps() : CostModel{}, given);
   if (!flags.disk_directory.empty() || flags.stage_aware || needs.any())

@@ -14,6 +14,7 @@
 #include "../../src/cli/observation_run.hpp"
 #include "../../src/cli/problem_registry.hpp"
 #include "support/error_message.hpp"
+#include "support/scratch_directory.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -119,6 +120,38 @@ TEST(FitRun, RefusesWhatDoesNotMatchTheFile) {
   EXPECT_NE(refusal([](auto& o) { o.sigma = -1.0; }).find("--sigma = -1"), std::string::npos);
   EXPECT_NE(refusal([](auto& o) { o.max_evaluations = 0; }).find("--max-evaluations"),
             std::string::npos);
+}
+
+// A two-level fit measures the disk in its first stage and plans every later stage with those
+// costs (not with none: the placement of disk snapshots depends on them).
+TEST(FitRun, LaterStagesPlanWithTheFirstStagesDiskCosts) {
+  ScratchFile file("stages-disk");
+  GenerateOptions generate;
+  generate.run.problem = "lotka_volterra";
+  generate.run.checkpoint.steps = "200";
+  generate.observe_every = "20";
+  save_observations(file.path, generate_observations(generate));
+  const rwd::test::ScratchDirectory disk("fit-stages-disk");
+  FitCommandOptions options;
+  options.problem = "lotka_volterra";
+  options.observations = file.path.string();
+  options.fit = "alpha";
+  options.start = "alpha=1.2";
+  options.stages = 2;
+  options.max_evaluations = 3;
+  options.checkpoint.disk = disk.path().string();
+  options.checkpoint.ram_snapshots = "2";
+  options.checkpoint.disk_snapshots = "4";
+  const FitReport report = run_fit(resolve_fit_settings(options), {}, {});
+  ASSERT_EQ(report.stages.size(), 2u);
+  const CheckpointReport& last = report.checkpoint;
+  ASSERT_TRUE(last.disk_costs_measured);
+  ASSERT_GT(last.step_seconds, 0.0);
+  EXPECT_GT(last.plan.costs.disk_write_time, 0.0);
+  EXPECT_DOUBLE_EQ(last.plan.costs.disk_write_time,
+                   last.disk_costs.write_seconds / last.step_seconds);
+  EXPECT_DOUBLE_EQ(last.plan.costs.disk_read_time,
+                   last.disk_costs.read_seconds / last.step_seconds);
 }
 
 // --stages S: stage s fits the observations up to s/S of the horizon, from where s − 1 ended.
