@@ -1,7 +1,8 @@
 # Automatic-differentiation libraries from Debian (scripts/install_dependencies.sh installs them):
 #
-#   rewind_sacado   Sacado, header-only (cmake/RewindSacado.cmake): derives the vjps of
-#                   rewind/model.hpp; without it that header is left out of the problems part.
+#   rewind_sacado   Sacado, header-only (cmake/RewindSacado.cmake); rewind/model.hpp derives its
+#                   vjps with it (where Sacado is not found, that header is left out of the
+#                   problems part's header check).
 #   rewind_adolc    ADOL-C (adolc/adolc.h, libadolc): only measured against Sacado by
 #                   bench/ad_choice.
 #
