@@ -1,25 +1,32 @@
 // rwd::auto_problem (rewind/model.hpp): templated models whose vjps are derived by Sacado's
 // forward mode. The SIR model and Lorenz-63 written as templated models give the hand-written
 // vjps to 1e-13; the derivative checker passes them against finite differences; their gradients
-// are the same bits under store-all and revolve and agree with finite differences of the whole
-// run, including the parameters' effect through initial_state; bad models are refused.
+// are the same bits under store-all, revolve, uniform, stage-aware, on-disk and online schedules
+// and agree with finite differences of the whole run, including the parameters' effect through
+// initial_state; Robertson's derived Jacobian and jvp equal the hand-written Jacobian and give
+// BDF (CVODES, dense and GMRES) the built-in problem's gradient; bad models are refused.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "rewind/adjoint/differentiate.hpp"
 #include "rewind/derivative_checker.hpp"
+#include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/model.hpp"
 #include "rewind/problems/lorenz63.hpp"
+#include "rewind/problems/robertson.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "support/error_message.hpp"
 #include "support/gradient_check.hpp"
 #include "support/random_data.hpp"
 #include "support/same_gradient_bits.hpp"
+#include "support/scratch_directory.hpp"
 
 namespace rwd {
 namespace {
@@ -70,6 +77,20 @@ struct TemplatedLorenz63 {
     f[0] = p[0] * (y[1] - y[0]);
     f[1] = y[0] * (p[1] - y[2]) - y[1];
     f[2] = y[0] * y[1] - p[2] * y[2];
+  }
+};
+
+// Robertson's stiff kinetics with the integral of y_3 as a fourth state, as rwd::Robertson(true)
+// writes it (f_1 from f_0 and f_2).
+struct TemplatedRobertson {
+  static constexpr std::array<const char*, 4> state_names{"y1", "y2", "y3", "integral_y3"};
+  static constexpr std::array<const char*, 3> parameter_names{"p1", "p2", "p3"};
+  template <class T>
+  void rhs(double /*t*/, const T* y, const T* p, T* f) const {
+    f[0] = -p[0] * y[0] + p[1] * y[1] * y[2];
+    f[2] = p[2] * y[1] * y[1];
+    f[1] = -f[0] - f[2];
+    f[3] = y[2];
   }
 };
 
@@ -129,19 +150,46 @@ TEST(AutoProblem, PassesTheDerivativeChecker) {
   EXPECT_TRUE(lorenz_report.ok) << lorenz_report.report();
 }
 
-TEST(AutoProblem, StoreAllAndRevolveGiveTheSameGradientBits) {
+// Contract 2 for a derived vjp: store-all, revolve at several budgets, uniform, stage-aware,
+// every step's stages and revolve with its snapshots on disk all give the same bits.
+TEST(AutoProblem, EveryScheduleAndStoreGivesTheSameGradientBits) {
   const auto problem = auto_problem(Sir{});
   const Vector theta = problem.default_parameters();
   const Vector y0 = problem.initial_state(theta);
   ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.1, 300));
   const auto objective = Objective<B>::terminal_squared_norm();
   const auto reference = differentiate(stepper, objective, y0, theta, StoreAllStrategy{});
-  for (int snapshots : {2, 5, 17}) {
-    SCOPED_TRACE("revolve, c = " + std::to_string(snapshots));
-    const auto revolve = differentiate(stepper, objective, y0, theta,
-                                       CheckpointStrategy{revolve_schedule(snapshots)});
-    testing::expect_same_gradient_bits<B>(revolve, reference);
+  const test::ScratchDirectory scratch("rewind-auto-problem");
+  CheckpointOptions on_disk_options;
+  on_disk_options.disk.directory = scratch.path();
+  const std::vector<std::pair<std::string, CheckpointStrategy>> strategies = {
+      {"revolve(2)", {revolve_schedule(2)}},
+      {"revolve(5)", {revolve_schedule(5)}},
+      {"revolve(17)", {revolve_schedule(17)}},
+      {"uniform(7)", {uniform_schedule(7)}},
+      {"stage-aware(12, 4)", {stage_aware_schedule(12, 4)}},
+      {"store-all stages", {store_all_stages_schedule(4)}},
+      {"revolve(5) on disk", {on_disk(revolve_schedule(5)), on_disk_options}}};
+  for (const auto& [name, strategy] : strategies) {
+    SCOPED_TRACE(name);
+    const auto result = differentiate(stepper, objective, y0, theta, strategy);
+    testing::expect_same_gradient_bits<B>(result, reference);
+    EXPECT_TRUE(result.drift.bitwise_identical());
   }
+}
+
+// An adaptive run of unknown length: the online schedule gives store-all's bits.
+TEST(AutoProblem, OnlineScheduleGivesStoreAllBits) {
+  const auto problem = auto_problem(TemplatedLorenz63{});
+  const Vector y0{{1.0, 1.0, 1.0}}, theta{{10.0, 28.0, 8.0 / 3.0}};
+  ExplicitRungeKutta stepper(problem, ButcherTableau::dormand_prince(),
+                             StepControl::adaptive(0.0, 2.0, 1e-7, 1e-9));
+  const auto objective = Objective<B>::terminal_squared_norm();
+  const auto reference = differentiate(stepper, objective, y0, theta, StoreAllStrategy{});
+  ASSERT_GT(reference.summary.steps, 50);
+  const auto online =
+      differentiate(stepper, objective, y0, theta, CheckpointStrategy{revolve_schedule(4)});
+  testing::expect_same_gradient_bits<B>(online, reference);
 }
 
 TEST(AutoProblem, GradientAgreesWithFiniteDifferencesOfTheRun) {
@@ -204,6 +252,49 @@ TEST(AutoProblem, NamesAndDefaultsComeFromTheModel) {
   EXPECT_EQ(problem.parameter_names(), (std::vector<std::string>{"beta", "gamma", "N"}));
   EXPECT_EQ(problem.default_parameters(), (Vector{{0.5, 0.25, 1000.0}}));
   EXPECT_EQ(problem.initial_state(problem.default_parameters()), (Vector{{990.0, 10.0, 0.0}}));
+}
+
+TEST(AutoProblem, JacobianAndJvpEqualTheHandWrittenJacobian) {
+  const auto derived = auto_problem(TemplatedRobertson{});
+  const Robertson hand(/*with_integral=*/true);
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 10; ++trial) {
+    const Vector y = testing::random_vector(4, rng, 0.0, 1.0);
+    const Vector theta = hand.default_parameters();
+    Eigen::MatrixXd j, hand_j;
+    derived.jacobian(0.0, y, theta, j);
+    hand.jacobian(0.0, y, theta, hand_j);
+    EXPECT_LE((j - hand_j).cwiseAbs().maxCoeff(), 1e-13 * hand_j.cwiseAbs().maxCoeff());
+    const Vector w = testing::random_vector(4, rng);
+    Vector jw(4);
+    derived.jvp(0.0, y, theta, w, jw);
+    EXPECT_LE(relative_error(jw, hand_j * w), 1e-13);
+  }
+}
+
+// BDF through CVODES with the derived Jacobian (dense Newton) and Jacobian–vector products
+// (GMRES): the same gradient as the built-in Robertson with its hand-written Jacobian, to the
+// solver's tolerances.
+TEST(AutoProblem, BdfGradientMatchesTheHandWrittenProblem) {
+  const auto derived = auto_problem(TemplatedRobertson{});
+  const Robertson hand(/*with_integral=*/true);
+  const Vector theta = hand.default_parameters(), y0 = hand.default_initial_state();
+  Vector w = Vector::Zero(4);
+  w[3] = 1.0;
+  const auto objective = Objective<B>::terminal_linear(w);
+  for (CvodesLinearSolver solver : {CvodesLinearSolver::dense, CvodesLinearSolver::gmres}) {
+    SCOPED_TRACE(solver == CvodesLinearSolver::dense ? "dense" : "gmres");
+    CvodesOptions options;
+    options.linear_solver = solver;
+    const IntervalGrid grid{0.0, 40.0, 4};
+    CvodesIntervalStepper derived_stepper(derived, options, grid);
+    CvodesIntervalStepper hand_stepper(hand, options, grid);
+    const auto a = differentiate(derived_stepper, objective, y0, theta, StoreAllStrategy{});
+    const auto b = differentiate(hand_stepper, objective, y0, theta, StoreAllStrategy{});
+    EXPECT_NEAR(a.loss, b.loss, 1e-6 * std::abs(b.loss));
+    EXPECT_LE(relative_error(a.grad_theta, b.grad_theta), 1e-4);
+    EXPECT_LE(relative_error(a.grad_y0, b.grad_y0), 1e-4);
+  }
 }
 
 struct EmptyStateName {

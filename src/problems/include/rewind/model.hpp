@@ -50,6 +50,10 @@
 //   `using std::exp;` etc.: argument-dependent lookup finds Sacado's versions for its types.
 // - Branches on values are allowed; the derivative is that of the branch taken at the point.
 //
+// The problem also has jacobian(t, y, θ, J) (∂f/∂y, dense) and jvp(t, y, θ, w, out) ((∂f/∂y) w,
+// one forward-mode evaluation along w), which CVODES's BDF uses for its dense and matrix-free
+// (GMRES) Newton iterations: no hand-written Jacobian there either.
+//
 // Bad models are refused: a model without the members above fails to compile with a message
 // naming the missing member (static_assert); empty or repeated state or parameter names are
 // refused when the problem is made, with an rwd::InvalidArgument naming the name and its index.
@@ -88,6 +92,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include <Eigen/Core>
 
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/error.hpp"
@@ -128,15 +134,11 @@ void require_valid_names(const char* model, const char* list,
 
 }  // namespace detail
 
-// A model rewind can differentiate (see the top of this file): names as std::array<const char*,
-// N> members, and rhs templated on the scalar, callable with double and with the forward-mode
-// scalar. Missing pieces are reported by AutoProblem's static_asserts, one message each.
+// The names of a model rewind can differentiate (see the top of this file): state_names and
+// parameter_names as std::array<const char*, N> members. AutoProblem's static_asserts check the
+// rest (rhs, defaults), one message each.
 template <class M>
-concept TemplatedModel = requires {
-  M::state_names;
-  M::parameter_names;
-}
-&&detail::kIsNameArray<std::remove_cvref_t<decltype(M::state_names)>>&&
+concept TemplatedModel = detail::kIsNameArray<std::remove_cvref_t<decltype(M::state_names)>> &&
     detail::kIsNameArray<std::remove_cvref_t<decltype(M::parameter_names)>>;
 
 // A problem (rwd::Problem on rwd::EigenBackend) made from a templated model: rhs calls the model
@@ -246,22 +248,62 @@ class AutoProblem {
     model_.rhs(t, y.data(), theta.data(), f.data());
   }
 
+  // out = (∂f/∂y) w (overwritten), from one evaluation of rhs in forward mode along w: the
+  // Jacobian–vector products of BDF's matrix-free (GMRES) Newton iterations.
+  void jvp(double t, const Vector& y, const Vector& theta, const Vector& w, Vector& out) const {
+    detail::require_length(kName, "state y", y.size(), kStates);
+    detail::require_length(kName, "parameter vector theta", theta.size(), kParameters);
+    detail::require_length(kName, "direction w", w.size(), kStates);
+    detail::require_length(kName, "output out", out.size(), kStates);
+    using Directional = detail::ForwardScalar<1>;
+    std::array<Directional, static_cast<std::size_t>(kStates)> x, f;
+    std::array<Directional, static_cast<std::size_t>(kParameters)> p;
+    for (Index j = 0; j < kStates; ++j) {
+      x[j].val() = y[j];
+      x[j].fastAccessDx(0) = w[j];
+    }
+    for (Index j = 0; j < kParameters; ++j) {
+      p[j].val() = theta[j];
+      p[j].fastAccessDx(0) = 0.0;
+    }
+    model_.rhs(t, x.data(), p.data(), f.data());
+    for (Index i = 0; i < kStates; ++i) out[i] = f[i].fastAccessDx(0);
+  }
+
+  // J = ∂f/∂y, n × n (overwritten), from the forward-mode evaluation the vjp makes: the Jacobian
+  // of BDF's dense Newton iterations.
+  void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const {
+    detail::require_length(kName, "state y", y.size(), kStates);
+    detail::require_length(kName, "parameter vector theta", theta.size(), kParameters);
+    const auto f = derivative_evaluation(t, y, theta);
+    J.resize(kStates, kStates);
+    for (Index i = 0; i < kStates; ++i)
+      for (Index j = 0; j < kStates; ++j) J(i, j) = f[i].fastAccessDx(static_cast<int>(j));
+  }
+
   // out_y = (∂f/∂y)ᵀ v, out_theta = (∂f/∂θ)ᵀ v (both overwritten), from one forward-mode
   // evaluation of rhs.
   void vjp(double t, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
            Vector& out_theta) const {
     detail::require_vjp_sizes<Backend>(kName, kStates, kParameters, y, theta, v, out_y, out_theta);
-    std::array<Derivative, static_cast<std::size_t>(kStates)> x, f;
-    std::array<Derivative, static_cast<std::size_t>(kParameters)> p;
-    for (Index j = 0; j < kStates; ++j) seed(x[j], y[j], j);
-    for (Index j = 0; j < kParameters; ++j) seed(p[j], theta[j], kStates + j);
-    model_.rhs(t, x.data(), p.data(), f.data());
+    const auto f = derivative_evaluation(t, y, theta);
     for (Index j = 0; j < kStates; ++j) out_y[j] = weighted(f, v.data(), j);
     for (Index j = 0; j < kParameters; ++j) out_theta[j] = weighted(f, v.data(), kStates + j);
   }
 
  private:
   static constexpr const char* kName = "rwd::auto_problem";
+
+  // f(t, y, θ) with every derivative component: component j < n is ∂f/∂y_j, n + j is ∂f/∂θ_j.
+  std::array<Derivative, static_cast<std::size_t>(kStates)> derivative_evaluation(
+      double t, const Vector& y, const Vector& theta) const {
+    std::array<Derivative, static_cast<std::size_t>(kStates)> x, f;
+    std::array<Derivative, static_cast<std::size_t>(kParameters)> p;
+    for (Index j = 0; j < kStates; ++j) seed(x[j], y[j], j);
+    for (Index j = 0; j < kParameters; ++j) seed(p[j], theta[j], kStates + j);
+    model_.rhs(t, x.data(), p.data(), f.data());
+    return f;
+  }
 
   template <std::size_t N>
   static std::vector<std::string> names(const std::array<const char*, N>& list) {
