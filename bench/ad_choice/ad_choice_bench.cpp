@@ -16,17 +16,20 @@
 //   EigenAD      Eigen's AutoDiffScalar<Matrix<double, K, 1>>, the same scheme
 //   SacadoRad    Sacado reverse mode (Rad), recorded and swept at every evaluation
 //   AdolcTape    ADOL-C: the whole rhs taped once; each vjp is zos_forward + fos_reverse
+//   AutoProblem  Lorenz-63 only: rwd::auto_problem's vjp (rewind/model.hpp), SFad as shipped
 //
 // Counter `n`: the state size. tests/problems/derived_vjp_libraries_test.cpp checks that every
 // derived vjp timed here equals the hand-written one to 1e-13.
 #include <benchmark/benchmark.h>
 
+#include <array>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "ad_choice/derived_vjps.hpp"
+#include "rewind/model.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/problems/heat2d.hpp"
@@ -107,6 +110,17 @@ void register_stencil_case(const std::string& name, std::shared_ptr<Problem> pro
   });
 }
 
+// Lorenz-63 as a user of rewind/model.hpp writes it: rwd::auto_problem's vjp is the product's
+// path (SFad, with the size checks every problem makes).
+struct TemplatedLorenz63 {
+  static constexpr std::array<const char*, 3> state_names{"x", "y", "z"};
+  static constexpr std::array<const char*, 3> parameter_names{"sigma", "rho", "beta"};
+  template <class T>
+  void rhs(double /*t*/, const T* y, const T* p, T* f) const {
+    Lorenz63Model{}(y, p, nullptr, f);
+  }
+};
+
 void register_lorenz63() {
   auto problem = std::make_shared<rwd::Lorenz63<>>();
   auto point = std::make_shared<Point>(3, problem->default_parameters(), -20.0, 20.0);
@@ -127,6 +141,11 @@ void register_lorenz63() {
   dense.template operator()<SacadoForward<6>>("SacadoSFad");
   dense.template operator()<EigenForward<6>>("EigenAD");
   dense.template operator()<SacadoReverse>("SacadoRad");
+  auto derived = std::make_shared<rwd::AutoProblem<TemplatedLorenz63>>();
+  benchmark::RegisterBenchmark("AutoProblem/Lorenz63", [=](benchmark::State& s) {
+    time_vjp(s, *point,
+             [&](Point& q) { derived->vjp(0.0, q.y, q.theta, q.v, q.out_y, q.out_theta); });
+  });
   benchmark::RegisterBenchmark("AdolcTape/Lorenz63", [=](benchmark::State& s) {
     AdolcTape tape(
         11, 3, 3, point->y.data(), point->theta.data(),
