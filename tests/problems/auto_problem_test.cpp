@@ -4,7 +4,9 @@
 // are the same bits under store-all, revolve, uniform, stage-aware, on-disk and online schedules
 // and agree with finite differences of the whole run, including the parameters' effect through
 // initial_state; Robertson's derived Jacobian and jvp equal the hand-written Jacobian and give
-// BDF (CVODES, dense and GMRES) the built-in problem's gradient; bad models are refused.
+// BDF (CVODES, dense and GMRES) the built-in problem's gradient; a templated SDE's derived
+// diffusion vjp gives the stochastic steppers the built-in problem's gradient; bad models are
+// refused.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -18,9 +20,12 @@
 #include "rewind/derivative_checker.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/sde_problem.hpp"
+#include "rewind/integrators/stochastic_stepper.hpp"
 #include "rewind/model.hpp"
 #include "rewind/problems/lorenz63.hpp"
 #include "rewind/problems/robertson.hpp"
+#include "rewind/problems/stochastic_lorenz63.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "support/error_message.hpp"
 #include "support/gradient_check.hpp"
@@ -94,7 +99,24 @@ struct TemplatedRobertson {
   }
 };
 
+// Lorenz-63 with multiplicative noise g_i = s y_i, θ = (σ, ρ, β, s), as
+// rwd::StochasticLorenz63 writes it.
+struct TemplatedStochasticLorenz63 {
+  static constexpr std::array<const char*, 3> state_names{"x", "y", "z"};
+  static constexpr std::array<const char*, 4> parameter_names{"sigma", "rho", "beta", "s"};
+  template <class T>
+  void rhs(double t, const T* y, const T* p, T* f) const {
+    TemplatedLorenz63{}.rhs(t, y, p, f);
+  }
+  template <class T>
+  void diffusion(double /*t*/, const T* y, const T* p, T* g) const {
+    for (int i = 0; i < 3; ++i) g[i] = p[3] * y[i];
+  }
+};
+
 static_assert(Problem<AutoProblem<Sir>>);
+static_assert(!SdeProblem<AutoProblem<Sir>>);
+static_assert(SdeProblem<AutoProblem<TemplatedStochasticLorenz63>>);
 static_assert(Problem<AutoProblem<TemplatedLorenz63>>);
 
 // max_i |a_i − b_i| / max_i |b_i|.
@@ -294,6 +316,48 @@ TEST(AutoProblem, BdfGradientMatchesTheHandWrittenProblem) {
     EXPECT_NEAR(a.loss, b.loss, 1e-6 * std::abs(b.loss));
     EXPECT_LE(relative_error(a.grad_theta, b.grad_theta), 1e-4);
     EXPECT_LE(relative_error(a.grad_y0, b.grad_y0), 1e-4);
+  }
+}
+
+TEST(AutoProblem, DiffusionVjpEqualsTheHandWrittenOne) {
+  const auto derived = auto_problem(TemplatedStochasticLorenz63{});
+  const StochasticLorenz63<> hand;
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 10; ++trial) {
+    const Vector y = testing::random_vector(3, rng, -20.0, 20.0);
+    const Vector theta = hand.default_parameters() + testing::random_vector(4, rng, -0.1, 0.1);
+    const Vector v = testing::random_vector(3, rng);
+    Vector g(3), hand_g(3), out_y(3), out_theta(4), hand_y(3), hand_theta(4);
+    derived.diffusion(0.0, y, theta, g);
+    hand.diffusion(0.0, y, theta, hand_g);
+    EXPECT_EQ(g, hand_g);
+    derived.diffusion_vjp(0.0, y, theta, v, out_y, out_theta);
+    hand.diffusion_vjp(0.0, y, theta, v, hand_y, hand_theta);
+    EXPECT_LE(relative_error(out_y, hand_y), 1e-13);
+    EXPECT_LE(relative_error(out_theta, hand_theta), 1e-13);
+  }
+}
+
+// The stochastic steppers with derived drift and diffusion derivatives: the same pathwise
+// gradient as the built-in problem (to round-off), and the same bits under revolve.
+TEST(AutoProblem, StochasticGradientMatchesTheHandWrittenProblem) {
+  const auto derived = auto_problem(TemplatedStochasticLorenz63{});
+  const StochasticLorenz63<> hand;
+  const Vector y0 = hand.default_initial_state(), theta = hand.default_parameters();
+  const auto objective = Objective<B>::terminal_squared_norm();
+  for (SdeScheme scheme : {SdeScheme::euler_maruyama, SdeScheme::milstein}) {
+    SCOPED_TRACE(scheme == SdeScheme::milstein ? "milstein" : "euler_maruyama");
+    const StepControl control = StepControl::fixed(0.0, 0.001, 400);
+    StochasticStepper derived_stepper(derived, scheme, control, /*seed=*/7);
+    StochasticStepper hand_stepper(hand, scheme, control, /*seed=*/7);
+    const auto a = differentiate(derived_stepper, objective, y0, theta, StoreAllStrategy{});
+    const auto b = differentiate(hand_stepper, objective, y0, theta, StoreAllStrategy{});
+    EXPECT_EQ(a.loss, b.loss);  // the same forward arithmetic
+    EXPECT_LE(relative_error(a.grad_theta, b.grad_theta), 1e-10);
+    EXPECT_LE(relative_error(a.grad_y0, b.grad_y0), 1e-10);
+    const auto revolve = differentiate(derived_stepper, objective, y0, theta,
+                                       CheckpointStrategy{revolve_schedule(6)});
+    testing::expect_same_gradient_bits<B>(revolve, a);
   }
 }
 

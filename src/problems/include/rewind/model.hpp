@@ -54,6 +54,10 @@
 // one forward-mode evaluation along w), which CVODES's BDF uses for its dense and matrix-free
 // (GMRES) Newton iterations: no hand-written Jacobian there either.
 //
+// A model with a templated `diffusion(t, y, p, g)` as well (diagonal noise, dy_i = f_i dt +
+// g_i dW_i) is an SDE problem (rwd::SdeProblem) for rwd::StochasticStepper: its diffusion_vjp is
+// derived the same way.
+//
 // Bad models are refused: a model without the members above fails to compile with a message
 // naming the missing member (static_assert); empty or repeated state or parameter names are
 // refused when the problem is made, with an rwd::InvalidArgument naming the name and its index.
@@ -176,6 +180,10 @@ class AutoProblem {
       "Sacado's forward-mode scalar to derive the vjp)");
 
   static constexpr bool kHasDefaultParameters = requires { Model::default_parameters; };
+  static constexpr bool kHasDiffusion =
+      requires(const Model& m, double t, const double* y, double* g) {
+    m.diffusion(t, y, y, g);
+  };
   static constexpr bool kHasInitialState = requires(const Model& m, const double* p, double* y0) {
     m.initial_state(p, y0);
   };
@@ -248,6 +256,26 @@ class AutoProblem {
     model_.rhs(t, y.data(), theta.data(), f.data());
   }
 
+  // g(t, y, θ), the diagonal noise of an SDE (dy_i = f_i dt + g_i dW_i), for a model with a
+  // templated `diffusion(t, y, p, g)` (rewind/integrators/sde_problem.hpp).
+  void diffusion(double t, const Vector& y, const Vector& theta,
+                 Vector& g) const requires kHasDiffusion {
+    detail::require_rhs_sizes<Backend>(kName, kStates, kParameters, y, theta, g);
+    model_.diffusion(t, y.data(), theta.data(), g.data());
+  }
+
+  // out_y = (∂g/∂y)ᵀ v, out_theta = (∂g/∂θ)ᵀ v (both overwritten), derived like the vjp.
+  void diffusion_vjp(double t, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
+                     Vector& out_theta) const requires kHasDiffusion {
+    detail::require_vjp_sizes<Backend>(kName, kStates, kParameters, y, theta, v, out_y, out_theta);
+    const auto g = derivative_evaluation(
+        y, theta, [&](const Derivative* x, const Derivative* p, Derivative* out) {
+          model_.diffusion(t, x, p, out);
+        });
+    for (Index j = 0; j < kStates; ++j) out_y[j] = weighted(g, v.data(), j);
+    for (Index j = 0; j < kParameters; ++j) out_theta[j] = weighted(g, v.data(), kStates + j);
+  }
+
   // out = (∂f/∂y) w (overwritten), from one evaluation of rhs in forward mode along w: the
   // Jacobian–vector products of BDF's matrix-free (GMRES) Newton iterations.
   void jvp(double t, const Vector& y, const Vector& theta, const Vector& w, Vector& out) const {
@@ -294,15 +322,23 @@ class AutoProblem {
  private:
   static constexpr const char* kName = "rwd::auto_problem";
 
-  // f(t, y, θ) with every derivative component: component j < n is ∂f/∂y_j, n + j is ∂f/∂θ_j.
-  std::array<Derivative, static_cast<std::size_t>(kStates)> derivative_evaluation(
-      double t, const Vector& y, const Vector& theta) const {
-    std::array<Derivative, static_cast<std::size_t>(kStates)> x, f;
+  // evaluate(x, p, out) (the model's rhs or diffusion) with every derivative component: of the
+  // n outputs, component j < n is ∂/∂y_j and n + j is ∂/∂θ_j.
+  template <class Evaluate>
+  static std::array<Derivative, static_cast<std::size_t>(kStates)> derivative_evaluation(
+      const Vector& y, const Vector& theta, const Evaluate& evaluate) {
+    std::array<Derivative, static_cast<std::size_t>(kStates)> x, out;
     std::array<Derivative, static_cast<std::size_t>(kParameters)> p;
     for (Index j = 0; j < kStates; ++j) seed(x[j], y[j], j);
     for (Index j = 0; j < kParameters; ++j) seed(p[j], theta[j], kStates + j);
-    model_.rhs(t, x.data(), p.data(), f.data());
-    return f;
+    evaluate(x.data(), p.data(), out.data());
+    return out;
+  }
+  std::array<Derivative, static_cast<std::size_t>(kStates)> derivative_evaluation(
+      double t, const Vector& y, const Vector& theta) const {
+    return derivative_evaluation(
+        y, theta,
+        [&](const Derivative* x, const Derivative* p, Derivative* f) { model_.rhs(t, x, p, f); });
   }
 
   template <std::size_t N>
