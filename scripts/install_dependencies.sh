@@ -21,6 +21,8 @@ packages=(
   doxygen                # the API reference (cmake --build build --target docs; ctest -L docs)
   nlohmann-json3-dev     # JSON reports
   libnlopt-cxx-dev       # NLopt (C++ header, L-BFGS with bounds) for fitting parameters to observations
+  libtrilinos-sacado-dev # Sacado: forward-mode AD (SFad) that derives the vjps of rewind/model.hpp
+  libadolc-dev           # ADOL-C: measured against Sacado (bench/ad_choice, bench/results/ad_choice.md)
   python3 python3-numpy python3-matplotlib  # plots from the JSON reports
 )
 
