@@ -1,9 +1,8 @@
-// measure_disk_costs (rewind/store/disk_cost_probe.hpp).
+// measure_disk_costs (rewind/store/disk_cost_probe.hpp): the scratch file's name here, the
+// measurement in rewind::disk (checkpoint/disk/src/disk_cost_measurement.cpp).
 #include "rewind/store/disk_cost_probe.hpp"
 
-#include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <random>
 #include <string>
@@ -12,7 +11,6 @@
 #include <unistd.h>
 
 #include "rewind/error.hpp"
-#include "rewind/format.hpp"
 #include "rewind/store/disk_level.hpp"
 
 namespace rwd {
