@@ -148,7 +148,7 @@ class DiskLevel {
 bool disk_level_linked();
 
 // Throws rwd::StorageError unless rewind::disk is linked; `what` names what wanted the disk
-// level ("schedule 'disk-revolve' keeps 12 snapshots on disk"), for the message.
+// level ("schedule 'revolve(c = 4) on disk' keeps up to 4 snapshots on disk"), for the message.
 void require_disk_level(std::string_view what);
 
 // Opens the disk level of `slots` slots of this process's values of a state (where.slice) and
