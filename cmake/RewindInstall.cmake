@@ -1,6 +1,7 @@
 # Installs headers, libraries and the CMake package: find_package(rewind) → rewind::rewind, and
-# each part on its own (rewind::schedule, rewind::store, rewind::checkpoint, rewind::integrators,
-# rewind::adjoint, rewind::problems, rewind::neural, rewind::fit, rewind::core).
+# each part on its own (rewind::schedule, rewind::store, rewind::disk, rewind::checkpoint,
+# rewind::integrators, rewind::adjoint, rewind::problems, rewind::neural, rewind::fit,
+# rewind::core).
 include(CMakePackageConfigHelpers)
 
 set(REWIND_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/rewind)

@@ -13,8 +13,8 @@
 #include "exit_status.hpp"
 #include "inspect_files.hpp"
 #include "rewind/carry.hpp"
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 
 namespace rwd::cli {
 namespace {

@@ -18,10 +18,10 @@
 #include <system_error>
 
 #include "rewind/backend/backend.hpp"
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
 #include "rewind/store/disk_cost_probe.hpp"
 #include "rewind/store/disk_snapshot_store.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "rewind/store/snapshot_level_probe.hpp"
 #include "rewind/store/snapshot_ranks.hpp"
 

@@ -7,10 +7,10 @@
 #include <functional>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/lorenz96.hpp"
 #include "rewind/schedule/schedules.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
 

@@ -14,11 +14,11 @@
 #include "distributed_test_support.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/distributed/distributed_gray_scott.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/problems/gray_scott.hpp"
 #include "rewind/schedule/schedules.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "support/scratch_directory.hpp"
 #include "support/shared_scratch_directory.hpp"
 

@@ -16,11 +16,11 @@
 
 #include "distributed_test_support.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/distributed/distributed_gray_scott.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/interrupt.hpp"
 #include "rewind/schedule/schedules.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "support/shared_scratch_directory.hpp"
 
 namespace rwd {

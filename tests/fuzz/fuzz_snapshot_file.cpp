@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fuzz_input_file.hpp"
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto& path = rwd::fuzz::write_input(data, size, ".h5");

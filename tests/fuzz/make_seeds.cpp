@@ -21,12 +21,12 @@
 #include <Eigen/Dense>
 
 #include "rewind/carry.hpp"
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/neural/mlp.hpp"
 #include "rewind/neural/model_file.hpp"
 #include "rewind/neural/parameter_file.hpp"
 #include "rewind/neural/time_series.hpp"
 #include "rewind/neural/training_checkpoint.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 
 namespace fs = std::filesystem;
 

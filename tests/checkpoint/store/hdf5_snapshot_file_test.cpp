@@ -1,7 +1,7 @@
 // Hdf5SnapshotFile: round trips, the layout h5dump sees, and every fault it must name — a
 // flipped bit, another run's file, a missing, replaced or truncated file, a full disk, a
 // directory without write permission — each a StorageError, never wrong data.
-#include "rewind/store/hdf5_snapshot_file.hpp"
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
 #include "support/snapshot_data.hpp"

@@ -6,7 +6,7 @@
 // InvalidArgument; a failed read is the caller's alone, while a failed write (a file-size limit)
 // is rethrown as a StorageError by finish() and by every later call; the destructor completes
 // the queued writes; inline I/O counts all of its time as waiting.
-#include "rewind/store/snapshot_file_io.hpp"
+#include "rewind/disk/snapshot_file_io.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
 #include "support/snapshot_data.hpp"

@@ -36,6 +36,7 @@ DiskStoreOptions in(const ScratchDirectory& scratch) {
 }
 
 TEST(StoreForPlan, OneLevelGetsItsOwnStore) {
+  EXPECT_TRUE(disk_level_linked());  // this test links rewind::disk
   const CheckpointPlan plan = plan_checkpoints(PlanRequest::revolve(6), 100);
   const auto store = make_snapshot_store<B, Carry>(plan, kSize, DiskStoreOptions{});
   using Memory = MemorySnapshotStore<B, Carry>;

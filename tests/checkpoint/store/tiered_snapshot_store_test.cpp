@@ -16,9 +16,9 @@
 
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/carry.hpp"
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
 #include "rewind/schedule/multilevel_schedule.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 #include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
 #include "support/snapshot_data.hpp"

@@ -1,5 +1,6 @@
-// rewind/store/disk_snapshot_store.hpp — snapshots in an HDF5 file (Hdf5SnapshotFile),
-// written behind and read ahead by a background thread (SnapshotFileIo).
+// rewind/store/disk_snapshot_store.hpp — snapshots of a backend's states in an HDF5 file,
+// written behind and read ahead by a background thread: the disk level (rwd::DiskLevel, in
+// rewind::disk) behind the SnapshotStore interface.
 //
 //   rwd::DiskStoreOptions disk{.directory = "/scratch"};
 //   rwd::DiskSnapshotStore<rwd::EigenBackend, rwd::Carry> store(/*slots=*/100, n, disk);
@@ -7,6 +8,9 @@
 //   store.prefetch(7, 1700);             // read it in the background
 //   store.restore(7, 1700, y, carry);    // verified: checksum, run id, step
 //   store.finish();                      // all writes done, errors rethrown
+//
+// The program must link rewind::disk (rewind/store/disk_level.hpp says why); without it the
+// constructor throws rwd::StorageError saying so.
 //
 // The file is created when the store is constructed — so a missing or read-only directory, an
 // existing file or a disk too small for every slot fails before any work — and removed when the
@@ -42,82 +46,23 @@
 // rank make no MPI calls and keep the background thread.
 #pragma once
 
-#include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <optional>
-#include <random>
 #include <span>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include <unistd.h>
-
 #include "rewind/backend/backend.hpp"
-#include "rewind/error.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
-#include "rewind/store/snapshot_file_io.hpp"
+#include "rewind/store/disk_level.hpp"
 #include "rewind/store/snapshot_ranks.hpp"
-#include "rewind/store/snapshot_slots.hpp"
 #include "rewind/store/snapshot_store.hpp"
 #include "rewind/types.hpp"
-#include "rewind/warning.hpp"
 
 namespace rwd {
-
-struct DiskStoreOptions {
-  // Where the snapshot file goes: `file` if given, else a fresh name in `directory`
-  // ("rewind-snapshots-<pid>-<random>.h5"). One of the two is required.
-  std::filesystem::path directory;
-  std::filesystem::path file;
-  bool asynchronous = true;   // background write-behind and read-ahead
-  int staging_buffers = 2;    // host copies of a snapshot for the background thread
-  int compression_level = 0;  // 0 none, 1–9 shuffle + deflate
-  bool keep_file = false;     // leave the file in place at the end (closed, inspectable)
-  // States split across ranks: one file per rank, or one file shared by every rank (then
-  // `directory` or `file` must name the same place on every rank). One file per rank is the
-  // default: on Gray–Scott at 10^6 unknowns, 2 ranks, each snapshot operation was an order of
-  // magnitude faster than on the shared file (MPI-IO) and is written behind under
-  // MPI_THREAD_FUNNELED (bench/results/disk_tier_across_ranks.md).
-  RankFiles rank_files = RankFiles::one_per_rank;
-  // Resumable runs (see the header): continue the file of a killed run with the same identity.
-  bool resume = false;
-  std::string identity;             // the run's configuration, as text ("key = value" lines)
-  std::int64_t progress_bytes = 0;  // the largest progress record the run writes
-
-  // The file this configuration writes to (a fresh name per call when only a directory is given).
-  // rank ≥ 0: the file of that rank when each rank has its own ("<stem>.rank<K><extension>").
-  std::filesystem::path choose_file(int rank = -1) const {
-    if (!file.empty()) {
-      if (rank < 0) return file;
-      std::filesystem::path own = file;
-      own.replace_filename(file.stem().string() + ".rank" + std::to_string(rank) +
-                           file.extension().string());
-      return own;
-    }
-    if (directory.empty())
-      detail::fail<InvalidArgument>("disk snapshots need a directory or a file name");
-    if (resume)  // the same name for every attempt
-      return directory / (rank < 0 ? std::string("rewind-resume.h5")
-                                   : "rewind-resume.rank" + std::to_string(rank) + ".h5");
-    static std::atomic<unsigned> counter{0};
-    std::random_device device;
-    char name[80];
-    if (rank < 0)
-      std::snprintf(name, sizeof name, "rewind-snapshots-%ld-%08x-%u.h5",
-                    static_cast<long>(::getpid()), device(), counter++);
-    else
-      std::snprintf(name, sizeof name, "rewind-snapshots-%ld-%08x-%u.rank%d.h5",
-                    static_cast<long>(::getpid()), device(), counter++, rank);
-    return directory / name;
-  }
-};
 
 template <VectorBackend B, class Meta>
 class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
@@ -135,371 +80,65 @@ class DiskSnapshotStore final : public SnapshotStore<B, Meta> {
   // where: this process's values of a state (rwd::process_slice) and, for a state split across
   // ranks, the ranks — then this constructor is collective, and so is every call below.
   DiskSnapshotStore(int slots, const ProcessSlice& where, const DiskStoreOptions& options)
-      : keep_file_(options.keep_file),
-        resume_(options.resume),
-        slots_(std::max(slots, 0), "disk snapshot slot"),
-        ranks_(where.ranks) {
-    const bool split = ranks_ && ranks_->size() > 1;
-    const bool shared = ranks_ && options.rank_files == RankFiles::shared;
-    if (resume_ && shared)
-      detail::fail<InvalidArgument>(
-          "a run whose ranks share one snapshot file cannot be resumed (each rank keeps its own "
-          "progress records): use one file per rank (RankFiles::one_per_rank, the default)");
-    if (resume_) {
-      open_to_resume(slots, where, options);
-      return;
-    }
-    std::optional<Hdf5SnapshotFile> file;
-    try {
-      // The file: each rank's own, or one that rank 0 names for every rank (a fresh name in
-      // the shared directory).
-      std::filesystem::path path;
-      agree_across_ranks(ranks_.get(), [&] {
-        if (!shared || ranks_->rank() == 0)
-          path = options.choose_file(split && !shared ? ranks_->rank() : -1);
-      });
-      if (shared) path = ranks_->broadcast(path.string());
-      // A rank that failed to create its file makes every rank stop; those that did remove
-      // theirs (below). create_shared agrees inside, and throws on every rank alike.
-      agree_across_ranks(ranks_.get(), [&] {
-        SnapshotFileOptions file_options;
-        file_options.compression_level = options.compression_level;
-        const int meta_size = static_cast<int>(sizeof(Meta));
-        if (shared)
-          file.emplace(Hdf5SnapshotFile::create_shared(path, slots, where.slice, meta_size, *ranks_,
-                                                       file_options));
-        else
-          file.emplace(
-              Hdf5SnapshotFile::create(path, slots, where.slice.values(), meta_size, file_options));
-      });
-      path_ = file->path();
-      SnapshotIoOptions io_options{.asynchronous = options.asynchronous,
-                                   .staging_buffers = options.staging_buffers};
-      if (shared && !ranks_->other_threads_may_communicate()) io_options.asynchronous = false;
-      agree_across_ranks(ranks_.get(), [&] {
-        io_options.validate();
-        io_ = std::make_unique<SnapshotFileIo>(std::move(*file), io_options);
-      });
-    } catch (...) {
-      if (file) file->remove();  // closes (collectively, for a shared file) and deletes
-      if (io_) {
-        io_.reset();
-        std::error_code ignored;
-        std::filesystem::remove(path_, ignored);
-      }
-      throw;
-    }
-  }
+      : level_(open_disk_level(slots, where, options, static_cast<int>(sizeof(Meta)))) {}
 
   DiskSnapshotStore(const DiskSnapshotStore&) = delete;
   DiskSnapshotStore& operator=(const DiskSnapshotStore&) = delete;
 
-  // Stops the I/O thread; removes the file unless it is to be kept (then closes it cleanly): kept
-  // on request, or when a resumable run did not complete.
-  ~DiskSnapshotStore() override {
-    if (!io_) return;
-    if (keep_file_ || (resume_ && !completed_)) {
-      try {
-        io_->finish();  // the I/O thread is idle afterwards, error or not
-        io_->file().close();
-      } catch (...) {  // an error was already reported by the call that saw it
-      }
-      io_.reset();
-    } else {
-      io_.reset();  // joins the I/O thread and closes the file
-      std::error_code ignored;
-      std::filesystem::remove(path_, ignored);
-    }
-  }
-
-  int slots() const override { return slots_.size(); }
-  const std::filesystem::path& path() const { return path_; }
-  const std::string& run_id() const { return io_->file().run_id(); }
-  std::int64_t bytes_per_snapshot() const { return io_->file().bytes_per_snapshot(); }
+  int slots() const override { return level_->slots(); }
+  const std::filesystem::path& path() const { return level_->path(); }
+  const std::string& run_id() const { return level_->run_id(); }
+  std::int64_t bytes_per_snapshot() const { return level_->bytes_per_snapshot(); }
 
   void store(int slot, Index step, const Vector& state, const Meta& meta) override {
-    agree_across_ranks(ranks_.get(), [&] { store_here(slot, step, state, meta); });
+    const Snapshot<const Vector, const Meta> from{state, meta};
+    level_->store(slot, step, host_size<B>(state), {&copy_to_host, &from});
   }
   void restore(int slot, Index step, Vector& state, Meta& meta) override {
-    agree_across_ranks(ranks_.get(), [&] { restore_here(slot, step, state, meta); });
+    Snapshot<Vector, Meta> into{state, meta};
+    level_->restore(slot, step, host_size<B>(state), {&copy_from_host, &into});
   }
-  void free(int slot) override {
-    agree_across_ranks(ranks_.get(), [&] {
-      const std::size_t s = slots_.check_free(slot);
-      io_->discard(slot);
-      slots_.freed(s);
-    });
-  }
-  void prefetch(int slot, Index step) override {
-    agree_across_ranks(ranks_.get(), [&] {
-      if (slots_.holds(slot, step)) io_->prefetch(slot, step);
-    });
-  }
-  void finish() override {
-    agree_across_ranks(ranks_.get(), [&] { io_->finish(); });
-  }
+  void free(int slot) override { level_->free(slot); }
+  void prefetch(int slot, Index step) override { level_->prefetch(slot, step); }
+  void finish() override { level_->finish(); }
 
-  bool resumable() const override { return resume_; }
-  bool persists(int slot) const override { return resume_ && slot >= 0 && slot < slots_.size(); }
-  std::vector<std::byte> saved_progress() const override { return saved_progress_; }
+  bool resumable() const override { return level_->resumable(); }
+  bool persists(int slot) const override { return level_->persists(slot); }
+  std::vector<std::byte> saved_progress() const override { return level_->saved_progress(); }
   // With ranks: a snapshot is adopted only where every rank's slice of it is intact — the
   // others are recomputed, which every rank must do together.
-  bool adopt(int slot, Index step) override {
-    if (!resume_) return false;
-    std::size_t s = 0;
-    bool intact = false;
-    agree_across_ranks(ranks_.get(), [&] {
-      s = slots_.check_store(slot, step);
-      io_->finish();  // the I/O thread is idle: the file is ours to read here
-      intact = io_->file().holds(slot, step);
-    });
-    if (split()) {
-      const std::int64_t mine = intact ? 1 : 0;
-      for (const std::int64_t each : ranks_->all_gather(std::span(&mine, 1)))
-        intact = intact && each != 0;
-    }
-    if (!intact) return false;
-    slots_.adopted(s, step);
-    return true;
-  }
+  bool adopt(int slot, Index step) override { return level_->adopt(slot, step); }
   void save_progress(std::span<const std::byte> progress) override {
-    if (resume_) io_->save_progress(progress);
+    level_->save_progress(progress);
   }
-  bool progress_due(bool interval_passed) override {
-    if (!resume_) return false;
-    if (!split()) return interval_passed;
-    const std::int64_t mine[2] = {interval_passed ? 1 : 0, io_->progress_pending() ? 1 : 0};
-    const std::vector<std::int64_t> all = ranks_->all_gather(mine);
-    bool due = all[0] != 0;  // rank 0's clock
-    for (std::size_t r = 0; r < all.size(); r += 2) due = due && all[r + 1] == 0;
-    return due;
-  }
-  void complete() override { completed_ = true; }
+  bool progress_due(bool interval_passed) override { return level_->progress_due(interval_passed); }
+  void complete() override { level_->complete(); }
   // Whether the file was left by an earlier process of this run (and reopened).
-  bool resumed() const { return resumed_; }
+  bool resumed() const { return level_->resumed(); }
 
-  SnapshotStoreStatistics statistics() const override {
-    SnapshotStoreStatistics statistics;
-    LevelStatistics& disk = statistics.level_entry(LevelKind::disk);
-    disk.stores = slots_.stores();
-    disk.restores = slots_.restores();
-    disk.peak_bytes = slots_.peak_in_use() * io_->file().bytes_per_snapshot();
-    statistics.file = path_.string();
-    statistics.asynchronous = io_->asynchronous();
-    statistics.io = io_->statistics();
-    return statistics;
-  }
+  SnapshotStoreStatistics statistics() const override { return level_->statistics(); }
 
  private:
-  // This rank's part of store() and restore(), before the agreement.
-  void store_here(int slot, Index step, const Vector& state, const Meta& meta) {
-    const std::size_t s = slots_.check_store(slot, step);
-    if (host_size<B>(state) != io_->file().state_size())
-      detail::fail<InvalidArgument>("snapshot of ", host_size<B>(state),
-                                    " values for a store of size ", io_->file().state_size());
-    StagingBuffer& buffer = io_->begin_write();
-    B::copy_to_host(state, std::span<double>(buffer.state));
-    std::memcpy(buffer.meta.data(), &meta, sizeof(Meta));
-    io_->submit_write(buffer, slot, step);
-    slots_.stored(s, step);
+  template <class V, class M>
+  struct Snapshot {
+    V& state;
+    M& meta;
+  };
+
+  static void copy_to_host(const void* context, std::span<double> state,
+                           std::span<std::byte> meta) {
+    const auto& from = *static_cast<const Snapshot<const Vector, const Meta>*>(context);
+    B::copy_to_host(from.state, state);
+    std::memcpy(meta.data(), &from.meta, sizeof(Meta));
+  }
+  static void copy_from_host(void* context, std::span<const double> state,
+                             std::span<const std::byte> meta) {
+    auto& into = *static_cast<Snapshot<Vector, Meta>*>(context);
+    B::copy_from_host(state, into.state);
+    std::memcpy(&into.meta, meta.data(), sizeof(Meta));
   }
 
-  void restore_here(int slot, Index step, Vector& state, Meta& meta) {
-    slots_.check_restore(slot, step);
-    // Checked before the read: a copy that throws below would keep the staging buffer held, and
-    // with every buffer held no later store or restore could run.
-    if (host_size<B>(state) != io_->file().state_size())
-      detail::fail<InvalidArgument>("restoring y_", step, " from disk snapshot slot ", slot,
-                                    " into a state of ", host_size<B>(state),
-                                    " values; the store holds ", io_->file().state_size());
-    const StagingBuffer& buffer = io_->read(slot, step);
-    B::copy_from_host(std::span<const double>(buffer.state), state);
-    std::memcpy(&meta, buffer.meta.data(), sizeof(Meta));
-    io_->release(buffer);
-    slots_.restored();
-  }
-
-  bool split() const { return ranks_ && ranks_->size() > 1; }
-
-  // The file of a resumable run: reopened when an earlier process of the same identity left it,
-  // else created with the identity and room for progress records. The ranks of a split state
-  // each have a file of their own, whose identity adds the rank count and the rank's slice; they
-  // continue from the newest progress record that every rank holds (see progress_due).
-  void open_to_resume(int slots, const ProcessSlice& where, const DiskStoreOptions& given) {
-    DiskStoreOptions options = given;
-    if (ranks_) {  // first, so that another rank count is the difference named
-      // A rank count even for one rank: its reductions are the distributed backend's, whose
-      // last bits differ from one process's, so neither may continue the other's file.
-      const StateSlice& slice = where.slice;
-      std::ostringstream own;
-      own << "ranks = " << ranks_->size() << '\n';
-      if (split())
-        own << "rank = " << ranks_->rank() << "\nslice = " << slice.runs << " runs of "
-            << slice.run_length << " values from " << slice.offset << " every " << slice.stride
-            << " of " << slice.global_size << '\n';
-      options.identity = own.str() + options.identity;
-    }
-    const Index state_size = where.slice.values();
-    const std::filesystem::path path = options.choose_file(split() ? ranks_->rank() : -1);
-    std::optional<Hdf5SnapshotFile> file;
-    std::vector<Hdf5SnapshotFile::ProgressRecord> records;
-    agree_across_ranks(ranks_.get(), [&] {
-      std::error_code error;
-      if (!std::filesystem::exists(std::filesystem::symlink_status(path, error))) {
-        // The files of this directory's run under another process count (one process's file,
-        // or rank files) would be neither continued nor removed by a fresh start: refused.
-        if (!options.file.empty()) return;
-        const std::filesystem::path other =
-            options.directory / (split() ? "rewind-resume.h5" : "rewind-resume.rank0.h5");
-        if (std::filesystem::exists(std::filesystem::symlink_status(other, error)))
-          detail::fail<StorageError>(
-              "cannot resume in ", options.directory.string(), ": it holds ", other.string(),
-              split() ? ", left by a run in one process" : ", left by a run split across ranks",
-              "; run it again as it was started (the same number of processes), or remove its "
-              "rewind-resume*.h5 files to start afresh");
-        return;
-      }
-      // The file only ever appears under this name complete (see below), so one that cannot be
-      // opened was damaged afterwards: refused, never deleted — it is the user's to judge.
-      try {
-        file.emplace(Hdf5SnapshotFile::reopen(path));
-      } catch (const StorageError& unreadable) {
-        detail::fail<StorageError>("cannot resume from ", path.string(), ": ", unreadable.what(),
-                                   "; remove it to start the run afresh");
-      }
-      const std::string difference =
-          describe_identity_difference(file->identity(), options.identity);
-      if (!difference.empty())
-        detail::fail<StorageError>("cannot resume from ", path.string(),
-                                   ": it was written by another run configuration (", difference,
-                                   "); remove it, or run in another directory");
-      if (file->slots() != slots || file->state_size() != state_size ||
-          file->meta_size() != static_cast<int>(sizeof(Meta)) ||
-          file->progress_capacity() != options.progress_bytes)
-        detail::fail<StorageError>("cannot resume from ", path.string(), ": it holds ",
-                                   file->slots(), " slots of ", file->state_size(),
-                                   " values, this run needs ", slots, " of ", state_size);
-      records = file->progress_records();
-    });
-    const std::uint64_t resume_from = agreed_progress(path, file.has_value(), records);
-    agree_across_ranks(ranks_.get(), [&] {
-      if (file) {
-        for (Hdf5SnapshotFile::ProgressRecord& record : records)
-          if (record.sequence == resume_from) saved_progress_ = std::move(record.payload);
-        if (!records.empty() && resume_from < records.back().sequence)
-          file->continue_after_progress(resume_from);
-        resumed_ = true;
-        return;
-      }
-      // Created under a temporary name and given the real one only once complete and synced:
-      // a process killed during the creation leaves "<name>.creating", which holds nothing
-      // of value and is removed by the next attempt; it is never mistaken for a run's file.
-      std::error_code error;
-      std::filesystem::path creating = path;
-      creating += ".creating";
-      if (std::filesystem::exists(std::filesystem::symlink_status(creating, error))) {
-        warn("snapshot file", "removing ", creating.string(),
-             ", left by a run killed while it was creating its file");
-        std::filesystem::remove(creating, error);
-      }
-      file.emplace(Hdf5SnapshotFile::create(creating, slots, state_size,
-                                            static_cast<int>(sizeof(Meta)),
-                                            {.compression_level = options.compression_level,
-                                             .identity = options.identity,
-                                             .progress_bytes = options.progress_bytes}));
-      try {
-        file->publish_as(path);
-      } catch (...) {
-        file->remove();
-        throw;
-      }
-    });
-    path_ = file->path();
-    const SnapshotIoOptions io_options{.asynchronous = options.asynchronous,
-                                       .staging_buffers = options.staging_buffers};
-    io_options.validate();
-    io_ = std::make_unique<SnapshotFileIo>(std::move(*file), io_options);
-  }
-
-  // The sequence number of the progress record to continue from (0: start afresh): this
-  // process's newest, or for a split state the newest that every rank holds. Collective.
-  std::uint64_t agreed_progress(
-      const std::filesystem::path& path, bool have_file,
-      const std::vector<Hdf5SnapshotFile::ProgressRecord>& records) const {
-    if (!split()) return records.empty() ? 0 : records.back().sequence;
-    // Per rank: whether it has a file, and the sequence numbers of its (at most two) records.
-    std::int64_t mine[3] = {have_file ? 1 : 0, 0, 0};
-    for (std::size_t i = 0; i < records.size() && i < 2; ++i)
-      mine[1 + i] = static_cast<std::int64_t>(records[i].sequence);
-    const std::vector<std::int64_t> all = ranks_->all_gather(mine);
-    const int ranks = ranks_->size();
-    bool any_record = false;
-    for (int r = 0; r < ranks; ++r) any_record = any_record || all[3 * r + 1] > 0;
-    if (!any_record) return 0;  // killed before the first record: every rank starts afresh
-    for (int r = 0; r < ranks; ++r)
-      if (all[3 * r] == 0)
-        detail::fail<StorageError>(
-            "cannot resume from ", path.parent_path().string(), ": rank ", r, " of ", ranks,
-            " has no snapshot file there while other ranks hold the run's progress (was it "
-            "started with other ranks or on another node?); remove the rewind-resume.rank*.h5 "
-            "files to start the run afresh");
-    const auto holds = [&](int r, std::int64_t sequence) {
-      return all[3 * r + 1] == sequence || all[3 * r + 2] == sequence;
-    };
-    std::int64_t best = 0;
-    for (int c = 1; c <= 2; ++c) {
-      const std::int64_t candidate = all[static_cast<std::size_t>(c)];
-      bool everywhere = candidate > best;
-      for (int r = 0; everywhere && r < ranks; ++r) everywhere = holds(r, candidate);
-      if (everywhere) best = candidate;
-    }
-    // No record in common: fine only while no rank got past its first (record 1 is written
-    // after every rank created its file): every rank then starts afresh, erasing its record 1.
-    bool past_first = false;
-    for (int r = 0; r < ranks; ++r)
-      past_first = past_first || all[3 * r + 1] > 1 || all[3 * r + 2] > 1;
-    if (best == 0 && past_first)
-      detail::fail<StorageError>(
-          "cannot resume from ", path.parent_path().string(),
-          ": the ranks' snapshot files hold no progress record in common (rank 0 holds record ",
-          all[1], " and ", all[2],
-          "); remove the rewind-resume.rank*.h5 files to start the run afresh");
-    return static_cast<std::uint64_t>(best);
-  }
-
-  // Empty when the two identities agree, else the first line that differs, in words.
-  static std::string describe_identity_difference(const std::string& in_file,
-                                                  const std::string& now) {
-    if (in_file == now) return {};
-    const auto lines = [](const std::string& text) {
-      std::vector<std::string> out;
-      std::size_t start = 0;
-      while (start < text.size()) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string::npos) end = text.size();
-        out.push_back(text.substr(start, end - start));
-        start = end + 1;
-      }
-      return out;
-    };
-    const std::vector<std::string> a = lines(in_file), b = lines(now);
-    for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-      const std::string x = i < a.size() ? a[i] : "(nothing)";
-      const std::string y = i < b.size() ? b[i] : "(nothing)";
-      if (x != y) return "the file says '" + x + "', this run '" + y + "'";
-    }
-    return "the identities differ";
-  }
-
-  bool keep_file_;
-  bool resume_ = false;
-  bool resumed_ = false;
-  bool completed_ = false;
-  std::vector<std::byte> saved_progress_;
-  std::filesystem::path path_;
-  std::unique_ptr<SnapshotFileIo> io_;
-  detail::SnapshotSlots slots_;
-  std::shared_ptr<const SnapshotRanks> ranks_;  // null: one process
+  std::unique_ptr<DiskLevel> level_;
 };
 
 }  // namespace rwd

@@ -15,12 +15,12 @@
 // identity, hands back that run's newest progress record and adopts the snapshots still intact.
 //
 // Implementations: MemorySnapshotStore (backend memory), DiskSnapshotStore (an HDF5 file through
-// a background I/O thread), HostSnapshotStore (host memory behind a device) and
-// MultiLevelSnapshotStore (one slot range over a list of those, e.g. memory slots in front of
-// disk slots, or device, host and disk slots). A store is pure storage: it knows nothing about
-// schedules or what the metadata means. Misuse — a slot out of range, a store into an occupied
-// slot, a restore of an empty one or of the wrong step — is an rwd::InvalidArgument; an I/O failure
-// is an rwd::StorageError. Neither ever yields wrong data.
+// a background I/O thread; the program links rewind::disk), HostSnapshotStore (host memory behind a
+// device) and MultiLevelSnapshotStore (one slot range over a list of those, e.g. memory slots in
+// front of disk slots, or device, host and disk slots). A store is pure storage: it knows nothing
+// about schedules or what the metadata means. Misuse — a slot out of range, a store into an
+// occupied slot, a restore of an empty one or of the wrong step — is an rwd::InvalidArgument; an
+// I/O failure is an rwd::StorageError. Neither ever yields wrong data.
 #pragma once
 
 #include <cstddef>

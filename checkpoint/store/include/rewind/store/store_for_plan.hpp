@@ -16,11 +16,13 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "rewind/error.hpp"
 #include "rewind/schedule/checkpoint_plan.hpp"
+#include "rewind/store/disk_level.hpp"
 #include "rewind/store/multi_level_snapshot_store.hpp"
 #include "rewind/store/restore_lookahead.hpp"
 #include "rewind/store/snapshot_store.hpp"
@@ -40,6 +42,9 @@ std::unique_ptr<SnapshotStore<B, Meta>> make_snapshot_store(
     detail::fail<InvalidArgument>("schedule '", plan.name, "' keeps up to ", disk,
                                   " snapshots on disk: set the snapshot directory "
                                   "(CheckpointOptions::disk.directory)");
+  if (disk > 0)
+    require_disk_level("schedule '" + plan.name + "' keeps up to " + std::to_string(disk) +
+                       " snapshots on disk");
   if (plan.level(LevelKind::host))
     detail::check_levels_fit<B, Meta>(static_cast<int>(plan.slots_used_on(LevelKind::memory)),
                                       static_cast<int>(plan.slots_used_on(LevelKind::host)),

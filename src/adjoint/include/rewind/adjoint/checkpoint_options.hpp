@@ -8,7 +8,7 @@
 #include "rewind/adjoint/gradient_result.hpp"
 #include "rewind/adjoint/step_observer.hpp"
 #include "rewind/error.hpp"
-#include "rewind/store/disk_snapshot_store.hpp"
+#include "rewind/store/disk_level.hpp"
 #include "rewind/store/store_for_plan.hpp"
 #include "rewind/types.hpp"
 

@@ -9,12 +9,15 @@
 #include <memory>
 #include <vector>
 
+#include "rewind/backend/eigen_backend.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/schedule/checkpoint_plan.hpp"
 #include "rewind/schedule/online_schedule.hpp"
 #include "rewind/store/disk_snapshot_store.hpp"
+#include "rewind/store/host_snapshot_store.hpp"
 #include "rewind/store/memory_snapshot_store.hpp"
+#include "rewind/store/multi_level_snapshot_store.hpp"
 #include "rewind/store/restore_lookahead.hpp"
 #include "rewind/store/snapshot_store.hpp"
 #include "rewind/store/store_for_plan.hpp"
@@ -102,3 +105,29 @@ SweepStore<B> open_online_store(const OnlineSchedule& online, bool on_disk, Inde
 }
 
 }  // namespace rwd::detail
+
+// The stores of the Eigen backend, which most programs run on, are compiled once, in
+// rewind::adjoint (src/adjoint/src/eigen_sweep_store.cpp), instead of in every program that
+// instantiates a checkpointed driver: only where the code is compiled changes, not what it does.
+namespace rwd {
+extern template class MemorySnapshotStore<EigenBackend, Carry>;
+extern template class HostSnapshotStore<EigenBackend, Carry>;
+extern template class DiskSnapshotStore<EigenBackend, Carry>;
+extern template class MultiLevelSnapshotStore<EigenBackend, Carry>;
+extern template std::unique_ptr<SnapshotStore<EigenBackend, Carry>>
+make_level_store<EigenBackend, Carry>(LevelKind, int, Index, const DiskStoreOptions&,
+                                      const ProcessSlice&);
+extern template std::unique_ptr<SnapshotStore<EigenBackend, Carry>>
+make_snapshot_store<EigenBackend, Carry>(const CheckpointPlan&, Index, const DiskStoreOptions&,
+                                         const ProcessSlice&, const SnapshotLevelLimits&);
+namespace detail {
+extern template class MemoryStoreCache<EigenBackend>;
+extern template struct SweepStore<EigenBackend>;
+extern template SweepStore<EigenBackend> open_planned_store<EigenBackend>(
+    const CheckpointPlan&, Index, const DiskStoreOptions&, const ProcessSlice&,
+    const SnapshotLevelLimits&, MemoryStoreCache<EigenBackend>&);
+extern template SweepStore<EigenBackend> open_online_store<EigenBackend>(
+    const OnlineSchedule&, bool, Index, const DiskStoreOptions&, const ProcessSlice&,
+    MemoryStoreCache<EigenBackend>&);
+}  // namespace detail
+}  // namespace rwd

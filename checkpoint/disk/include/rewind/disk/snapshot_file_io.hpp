@@ -1,4 +1,4 @@
-// rewind/store/snapshot_file_io.hpp — writes and reads of an Hdf5SnapshotFile, either on a
+// rewind/disk/snapshot_file_io.hpp — writes and reads of an Hdf5SnapshotFile, either on a
 // background I/O thread (write-behind and read-ahead) or inline on the caller's thread.
 //
 //   rwd::SnapshotFileIo io(std::move(file), {.asynchronous = true, .staging_buffers = 2});
@@ -32,7 +32,7 @@
 #include <thread>
 #include <vector>
 
-#include "rewind/store/hdf5_snapshot_file.hpp"
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/store/snapshot_io_statistics.hpp"
 #include "rewind/types.hpp"
 

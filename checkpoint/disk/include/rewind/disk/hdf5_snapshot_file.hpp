@@ -1,4 +1,4 @@
-// rewind/store/hdf5_snapshot_file.hpp — snapshots in one HDF5 file: fixed slots, each a
+// rewind/disk/hdf5_snapshot_file.hpp — snapshots in one HDF5 file: fixed slots, each a
 // state vector of doubles plus a few bytes of metadata, every slot checksummed.
 //
 //   auto file = rwd::Hdf5SnapshotFile::create("/scratch/run.h5", /*slots=*/100,

@@ -1,5 +1,5 @@
-// Hdf5SnapshotFile (rewind/store/hdf5_snapshot_file.hpp): HDF5 1.10 C API.
-#include "rewind/store/hdf5_snapshot_file.hpp"
+// Hdf5SnapshotFile (rewind/disk/hdf5_snapshot_file.hpp): HDF5 1.10 C API.
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 
 #include <fcntl.h>
 #include <hdf5.h>

@@ -1,5 +1,5 @@
-// SnapshotFileIo (rewind/store/snapshot_file_io.hpp).
-#include "rewind/store/snapshot_file_io.hpp"
+// SnapshotFileIo (rewind/disk/snapshot_file_io.hpp).
+#include "rewind/disk/snapshot_file_io.hpp"
 
 #include <chrono>
 #include <utility>

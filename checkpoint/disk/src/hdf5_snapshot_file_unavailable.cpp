@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
-#include "rewind/store/hdf5_snapshot_file.hpp"
 
 namespace rwd {
 namespace {

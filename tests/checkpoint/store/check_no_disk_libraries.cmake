@@ -1,0 +1,31 @@
+# Checks which shared libraries programs need (the DT_NEEDED entries of their ELF files): those in
+# WITHOUT (;-list) need no HDF5 and no MPI library, those in WITH need HDF5 — the disk level's
+# library, which proves the check can tell them apart.
+#   cmake -DREADELF=readelf -DWITHOUT="a;b" -DWITH=c -P check_no_disk_libraries.cmake
+function(needed_libraries program out)
+  execute_process(COMMAND ${READELF} -d ${program} OUTPUT_VARIABLE dynamic RESULT_VARIABLE failed)
+  if(failed)
+    message(FATAL_ERROR "${READELF} -d ${program} failed")
+  endif()
+  string(REGEX MATCHALL "Shared library: \\[[^]]+\\]" needed "${dynamic}")
+  set(${out} "${needed}" PARENT_SCOPE)
+endfunction()
+
+set(failures "")
+foreach(program IN LISTS WITHOUT)
+  needed_libraries(${program} needed)
+  foreach(library IN LISTS needed)
+    if(library MATCHES "libhdf5|libmpi")
+      string(APPEND failures "${program} needs ${library}, but links no disk level\n")
+    endif()
+  endforeach()
+endforeach()
+foreach(program IN LISTS WITH)
+  needed_libraries(${program} needed)
+  if(NOT needed MATCHES "libhdf5")
+    string(APPEND failures "${program} links the disk level but needs no libhdf5: ${needed}\n")
+  endif()
+endforeach()
+if(failures)
+  message(FATAL_ERROR "${failures}")
+endif()
