@@ -113,8 +113,12 @@ if(REWIND_WITH_CUDA)
   # nvcc's front end warns (#20012) on every defaulted special member of Eigen's dense storage,
   # a host header it reads for the device pass: about fifty lines per CUDA translation unit that
   # says nothing about rewind's code. Only that diagnostic is silenced, for every CUDA target.
+  # --expt-relaxed-constexpr lets device code call constexpr host functions, as Eigen's CUDA
+  # support expects (its complex division calls std::constexpr helpers; without the flag every
+  # translation unit that includes Eigen prints warning #20015 for Eigen's own code).
   target_compile_options(rewind_thrust_cuda INTERFACE
     $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda>
+    $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcudafe=--diag_suppress=20012>)
   # nvcc contracts a·b + c into one fused multiply-add by default: faster, and more accurate, but
   # CUDA results then differ from the CPU's in the last bits (still the same bits run after run).
