@@ -67,6 +67,7 @@ class Fit {
           [this](const std::vector<double>& x, std::vector<double>& g) { return evaluate(x, g); },
           x0_, lower_, upper_, minimizer);
       result_.stop_reason = minimum.stop_reason;
+      result_.optimizer_code = minimum.code;
       if (minimum.optimizer_failed) {
         result_.failed = true;
         result_.failure = "the optimiser failed after " + std::to_string(result_.evaluations) +

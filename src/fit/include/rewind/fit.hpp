@@ -14,7 +14,9 @@
 // the misfit, the bounded L-BFGS fit and the standard errors are the headers under rewind/fit/.
 #pragma once
 
+#include "rewind/fit/fit_data.hpp"
 #include "rewind/fit/fit_parameters.hpp"
+#include "rewind/fit/gradient_check.hpp"
 #include "rewind/fit/minimize_bounded.hpp"
 #include "rewind/fit/misfit.hpp"
 #include "rewind/fit/observations.hpp"

@@ -116,6 +116,7 @@ struct FitResult {
   int evaluations = 0;                     // gradient evaluations, a failed one included
   std::vector<FitIteration> history;       // every iteration, the start first
   std::string stop_reason;  // why the fit stopped, in words (NLopt's result, or the failure)
+  int optimizer_code = 0;   // NLopt's nlopt_result (0 when a failed evaluation stopped it)
   bool failed = false;      // a non-finite evaluation (or the optimiser's failure) ended the fit
   std::string
       failure;  // what failed: "evaluation 7 (θ = …): state became non-finite … at step 812, t = …"

@@ -17,9 +17,13 @@
 // log-likelihood of Gaussian noise up to a constant: at the true θ, E[2J] ≈ (number of data).
 #pragma once
 
+#include <Eigen/Core>
+#include <vector>
+
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/fit/observations.hpp"
 #include "rewind/objective.hpp"
+#include "rewind/types.hpp"
 
 namespace rwd {
 
@@ -28,6 +32,15 @@ namespace rwd {
 // evaluated (InvalidArgument naming the step). The data are shared, not copied, between the
 // copies of the objective that drivers make.
 Objective<EigenBackend> observation_misfit(const Observations& obs, double sigma);
+
+// J = ½ Σ_k Σ_i (y_k[components[i]] − data(i, k))² / σ² over the given steps (strictly
+// increasing, >= 0; column k of data belongs to steps[k]), for any set of distinct state
+// components, not only a contiguous block. A datum that is NaN was not measured and adds nothing
+// (missing values of a measured series). InvalidArgument before any work: σ not finite or <= 0,
+// no step or component, steps not increasing, a component outside [0, state_size) or repeated,
+// data not components.size() × steps.size(), an infinite datum.
+Objective<EigenBackend> component_misfit(std::vector<Index> steps, std::vector<Index> components,
+                                         Eigen::MatrixXd data, Index state_size, double sigma);
 
 // The σ to weigh the misfit by: the noise level recorded with the data when it is > 0, else 1 —
 // noise-free (synthetic, exact) data give a plain least-squares misfit ½ Σ_k |H y_k − d_k|².

@@ -1,0 +1,342 @@
+// rewind/fit/fit_data.hpp — fit a model to a measured series: times in the model's own unit,
+// values of some state components, missing values allowed; estimates with standard errors.
+//
+//   auto problem = rwd::auto_problem(Sir{});                // or a built-in problem
+//   rwd::TimeSeries data;
+//   data.times = {0.5, 1, 2, 3.5, 5, 7, 10};                // days, strictly increasing, >= t0
+//   data.columns = {"I"};                                   // state names (or column_indices)
+//   data.values = values;                                   // times × columns; NaN: missing
+//   rwd::FitSpec spec;
+//   spec.fit = {{"beta", 0.4, 0.01, 2.0}, {"gamma", 0.2, 0.01, 1.0}};   // name, start, bounds
+//   spec.fixed = {{"N", 1000.0}};                           // the rest: the model's defaults
+//   spec.max_step = 0.1;                                    // days
+//   rwd::DataFitResult r = rwd::fit(problem, data, spec);
+//   r.estimates;  r.standard_errors;  r.sigma;  r.covariance;  r.residual_sum_of_squares;
+//   r.iterations;  r.status;  r.converged;
+//
+// What it does. The run starts at spec.t0 from spec.initial_state, or else from the problem's
+// initial_state(θ) (a templated model's, whose dependence on θ enters every gradient), or else
+// from its default_initial_state(). Each interval between consecutive data times (t0 to the
+// first one included) is cut into the fewest equal steps no longer than spec.max_step, and the
+// run takes these steps as prescribed steps (rwd::StepControl::prescribed) with spec.method, so
+// every data time is a step of the run: the time the stepper reaches there is the data time
+// itself, bit for bit (a step whose rounded sum would miss it is adjusted by an ulp). The steps
+// do not depend on θ, so a fit compares the same steps of every run.
+//
+// The misfit is J(θ) = ½ Σ (y_k[c] − d_kc)² over every measured datum (rwd::component_misfit
+// with σ = 1; NaN data are left out), minimised over the fitted parameters by NLopt's bounded
+// L-BFGS (rwd::detail::fit_with_gradient, the optimiser of rwd::fit_parameters), every gradient
+// an exact discrete adjoint through rwd::CheckpointedAdjoint with spec.checkpoints' plan
+// (store-all unless told). RSS = 2 J(θ̂).
+//
+// Noise and standard errors. σ is spec.sigma when it is given, else estimated from the residuals,
+// σ̂² = RSS / (n − p) with n the measured data and p the fitted parameters (n > p needed). The
+// covariance is σ² H⁻¹, H the Hessian of J at θ̂ by central differences of exact gradients
+// (rwd::parameter_uncertainty's code). For least squares H = Sᵀ S + Σ r·∇²y: the Gauss–Newton
+// (Fisher information) term Sᵀ S plus a term weighted by the residuals, which averages out at a
+// fit with independent noise; this is the usual asymptotic covariance of nonlinear least squares
+// (Seber & Wild, "Nonlinear Regression", Wiley 1989, §2.1–2.2). The standard errors are the
+// square roots of its diagonal; NaN (and positive_definite false) when H is not positive
+// definite — a parameter the data do not determine.
+//
+// A run that turns non-finite (the driver names the step and time) or an optimiser failure ends
+// the fit without an exception: converged is false, status says what happened, the estimates are
+// the best found so far and the standard errors NaN.
+//
+// Bad input is refused before any work (rwd::InvalidArgument naming the value and the rule): a
+// data time that is not finite, before t0, or not after the row before it (the row is named); a
+// column that names no state of the model, or an index outside the state; values not times ×
+// columns, an infinite value; no measured datum; a parameter name the model does not have, named
+// twice, or both fitted and fixed; a start outside its bounds or bounds with lower >= upper; an
+// unknown method; max_step not finite or <= 0; σ <= 0; no σ and n <= p.
+//
+// The command line's `rewind fit` does not use this call yet.
+#pragma once
+
+#include <Eigen/Core>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "rewind/adjoint/checkpoint_options.hpp"
+#include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/error.hpp"
+#include "rewind/fit/fit_parameters.hpp"
+#include "rewind/fit/misfit.hpp"
+#include "rewind/fit/parameter_uncertainty.hpp"
+#include "rewind/integrators/butcher_tableau.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/step_control.hpp"
+#include "rewind/objective.hpp"
+#include "rewind/schedule/checkpoint_plan.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+// A measured series: values of some state components at given times.
+struct TimeSeries {
+  std::vector<double> times;  // in the model's time unit; strictly increasing, finite, >= t0
+  // Which state each column of values holds, by the model's state names ("I") — or, for a
+  // problem without state names, leave this empty and give column_indices. Exactly one of the two.
+  std::vector<std::string> columns;
+  std::vector<Index> column_indices;  // state component indices, 0-based
+  Eigen::MatrixXd values;             // times.size() × columns; NaN: not measured
+};
+
+// One parameter to estimate: its name, its start and its bounds (either may be infinite).
+struct FittedParameter {
+  std::string name;
+  double start = 0.0;
+  double lower = -std::numeric_limits<double>::infinity();
+  double upper = std::numeric_limits<double>::infinity();
+};
+
+// A parameter held at a value during the fit.
+struct FixedParameter {
+  std::string name;
+  double value = 0.0;
+};
+
+struct FitSpec {
+  std::vector<FittedParameter> fit;  // at least one
+  // Held at these values; every other parameter not fitted is held at `parameters`' value, or
+  // the problem's default_parameters() when `parameters` is empty.
+  std::vector<FixedParameter> fixed;
+  Eigen::VectorXd parameters;     // the full θ the others are taken from (empty: the defaults)
+  Eigen::VectorXd initial_state;  // y0 (empty: the problem's initial_state(θ), see the top)
+  double t0 = 0.0;                // time of y0, in the model's time unit
+  std::string method = "rk4";     // explicit Runge–Kutta tableau (rwd::ButcherTableau::by_name)
+  double max_step = 0.0;  // longest step, in time units (0: a thousandth of the time to the last
+                          // datum, so at least 1000 steps)
+  double sigma = 0.0;     // the data's noise level, > 0; 0: estimated from the residuals
+  PlanRequest checkpoints = PlanRequest::store_all();  // the plan of every gradient run
+  CheckpointOptions checkpoint_options;                // stores, threads, drift policy
+  int max_evaluations = 200;                           // most gradient runs of the fit, >= 1
+  double relative_tolerance = 1e-10;  // stop when a step changes J by less than this fraction
+  double x_tolerance = 1e-10;         // stop when a step changes every parameter by less
+};
+
+struct DataFitResult {
+  std::vector<std::string> names;        // the fitted parameters, in FitSpec::fit's order
+  Eigen::VectorXd estimates;             // θ̂ of each of them
+  Eigen::VectorXd standard_errors;       // σ·sqrt(diag H⁻¹) (NaN unless positive_definite)
+  Eigen::MatrixXd covariance;            // σ² H⁻¹ over the fitted parameters
+  bool positive_definite = false;        // whether H is, so that the two above mean something
+  Eigen::VectorXd theta;                 // the full θ at the fit, held parameters included
+  double residual_sum_of_squares = 0.0;  // Σ (y_k[c] − d_kc)² over the measured data at θ̂
+  Index data_count = 0;                  // n: measured (non-NaN) data
+  double sigma = 0.0;            // the noise level the standard errors use (given or estimated)
+  bool sigma_estimated = false;  // σ = sqrt(RSS / (n − p)) rather than FitSpec::sigma
+  int iterations = 0;            // improvements of J after the start
+  int evaluations = 0;           // gradient runs of the fit (the standard errors' not included)
+  std::string status;            // why the optimiser stopped, in words
+  bool converged = false;  // it stopped on a tolerance (not on failure nor on max_evaluations)
+  Index steps = 0;         // steps of every run
+  std::vector<Index> data_steps;  // the step of each data time
+};
+
+namespace detail {
+
+// The steps of a run from t0 that lands on every data time: each interval cut into the fewest
+// equal steps no longer than max_step, the last step of an interval adjusted so that t + h
+// rounds to the data time exactly. Refuses bad times naming the row.
+struct DataStepGrid {
+  std::vector<double> step_sizes;
+  std::vector<Index> data_steps;  // the step index of each data time
+};
+DataStepGrid data_step_grid(double t0, const std::vector<double>& times, double max_step);
+
+// The state component of each column: names looked up in state_names (the model's), or the
+// indices checked against state_size. Refuses an unknown name or an index outside the state.
+std::vector<Index> data_components(const TimeSeries& data,
+                                   const std::vector<std::string>& state_names, Index state_size);
+
+// θ_start with the fixed and fitted values put in, and FitOptions for the fitted names. Refuses
+// an unknown, repeated or both fitted and fixed name, and a start outside its bounds.
+struct ResolvedParameters {
+  Eigen::VectorXd theta_start;
+  FitOptions options;
+  std::vector<std::string> names;
+};
+ResolvedParameters resolve_parameters(const FitSpec& spec, const std::vector<std::string>& names,
+                                      Eigen::VectorXd base);
+
+// The measured data as component_misfit wants them (components × times), and their count;
+// refuses values of the wrong shape, infinite values, or no measured datum.
+Eigen::MatrixXd misfit_data(const TimeSeries& data, Index columns, Index* measured);
+
+// The result from the fit and its uncertainty at unit σ (see the top of the file).
+DataFitResult data_fit_result(const ResolvedParameters& resolved, const FitResult& fit,
+                              const ParameterUncertainty& unit_uncertainty, Index measured,
+                              double given_sigma);
+
+template <class P>
+constexpr bool initial_state_from_parameters() {
+  if constexpr (requires { P::kHasInitialState; })
+    return P::kHasInitialState;
+  else
+    return false;
+}
+
+template <class P>
+constexpr bool has_default_parameters() {
+  if constexpr (requires { P::kHasDefaultParameters; })
+    return P::kHasDefaultParameters;
+  else
+    return requires(const P& p) {
+      p.default_parameters();
+    };
+}
+
+template <class P>
+std::vector<std::string> state_names_of(const P& problem) {
+  if constexpr (requires { problem.state_names(); }) {
+    const auto names = problem.state_names();
+    return std::vector<std::string>(names.begin(), names.end());
+  } else {
+    return {};
+  }
+}
+
+template <class P>
+std::vector<std::string> parameter_names_of(const P& problem) {
+  if constexpr (requires { problem.parameter_names(); }) {
+    const auto names = problem.parameter_names();
+    return std::vector<std::string>(names.begin(), names.end());
+  } else {
+    return {};
+  }
+}
+
+// Everything a fit or a gradient check of `problem` against `data` needs: the stepper with
+// prescribed steps landing on the data times, the misfit (σ = 1), the plan and the driver. The
+// problem must outlive it.
+template <class P>
+class DataFitSetup {
+  static_assert(std::is_same_v<typename P::Backend, EigenBackend>,
+                "rwd::fit works on host (Eigen) problems");
+
+ public:
+  DataFitSetup(const P& problem, const TimeSeries& data, const FitSpec& spec)
+      : problem_(problem),
+        components_(data_components(data, state_names_of(problem), problem.state_size())),
+        grid_(data_step_grid(spec.t0, data.times, spec.max_step)),
+        stepper_(problem, ButcherTableau::by_name(spec.method),
+                 StepControl::prescribed(spec.t0, grid_.step_sizes)),
+        misfit_(
+            component_misfit(grid_.data_steps, components_,
+                             misfit_data(data, static_cast<Index>(components_.size()), &measured_),
+                             problem.state_size(), 1.0)),
+        plan_(plan_checkpoints(spec.checkpoints, static_cast<Index>(grid_.step_sizes.size()))),
+        driver_(stepper_, misfit_, spec.checkpoint_options),
+        initial_state_(spec.initial_state) {
+    if (initial_state_.size() == 0) {
+      if constexpr (!initial_state_from_parameters<P>()) {
+        if constexpr (requires { problem.default_initial_state(); })
+          initial_state_ = problem.default_initial_state();
+        else
+          fail<InvalidArgument>(
+              "rwd::fit: no initial state: give FitSpec::initial_state, or a model with "
+              "initial_state(p, y0)");
+      }
+    } else {
+      if (initial_state_.size() != problem.state_size())
+        fail<InvalidArgument>("rwd::fit: FitSpec::initial_state has ", initial_state_.size(),
+                              " components but the model has ", problem.state_size(), " states");
+      if (!initial_state_.allFinite())
+        fail<InvalidArgument>("rwd::fit: FitSpec::initial_state contains NaN or Inf");
+    }
+  }
+
+  // The full θ the fit starts from: FitSpec::parameters, or the problem's defaults.
+  Eigen::VectorXd base_parameters(const FitSpec& spec) const {
+    if (spec.parameters.size() > 0) {
+      if (spec.parameters.size() != problem_.parameter_size())
+        fail<InvalidArgument>("rwd::fit: FitSpec::parameters has ", spec.parameters.size(),
+                              " values but the model has ", problem_.parameter_size(),
+                              " parameters");
+      return spec.parameters;
+    }
+    if constexpr (has_default_parameters<P>()) {
+      return problem_.default_parameters();
+    } else {
+      fail<InvalidArgument>(
+          "rwd::fit: the model has no default parameters: give FitSpec::parameters");
+    }
+  }
+
+  // J(θ) (σ = 1) and dJ/dθ, through y0 too when the initial state depends on θ.
+  FitGradient gradient(const Eigen::VectorXd& theta) {
+    const Eigen::VectorXd y0 = initial_state(theta);
+    auto run = driver_.run(y0, theta, plan_);
+    FitGradient out{run.loss, std::move(run.grad_theta), Eigen::VectorXd(), std::move(run.summary)};
+    if constexpr (initial_state_from_parameters<P>())
+      if (!fixed_initial_state_)
+        out.grad_theta = problem_.total_parameter_gradient(theta, run.grad_y0, out.grad_theta);
+    return out;
+  }
+
+  Index measured() const { return measured_; }
+  const DataStepGrid& grid() const { return grid_; }
+
+ private:
+  Eigen::VectorXd initial_state(const Eigen::VectorXd& theta) const {
+    if constexpr (initial_state_from_parameters<P>())
+      if (!fixed_initial_state_) return problem_.initial_state(theta);
+    return initial_state_;
+  }
+
+  const P& problem_;
+  std::vector<Index> components_;
+  DataStepGrid grid_;
+  ExplicitRungeKutta<P> stepper_;
+  Index measured_ = 0;
+  Objective<EigenBackend> misfit_;
+  CheckpointPlan plan_;
+  CheckpointedAdjoint<ExplicitRungeKutta<P>> driver_;
+  Eigen::VectorXd initial_state_;
+  bool fixed_initial_state_ = initial_state_.size() > 0;
+};
+
+}  // namespace detail
+
+// Fits spec.fit's parameters of `problem` to `data` (see the top of this file).
+template <class P>
+DataFitResult fit(const P& problem, const TimeSeries& data, const FitSpec& spec) {
+  if (!(spec.sigma >= 0.0) || !std::isfinite(spec.sigma))
+    detail::fail<InvalidArgument>("rwd::fit: FitSpec::sigma = ", spec.sigma,
+                                  " must be finite and > 0 (or 0: estimated from the residuals)");
+  detail::DataFitSetup<P> setup(problem, data, spec);
+  const auto resolved = detail::resolve_parameters(spec, detail::parameter_names_of(problem),
+                                                   setup.base_parameters(spec));
+  if (spec.sigma == 0.0 && setup.measured() <= static_cast<Index>(resolved.names.size()))
+    detail::fail<InvalidArgument>("rwd::fit: ", setup.measured(), " measured data for ",
+                                  resolved.names.size(),
+                                  " fitted parameters leave no degree of freedom to estimate σ; "
+                                  "give FitSpec::sigma");
+  const auto gradient = [&](const Eigen::VectorXd& theta) { return setup.gradient(theta); };
+  const FitResult fitted =
+      detail::fit_with_gradient(gradient, resolved.theta_start, resolved.options);
+  // A fit that a non-finite run or the optimiser ended keeps its best θ and says why in
+  // `status`; its standard errors are NaN rather than computed around a point that is no fit.
+  const Index p = static_cast<Index>(resolved.names.size());
+  ParameterUncertainty unit;
+  unit.covariance = Eigen::MatrixXd::Constant(p, p, std::numeric_limits<double>::quiet_NaN());
+  unit.standard_errors = Eigen::VectorXd::Constant(p, std::numeric_limits<double>::quiet_NaN());
+  if (!fitted.failed)
+    unit = detail::uncertainty_from_gradients(
+        [&](const Eigen::VectorXd& theta) { return setup.gradient(theta).grad_theta; },
+        fitted.theta, resolved.options.fitted);
+  DataFitResult result =
+      detail::data_fit_result(resolved, fitted, unit, setup.measured(), spec.sigma);
+  result.steps = static_cast<Index>(setup.grid().step_sizes.size());
+  result.data_steps = setup.grid().data_steps;
+  return result;
+}
+
+}  // namespace rwd
