@@ -38,3 +38,5 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/rewindConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/rewindConfig.cmake ${PROJECT_BINARY_DIR}/rewindConfigVersion.cmake
         DESTINATION ${REWIND_INSTALL_CMAKEDIR})
+# rewind_add_model(NAME SOURCE...), which rewindConfig.cmake includes: model plugins.
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/RewindModel.cmake DESTINATION ${REWIND_INSTALL_CMAKEDIR})

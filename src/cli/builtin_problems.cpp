@@ -23,6 +23,9 @@ ProblemInfo builtin_entry() {
     return ProblemDefaults{problem.default_initial_state(), problem.default_parameters(),
                            problem.parameter_names()};
   };
+  info.initial_state = [](Index n, const Eigen::VectorXd&) {
+    return D::make(n).default_initial_state();
+  };
   info.run = [](const RunSettings& settings, const PlanCallback& on_plan) {
     return run_gradient_from_defaults(D::make(settings.n), settings, on_plan);
   };

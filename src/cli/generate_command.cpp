@@ -33,12 +33,57 @@ training::TimeSeries spiral_series(const SpiralSettings& settings) {
       settings.t_final, settings.points, settings.substeps, {"y0", "y1"});
 }
 
+// What a generation writes, and where; shared by the options and the callback.
+struct GenerateRequest {
+  GenerateOptions options;
+  std::string out;
+  bool force = false;
+};
+
+// Generates the observations the request asks for and writes them to its file.
+void write_observations(const GenerateRequest& request) {
+  if (request.out.empty())
+    rwd::detail::fail<InvalidArgument>(
+        "--out FILE.h5 is required: where to write the observations");
+  if (std::filesystem::exists(request.out) && !request.force)
+    rwd::detail::fail<InvalidArgument>("'", request.out, "' exists; pass --force to overwrite it");
+  const Observations observations = generate_observations(request.options);
+  save_observations(request.out, observations, request.force);
+  std::cout << "wrote " << observations.observed_steps.size() << " observations of '"
+            << observations.field.name << "' (" << observations.field.count << " values each) of "
+            << observations.problem << " over " << observations.steps << " steps, noise "
+            << observations.noise << ", to " << request.out << "\n";
+}
+
+// The options every generation takes (the problem's size, where it has one, is added apart).
+void add_generation_options(CLI::App& command, GenerateRequest& request) {
+  GenerateOptions& options = request.options;
+  add_integer_text_option(command, "--steps", options.run.checkpoint.steps, IntegerRange::count(),
+                          "horizon in steps")
+      ->type_name("L");
+  command.add_option("--dt", options.run.dt, "step size");
+  command.add_option("--method", options.run.method, "Runge-Kutta method, or bdf");
+  command.add_option("--parameters", options.run.parameters, "theta by name, e.g. F=0.04,k=0.06")
+      ->type_name("NAME=VALUE,...");
+  add_integer_text_option(command, "--observe-every", options.observe_every, IntegerRange::count(),
+                          "observe every K steps (required)")
+      ->type_name("K");
+  command.add_option("--observe", options.observe, "the observed field (default: all)")
+      ->type_name("FIELD");
+  command
+      .add_option("--noise", options.noise,
+                  "standard deviation of the Gaussian noise added (default 0)")
+      ->type_name("SIGMA");
+  add_integer_option(command, "--seed", options.seed, IntegerRange::unsigned_seed(),
+                     "seed of the noise (default 1)");
+  command.add_option("--out,-o", request.out, "observation file (.h5)")->type_name("FILE.h5");
+  command.add_flag("--force", request.force, "overwrite an existing file");
+}
+
 // `rewind generate PROBLEM`: one subcommand per built-in problem, all with the same options.
 void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
-  auto options = std::make_shared<GenerateOptions>();
-  auto out = std::make_shared<std::string>();
-  auto force = std::make_shared<bool>(false);
-  options->run.problem = info.name;
+  auto request = std::make_shared<GenerateRequest>();
+  request->options.run.problem = info.name;
   CLI::App* command =
       generate.add_subcommand(info.name, std::string("Observations of ") + info.description);
   const std::string dashed = [&] {
@@ -56,38 +101,35 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
       "  rewind generate gray_scott --n 64 --steps 20000 --observe-every 1000 --observe v \\\n"
       "                  --noise 0.01 --out gs.h5");
   if (info.sized())
-    add_integer_option(*command, "-n,--n", options->run.n, IntegerRange::count(),
+    add_integer_option(*command, "-n,--n", request->options.run.n, IntegerRange::count(),
                        info.size_meaning);
-  add_integer_text_option(*command, "--steps", options->run.checkpoint.steps, IntegerRange::count(),
-                          "horizon in steps")
-      ->type_name("L");
-  command->add_option("--dt", options->run.dt, "step size");
-  command->add_option("--method", options->run.method, "Runge-Kutta method, or bdf");
-  command->add_option("--parameters", options->run.parameters, "theta by name, e.g. F=0.04,k=0.06")
-      ->type_name("NAME=VALUE,...");
-  add_integer_text_option(*command, "--observe-every", options->observe_every,
-                          IntegerRange::count(), "observe every K steps (required)")
-      ->required()
-      ->type_name("K");
-  command->add_option("--observe", options->observe, "the observed field (default: all)")
-      ->type_name("FIELD");
-  command
-      ->add_option("--noise", options->noise,
-                   "standard deviation of the Gaussian noise added (default 0)")
-      ->type_name("SIGMA");
-  add_integer_option(*command, "--seed", options->seed, IntegerRange::unsigned_seed(),
-                     "seed of the noise (default 1)");
-  command->add_option("--out,-o", *out, "observation file (.h5)")->required()->type_name("FILE.h5");
-  command->add_flag("--force", *force, "overwrite an existing file");
-  command->callback([options, out, force] {
-    if (std::filesystem::exists(*out) && !*force)
-      rwd::detail::fail<InvalidArgument>("'", *out, "' exists; pass --force to overwrite it");
-    const Observations observations = generate_observations(*options);
-    save_observations(*out, observations, *force);
-    std::cout << "wrote " << observations.observed_steps.size() << " observations of '"
-              << observations.field.name << "' (" << observations.field.count << " values each) of "
-              << observations.problem << " over " << observations.steps << " steps, noise "
-              << observations.noise << ", to " << *out << "\n";
+  add_generation_options(*command, *request);
+  command->get_option("--observe-every")->required();
+  command->get_option("--out")->required();
+  command->callback([request] { write_observations(*request); });
+}
+
+// `rewind generate --model PATH`: observations of a model plugin, with the same options.
+void add_model_generator(CLI::App& generate) {
+  auto request = std::make_shared<GenerateRequest>();
+  generate
+      .add_option("--model", request->options.run.model,
+                  "observations of a model plugin (rewind_add_model; docs/models.md)\n"
+                  "instead of a built-in problem; --observe names one of its states")
+      ->type_name("PATH");
+  add_generation_options(generate, *request);
+  generate.callback([&generate, request] {
+    if (!generate.get_subcommands().empty()) {
+      if (!request->options.run.model.empty())
+        rwd::detail::fail<InvalidArgument>(
+            "--model ", request->options.run.model, " replaces the problem '",
+            generate.get_subcommands().front()->get_name(), "': give one of the two");
+      return;
+    }
+    if (request->options.run.model.empty())
+      rwd::detail::fail<InvalidArgument>(
+          "generate: name a problem or spiral (rewind generate --help), or give --model PATH");
+    write_observations(*request);
   });
 }
 
@@ -98,8 +140,9 @@ CLI::App* add_generate_command(CLI::App& app) {
       app.add_subcommand("generate",
                          "Write a dataset: observations of a built-in problem for `rewind fit`\n"
                          "(generate PROBLEM --help), or the spiral for `rewind train`.");
-  generate->require_subcommand(1);
+  generate->require_subcommand(0, 1);
   for (const ProblemInfo& info : problem_table()) add_observation_generator(*generate, info);
+  add_model_generator(*generate);
   auto settings = std::make_shared<SpiralSettings>();
   CLI::App* spiral = generate->add_subcommand("spiral",
                                               "The cubic spiral dy/dt = (y^3)A, A = [[-0.1, 2], "

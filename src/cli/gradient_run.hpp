@@ -425,10 +425,16 @@ inline const CheckpointPlan& plan_within_memory(const PlanRequest& request, Inde
   return checkpointing.plan;
 }
 
+// dJ/dθ of a run whose initial state depends on θ, from the driver's dJ/dy0 and dJ/dθ (a model
+// with initial_state(θ): dJ/dθ + (∂y0/∂θ)ᵀ dJ/dy0). Empty: y0 does not depend on θ.
+template <class V>
+using ThroughInitialState = std::function<V(const V& grad_y0, const V& grad_theta)>;
+
 template <class P, class V = typename P::Backend::Vector>
 RunReport run_gradient(const P& problem, const V& y0, const V& theta,
                        std::vector<std::string> parameter_names, const RunSettings& settings,
-                       const PlanCallback& on_plan = {}, const StepSampler& sample = {}) {
+                       const PlanCallback& on_plan = {}, const StepSampler& sample = {},
+                       const ThroughInitialState<V>& through_initial_state = {}) {
   using B = typename P::Backend;
   const auto objective = Objective<B>::terminal_squared_norm();
 
@@ -446,8 +452,14 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       // A stable norm: a finite gradient with entries above 1e154 (chaotic runs) has a finite
       // norm.
       report.grad_y0_norm = stable_norm<B>(result.grad_y0);
-      report.grad_theta_norm = stable_norm<B>(result.grad_theta);
-      report.grad_theta = host_values<B>(result.grad_theta);
+      if (through_initial_state) {
+        const V grad_theta = through_initial_state(result.grad_y0, result.grad_theta);
+        report.grad_theta_norm = stable_norm<B>(grad_theta);
+        report.grad_theta = host_values<B>(grad_theta);
+      } else {
+        report.grad_theta_norm = stable_norm<B>(result.grad_theta);
+        report.grad_theta = host_values<B>(result.grad_theta);
+      }
       report.summary = result.summary;
       if (report.summary.ranks > 1) {
         // Each rank stored its own slice: report the largest (the memory one rank needs).

@@ -90,7 +90,7 @@ inline Observations generate_observations(const GenerateOptions& options) {
   out.noise = options.noise;
   out.seed = seed;
   out.observed_steps = every_kth_step(steps, every);
-  out.initial_state = defaults.initial_state;
+  out.initial_state = info.initial_state(settings.n, out.parameters);
   out.data = info.observe(settings, out);
   out.validate();
   return out;

@@ -62,6 +62,9 @@ struct ProblemInfo : ProblemFacts {
   std::function<std::vector<std::string>(Index n)> parameter_names;
   // The defaults for the size n.
   std::function<ProblemDefaults(Index n)> defaults;
+  // The initial state of the size n for the parameters θ: the default one for a built-in problem
+  // (whose y0 does not depend on θ), initial_state(θ) for a model loaded as a plugin.
+  std::function<Eigen::VectorXd(Index n, const Eigen::VectorXd& theta)> initial_state;
   // `rewind run`: J = ½|y_N|² from the defaults with --parameters applied, its gradient and
   // the spot check (gradient_run.hpp), on the Eigen backend in this process.
   std::function<RunReport(const RunSettings&, const PlanCallback&)> run;

@@ -131,7 +131,12 @@ CLI::App* add_run_command(CLI::App& app) {
                          "and a finite-difference check of dJ/dy0.");
   run->footer(problems_help());
 
-  run->add_option("PROBLEM", o->problem, problem_names() + "\n(each described below)")->required();
+  run->add_option("PROBLEM", o->problem, problem_names() + "\n(each described below)");
+  run->add_option("--model", o->model,
+                  "instead of PROBLEM: a model plugin (a shared library built\n"
+                  "with rewind_add_model; docs/models.md), run like a built-in\n"
+                  "problem under its own state and parameter names")
+      ->type_name("PATH");
   add_integer_option(*run, "-n,--n", o->n, IntegerRange::count(),
                      "problem size: dimension of linear (default 3), N of\n"
                      "lorenz96 (40), grid side of gray_scott (64 -> 2*64^2 unknowns)");

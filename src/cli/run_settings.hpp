@@ -28,6 +28,7 @@
 
 #include "byte_size.hpp"
 #include "checkpoint_flags.hpp"
+#include "model_problem.hpp"
 #include "problem_parameters.hpp"
 #include "problem_registry.hpp"
 #include "rewind/error.hpp"
@@ -44,6 +45,7 @@ namespace rwd::cli {
 // parses into this struct directly (run_command.cpp).
 struct RunOptions {
   std::string problem;
+  std::string model;         // --model PATH: a model plugin instead of a built-in problem
   std::optional<Index> n;    // problem size (see ProblemInfo::size_meaning)
   std::optional<double> dt;  // fixed: the step; adaptive: the first step tried
   std::string method;        // empty: the problem's default (rk4, or bdf for stiff problems)
@@ -137,9 +139,25 @@ inline void resolve_backend(const std::string& backend, const std::string& metho
   (void)method;
 }
 
+// The built-in problem `problem` names, or the model plugin at `model` (--model PATH,
+// model_problem.hpp): exactly one of the two.
+inline const ProblemInfo& require_problem_or_model(const std::string& problem,
+                                                   const std::string& model) {
+  if (model.empty()) {
+    if (problem.empty())
+      rwd::detail::fail<InvalidArgument>("name a problem (one of ", problem_name_list(),
+                                         ") or give --model PATH");
+    return require_problem(problem);
+  }
+  if (!problem.empty())
+    rwd::detail::fail<InvalidArgument>("--model ", model, " replaces the problem '", problem,
+                                       "': give one of the two");
+  return load_model_problem(model);
+}
+
 inline RunSettings resolve_run_settings(const RunOptions& options) {
   RunSettings settings;
-  settings.problem = &require_problem(options.problem);
+  settings.problem = &require_problem_or_model(options.problem, options.model);
   const ProblemInfo& info = *settings.problem;
 
   if (info.sized()) {

@@ -1,0 +1,125 @@
+// src/cli/model_problem.cpp — see model_problem.hpp.
+#include "model_problem.hpp"
+
+#include <cmath>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "fit_run.hpp"
+#include "gradient_run.hpp"
+#include "observation_run.hpp"
+#include "problem_parameters.hpp"
+#include "rewind/error.hpp"
+#include "rewind/plugin_model.hpp"
+
+namespace rwd::cli {
+namespace {
+
+// Run lengths of a model that declares none.
+constexpr double kModelDefaultDt = 0.01;
+constexpr Index kModelDefaultSteps = 100;
+
+// Refuses a model the command line cannot start: no default parameters, no initial state, or an
+// rhs that is not finite there.
+void require_runnable(const PluginModel& model) {
+  if (!model.has_default_parameters())
+    rwd::detail::fail<InvalidArgument>(
+        "model '", model.path(), "' (", model.name(),
+        ") declares no default_parameters; the command line starts from them");
+  if (!model.has_initial_state())
+    rwd::detail::fail<InvalidArgument>("model '", model.path(), "' (", model.name(),
+                                       ") declares no initial_state(p, y0); the command line "
+                                       "starts from it");
+  const Eigen::VectorXd theta = model.default_parameters();
+  const Eigen::VectorXd y0 = model.initial_state(theta);
+  Eigen::VectorXd f(model.state_size());
+  model.rhs(0.0, y0, theta, f);
+  const std::vector<std::string> names = model.state_names();
+  for (Index i = 0; i < model.state_size(); ++i) {
+    if (!std::isfinite(y0[i]))
+      rwd::detail::fail<InvalidArgument>("model '", model.path(), "': initial_state gives ",
+                                         names[i], " = ", y0[i],
+                                         " at the default parameters; it "
+                                         "must be finite");
+    if (!std::isfinite(f[i]))
+      rwd::detail::fail<InvalidArgument>("model '", model.path(), "': rhs gives d", names[i],
+                                         "/dt = ", f[i],
+                                         " at t = 0 from the initial state and "
+                                         "default parameters; it must be finite");
+  }
+}
+
+std::string describe(const PluginModel& model, const Eigen::VectorXd& theta) {
+  std::string text = "model " + model.name() + " (" + model.path() + "); theta = (";
+  const std::vector<std::string> names = model.parameter_names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i ? ", " : "") + names[i] + " = " + rwd::cli::detail::shortest(theta[i]);
+  return text + ")";
+}
+
+ProblemInfo model_entry(const PluginModel& model) {
+  require_runnable(model);
+  ProblemInfo info;
+  const Eigen::VectorXd theta = model.default_parameters();
+  info.name = model.name();
+  info.description = describe(model, theta);
+  info.fixed_state_size = model.state_size();
+  info.default_dt = model.default_dt() > 0.0 ? model.default_dt() : kModelDefaultDt;
+  info.default_steps = model.default_steps() > 0 ? model.default_steps() : kModelDefaultSteps;
+  for (const std::string& name : model.parameter_names())
+    info.parameters.push_back({name, ParameterDomain::any});
+  const std::vector<std::string> states = model.state_names();
+  for (std::size_t i = 0; i < states.size(); ++i)
+    info.fields.push_back({states[i], static_cast<Index>(i), static_cast<Index>(states.size())});
+
+  info.parameter_names = [model](Index) { return model.parameter_names(); };
+  info.defaults = [model](Index) {
+    const Eigen::VectorXd defaults = model.default_parameters();
+    return ProblemDefaults{model.initial_state(defaults), defaults, model.parameter_names()};
+  };
+  info.initial_state = [model](Index, const Eigen::VectorXd& parameters) {
+    return model.initial_state(parameters);
+  };
+  info.run = [model](const RunSettings& settings, const PlanCallback& on_plan) {
+    Eigen::VectorXd parameters = model.default_parameters();
+    apply_parameter_values(settings.parameters, parameters);
+    const Eigen::VectorXd y0 = model.initial_state(parameters);
+    const ThroughInitialState<Eigen::VectorXd> through_y0 = [&](const Eigen::VectorXd& grad_y0,
+                                                                const Eigen::VectorXd& grad_theta) {
+      return model.total_parameter_gradient(parameters, grad_y0, grad_theta);
+    };
+    return run_gradient(model, y0, parameters, model.parameter_names(), settings, on_plan, {},
+                        through_y0);
+  };
+  info.observe = [model](const RunSettings& settings, const Observations& recording) {
+    return observe_problem(model, settings, recording);
+  };
+  info.fit = [model](const FitSettings&, const FitIterationCallback&,
+                     const FitStageCallback&) -> FitReport {
+    rwd::detail::fail<InvalidArgument>("rewind fit does not take a model plugin yet ('",
+                                       model.path(), "')");
+  };
+  return info;
+}
+
+}  // namespace
+
+const ProblemInfo& load_model_problem(const std::string& path) {
+  // Entries never move (a RunSettings points at one) and live until the process ends, with
+  // their libraries loaded.
+  static std::mutex mutex;
+  static std::deque<std::pair<std::string, ProblemInfo>> loaded;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::error_code ec;
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
+  const std::string key = ec ? path : canonical.string();
+  for (const auto& [known, info] : loaded)
+    if (known == key) return info;
+  ProblemInfo info = model_entry(load_model_plugin(path));
+  return loaded.emplace_back(key, std::move(info)).second;
+}
+
+}  // namespace rwd::cli

@@ -1,0 +1,29 @@
+// src/cli/model_problem.hpp — a model loaded from a plugin (--model PATH) as one more problem of
+// the registry (problem_registry.hpp): the subcommands run it through the same ProblemInfo
+// operations, on the same templated code, as a built-in problem.
+//
+//   const rwd::cli::ProblemInfo& info = rwd::cli::load_model_problem("build/sir.so");
+//   rwd::cli::RunReport report = info.run(settings, on_plan);   // settings.problem = &info
+//
+// The plugin is loaded by rwd::load_model_plugin (rewind/plugin_model.hpp), which refuses a path
+// that does not exist, a file that is not a shared library, a library that is not a rewind model
+// and a model of another ABI version. The command line also needs the model's
+// default_parameters and initial_state(p, y0), and an rhs that is finite at the start: a model
+// without them is refused here, naming the path. The facts: the model's type name, a fixed state
+// size, its state names as observable fields, its parameter names (any finite value; a model
+// declares no domains), default_dt and default_steps where the model declares them (else 0.01
+// and 100). A run starts from initial_state(θ) and reports dJ/dθ including θ's effect through it.
+//
+// Each path is loaded once per process; the entry lives until the process ends.
+#pragma once
+
+#include <string>
+
+#include "problem_registry.hpp"
+
+namespace rwd::cli {
+
+// The registry entry of the model plugin at `path` (or InvalidArgument, naming the path).
+const ProblemInfo& load_model_problem(const std::string& path);
+
+}  // namespace rwd::cli

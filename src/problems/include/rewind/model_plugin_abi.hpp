@@ -1,0 +1,74 @@
+// rewind/model_plugin_abi.hpp — the binary contract between a model plugin (a shared library
+// built with rewind_add_model, its model exported by REWIND_MODEL) and the rewind that loads it
+// (rwd::load_model_plugin, rewind/plugin_model.hpp; the `rewind` tool's --model PATH).
+//
+//   extern "C" const rwd_model_plugin* rewind_model_plugin(void);   // what REWIND_MODEL defines
+//
+// The library exports one C function, rewind_model_plugin (kModelPluginEntryPoint), returning a
+// pointer to a description that lives as long as the library: plain C types only (sizes, names,
+// default values, function pointers over double arrays), so that the loader needs neither the
+// model's type nor the compiler that built it. abi_version comes first and never moves: a loader
+// reads it before anything else and refuses a plugin of another version, saying both (a change to
+// this struct's layout or to the meaning of a field increments REWIND_MODEL_ABI_VERSION).
+//
+// Every function is noexcept in effect (the derivatives are exact forward-mode evaluations of the
+// model's rhs, rewind/model.hpp) and re-entrant: a plugin keeps its scratch buffers per thread.
+// Arrays are contiguous doubles: y, f, v, w, out_y have state_size entries, p and out_p
+// parameter_size, J state_size² (column-major: J[i + j·n] = ∂f_i/∂y_j).
+#pragma once
+
+#include <cstdint>
+
+// The version of this contract. A build may define it (the tests build a plugin of another
+// version that way); a plugin records the value it was built with, and a loader compares it with
+// the one it was built with.
+#ifndef REWIND_MODEL_ABI_VERSION
+#define REWIND_MODEL_ABI_VERSION 1
+#endif
+
+extern "C" {
+
+// A model as the plugin describes it. Optional members are null where the model has none.
+struct rwd_model_plugin {
+  std::uint32_t abi_version;  // REWIND_MODEL_ABI_VERSION of the plugin's build; always first
+  std::uint32_t struct_size;  // sizeof(rwd_model_plugin) in the plugin's build
+  // Non-null when the model was refused while being described (empty or repeated names): the
+  // reason. Nothing below is then valid.
+  const char* error;
+  const char* name;  // the model's type name, as given to REWIND_MODEL
+  std::int64_t state_size;
+  std::int64_t parameter_size;
+  const char* const* state_names;      // state_size names
+  const char* const* parameter_names;  // parameter_size names
+  const double* default_parameters;    // parameter_size values, or null
+  double default_dt;                   // the model's `default_dt`, or 0 (the tool's default)
+  std::int64_t default_steps;          // the model's `default_steps`, or 0 (the tool's default)
+  // f = rhs(t, y, p).
+  void (*rhs)(double t, const double* y, const double* p, double* f);
+  // out_y = (∂f/∂y)ᵀ v, out_p = (∂f/∂p)ᵀ v.
+  void (*vjp)(double t, const double* y, const double* p, const double* v, double* out_y,
+              double* out_p);
+  // out = (∂f/∂y) w.
+  void (*jvp)(double t, const double* y, const double* p, const double* w, double* out);
+  // J = ∂f/∂y, column-major.
+  void (*jacobian)(double t, const double* y, const double* p, double* J);
+  // y0 = initial_state(p), or null.
+  void (*initial_state)(const double* p, double* y0);
+  // out_p = (∂y0/∂p)ᵀ w, or null (null exactly when initial_state is).
+  void (*initial_state_vjp)(const double* p, const double* w, double* out_p);
+};
+
+// The type of the exported entry point.
+typedef const rwd_model_plugin* (*rwd_model_plugin_entry)(void);
+
+}  // extern "C"
+
+namespace rwd {
+
+// The model ABI version this build of rewind speaks.
+inline constexpr std::uint32_t kModelAbiVersion = REWIND_MODEL_ABI_VERSION;
+
+// The symbol a model plugin exports (REWIND_MODEL defines it).
+inline constexpr const char* kModelPluginEntryPoint = "rewind_model_plugin";
+
+}  // namespace rwd

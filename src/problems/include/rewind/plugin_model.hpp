@@ -1,0 +1,207 @@
+// rewind/plugin_model.hpp — a model loaded from a plugin (a shared library built with
+// rewind_add_model, its model exported by REWIND_MODEL; rewind/model_plugin.hpp), as a problem.
+//
+//   rwd::PluginModel model = rwd::load_model_plugin("build/libsir.so");   // or InvalidArgument
+//   const auto theta = model.default_parameters();
+//   rwd::ExplicitRungeKutta stepper(model, rwd::ButcherTableau::rk4(),
+//                                   rwd::StepControl::fixed(0.0, 0.1, 1000));
+//   auto result = rwd::differentiate(stepper, objective, model.initial_state(theta), theta,
+//                                    rwd::StoreAllStrategy{});
+//   auto dJ_dtheta = model.total_parameter_gradient(theta, result.grad_y0, result.grad_theta);
+//
+// A PluginModel is an rwd::Problem on the Eigen backend with the members rwd::AutoProblem has
+// (rhs, vjp, jvp, jacobian, names, default_parameters, initial_state and its vjp): each calls
+// the plugin's function, which runs rwd::AutoProblem inside the plugin, so the gradient bits are
+// those of rwd::auto_problem(Model{}) in C++.
+//
+// load_model_plugin refuses, before any work and naming the path (rwd::InvalidArgument): a path
+// that does not exist, a file that is not a shared library, a library that cannot be loaded (the
+// loader's reason), a library without the entry point ("not a rewind model"), a model built for
+// another model ABI version (both versions named), and a model whose names the plugin refused.
+// The library stays loaded while any copy of the PluginModel lives.
+#pragma once
+
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/error.hpp"
+#include "rewind/model_plugin_abi.hpp"
+#include "rewind/problems/detail/problem_support.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd {
+
+class PluginModel {
+ public:
+  using Backend = EigenBackend;
+  using Vector = Backend::Vector;
+
+  // The model `description` of the library `library` (kept loaded), loaded from `path`.
+  PluginModel(std::shared_ptr<void> library, const rwd_model_plugin* description, std::string path)
+      : library_(std::move(library)), d_(description), path_(std::move(path)) {}
+
+  Index state_size() const { return d_->state_size; }
+  Index parameter_size() const { return d_->parameter_size; }
+  // The model's type name, as given to REWIND_MODEL.
+  std::string name() const { return d_->name; }
+  const std::string& path() const { return path_; }
+  std::vector<std::string> state_names() const { return names(d_->state_names, state_size()); }
+  std::vector<std::string> parameter_names() const {
+    return names(d_->parameter_names, parameter_size());
+  }
+  // The model's default_dt and default_steps (0 when it declares none).
+  double default_dt() const { return d_->default_dt; }
+  Index default_steps() const { return d_->default_steps; }
+
+  bool has_default_parameters() const { return d_->default_parameters != nullptr; }
+  bool has_initial_state() const { return d_->initial_state != nullptr; }
+
+  // The model's default_parameters; InvalidArgument when it has none.
+  Vector default_parameters() const {
+    if (!has_default_parameters())
+      detail::fail<InvalidArgument>(path_, ": the model ", name(),
+                                    " declares no default_parameters");
+    return detail::vector_from_host<Backend>(std::span<const double>(
+        d_->default_parameters, static_cast<std::size_t>(parameter_size())));
+  }
+
+  // y0 = initial_state(θ); InvalidArgument when the model has no initial_state.
+  Vector initial_state(const Vector& theta) const {
+    require_initial_state();
+    detail::require_length(kName, "parameter vector theta", theta.size(), parameter_size());
+    Vector y0(state_size());
+    d_->initial_state(theta.data(), y0.data());
+    return y0;
+  }
+
+  // out_theta = (∂y0/∂θ)ᵀ w (overwritten).
+  void initial_state_vjp(const Vector& theta, const Vector& w, Vector& out_theta) const {
+    require_initial_state();
+    detail::require_length(kName, "parameter vector theta", theta.size(), parameter_size());
+    detail::require_length(kName, "cotangent w", w.size(), state_size());
+    detail::require_length(kName, "output out_theta", out_theta.size(), parameter_size());
+    d_->initial_state_vjp(theta.data(), w.data(), out_theta.data());
+  }
+
+  // dJ/dθ through the initial state too: grad_theta + (∂y0/∂θ)ᵀ grad_y0 (as rwd::AutoProblem).
+  Vector total_parameter_gradient(const Vector& theta, const Vector& grad_y0,
+                                  const Vector& grad_theta) const {
+    detail::require_length(kName, "gradient grad_theta", grad_theta.size(), parameter_size());
+    Vector through_y0(parameter_size());
+    initial_state_vjp(theta, grad_y0, through_y0);
+    return grad_theta + through_y0;
+  }
+
+  void rhs(double t, const Vector& y, const Vector& theta, Vector& f) const {
+    detail::require_rhs_sizes<Backend>(kName, state_size(), parameter_size(), y, theta, f);
+    d_->rhs(t, y.data(), theta.data(), f.data());
+  }
+
+  void vjp(double t, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
+           Vector& out_theta) const {
+    detail::require_vjp_sizes<Backend>(kName, state_size(), parameter_size(), y, theta, v, out_y,
+                                       out_theta);
+    d_->vjp(t, y.data(), theta.data(), v.data(), out_y.data(), out_theta.data());
+  }
+
+  void jvp(double t, const Vector& y, const Vector& theta, const Vector& w, Vector& out) const {
+    detail::require_length(kName, "state y", y.size(), state_size());
+    detail::require_length(kName, "parameter vector theta", theta.size(), parameter_size());
+    detail::require_length(kName, "direction w", w.size(), state_size());
+    detail::require_length(kName, "output out", out.size(), state_size());
+    d_->jvp(t, y.data(), theta.data(), w.data(), out.data());
+  }
+
+  void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const {
+    detail::require_length(kName, "state y", y.size(), state_size());
+    detail::require_length(kName, "parameter vector theta", theta.size(), parameter_size());
+    J.resize(state_size(), state_size());
+    d_->jacobian(t, y.data(), theta.data(), J.data());
+  }
+
+ private:
+  static constexpr const char* kName = "rwd::PluginModel";
+
+  void require_initial_state() const {
+    if (!has_initial_state())
+      detail::fail<InvalidArgument>(path_, ": the model ", name(),
+                                    " declares no initial_state(p, y0)");
+  }
+
+  static std::vector<std::string> names(const char* const* list, Index count) {
+    return std::vector<std::string>(list, list + count);
+  }
+
+  std::shared_ptr<void> library_;  // dlclose'd when the last copy goes
+  const rwd_model_plugin* d_;
+  std::string path_;
+};
+
+namespace detail {
+
+// Whether the file starts like an ELF object (the shared libraries dlopen loads on Linux).
+inline bool looks_like_shared_library(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in.gcount() == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' &&
+         magic[3] == 'F';
+}
+
+}  // namespace detail
+
+// Loads the model plugin at `path` (see the top of this file for what is refused, and how).
+inline PluginModel load_model_plugin(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) detail::fail<InvalidArgument>("model '", path, "' does not exist");
+  if (!fs::is_regular_file(path, ec))
+    detail::fail<InvalidArgument>("model '", path, "' is not a file");
+  if (!detail::looks_like_shared_library(path))
+    detail::fail<InvalidArgument>("model '", path,
+                                  "' is not a shared library (build one with rewind_add_model)");
+  // A path without '/' would make dlopen search the library path, not this file.
+  const std::string file = fs::path(path).has_parent_path() ? path : "./" + path;
+  void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    detail::fail<InvalidArgument>("model '", path, "' cannot be loaded: ", why ? why : "?");
+  }
+  std::shared_ptr<void> library(handle, [](void* h) { dlclose(h); });
+  dlerror();
+  void* symbol = dlsym(handle, kModelPluginEntryPoint);
+  if (symbol == nullptr)
+    detail::fail<InvalidArgument>("model '", path, "' is not a rewind model: it exports no ",
+                                  kModelPluginEntryPoint,
+                                  " (a model's source ends with REWIND_MODEL(Type))");
+  const auto entry = reinterpret_cast<rwd_model_plugin_entry>(symbol);
+  const rwd_model_plugin* description = entry();
+  if (description == nullptr)
+    detail::fail<InvalidArgument>("model '", path, "': ", kModelPluginEntryPoint,
+                                  " returned no description");
+  if (description->abi_version != kModelAbiVersion)
+    detail::fail<InvalidArgument>("model '", path, "' was built for rewind model ABI version ",
+                                  description->abi_version, ", and this rewind loads version ",
+                                  kModelAbiVersion,
+                                  ": rebuild the model against this rewind (rewind_add_model)");
+  if (description->struct_size != sizeof(rwd_model_plugin))
+    detail::fail<InvalidArgument>("model '", path, "' describes itself in ",
+                                  description->struct_size, " bytes, not the ",
+                                  sizeof(rwd_model_plugin), " of ABI version ", kModelAbiVersion,
+                                  ": rebuild the model against this rewind");
+  if (description->error != nullptr)
+    detail::fail<InvalidArgument>("model '", path, "' (", description->name,
+                                  ") is refused: ", description->error);
+  return PluginModel(std::move(library), description, path);
+}
+
+}  // namespace rwd

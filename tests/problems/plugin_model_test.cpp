@@ -1,0 +1,165 @@
+// rwd::load_model_plugin (rewind/plugin_model.hpp) and REWIND_MODEL (rewind/model_plugin.hpp):
+// the SIR model built as a plugin by rewind_add_model gives, through the plugin, the names,
+// defaults, rhs, vjp, jvp, Jacobian, initial state and gradient bits that rwd::auto_problem gives
+// in C++; store-all and revolve agree bit for bit through the plugin; and every file that is not
+// a loadable model of this ABI version is refused before any work, naming the path: one that
+// does not exist, a text file named .so, a library without the entry point, a model of another
+// ABI version (both versions named), a model whose names repeat.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "models/sir_model.hpp"
+#include "rewind/adjoint/differentiate.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/model.hpp"
+#include "rewind/plugin_model.hpp"
+#include "rewind/schedule/schedules.hpp"
+#include "support/error_message.hpp"
+#include "support/same_gradient_bits.hpp"
+#include "support/scratch_directory.hpp"
+
+namespace rwd {
+namespace {
+
+using B = EigenBackend;
+using Vector = B::Vector;
+
+bool same_bits(const Vector& a, const Vector& b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
+}
+
+TEST(PluginModel, DescribesTheModelAsAutoProblemDoes) {
+  const PluginModel model = load_model_plugin(REWIND_SIR_PLUGIN);
+  const auto reference = auto_problem(Sir{});
+  EXPECT_EQ(model.name(), "Sir");
+  EXPECT_EQ(model.state_size(), 3);
+  EXPECT_EQ(model.parameter_size(), 3);
+  EXPECT_EQ(model.state_names(), reference.state_names());
+  EXPECT_EQ(model.parameter_names(), reference.parameter_names());
+  EXPECT_TRUE(same_bits(model.default_parameters(), reference.default_parameters()));
+  EXPECT_EQ(model.default_dt(), 0.1);
+  EXPECT_EQ(model.default_steps(), 400);
+  ASSERT_TRUE(model.has_initial_state());
+}
+
+TEST(PluginModel, EveryDerivativeHasTheBitsOfAutoProblem) {
+  const PluginModel model = load_model_plugin(REWIND_SIR_PLUGIN);
+  const auto reference = auto_problem(Sir{});
+  const Vector theta = (Vector(3) << 0.6, 0.2, 1200.0).finished();
+  const Vector y = (Vector(3) << 900.0, 250.0, 50.0).finished();
+  const Vector v = (Vector(3) << 0.3, -1.7, 2.9).finished();
+
+  Vector f(3), f_ref(3);
+  model.rhs(0.5, y, theta, f);
+  reference.rhs(0.5, y, theta, f_ref);
+  EXPECT_TRUE(same_bits(f, f_ref));
+
+  Vector out_y(3), out_p(3), out_y_ref(3), out_p_ref(3);
+  model.vjp(0.5, y, theta, v, out_y, out_p);
+  reference.vjp(0.5, y, theta, v, out_y_ref, out_p_ref);
+  EXPECT_TRUE(same_bits(out_y, out_y_ref));
+  EXPECT_TRUE(same_bits(out_p, out_p_ref));
+
+  Vector jv(3), jv_ref(3);
+  model.jvp(0.5, y, theta, v, jv);
+  reference.jvp(0.5, y, theta, v, jv_ref);
+  EXPECT_TRUE(same_bits(jv, jv_ref));
+
+  Eigen::MatrixXd J, J_ref;
+  model.jacobian(0.5, y, theta, J);
+  reference.jacobian(0.5, y, theta, J_ref);
+  ASSERT_EQ(J.rows(), 3);
+  ASSERT_EQ(J.cols(), 3);
+  EXPECT_EQ(std::memcmp(J.data(), J_ref.data(), 9 * sizeof(double)), 0);
+  EXPECT_NE(J(0, 1), J(1, 0));  // column-major on both sides, not a transpose
+
+  EXPECT_TRUE(same_bits(model.initial_state(theta), reference.initial_state(theta)));
+  Vector w_p(3), w_p_ref(3);
+  model.initial_state_vjp(theta, v, w_p);
+  reference.initial_state_vjp(theta, v, w_p_ref);
+  EXPECT_TRUE(same_bits(w_p, w_p_ref));
+}
+
+// The same settings give the same gradient bits through the plugin as through rwd::auto_problem,
+// and through the plugin store-all and revolve agree bit for bit.
+TEST(PluginModel, GradientBitsAreThoseOfAutoProblem) {
+  const PluginModel model = load_model_plugin(REWIND_SIR_PLUGIN);
+  const auto reference_problem = auto_problem(Sir{});
+  const Vector theta = model.default_parameters();
+  const Vector y0 = model.initial_state(theta);
+  const auto objective = Objective<B>::terminal_squared_norm();
+  const StepControl control = StepControl::fixed(0.0, 0.1, 300);
+  ExplicitRungeKutta stepper(model, ButcherTableau::rk4(), control);
+  ExplicitRungeKutta reference_stepper(reference_problem, ButcherTableau::rk4(), control);
+
+  const auto reference = differentiate(reference_stepper, objective, y0, theta, StoreAllStrategy{});
+  const auto store_all = differentiate(stepper, objective, y0, theta, StoreAllStrategy{});
+  testing::expect_same_gradient_bits<B>(store_all, reference);
+  const auto revolve =
+      differentiate(stepper, objective, y0, theta, CheckpointStrategy{revolve_schedule(5)});
+  testing::expect_same_gradient_bits<B>(revolve, reference);
+  EXPECT_TRUE(revolve.drift.bitwise_identical());
+  EXPECT_TRUE(same_bits(
+      model.total_parameter_gradient(theta, store_all.grad_y0, store_all.grad_theta),
+      reference_problem.total_parameter_gradient(theta, reference.grad_y0, reference.grad_theta)));
+}
+
+TEST(PluginModel, CopiesShareTheLoadedLibrary) {
+  std::vector<PluginModel> models;
+  {
+    const PluginModel first = load_model_plugin(REWIND_SIR_PLUGIN);
+    models.push_back(first);
+  }
+  Vector f(3);
+  const Vector theta = models.front().default_parameters();
+  models.front().rhs(0.0, models.front().initial_state(theta), theta, f);
+  EXPECT_LT(f[0], 0.0);  // S falls
+}
+
+// Each refusal names the path and the rule.
+std::string refusal(const std::string& path) {
+  return testing::error_message<InvalidArgument>([&] { (void)load_model_plugin(path); });
+}
+
+TEST(PluginModel, RefusesAPathThatDoesNotExist) {
+  const std::string message = refusal("/nonexistent/rewind/sir.so");
+  testing::expect_message(message, "'/nonexistent/rewind/sir.so' does not exist");
+}
+
+TEST(PluginModel, RefusesATextFileNamedLikeALibrary) {
+  const test::ScratchDirectory scratch("rewind-plugin");
+  const std::string path = (scratch.path() / "model.so").string();
+  std::ofstream(path) << "struct Sir {};\n";
+  const std::string message = refusal(path);
+  testing::expect_message(message, "'" + path + "' is not a shared library");
+}
+
+TEST(PluginModel, RefusesALibraryWithoutTheEntryPoint) {
+  const std::string message = refusal(REWIND_NOT_A_MODEL);
+  testing::expect_message(message, std::string("'") + REWIND_NOT_A_MODEL +
+                                       "' is not a rewind model: it exports no "
+                                       "rewind_model_plugin");
+}
+
+TEST(PluginModel, RefusesAModelOfAnotherAbiVersionSayingBoth) {
+  const std::string message = refusal(REWIND_SIR_PLUGIN_ABI999);
+  testing::expect_message(message, std::string("'") + REWIND_SIR_PLUGIN_ABI999 +
+                                       "' was built for rewind model ABI version 999, and this "
+                                       "rewind loads version " +
+                                       std::to_string(kModelAbiVersion));
+}
+
+TEST(PluginModel, RefusesAModelWhoseNamesRepeat) {
+  const std::string message = refusal(REWIND_REPEATED_NAMES_PLUGIN);
+  testing::expect_message(message, "(RepeatedNames) is refused");
+  testing::expect_message(message, "state_names[1] = 'x' repeats state_names[0]");
+}
+
+}  // namespace
+}  // namespace rwd
