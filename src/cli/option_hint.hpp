@@ -17,23 +17,9 @@
 #include <string_view>
 #include <vector>
 
-namespace rwd::cli {
+#include "rewind/edit_distance.hpp"
 
-// The edit distance (insertions, deletions, substitutions, each 1) between a and b.
-inline std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
+namespace rwd::cli {
 
 // The innermost subcommand the command line names ("rewind train spiral ..." → spiral), with the
 // index of the first argument after its name in *next; nullptr when argv[1] names none.

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "problems/models/sir_model.hpp"
 #include "rewind/fit/fit_data.hpp"
 #include "rewind/fit/observations.hpp"
 #include "rewind/model.hpp"
@@ -28,24 +29,7 @@ void refused(Call&& call, const std::string& part) {
   expect_message(error_message<InvalidArgument>(std::forward<Call>(call)), part);
 }
 
-struct Sir {
-  static constexpr std::array<const char*, 3> state_names{"S", "I", "R"};
-  static constexpr std::array<const char*, 3> parameter_names{"beta", "gamma", "N"};
-  static constexpr std::array<double, 3> default_parameters{0.5, 0.25, 1000.0};
-  template <class T>
-  void rhs(double, const T* y, const T* p, T* f) const {
-    const T infection = p[0] * y[0] * y[1] / p[2];
-    f[0] = -infection;
-    f[1] = infection - p[1] * y[1];
-    f[2] = p[1] * y[1];
-  }
-  template <class T>
-  void initial_state(const T* p, T* y0) const {
-    y0[0] = p[2] - 10.0;
-    y0[1] = 10.0 + 0.0 * p[2];
-    y0[2] = 0.0 * p[2];
-  }
-};
+using Sir = ::SirFromTenInfected;
 
 // Days at which I was "measured": non-uniform, every one a multiple of 1/64 day so that the
 // generating run (RK4, dt = 1/64 day, independent of the fit's steps) passes through it.

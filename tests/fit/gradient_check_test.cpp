@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "problems/models/sir_model.hpp"
 #include "rewind/fit/gradient_check.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/model.hpp"
@@ -18,24 +19,7 @@
 namespace rwd {
 namespace {
 
-struct Sir {
-  static constexpr std::array<const char*, 3> state_names{"S", "I", "R"};
-  static constexpr std::array<const char*, 3> parameter_names{"beta", "gamma", "N"};
-  static constexpr std::array<double, 3> default_parameters{0.5, 0.25, 1000.0};
-  template <class T>
-  void rhs(double, const T* y, const T* p, T* f) const {
-    const T infection = p[0] * y[0] * y[1] / p[2];
-    f[0] = -infection;
-    f[1] = infection - p[1] * y[1];
-    f[2] = p[1] * y[1];
-  }
-  template <class T>
-  void initial_state(const T* p, T* y0) const {
-    y0[0] = p[2] - 10.0;
-    y0[1] = 10.0 + 0.0 * p[2];
-    y0[2] = 0.0 * p[2];
-  }
-};
+using Sir = ::SirFromTenInfected;
 
 // Logistic growth y' = r y (1 − y / K), written by hand; `flip` flips the sign of ∂f/∂K in its
 // vjp — the kind of slip a hand-derived vjp has.

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "problems/models/sir_model.hpp"
 #include "rewind/adjoint/differentiate.hpp"
 #include "rewind/derivative_checker.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
@@ -38,26 +39,6 @@ namespace {
 
 using B = EigenBackend;
 using Vector = B::Vector;
-
-// The issue's SIR model, with an initial state that depends on the population N = p[2].
-struct Sir {
-  static constexpr std::array<const char*, 3> state_names{"S", "I", "R"};
-  static constexpr std::array<const char*, 3> parameter_names{"beta", "gamma", "N"};
-  static constexpr std::array<double, 3> default_parameters{0.5, 0.25, 1000.0};
-  template <class T>
-  void rhs(double /*t*/, const T* y, const T* p, T* f) const {
-    const T infection = p[0] * y[0] * y[1] / p[2];
-    f[0] = -infection;
-    f[1] = infection - p[1] * y[1];
-    f[2] = p[1] * y[1];
-  }
-  template <class T>
-  void initial_state(const T* p, T* y0) const {
-    y0[0] = 0.99 * p[2];
-    y0[1] = 0.01 * p[2];
-    y0[2] = 0.0 * p[2];
-  }
-};
 
 // SIR's vjp by hand: with a = β S I / N, ∂a/∂S = β I / N, ∂a/∂I = β S / N, ∂a/∂β = S I / N,
 // ∂a/∂N = −a / N; f = (−a, a − γ I, γ I).

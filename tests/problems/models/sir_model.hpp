@@ -1,6 +1,7 @@
 // The SIR model as a templated model (rewind/model.hpp), with an initial state that
 // depends on the population N = p[2]: built as a plugin (sir_plugin.cpp, rewind_add_model) and
-// used directly through rwd::auto_problem by the tests that compare the two.
+// used directly through rwd::auto_problem by the tests that compare the two and by the tests of
+// the derived problem itself; SirFromTenInfected starts from ten infected (the fitting tests).
 #pragma once
 
 #include <array>
@@ -24,6 +25,16 @@ struct Sir {
   void initial_state(const T* p, T* y0) const {
     y0[0] = 0.99 * p[2];
     y0[1] = 0.01 * p[2];
+    y0[2] = 0.0 * p[2];
+  }
+};
+
+// The same model, started from ten infected in a population N: y0 = (N − 10, 10, 0).
+struct SirFromTenInfected : Sir {
+  template <class T>
+  void initial_state(const T* p, T* y0) const {
+    y0[0] = p[2] - 10.0;
+    y0[1] = 10.0 + 0.0 * p[2];
     y0[2] = 0.0 * p[2];
   }
 };
