@@ -5,7 +5,7 @@
 // written once, generic in the scalar type (rwd::auto_problem derives its derivatives). Only I is
 // measured, on uneven days, two of them missing: data/sir_infected.csv (columns t in days, I).
 // The example
-//   1. reads the CSV (an empty value is a missing one),
+//   1. reads the CSV (rwd::load_data_csv: an empty value is a missing one),
 //   2. checks the whole gradient the fit will use against finite differences (rwd::check_gradient),
 //   3. fits β and γ with N held at 1000 (rwd::fit): estimates, standard errors and the noise
 //      level σ estimated from the residuals.
@@ -18,13 +18,11 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <rewind/fit/data_csv.hpp>
 #include <rewind/fit/fit_data.hpp>
 #include <rewind/fit/gradient_check.hpp>
 #include <rewind/model.hpp>
@@ -51,44 +49,6 @@ struct Sir {
   }
 };
 
-// A CSV with '#' comment lines, a header naming the columns (the first is time) and one row per
-// time; an empty value is missing (NaN).
-rwd::TimeSeries read_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  rwd::TimeSeries data;
-  std::vector<std::vector<double>> rows;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> cells;
-    std::stringstream fields(line);
-    std::string cell;
-    while (std::getline(fields, cell, ',')) cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
-    if (header) {
-      data.columns.assign(cells.begin() + 1, cells.end());
-      header = false;
-      continue;
-    }
-    if (cells.size() != data.columns.size() + 1)
-      throw std::runtime_error(path + ": row '" + line + "' has another number of columns");
-    data.times.push_back(std::stod(cells[0]));
-    std::vector<double> values;
-    for (std::size_t c = 1; c < cells.size(); ++c)
-      values.push_back(cells[c].empty() ? std::numeric_limits<double>::quiet_NaN()
-                                        : std::stod(cells[c]));
-    rows.push_back(values);
-  }
-  data.values.resize(static_cast<rwd::Index>(rows.size()),
-                     static_cast<rwd::Index>(data.columns.size()));
-  for (std::size_t k = 0; k < rows.size(); ++k)
-    for (std::size_t c = 0; c < rows[k].size(); ++c)
-      data.values(static_cast<rwd::Index>(k), static_cast<rwd::Index>(c)) = rows[k][c];
-  return data;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,7 +67,7 @@ int main(int argc, char** argv) {
   }
   try {
     const auto problem = rwd::auto_problem(Sir{});
-    const rwd::TimeSeries data = read_csv(path);
+    const rwd::TimeSeries data = rwd::load_data_csv(path);  // t, I; empty: missing
 
     rwd::FitSpec spec;
     spec.fit = {{"beta", 0.3, 0.01, 3.0}, {"gamma", 0.1, 0.01, 2.0}};  // name, start, bounds

@@ -7,6 +7,8 @@
 //   rewind run --model build/sir.so --parameters beta=0.6       # J = ½|y_N|², dJ/dθ, FD check
 //   rewind run --model build/sir.so --snapshots 10 --json       # checkpointed: the same bits
 //   rewind generate --model build/sir.so --observe I --observe-every 10 --noise 1 --out sir.h5
+//   rewind fit --model build/sir.so --data data/sir_infected.csv --fit beta,gamma
+//              --start beta=0.4,gamma=0.15 --dt 0.05 --plot sir_fit   # (one line) I alone
 //
 // S, I, R count people; time is in days; beta is the infection rate per day, gamma the recovery
 // rate per day, N the population. The initial state depends on N (1% infected), so dJ/dN counts

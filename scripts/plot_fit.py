@@ -8,12 +8,18 @@ The data file is the fit's JSON report (rewind fit --json) plus "fields":
     the last observed frame (row-major n x n): the data, and the model's with theta at the
     start and at the fit;
   {"kind": "series", "t": [K], "components": m, "observed": [m][K], "start": [m][K], "fit": [m][K]}
-    the first m observed components at every observed time.
-PREFIX_fields.png shows them side by side (grid) or over time (series); PREFIX_history.png shows
-J and each fitted parameter against the iterations, with the file's (generating) value dashed.
+    the first m observed components at every observed time;
+  {"kind": "data", "t": [T], "states": [names], "start": [states][T], "fit": [states][T]}
+    a measured series (rewind fit --data): the model's every state on an even grid of times at
+    the start and at the fit; the measured columns are the report's "data" (t, y with nulls
+    for missing values, states, training_points).
+PREFIX_fields.png shows them side by side (grid) or over time (series, data); PREFIX_history.png
+shows J and each fitted parameter against the iterations, with the file's (generating) value
+dashed when there is one.
 Needs Debian's python3-matplotlib and python3-numpy.
 """
 import json
+import os
 import sys
 
 import matplotlib
@@ -27,8 +33,46 @@ def fitted_text(report, key):
     return ", ".join(f"{name} = {report[key][name]:.5g}" for name in report["fitted"])
 
 
+def draw_data(report, out):
+    """One panel per state (the first six): the measured values of its column(s), the held-out
+    ones as open squares, and the model at the start and at the fit."""
+    fields, data = report["fields"], report["data"]
+    states = fields["states"][:6]
+    fig, axes = plt.subplots(len(states), 1, figsize=(9, 2.4 * len(states) + 0.6), sharex=True,
+                             constrained_layout=True, squeeze=False)
+    first = data["training_points"]
+    t_data = np.asarray(data["t"], dtype=float)
+    for i, state in enumerate(states):
+        ax = axes[i][0]
+        for column, column_state in zip(data["y"], data["states"]):
+            if column_state != state:
+                continue
+            y = np.asarray([np.nan if v is None else v for v in column], dtype=float)
+            ax.plot(t_data[:first], y[:first], "k.", markersize=6, label="measured")
+            if first < len(y):
+                ax.plot(t_data[first:], y[first:], "s", mfc="none", color="0.4", markersize=6,
+                        label="held out")
+                ax.axvspan(t_data[first], t_data[-1], color="0.92", zorder=0)
+        if fields["start"]:
+            ax.plot(fields["t"], fields["start"][i], color="tab:orange",
+                    label="start: " + fitted_text(report, "start"))
+        if fields["fit"]:
+            ax.plot(fields["t"], fields["fit"][i], color="tab:blue",
+                    label="fit: " + fitted_text(report, "parameters"))
+        ax.set_ylabel(state)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="best")
+    axes[-1][0].set_xlabel("t")
+    fig.suptitle(f"{report['problem']} fitted to {os.path.basename(data['file'])}")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
 def draw_fields(report, out):
     fields = report["fields"]
+    if fields["kind"] == "data":
+        draw_data(report, out)
+        return
     field = report["observations"]["field"]
     if fields["kind"] == "grid":
         side = fields["side"]
@@ -82,10 +126,12 @@ def draw_history(report, out):
     axes[0].grid(alpha=0.3, which="both")
     for ax, name in zip(axes[1:], names):
         ax.plot(iterations, [h["parameters"][name] for h in history], "o-", color="tab:blue")
-        truth = report["generating_parameters"][name]
-        ax.axhline(truth, color="k", linestyle="--", linewidth=1, label=f"in the file: {truth:.5g}")
+        truth = (report.get("generating_parameters") or {}).get(name)
+        if truth is not None:
+            ax.axhline(truth, color="k", linestyle="--", linewidth=1,
+                       label=f"in the file: {truth:.5g}")
+            ax.legend(fontsize=8)
         ax.set_ylabel(name)
-        ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
     for ax in axes:
         for i in stage_starts:

@@ -63,7 +63,7 @@ def main():
 
     lv, data, node = load(args.lv, args.node)
     t = data["t"]
-    names = data["names"] or [f"y{i}" for i in range(len(data["y"]))]
+    names = data["columns"]
     first = data["training_points"]
     colors = {"data": "black", "lv": "tab:blue", "node": "tab:orange"}
 

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "data_fit_run.hpp"
 #include "fit_run.hpp"
 #include "gradient_run.hpp"
 #include "observation_run.hpp"
@@ -35,6 +36,10 @@ ProblemInfo builtin_entry() {
   info.fit = [](const FitSettings& settings, const FitIterationCallback& on_iteration,
                 const FitStageCallback& on_stage) {
     return run_fit_on(D::make(settings.run.n), settings, on_iteration, on_stage);
+  };
+  info.fit_data = [](const DataFitSettings& settings, const FitIterationCallback& on_iteration,
+                     const FitStageCallback& on_stage) {
+    return run_data_fit_on(D::make(settings.n), settings, on_iteration, on_stage);
   };
   return info;
 }

@@ -12,7 +12,10 @@
 #include <string>
 
 #include "checkpoint_flag_options.hpp"
+#include "data_fit_report.hpp"
+#include "data_fit_run.hpp"
 #include "exit_status.hpp"
+#include "fit_json.hpp"
 #include "fit_run.hpp"
 #include "integer_option.hpp"
 #include "progress.hpp"
@@ -75,8 +78,7 @@ Json fit_json(const FitReport& report) {
   j["fitted"] = fitted;
   j["parameters"] = by_name(names, result.theta);
   j["start"] = by_name(names, settings.theta_start, settings.fitted);
-  j["generating_parameters"] =
-      settings.series ? Json(nullptr) : by_name(names, observations.parameters);
+  j["generating_parameters"] = by_name(names, observations.parameters);
   const auto vector_json = [](const Eigen::VectorXd& v) {
     Json out = Json::array();
     for (Eigen::Index i = 0; i < v.size(); ++i) out.push_back(number(v[i]));
@@ -95,31 +97,6 @@ Json fit_json(const FitReport& report) {
       {"start", vector_json(observations.initial_state)},
       {"fit", result.initial_state.size() ? vector_json(result.initial_state) : Json(nullptr)},
       {"standard_errors", initial_errors}};
-  if (settings.series) {
-    // The measured series, the model at its every point, the held-out error.
-    const SeriesObservations& series = *settings.series;
-    Json observed = Json::array(), predicted = Json::array();
-    for (Eigen::Index i = 0; i < series.all.data.rows(); ++i) {
-      Json row = Json::array(), fit_row = Json::array();
-      for (Eigen::Index k = 0; k < series.all.data.cols(); ++k) {
-        row.push_back(series.all.data(i, k));
-        if (report.series_prediction.size())
-          fit_row.push_back(number(report.series_prediction(i, k)));
-      }
-      observed.push_back(row);
-      predicted.push_back(fit_row);
-    }
-    j["data"] = {
-        {"file", settings.data_file},
-        {"names", series.names},
-        {"t", series.times},
-        {"training_points", series.training_points},
-        {"held_out_points", static_cast<Index>(series.times.size()) - series.training_points},
-        {"y", observed},
-        {"fit", predicted}};
-    j["held_out_rmse"] =
-        report.held_out_rmse.size() ? vector_json(report.held_out_rmse) : Json(nullptr);
-  }
   Json bounds = Json::object();
   for (std::size_t i = 0; i < settings.fitted.size(); ++i)
     bounds[settings.fitted[i].name] = {number(settings.bounds[i].lower),
@@ -160,18 +137,7 @@ Json fit_json(const FitReport& report) {
       result.summary.health.degenerate() ? Json(result.summary.health.describe()) : Json(nullptr);
   j["failed"] = result.failed;
   j["failure"] = result.failed ? Json(result.failure) : Json(nullptr);
-  Json history = Json::array();
-  for (std::size_t h = 0; h < result.history.size(); ++h) {
-    const FitIteration& it = result.history[h];
-    history.push_back({{"stage", h < report.history_stage.size() ? report.history_stage[h] : 1},
-                       {"iteration", it.iteration},
-                       {"evaluations", it.evaluations},
-                       {"loss", number(it.loss)},
-                       {"gradient_norm", number(it.gradient_norm)},
-                       {"parameters", by_name(names, it.theta, settings.fitted)},
-                       {"seconds", it.seconds}});
-  }
-  j["history"] = history;
+  j["history"] = history_json(result.history, report.history_stage, settings.fitted);
   Json stages = Json::array();
   for (const FitReport::Stage& stage : report.stages)
     stages.push_back({{"steps", stage.steps},
@@ -252,24 +218,7 @@ Json plot_json(const FitReport& report) {
 }
 
 void write_plots(const FitReport& report, const std::string& prefix) {
-  const std::filesystem::path data = prefix + ".fit.json";
-  {
-    std::ofstream out(data);
-    out << plot_json(report).dump(1) << "\n";
-    if (!out)
-      rwd::detail::fail<StorageError>("--plot: cannot write the plot data '", data.string(), "'");
-  }
-  const char* dir = std::getenv("REWIND_SCRIPTS_DIR");
-  const std::filesystem::path script =
-      std::filesystem::path(dir ? dir : REWIND_SCRIPTS_DIR) / "plot_fit.py";
-  if (!std::filesystem::exists(script))
-    rwd::detail::fail<InvalidArgument>("--plot needs ", script.string(),
-                                       " (set REWIND_SCRIPTS_DIR to rewind's scripts/ folder)");
-  const std::string command =
-      "/usr/bin/python3 '" + script.string() + "' '" + data.string() + "' '" + prefix + "'";
-  if (const int status = std::system(command.c_str()); status != 0)
-    rwd::detail::fail<Error>("--plot: ", script.string(), " failed (status ", status,
-                             "); the fit's data is in ", data.string());
+  draw_fit_plots(plot_json(report).dump(1), prefix);
 }
 
 void print_text(std::ostream& out, const FitReport& report) {
@@ -282,18 +231,7 @@ void print_text(std::ostream& out, const FitReport& report) {
     return report.uncertainty ? report.uncertainty->standard_errors[static_cast<Eigen::Index>(i)]
                               : std::nan("");
   };
-  if (settings.series) {
-    // Measured data: no generating parameters to compare with.
-    std::snprintf(line, sizeof line, "  %-10s %13s %13s %11s\n", "parameter", "start", "fit",
-                  "+- 1 s.e.");
-    out << line;
-    for (std::size_t i = 0; i < settings.fitted.size(); ++i) {
-      const NamedParameter& p = settings.fitted[i];
-      std::snprintf(line, sizeof line, "  %-10s %13.8g %13.8g %11.3g\n", p.name.c_str(),
-                    settings.theta_start[p.index], result.theta[p.index], error_of(i));
-      out << line;
-    }
-  } else {
+  {
     std::snprintf(line, sizeof line, "  %-10s %13s %13s %11s %13s %11s %9s\n", "parameter", "start",
                   "fit", "+- 1 s.e.", "in the file", "fit/file-1", "off/s.e.");
     out << line;
@@ -335,19 +273,6 @@ void print_text(std::ostream& out, const FitReport& report) {
     out << "  the last gradient run says: " << result.summary.health.describe() << "\n";
   if (report.uncertainty && !report.uncertainty->positive_definite)
     out << "  (the Hessian of J at the fit is not positive definite: no standard errors)\n";
-  if (settings.series && report.held_out_rmse.size()) {
-    const SeriesObservations& series = *settings.series;
-    out << "  held-out RMSE over the last "
-        << static_cast<Index>(series.times.size()) - series.training_points
-        << " points (t = " << series.times[static_cast<std::size_t>(series.training_points)]
-        << " to " << series.times.back() << "):";
-    for (Eigen::Index i = 0; i < report.held_out_rmse.size(); ++i)
-      out << " "
-          << (series.names.empty() ? "y" + std::to_string(i)
-                                   : series.names[static_cast<std::size_t>(i)])
-          << " " << format("%.4g", report.held_out_rmse[i]);
-    out << "\n";
-  }
   out << "  J = " << format("%.10g", result.loss) << " after " << result.iterations
       << " iterations, " << result.evaluations << " gradient evaluations, "
       << format("%.1f", report.seconds) << " s\n";
@@ -359,6 +284,60 @@ void print_text(std::ostream& out, const FitReport& report) {
   out << ")\n";
 }
 
+// One line per iteration: J, |grad J| over the fitted parameters, their values, seconds.
+void print_iteration(std::ostream& log, const FitIteration& it,
+                     const std::vector<NamedParameter>& fitted) {
+  char line[96];
+  std::snprintf(line, sizeof line, "  iteration %3d  eval %3d  J = %-14.8g |grad| = %-10.3e ",
+                it.iteration, it.evaluations, it.loss, it.gradient_norm);
+  log << line;
+  for (const NamedParameter& p : fitted)
+    log << p.name << " = " << format("%.8g", it.theta[p.index]) << "  ";
+  log << format("%.1f s", it.seconds) << std::endl;
+}
+
+// `rewind fit --data FILE.csv`: a measured series through rwd::fit (data_fit_run.hpp).
+void run_data_fit_command(const FitCommandOptions& options, const std::string& plot) {
+  const DataFitSettings settings = resolve_data_fit_settings(options);
+  const bool json = settings.run.json;
+  std::ostream& log = json ? std::cerr : std::cout;
+  if (!json) {
+    log << "rewind fit " << settings.problem->name;
+    if (settings.problem->sized()) log << " (n = " << settings.n << ")";
+    log << ": " << settings.fitted.size() << " parameters from '" << settings.data_file << "' ("
+        << settings.training_points << " rows fitted";
+    if (settings.training_points < static_cast<Index>(settings.data.times.size()))
+      log << ", " << settings.data.times.size() - static_cast<std::size_t>(settings.training_points)
+          << " held out";
+    log << "; columns";
+    for (std::size_t c = 0; c < settings.column_names.size(); ++c) {
+      const std::string& state =
+          settings.state_names[static_cast<std::size_t>(settings.data.column_indices[c])];
+      log << " " << settings.column_names[c];
+      if (state != settings.column_names[c]) log << " as " << state;
+    }
+    log << "), y0: " << settings.initial_state_source << " = " << settings.spec.t0
+        << ", steps <= " << settings.spec.max_step << "\n";
+  }
+  const auto on_iteration = [&](const FitIteration& it) {
+    print_iteration(log, it, settings.fitted);
+  };
+  const auto on_stage = [&](int stage, int stages, Index steps, Index rows) {
+    if (stages > 1)
+      log << "  stage " << stage << " of " << stages << ": " << rows << " rows, " << steps
+          << " steps" << std::endl;
+  };
+  const DataFitReport report = run_data_fit(settings, on_iteration, on_stage);
+  if (json)
+    std::cout << data_fit_json(report) << std::endl;
+  else
+    print_data_fit_text(std::cout, report);
+  if (!plot.empty()) write_data_fit_plots(report, plot);
+  if (report.result.failed)
+    rwd::detail::fail<Error>("the fit stopped: ", report.result.status,
+                             " (the best parameters so far are in the report)");
+}
+
 }  // namespace
 
 CLI::App* add_fit_command(CLI::App& app) {
@@ -366,44 +345,59 @@ CLI::App* add_fit_command(CLI::App& app) {
   auto plot = std::make_shared<std::string>();
   CLI::App* fit = app.add_subcommand(
       "fit",
-      "Estimate a built-in problem's parameters from observations (rewind generate):\n"
-      "L-BFGS with bounds (NLopt), every gradient by the checkpointed adjoint.");
+      "Estimate a problem's or a model's parameters from observations (rewind generate)\n"
+      "or a measured series (a CSV file): L-BFGS with bounds (NLopt), every gradient by\n"
+      "the checkpointed adjoint.");
   fit->footer(
-      "J = 1/2 sum_k |H y_k - d_k|^2 / sigma^2 over the file's observed steps. The run repeats\n"
-      "the file's problem, size, method, step, horizon and initial state; parameters not\n"
-      "fitted keep the file's values unless --parameters gives them. An iteration is an\n"
-      "evaluation that lowered J; one line each (J, |grad J| over the fitted parameters, their\n"
-      "values, seconds). Checkpointing flags as in `rewind run` bound the memory of every\n"
-      "gradient; without them every state is kept.\n"
+      "With --observations: J = 1/2 sum_k |H y_k - d_k|^2 / sigma^2 over the file's observed\n"
+      "steps. The run repeats the file's problem, size, method, step, horizon and initial\n"
+      "state; parameters not fitted keep the file's values unless --parameters gives them.\n"
       "\n"
-      "A measured series (--data) is observed at every point; the run starts at the first\n"
-      "(time differences matter only: the problems are autonomous).\n"
+      "With --data FILE.csv (docs/fitting.md): a header naming time and the measured columns\n"
+      "(states of the model: t,I for S, I, R), one row per time, empty cells missing. J = 1/2\n"
+      "sum of squared differences over the measured values; sigma, when not given, is\n"
+      "estimated from the residuals and the standard errors use it. Steps no longer than --dt\n"
+      "land on every data time. A model starts from its initial_state(theta) at --t0 (0); a\n"
+      "built-in problem from the first row when it gives every state (else its default state\n"
+      "at --t0). Parameters not fitted keep the defaults unless --parameters gives them.\n"
+      "\n"
+      "An iteration is an evaluation that lowered J; one line each (J, |grad J| over the\n"
+      "fitted parameters, their values, seconds). Checkpointing flags as in `rewind run` bound\n"
+      "the memory of every gradient; without them every state is kept.\n"
       "\n"
       "Examples:\n"
       "  rewind generate gray_scott --n 64 --steps 20000 --observe-every 1000 --observe v \\\n"
       "                  --noise 0.01 --out gs.h5\n"
       "  rewind fit gray_scott --observations gs.h5 --fit F,k --start F=0.045,k=0.055 \\\n"
       "             --bounds F=0.02:0.08,k=0.04:0.08 --snapshots 20 --plot gs_fit\n"
+      "  rewind fit --model sir_model.so --data data/sir_infected.csv --fit beta,gamma \\\n"
+      "             --start beta=0.4,gamma=0.15 --dt 0.05 --plot sir_fit\n"
       "  rewind fit lotka_volterra --data data/hare_lynx.csv --validation 0.2 --dt 0.01 \\\n"
       "             --fit alpha,beta,delta,gamma --fit-initial-state \\\n"
       "             --start alpha=0.55,beta=0.028,delta=0.024,gamma=0.8");
-  fit->add_option("PROBLEM", options->problem, "the problem the observations come from")
-      ->required();
+  fit->add_option("PROBLEM", options->problem, "the problem the observations come from");
+  fit->add_option("--model", options->model,
+                  "instead of PROBLEM: a model plugin (a shared library built\n"
+                  "with rewind_add_model; docs/models.md)")
+      ->type_name("PATH");
   fit->add_option("--observations", options->observations, "observation file (rewind generate)")
       ->type_name("FILE.h5");
   fit->add_option("--data", options->data,
-                  "a measured time series instead (t column, one per state\n"
-                  "component; as rewind train --data reads it)")
-      ->type_name("FILE.csv|.h5");
+                  "a measured series instead: t and some states, by name\n"
+                  "(a built-in problem also takes every state in order)")
+      ->type_name("FILE.csv");
   fit->add_option("--validation", options->validation,
-                  "with --data: hold out the last fraction of the points,\n"
-                  "predict them and report their RMSE per component")
+                  "with --data: hold out the last fraction of the rows,\n"
+                  "predict them and report their RMSE per column")
       ->type_name("F");
-  fit->add_option("--dt", options->dt, "with --data: step size (the points must lie on its grid)");
+  fit->add_option("--dt", options->dt,
+                  "with --data: the longest step (default: a thousandth\n"
+                  "of the time to the last fitted row)");
+  fit->add_option("--t0", options->t0, "with --data: the time of the initial state (see below)");
   fit->add_option("--method", options->method, "with --data: explicit method (default rk4)");
   fit->add_flag("--fit-initial-state", options->fit_initial_state,
-                "estimate the initial state too (from the file's, or\n"
-                "the first point of --data)");
+                "estimate the initial state too (from the file's, the\n"
+                "first row of --data, or the model's)");
   fit->add_option("--fit", options->fit, "the parameters to estimate, e.g. F,k")
       ->required()
       ->type_name("NAME,...");
@@ -443,6 +437,10 @@ CLI::App* add_fit_command(CLI::App& app) {
     if (!plot->empty() && plot->find('\'') != std::string::npos)
       rwd::detail::fail<InvalidArgument>("--plot '", *plot, "': the name has a quote");
     options->progress = stderr_is_terminal();
+    if (!options->data.empty()) {
+      run_data_fit_command(*options, *plot);
+      return;
+    }
     const FitSettings settings = resolve_fit_settings(*options);
     const bool json = settings.run.json;
     std::ostream& log = json ? std::cerr : std::cout;
@@ -455,13 +453,7 @@ CLI::App* add_fit_command(CLI::App& app) {
           << " steps, sigma = " << settings.sigma << "\n";
     }
     const auto on_iteration = [&](const FitIteration& it) {
-      char line[96];
-      std::snprintf(line, sizeof line, "  iteration %3d  eval %3d  J = %-14.8g |grad| = %-10.3e ",
-                    it.iteration, it.evaluations, it.loss, it.gradient_norm);
-      log << line;
-      for (const NamedParameter& p : settings.fitted)
-        log << p.name << " = " << format("%.8g", it.theta[p.index]) << "  ";
-      log << format("%.1f s", it.seconds) << std::endl;
+      print_iteration(log, it, settings.fitted);
     };
     const auto on_stage = [&](int stage, int stages, Index steps, Index observed) {
       if (stages > 1)

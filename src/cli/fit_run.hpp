@@ -17,11 +17,8 @@
 // with sigma = --sigma, else the file's noise (1 for noise-free data). Without checkpointing
 // flags every state is kept (the store-all schedule).
 //
-// With --data FILE.csv|.h5 instead of --observations, the observations are a measured time
-// series (series_observations.hpp): a --method (rk4) run of --dt from the first point, the last
-// --validation fraction of the points held out and predicted, their RMSE reported per component.
-// --fit-initial-state estimates y0 too (starting from the file's initial state, or the first
-// point), so that a noisy first measurement is not taken as exact.
+// --fit-initial-state estimates y0 too (starting from the file's initial state). A measured
+// series (--data FILE.csv) is fitted by data_fit_run.hpp instead, through rwd::fit.
 //
 // Free of CLI11/JSON.
 #pragma once
@@ -47,19 +44,20 @@
 #include "rewind/fit/parameter_uncertainty.hpp"
 #include "run_report.hpp"
 #include "run_settings.hpp"
-#include "series_observations.hpp"
 
 namespace rwd::cli {
 
 // The options of `rewind fit` as given; std::nullopt = not given.
 struct FitCommandOptions {
   std::string problem;                    // PROBLEM: must be the observation file's
+  std::string model;                      // --model PATH: a model plugin instead of PROBLEM
   std::optional<Index> n;                 // --n: when given, must be the file's
   std::string observations;               // --observations FILE.h5
-  std::string data;                       // --data FILE.csv|.h5: a time series instead
+  std::string data;                       // --data FILE.csv: a measured series instead
   double validation = 0.0;                // --validation F: hold out the last fraction (--data)
-  std::optional<double> dt;               // --dt: step size of the run (--data; required)
+  std::optional<double> dt;               // --dt: the longest step of the run (--data)
   std::optional<std::string> method;      // --method (--data; default rk4)
+  std::optional<double> t0;               // --t0: the time of the initial state (--data)
   bool fit_initial_state = false;         // --fit-initial-state: estimate y0 too
   std::string fit;                        // --fit NAME,... (required)
   std::optional<std::string> start;       // --start NAME=VALUE,...
@@ -74,10 +72,7 @@ struct FitCommandOptions {
 };
 
 struct FitSettings {
-  Observations observations;  // what is fitted (with --data: the training points)
-  // With --data: the series on the run's grid, every point (for predictions and held-out error).
-  std::optional<SeriesObservations> series;
-  std::string data_file;           // --data as given (empty without)
+  Observations observations;       // what is fitted
   bool fit_initial_state = false;  // y0 estimated too, unbounded, from observations.initial_state
   RunSettings run;                 // the file's problem, size, method, step and horizon
   std::vector<NamedParameter> fitted;   // with their start values
@@ -115,10 +110,6 @@ struct FitReport {
   // Standard errors at the fit (rwd::parameter_uncertainty); empty when skipped or failed. With
   // --fit-initial-state: the fitted parameters', then y0's, from one joint Hessian.
   std::optional<ParameterUncertainty> uncertainty;
-  // With --data: H y at every point of the series (columns) from the fit's θ and y0, and the RMSE
-  // per component over the held-out points (empty without any).
-  Eigen::MatrixXd series_prediction;
-  Eigen::VectorXd held_out_rmse;
   // H y_k at the observed steps (columns), with θ at the start and at the fit: the pictures'.
   Eigen::MatrixXd start_prediction;
   Eigen::MatrixXd fit_prediction;
@@ -161,79 +152,25 @@ inline ParameterBounds domain_bounds(const ProblemInfo& info, const std::string&
 
 }  // namespace detail
 
-inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
-  FitSettings settings;
-  const ProblemInfo& info = require_problem(options.problem);
-  if (options.observations.empty() == options.data.empty())
-    rwd::detail::fail<InvalidArgument>(
-        "give one of --observations FILE.h5 (write one with rewind generate) or --data "
-        "FILE.csv|.h5 (a measured time series)");
-  if (options.data.empty() && (options.validation != 0.0 || options.dt || options.method))
-    rwd::detail::fail<InvalidArgument>(
-        "--validation, --dt and --method go with --data; an observation file records its own");
+// The fitted parameters (--fit) with their starts (--start, else the problem's defaults) and
+// bounds (--bounds, else the model's domain), and the whole θ the fit starts from: `base` with
+// --parameters and the starts written in. Refuses a name the problem does not have, a name
+// given twice, a start for a parameter not fitted, a value for one fitted, and a start outside
+// its bounds.
+struct FittedParameters {
+  std::vector<NamedParameter> fitted;   // with their start values
+  std::vector<ParameterBounds> bounds;  // one per fitted parameter
+  Eigen::VectorXd theta_start;
+};
+
+inline FittedParameters resolve_fitted_parameters(const FitCommandOptions& options,
+                                                  const ProblemInfo& info,
+                                                  const std::vector<std::string>& names,
+                                                  const Eigen::VectorXd& defaults,
+                                                  const Eigen::VectorXd& base) {
   if (options.fit.empty())
     rwd::detail::fail<InvalidArgument>("--fit NAME,... is required: the parameters to estimate");
-  // The command line registers no --steps for fit (FlagUse::fit); a caller filling the options
-  // in code is told the same.
-  if (options.checkpoint.steps)
-    rwd::detail::fail<InvalidArgument>("--steps: a fit runs the observation file's horizon");
-  if (options.max_evaluations < 1)
-    rwd::detail::fail<InvalidArgument>("--max-evaluations = ", options.max_evaluations,
-                                       " must be >= 1");
-  if (options.sigma && (!std::isfinite(*options.sigma) || *options.sigma <= 0.0))
-    rwd::detail::fail<InvalidArgument>("--sigma = ", *options.sigma, " must be finite and > 0");
-
-  Observations& observations = settings.observations;
-  if (!options.data.empty()) {
-    if (!options.dt)
-      rwd::detail::fail<InvalidArgument>(
-          "--data needs --dt: the step size of the run between the series' points");
-    if (!std::filesystem::exists(options.data))
-      rwd::detail::fail<InvalidArgument>("--data '", options.data, "' does not exist");
-    const training::TimeSeries series = training::load_time_series(options.data);
-    const ProblemDefaults defaults = info.defaults(options.n.value_or(info.default_n));
-    settings.series = series_observations(
-        options.data, series, info.name, info.sized() ? options.n.value_or(info.default_n) : 0,
-        defaults.parameter_names, defaults.parameters,
-        static_cast<Index>(defaults.initial_state.size()), options.method.value_or("rk4"),
-        *options.dt, options.validation);
-    observations = settings.series->training;
-    settings.data_file = options.data;
-  } else {
-    if (!std::filesystem::exists(options.observations))
-      rwd::detail::fail<InvalidArgument>("--observations '", options.observations,
-                                         "' does not exist (write one with rewind generate)");
-    observations = load_observations(options.observations);
-  }
-  const std::string& source = options.data.empty() ? options.observations : options.data;
-  const ProblemInfo* recorded = find_problem(observations.problem);
-  if (recorded != &info)
-    rwd::detail::fail<InvalidArgument>("--observations '", source, "' observes ",
-                                       observations.problem, ", not ", info.name);
-  if (options.n && (!info.sized() || *options.n != observations.size))
-    rwd::detail::fail<InvalidArgument>("--n = ", *options.n, ": '", source, "' observes ",
-                                       info.name, " of size ", observations.size);
-
-  RunOptions run;
-  run.problem = info.name;
-  if (info.sized()) run.n = observations.size;
-  run.dt = observations.dt;
-  run.method = observations.method;
-  run.no_fd_check = true;
-  run.progress = options.progress;
-  run.checkpoint = options.checkpoint;
-  run.checkpoint.steps = std::to_string(observations.steps);
-  settings.run = resolve_run_settings(run);
-  if (!settings.run.checkpoint.checkpointed)
-    settings.run.checkpoint.request = PlanRequest::store_all();
-
-  // The problem's names and default θ (the start of a fitted parameter without --start).
-  const ProblemDefaults problem_defaults = info.defaults(settings.run.n);
-  const std::vector<std::string>& names = problem_defaults.parameter_names;
-  const Eigen::VectorXd& defaults = problem_defaults.parameters;
-  if (names != observations.parameter_names)
-    rwd::detail::fail<InvalidArgument>("--observations '", source, "' names other parameters than ",
-                                       info.name, " has");
+  FittedParameters settings;
   settings.fitted = parse_parameter_names("--fit", options.fit, info, names);
   const auto fitted_at = [&](Index index) -> NamedParameter* {
     for (NamedParameter& p : settings.fitted)
@@ -242,7 +179,7 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   };
   for (NamedParameter& p : settings.fitted) p.value = defaults[p.index];
 
-  settings.theta_start = observations.parameters;
+  settings.theta_start = base;
   if (options.parameters)
     for (const NamedParameter& given :
          parse_parameter_values("--parameters", *options.parameters, info, names)) {
@@ -285,6 +222,72 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
                                          " lies outside its bounds [", b.lower, ", ", b.upper, "]");
     settings.theta_start[p.index] = p.value;
   }
+  return settings;
+}
+
+inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
+  FitSettings settings;
+  const ProblemInfo& info = require_problem_or_model(options.problem, options.model);
+  if (options.observations.empty())
+    rwd::detail::fail<InvalidArgument>(
+        "give one of --observations FILE.h5 (write one with rewind generate) or --data "
+        "FILE.csv (a measured series)");
+  if (options.validation != 0.0 || options.dt || options.method || options.t0)
+    rwd::detail::fail<InvalidArgument>(
+        "--validation, --dt, --method and --t0 go with --data; an observation file records its "
+        "own");
+  // The command line registers no --steps for fit (FlagUse::fit); a caller filling the options
+  // in code is told the same.
+  if (options.checkpoint.steps)
+    rwd::detail::fail<InvalidArgument>("--steps: a fit runs the observation file's horizon");
+  if (options.max_evaluations < 1)
+    rwd::detail::fail<InvalidArgument>("--max-evaluations = ", options.max_evaluations,
+                                       " must be >= 1");
+  if (options.sigma && (!std::isfinite(*options.sigma) || *options.sigma <= 0.0))
+    rwd::detail::fail<InvalidArgument>("--sigma = ", *options.sigma, " must be finite and > 0");
+
+  Observations& observations = settings.observations;
+  if (!std::filesystem::exists(options.observations))
+    rwd::detail::fail<InvalidArgument>("--observations '", options.observations,
+                                       "' does not exist (write one with rewind generate)");
+  observations = load_observations(options.observations);
+  const std::string& source = options.observations;
+  // A model's file names the model (rewind generate --model writes its type name).
+  const bool same_problem = options.model.empty() ? find_problem(observations.problem) == &info
+                                                  : observations.problem == info.name;
+  if (!same_problem)
+    rwd::detail::fail<InvalidArgument>("--observations '", source, "' observes ",
+                                       observations.problem, ", not ", info.name);
+  if (options.n && (!info.sized() || *options.n != observations.size))
+    rwd::detail::fail<InvalidArgument>("--n = ", *options.n, ": '", source, "' observes ",
+                                       info.name, " of size ", observations.size);
+
+  RunOptions run;
+  run.problem = options.problem;
+  run.model = options.model;
+  if (info.sized()) run.n = observations.size;
+  run.dt = observations.dt;
+  run.method = observations.method;
+  run.no_fd_check = true;
+  run.progress = options.progress;
+  run.checkpoint = options.checkpoint;
+  run.checkpoint.steps = std::to_string(observations.steps);
+  settings.run = resolve_run_settings(run);
+  if (!settings.run.checkpoint.checkpointed)
+    settings.run.checkpoint.request = PlanRequest::store_all();
+
+  // The problem's names and default θ (the start of a fitted parameter without --start).
+  const ProblemDefaults problem_defaults = info.defaults(settings.run.n);
+  const std::vector<std::string>& names = problem_defaults.parameter_names;
+  const Eigen::VectorXd& defaults = problem_defaults.parameters;
+  if (names != observations.parameter_names)
+    rwd::detail::fail<InvalidArgument>("--observations '", source, "' names other parameters than ",
+                                       info.name, " has");
+  FittedParameters chosen =
+      resolve_fitted_parameters(options, info, names, defaults, observations.parameters);
+  settings.fitted = std::move(chosen.fitted);
+  settings.bounds = std::move(chosen.bounds);
+  settings.theta_start = std::move(chosen.theta_start);
   settings.sigma = options.sigma.value_or(misfit_sigma(observations));
   settings.max_evaluations = options.max_evaluations;
   settings.uncertainty = options.uncertainty;
@@ -329,14 +332,13 @@ FitReport run_fit_on(const P& problem, const FitSettings& settings,
   const ProblemInfo& info = *settings.run.problem;
   FitReport report;
   report.settings = settings;
-  const Eigen::VectorXd y0_default = problem.default_initial_state();
   const std::vector<std::string> names = problem.parameter_names();
   report.parameter_names = names;
   Eigen::VectorXd y0 = observations.initial_state;  // the start; fitted in turn if asked
-  if (y0.size() != y0_default.size())
+  if (y0.size() != problem.state_size())
     rwd::detail::fail<InvalidArgument>("the observation file's initial state has ", y0.size(),
                                        " components; ", info.name, " of this size has ",
-                                       y0_default.size());
+                                       problem.state_size());
   report.state_size = static_cast<Index>(y0.size());
   rwd::FitOptions fit;
   for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
@@ -424,28 +426,6 @@ FitReport run_fit_on(const P& problem, const FitSettings& settings,
     joined.failure = "stage " + std::to_string(report.stages.size()) + " of " +
                      std::to_string(settings.stages) + ": " + joined.failure;
   report.result = std::move(joined);
-  if (settings.series && report.result.initial_state.size() == y0.size()) {
-    // Every point of the series, held-out ones included, from the fit's θ and y0.
-    const Observations& all = settings.series->all;
-    RunSettings run = settings.run;
-    run.control.steps = all.steps;
-    with_stepper(problem, run, run.control, [&](auto& stepper) {
-      report.series_prediction =
-          observe_trajectory(stepper, report.result.initial_state, report.result.theta,
-                             all.observed_steps, all.field, 0.0, 0);
-    });
-    const Index first = settings.series->training_points;
-    const Index held = static_cast<Index>(all.observed_steps.size()) - first;
-    if (held > 0)
-      report.held_out_rmse = ((report.series_prediction.rightCols(held) - all.data.rightCols(held))
-                                  .array()
-                                  .square()
-                                  .rowwise()
-                                  .sum() /
-                              static_cast<double>(held))
-                                 .sqrt()
-                                 .matrix();
-  }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "data_fit_run.hpp"
 #include "fit_run.hpp"
 #include "gradient_run.hpp"
 #include "observation_run.hpp"
@@ -97,10 +98,13 @@ ProblemInfo model_entry(const PluginModel& model) {
   info.observe = [model](const RunSettings& settings, const Observations& recording) {
     return observe_problem(model, settings, recording);
   };
-  info.fit = [model](const FitSettings&, const FitIterationCallback&,
-                     const FitStageCallback&) -> FitReport {
-    rwd::detail::fail<InvalidArgument>("rewind fit does not take a model plugin yet ('",
-                                       model.path(), "')");
+  info.fit = [model](const FitSettings& settings, const FitIterationCallback& on_iteration,
+                     const FitStageCallback& on_stage) {
+    return run_fit_on(model, settings, on_iteration, on_stage);
+  };
+  info.fit_data = [model](const DataFitSettings& settings, const FitIterationCallback& on_iteration,
+                          const FitStageCallback& on_stage) {
+    return run_data_fit_on(model, settings, on_iteration, on_stage);
   };
   return info;
 }

@@ -19,6 +19,7 @@
 #include "byte_size.hpp"
 #include "checkpoint_flag_options.hpp"
 #include "online_plan.hpp"
+#include "plot_script.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
@@ -346,24 +347,7 @@ Json plot_json(const PlanOutcome& outcome) {
 // stays beside it as FILE.plan.json.
 void write_plot(const PlanOutcome& outcome, const std::string& png) {
   const std::filesystem::path data = std::filesystem::path(png).replace_extension(".plan.json");
-  {
-    std::ofstream out(data);
-    out << plot_json(outcome).dump(1) << "\n";
-    if (!out)
-      rwd::detail::fail<StorageError>("--plot: cannot write the plot data '", data.string(), "'");
-  }
-  const char* dir = std::getenv("REWIND_SCRIPTS_DIR");
-  const std::filesystem::path script =
-      std::filesystem::path(dir ? dir : REWIND_SCRIPTS_DIR) / "plot_plan.py";
-  if (!std::filesystem::exists(script))
-    rwd::detail::fail<InvalidArgument>("--plot needs ", script.string(),
-                                       " (set REWIND_SCRIPTS_DIR to rewind's scripts/ folder)");
-  const std::string command =
-      "/usr/bin/python3 '" + script.string() + "' '" + data.string() + "' '" + png + "'";
-  const int status = std::system(command.c_str());
-  if (status != 0)
-    rwd::detail::fail<Error>("--plot: ", script.string(), " failed (status ", status,
-                             "); the plan's data is in ", data.string());
+  run_plot_script("plot_plan.py", plot_json(outcome).dump(1), data.string(), png);
 }
 
 std::string plan_help() {

@@ -38,6 +38,8 @@ struct RunReport;         // run_report.hpp
 struct CheckpointReport;  // run_report.hpp
 struct FitSettings;       // fit_run.hpp
 struct FitReport;         // fit_run.hpp
+struct DataFitSettings;   // data_fit_run.hpp
+struct DataFitReport;     // data_fit_run.hpp
 
 // Called with the plan of a checkpointed run before its scheduled sweep starts.
 using PlanCallback = std::function<void(const CheckpointReport&)>;
@@ -71,9 +73,13 @@ struct ProblemInfo : ProblemFacts {
   // `rewind generate`: H y_k + noise at the recording's observed steps, from its initial state
   // and parameters (observation_run.hpp); one column per observed step.
   std::function<Eigen::MatrixXd(const RunSettings&, const Observations&)> observe;
-  // `rewind fit` (fit_run.hpp).
+  // `rewind fit --observations` (fit_run.hpp).
   std::function<FitReport(const FitSettings&, const FitIterationCallback&, const FitStageCallback&)>
       fit;
+  // `rewind fit --data`: a measured series, through rwd::fit (data_fit_run.hpp).
+  std::function<DataFitReport(const DataFitSettings&, const FitIterationCallback&,
+                              const FitStageCallback&)>
+      fit_data;
 };
 
 // Every problem the tool knows, in the order --help lists them (builtin_problems.cpp).

@@ -11,8 +11,10 @@ end (a ctest added by tests/cli/CMakeLists.txt).
 - the split is rewind train's (the last 5 of 21 points held out);
 - a neural ODE trained for a few iterations on the same split and the comparison script run
   through: both RMSEs printed, both pictures written;
-- bad input exits 2 with one line: --data without --dt, points off the --dt grid, both --data
-  and --observations, --validation without --data, a series of another dimension.
+- sigma is estimated from the residuals (docs/fitting.md's 4.477 thousand pelts) and the
+  standard errors use it;
+- bad input exits 2 with one line: times out of order, both --data and --observations,
+  --validation without --data, columns that name no state and are not every state in order.
 """
 import json
 import os
@@ -73,9 +75,14 @@ def main():
     points = report["data"]
     if points["training_points"] != 16 or points["held_out_points"] != 5:
         fail(f"split {points['training_points']} + {points['held_out_points']}, expected 16 + 5")
-    if report["observations"]["observed_steps"] != 16 or report["steps"] != 1500:
-        fail(f"fitted {report['observations']['observed_steps']} points over {report['steps']} "
-             "steps, expected 16 over 1500 (1900-1915, dt 0.01)")
+    if points["measured"] != 32 or report["steps"] != 1500:
+        fail(f"fitted {points['measured']} values over {report['steps']} steps, expected 32 "
+             "over 1500 (1900-1915, dt 0.01)")
+    if not points["by_position"] or points["states"] != ["prey", "predator"]:
+        fail(f"hare, lynx should be read as prey, predator by position: {points}")
+    if not report["sigma_estimated"]:
+        fail("sigma should be estimated from the residuals")
+    close(report["sigma"], 4.477, 5e-3, "sigma")
     for i, value in enumerate(EXPECTED_RMSE):
         close(report["held_out_rmse"][i], value, 5e-3, f"held-out RMSE of component {i}")
 
@@ -102,16 +109,19 @@ def main():
 
         # Refusals, each named.
         fit = ["fit", "lotka_volterra", "--fit", "alpha"]
-        refused(rewind, "--data needs --dt", *fit, "--data", data)
-        refused(rewind, "must lie on the step grid", *fit, "--data", data, "--dt", "0.3")
-        refused(rewind, "give one of --observations", *fit, "--data", data, "--dt", "0.01",
-                "--observations", lv)
+        unsorted = os.path.join(scratch, "unsorted.csv")
+        with open(unsorted, "w") as f:
+            f.write("t,hare,lynx\n1900,1,2\n1902,2,3\n1901,2,3\n")
+        refused(rewind, "data row 2: time 1901 does not come after row 1", *fit, "--data",
+                unsorted)
+        refused(rewind, "not both", *fit, "--data", data, "--dt", "0.01", "--observations", lv)
         refused(rewind, "go with --data", *fit, "--observations", lv, "--validation", "0.2")
         three = os.path.join(scratch, "three.csv")
         with open(three, "w") as f:
             f.write("t,a,b,c\n0,1,2,3\n1,2,3,4\n2,3,4,5\n")
-        refused(rewind, "has 3 components but lotka_volterra's state has 2", *fit, "--data",
-                three, "--dt", "0.1")
+        refused(rewind, "column 'a' names no state of lotka_volterra (its states: prey, "
+                "predator); name the columns by state, or give every state in order", *fit,
+                "--data", three, "--dt", "0.1")
     print("check_fit_data: ok")
 
 

@@ -147,7 +147,7 @@ TEST(FitData, MissingValuesAreLeftOut) {
 
 TEST(FitData, StepsLandOnEveryDataTimeExactly) {
   const std::vector<double> times{0.1, 0.3, 0.7, 1.1, 2.9, 3.0000001, 10.0 / 3.0};
-  const auto grid = detail::data_step_grid(0.0, times, 0.05);
+  const auto grid = data_step_grid(0.0, times, 0.05);
   ASSERT_EQ(grid.data_steps.size(), times.size());
   double t = 0.0;  // as the stepper adds them
   std::size_t k = 0;
@@ -161,7 +161,7 @@ TEST(FitData, StepsLandOnEveryDataTimeExactly) {
   }
   EXPECT_EQ(k, times.size());
   // A data time at t0 is step 0 (the initial state is observed).
-  EXPECT_EQ(detail::data_step_grid(1.0, {1.0, 2.0}, 0.5).data_steps, (std::vector<Index>{0, 2}));
+  EXPECT_EQ(data_step_grid(1.0, {1.0, 2.0}, 0.5).data_steps, (std::vector<Index>{0, 2}));
 }
 
 TEST(FitData, RefusesBadDataAndSpecsNamingThem) {

@@ -23,6 +23,11 @@ double step_onto(double t, double target) {
 }
 
 }  // namespace
+}  // namespace rwd::detail
+
+namespace rwd {
+
+using detail::fail;
 
 DataStepGrid data_step_grid(double t0, const std::vector<double>& times, double max_step) {
   if (!std::isfinite(t0)) fail<InvalidArgument>("rwd::fit: t0 = ", t0, " must be finite");
@@ -62,13 +67,17 @@ DataStepGrid data_step_grid(double t0, const std::vector<double>& times, double 
         grid.step_sizes.push_back(h);
         t += h;  // as the stepper adds it (t_{n+1} = t_n + h_n)
       }
-      grid.step_sizes.push_back(step_onto(t, target));
+      grid.step_sizes.push_back(detail::step_onto(t, target));
       t = target;
     }
     grid.data_steps.push_back(static_cast<Index>(grid.step_sizes.size()));
   }
   return grid;
 }
+
+}  // namespace rwd
+
+namespace rwd::detail {
 
 std::vector<Index> data_components(const TimeSeries& data,
                                    const std::vector<std::string>& state_names, Index state_size) {
@@ -183,6 +192,8 @@ DataFitResult data_fit_result(const ResolvedParameters& resolved, const FitResul
                               double given_sigma) {
   DataFitResult out;
   const auto p = static_cast<Index>(resolved.names.size());
+  const auto y0_fitted = static_cast<Index>(resolved.options.fitted_initial_state.size());
+  const Index estimated = p + y0_fitted;
   out.names = resolved.names;
   out.theta = fit.theta;
   out.estimates.resize(p);
@@ -193,24 +204,32 @@ DataFitResult data_fit_result(const ResolvedParameters& resolved, const FitResul
   if (given_sigma > 0.0) {
     out.sigma = given_sigma;
   } else {
-    if (measured <= p)
-      fail<InvalidArgument>("rwd::fit: ", measured, " measured data for ", p,
-                            " fitted parameters leave no degree of freedom to estimate σ; give "
-                            "FitSpec::sigma");
-    out.sigma = std::sqrt(out.residual_sum_of_squares / static_cast<double>(measured - p));
+    if (measured <= estimated)
+      fail<InvalidArgument>("rwd::fit: ", measured, " measured data for ", estimated,
+                            " estimated quantities leave no degree of freedom to estimate σ; "
+                            "give FitSpec::sigma");
+    out.sigma = std::sqrt(out.residual_sum_of_squares / static_cast<double>(measured - estimated));
     out.sigma_estimated = true;
   }
   // J at σ = 1 has Hessian H₁; the misfit at σ is J/σ², so the covariance is σ² H₁⁻¹.
   const double variance = out.sigma * out.sigma;
   out.positive_definite = unit_uncertainty.positive_definite;
   out.covariance = variance * unit_uncertainty.covariance;
-  out.standard_errors = out.sigma * unit_uncertainty.standard_errors;
+  out.standard_errors = out.sigma * unit_uncertainty.standard_errors.head(p);
+  if (y0_fitted > 0)
+    out.initial_state_standard_errors =
+        out.sigma * unit_uncertainty.standard_errors.tail(y0_fitted);
   out.iterations = fit.iterations;
   out.evaluations = fit.evaluations;
   out.status = fit.failed ? fit.failure : fit.stop_reason;
   const int code = fit.optimizer_code;
   out.converged = !fit.failed && (code == NLOPT_SUCCESS || code == NLOPT_FTOL_REACHED ||
                                   code == NLOPT_XTOL_REACHED || code == NLOPT_ROUNDOFF_LIMITED);
+  out.failed = fit.failed;
+  out.initial_state = fit.initial_state;
+  out.gradient = fit.gradient;
+  out.history = fit.history;
+  out.summary = fit.summary;
   return out;
 }
 
