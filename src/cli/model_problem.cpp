@@ -13,7 +13,10 @@
 #include "gradient_run.hpp"
 #include "observation_run.hpp"
 #include "problem_parameters.hpp"
+#include "rewind/adjoint/measure_costs.hpp"
 #include "rewind/error.hpp"
+#include "rewind/integrators/butcher_tableau.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/plugin_model.hpp"
 
 namespace rwd::cli {
@@ -124,6 +127,22 @@ const ProblemInfo& load_model_problem(const std::string& path) {
     if (known == key) return info;
   ProblemInfo info = model_entry(load_model_plugin(path));
   return loaded.emplace_back(key, std::move(info)).second;
+}
+
+ModelStepTiming time_model_step(const std::string& path, const std::string& method) {
+  const ProblemInfo& info = load_model_problem(path);  // the refusals, once
+  const PluginModel model = load_model_plugin(path);
+  const ButcherTableau tableau = ButcherTableau::by_name(method);  // refuses bdf and unknowns
+  const Eigen::VectorXd theta = model.default_parameters();
+  // Long enough that the timing batches never start over (each stops by 100 000 steps).
+  constexpr Index kSteps = Index{1} << 30;
+  ExplicitRungeKutta stepper(model, tableau, StepControl::fixed(0.0, info.default_dt, kSteps));
+  ModelStepTiming timing;
+  timing.name = model.name();
+  timing.state_size = model.state_size();
+  timing.state_bytes = static_cast<std::int64_t>(model.state_size()) * 8;
+  timing.step_seconds = measure_step_seconds(stepper, model.initial_state(theta), theta);
+  return timing;
 }
 
 }  // namespace rwd::cli

@@ -17,6 +17,7 @@
 // Each path is loaded once per process; the entry lives until the process ends.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "problem_registry.hpp"
@@ -25,5 +26,16 @@ namespace rwd::cli {
 
 // The registry entry of the model plugin at `path` (or InvalidArgument, naming the path).
 const ProblemInfo& load_model_problem(const std::string& path);
+
+// What `rewind plan --model PATH` weighs: the bytes of the model's state (8 per value) and the
+// seconds of one fixed step of `method` (an explicit Runge–Kutta tableau) at its default dt from
+// initial_state(default θ) (rwd::measure_step_seconds: the median of 5 batches).
+struct ModelStepTiming {
+  std::string name;
+  Index state_size = 0;
+  std::int64_t state_bytes = 0;
+  double step_seconds = 0.0;
+};
+ModelStepTiming time_model_step(const std::string& path, const std::string& method);
 
 }  // namespace rwd::cli

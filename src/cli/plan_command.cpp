@@ -18,6 +18,7 @@
 
 #include "byte_size.hpp"
 #include "checkpoint_flag_options.hpp"
+#include "model_problem.hpp"
 #include "online_plan.hpp"
 #include "plot_script.hpp"
 #include "rewind/error.hpp"
@@ -45,6 +46,9 @@ struct PlanOutcome {
   // --stage-aware: the method named, and revolve at the same budget for comparison.
   std::optional<std::string> method;
   std::optional<CheckpointPlan> revolve;
+  std::optional<ModelStepTiming> model;  // --model: its state's bytes and step time, measured
+  std::string model_path;
+  std::string model_method;  // the method of the timed step
   std::optional<Index> snapshot_bytes() const {
     if (!state_bytes) return std::nullopt;
     return *state_bytes + kCarryBytes;
@@ -83,6 +87,11 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
   const Index l = plan.steps;
   out << "rewind plan: " << plan.name << " for " << l << " steps\n";
   row(out, "steps l", std::to_string(l));
+  if (outcome.model)
+    row(out, "model (--model)",
+        outcome.model->name + ": " + std::to_string(outcome.model->state_size) + " states, " +
+            std::to_string(outcome.model->state_bytes) + " bytes; one " + outcome.model_method +
+            " step " + fmt("%.3g us", 1e6 * outcome.model->step_seconds) + " (measured)");
   const ScheduleFamily& family = *plan.family;
   std::string c = std::to_string(plan.snapshots);
   if (const std::string note = family.snapshots_note(); !note.empty()) c += " (" + note + ")";
@@ -103,7 +112,8 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
       row(out, "measured in --disk",
           "one snapshot write " + fmt("%.3g ms", 1e3 * outcome.measured->write_seconds) +
               ", read " + fmt("%.3g ms", 1e3 * outcome.measured->read_seconds) + "; one step " +
-              fmt("%.3g ms", 1e3 * *outcome.step_time) + " (--step-time)");
+              fmt("%.3g ms", 1e3 * *outcome.step_time) +
+              (outcome.model ? " (measured on --model)" : " (--step-time)"));
     row(out, "disk write / read cost",
         fmt("%.4g", plan.costs.disk_write_time) + " / " + fmt("%.4g", plan.costs.disk_read_time) +
             " forward steps per snapshot");
@@ -151,6 +161,11 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
           (plan.uses_disk() ? " forward runs = (p + l*(1 + F) + disk I/O) / l, F = "
                             : " forward runs = (p + l*(1 + F)) / l, F = ") +
           fmt("%g", outcome.adjoint_cost) + " (--adjoint-cost)");
+  if (outcome.model)
+    row(out, "  in seconds",
+        fmt("%.4g s", plan.predicted_time_ratio(outcome.adjoint_cost) * static_cast<double>(l) *
+                          outcome.model->step_seconds) +
+            " for the gradient of " + std::to_string(l) + " steps of " + outcome.model->name);
   if (outcome.revolve)
     row(out, "  revolve, same memory",
         fmt("%.4g", outcome.revolve->predicted_time_ratio(outcome.adjoint_cost)) +
@@ -223,6 +238,12 @@ Json plan_json(const PlanOutcome& outcome) {
   j["disk_stores"] = opt(plan.stores_on(LevelKind::disk));
   j["disk_restores"] = opt(plan.restores_on(LevelKind::disk));
   j["peak_disk_slots"] = plan.uses_disk() ? Json(plan.peak_slots_on(LevelKind::disk)) : null;
+  j["model"] = outcome.model ? Json(outcome.model_path) : null;
+  j["model_step_seconds"] = outcome.model ? Json(outcome.model->step_seconds) : null;
+  j["predicted_seconds"] =
+      outcome.model ? Json(outcome.plan.predicted_time_ratio(outcome.adjoint_cost) *
+                           static_cast<double>(outcome.plan.steps) * outcome.model->step_seconds)
+                    : null;
   j["measured_disk_write_seconds"] =
       outcome.measured ? Json(outcome.measured->write_seconds) : null;
   j["measured_disk_read_seconds"] = outcome.measured ? Json(outcome.measured->read_seconds) : null;
@@ -395,6 +416,7 @@ struct PlanOnlyOptions {
   CheckpointFlags checkpoint;
   std::optional<std::string> state_bytes;  // --state-bytes S
   std::optional<double> step_time;         // --step-time SECONDS
+  std::string model;                       // --model PATH: both measured on the model
   std::string plot;                        // --plot FILE.png
   bool online = false;                     // --online: the online schedule (online_plan.hpp)
   std::optional<std::string> method;       // --method NAME: the stages of --stage-aware
@@ -408,6 +430,17 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
   outcome.adjoint_cost = settings.adjoint_cost;
   if (options.state_bytes)
     outcome.state_bytes = parse_byte_size("--state-bytes", *options.state_bytes);
+  if (!options.model.empty()) {
+    if (options.state_bytes || options.step_time)
+      rwd::detail::fail<InvalidArgument>(
+          "--model measures the state's bytes and a step's time itself; drop --state-bytes and "
+          "--step-time");
+    outcome.model_method = options.method.value_or("rk4");
+    outcome.model = time_model_step(options.model, outcome.model_method);
+    outcome.model_path = options.model;
+    outcome.state_bytes = outcome.model->state_bytes;
+    outcome.step_time = outcome.model->step_seconds;
+  }
   if (settings.memory_bytes) {
     if (!outcome.state_bytes)
       rwd::detail::fail<InvalidArgument>(
@@ -428,19 +461,22 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
     if (!outcome.state_bytes)
       rwd::detail::fail<InvalidArgument>("measuring the disk needs --state-bytes S");
     outcome.step_time = options.step_time;
+  }
+  if (outcome.step_time && !settings.disk_directory.empty()) {
     outcome.measured = measure_disk_costs(settings.disk_directory, (*outcome.state_bytes + 7) / 8,
                                           static_cast<int>(kCarryBytes));
     if (!settings.disk_write_cost)
-      request.costs.disk_write_time = outcome.measured->write_seconds / *options.step_time;
+      request.costs.disk_write_time = outcome.measured->write_seconds / *outcome.step_time;
     if (!settings.disk_read_cost)
-      request.costs.disk_read_time = outcome.measured->read_seconds / *options.step_time;
+      request.costs.disk_read_time = outcome.measured->read_seconds / *outcome.step_time;
   }
   if (!options.plot.empty() && options.plot.find('\'') != std::string::npos)
     rwd::detail::fail<InvalidArgument>("--plot '", options.plot, "': the file name has a quote");
 
   const Index l = *settings.steps;
-  if (options.method && !settings.stage_aware)
-    rwd::detail::fail<InvalidArgument>("--method names the stages of --stage-aware; add it");
+  if (options.method && !settings.stage_aware && options.model.empty())
+    rwd::detail::fail<InvalidArgument>(
+        "--method names the stages of --stage-aware or the step --model times; add one");
   if (settings.stage_aware) {
     if (!options.method)
       rwd::detail::fail<InvalidArgument>(
@@ -494,6 +530,11 @@ CLI::App* add_plan_command(CLI::App& app) {
                    "seconds of one forward step, to weigh disk costs\n"
                    "measured in --disk DIR (with --state-bytes)")
       ->type_name("SECONDS");
+  plan->add_option("--model", options->model,
+                   "a model plugin (rewind_add_model): its state's bytes and the\n"
+                   "time of one of its steps (--method, default rk4) measured\n"
+                   "instead of --state-bytes and --step-time")
+      ->type_name("PATH");
   plan->add_option("--plot", options->plot,
                    "also draw the plan to FILE.png: the schedule as steps against\n"
                    "actions (l <= 200) and the memory-recomputation trade-off\n"
@@ -514,6 +555,7 @@ CLI::App* add_plan_command(CLI::App& app) {
       std::vector<std::string> others;
       if (options->state_bytes) others.emplace_back("--state-bytes");
       if (options->step_time) others.emplace_back("--step-time");
+      if (!options->model.empty()) others.emplace_back("--model");
       if (!options->plot.empty()) others.emplace_back("--plot");
       const OnlinePlan online = online_plan_for_flags(options->checkpoint, others);
       if (options->checkpoint.json)
