@@ -11,6 +11,11 @@
 //   rwd::AdjointStrategy chosen = …;                                  // chosen at run time
 //   rwd::GradientResult<V> r = rwd::differentiate(stepper, objective, y0, theta, chosen);
 //
+//   // A model whose initial state depends on θ (rwd::auto_problem of a model with
+//   // initial_state(p, y0), or a plugin's): leave y0 out. The run starts from initial_state(θ)
+//   // and grad_theta is the total dJ/dθ, θ's effect through y0 included.
+//   auto d = rwd::differentiate(stepper, objective, theta, rwd::StoreAllStrategy{});
+//
 // Each strategy runs its driver (StoreAllAdjoint, CheckpointedAdjoint, BacksolveAdjoint) with the
 // strategy's options and returns that driver's result; a strategy chosen at run time returns
 // what they all return (GradientResult). A stop condition (rewind/stop_condition.hpp) ends the
@@ -19,6 +24,7 @@
 // checkpointed memory store) — while each call here makes its driver afresh.
 #pragma once
 
+#include <concepts>
 #include <optional>
 #include <utility>
 #include <variant>
@@ -112,6 +118,38 @@ GradientResult<typename Stepper::Backend::Vector> differentiate(
         "tableau, but this stepper is no rwd::ButcherTableauStepper (tableau, control, problem, "
         "last_step_size)");
   }
+}
+
+// A stepper whose problem starts from initial_state(θ) and can carry dJ/dy0 back to θ
+// (rwd::AutoProblem of a model with initial_state, rwd::PluginModel).
+template <class Stepper>
+concept StartsFromParameters = requires(const Stepper& stepper,
+                                        const typename Stepper::Backend::Vector& v) {
+  {stepper.problem().initial_state(v)};
+  {stepper.problem().total_parameter_gradient(v, v, v)};
+};
+
+// The run from the problem's initial_state(θ), by any strategy (or one chosen at run time): the
+// result of differentiate(stepper, objective, initial_state(θ), θ, strategy) with grad_theta the
+// total derivative dJ/dθ + (∂y0/∂θ)ᵀ dJ/dy0; grad_y0 stays dJ/dy0. The initial state's vjp is
+// the problem's own (derived exactly for a templated model), so the checkpointed and store-all
+// strategies still give the same bits. A model that declares no initial_state is refused by
+// the problem (InvalidArgument) before any step.
+template <class Strategy>
+concept OneAdjointStrategy =
+    std::same_as<Strategy, StoreAllStrategy> || std::same_as<Strategy, CheckpointStrategy> ||
+    std::same_as<Strategy, BacksolveStrategy> || std::same_as<Strategy, AdjointStrategy>;
+
+template <TimeStepper Stepper, OneAdjointStrategy Strategy, class... Stop>
+requires StartsFromParameters<Stepper>
+auto differentiate(Stepper& stepper, const Objective<typename Stepper::Backend>& objective,
+                   const typename Stepper::Backend::Vector& theta, const Strategy& strategy,
+                   Stop&&... stop) {
+  const auto& problem = stepper.problem();
+  const typename Stepper::Backend::Vector y0 = problem.initial_state(theta);
+  auto result = differentiate(stepper, objective, y0, theta, strategy, std::forward<Stop>(stop)...);
+  result.grad_theta = problem.total_parameter_gradient(theta, result.grad_y0, result.grad_theta);
+  return result;
 }
 
 }  // namespace rwd
