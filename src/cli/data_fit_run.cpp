@@ -70,6 +70,10 @@ DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options) {
   const ProblemInfo& info = require_problem_or_model(options.problem, options.model);
   settings.problem = &info;
   settings.model = options.model;
+  if (info.noise)
+    fail<InvalidArgument>(info.name,
+                          " has noise: a data fit compares one deterministic run with the data "
+                          "(least squares), which a stochastic model's paths are not");
   const std::string method = options.method.value_or("rk4");
   try {
     (void)ButcherTableau::by_name(method);

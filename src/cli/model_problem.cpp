@@ -54,6 +54,14 @@ void require_runnable(const PluginModel& model) {
                                          " at t = 0 from the initial state and "
                                          "default parameters; it must be finite");
   }
+  if (!model.has_diffusion()) return;
+  model.diffusion(0.0, y0, theta, f);
+  for (Index i = 0; i < model.state_size(); ++i)
+    if (!std::isfinite(f[i]))
+      rwd::detail::fail<InvalidArgument>("model '", model.path(), "': diffusion gives g_", names[i],
+                                         " = ", f[i],
+                                         " at t = 0 from the initial state and default "
+                                         "parameters; it must be finite");
 }
 
 std::string describe(const PluginModel& model, const Eigen::VectorXd& theta) {
@@ -73,6 +81,7 @@ ProblemInfo model_entry(const PluginModel& model) {
   info.fixed_state_size = model.state_size();
   info.default_dt = model.default_dt() > 0.0 ? model.default_dt() : kModelDefaultDt;
   info.default_steps = model.default_steps() > 0 ? model.default_steps() : kModelDefaultSteps;
+  info.noise = model.has_diffusion();  // stepped by euler_maruyama (default) or milstein
   for (const std::string& name : model.parameter_names())
     info.parameters.push_back({name, ParameterDomain::any});
   const std::vector<std::string> states = model.state_names();

@@ -1,8 +1,9 @@
 // rwd::load_model_plugin (rewind/plugin_model.hpp) and REWIND_MODEL (rewind/model_plugin.hpp):
 // the SIR model built as a plugin by rewind_add_model gives, through the plugin, the names,
 // defaults, rhs, vjp, jvp, Jacobian, initial state and gradient bits that rwd::auto_problem gives
-// in C++; store-all and revolve agree bit for bit through the plugin; and every file that is not
-// a loadable model of this ABI version is refused before any work, naming the path: one that
+// in C++; store-all and revolve agree bit for bit through the plugin; a stochastic model's
+// diffusion, its vjp and its Milstein gradient have auto_problem's bits too; and every file that is
+// not a loadable model of this ABI version is refused before any work, naming the path: one that
 // does not exist, a text file named .so, a library without the entry point, a model of another
 // ABI version (both versions named), a model whose names repeat.
 #include <gtest/gtest.h>
@@ -13,9 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "models/logistic_sde.hpp"
 #include "models/sir_model.hpp"
 #include "rewind/adjoint/differentiate.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/stochastic_stepper.hpp"
 #include "rewind/model.hpp"
 #include "rewind/plugin_model.hpp"
 #include "rewind/schedule/schedules.hpp"
@@ -108,6 +111,45 @@ TEST(PluginModel, GradientBitsAreThoseOfAutoProblem) {
   EXPECT_TRUE(same_bits(
       model.total_parameter_gradient(theta, store_all.grad_y0, store_all.grad_theta),
       reference_problem.total_parameter_gradient(theta, reference.grad_y0, reference.grad_theta)));
+}
+
+TEST(PluginModel, AStochasticModelCarriesItsDiffusionWithAutoProblemsBits) {
+  const PluginModel model = load_model_plugin(REWIND_LOGISTIC_SDE_PLUGIN);
+  const auto reference = auto_problem(LogisticSde{});
+  ASSERT_TRUE(model.has_diffusion());
+  static_assert(SdeProblem<PluginModel>);
+  const Vector theta = (Vector(4) << 0.9, 80.0, 0.3, 4.0).finished();
+  const Vector y = (Vector(1) << 37.5).finished();
+  const Vector v = (Vector(1) << -1.25).finished();
+  Vector g(1), g_ref(1), out_y(1), out_y_ref(1), out_p(4), out_p_ref(4);
+  model.diffusion(0.0, y, theta, g);
+  reference.diffusion(0.0, y, theta, g_ref);
+  EXPECT_TRUE(same_bits(g, g_ref));
+  model.diffusion_vjp(0.0, y, theta, v, out_y, out_p);
+  reference.diffusion_vjp(0.0, y, theta, v, out_y_ref, out_p_ref);
+  EXPECT_TRUE(same_bits(out_y, out_y_ref));
+  EXPECT_TRUE(same_bits(out_p, out_p_ref));
+
+  // A Milstein run's gradient, store-all and checkpointed, with the plugin and in C++.
+  const auto objective = Objective<B>::terminal_squared_norm();
+  const StepControl control = StepControl::fixed(0.0, 0.01, 400);
+  StochasticStepper stepper(model, SdeScheme::milstein, control, 7);
+  StochasticStepper reference_stepper(reference, SdeScheme::milstein, control, 7);
+  const auto expected = differentiate(reference_stepper, objective, theta, StoreAllStrategy{});
+  testing::expect_same_gradient_bits<B>(
+      differentiate(stepper, objective, theta, StoreAllStrategy{}), expected);
+  testing::expect_same_gradient_bits<B>(
+      differentiate(stepper, objective, theta, CheckpointStrategy{revolve_schedule(6)}), expected);
+}
+
+TEST(PluginModel, ADriftOnlyModelRefusesADiffusion) {
+  const PluginModel model = load_model_plugin(REWIND_SIR_PLUGIN);
+  EXPECT_FALSE(model.has_diffusion());
+  Vector g(3);
+  const Vector theta = model.default_parameters();
+  testing::expect_message(testing::error_message<InvalidArgument>(
+                              [&] { model.diffusion(0.0, model.initial_state(theta), theta, g); }),
+                          "declares no diffusion(t, y, p, g): it is not stochastic");
 }
 
 TEST(PluginModel, CopiesShareTheLoadedLibrary) {

@@ -11,10 +11,11 @@
 // The plugin describes the model through the C structure of rewind/model_plugin_abi.hpp: its
 // names and sizes, its default_parameters, and rhs, the vjp, the jvp and the Jacobian that
 // rwd::AutoProblem derives (Sacado's forward mode), initial_state and its vjp where the model has
-// one. Every derivative is computed by rwd::AutoProblem itself, so a model loaded as a plugin
-// gives the gradient bits it gives through rwd::auto_problem in C++. Two optional members are for
-// the command line only: `static constexpr double default_dt` and `static constexpr Index
-// default_steps` (the tool's defaults otherwise: 0.01 and 100 steps).
+// one, and the diffusion and its vjp where the model is stochastic (a templated `diffusion`). Every
+// derivative is computed by rwd::AutoProblem itself, so a model loaded as a plugin gives the
+// gradient bits it gives through rwd::auto_problem in C++. Two optional members are for the command
+// line only: `static constexpr double default_dt` and `static constexpr Index default_steps` (the
+// tool's defaults otherwise: 0.01 and 100 steps).
 //
 // One REWIND_MODEL per library (the entry point has one fixed name). Empty or repeated names are
 // not refused at compile time: the description carries the reason, and the loader reports it.
@@ -111,6 +112,24 @@ struct ModelExport {
     store(out_p, b.out_p);
   }
 
+  static void diffusion(double t, const double* y, const double* p, double* g) {
+    Buffers& b = buffers();
+    load(b.y, y);
+    load(b.p, p);
+    problem()->diffusion(t, b.y, b.p, b.out_y);
+    store(g, b.out_y);
+  }
+  static void diffusion_vjp(double t, const double* y, const double* p, const double* v,
+                            double* out_y, double* out_p) {
+    Buffers& b = buffers();
+    load(b.y, y);
+    load(b.p, p);
+    load(b.v, v);
+    problem()->diffusion_vjp(t, b.y, b.p, b.v, b.out_y, b.out_p);
+    store(out_y, b.out_y);
+    store(out_p, b.out_p);
+  }
+
   static double default_dt() {
     if constexpr (requires { Model::default_dt; })
       return static_cast<double>(Model::default_dt);
@@ -150,6 +169,10 @@ struct ModelExport {
       if constexpr (Problem::kHasInitialState) {
         d.initial_state = &initial_state;
         d.initial_state_vjp = &initial_state_vjp;
+      }
+      if constexpr (Problem::kHasDiffusion) {
+        d.diffusion = &diffusion;
+        d.diffusion_vjp = &diffusion_vjp;
       }
       return d;
     }();

@@ -13,8 +13,10 @@
 //
 // Every function is noexcept in effect (the derivatives are exact forward-mode evaluations of the
 // model's rhs, rewind/model.hpp) and re-entrant: a plugin keeps its scratch buffers per thread.
-// Arrays are contiguous doubles: y, f, v, w, out_y have state_size entries, p and out_p
+// Arrays are contiguous doubles: y, f, g, v, w, out_y have state_size entries, p and out_p
 // parameter_size, J state_size² (column-major: J[i + j·n] = ∂f_i/∂y_j).
+//
+// Versions: 1, the drift model; 2 adds the diffusion of a stochastic model (diagonal noise).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +25,7 @@
 // version that way); a plugin records the value it was built with, and a loader compares it with
 // the one it was built with.
 #ifndef REWIND_MODEL_ABI_VERSION
-#define REWIND_MODEL_ABI_VERSION 1
+#define REWIND_MODEL_ABI_VERSION 2
 #endif
 
 extern "C" {
@@ -56,6 +58,11 @@ struct rwd_model_plugin {
   void (*initial_state)(const double* p, double* y0);
   // out_p = (∂y0/∂p)ᵀ w, or null (null exactly when initial_state is).
   void (*initial_state_vjp)(const double* p, const double* w, double* out_p);
+  // g = diffusion(t, y, p) of a stochastic model, dy_i = f_i dt + g_i dW_i; or null.
+  void (*diffusion)(double t, const double* y, const double* p, double* g);
+  // out_y = (∂g/∂y)ᵀ v, out_p = (∂g/∂p)ᵀ v; or null (null exactly when diffusion is).
+  void (*diffusion_vjp)(double t, const double* y, const double* p, const double* v, double* out_y,
+                        double* out_p);
 };
 
 // The type of the exported entry point.

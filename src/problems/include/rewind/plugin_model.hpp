@@ -10,7 +10,8 @@
 //   auto dJ_dtheta = model.total_parameter_gradient(theta, result.grad_y0, result.grad_theta);
 //
 // A PluginModel is an rwd::Problem on the Eigen backend with the members rwd::AutoProblem has
-// (rhs, vjp, jvp, jacobian, names, default_parameters, initial_state and its vjp): each calls
+// (rhs, vjp, jvp, jacobian, names, default_parameters, initial_state and its vjp, the diffusion
+// and its vjp): each calls
 // the plugin's function, which runs rwd::AutoProblem inside the plugin, so the gradient bits are
 // those of rwd::auto_problem(Model{}) in C++.
 //
@@ -64,6 +65,9 @@ class PluginModel {
 
   bool has_default_parameters() const { return d_->default_parameters != nullptr; }
   bool has_initial_state() const { return d_->initial_state != nullptr; }
+  // Whether the model is stochastic (a diffusion): then it is an rwd::SdeProblem for the
+  // stochastic steppers. diffusion and diffusion_vjp refuse a model without one.
+  bool has_diffusion() const { return d_->diffusion != nullptr; }
 
   // The model's default_parameters; InvalidArgument when it has none.
   Vector default_parameters() const {
@@ -121,6 +125,22 @@ class PluginModel {
     d_->jvp(t, y.data(), theta.data(), w.data(), out.data());
   }
 
+  // g = diffusion(t, y, θ) (diagonal noise); InvalidArgument when the model has none.
+  void diffusion(double t, const Vector& y, const Vector& theta, Vector& g) const {
+    require_diffusion();
+    detail::require_rhs_sizes<Backend>(kName, state_size(), parameter_size(), y, theta, g);
+    d_->diffusion(t, y.data(), theta.data(), g.data());
+  }
+
+  // out_y = (∂g/∂y)ᵀ v, out_theta = (∂g/∂θ)ᵀ v (overwritten); InvalidArgument without diffusion.
+  void diffusion_vjp(double t, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
+                     Vector& out_theta) const {
+    require_diffusion();
+    detail::require_vjp_sizes<Backend>(kName, state_size(), parameter_size(), y, theta, v, out_y,
+                                       out_theta);
+    d_->diffusion_vjp(t, y.data(), theta.data(), v.data(), out_y.data(), out_theta.data());
+  }
+
   void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const {
     detail::require_length(kName, "state y", y.size(), state_size());
     detail::require_length(kName, "parameter vector theta", theta.size(), parameter_size());
@@ -130,6 +150,12 @@ class PluginModel {
 
  private:
   static constexpr const char* kName = "rwd::PluginModel";
+
+  void require_diffusion() const {
+    if (!has_diffusion())
+      detail::fail<InvalidArgument>(path_, ": the model ", name(),
+                                    " declares no diffusion(t, y, p, g): it is not stochastic");
+  }
 
   void require_initial_state() const {
     if (!has_initial_state())
