@@ -4,16 +4,16 @@
 # (median of the repetitions), gradient / forward, and the gradient's time over the hand-written
 # vjp's gradient of the same case.
 #
-#   bench/ad_choice/run_whole_gradient.sh [BUILD_DIR] [REPETITIONS]   # default: build 5
+#   bench/ad_choice/run_whole_gradient.sh [BUILD_DIR] [REPETITIONS]   # default: build 15
 set -euo pipefail
 build=${1:-build}
-repetitions=${2:-5}
+repetitions=${2:-15}
 cmake --build "$build" --target whole_gradient_bench -j2 >/dev/null
 json=$(mktemp)
 trap 'rm -f "$json"' EXIT
 # Interleaved repetitions: each round runs every benchmark once, so a change of the machine's load
 # falls on all of them alike (this guest is shared).
-"$build/bench/whole_gradient_bench" --benchmark_min_time=0.3 \
+"$build/bench/whole_gradient_bench" --benchmark_min_time=0.2 \
   --benchmark_repetitions="$repetitions" --benchmark_enable_random_interleaving=true \
   --benchmark_report_aggregates_only=true --benchmark_out="$json" \
   --benchmark_out_format=json >/dev/null 2>&1
@@ -22,14 +22,11 @@ import json, sys
 runs = json.load(open(sys.argv[1]))["benchmarks"]
 median = {r["run_name"]: r for r in runs if r.get("aggregate_name") == "median"}
 def us(r): return r["cpu_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[r["time_unit"]]
-# Rows by case, then the hand-written vjp first: the order of registration (the run interleaves).
-order = {"Hand": 0, "Derived": 1, "OwnVjp": 2}
-cases = []
-for r in runs:
-    case = r["run_name"].split("/")[2]
-    if case not in cases: cases.append(case)
+# Rows in the order the program registers them (the run itself interleaves them at random).
+cases = {"Lorenz63": 0, "LotkaVolterra": 1}
+vjps = {"Hand": 0, "Derived": 1, "OwnVjp": 2}
 rows = sorted({(n.split("/")[2], n.split("/")[1]) for n in median if n.startswith("Gradient/")},
-              key=lambda row: (cases.index(row[0]), order.get(row[1], 9)))
+              key=lambda row: (cases.get(row[0], 9), row[0], vjps.get(row[1], 9), row[1]))
 print("| case | vjp | forward | store-all gradient | gradient / forward | gradient / hand-written gradient |")
 print("| --- | --- | ---: | ---: | ---: | ---: |")
 for case, vjp in rows:

@@ -42,8 +42,8 @@ using Objective = rwd::Objective<rwd::EigenBackend>;
 // Registers Forward/<vjp>/<name> and Gradient/<vjp>/<name> for one problem.
 template <class Problem>
 void register_case(const std::string& name, const std::string& vjp,
-                   std::shared_ptr<const Problem> problem, rwd::ButcherTableau tableau,
-                   Vector y0, Vector theta) {
+                   std::shared_ptr<const Problem> problem, rwd::ButcherTableau tableau, Vector y0,
+                   Vector theta) {
   const rwd::StepControl control = rwd::StepControl::fixed(0.0, 0.005, 2000);
   auto stepper = std::make_shared<rwd::ExplicitRungeKutta<Problem>>(*problem, tableau, control);
   const Objective objective = Objective::terminal_squared_norm();
@@ -57,16 +57,14 @@ void register_case(const std::string& name, const std::string& vjp,
                                  (void)problem;  // kept alive with the stepper that refers to it
                                })
       ->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark(("Gradient/" + vjp + "/" + name).c_str(),
-                               [=](benchmark::State& state) {
-                                 rwd::set_thread_count(1);
-                                 for (auto _ : state) {
-                                   auto result = rwd::differentiate(*stepper, objective, y0, theta,
-                                                                    rwd::StoreAllStrategy{});
-                                   benchmark::DoNotOptimize(result.grad_theta.data());
-                                 }
-                               })
-      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark(("Gradient/" + vjp + "/" + name).c_str(), [=](benchmark::State&
+                                                                                 state) {
+    rwd::set_thread_count(1);
+    for (auto _ : state) {
+      auto result = rwd::differentiate(*stepper, objective, y0, theta, rwd::StoreAllStrategy{});
+      benchmark::DoNotOptimize(result.grad_theta.data());
+    }
+  })->Unit(benchmark::kMicrosecond);
 }
 
 void register_all() {
@@ -86,8 +84,8 @@ void register_all() {
   register_case("LotkaVolterra", "Hand", std::make_shared<const rwd::LotkaVolterra<>>(), dopri,
                 lv_y0, lv_theta);
   register_case("LotkaVolterra", "Derived",
-                std::make_shared<const rwd::AutoProblem<rwd::test_models::LotkaVolterra>>(),
-                dopri, lv_y0, lv_theta);
+                std::make_shared<const rwd::AutoProblem<rwd::test_models::LotkaVolterra>>(), dopri,
+                lv_y0, lv_theta);
 }
 
 }  // namespace

@@ -205,9 +205,14 @@ TEST(HandWrittenDerivatives, BuiltInRobertsonMatchesItsTemplatedModel) {
   expect_builtin_passes(
       robertson, test_models::Robertson{}, robertson.default_parameters(),
       [](std::mt19937_64& rng) {
+        auto uniform = [&rng](double lo, double hi) {
+          return std::uniform_real_distribution<double>(lo, hi)(rng);
+        };
         Vector y(4);
-        y << testing::random_vector(1, rng, 0.5, 1.0), testing::random_vector(1, rng, 1e-6, 5e-5),
-            testing::random_vector(1, rng, 0.0, 0.5), testing::random_vector(1, rng, 0.0, 1.0);
+        y[0] = uniform(0.5, 1.0);
+        y[1] = uniform(1e-6, 5e-5);
+        y[2] = uniform(0.0, 0.5);
+        y[3] = uniform(0.0, 1.0);
         return y;
       },
       2);

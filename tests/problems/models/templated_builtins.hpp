@@ -14,11 +14,14 @@ struct Lorenz63 {
   static constexpr std::array<const char*, 3> state_names{"x", "y", "z"};
   static constexpr std::array<const char*, 3> parameter_names{"sigma", "rho", "beta"};
   static constexpr std::array<double, 3> default_parameters{10.0, 28.0, 8.0 / 3.0};
+  // The inputs are read into locals before f is written, as the built-in does: f may alias y or
+  // p for all the compiler knows, so reading them after a store to f would reload them.
   template <class T>
   void rhs(double /*t*/, const T* y, const T* p, T* f) const {
-    f[0] = p[0] * (y[1] - y[0]);
-    f[1] = y[0] * (p[1] - y[2]) - y[1];
-    f[2] = y[0] * y[1] - p[2] * y[2];
+    const T sigma = p[0], rho = p[1], beta = p[2], x0 = y[0], x1 = y[1], x2 = y[2];
+    f[0] = sigma * (x1 - x0);
+    f[1] = x0 * (rho - x2) - x1;
+    f[2] = x0 * x1 - beta * x2;
   }
 };
 
@@ -57,8 +60,9 @@ struct LotkaVolterra {
   static constexpr std::array<double, 4> default_parameters{1.5, 1.0, 1.0, 3.0};
   template <class T>
   void rhs(double /*t*/, const T* y, const T* p, T* f) const {
-    f[0] = p[0] * y[0] - p[1] * y[0] * y[1];
-    f[1] = p[2] * y[0] * y[1] - p[3] * y[1];
+    const T alpha = p[0], beta = p[1], delta = p[2], gamma = p[3], x = y[0], predators = y[1];
+    f[0] = alpha * x - beta * x * predators;
+    f[1] = delta * x * predators - gamma * predators;
   }
 };
 
