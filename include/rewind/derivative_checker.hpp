@@ -37,7 +37,9 @@
 //   check_derivatives(hand_written_problem, rwd::auto_problem(MyTemplatedModel{}), t, y, theta)
 // (both overloads are declared in rewind/model.hpp). The report then has against_derived set, and
 // derived_state and derived_parameters name the worst entry, ∂f_i/∂y_j or ∂f_i/∂θ_j, with the
-// hand-written and the derived value; ok requires both comparisons to pass.
+// hand-written and the derived value; ok requires both comparisons to pass. A templated model's
+// own dense `jacobian` is compared with the derived Jacobian the same way
+// (jacobian_against_derived, derived_jacobian).
 //
 // Works on any backend: vectors are moved through host buffers with copy_to_host/copy_from_host,
 // so it is meant for checking, not for inner loops (full mode calls rhs 2(n + p) times and vjp n
@@ -148,8 +150,9 @@ struct JacobianCheck {
   std::string name;
   // Short name of the columns' variable: "y" or "θ" (used in messages: ∂f_i/∂y_j).
   std::string variable;
-  // What the vjp is compared with, as messages name it: "finite differences", or "derived" for
-  // the derived vjp of a templated model (the `fd` values below are then the derived ones).
+  // What the vjp is compared with, as messages name it: "finite differences", or "derived vjp"
+  // ("derived Jacobian") for the derived derivatives of a templated model (the `fd` values below
+  // are then the derived ones).
   std::string reference = "finite differences";
   // Entry by entry, by random directions, or nothing to compare.
   JacobianCheckMode mode = JacobianCheckMode::kEmpty;
@@ -199,7 +202,7 @@ struct JacobianCheck {
         out << comparisons << " entries of vjps with random cotangents): ";
         break;
     }
-    if (reference != "finite differences") out << "against the " << reference << " vjp: ";
+    if (reference != "finite differences") out << "against the " << reference << ": ";
     const bool entries = mode != JacobianCheckMode::kRandomDirections;
     if (ok) {
       out << "ok";
@@ -264,6 +267,12 @@ struct DerivativeCheckReport {
   bool against_derived = false;
   JacobianCheck derived_state;
   JacobianCheck derived_parameters;
+  // True when the problem's own dense Jacobian was compared with the derived one as well (a
+  // templated model with a hand-written `jacobian`): derived_jacobian holds that comparison, entry
+  // by entry at options.derived_tolerance (its `vjp` values are the hand-written Jacobian's), and
+  // `ok` includes it.
+  bool jacobian_against_derived = false;
+  JacobianCheck derived_jacobian;
 
   // A few lines a user can print: the verdict, then one line per Jacobian and comparison naming
   // the worst entry.
@@ -271,8 +280,8 @@ struct DerivativeCheckReport {
     std::ostringstream out;
     out << "derivative check " << (ok ? "passed" : "FAILED") << " (tolerance " << options.tolerance
         << ", relative step " << options.relative_step;
-    if (against_derived)
-      out << "; against the derived vjp: tolerance " << options.derived_tolerance;
+    if (against_derived || jacobian_against_derived)
+      out << "; against the derived derivatives: tolerance " << options.derived_tolerance;
     out << ")\n";
     out << "  " << state.report() << "\n";
     out << "  " << parameters.report() << "\n";
@@ -280,6 +289,7 @@ struct DerivativeCheckReport {
       out << "  " << derived_state.report() << "\n";
       out << "  " << derived_parameters.report() << "\n";
     }
+    if (jacobian_against_derived) out << "  " << derived_jacobian.report() << "\n";
     return out.str();
   }
 };
@@ -578,7 +588,7 @@ void compare_with_reference_vjp(const P& problem, const ReferenceVjp& reference,
   auto prepare = [&](JacobianCheck& check, const JacobianCheck& like, Index columns) {
     check.name = like.name;
     check.variable = like.variable;
-    check.reference = "derived";
+    check.reference = "derived vjp";
     check.rows = n;
     check.columns = columns;
     check.mode = columns == 0 ? JacobianCheckMode::kEmpty : mode;
@@ -627,6 +637,36 @@ void compare_with_reference_vjp(const P& problem, const ReferenceVjp& reference,
   }
   report.against_derived = true;
   report.ok = report.ok && report.derived_state.ok && report.derived_parameters.ok;
+}
+
+// Compares a hand-written dense Jacobian with the derived one entry by entry into
+// report.derived_jacobian (and sets report.jacobian_against_derived and ok): the error of entry
+// (i, j) is |a − b| / max(|a|, |b|, the largest |entry| of row i in either, absolute_floor),
+// tolerance options.derived_tolerance. Both are n × n, column-major.
+inline void compare_with_derived_jacobian(const std::vector<double>& hand,
+                                          const std::vector<double>& derived, Index n,
+                                          DerivativeCheckReport& report) {
+  const DerivativeCheckOptions& options = report.options;
+  JacobianCheck& check = report.derived_jacobian;
+  check.name = "∂f/∂y (jacobian)";
+  check.variable = "y";
+  check.reference = "derived Jacobian";
+  check.rows = n;
+  check.columns = n;
+  check.mode = JacobianCheckMode::kFull;
+  const auto nz = static_cast<std::size_t>(n);
+  for (std::size_t i = 0; i < nz; ++i) {
+    double scale = options.absolute_floor;
+    for (std::size_t j = 0; j < nz; ++j)
+      scale = std::max({scale, std::abs(hand[i + nz * j]), std::abs(derived[i + nz * j])});
+    for (std::size_t j = 0; j < nz; ++j) {
+      const double a = hand[i + nz * j], b = derived[i + nz * j];
+      record_comparison(check, options.derived_tolerance, static_cast<Index>(i),
+                        static_cast<Index>(j), -1, a, b, comparison_error(a, b, scale));
+    }
+  }
+  report.jacobian_against_derived = true;
+  report.ok = report.ok && check.ok;
 }
 
 }  // namespace detail

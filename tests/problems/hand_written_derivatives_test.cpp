@@ -58,6 +58,14 @@ struct Lorenz63WithOwnJacobian : test_models::Lorenz63 {
   }
 };
 
+// The same with ∂f_2/∂y_0 = x instead of y (the two swapped, a common slip).
+struct Lorenz63WrongJacobian : Lorenz63WithOwnJacobian {
+  void jacobian(double t, const double* y, const double* p, double* J) const {
+    Lorenz63WithOwnJacobian::jacobian(t, y, p, J);
+    J[2] = y[0];
+  }
+};
+
 const Vector kLorenzState{{1.5, -2.0, 20.0}};
 const Vector kLorenzTheta{{10.0, 28.0, 8.0 / 3.0}};
 
@@ -103,7 +111,8 @@ TEST(HandWrittenDerivatives, ACorrectOwnVjpPassesAgainstTheDerivedOne) {
   EXPECT_EQ(report.derived_state.mode, JacobianCheckMode::kFull);
   EXPECT_EQ(report.derived_state.comparisons, 9);
   EXPECT_EQ(report.derived_parameters.comparisons, 9);
-  EXPECT_EQ(report.derived_state.reference, "derived");
+  EXPECT_EQ(report.derived_state.reference, "derived vjp");
+  EXPECT_FALSE(report.jacobian_against_derived);  // the model has no jacobian of its own
   EXPECT_LE(report.derived_state.worst_error, 1e-15);
   testing::expect_message(report.report(), "against the derived vjp: ok");
 }
@@ -119,7 +128,7 @@ TEST(HandWrittenDerivatives, AFlippedSignIsCaughtAndNamed) {
   EXPECT_EQ(report.derived_state.worst_column, 1);
   EXPECT_EQ(report.derived_state.worst_vjp, -10.0);
   EXPECT_EQ(report.derived_state.worst_fd, 10.0);
-  testing::expect_message(report.report(), "(∂f_0/∂y_1): vjp = -10, derived = 10");
+  testing::expect_message(report.report(), "(∂f_0/∂y_1): vjp = -10, derived vjp = 10");
 }
 
 // An error of 1e-9 relative passes finite differences (tolerance 1e-6) but not the derived vjp.
@@ -175,6 +184,23 @@ TEST(HandWrittenDerivatives, AutoProblemUsesTheModelsOwnJacobian) {
   EXPECT_EQ(own(1, 0), 28.0 - 20.0);  // ρ − z, from the model's column-major J
   EXPECT_EQ(own(0, 1), 10.0);
   EXPECT_EQ(own, derived);
+  const auto report = check_derivatives(problem, 0.0, kLorenzState, kLorenzTheta);
+  EXPECT_TRUE(report.ok) << report.report();
+  EXPECT_TRUE(report.jacobian_against_derived);
+  EXPECT_FALSE(report.against_derived);  // the vjp is the derived one: nothing to compare
+  EXPECT_EQ(report.derived_jacobian.comparisons, 9);
+}
+
+TEST(HandWrittenDerivatives, AWrongOwnJacobianIsCaughtAndNamed) {
+  const auto report =
+      check_derivatives(auto_problem(Lorenz63WrongJacobian{}), 0.0, kLorenzState, kLorenzTheta);
+  EXPECT_TRUE(report.state.ok);  // the vjp is derived, and right
+  EXPECT_FALSE(report.ok);
+  EXPECT_FALSE(report.derived_jacobian.ok);
+  EXPECT_EQ(report.derived_jacobian.failures, 1);
+  EXPECT_EQ(report.derived_jacobian.worst_row, 2);
+  EXPECT_EQ(report.derived_jacobian.worst_column, 0);
+  testing::expect_message(report.report(), "(∂f_2/∂y_0): vjp = 1.5, derived Jacobian = -2");
 }
 
 // The built-ins' hand-written vjps against templated models of the same right-hand sides, at

@@ -64,7 +64,8 @@
 // driver, CVODES and a plugin use them — while derived_vjp and derived_jacobian stay the derived
 // ones; rwd::check_derivatives(problem, t, y, θ) then compares the hand-written vjp with the
 // derived one entry by entry (to options.derived_tolerance, 1e-12 relative), besides finite
-// differences, and names the entry that differs. A built-in problem with a hand-written vjp is
+// differences, and names the entry that differs (and the model's own jacobian with the derived
+// one likewise). A built-in problem with a hand-written vjp is
 // checked the same way against a templated model of its rhs:
 // rwd::check_derivatives(rwd::Lorenz63<>{}, rwd::auto_problem(MyLorenz63{}), t, y, θ).
 //
@@ -110,6 +111,7 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -538,7 +540,8 @@ void require_same_rhs(const P& problem, const AutoProblem<Model>& derived, doubl
 // problem (rewind/derivative_checker.hpp), and, when the model has a vjp of its own, that vjp
 // against the derived one, entry by entry at options.derived_tolerance
 // (DerivativeCheckReport::against_derived; the report names a wrong entry ∂f_i/∂y_j or
-// ∂f_i/∂θ_j with both values).
+// ∂f_i/∂θ_j with both values); when it has a jacobian of its own, that Jacobian against the
+// derived one the same way (DerivativeCheckReport::jacobian_against_derived).
 template <class Model>
 DerivativeCheckReport check_derivatives(const AutoProblem<Model>& problem, double t,
                                         const EigenBackend::Vector& y,
@@ -549,6 +552,17 @@ DerivativeCheckReport check_derivatives(const AutoProblem<Model>& problem, doubl
   if constexpr (AutoProblem<Model>::kHasHandWrittenVjp)
     detail::compare_with_reference_vjp(problem, detail::derived_vjp_at(problem, t, y, theta), t, y,
                                        theta, report);
+  if constexpr (AutoProblem<Model>::kHasHandWrittenJacobian) {
+    const Index n = problem.state_size();
+    Eigen::MatrixXd hand, derived;
+    // Pre-filled with NaN, so an entry the model's jacobian leaves unwritten fails.
+    hand.setConstant(n, n, std::numeric_limits<double>::quiet_NaN());
+    problem.jacobian(t, y, theta, hand);
+    problem.derived_jacobian(t, y, theta, derived);
+    detail::compare_with_derived_jacobian({hand.data(), hand.data() + hand.size()},
+                                          {derived.data(), derived.data() + derived.size()}, n,
+                                          report);
+  }
   return report;
 }
 
