@@ -1,5 +1,6 @@
 // rewind/derivative_checker.hpp — check a problem's vector-Jacobian products against finite
-// differences of its right-hand side (in the spirit of Ceres' GradientChecker).
+// differences of its right-hand side (in the spirit of Ceres' GradientChecker), and a
+// hand-written vjp against a derived one.
 //
 // A wrong Jacobian is the most common mistake in a user model, and no adjoint method can detect
 // it on its own: the gradient is then the exact derivative of a different model. Run this once
@@ -28,6 +29,18 @@
 // Outputs are pre-filled with NaN before every rhs/vjp call, so a vjp that accumulates into its
 // output instead of overwriting it, or leaves an entry unwritten, fails with a NaN entry.
 //
+// Against a derived vjp, too. Finite differences resolve an entry to ≈ 1e-6 at best; a model
+// written once generic in the scalar type (rewind/model.hpp) has an exact derived vjp, so a
+// hand-written vjp beside it is compared with that as well, entry by entry, to
+// options.derived_tolerance (1e-12 relative to the largest entry of its row):
+//   check_derivatives(rwd::auto_problem(MyModel{}), t, y, theta)  // MyModel has its own vjp
+//   check_derivatives(hand_written_problem, rwd::auto_problem(MyTemplatedModel{}), t, y, theta)
+// (both overloads are declared in rewind/model.hpp). The report then has against_derived set, and
+// derived_state and derived_parameters name the worst entry, ∂f_i/∂y_j or ∂f_i/∂θ_j, with the
+// hand-written and the derived value; ok requires both comparisons to pass. A templated model's
+// own dense `jacobian` is compared with the derived Jacobian the same way
+// (jacobian_against_derived, derived_jacobian).
+//
 // Works on any backend: vectors are moved through host buffers with copy_to_host/copy_from_host,
 // so it is meant for checking, not for inner loops (full mode calls rhs 2(n + p) times and vjp n
 // times).
@@ -41,6 +54,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rewind/error.hpp"
@@ -75,6 +89,12 @@ struct DerivativeCheckOptions {
   // still smaller than ≈ 1e-8·|f_i|/tolerance are below what differences can resolve: raise
   // absolute_floor for them.
   bool retry_other_steps = true;
+  // Comparing a hand-written vjp with a derived one (the overloads of check_derivatives in
+  // rewind/model.hpp): an entry passes when |hand − derived| ≤ derived_tolerance ·
+  // max(|hand|, |derived|, the largest entry of its row in either, absolute_floor). Both are
+  // exact up to round-off, so a correct vjp differs by a few ulps; a mistake by about the
+  // entry's size. Must be in (0, 1).
+  double derived_tolerance = 1e-12;
 
   void validate() const {
     if (!(relative_step > 0.0 && relative_step <= 0.1))
@@ -86,6 +106,9 @@ struct DerivativeCheckOptions {
     if (!(absolute_floor > 0.0 && std::isfinite(absolute_floor)))
       detail::fail<InvalidArgument>("DerivativeCheckOptions: absolute_floor = ", absolute_floor,
                                     " must be finite and > 0");
+    if (!(derived_tolerance > 0.0 && derived_tolerance < 1.0))
+      detail::fail<InvalidArgument>(
+          "DerivativeCheckOptions: derived_tolerance = ", derived_tolerance, " must be in (0, 1)");
     if (max_full_columns < 0)
       detail::fail<InvalidArgument>("DerivativeCheckOptions: max_full_columns = ", max_full_columns,
                                     " must be >= 0");
@@ -100,6 +123,8 @@ enum class JacobianCheckMode {
   kFull,              // entry by entry
   kRandomDirections,  // ⟨v, J w⟩ against ⟨Jᵀv, w⟩ for random pairs
   kEmpty,             // nothing to compare (the problem has no parameters)
+  kRandomCotangents,  // against a derived vjp: vjps with random cotangents v, entry by entry
+                      // (each entry names its column, not a row)
 };
 
 // One comparison above the tolerance.
@@ -107,9 +132,10 @@ struct JacobianMismatch {
   // Full mode: the entry's row i and column j; −1 in random mode.
   Index row = -1;
   Index column = -1;
-  // Random mode: the (v, w) pair's index; −1 in full mode.
+  // Random mode: the (v, w) pair's (or the cotangent's) index; −1 in full mode.
   Index direction = -1;
-  // The vjp's value, the finite-difference value, and their relative error.
+  // The vjp's value, the reference value (finite differences, or the derived vjp: see
+  // JacobianCheck::reference), and their relative error.
   double vjp = 0.0;
   double fd = 0.0;
   double error = 0.0;
@@ -124,6 +150,10 @@ struct JacobianCheck {
   std::string name;
   // Short name of the columns' variable: "y" or "θ" (used in messages: ∂f_i/∂y_j).
   std::string variable;
+  // What the vjp is compared with, as messages name it: "finite differences", or "derived vjp"
+  // ("derived Jacobian") for the derived derivatives of a templated model (the `fd` values below
+  // are then the derived ones).
+  std::string reference = "finite differences";
   // Entry by entry, by random directions, or nothing to compare.
   JacobianCheckMode mode = JacobianCheckMode::kEmpty;
   // Shape of the Jacobian: rows = state size n; columns = n (∂f/∂y) or p (∂f/∂θ).
@@ -135,13 +165,15 @@ struct JacobianCheck {
   Index failures = 0;
   // Full mode: the worst entry's row i (the component f_i); −1 in random mode.
   Index worst_row = -1;
-  // Full mode: the worst entry's column j (the variable y_j or θ_j); −1 in random mode.
+  // Full and random-cotangent modes: the worst entry's column j (the variable y_j or θ_j); −1 in
+  // random-direction mode.
   Index worst_column = -1;
   // Random mode: index of the worst (v, w) pair, 0-based; −1 in full mode.
   Index worst_direction = -1;
   // The vjp's value there: the entry (vjp with v = e_i, component j), or ⟨Jᵀv, w⟩.
   double worst_vjp = 0.0;
-  // The finite-difference value there: the entry, or ⟨v, J w⟩.
+  // The reference value there: the entry, or ⟨v, J w⟩, by finite differences (or the derived
+  // vjp's entry, when `reference` is "derived").
   double worst_fd = 0.0;
   // Its error |vjp − fd| / max(|vjp|, |fd|, absolute_floor); +∞ if either is NaN or Inf. With
   // retries, the smallest error over the steps tried (and worst_fd the value at that step).
@@ -166,20 +198,28 @@ struct JacobianCheck {
       case JacobianCheckMode::kRandomDirections:
         out << comparisons << " random directions): ";
         break;
+      case JacobianCheckMode::kRandomCotangents:
+        out << comparisons << " entries of vjps with random cotangents): ";
+        break;
     }
+    if (reference != "finite differences") out << "against the " << reference << ": ";
+    const bool entries = mode != JacobianCheckMode::kRandomDirections;
     if (ok) {
       out << "ok";
     } else {
-      out << "WRONG, " << failures << (mode == JacobianCheckMode::kFull ? " entr" : " direction")
-          << (mode == JacobianCheckMode::kFull ? (failures == 1 ? "y" : "ies")
-                                               : (failures == 1 ? "" : "s"))
+      out << "WRONG, " << failures << (entries ? " entr" : " direction")
+          << (entries ? (failures == 1 ? "y" : "ies") : (failures == 1 ? "" : "s"))
           << " above tolerance";
     }
     out << std::setprecision(10);
     if (mode == JacobianCheckMode::kFull) {
       out << "; worst entry row " << worst_row << ", column " << worst_column << " (∂f_"
           << worst_row << "/∂" << variable << "_" << worst_column << "): vjp = " << worst_vjp
-          << ", finite differences = " << worst_fd;
+          << ", " << reference << " = " << worst_fd;
+    } else if (mode == JacobianCheckMode::kRandomCotangents) {
+      out << "; worst entry: column " << worst_column << " (∂f/∂" << variable << "_" << worst_column
+          << ") of cotangent " << worst_direction << ": vjp = " << worst_vjp << ", " << reference
+          << " = " << worst_fd;
     } else {
       out << "; worst direction " << worst_direction << ": <" << name << "^T v, w> = " << worst_vjp
           << " by vjp, <v, " << name << " w> = " << worst_fd << " by finite differences";
@@ -191,14 +231,21 @@ struct JacobianCheck {
     if (!ok && mode == JacobianCheckMode::kRandomDirections)
       out << " (random directions cannot name the entry: check a smaller instance, or raise "
              "max_full_columns, to locate it)";
-    if (mode == JacobianCheckMode::kFull && failures > 1) {
+    if (entries && failures > 1) {
       out << "\n    entries above tolerance"
           << (failures > Index(mismatches.size()) ? " (first " : " (") << mismatches.size()
           << " of " << failures << "):";
-      for (const JacobianMismatch& m : mismatches)
-        out << std::setprecision(10) << "\n      ∂f_" << m.row << "/∂" << variable << "_"
-            << m.column << ": vjp = " << m.vjp << ", finite differences = " << m.fd
-            << std::setprecision(3) << ", error = " << m.error;
+      for (const JacobianMismatch& m : mismatches) {
+        out << std::setprecision(10) << "\n      ∂f_";
+        if (m.row >= 0)
+          out << m.row;
+        else
+          out << "·";  // a random cotangent's combination of rows
+        out << "/∂" << variable << "_" << m.column;
+        if (m.direction >= 0) out << " (cotangent " << m.direction << ")";
+        out << ": vjp = " << m.vjp << ", " << reference << " = " << m.fd << std::setprecision(3)
+            << ", error = " << m.error;
+      }
     }
     return out.str();
   }
@@ -214,14 +261,35 @@ struct DerivativeCheckReport {
   JacobianCheck state;
   // ∂f/∂θ, n × p.
   JacobianCheck parameters;
+  // True when the vjp was also compared with a derived one (check_derivatives of a templated
+  // model, rewind/model.hpp): derived_state and derived_parameters hold those comparisons, at
+  // options.derived_tolerance, and `ok` includes them.
+  bool against_derived = false;
+  JacobianCheck derived_state;
+  JacobianCheck derived_parameters;
+  // True when the problem's own dense Jacobian was compared with the derived one as well (a
+  // templated model with a hand-written `jacobian`): derived_jacobian holds that comparison, entry
+  // by entry at options.derived_tolerance (its `vjp` values are the hand-written Jacobian's), and
+  // `ok` includes it.
+  bool jacobian_against_derived = false;
+  JacobianCheck derived_jacobian;
 
-  // A few lines a user can print: the verdict, then one line per Jacobian naming the worst entry.
+  // A few lines a user can print: the verdict, then one line per Jacobian and comparison naming
+  // the worst entry.
   std::string report() const {
     std::ostringstream out;
     out << "derivative check " << (ok ? "passed" : "FAILED") << " (tolerance " << options.tolerance
-        << ", relative step " << options.relative_step << ")\n";
+        << ", relative step " << options.relative_step;
+    if (against_derived || jacobian_against_derived)
+      out << "; against the derived derivatives: tolerance " << options.derived_tolerance;
+    out << ")\n";
     out << "  " << state.report() << "\n";
     out << "  " << parameters.report() << "\n";
+    if (against_derived) {
+      out << "  " << derived_state.report() << "\n";
+      out << "  " << derived_parameters.report() << "\n";
+    }
+    if (jacobian_against_derived) out << "  " << derived_jacobian.report() << "\n";
     return out.str();
   }
 };
@@ -272,12 +340,12 @@ inline double host_dot(std::span<const double> a, std::span<const double> b) {
 }  // namespace detail
 
 // Compares problem.vjp with central finite differences of problem.rhs at (t, y, theta); see the
-// header comment. Throws InvalidArgument for bad options, wrong sizes or non-finite inputs.
+// header comment. Throws InvalidArgument for bad options, wrong sizes or non-finite inputs. This
+// is what check_derivatives does for every problem; for a templated model it does more (below).
 template <Problem P>
-DerivativeCheckReport check_derivatives(const P& problem, double t,
-                                        const typename P::Backend::Vector& y,
-                                        const typename P::Backend::Vector& theta,
-                                        DerivativeCheckOptions options = {}) {
+DerivativeCheckReport check_derivatives_by_finite_differences(
+    const P& problem, double t, const typename P::Backend::Vector& y,
+    const typename P::Backend::Vector& theta, DerivativeCheckOptions options = {}) {
   using B = typename P::Backend;
   using Vector = typename B::Vector;
   options.validate();
@@ -484,4 +552,122 @@ DerivativeCheckReport check_derivatives(const P& problem, double t,
   return report;
 }
 
+// Checks problem.vjp at (t, y, theta) against central finite differences of problem.rhs (see the
+// header comment). rewind/model.hpp adds overloads for templated models, which compare a
+// hand-written vjp with the derived one as well.
+template <Problem P>
+DerivativeCheckReport check_derivatives(const P& problem, double t,
+                                        const typename P::Backend::Vector& y,
+                                        const typename P::Backend::Vector& theta,
+                                        DerivativeCheckOptions options = {}) {
+  return check_derivatives_by_finite_differences(problem, t, y, theta, std::move(options));
+}
+
+namespace detail {
+
+// Compares problem.vjp with a reference vjp at the same point, entry by entry, into
+// report.derived_state and report.derived_parameters (and sets report.against_derived and ok):
+// `reference(v, out_y, out_theta)` writes the reference (∂f/∂y)ᵀv and (∂f/∂θ)ᵀv for a host
+// cotangent v. Full mode (v = e_i for every row i) when n ≤ options.max_full_columns, else
+// options.random_directions seeded random cotangents, each entry of the two vjps compared (the
+// column is named, the row is not). The error of an entry is |a − b| / max(|a|, |b|, the largest
+// |entry| of that vjp's output in either, absolute_floor), tolerance options.derived_tolerance.
+template <Problem P, class ReferenceVjp>
+void compare_with_reference_vjp(const P& problem, const ReferenceVjp& reference, double t,
+                                const typename P::Backend::Vector& y,
+                                const typename P::Backend::Vector& theta,
+                                DerivativeCheckReport& report) {
+  using B = typename P::Backend;
+  const DerivativeCheckOptions& options = report.options;
+  const Index n = static_cast<Index>(problem.state_size());
+  const Index p = static_cast<Index>(problem.parameter_size());
+  const auto nz = static_cast<std::size_t>(n), pz = static_cast<std::size_t>(p);
+  const bool full = n <= options.max_full_columns;
+  const JacobianCheckMode mode =
+      full ? JacobianCheckMode::kFull : JacobianCheckMode::kRandomCotangents;
+  auto prepare = [&](JacobianCheck& check, const JacobianCheck& like, Index columns) {
+    check.name = like.name;
+    check.variable = like.variable;
+    check.reference = "derived vjp";
+    check.rows = n;
+    check.columns = columns;
+    check.mode = columns == 0 ? JacobianCheckMode::kEmpty : mode;
+  };
+  prepare(report.derived_state, report.state, n);
+  prepare(report.derived_parameters, report.parameters, p);
+
+  constexpr double kUnwritten = std::numeric_limits<double>::quiet_NaN();
+  typename B::Vector v_work = B::zeros(n), out_y = B::zeros(n), out_theta = B::zeros(p);
+  std::vector<double> v(nz), hand_y(nz), hand_theta(pz), derived_y(nz), derived_theta(pz);
+  // One vjp of each at cotangent v, their outputs compared entry by entry.
+  auto compare = [&](Index row, Index cotangent) {
+    B::copy_from_host(v, v_work);
+    B::fill(out_y, kUnwritten);
+    B::fill(out_theta, kUnwritten);
+    problem.vjp(t, y, theta, v_work, out_y, out_theta);
+    B::copy_to_host(out_y, hand_y);
+    B::copy_to_host(out_theta, hand_theta);
+    std::fill(derived_y.begin(), derived_y.end(), kUnwritten);
+    std::fill(derived_theta.begin(), derived_theta.end(), kUnwritten);
+    reference(v, derived_y, derived_theta);
+    auto entries = [&](const std::vector<double>& a, const std::vector<double>& b,
+                       JacobianCheck& check) {
+      double scale = options.absolute_floor;
+      for (std::size_t j = 0; j < a.size(); ++j)
+        scale = std::max({scale, std::abs(a[j]), std::abs(b[j])});  // NaN leaves scale as it is
+      for (std::size_t j = 0; j < a.size(); ++j)
+        record_comparison(check, options.derived_tolerance, row, static_cast<Index>(j), cotangent,
+                          a[j], b[j], comparison_error(a[j], b[j], scale));
+    };
+    entries(hand_y, derived_y, report.derived_state);
+    if (p > 0) entries(hand_theta, derived_theta, report.derived_parameters);
+  };
+  if (full) {
+    for (std::size_t i = 0; i < nz; ++i) {
+      std::fill(v.begin(), v.end(), 0.0);
+      v[i] = 1.0;
+      compare(static_cast<Index>(i), -1);
+    }
+  } else {
+    std::uint64_t counter = 0;
+    for (int d = 0; d < options.random_directions; ++d) {
+      for (double& vi : v) vi = derivative_check_uniform(options.seed ^ 0xD0E5, counter++);
+      compare(-1, d);
+    }
+  }
+  report.against_derived = true;
+  report.ok = report.ok && report.derived_state.ok && report.derived_parameters.ok;
+}
+
+// Compares a hand-written dense Jacobian with the derived one entry by entry into
+// report.derived_jacobian (and sets report.jacobian_against_derived and ok): the error of entry
+// (i, j) is |a − b| / max(|a|, |b|, the largest |entry| of row i in either, absolute_floor),
+// tolerance options.derived_tolerance. Both are n × n, column-major.
+inline void compare_with_derived_jacobian(const std::vector<double>& hand,
+                                          const std::vector<double>& derived, Index n,
+                                          DerivativeCheckReport& report) {
+  const DerivativeCheckOptions& options = report.options;
+  JacobianCheck& check = report.derived_jacobian;
+  check.name = "∂f/∂y (jacobian)";
+  check.variable = "y";
+  check.reference = "derived Jacobian";
+  check.rows = n;
+  check.columns = n;
+  check.mode = JacobianCheckMode::kFull;
+  const auto nz = static_cast<std::size_t>(n);
+  for (std::size_t i = 0; i < nz; ++i) {
+    double scale = options.absolute_floor;
+    for (std::size_t j = 0; j < nz; ++j)
+      scale = std::max({scale, std::abs(hand[i + nz * j]), std::abs(derived[i + nz * j])});
+    for (std::size_t j = 0; j < nz; ++j) {
+      const double a = hand[i + nz * j], b = derived[i + nz * j];
+      record_comparison(check, options.derived_tolerance, static_cast<Index>(i),
+                        static_cast<Index>(j), -1, a, b, comparison_error(a, b, scale));
+    }
+  }
+  report.jacobian_against_derived = true;
+  report.ok = report.ok && check.ok;
+}
+
+}  // namespace detail
 }  // namespace rwd

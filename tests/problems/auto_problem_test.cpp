@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "problems/models/sir_model.hpp"
+#include "problems/models/templated_builtins.hpp"
 #include "rewind/adjoint/differentiate.hpp"
 #include "rewind/derivative_checker.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
@@ -54,31 +55,10 @@ void sir_vjp_by_hand(const Vector& y, const Vector& p, const Vector& v, Vector& 
   out_theta[2] = -dv * beta * s * i / (n * n);
 }
 
-// Lorenz-63 written once, generic in the scalar type.
-struct TemplatedLorenz63 {
-  static constexpr std::array<const char*, 3> state_names{"x", "y", "z"};
-  static constexpr std::array<const char*, 3> parameter_names{"sigma", "rho", "beta"};
-  template <class T>
-  void rhs(double /*t*/, const T* y, const T* p, T* f) const {
-    f[0] = p[0] * (y[1] - y[0]);
-    f[1] = y[0] * (p[1] - y[2]) - y[1];
-    f[2] = y[0] * y[1] - p[2] * y[2];
-  }
-};
-
-// Robertson's stiff kinetics with the integral of y_3 as a fourth state, as rwd::Robertson(true)
-// writes it (f_1 from f_0 and f_2).
-struct TemplatedRobertson {
-  static constexpr std::array<const char*, 4> state_names{"y1", "y2", "y3", "integral_y3"};
-  static constexpr std::array<const char*, 3> parameter_names{"p1", "p2", "p3"};
-  template <class T>
-  void rhs(double /*t*/, const T* y, const T* p, T* f) const {
-    f[0] = -p[0] * y[0] + p[1] * y[1] * y[2];
-    f[2] = p[2] * y[1] * y[1];
-    f[1] = -f[0] - f[2];
-    f[3] = y[2];
-  }
-};
+// Lorenz-63 and Robertson (with the integral of y_3 as a fourth state) written once, generic in
+// the scalar type, with the built-ins' expressions.
+using TemplatedLorenz63 = test_models::Lorenz63;
+using TemplatedRobertson = test_models::Robertson;
 
 // Lorenz-63 with multiplicative noise g_i = s y_i, θ = (σ, ρ, β, s), as
 // rwd::StochasticLorenz63 writes it.

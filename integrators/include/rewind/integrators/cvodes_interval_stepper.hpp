@@ -35,7 +35,12 @@
 // (J overwritten, n × n), else CVODES's difference quotients; the backward problem uses −Jᵀ.
 // Or band (CvodesLinearSolver::band) for semi-discretised PDEs: difference-quotient Jacobians
 // with column grouping, half-bandwidths from the options or the problem's band_width(), factored
-// by LAPACK (rwd::sundials::make_lapack_band_solver) rather than Debian's unoptimised band LU.
+// by LAPACK (rwd::sundials::make_lapack_band_solver) rather than Debian's unoptimised band LU. A
+// problem that declares its band Jacobian — `band_upper()`, `band_lower()` and
+// `band_jacobian(t, y, θ, bands)` in LAPACK band storage, bands(upper + i − j, j) = ∂f_i/∂y_j, as
+// rwd::auto_problem gives a model with a `jacobian_band` — gives the band solver that Jacobian
+// instead of difference quotients (the backward problem −Jᵀ), and its half-bandwidths where the
+// options give none.
 //
 // Backends. The stepper runs on the problem's backend through rwd::CvodesVectorTraits<Backend>
 // (rewind/integrators/cvodes_vector_traits.hpp): the Eigen backend's vectors here; MPI ranks with
@@ -62,6 +67,7 @@
 #include <sunmatrix/sunmatrix_band.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <cstdlib>
@@ -87,8 +93,10 @@ namespace rwd {
 // The linear solver inside CVODES's Newton iteration.
 enum class CvodesLinearSolver {
   dense,  // SUNDIALS dense LU; the problem's jacobian() if it has one, else difference quotients
-  band,   // SUNDIALS band LU with difference-quotient Jacobians (column grouping: 2·width + 1
-          // right-hand sides per Jacobian); widths from the options or the problem's band_width()
+  band,   // SUNDIALS band LU with the problem's band_jacobian() if it has one, else
+          // difference-quotient Jacobians (column grouping: 2·width + 1 right-hand sides per
+          // Jacobian); widths from the options or the problem's band_width() or
+          // band_upper()/band_lower()
   gmres,  // matrix-free SPGMR, no preconditioner: forward Jacobian-vector products from the
           // problem's `jvp(t, y, θ, v, out)` if it has one, else CVODES's difference quotients;
           // the backward solve's (−∂f/∂y)ᵀ v is the problem's exact vjp
@@ -167,6 +175,16 @@ concept HasJvp = requires(const P& p, double t, const typename P::Backend::Vecto
 template <class P>
 concept HasJacobian = requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::MatrixXd& J) {
   p.jacobian(t, y, y, J);
+};
+
+// A declared band Jacobian: half-bandwidths and ∂f/∂y in LAPACK band storage,
+// bands(upper + i − j, j) = ∂f_i/∂y_j.
+template <class P>
+concept HasBandJacobian = requires(const P& p, double t, const Eigen::VectorXd& y,
+                                   Eigen::MatrixXd& bands) {
+  { p.band_upper() } -> std::convertible_to<Index>;
+  { p.band_lower() } -> std::convertible_to<Index>;
+  p.band_jacobian(t, y, y, bands);
 };
 
 // Owns a SUNDIALS object and frees it with the matching function.
@@ -346,6 +364,10 @@ class CvodesIntervalStepper {
       if constexpr (detail::HasJacobian<P>)
         if (options_.linear_solver == CvodesLinearSolver::dense)
           check(CVodeSetJacFnB(cvode_.value, which_, &backward_jacobian), n, t_end, "Jacobian");
+      if constexpr (detail::HasBandJacobian<P>)
+        if (options_.linear_solver == CvodesLinearSolver::band)
+          check(CVodeSetJacFnB(cvode_.value, which_, &backward_band_jacobian), n, t_end,
+                "band Jacobian");
       check(CVodeQuadInitB(cvode_.value, which_, &backward_quadrature, q), n, t_end,
             "CVodeQuadInitB");
       check(CVodeSetQuadErrConB(cvode_.value, which_, SUNTRUE), n, t_end,
@@ -395,6 +417,15 @@ class CvodesIntervalStepper {
       if constexpr (detail::HasBandWidth<P>) {
         if (upper_ < 0) upper_ = problem_.band_width();
         if (lower_ < 0) lower_ = problem_.band_width();
+      }
+      if constexpr (detail::HasBandJacobian<P>) {
+        if (upper_ < 0) upper_ = problem_.band_upper();
+        if (lower_ < 0) lower_ = problem_.band_lower();
+        if (upper_ < problem_.band_upper() || lower_ < problem_.band_lower())
+          detail::fail<InvalidArgument>("CVODES band solver: half-bandwidths (", upper_, ", ",
+                                        lower_, ") are narrower than the problem's band Jacobian (",
+                                        problem_.band_upper(), ", ", problem_.band_lower(),
+                                        "); give at least those, or none");
       }
       if (upper_ < 0 || lower_ < 0 || upper_ >= n_ || lower_ >= n_)
         detail::fail<InvalidArgument>(
@@ -446,6 +477,9 @@ class CvodesIntervalStepper {
     if constexpr (detail::HasJacobian<P>)
       if (options_.linear_solver == CvodesLinearSolver::dense)
         check(CVodeSetJacFn(cvode_.value, &forward_jacobian), interval, t, "Jacobian");
+    if constexpr (detail::HasBandJacobian<P>)
+      if (options_.linear_solver == CvodesLinearSolver::band)
+        check(CVodeSetJacFn(cvode_.value, &forward_band_jacobian), interval, t, "band Jacobian");
   }
 
   SUNLinearSolver band_solver(N_Vector like, SUNMatrix matrix) const {
@@ -505,6 +539,37 @@ class CvodesIntervalStepper {
       return self->jacobian_.allFinite() ? 0 : 1;
     }
     return -1;
+  }
+  // The problem's band Jacobian into SUNDIALS' band matrix (entry (i, j) of the forward
+  // Jacobian, or (j, i) negated for the backward problem's −Jᵀ); entries outside the problem's
+  // band stay 0 where the matrix is wider.
+  bool fill_band(double t, N_Vector y, SUNMatrix target, bool transpose_negated) {
+    if constexpr (detail::HasBandJacobian<P>) {
+      problem_.band_jacobian(t, in(y, y_), theta_, band_);
+      SUNMatZero(target);
+      const Index upper = problem_.band_upper(), lower = problem_.band_lower();
+      for (Index j = 0; j < n_; ++j) {
+        const Index first = std::max<Index>(0, j - upper);
+        const Index last = std::min<Index>(n_ - 1, j + lower);
+        for (Index i = first; i <= last; ++i) {
+          const double entry = band_(upper + i - j, j);
+          if (transpose_negated)
+            SM_ELEMENT_B(target, j, i) = -entry;
+          else
+            SM_ELEMENT_B(target, i, j) = entry;
+        }
+      }
+      return band_.allFinite();
+    }
+    return false;
+  }
+  static int forward_band_jacobian(double t, N_Vector y, N_Vector, SUNMatrix J, void* data,
+                                   N_Vector, N_Vector, N_Vector) {
+    return static_cast<CvodesIntervalStepper*>(data)->fill_band(t, y, J, false) ? 0 : 1;
+  }
+  static int backward_band_jacobian(double t, N_Vector y, N_Vector, N_Vector, SUNMatrix JB,
+                                    void* data, N_Vector, N_Vector, N_Vector) {
+    return static_cast<CvodesIntervalStepper*>(data)->fill_band(t, y, JB, true) ? 0 : 1;
   }
   // dλ/dt = −(∂f/∂y)ᵀ λ.
   static int backward_rhs(double t, N_Vector y, N_Vector yB, N_Vector yBdot, void* data) {
@@ -568,6 +633,7 @@ class CvodesIntervalStepper {
   Index n_, p_;
   Vector y_, f_, v_, out_y_, out_theta_, quad_out_y_, quad_out_y_theta_, theta_, atol_;
   Eigen::MatrixXd jacobian_;
+  Eigen::MatrixXd band_;                // the problem's band Jacobian, LAPACK band storage
   sunindextype upper_ = 0, lower_ = 0;  // band half-bandwidths
   // Destroyed in reverse order: CVODES first, then its solvers and matrices, the context last.
   detail::SundialsHandle<SUNContext, detail::free_context> context_;

@@ -52,7 +52,28 @@
 //
 // The problem also has jacobian(t, y, θ, J) (∂f/∂y, dense) and jvp(t, y, θ, w, out) ((∂f/∂y) w,
 // one forward-mode evaluation along w), which CVODES's BDF uses for its dense and matrix-free
-// (GMRES) Newton iterations: no hand-written Jacobian there either.
+// (GMRES) Newton iterations: no hand-written Jacobian there either (band: below).
+//
+// Hand-written derivatives stay possible where they are faster. A model may also have
+//   void vjp(double t, const double* y, const double* p, const double* v,
+//            double* out_y, double* out_p) const;      // (∂f/∂y)ᵀv, (∂f/∂θ)ᵀv, overwritten
+//   void jacobian(double t, const double* y, const double* p, double* J) const;
+//                                                       // ∂f/∂y, n × n column-major:
+//                                                       // J[i + n·j] = ∂f_i/∂y_j, overwritten
+// (plain doubles, not templates). The problem's vjp and jacobian are then the model's own — every
+// driver, CVODES and a plugin use them — while derived_vjp and derived_jacobian stay the derived
+// ones; rwd::check_derivatives(problem, t, y, θ) then compares the hand-written vjp with the
+// derived one entry by entry (to options.derived_tolerance, 1e-12 relative), besides finite
+// differences, and names the entry that differs (and the model's own jacobian with the derived
+// one likewise). A built-in problem with a hand-written vjp is
+// checked the same way against a templated model of its rhs:
+// rwd::check_derivatives(rwd::Lorenz63<>{}, rwd::auto_problem(MyLorenz63{}), t, y, θ).
+//
+// A band Jacobian: a model whose ∂f/∂y is banded may declare its half-bandwidths,
+//   static constexpr rwd::JacobianBand jacobian_band{/*upper=*/1, /*lower=*/1};
+// and the problem then has band_jacobian (LAPACK band storage), derived with upper + lower + 1
+// forward-mode components instead of n (compressed columns), and band_upper()/band_lower():
+// CVODES's band solver (rwd::CvodesLinearSolver::band) takes them instead of difference quotients.
 //
 // A model with a templated `diffusion(t, y, p, g)` as well (diagonal noise, dy_i = f_i dt +
 // g_i dW_i) is an SDE problem (rwd::SdeProblem) for rwd::StochasticStepper: its diffusion_vjp is
@@ -86,9 +107,11 @@
 #include <Sacado_Fad_SFad.hpp>
 #endif
 
+#include <algorithm>
 #include <array>
 #include <concepts>
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -100,11 +123,20 @@
 #include <Eigen/Core>
 
 #include "rewind/backend/eigen_backend.hpp"
+#include "rewind/derivative_checker.hpp"
 #include "rewind/error.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
+
+// The half-bandwidths of a model's ∂f/∂y: ∂f_i/∂y_j = 0 unless j − upper ≤ i ≤ j + lower. A
+// model declares them with `static constexpr rwd::JacobianBand jacobian_band{upper, lower};`.
+struct JacobianBand {
+  Index upper = 0;  // super-diagonals: entries with j − i in 1 … upper
+  Index lower = 0;  // sub-diagonals: entries with i − j in 1 … lower
+};
+
 namespace detail {
 
 // The scalar every model's rhs must accept besides double: Sacado's forward-mode type with the
@@ -187,6 +219,16 @@ class AutoProblem {
   static constexpr bool kHasInitialState = requires(const Model& m, const double* p, double* y0) {
     m.initial_state(p, y0);
   };
+  // The model's own vjp and Jacobian (see "Hand-written derivatives" at the top of this file).
+  static constexpr bool kHasHandWrittenVjp =
+      requires(const Model& m, double t, const double* x, double* out) {
+    m.vjp(t, x, x, x, out, out);
+  };
+  static constexpr bool kHasHandWrittenJacobian =
+      requires(const Model& m, double t, const double* x, double* J) {
+    m.jacobian(t, x, x, J);
+  };
+  static constexpr bool kHasJacobianBand = requires { Model::jacobian_band; };
 
   explicit AutoProblem(Model model = {}) : model_(std::move(model)) {
     detail::require_valid_names(kName, "state_names", Model::state_names);
@@ -195,6 +237,16 @@ class AutoProblem {
       static_assert(std::tuple_size_v<std::remove_cvref_t<decltype(Model::default_parameters)>> ==
                         static_cast<std::size_t>(kParameters),
                     "rwd::auto_problem: default_parameters must have one value per parameter name");
+    if constexpr (kHasJacobianBand) {
+      static_assert(
+          std::is_same_v<std::remove_cvref_t<decltype(Model::jacobian_band)>, JacobianBand>,
+          "rwd::auto_problem: jacobian_band must be `static constexpr rwd::JacobianBand "
+          "jacobian_band{upper, lower}`");
+      static_assert(Model::jacobian_band.upper >= 0 && Model::jacobian_band.lower >= 0 &&
+                        Model::jacobian_band.upper < kStates &&
+                        Model::jacobian_band.lower < kStates,
+                    "rwd::auto_problem: jacobian_band's half-bandwidths must be in 0 ... n - 1");
+    }
   }
 
   Index state_size() const { return kStates; }
@@ -298,9 +350,22 @@ class AutoProblem {
     for (Index i = 0; i < kStates; ++i) out[i] = f[i].fastAccessDx(0);
   }
 
-  // J = ∂f/∂y, n × n (overwritten), from the forward-mode evaluation the vjp makes: the Jacobian
-  // of BDF's dense Newton iterations.
+  // J = ∂f/∂y, n × n (overwritten): the model's own jacobian if it has one, else
+  // derived_jacobian. The Jacobian of BDF's dense Newton iterations.
   void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const {
+    if constexpr (kHasHandWrittenJacobian) {
+      detail::require_length(kName, "state y", y.size(), kStates);
+      detail::require_length(kName, "parameter vector theta", theta.size(), kParameters);
+      J.resize(kStates, kStates);
+      model_.jacobian(t, y.data(), theta.data(), J.data());  // column-major, like Eigen's
+    } else {
+      derived_jacobian(t, y, theta, J);
+    }
+  }
+
+  // J = ∂f/∂y, n × n (overwritten), derived from the forward-mode evaluation the vjp makes,
+  // whether or not the model has a jacobian of its own.
+  void derived_jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const {
     detail::require_length(kName, "state y", y.size(), kStates);
     detail::require_length(kName, "parameter vector theta", theta.size(), kParameters);
     const auto f = derivative_evaluation(t, y, theta);
@@ -309,10 +374,62 @@ class AutoProblem {
       for (Index j = 0; j < kStates; ++j) J(i, j) = f[i].fastAccessDx(static_cast<int>(j));
   }
 
-  // out_y = (∂f/∂y)ᵀ v, out_theta = (∂f/∂θ)ᵀ v (both overwritten), from one forward-mode
-  // evaluation of rhs.
+  // The half-bandwidths of ∂f/∂y a model declares with `jacobian_band` (CVODES's band solver
+  // takes them, and band_jacobian, in place of its difference quotients).
+  static constexpr Index band_upper() requires kHasJacobianBand {
+    return Model::jacobian_band.upper;
+  }
+  static constexpr Index band_lower() requires kHasJacobianBand {
+    return Model::jacobian_band.lower;
+  }
+
+  // ∂f/∂y of a model that declares `jacobian_band`, in LAPACK's band storage: bands is resized to
+  // (upper + lower + 1) × n and bands(upper + i − j, j) = ∂f_i/∂y_j for every i, j in the band
+  // (max(0, j − upper) ≤ i ≤ min(n − 1, j + lower)); the rest of bands is 0. Derived by one
+  // forward-mode evaluation of rhs with upper + lower + 1 derivative components, not n: column j
+  // is seeded in component j mod (upper + lower + 1), and no row reaches two columns of the same
+  // component inside the band (compressed columns, Curtis–Powell–Reid). The entries are those of
+  // derived_jacobian. The declared band must hold: a dependence outside it would be added into an
+  // entry of the band (check a new model once with band_jacobian against derived_jacobian).
+  void band_jacobian(double t, const Vector& y, const Vector& theta,
+                     Eigen::MatrixXd& bands) const requires kHasJacobianBand {
+    detail::require_length(kName, "state y", y.size(), kStates);
+    detail::require_length(kName, "parameter vector theta", theta.size(), kParameters);
+    constexpr Index upper = Model::jacobian_band.upper, lower = Model::jacobian_band.lower;
+    constexpr int colours = static_cast<int>(upper + lower + 1);
+    using Compressed = detail::ForwardScalar<colours>;
+    std::array<Compressed, static_cast<std::size_t>(kStates)> x, f;
+    std::array<Compressed, static_cast<std::size_t>(kParameters)> p;
+    for (Index j = 0; j < kStates; ++j) seed(x[j], y[j], j % colours);
+    for (Index j = 0; j < kParameters; ++j) seed(p[j], theta[j], -1);  // constants
+    model_.rhs(t, x.data(), p.data(), f.data());
+    bands.setZero(colours, kStates);
+    for (Index j = 0; j < kStates; ++j) {
+      const Index first = std::max<Index>(0, j - upper),
+                  last = std::min<Index>(kStates - 1, j + lower);
+      for (Index i = first; i <= last; ++i)
+        bands(upper + i - j, j) = f[i].fastAccessDx(static_cast<int>(j % colours));
+    }
+  }
+
+  // out_y = (∂f/∂y)ᵀ v, out_theta = (∂f/∂θ)ᵀ v (both overwritten): the model's own vjp if it has
+  // one (it is then what every driver uses), else derived_vjp.
   void vjp(double t, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
            Vector& out_theta) const {
+    if constexpr (kHasHandWrittenVjp) {
+      detail::require_vjp_sizes<Backend>(kName, kStates, kParameters, y, theta, v, out_y,
+                                         out_theta);
+      model_.vjp(t, y.data(), theta.data(), v.data(), out_y.data(), out_theta.data());
+    } else {
+      derived_vjp(t, y, theta, v, out_y, out_theta);
+    }
+  }
+
+  // out_y = (∂f/∂y)ᵀ v, out_theta = (∂f/∂θ)ᵀ v (both overwritten), from one forward-mode
+  // evaluation of rhs, whether or not the model has a vjp of its own: the reference
+  // rwd::check_derivatives compares a hand-written vjp with.
+  void derived_vjp(double t, const Vector& y, const Vector& theta, const Vector& v, Vector& out_y,
+                   Vector& out_theta) const {
     detail::require_vjp_sizes<Backend>(kName, kStates, kParameters, y, theta, v, out_y, out_theta);
     const auto f = derivative_evaluation(t, y, theta);
     for (Index j = 0; j < kStates; ++j) out_y[j] = weighted(f, v.data(), j);
@@ -346,8 +463,9 @@ class AutoProblem {
     return std::vector<std::string>(list.begin(), list.end());
   }
 
-  // a = value with derivative components e_j. Element by element, not Sacado's seeding
-  // constructor, which zero-fills with a memset of run-time length (slower than the whole rhs).
+  // a = value with derivative components e_j (all zero for j = −1). Element by element, not
+  // Sacado's seeding constructor, which zero-fills with a memset of run-time length (slower than
+  // the whole rhs).
   template <class Scalar>
   static void seed(Scalar& a, double value, Index j) {
     a.val() = value;
@@ -370,6 +488,113 @@ class AutoProblem {
 template <class Model>
 AutoProblem<Model> auto_problem(Model model = {}) {
   return AutoProblem<Model>(std::move(model));
+}
+
+namespace detail {
+
+// The reference compare_with_reference_vjp takes: derived.derived_vjp at (t, y, θ) for a host
+// cotangent, into host outputs.
+template <class Model>
+auto derived_vjp_at(const AutoProblem<Model>& derived, double t, const EigenBackend::Vector& y,
+                    const EigenBackend::Vector& theta) {
+  return [&derived, t, &y, &theta](const std::vector<double>& v, std::vector<double>& out_y,
+                                   std::vector<double>& out_theta) {
+    using Vector = EigenBackend::Vector;
+    const Vector v_vector = Eigen::Map<const Vector>(v.data(), static_cast<Index>(v.size()));
+    Vector derived_y(y.size()), derived_theta(theta.size());
+    derived.derived_vjp(t, y, theta, v_vector, derived_y, derived_theta);
+    std::copy(derived_y.begin(), derived_y.end(), out_y.begin());
+    std::copy(derived_theta.begin(), derived_theta.end(), out_theta.begin());
+  };
+}
+
+// Refuses a templated model whose rhs differs from the problem's at the point being checked.
+template <Problem P, class Model>
+void require_same_rhs(const P& problem, const AutoProblem<Model>& derived, double t,
+                      const typename P::Backend::Vector& y,
+                      const typename P::Backend::Vector& theta, const EigenBackend::Vector& y_host,
+                      const EigenBackend::Vector& theta_host, double tolerance) {
+  using B = typename P::Backend;
+  const Index n = derived.state_size();
+  typename B::Vector f = B::zeros(n);
+  problem.rhs(t, y, theta, f);
+  std::vector<double> hand(static_cast<std::size_t>(n));
+  B::copy_to_host(f, hand);
+  EigenBackend::Vector mine(n);
+  derived.rhs(t, y_host, theta_host, mine);
+  double scale = 0.0;
+  for (Index i = 0; i < n; ++i)
+    scale = std::max({scale, std::abs(hand[static_cast<std::size_t>(i)]), std::abs(mine[i])});
+  for (Index i = 0; i < n; ++i) {
+    const double a = hand[static_cast<std::size_t>(i)], b = mine[i];
+    if (!(std::abs(a - b) <= tolerance * scale))
+      fail<InvalidArgument>("check_derivatives: the templated model is not the problem's model: f_",
+                            i, " = ", b, " against the problem's ", a, " at t = ", t,
+                            " (beyond derived_tolerance ", tolerance, " relative)");
+  }
+}
+
+}  // namespace detail
+
+// check_derivatives of a templated model: its vjp against finite differences, as for every
+// problem (rewind/derivative_checker.hpp), and, when the model has a vjp of its own, that vjp
+// against the derived one, entry by entry at options.derived_tolerance
+// (DerivativeCheckReport::against_derived; the report names a wrong entry ∂f_i/∂y_j or
+// ∂f_i/∂θ_j with both values); when it has a jacobian of its own, that Jacobian against the
+// derived one the same way (DerivativeCheckReport::jacobian_against_derived).
+template <class Model>
+DerivativeCheckReport check_derivatives(const AutoProblem<Model>& problem, double t,
+                                        const EigenBackend::Vector& y,
+                                        const EigenBackend::Vector& theta,
+                                        DerivativeCheckOptions options = {}) {
+  DerivativeCheckReport report =
+      check_derivatives_by_finite_differences(problem, t, y, theta, std::move(options));
+  if constexpr (AutoProblem<Model>::kHasHandWrittenVjp)
+    detail::compare_with_reference_vjp(problem, detail::derived_vjp_at(problem, t, y, theta), t, y,
+                                       theta, report);
+  if constexpr (AutoProblem<Model>::kHasHandWrittenJacobian) {
+    const Index n = problem.state_size();
+    Eigen::MatrixXd hand, derived;
+    // Pre-filled with NaN, so an entry the model's jacobian leaves unwritten fails.
+    hand.setConstant(n, n, std::numeric_limits<double>::quiet_NaN());
+    problem.jacobian(t, y, theta, hand);
+    problem.derived_jacobian(t, y, theta, derived);
+    detail::compare_with_derived_jacobian({hand.data(), hand.data() + hand.size()},
+                                          {derived.data(), derived.data() + derived.size()}, n,
+                                          report);
+  }
+  return report;
+}
+
+// check_derivatives of a problem with a hand-written vjp (a built-in problem, on any backend)
+// against a templated model of the same right-hand side: problem.vjp against finite differences
+// of problem.rhs, and against derived.derived_vjp entry by entry at options.derived_tolerance.
+// The two must be the same model: different sizes, or right-hand sides that differ at (t, y, θ)
+// by more than options.derived_tolerance relative, are refused with an rwd::InvalidArgument
+// naming the first differing component.
+template <Problem P, class Model>
+DerivativeCheckReport check_derivatives(const P& problem, const AutoProblem<Model>& derived,
+                                        double t, const typename P::Backend::Vector& y,
+                                        const typename P::Backend::Vector& theta,
+                                        DerivativeCheckOptions options = {}) {
+  DerivativeCheckReport report =
+      check_derivatives_by_finite_differences(problem, t, y, theta, std::move(options));
+  using B = typename P::Backend;
+  if (problem.state_size() != derived.state_size() ||
+      problem.parameter_size() != derived.parameter_size())
+    detail::fail<InvalidArgument>(
+        "check_derivatives: the problem has ", problem.state_size(), " states and ",
+        problem.parameter_size(), " parameters, the templated model ", derived.state_size(),
+        " and ", derived.parameter_size(), "; they must be the same model");
+  EigenBackend::Vector y_host(derived.state_size()), theta_host(derived.parameter_size());
+  B::copy_to_host(y, std::span<double>(y_host.data(), static_cast<std::size_t>(y_host.size())));
+  B::copy_to_host(
+      theta, std::span<double>(theta_host.data(), static_cast<std::size_t>(theta_host.size())));
+  detail::require_same_rhs(problem, derived, t, y, theta, y_host, theta_host,
+                           report.options.derived_tolerance);
+  detail::compare_with_reference_vjp(
+      problem, detail::derived_vjp_at(derived, t, y_host, theta_host), t, y, theta, report);
+  return report;
 }
 
 }  // namespace rwd

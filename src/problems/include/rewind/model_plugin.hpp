@@ -10,12 +10,13 @@
 //
 // The plugin describes the model through the C structure of rewind/model_plugin_abi.hpp: its
 // names and sizes, its default_parameters, and rhs, the vjp, the jvp and the Jacobian that
-// rwd::AutoProblem derives (Sacado's forward mode), initial_state and its vjp where the model has
-// one, and the diffusion and its vjp where the model is stochastic (a templated `diffusion`). Every
-// derivative is computed by rwd::AutoProblem itself, so a model loaded as a plugin gives the
-// gradient bits it gives through rwd::auto_problem in C++. Two optional members are for the command
-// line only: `static constexpr double default_dt` and `static constexpr Index default_steps` (the
-// tool's defaults otherwise: 0.01 and 100 steps).
+// rwd::AutoProblem derives (Sacado's forward mode; the model's own vjp and jacobian where it has
+// them, rewind/model.hpp), initial_state and its vjp where the model has one, and the diffusion
+// and its vjp where the model is stochastic (a templated `diffusion`). Every derivative is
+// computed by rwd::AutoProblem itself, so a model loaded as a plugin gives the gradient bits it
+// gives through rwd::auto_problem in C++. Two optional members are for the command line only:
+// `static constexpr double default_dt` and `static constexpr Index default_steps` (the tool's
+// defaults otherwise: 0.01 and 100 steps).
 //
 // One REWIND_MODEL per library (the entry point has one fixed name). Empty or repeated names are
 // not refused at compile time: the description carries the reason, and the loader reports it.
