@@ -109,6 +109,9 @@
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/types.hpp"
 
+#ifndef REWIND_STENCIL_VJP_CLONES
+#define REWIND_STENCIL_VJP_CLONES __attribute__((flatten)) REWIND_SIMD_CLONES_AVX512
+#endif
 namespace rwd {
 
 // A neighbour's position relative to the cell, one Δindex per dimension (dimension 0 first).
@@ -276,40 +279,45 @@ class StencilGrid {
   Index block_begin(Index b) const { return b * sizes_[0] / blocks_; }
 
   // visit(at, c, neighbours) for every cell c of block b in memory order: `neighbours[s]` is the
-  // linear index of the cell the stencil's point s reads, or kStencilWall.
-  template <class Visit>
-  void for_each_cell(Index b, Visit&& visit) const {
+  // linear index of the cell the stencil's point s reads, or kStencilWall. With a run visitor,
+  // the cells of a line whose points all lie inside the grid without wrapping go to
+  // run(at, first, begin, end, shift) instead, as one run [begin, end) of the line that starts at
+  // cell `first`: cell first + j reads point s at cell shift[s] + j (at.index is that of the
+  // line; the run sets the last index itself).
+  template <class Visit, class Run = std::nullptr_t>
+  void for_each_cell(Index b, Visit&& visit, Run&& run = nullptr) const {
     const Index lo = block_begin(b), hi = block_begin(b + 1);
     GridCell<D> at{{}, sizes_};
     if constexpr (D == 1) {
-      line(at, lo, hi, visit);
+      line(at, lo, hi, visit, run);
     } else if constexpr (D == 2) {
       for (Index i = lo; i < hi; ++i) {
         at.index[0] = i;
-        line(at, 0, sizes_[1], visit);
+        line(at, 0, sizes_[1], visit, run);
       }
     } else {
       for (Index i = lo; i < hi; ++i)
         for (Index k = 0; k < sizes_[1]; ++k) {
           at.index[0] = i;
           at.index[1] = k;
-          line(at, 0, sizes_[2], visit);
+          line(at, 0, sizes_[2], visit, run);
         }
     }
   }
 
  private:
   // Cells [begin, end) of the line along the last dimension through `at` (its leading indices
-  // set): the leading dimensions' mapping once per line, the last one's per cell (no mapping
-  // inside, where no point crosses a boundary).
-  template <class Visit>
-  void line(GridCell<D>& at, Index begin, Index end, Visit& visit) const {
+  // set): the leading dimensions' mapping once per line, the last one's per cell (none inside,
+  // where no point crosses a boundary: those cells form one run when there is a run visitor).
+  template <class Visit, class Run>
+  void line(GridCell<D>& at, Index begin, Index end, Visit& visit, Run& run) const {
     constexpr int last = D - 1;
     const Index n = sizes_[last];
     std::array<Index, S> base;
     Index first = 0;
     for (int d = 0; d < last; ++d) first = first * sizes_[d] + at.index[d];
     first *= n;
+    bool walled = false;
     for (int s = 0; s < S; ++s) {
       Index lin = 0;
       for (int d = 0; d < last && lin != kStencilWall; ++d) {
@@ -317,18 +325,33 @@ class StencilGrid {
         lin = m == kStencilWall ? kStencilWall : lin * sizes_[d] + m;
       }
       base[s] = lin == kStencilWall ? kStencilWall : lin * n;
+      walled = walled || base[s] == kStencilWall;
     }
     std::array<Index, S> neighbours;
-    for (Index j = begin; j < end; ++j) {
-      at.index[last] = j;
-      const bool inside = j >= last_lo_ && j < last_hi_;
-      for (int s = 0; s < S; ++s) {
-        const Index m = inside ? j + offsets_[s][last]
-                               : map_stencil_index(j + offsets_[s][last], n, boundaries_[last]);
-        neighbours[s] = base[s] == kStencilWall || m == kStencilWall ? kStencilWall : base[s] + m;
+    auto cells = [&](Index from, Index to) {
+      for (Index j = from; j < to; ++j) {
+        at.index[last] = j;
+        const bool inside = j >= last_lo_ && j < last_hi_;
+        for (int s = 0; s < S; ++s) {
+          const Index m = inside ? j + offsets_[s][last]
+                                 : map_stencil_index(j + offsets_[s][last], n, boundaries_[last]);
+          neighbours[s] = base[s] == kStencilWall || m == kStencilWall ? kStencilWall : base[s] + m;
+        }
+        visit(static_cast<const GridCell<D>&>(at), first + j, neighbours);
       }
-      visit(static_cast<const GridCell<D>&>(at), first + j, neighbours);
+    };
+    if constexpr (!std::is_same_v<std::remove_cvref_t<Run>, std::nullptr_t>) {
+      if (!walled) {
+        const Index lo = std::clamp(last_lo_, begin, end), hi = std::clamp(last_hi_, lo, end);
+        cells(begin, lo);
+        std::array<Index, S> shift;
+        for (int s = 0; s < S; ++s) shift[s] = base[s] + offsets_[s][last];
+        if (lo < hi) run(static_cast<const GridCell<D>&>(at), first, lo, hi, shift);
+        cells(hi, end);
+        return;
+      }
     }
+    cells(begin, end);
   }
 
   std::array<Index, D> sizes_;
@@ -346,6 +369,121 @@ inline double* stencil_scratch(Index count) {
   thread_local std::vector<double> scratch;
   if (static_cast<Index>(scratch.size()) < count) scratch.resize(static_cast<std::size_t>(count));
   return scratch.data();
+}
+
+// The neighbourhood of a cell inside a run (unchecked): x(field, point) is rows[field·S +
+// point][j], the rows pointing at each point's cells along the line.
+template <class T, int S>
+class StencilRunNeighbourhood {
+ public:
+  using Scalar = T;
+  StencilRunNeighbourhood(const double* const* rows, Index j) : rows_(rows), j_(j) {}
+  const double& operator()(int field, int point) const { return rows_[field * S + point][j_]; }
+
+ private:
+  const double* const* rows_;
+  Index j_;
+};
+
+// The rhs of the cells [lo, hi) of a run: f on field k at outputs[k][j]. Compiled for AVX2 too
+// (REWIND_SIMD_CLONES: no contraction, the same bits): a kernel without branches vectorises
+// across cells, as the built-in problems' row loops do.
+template <int D, int F, int S, class Model>
+REWIND_SIMD_CLONES void stencil_rhs_run(const Model& model, const double* const* rows,
+                                        double* const* outputs, const double* theta, GridCell<D> at,
+                                        Index lo, Index hi) {
+  for (Index j = lo; j < hi; ++j) {
+    at.index[D - 1] = j;
+    std::array<double, F> out{};
+    model.cell(StencilRunNeighbourhood<double, S>(rows, j), theta, at, out.data());
+    for (int k = 0; k < F; ++k) outputs[k][j] = out[k];
+  }
+}
+
+// a = value with derivative components e_j (element by element: see rewind/model.hpp).
+template <class Derivative>
+inline void seed_component(Derivative& a, double value, int j) {
+  a.val() = value;
+  for (int i = 0; i < a.size(); ++i) a.fastAccessDx(i) = i == j ? 1.0 : 0.0;
+}
+
+// Σ_k w_k ∂f_k/∂(component j), k in order.
+template <class Derivative, std::size_t F>
+inline double weighted_component(const std::array<Derivative, F>& f, const std::array<double, F>& w,
+                                 int j) {
+  double s = 0.0;
+  for (std::size_t k = 0; k < F; ++k) s += w[k] * f[k].fastAccessDx(j);
+  return s;
+}
+
+// Cells per chunk of a run in the vjp: the chunk's local gradients (F·S + P values per cell) stay
+// in the level-1 cache between the two passes below.
+inline constexpr Index kStencilChunk = 128;
+
+// One chunk's local gradients: row c (c < F·S + P) holds, for each cell of the chunk, the
+// weighted derivative Σ_k w_k ∂f_k/∂(component c). Per thread, allocated once.
+template <int Rows>
+inline double* stencil_chunk_buffer() {
+  thread_local std::vector<double> buffer(static_cast<std::size_t>(Rows) * kStencilChunk);
+  return buffer.data();
+}
+
+// Pass 1 of a chunk: every cell's weighted local gradient into g (row c at g + c·kStencilChunk),
+// with nothing written anywhere else, so the loop has no dependence from cell to cell and can be
+// vectorised across cells where the compiler manages to.
+template <int D, int F, int S, int P, class Derivative, class Model>
+REWIND_STENCIL_VJP_CLONES void stencil_vjp_gradients(
+    const Model& model, std::array<const double*, std::size_t{F} * S> rows,
+    std::array<const double*, F> weights, const double* theta, GridCell<D> at, Index lo, Index hi,
+    double* __restrict g) {
+  std::array<Derivative, std::max(1, P)> p;
+  for (int q = 0; q < P; ++q) seed_component(p[q], theta[q], F * S + q);
+  for (Index j = lo; j < hi; ++j) {
+    at.index[D - 1] = j;
+    std::array<Derivative, std::size_t{F} * S> x;
+    std::array<Derivative, F> f;
+#pragma GCC unroll 64
+    for (int c = 0; c < F * S; ++c) seed_component(x[c], rows[c][j], c);
+    model.cell(StencilNeighbourhood<Derivative, D, F, S, false>(x.data(), at), p.data(), at,
+               f.data());
+    std::array<double, F> w;
+#pragma GCC unroll 16
+    for (int k = 0; k < F; ++k) w[k] = weights[k][j];
+#pragma GCC unroll 64
+    for (int c = 0; c < F * S + P; ++c)
+      g[c * kStencilChunk + (j - lo)] = weighted_component(f, w, c);
+  }
+}
+
+// The vjp of the cells [lo, hi) of a run, chunk by chunk: pass 1 (above), then pass 2 adds row c
+// of the chunk's gradients into outputs[c] (the cells point c reads, shifted: one contiguous loop
+// per row) in the order c = 0 … F·S − 1, and the parameter rows into sums cell by cell. rows[c][j]:
+// the value point c of field ⌊c/S⌋ reads for cell j; weights[k][j]: v at cell j, field k.
+template <int D, int F, int S, int P, class Derivative, class Model>
+void stencil_vjp_run(const Model& model, const double* const* rows, double* const* outputs,
+                     const double* const* weights, const double* theta, const GridCell<D>& at,
+                     Index lo, Index hi, double* sums) {
+  double* g = stencil_chunk_buffer<F * S + std::max(1, P)>();
+  for (Index begin = lo; begin < hi; begin += kStencilChunk) {
+    const Index end = std::min(hi, begin + kStencilChunk), length = end - begin;
+    std::array<const double*, std::size_t{F} * S> row_pointers;
+    std::array<const double*, F> weight_pointers;
+    for (int c = 0; c < F * S; ++c) row_pointers[c] = rows[c];
+    for (int k = 0; k < F; ++k) weight_pointers[k] = weights[k];
+    stencil_vjp_gradients<D, F, S, P, Derivative>(model, row_pointers, weight_pointers, theta, at,
+                                                  begin, end, g);
+    for (int c = 0; c < F * S; ++c) {
+      double* __restrict out = outputs[c] + begin;
+      const double* __restrict row = g + c * kStencilChunk;
+      for (Index i = 0; i < length; ++i) out[i] += row[i];
+    }
+    // Four interleaved partial sums per chunk (lane_sum): one chain of dependent additions per
+    // cell would bound the whole vjp.
+    for (int q = 0; q < P; ++q) {
+      const double* row = g + (F * S + q) * kStencilChunk;
+      sums[q] += lane_sum(0, length, [row](Index i) { return row[i]; });
+    }
+  }
 }
 
 template <class M>
@@ -602,22 +740,31 @@ class StencilProblem {
   template <bool Checked>
   void rhs_blocks(const double* y, const double* theta, double* f) const {
     const Index cells = grid_.cells();
+    auto cell = [&](const Cell& at, Index c, const std::array<Index, kPoints>& nb) {
+      std::array<double, std::size_t{kFields} * kPoints> x;
+      std::array<double, kFields> out{};
+      for (int k = 0; k < kFields; ++k)
+        for (int s = 0; s < kPoints; ++s) x[k * kPoints + s] = read(y, k, nb[s]);
+      call_cell<Checked>(x.data(), theta, at, out.data());
+      for (int k = 0; k < kFields; ++k) f[k * cells + c] = out[k];
+    };
+    auto run = [&](const Cell& at, Index first, Index lo, Index hi,
+                   const std::array<Index, kPoints>& shift) {
+      std::array<const double*, std::size_t{kFields} * kPoints> rows;
+      std::array<double*, kFields> outputs;
+      for (int k = 0; k < kFields; ++k) {
+        for (int s = 0; s < kPoints; ++s) rows[k * kPoints + s] = y + k * cells + shift[s];
+        outputs[k] = f + k * cells + first;
+      }
+      detail::stencil_rhs_run<kDimension, kFields, kPoints>(model_, rows.data(), outputs.data(),
+                                                            theta, at, lo, hi);
+    };
     detail::parallel_indices(grid_.blocks(), threads(), [&](Index b) {
-      grid_.for_each_cell(b, [&](const Cell& at, Index c, const std::array<Index, kPoints>& nb) {
-        std::array<double, std::size_t{kFields} * kPoints> x;
-        std::array<double, kFields> out{};
-        for (int k = 0; k < kFields; ++k)
-          for (int s = 0; s < kPoints; ++s) x[k * kPoints + s] = read(y, k, nb[s]);
-        call_cell<Checked>(x.data(), theta, at, out.data());
-        for (int k = 0; k < kFields; ++k) f[k * cells + c] = out[k];
-      });
+      if constexpr (Checked)
+        grid_.for_each_cell(b, cell);
+      else
+        grid_.for_each_cell(b, cell, run);
     });
-  }
-
-  // a = value with derivative components e_j (element by element: see rewind/model.hpp).
-  static void seed(Derivative& a, double value, int j) {
-    a.val() = value;
-    for (int i = 0; i < a.size(); ++i) a.fastAccessDx(i) = i == j ? 1.0 : 0.0;
   }
 
   // One cell's part of the vjp: its weighted local gradient scattered into out_y, its parameter
@@ -631,25 +778,19 @@ class StencilProblem {
     std::array<Derivative, kFields> f;
     for (int k = 0; k < kFields; ++k)
       for (int s = 0; s < kPoints; ++s)
-        seed(x[k * kPoints + s], read(y, k, nb[s]), k * kPoints + s);
-    for (int j = 0; j < kParameters; ++j) seed(p[j], theta[j], kFields * kPoints + j);
+        detail::seed_component(x[k * kPoints + s], read(y, k, nb[s]), k * kPoints + s);
+    for (int j = 0; j < kParameters; ++j)
+      detail::seed_component(p[j], theta[j], kFields * kPoints + j);
     call_cell<Checked>(x.data(), p.data(), at, f.data());
     std::array<double, kFields> w;
     for (int k = 0; k < kFields; ++k) w[k] = v[k * cells + c];
     for (int k = 0; k < kFields; ++k)
       for (int s = 0; s < kPoints; ++s) {
         if (nb[s] == detail::kStencilWall) continue;
-        out_y[k * cells + nb[s]] += weighted(f, w, k * kPoints + s);
+        out_y[k * cells + nb[s]] += detail::weighted_component(f, w, k * kPoints + s);
       }
-    for (int j = 0; j < kParameters; ++j) sums[j] += weighted(f, w, kFields * kPoints + j);
-  }
-
-  // Σ_k w_k ∂f_k/∂(component j), k in order.
-  static double weighted(const std::array<Derivative, kFields>& f,
-                         const std::array<double, kFields>& w, int j) {
-    double s = 0.0;
-    for (int k = 0; k < kFields; ++k) s += w[k] * f[k].fastAccessDx(j);
-    return s;
+    for (int j = 0; j < kParameters; ++j)
+      sums[j] += detail::weighted_component(f, w, kFields * kPoints + j);
   }
 
   template <bool Checked>
@@ -669,9 +810,29 @@ class StencilProblem {
         const Index b = first + i * step;
         double* block_sums = sums + b * std::max(1, kParameters);
         for (int j = 0; j < kParameters; ++j) block_sums[j] = 0.0;
-        grid_.for_each_cell(b, [&](const Cell& at, Index c, const std::array<Index, kPoints>& nb) {
+        auto cell = [&](const Cell& at, Index c, const std::array<Index, kPoints>& nb) {
           vjp_cell<Checked>(at, c, nb, y, theta, v, out, block_sums);
-        });
+        };
+        auto run = [&](const Cell& at, Index first_cell, Index lo, Index hi,
+                       const std::array<Index, kPoints>& shift) {
+          const Index cells = grid_.cells();
+          std::array<const double*, std::size_t{kFields} * kPoints> rows;
+          std::array<double*, std::size_t{kFields} * kPoints> outputs;
+          std::array<const double*, kFields> weights;
+          for (int k = 0; k < kFields; ++k) {
+            for (int s = 0; s < kPoints; ++s) {
+              rows[k * kPoints + s] = y + k * cells + shift[s];
+              outputs[k * kPoints + s] = out + k * cells + shift[s];
+            }
+            weights[k] = v + k * cells + first_cell;
+          }
+          detail::stencil_vjp_run<kDimension, kFields, kPoints, kParameters, Derivative>(
+              model_, rows.data(), outputs.data(), weights.data(), theta, at, lo, hi, block_sums);
+        };
+        if constexpr (Checked)
+          grid_.for_each_cell(b, cell);
+        else
+          grid_.for_each_cell(b, cell, run);
       });
     }
     for (int j = 0; j < kParameters; ++j) {
