@@ -371,32 +371,23 @@ inline double* stencil_scratch(Index count) {
   return scratch.data();
 }
 
-// The neighbourhood of a cell inside a run (unchecked): x(field, point) is rows[field·S +
-// point][j], the rows pointing at each point's cells along the line.
-template <class T, int S>
-class StencilRunNeighbourhood {
- public:
-  using Scalar = T;
-  StencilRunNeighbourhood(const double* const* rows, Index j) : rows_(rows), j_(j) {}
-  const double& operator()(int field, int point) const { return rows_[field * S + point][j_]; }
-
- private:
-  const double* const* rows_;
-  Index j_;
-};
-
-// The rhs of the cells [lo, hi) of a run: f on field k at outputs[k][j]. Compiled for AVX2 too
+// The rhs of the cells [lo, hi) of a run: field k of cell j into f[k·field_stride + j] (f never
+// overlaps the state rows). Compiled for AVX2 too
 // (REWIND_SIMD_CLONES: no contraction, the same bits): a kernel without branches vectorises
 // across cells, as the built-in problems' row loops do.
 template <int D, int F, int S, class Model>
-REWIND_SIMD_CLONES void stencil_rhs_run(const Model& model, const double* const* rows,
-                                        double* const* outputs, const double* theta, GridCell<D> at,
-                                        Index lo, Index hi) {
+__attribute__((flatten)) REWIND_SIMD_CLONES void stencil_rhs_run(
+    const Model& model, std::array<const double*, std::size_t{F} * S> rows, double* __restrict f,
+    Index field_stride, const double* theta, GridCell<D> at, Index lo, Index hi) {
   for (Index j = lo; j < hi; ++j) {
     at.index[D - 1] = j;
+    std::array<double, std::size_t{F} * S> x;
+#pragma GCC unroll 64
+    for (int c = 0; c < F * S; ++c) x[c] = rows[c][j];
     std::array<double, F> out{};
-    model.cell(StencilRunNeighbourhood<double, S>(rows, j), theta, at, out.data());
-    for (int k = 0; k < F; ++k) outputs[k][j] = out[k];
+    model.cell(StencilNeighbourhood<double, D, F, S, false>(x.data(), at), theta, at, out.data());
+#pragma GCC unroll 16
+    for (int k = 0; k < F; ++k) f[k * field_stride + j] = out[k];
   }
 }
 
@@ -460,9 +451,10 @@ REWIND_STENCIL_VJP_CLONES void stencil_vjp_gradients(
 // per row) in the order c = 0 … F·S − 1, and the parameter rows into sums cell by cell. rows[c][j]:
 // the value point c of field ⌊c/S⌋ reads for cell j; weights[k][j]: v at cell j, field k.
 template <int D, int F, int S, int P, class Derivative, class Model>
-void stencil_vjp_run(const Model& model, const double* const* rows, double* const* outputs,
-                     const double* const* weights, const double* theta, const GridCell<D>& at,
-                     Index lo, Index hi, double* sums) {
+REWIND_SIMD_CLONES_AVX512 void stencil_vjp_run(const Model& model, const double* const* rows,
+                                               double* const* outputs, const double* const* weights,
+                                               const double* theta, const GridCell<D>& at, Index lo,
+                                               Index hi, double* sums) {
   double* g = stencil_chunk_buffer<F * S + std::max(1, P)>();
   for (Index begin = lo; begin < hi; begin += kStencilChunk) {
     const Index end = std::min(hi, begin + kStencilChunk), length = end - begin;
@@ -481,7 +473,12 @@ void stencil_vjp_run(const Model& model, const double* const* rows, double* cons
     // cell would bound the whole vjp.
     for (int q = 0; q < P; ++q) {
       const double* row = g + (F * S + q) * kStencilChunk;
-      sums[q] += lane_sum(0, length, [row](Index i) { return row[i]; });
+      double lane[4] = {0.0, 0.0, 0.0, 0.0};
+      Index i = 0;
+      for (; i + 4 <= length; i += 4)
+        for (int k = 0; k < 4; ++k) lane[k] += row[i + k];
+      for (int k = 0; i < length; ++i, ++k) lane[k] += row[i];
+      sums[q] += (lane[0] + lane[1]) + (lane[2] + lane[3]);
     }
   }
 }
@@ -751,13 +748,10 @@ class StencilProblem {
     auto run = [&](const Cell& at, Index first, Index lo, Index hi,
                    const std::array<Index, kPoints>& shift) {
       std::array<const double*, std::size_t{kFields} * kPoints> rows;
-      std::array<double*, kFields> outputs;
-      for (int k = 0; k < kFields; ++k) {
+      for (int k = 0; k < kFields; ++k)
         for (int s = 0; s < kPoints; ++s) rows[k * kPoints + s] = y + k * cells + shift[s];
-        outputs[k] = f + k * cells + first;
-      }
-      detail::stencil_rhs_run<kDimension, kFields, kPoints>(model_, rows.data(), outputs.data(),
-                                                            theta, at, lo, hi);
+      detail::stencil_rhs_run<kDimension, kFields, kPoints>(model_, rows, f + first, cells, theta,
+                                                            at, lo, hi);
     };
     detail::parallel_indices(grid_.blocks(), threads(), [&](Index b) {
       if constexpr (Checked)
