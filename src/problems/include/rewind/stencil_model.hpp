@@ -71,13 +71,14 @@
 // cells of one line: the cell update is inlined (flattened) into a loop over the chunk whose
 // only writes are the chunk's local gradients, F·S + P rows of a small buffer, so the compiler
 // vectorises it across cells (AVX2 or AVX-512 where the CPU has it, picked at run time, without
-// fused multiply-adds: the same bits); then each of the F·S rows is added into out_y along the
-// line (one contiguous loop per stencil point) and each parameter row is summed in four
-// interleaved lanes. Forward mode costs about F·S + P times a cell's arithmetic, so a derived
-// vjp is slower than a hand-written transposed stencil by a factor that grows with the stencil
-// and the fields (measured: 1.5× for Heat2D, 3.6× for Lorenz-96, 4.2–4.6× for Gray–Scott).
-// The rhs runs the same way with T = double: as fast as a hand-written stencil where the cell
-// update vectorises. A kernel that branches on values works the same (its loop may not vectorise).
+// fused multiply-adds: the same bits); then, for each field and each group of stencil points
+// that read one line, the group's rows are added into that line of out_y in one loop (one load
+// and one store per element), and each parameter row is summed in four interleaved lanes. Forward
+// mode costs about F·S + P times a cell's arithmetic, so a derived vjp is slower than a
+// hand-written transposed stencil by a factor that grows with the stencil and the fields
+// (measured: 1.2× for Heat2D, 2.9× for Lorenz-96, 3.7–4.3× for Gray–Scott). The rhs runs the same
+// way with T = double: as fast as a hand-written stencil where the cell update vectorises. A kernel
+// that branches on values works the same (its loop may not vectorise).
 //
 // Determinism. rhs, vjp and jvp run on rwd::thread_count() threads and give the same bits for
 // any thread count (rewind/parallel.hpp's contract). The grid is cut along dimension 0 into
@@ -86,9 +87,9 @@
 // scatter runs colour by colour — even blocks (in parallel), then odd blocks, and a third colour
 // for the last block of an odd number of blocks around a periodic dimension 0 — and inside a
 // block in memory order: line by line, along a line the border cells one at a time and the
-// chunks in order, a chunk's contributions point by point. So every entry of out_y receives its
-// contributions in one fixed order (no atomics, no race), whatever the thread count. The
-// parameter part is summed per block in that order (four lanes per chunk) and the blocks' sums
+// chunks in order, a chunk's contributions to an entry in stencil order. So every entry of out_y
+// receives its contributions in one fixed order (no atomics, no race), whatever the thread count.
+// The parameter part is summed per block in that order (four lanes per chunk) and the blocks' sums
 // are added in block order by one thread. A gradient is therefore bitwise the same for every
 // schedule, store and thread count. (The read check below evaluates every cell one at a time:
 // its vjp agrees with the unchecked one to round-off, not bit for bit.)
@@ -462,15 +463,89 @@ REWIND_STENCIL_VJP_CLONES void stencil_vjp_gradients(
   }
 }
 
-// The vjp of the cells [lo, hi) of a run, chunk by chunk: pass 1 (above), then pass 2 adds row c
-// of the chunk's gradients into outputs[c] (the cells point c reads, shifted: one contiguous loop
-// per row) in the order c = 0 … F·S − 1, and the parameter rows into sums cell by cell. rows[c][j]:
-// the value point c of field ⌊c/S⌋ reads for cell j; weights[k][j]: v at cell j, field k.
+// The stencil's points grouped by their offsets in the leading dimensions: the points of one
+// group read cells of one line (the same line as the cell, shifted), in stencil order.
+template <std::size_t S>
+struct StencilLineGroups {
+  int count = 0;
+  std::array<int, S> size{};
+  std::array<std::array<int, S>, S> points{};
+};
+
+template <int D, std::size_t S>
+constexpr StencilLineGroups<S> stencil_line_groups(const std::array<Offset<D>, S>& stencil) {
+  StencilLineGroups<S> groups;
+  for (std::size_t s = 0; s < S; ++s) {
+    int found = -1;
+    for (int i = 0; i < groups.count && found < 0; ++i) {
+      bool same = true;
+      for (int d = 0; d + 1 < D; ++d)
+        same = same && stencil[static_cast<std::size_t>(groups.points[i][0])][d] == stencil[s][d];
+      if (same) found = i;
+    }
+    if (found < 0) found = groups.count++;
+    groups.points[found][groups.size[found]++] = static_cast<int>(s);
+  }
+  return groups;
+}
+
+// Pass 2 for one group of points and one field: element e of the line (line[e]; e along the last
+// dimension) receives, in the group's order, the gradient of every chunk cell j = e − offset
+// that reads it through one of the group's points — one load and one store of out_y per element.
+template <class Model, int G, int D, int F, int S>
+__attribute__((always_inline)) inline void add_line_group(double* __restrict line,
+                                                          const double* __restrict g, int field,
+                                                          Index begin, Index length) {
+  constexpr StencilLineGroups<S> groups = stencil_line_groups<D>(Model::stencil);
+  constexpr int members = groups.size[G];
+  constexpr std::array<int, S> points = groups.points[G];
+  constexpr std::array<Index, S> offsets = [] {
+    constexpr StencilLineGroups<S> all = stencil_line_groups<D>(Model::stencil);
+    std::array<Index, S> o{};
+    for (int i = 0; i < all.size[G]; ++i) o[i] = Model::stencil[all.points[G][i]][D - 1];
+    return o;
+  }();
+  constexpr Index low = *std::min_element(offsets.begin(), offsets.begin() + members);
+  constexpr Index high = *std::max_element(offsets.begin(), offsets.begin() + members);
+  // shifted[i][e] = the gradient that element e receives through member i (valid for
+  // e − offsets[i] − begin in [0, length)).
+  std::array<const double*, S> shifted{};
+#pragma GCC unroll 32
+  for (int i = 0; i < members; ++i)
+    shifted[i] = g + (field * S + points[i]) * kStencilChunk - offsets[i] - begin;
+  const Index first = begin + low, last = begin + length + high;
+  const Index body_begin = begin + high, body_end = std::max(body_begin, begin + length + low);
+  for (Index e = first; e < last; ++e) {
+    if (e == body_begin && body_begin < body_end) {
+      for (; e < body_end; ++e) {  // every member contributes: no test, vectorised
+        double t = line[e];
+#pragma GCC unroll 32
+        for (int i = 0; i < members; ++i) t += shifted[i][e];
+        line[e] = t;
+      }
+      if (e == last) break;
+    }
+    double t = line[e];
+#pragma GCC unroll 32
+    for (int i = 0; i < members; ++i) {
+      const Index at = e - offsets[i] - begin;
+      if (at >= 0 && at < length) t += shifted[i][e];
+    }
+    line[e] = t;
+  }
+}
+
+// The vjp of the cells [lo, hi) of a run, chunk by chunk: pass 1 (above), then pass 2 adds the
+// chunk's gradients into out_y line by line (add_line_group: for each field, each group of
+// points that read one line) and the parameter rows into sums in four lanes. rows[c][j]: the
+// value point c of field ⌊c/S⌋ reads for cell j; lines[c]: the start of the line (in out_y) that
+// point c of field ⌊c/S⌋ reads; weights[k][j]: v at cell j, field k.
 template <int D, int F, int S, int P, class Derivative, class Model>
 REWIND_SIMD_CLONES_AVX512 void stencil_vjp_run(const Model& model, const double* const* rows,
-                                               double* const* outputs, const double* const* weights,
+                                               double* const* lines, const double* const* weights,
                                                const double* theta, const GridCell<D>& at, Index lo,
                                                Index hi, double* sums) {
+  constexpr StencilLineGroups<S> groups = stencil_line_groups<D>(Model::stencil);
   double* g = stencil_chunk_buffer<F * S + std::max(1, P)>();
   for (Index begin = lo; begin < hi; begin += kStencilChunk) {
     const Index end = std::min(hi, begin + kStencilChunk), length = end - begin;
@@ -480,19 +555,28 @@ REWIND_SIMD_CLONES_AVX512 void stencil_vjp_run(const Model& model, const double*
     for (int k = 0; k < F; ++k) weight_pointers[k] = weights[k];
     stencil_vjp_gradients<D, F, S, P, Derivative>(model, row_pointers, weight_pointers, theta, at,
                                                   begin, end, g);
-    for (int c = 0; c < F * S; ++c) {
-      double* __restrict out = outputs[c] + begin;
-      const double* __restrict row = g + c * kStencilChunk;
-      for (Index i = 0; i < length; ++i) out[i] += row[i];
-    }
-    // Four interleaved partial sums per chunk (lane_sum): one chain of dependent additions per
-    // cell would bound the whole vjp.
+    for (int k = 0; k < F; ++k)
+      [&]<std::size_t... G>(std::index_sequence<G...>) __attribute__((always_inline)) {
+        (add_line_group<Model, static_cast<int>(G), D, F, S>(lines[k * S + groups.points[G][0]], g,
+                                                             k, begin, length),
+         ...);
+      }
+    (std::make_index_sequence<static_cast<std::size_t>(groups.count)>{});
+    // Four interleaved partial sums per chunk: one chain of dependent additions per cell would
+    // bound the whole vjp.
     for (int q = 0; q < P; ++q) {
+      // Element i into lane i mod 4 (four doubles of GCC's vector extension, element-wise IEEE
+      // additions: written as a loop over four scalars GCC vectorised it with shuffles).
+      typedef double Four __attribute__((vector_size(32)));
       const double* row = g + (F * S + q) * kStencilChunk;
-      double lane[4] = {0.0, 0.0, 0.0, 0.0};
+      Four lanes = {0.0, 0.0, 0.0, 0.0};
       Index i = 0;
-      for (; i + 4 <= length; i += 4)
-        for (int k = 0; k < 4; ++k) lane[k] += row[i + k];
+      for (; i + 4 <= length; i += 4) {
+        Four x;
+        std::memcpy(&x, row + i, sizeof(Four));
+        lanes += x;
+      }
+      double lane[4] = {lanes[0], lanes[1], lanes[2], lanes[3]};
       for (int k = 0; i < length; ++i, ++k) lane[k] += row[i];
       sums[q] += (lane[0] + lane[1]) + (lane[2] + lane[3]);
     }
@@ -827,17 +911,18 @@ class StencilProblem {
                        const std::array<Index, kPoints>& shift) {
           const Index cells = grid_.cells();
           std::array<const double*, std::size_t{kFields} * kPoints> rows;
-          std::array<double*, std::size_t{kFields} * kPoints> outputs;
+          std::array<double*, std::size_t{kFields} * kPoints> lines;
           std::array<const double*, kFields> weights;
           for (int k = 0; k < kFields; ++k) {
             for (int s = 0; s < kPoints; ++s) {
               rows[k * kPoints + s] = y + k * cells + shift[s];
-              outputs[k * kPoints + s] = out + k * cells + shift[s];
+              lines[k * kPoints + s] =
+                  out + k * cells + shift[s] - Model::stencil[s][kDimension - 1];
             }
             weights[k] = v + k * cells + first_cell;
           }
           detail::stencil_vjp_run<kDimension, kFields, kPoints, kParameters, Derivative>(
-              model_, rows.data(), outputs.data(), weights.data(), theta, at, lo, hi, block_sums);
+              model_, rows.data(), lines.data(), weights.data(), theta, at, lo, hi, block_sums);
         };
         if constexpr (Checked)
           grid_.for_each_cell(b, cell);
