@@ -76,7 +76,7 @@
 // and one store per element), and each parameter row is summed in four interleaved lanes. Forward
 // mode costs about F·S + P times a cell's arithmetic, so a derived vjp is slower than a
 // hand-written transposed stencil by a factor that grows with the stencil and the fields
-// (measured: 1.2× for Heat2D, 2.9× for Lorenz-96, 3.7–4.3× for Gray–Scott). The rhs runs the same
+// (measured: 1.25× for Heat2D, 2.9× for Lorenz-96, 3.6–4.3× for Gray–Scott). The rhs runs the same
 // way with T = double: as fast as a hand-written stencil where the cell update vectorises. A kernel
 // that branches on values works the same (its loop may not vectorise).
 //
