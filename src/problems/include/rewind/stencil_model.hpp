@@ -108,11 +108,9 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -126,9 +124,19 @@
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/types.hpp"
 
-#ifndef REWIND_STENCIL_VJP_CLONES
-#define REWIND_STENCIL_VJP_CLONES __attribute__((flatten)) REWIND_SIMD_CLONES_AVX512
+// REWIND_STENCIL_FLATTEN: everything a function calls is inlined into it, the user's cell update
+// included — which GCC otherwise leaves as a call once the derivative type is large (measured:
+// Gray–Scott's vjp 5× slower), and then nothing vectorises across cells. REWIND_STENCIL_INLINE:
+// one function inlined into its caller, so that it is compiled for the caller's SIMD clone.
+// (GCC and Clang; empty elsewhere, where the same code runs unvectorised.)
+#if defined(__GNUC__)
+#define REWIND_STENCIL_FLATTEN __attribute__((flatten))
+#define REWIND_STENCIL_INLINE __attribute__((always_inline))
+#else
+#define REWIND_STENCIL_FLATTEN
+#define REWIND_STENCIL_INLINE
 #endif
+
 namespace rwd {
 
 // A neighbour's position relative to the cell, one Δindex per dimension (dimension 0 first).
@@ -393,7 +401,7 @@ inline double* stencil_scratch(Index count) {
 // (REWIND_SIMD_CLONES: no contraction, the same bits): a kernel without branches vectorises
 // across cells, as the built-in problems' row loops do.
 template <int D, int F, int S, class Model>
-__attribute__((flatten)) REWIND_SIMD_CLONES void stencil_rhs_run(
+REWIND_STENCIL_FLATTEN REWIND_SIMD_CLONES void stencil_rhs_run(
     const Model& model, std::array<const double*, std::size_t{F} * S> rows, double* __restrict f,
     Index field_stride, const double* theta, GridCell<D> at, Index lo, Index hi) {
   for (Index j = lo; j < hi; ++j) {
@@ -440,7 +448,7 @@ inline double* stencil_chunk_buffer() {
 // with nothing written anywhere else, so the loop has no dependence from cell to cell and can be
 // vectorised across cells where the compiler manages to.
 template <int D, int F, int S, int P, class Derivative, class Model>
-REWIND_STENCIL_VJP_CLONES void stencil_vjp_gradients(
+REWIND_STENCIL_FLATTEN REWIND_SIMD_CLONES_AVX512 void stencil_vjp_gradients(
     const Model& model, std::array<const double*, std::size_t{F} * S> rows,
     std::array<const double*, F> weights, const double* theta, GridCell<D> at, Index lo, Index hi,
     double* __restrict g) {
@@ -493,9 +501,9 @@ constexpr StencilLineGroups<S> stencil_line_groups(const std::array<Offset<D>, S
 // dimension) receives, in the group's order, the gradient of every chunk cell j = e − offset
 // that reads it through one of the group's points — one load and one store of out_y per element.
 template <class Model, int G, int D, int F, int S>
-__attribute__((always_inline)) inline void add_line_group(double* __restrict line,
-                                                          const double* __restrict g, int field,
-                                                          Index begin, Index length) {
+REWIND_STENCIL_INLINE inline void add_line_group(double* __restrict line,
+                                                 const double* __restrict g, int field, Index begin,
+                                                 Index length) {
   constexpr StencilLineGroups<S> groups = stencil_line_groups<D>(Model::stencil);
   constexpr int members = groups.size[G];
   constexpr std::array<int, S> points = groups.points[G];
@@ -556,7 +564,7 @@ REWIND_SIMD_CLONES_AVX512 void stencil_vjp_run(const Model& model, const double*
     stencil_vjp_gradients<D, F, S, P, Derivative>(model, row_pointers, weight_pointers, theta, at,
                                                   begin, end, g);
     for (int k = 0; k < F; ++k)
-      [&]<std::size_t... G>(std::index_sequence<G...>) __attribute__((always_inline)) {
+      [&]<std::size_t... G>(std::index_sequence<G...>) REWIND_STENCIL_INLINE {
         (add_line_group<Model, static_cast<int>(G), D, F, S>(lines[k * S + groups.points[G][0]], g,
                                                              k, begin, length),
          ...);
