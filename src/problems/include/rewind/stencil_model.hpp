@@ -397,9 +397,11 @@ inline double* stencil_scratch(Index count) {
 }
 
 // The rhs of the cells [lo, hi) of a run: field k of cell j into f[k·field_stride + j] (f never
-// overlaps the state rows). Compiled for AVX2 too
-// (REWIND_SIMD_CLONES: no contraction, the same bits): a kernel without branches vectorises
-// across cells, as the built-in problems' row loops do.
+// overlaps the state rows: __restrict). rows[c][j]: the value point c % S of field c / S reads
+// for cell j, the pointers passed by value (through a pointer to an array GCC reloaded them for
+// every cell and did not vectorise). Compiled for AVX2 too (REWIND_SIMD_CLONES: no contraction,
+// the same bits): a kernel without branches vectorises across cells, as the built-in problems'
+// row loops do.
 template <int D, int F, int S, class Model>
 REWIND_STENCIL_FLATTEN REWIND_SIMD_CLONES void stencil_rhs_run(
     const Model& model, std::array<const double*, std::size_t{F} * S> rows, double* __restrict f,
@@ -445,8 +447,9 @@ inline double* stencil_chunk_buffer() {
 }
 
 // Pass 1 of a chunk: every cell's weighted local gradient into g (row c at g + c·kStencilChunk),
-// with nothing written anywhere else, so the loop has no dependence from cell to cell and can be
-// vectorised across cells where the compiler manages to.
+// with nothing written anywhere else, so the loop has no dependence from cell to cell and
+// vectorises across cells (rows and weights by value, as in stencil_rhs_run; the seeds are
+// constants once the loops over components are unrolled).
 template <int D, int F, int S, int P, class Derivative, class Model>
 REWIND_STENCIL_FLATTEN REWIND_SIMD_CLONES_AVX512 void stencil_vjp_gradients(
     const Model& model, std::array<const double*, std::size_t{F} * S> rows,
@@ -515,12 +518,11 @@ REWIND_STENCIL_INLINE inline void add_line_group(double* __restrict line,
   }();
   constexpr Index low = *std::min_element(offsets.begin(), offsets.begin() + members);
   constexpr Index high = *std::max_element(offsets.begin(), offsets.begin() + members);
-  // shifted[i][e] = the gradient that element e receives through member i (valid for
-  // e − offsets[i] − begin in [0, length)).
-  std::array<const double*, S> shifted{};
+  // rows[i][e − offsets[i] − begin]: the gradient that element e receives through member i
+  // (for that index in [0, length)).
+  std::array<const double*, S> rows{};
 #pragma GCC unroll 32
-  for (int i = 0; i < members; ++i)
-    shifted[i] = g + (field * S + points[i]) * kStencilChunk - offsets[i] - begin;
+  for (int i = 0; i < members; ++i) rows[i] = g + (field * S + points[i]) * kStencilChunk;
   const Index first = begin + low, last = begin + length + high;
   const Index body_begin = begin + high, body_end = std::max(body_begin, begin + length + low);
   for (Index e = first; e < last; ++e) {
@@ -528,7 +530,7 @@ REWIND_STENCIL_INLINE inline void add_line_group(double* __restrict line,
       for (; e < body_end; ++e) {  // every member contributes: no test, vectorised
         double t = line[e];
 #pragma GCC unroll 32
-        for (int i = 0; i < members; ++i) t += shifted[i][e];
+        for (int i = 0; i < members; ++i) t += rows[i][e - offsets[i] - begin];
         line[e] = t;
       }
       if (e == last) break;
@@ -537,7 +539,7 @@ REWIND_STENCIL_INLINE inline void add_line_group(double* __restrict line,
 #pragma GCC unroll 32
     for (int i = 0; i < members; ++i) {
       const Index at = e - offsets[i] - begin;
-      if (at >= 0 && at < length) t += shifted[i][e];
+      if (at >= 0 && at < length) t += rows[i][at];
     }
     line[e] = t;
   }
