@@ -1,0 +1,233 @@
+// rewind/problems/detail/stencil_grid.hpp — the grid of a stencil model (rewind/stencil_model.hpp):
+// how a neighbour's index is mapped by the boundaries, the view a cell update reads its
+// neighbourhood through, and the fixed cut of the grid into blocks and lines that every loop of a
+// stencil problem walks. Not public API: include rewind/stencil_model.hpp.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "rewind/error.hpp"
+#include "rewind/problems/stencil_shape.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd::detail {
+
+// The grid's dimension D: the number of `boundaries`.
+template <class M>
+inline constexpr int stencil_dimension =
+    static_cast<int>(std::tuple_size_v<std::remove_cvref_t<decltype(M::boundaries)>>);
+
+// A neighbour that lies beyond a fixed wall: it reads the wall's value, and nothing flows back.
+inline constexpr Index kStencilWall = -1;
+
+// Index i along a dimension of n cells, i within one stencil span of [0, n), mapped into the
+// grid by the dimension's boundary (kStencilWall beyond a fixed wall).
+inline Index map_stencil_index(Index i, Index n, Boundary boundary) {
+  if (i >= 0 && i < n) return i;
+  switch (boundary) {
+    case Boundary::periodic:
+      return i < 0 ? i + n : i - n;
+    case Boundary::reflecting:
+      return i < 0 ? -i - 1 : 2 * n - 1 - i;
+    case Boundary::fixed:
+      break;
+  }
+  return kStencilWall;
+}
+
+inline const char* boundary_name(Boundary b) {
+  switch (b) {
+    case Boundary::periodic:
+      return "periodic";
+    case Boundary::fixed:
+      return "fixed";
+    case Boundary::reflecting:
+      return "reflecting";
+  }
+  return "?";
+}
+
+// What the kernel's `x` is: the values of one cell's neighbourhood, [field][point]. Checked: every
+// read is compared with the declared shape (field < F, point < S) first.
+template <class T, int D, int F, int S, bool Checked>
+class StencilNeighbourhood {
+ public:
+  using Scalar = T;
+  static constexpr int fields = F;
+  static constexpr int points = S;
+
+  StencilNeighbourhood(const T* values, const GridCell<D>& at) : values_(values), at_(at) {}
+
+  const T& operator()(int field, int point) const {
+    if constexpr (Checked) {
+      if (field < 0 || field >= F || point < 0 || point >= S) refuse_read(field, point);
+    }
+    return values_[field * S + point];
+  }
+
+ private:
+  [[noreturn]] void refuse_read(int field, int point) const {
+    std::string cell = "(";
+    for (int d = 0; d < D; ++d)
+      cell += (d > 0 ? ", " : "") + std::to_string(at_.index[static_cast<std::size_t>(d)]);
+    fail<InvalidArgument>("rwd::stencil_problem: the cell update read x(", field, ", ", point,
+                          ") at cell ", cell, "), outside its declared shape (fields 0 … ", F - 1,
+                          ", points 0 … ", S - 1,
+                          " of `stencil`); declare every neighbour the update reads");
+  }
+
+  const T* values_;
+  const GridCell<D>& at_;
+};
+
+// The grid: sizes, the stencil as index offsets, the boundaries, and the fixed cut into blocks
+// along dimension 0 that every loop uses (see "Determinism" at the top of
+// rewind/stencil_model.hpp).
+template <int D, int S>
+class StencilGrid {
+ public:
+  // Cells per block, at least: enough work to share out among threads, small enough for many
+  // blocks on a large grid. Changing it changes the order of the vjp's sums (not their terms).
+  static constexpr Index kBlockCells = 4096;
+
+  StencilGrid(const std::array<Index, D>& sizes, const std::array<Offset<D>, S>& stencil,
+              const std::array<Boundary, D>& boundaries)
+      : sizes_(sizes), boundaries_(boundaries) {
+    cells_ = 1;
+    for (int d = 0; d < D; ++d) cells_ *= sizes_[d];
+    for (int s = 0; s < S; ++s)
+      for (int d = 0; d < D; ++d) offsets_[s][d] = stencil[s][d];
+    last_lo_ = 0;
+    last_hi_ = sizes_[D - 1];
+    for (int s = 0; s < S; ++s) {
+      const Index o = offsets_[s][D - 1];
+      last_lo_ = std::max(last_lo_, -o);
+      last_hi_ = std::min(last_hi_, sizes_[D - 1] - o);
+    }
+    const Index slab = cells_ / sizes_[0];
+    const Index block_rows = std::max({Index{1}, span(0), (kBlockCells + slab - 1) / slab});
+    blocks_ = std::max<Index>(1, sizes_[0] / block_rows);
+    colours_ =
+        blocks_ == 1 ? 1 : (boundaries_[0] == Boundary::periodic && blocks_ % 2 == 1 ? 3 : 2);
+  }
+
+  Index cells() const { return cells_; }
+  const std::array<Index, D>& sizes() const { return sizes_; }
+  // max offset − min offset along dimension d.
+  Index span(int d) const {
+    Index lo = 0, hi = 0;
+    for (int s = 0; s < S; ++s) {
+      lo = std::min<Index>(lo, offsets_[s][d]);
+      hi = std::max<Index>(hi, offsets_[s][d]);
+    }
+    return hi - lo;
+  }
+
+  Index blocks() const { return blocks_; }
+  int colours() const { return colours_; }
+  // Blocks of one colour never touch the same entry: alternate blocks, and the last of an odd
+  // number around a periodic dimension 0 alone.
+  int colour_of(Index b) const {
+    return colours_ == 3 && b == blocks_ - 1 ? 2 : static_cast<int>(b % 2);
+  }
+  Index block_begin(Index b) const { return b * sizes_[0] / blocks_; }
+
+  // visit(at, c, neighbours) for every cell c of block b in memory order: `neighbours[s]` is the
+  // linear index of the cell the stencil's point s reads, or kStencilWall. With a run visitor,
+  // the cells of a line whose points all lie inside the grid without wrapping go to
+  // run(at, first, begin, end, shift) instead, as one run [begin, end) of the line that starts at
+  // cell `first`: cell first + j reads point s at cell shift[s] + j (at.index is that of the
+  // line; the run sets the last index itself).
+  template <class Visit, class Run = std::nullptr_t>
+  void for_each_cell(Index b, Visit&& visit, Run&& run = nullptr) const {
+    const Index lo = block_begin(b), hi = block_begin(b + 1);
+    GridCell<D> at{{}, sizes_};
+    if constexpr (D == 1) {
+      line(at, lo, hi, visit, run);
+    } else if constexpr (D == 2) {
+      for (Index i = lo; i < hi; ++i) {
+        at.index[0] = i;
+        line(at, 0, sizes_[1], visit, run);
+      }
+    } else {
+      for (Index i = lo; i < hi; ++i)
+        for (Index k = 0; k < sizes_[1]; ++k) {
+          at.index[0] = i;
+          at.index[1] = k;
+          line(at, 0, sizes_[2], visit, run);
+        }
+    }
+  }
+
+ private:
+  // Cells [begin, end) of the line along the last dimension through `at` (its leading indices
+  // set): the leading dimensions' mapping once per line, the last one's per cell (none inside,
+  // where no point crosses a boundary: those cells form one run when there is a run visitor).
+  template <class Visit, class Run>
+  void line(GridCell<D>& at, Index begin, Index end, Visit& visit, Run& run) const {
+    constexpr int last = D - 1;
+    const Index n = sizes_[last];
+    std::array<Index, S> base;
+    Index first = 0;
+    for (int d = 0; d < last; ++d) first = first * sizes_[d] + at.index[d];
+    first *= n;
+    bool walled = false;
+    for (int s = 0; s < S; ++s) {
+      Index lin = 0;
+      for (int d = 0; d < last && lin != kStencilWall; ++d) {
+        const Index m = map_stencil_index(at.index[d] + offsets_[s][d], sizes_[d], boundaries_[d]);
+        lin = m == kStencilWall ? kStencilWall : lin * sizes_[d] + m;
+      }
+      base[s] = lin == kStencilWall ? kStencilWall : lin * n;
+      walled = walled || base[s] == kStencilWall;
+    }
+    std::array<Index, S> neighbours;
+    auto cells = [&](Index from, Index to) {
+      for (Index j = from; j < to; ++j) {
+        at.index[last] = j;
+        const bool inside = j >= last_lo_ && j < last_hi_;
+        for (int s = 0; s < S; ++s) {
+          const Index m = inside ? j + offsets_[s][last]
+                                 : map_stencil_index(j + offsets_[s][last], n, boundaries_[last]);
+          neighbours[s] = base[s] == kStencilWall || m == kStencilWall ? kStencilWall : base[s] + m;
+        }
+        visit(static_cast<const GridCell<D>&>(at), first + j, neighbours);
+      }
+    };
+    if constexpr (!std::is_same_v<std::remove_cvref_t<Run>, std::nullptr_t>) {
+      if (!walled) {
+        const Index lo = std::clamp(last_lo_, begin, end), hi = std::clamp(last_hi_, lo, end);
+        cells(begin, lo);
+        std::array<Index, S> shift;
+        for (int s = 0; s < S; ++s) shift[s] = base[s] + offsets_[s][last];
+        if (lo < hi) run(static_cast<const GridCell<D>&>(at), first, lo, hi, shift);
+        cells(hi, end);
+        return;
+      }
+    }
+    cells(begin, end);
+  }
+
+  std::array<Index, D> sizes_;
+  std::array<Boundary, D> boundaries_;
+  std::array<std::array<Index, D>, S> offsets_{};
+  Index cells_ = 0;
+  Index last_lo_ = 0, last_hi_ = 0;  // cells of a line whose points all stay inside it
+  Index blocks_ = 1;
+  int colours_ = 1;
+};
+
+// A growable per-thread buffer of doubles (the vjp's per-block parameter sums): allocates only
+// when a larger grid than any before comes along on this thread.
+inline double* stencil_scratch(Index count) {
+  thread_local std::vector<double> scratch;
+  if (static_cast<Index>(scratch.size()) < count) scratch.resize(static_cast<std::size_t>(count));
+  return scratch.data();
+}
+
+}  // namespace rwd::detail
