@@ -257,12 +257,14 @@ CostMeasurement measure_run_costs(const P& problem, const RunSettings& settings,
 
 // What a resumed run must share with the run that left its snapshot file, beyond what the
 // driver adds itself (sizes, y0 and θ, method, schedule, steps): the tool's version, the problem
-// and how it is run. Costs measured before planning follow (measured_costs_line).
+// (a model plugin's file by its bytes) and how it is run. Costs measured before planning follow
+// (measured_costs_line).
 inline std::string resume_identity(const RunSettings& settings) {
   const auto* sde = std::get_if<StochasticMethod>(&settings.method);
   std::ostringstream out;
-  out << "rewind = " << REWIND_VERSION << "\nproblem = " << settings.problem->name
-      << "\nn = " << settings.n << "\nbackend = " << static_cast<int>(settings.backend)
+  out << "rewind = " << REWIND_VERSION << "\nproblem = " << settings.problem->name;
+  if (!settings.problem->identity.empty()) out << "\nmodel = " << settings.problem->identity;
+  out << "\nn = " << settings.n << "\nbackend = " << static_cast<int>(settings.backend)
       << "\nnoise seed = " << (sde ? sde->noise_seed : 0)
       << "\nadjoint cost = " << settings.checkpoint.adjoint_cost
       << "\ndisk costs = " << settings.checkpoint.disk_write_cost.value_or(-1.0) << " "

@@ -2,11 +2,17 @@
 #include "model_problem.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <utility>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "data_fit_run.hpp"
 #include "fit_run.hpp"
@@ -64,6 +70,18 @@ void require_runnable(const PluginModel& model) {
                                          "parameters; it must be finite");
 }
 
+// "PATH (xxh3 HEX)": the plugin's file and the XXH3-64 hash of its bytes.
+std::string file_identity(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.eof() && in.fail())
+    rwd::detail::fail<InvalidArgument>("model '", path, "' cannot be read");
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
+  return path + " (xxh3 " + hex + ")";
+}
+
 std::string describe(const PluginModel& model, const Eigen::VectorXd& theta) {
   std::string text = "model " + model.name() + " (" + model.path() + "); theta = (";
   const std::vector<std::string> names = model.parameter_names();
@@ -77,6 +95,7 @@ ProblemInfo model_entry(const PluginModel& model) {
   ProblemInfo info;
   const Eigen::VectorXd theta = model.default_parameters();
   info.name = model.name();
+  info.identity = file_identity(model.path());
   info.description = describe(model, theta);
   info.fixed_state_size = model.state_size();
   info.default_dt = model.default_dt() > 0.0 ? model.default_dt() : kModelDefaultDt;

@@ -60,6 +60,10 @@ struct ProblemDefaults {
 // builds the problem of the size the settings name (ignored for fixed-size problems) and throws
 // InvalidArgument for a size the problem refuses.
 struct ProblemInfo : ProblemFacts {
+  // What identifies the problem's code beyond its name, for a resumed run to match (empty for a
+  // built-in problem: the tool's version says it; for a model plugin its path and a hash of the
+  // file's bytes, so that a rebuilt plugin does not continue an older one's snapshots).
+  std::string identity;
   // θ's names, in θ order, for the size n (cheap: builds no state).
   std::function<std::vector<std::string>(Index n)> parameter_names;
   // The defaults for the size n.
