@@ -204,7 +204,97 @@ inline Eigen::VectorXd held_out_rmse(const DataFitSettings& settings,
 // The settings of `rewind fit --data`, checked before any work (see the top of the file).
 DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options);
 
-// The fit of `problem` (on the Eigen backend): what ProblemInfo::fit_data does.
+namespace detail {
+
+// The spec of one stage: the settings' with the fit starting at θ (the fitted values clamped
+// into their bounds) and y0 (empty: initial_state(θ)); an early stage skips the standard errors
+// and, without --sigma, weighs the misfit with σ = 1 (no σ is reported for it).
+inline FitSpec stage_spec(const DataFitSettings& settings, const Eigen::VectorXd& theta,
+                          const Eigen::VectorXd& y0, bool last) {
+  FitSpec spec = settings.spec;
+  spec.initial_state = y0;
+  spec.parameters = theta;
+  spec.fit.clear();
+  for (std::size_t i = 0; i < settings.fitted.size(); ++i) {
+    const ParameterBounds& b = settings.bounds[i];
+    spec.fit.push_back({settings.fitted[i].name,
+                        std::clamp(theta[settings.fitted[i].index], b.lower, b.upper), b.lower,
+                        b.upper});
+  }
+  if (!last) {
+    spec.uncertainty = false;
+    if (spec.sigma == 0.0) spec.sigma = 1.0;
+  }
+  return spec;
+}
+
+// The plan of a stage's gradients within the flags' memory, the costs it weighs measured on
+// this problem's step (a first stage's disk costs reused by the later ones), into spec.
+template <class P>
+void plan_stage(const P& problem, const DataFitSettings& settings, Index steps,
+                const Eigen::VectorXd& y0, const Eigen::VectorXd& theta, FitSpec& spec,
+                CheckpointReport& checkpoint) {
+  RunSettings run = settings.run;
+  run.control = StepControl::fixed(spec.t0, spec.max_step, steps);
+  if (checkpoint.disk_costs_measured) {
+    run.checkpoint.disk_write_cost = checkpoint.plan.costs.disk_write_time;
+    run.checkpoint.disk_read_cost = checkpoint.plan.costs.disk_read_time;
+  }
+  auto [request, driver_options] = checkpoint_request(problem, run, y0, theta, checkpoint);
+  spec.plan = plan_within_memory(request, steps, checkpoint);
+  spec.checkpoint_options = driver_options;
+}
+
+// `joined` carried on by a stage's result: its history after the earlier stages' (evaluations
+// and seconds counted from the fit's start), the counts summed, the rest the stage's.
+inline void join_stage(DataFitResult& joined, DataFitResult result, int stage, double stage_start,
+                       std::vector<int>& history_stage) {
+  std::vector<FitIteration> history = std::move(joined.history);
+  for (FitIteration it : result.history) {
+    it.evaluations += joined.evaluations;
+    it.seconds += stage_start;
+    history.push_back(std::move(it));
+    history_stage.push_back(stage);
+  }
+  const int iterations = joined.iterations + result.iterations;
+  const int evaluations = joined.evaluations + result.evaluations;
+  joined = std::move(result);
+  joined.history = std::move(history);
+  joined.iterations = iterations;
+  joined.evaluations = evaluations;
+}
+
+// The model at every row (held-out ones included) and on an even grid of times from t0 to the
+// last row, at the start and at the fit.
+template <class P>
+void predict_series(const P& problem, DataFitReport& report) {
+  const DataFitSettings& settings = report.settings;
+  const DataFitResult& result = report.result;
+  if (!result.failed) {
+    report.prediction = rwd::predict(problem, settings.data.times, settings.spec, result.theta,
+                                     result.initial_state);
+    report.held_out_rmse = held_out_rmse(settings, report.prediction);
+  }
+  constexpr int kCurvePoints = 400;
+  const double t0 = settings.spec.t0, end = settings.data.times.back();
+  for (int i = 1; i <= kCurvePoints; ++i)
+    report.curve_times.push_back(i == kCurvePoints ? end : t0 + (end - t0) * i / kCurvePoints);
+  try {
+    report.start_curve = rwd::predict(problem, report.curve_times, settings.spec,
+                                      settings.theta_start, report.initial_state_start);
+    report.fit_curve = rwd::predict(problem, report.curve_times, settings.spec, result.theta,
+                                    result.initial_state);
+  } catch (const NumericalError&) {
+    // A start (or a failed fit) whose run does not stay finite has no curve to draw.
+    report.start_curve.resize(0, 0);
+    report.fit_curve.resize(0, 0);
+  }
+}
+
+}  // namespace detail
+
+// The fit of `problem` (on the Eigen backend): what ProblemInfo::fit_data does. Each stage fits
+// the rows up to its share of the span from where the last ended (one stage: all of them).
 template <class P>
 DataFitReport run_data_fit_on(const P& problem, const DataFitSettings& settings,
                               const FitIterationCallback& on_iteration,
@@ -215,74 +305,38 @@ DataFitReport run_data_fit_on(const P& problem, const DataFitSettings& settings,
   };
   DataFitReport report;
   report.settings = settings;
-  report.initial_state_start =
-      settings.spec.initial_state.size()
-          ? settings.spec.initial_state
-          : settings.problem->initial_state(settings.n, settings.theta_start);
+  const auto initial_state_at = [&](const Eigen::VectorXd& theta) {
+    return settings.problem->initial_state(settings.n, theta);
+  };
+  report.initial_state_start = settings.spec.initial_state.size()
+                                   ? settings.spec.initial_state
+                                   : initial_state_at(settings.theta_start);
   Eigen::VectorXd theta = settings.theta_start;
   Eigen::VectorXd y0 = settings.spec.initial_state;  // empty: initial_state(θ)
-  DataFitResult joined;
+  DataFitResult& joined = report.result;
   for (int stage = 1; stage <= settings.stages; ++stage) {
     const bool last = stage == settings.stages;
     const Index rows = detail::stage_rows(settings, stage);
     const TimeSeries part = detail::first_rows(settings.data, rows);
-    FitSpec spec = settings.spec;
-    spec.initial_state = y0;
-    spec.parameters = theta;
-    spec.fit.clear();
-    for (std::size_t i = 0; i < settings.fitted.size(); ++i) {
-      const ParameterBounds& b = settings.bounds[i];
-      spec.fit.push_back({settings.fitted[i].name,
-                          std::clamp(theta[settings.fitted[i].index], b.lower, b.upper), b.lower,
-                          b.upper});
-    }
-    if (!last) {
-      spec.uncertainty = false;
-      if (spec.sigma == 0.0) spec.sigma = 1.0;  // no σ is reported for an early stage
-    }
-    const DataStepGrid grid = data_step_grid(spec.t0, part.times, spec.max_step);
-    const auto steps = static_cast<Index>(grid.step_sizes.size());
+    FitSpec spec = detail::stage_spec(settings, theta, y0, last);
+    const auto steps =
+        static_cast<Index>(data_step_grid(spec.t0, part.times, spec.max_step).step_sizes.size());
     if (on_stage) on_stage(stage, settings.stages, steps, rows);
     const double stage_start = since_start();
-    const int previous_evaluations = joined.evaluations;
+    const int earlier_evaluations = joined.evaluations;
     if (on_iteration)
       spec.on_iteration = [&](const FitIteration& it) {
         FitIteration shifted = it;
         shifted.seconds += stage_start;
-        shifted.evaluations += previous_evaluations;
+        shifted.evaluations += earlier_evaluations;
         on_iteration(shifted);
       };
-    // The plan within the flags' memory, the costs it weighs measured on this problem's step.
-    RunSettings run = settings.run;
-    run.control = StepControl::fixed(spec.t0, spec.max_step, steps);
-    if (report.checkpoint.disk_costs_measured) {
-      run.checkpoint.disk_write_cost = report.checkpoint.plan.costs.disk_write_time;
-      run.checkpoint.disk_read_cost = report.checkpoint.plan.costs.disk_read_time;
-    }
-    CheckpointReport checkpointing = report.checkpoint;
-    const Eigen::VectorXd y0_now =
-        y0.size() ? y0 : settings.problem->initial_state(settings.n, theta);
-    auto [request, driver_options] = checkpoint_request(problem, run, y0_now, theta, checkpointing);
-    spec.plan = plan_within_memory(request, steps, checkpointing);
-    spec.checkpoint_options = driver_options;
-    report.checkpoint = checkpointing;
-
+    detail::plan_stage(problem, settings, steps, y0.size() ? y0 : initial_state_at(theta), theta,
+                       spec, report.checkpoint);
     DataFitResult result = rwd::fit(problem, part, spec);
     report.stages.push_back({rows, steps, result.iterations, result.evaluations,
                              result.residual_sum_of_squares / 2.0, result.theta, result.status});
-    for (FitIteration it : result.history) {
-      it.evaluations += previous_evaluations;
-      it.seconds += stage_start;
-      joined.history.push_back(it);
-      report.history_stage.push_back(stage);
-    }
-    std::vector<FitIteration> history = std::move(joined.history);
-    const int iterations = joined.iterations + result.iterations;
-    const int evaluations = joined.evaluations + result.evaluations;
-    joined = std::move(result);
-    joined.history = std::move(history);
-    joined.iterations = iterations;
-    joined.evaluations = evaluations;
+    detail::join_stage(joined, std::move(result), stage, stage_start, report.history_stage);
     theta = joined.theta;
     if (settings.spec.fit_initial_state || settings.spec.initial_state.size())
       y0 = joined.initial_state;
@@ -293,30 +347,7 @@ DataFitReport run_data_fit_on(const P& problem, const DataFitSettings& settings,
       break;
     }
   }
-  report.result = std::move(joined);
-  const DataFitResult& result = report.result;
-
-  // The model at every row, held-out ones included, and on an even grid for the pictures.
-  FitSpec run_spec = settings.spec;
-  if (!result.failed) {
-    report.prediction =
-        rwd::predict(problem, settings.data.times, run_spec, result.theta, result.initial_state);
-    report.held_out_rmse = detail::held_out_rmse(settings, report.prediction);
-  }
-  constexpr int kCurvePoints = 400;
-  const double t0 = settings.spec.t0, end = settings.data.times.back();
-  for (int i = 1; i <= kCurvePoints; ++i)
-    report.curve_times.push_back(i == kCurvePoints ? end : t0 + (end - t0) * i / kCurvePoints);
-  try {
-    report.start_curve = rwd::predict(problem, report.curve_times, run_spec, settings.theta_start,
-                                      report.initial_state_start);
-    report.fit_curve =
-        rwd::predict(problem, report.curve_times, run_spec, result.theta, result.initial_state);
-  } catch (const NumericalError&) {
-    // A start (or a failed fit) whose run does not stay finite has no curve to draw.
-    report.start_curve.resize(0, 0);
-    report.fit_curve.resize(0, 0);
-  }
+  detail::predict_series(problem, report);
   report.seconds = since_start();
   return report;
 }
