@@ -20,9 +20,9 @@
 //
 // How each built-in is written:
 // - linear, ornstein_uhlenbeck: their size n is chosen at run time, a templated model's at compile
-//   time (its name arrays), so the models are templates on n: linear at n = 1, 3, 5 (n = 3, the
-//   command line's default, also runs), ornstein_uhlenbeck at n = 1 (the default) and n = 4
-//   (which also runs);
+//   time (its name arrays), so the models are templates on n: linear compared at n = 1, 3, 5 and
+//   run at n = 3 (the command line's default), ornstein_uhlenbeck compared at n = 1 (the default)
+//   and n = 4 and run at n = 4;
 // - lorenz63, lotka_volterra, van_der_pol, robertson (with and without the integral state),
 //   projectile, cubic_spiral: templated models; stochastic_lorenz63 and ornstein_uhlenbeck with a
 //   diffusion (SDEs);
