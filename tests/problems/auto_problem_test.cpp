@@ -62,18 +62,7 @@ using TemplatedRobertson = test_models::Robertson;
 
 // Lorenz-63 with multiplicative noise g_i = s y_i, θ = (σ, ρ, β, s), as
 // rwd::StochasticLorenz63 writes it.
-struct TemplatedStochasticLorenz63 {
-  static constexpr std::array<const char*, 3> state_names{"x", "y", "z"};
-  static constexpr std::array<const char*, 4> parameter_names{"sigma", "rho", "beta", "s"};
-  template <class T>
-  void rhs(double t, const T* y, const T* p, T* f) const {
-    TemplatedLorenz63{}.rhs(t, y, p, f);
-  }
-  template <class T>
-  void diffusion(double /*t*/, const T* y, const T* p, T* g) const {
-    for (int i = 0; i < 3; ++i) g[i] = p[3] * y[i];
-  }
-};
+using TemplatedStochasticLorenz63 = test_models::StochasticLorenz63;
 
 static_assert(Problem<AutoProblem<Sir>>);
 static_assert(!SdeProblem<AutoProblem<Sir>>);
