@@ -1,11 +1,13 @@
 // src/cli/data_fit_run.cpp — resolve_data_fit_settings (data_fit_run.hpp).
 #include "data_fit_run.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <string>
 
 #include "rewind/integrators/butcher_tableau.hpp"
+#include "rewind/neural/time_series.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -31,6 +33,25 @@ void check_scalar_options(const FitCommandOptions& options) {
     fail<InvalidArgument>("--dt = ", *options.dt, " must be finite and > 0");
   if (options.t0 && !std::isfinite(*options.t0))
     fail<InvalidArgument>("--t0 = ", *options.t0, " must be finite");
+}
+
+// The measured series of `path`: a CSV file (rwd::load_data_csv), or an HDF5 time series as
+// `rewind train --data` reads it (rwd::training::load_time_series: t, y and the names attribute;
+// unnamed components are y0, y1, …).
+TimeSeries load_series(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension != ".h5" && extension != ".hdf5") return load_data_csv(path);
+  if (!std::filesystem::exists(path)) fail<InvalidArgument>("--data '", path, "' does not exist");
+  const training::TimeSeries series = training::load_time_series(path);
+  series.validate(path);
+  TimeSeries data;
+  data.times = series.times;
+  for (Index i = 0; i < series.dimension(); ++i)
+    data.columns.push_back(series.names.empty() ? std::string("y").append(std::to_string(i))
+                                                : series.names[static_cast<std::size_t>(i)]);
+  data.values = series.values.transpose();
+  return data;
 }
 
 // Where the run starts (data_fit_run.hpp's rules): spec.t0, spec.initial_state and the words for
@@ -105,7 +126,7 @@ DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options) {
   settings.parameter_names = defaults.parameter_names;
 
   settings.data_file = options.data;
-  settings.data = load_data_csv(options.data);
+  settings.data = load_series(options.data);
   settings.column_names = settings.data.columns;
   settings.data.column_indices =
       detail::column_states(settings, options.model.empty(), &settings.columns_by_position);

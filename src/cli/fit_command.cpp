@@ -384,8 +384,9 @@ CLI::App* add_fit_command(CLI::App& app) {
       ->type_name("FILE.h5");
   fit->add_option("--data", options->data,
                   "a measured series instead: t and some states, by name\n"
-                  "(a built-in problem also takes every state in order)")
-      ->type_name("FILE.csv");
+                  "(a built-in problem also takes every state in order);\n"
+                  "or an HDF5 series as rewind train --data reads it")
+      ->type_name("FILE.csv|.h5");
   fit->add_option("--validation", options->validation,
                   "with --data: hold out the last fraction of the rows,\n"
                   "predict them and report their RMSE per column")

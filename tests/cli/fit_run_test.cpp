@@ -10,9 +10,11 @@
 #include <optional>
 #include <string>
 
+#include "../../src/cli/data_fit_run.hpp"
 #include "../../src/cli/fit_run.hpp"
 #include "../../src/cli/observation_run.hpp"
 #include "../../src/cli/problem_registry.hpp"
+#include "rewind/neural/time_series.hpp"
 #include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
 
@@ -209,6 +211,35 @@ TEST(FitRun, StagesFitGrowingHorizonsEachFromTheLast) {
               resolve_fit_settings(options);
             }).find("--stages = 31 must lie in [1, 30]"),
             std::string::npos);
+}
+
+// `rewind fit --data` reads an HDF5 series (rewind train's format) as the same CSV: the same
+// columns and the same fit, bit for bit.
+TEST(DataFitRun, ReadsAnHdf5SeriesAsTheSameCsv) {
+  training::TimeSeries series;
+  series.times = {0.0, 1.0, 2.0, 3.0, 4.0};
+  series.values.resize(2, 5);
+  series.values << 10.0, 7.5, 5.1, 3.9, 3.2, 5.0, 6.1, 7.8, 8.4, 8.2;
+  series.names = {"prey", "predator"};
+  ScratchFile h5("series");
+  const std::filesystem::path csv = h5.path.string() + ".csv";
+  training::save_time_series_hdf5(h5.path, series);
+  training::save_time_series_csv(csv, series);
+  FitCommandOptions options;
+  options.problem = "lotka_volterra";
+  options.fit = "alpha";
+  options.dt = 0.05;
+  options.max_evaluations = 5;
+  options.uncertainty = false;
+  options.data = h5.path.string();
+  const DataFitReport from_h5 = run_data_fit(resolve_data_fit_settings(options));
+  options.data = csv.string();
+  const DataFitReport from_csv = run_data_fit(resolve_data_fit_settings(options));
+  std::filesystem::remove(csv);
+  EXPECT_EQ(from_h5.settings.column_names, (std::vector<std::string>{"prey", "predator"}));
+  EXPECT_EQ(from_h5.settings.data.values, from_csv.settings.data.values);
+  EXPECT_EQ(from_h5.result.theta, from_csv.result.theta);
+  EXPECT_EQ(from_h5.result.residual_sum_of_squares, from_csv.result.residual_sum_of_squares);
 }
 
 TEST(GenerateRun, RefusesBadObservationRequests) {
