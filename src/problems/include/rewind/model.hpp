@@ -65,9 +65,9 @@
 // ones; rwd::check_derivatives(problem, t, y, θ) then compares the hand-written vjp with the
 // derived one entry by entry (to options.derived_tolerance, 1e-12 relative), besides finite
 // differences, and names the entry that differs (and the model's own jacobian with the derived
-// one likewise). A built-in problem with a hand-written vjp is
-// checked the same way against a templated model of its rhs:
-// rwd::check_derivatives(rwd::Lorenz63<>{}, rwd::auto_problem(MyLorenz63{}), t, y, θ).
+// one likewise). A built-in problem with a hand-written vjp is checked the same way against a
+// templated model of its rhs:
+//   rwd::check_derivatives(rwd::Lorenz63<>{}, rwd::auto_problem(MyLorenz63{}), t, y, θ).
 //
 // A band Jacobian: a model whose ∂f/∂y is banded may declare its half-bandwidths,
 //   static constexpr rwd::JacobianBand jacobian_band{/*upper=*/1, /*lower=*/1};
