@@ -45,4 +45,14 @@ concept Problem = VectorBackend<typename P::Backend> &&
   p.vjp(t, y, theta, v, out, out_theta);
 };
 
+// A problem whose initial state may be a function of its parameters: y0 = initial_state(θ), and
+// total_parameter_gradient(θ, dJ/dy0, dJ/dθ) = dJ/dθ + (∂y0/∂θ)ᵀ dJ/dy0 (rwd::AutoProblem,
+// rwd::PluginModel). Whether a given model declares one is its own to say (a templated model's
+// kHasInitialState, a plugin's has_initial_state()); the members refuse a model without one.
+template <class P>
+concept InitialStateFromParameters = requires(const P& p, const typename P::Backend::Vector& v) {
+  p.initial_state(v);
+  p.total_parameter_gradient(v, v, v);
+};
+
 }  // namespace rwd

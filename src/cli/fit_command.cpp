@@ -338,6 +338,54 @@ void run_data_fit_command(const FitCommandOptions& options, const std::string& p
                              " (the best parameters so far are in the report)");
 }
 
+// The text after `rewind fit --help`'s options: the two kinds of data, and examples.
+std::string fit_footer() {
+  return "With --observations: J = 1/2 sum_k |H y_k - d_k|^2 / sigma^2 over the file's observed\n"
+         "steps. The run repeats the file's problem, size, method, step, horizon and initial\n"
+         "state; parameters not fitted keep the file's values unless --parameters gives them.\n"
+         "\n"
+         "With --data FILE.csv (docs/fitting.md): a header naming time and the measured columns\n"
+         "(states of the model: t,I for S, I, R), one row per time, empty cells missing. J = 1/2\n"
+         "sum of squared differences over the measured values; sigma, when not given, is\n"
+         "estimated from the residuals and the standard errors use it. Steps no longer than --dt\n"
+         "land on every data time. A model starts from its initial_state(theta) at --t0 (0); a\n"
+         "built-in problem from the first row when it gives every state (else its default state\n"
+         "at --t0). Parameters not fitted keep the defaults unless --parameters gives them.\n"
+         "\n"
+         "An iteration is an evaluation that lowered J; one line each (J, |grad J| over the\n"
+         "fitted parameters, their values, seconds). Checkpointing flags as in `rewind run` bound\n"
+         "the memory of every gradient; without them every state is kept.\n"
+         "\n"
+         "Examples:\n"
+         "  rewind generate gray_scott --n 64 --steps 20000 --observe-every 1000 --observe v \\\n"
+         "                  --noise 0.01 --out gs.h5\n"
+         "  rewind fit gray_scott --observations gs.h5 --fit F,k --start F=0.045,k=0.055 \\\n"
+         "             --bounds F=0.02:0.08,k=0.04:0.08 --snapshots 20 --plot gs_fit\n"
+         "  rewind fit --model sir_model.so --data data/sir_infected.csv --fit beta,gamma \\\n"
+         "             --start beta=0.4,gamma=0.15 --dt 0.05 --plot sir_fit\n"
+         "  rewind fit lotka_volterra --data data/hare_lynx.csv --validation 0.2 --dt 0.01 \\\n"
+         "             --fit alpha,beta,delta,gamma --fit-initial-state \\\n"
+         "             --start alpha=0.55,beta=0.028,delta=0.024,gamma=0.8";
+}
+
+// The options that go with --data FILE.csv (a measured series, data_fit_run.hpp).
+void add_data_options(CLI::App& fit, FitCommandOptions& options) {
+  fit.add_option("--data", options.data,
+                 "a measured series instead: t and some states, by name\n"
+                 "(a built-in problem also takes every state in order);\n"
+                 "or an HDF5 series as rewind train --data reads it")
+      ->type_name("FILE.csv|.h5");
+  fit.add_option("--validation", options.validation,
+                 "with --data: hold out the last fraction of the rows,\n"
+                 "predict them and report their RMSE per column")
+      ->type_name("F");
+  fit.add_option("--dt", options.dt,
+                 "with --data: the longest step (default: a thousandth\n"
+                 "of the time to the last fitted row)");
+  fit.add_option("--t0", options.t0, "with --data: the time of the initial state (see below)");
+  fit.add_option("--method", options.method, "with --data: explicit method (default rk4)");
+}
+
 }  // namespace
 
 CLI::App* add_fit_command(CLI::App& app) {
@@ -348,33 +396,7 @@ CLI::App* add_fit_command(CLI::App& app) {
       "Estimate a problem's or a model's parameters from observations (rewind generate)\n"
       "or a measured series (a CSV file): L-BFGS with bounds (NLopt), every gradient by\n"
       "the checkpointed adjoint.");
-  fit->footer(
-      "With --observations: J = 1/2 sum_k |H y_k - d_k|^2 / sigma^2 over the file's observed\n"
-      "steps. The run repeats the file's problem, size, method, step, horizon and initial\n"
-      "state; parameters not fitted keep the file's values unless --parameters gives them.\n"
-      "\n"
-      "With --data FILE.csv (docs/fitting.md): a header naming time and the measured columns\n"
-      "(states of the model: t,I for S, I, R), one row per time, empty cells missing. J = 1/2\n"
-      "sum of squared differences over the measured values; sigma, when not given, is\n"
-      "estimated from the residuals and the standard errors use it. Steps no longer than --dt\n"
-      "land on every data time. A model starts from its initial_state(theta) at --t0 (0); a\n"
-      "built-in problem from the first row when it gives every state (else its default state\n"
-      "at --t0). Parameters not fitted keep the defaults unless --parameters gives them.\n"
-      "\n"
-      "An iteration is an evaluation that lowered J; one line each (J, |grad J| over the\n"
-      "fitted parameters, their values, seconds). Checkpointing flags as in `rewind run` bound\n"
-      "the memory of every gradient; without them every state is kept.\n"
-      "\n"
-      "Examples:\n"
-      "  rewind generate gray_scott --n 64 --steps 20000 --observe-every 1000 --observe v \\\n"
-      "                  --noise 0.01 --out gs.h5\n"
-      "  rewind fit gray_scott --observations gs.h5 --fit F,k --start F=0.045,k=0.055 \\\n"
-      "             --bounds F=0.02:0.08,k=0.04:0.08 --snapshots 20 --plot gs_fit\n"
-      "  rewind fit --model sir_model.so --data data/sir_infected.csv --fit beta,gamma \\\n"
-      "             --start beta=0.4,gamma=0.15 --dt 0.05 --plot sir_fit\n"
-      "  rewind fit lotka_volterra --data data/hare_lynx.csv --validation 0.2 --dt 0.01 \\\n"
-      "             --fit alpha,beta,delta,gamma --fit-initial-state \\\n"
-      "             --start alpha=0.55,beta=0.028,delta=0.024,gamma=0.8");
+  fit->footer(fit_footer());
   fit->add_option("PROBLEM", options->problem, "the problem the observations come from");
   fit->add_option("--model", options->model,
                   "instead of PROBLEM: a model plugin (a shared library built\n"
@@ -382,20 +404,7 @@ CLI::App* add_fit_command(CLI::App& app) {
       ->type_name("PATH");
   fit->add_option("--observations", options->observations, "observation file (rewind generate)")
       ->type_name("FILE.h5");
-  fit->add_option("--data", options->data,
-                  "a measured series instead: t and some states, by name\n"
-                  "(a built-in problem also takes every state in order);\n"
-                  "or an HDF5 series as rewind train --data reads it")
-      ->type_name("FILE.csv|.h5");
-  fit->add_option("--validation", options->validation,
-                  "with --data: hold out the last fraction of the rows,\n"
-                  "predict them and report their RMSE per column")
-      ->type_name("F");
-  fit->add_option("--dt", options->dt,
-                  "with --data: the longest step (default: a thousandth\n"
-                  "of the time to the last fitted row)");
-  fit->add_option("--t0", options->t0, "with --data: the time of the initial state (see below)");
-  fit->add_option("--method", options->method, "with --data: explicit method (default rk4)");
+  add_data_options(*fit, *options);
   fit->add_flag("--fit-initial-state", options->fit_initial_state,
                 "estimate the initial state too (from the file's, the\n"
                 "first row of --data, or the model's)");

@@ -26,6 +26,7 @@
 
 #include <concepts>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -36,6 +37,7 @@
 #include "rewind/error.hpp"
 #include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/objective.hpp"
+#include "rewind/problem.hpp"
 #include "rewind/schedule/checkpoint_plan.hpp"
 #include "rewind/stop_condition.hpp"
 
@@ -121,12 +123,10 @@ GradientResult<typename Stepper::Backend::Vector> differentiate(
 }
 
 // A stepper whose problem starts from initial_state(θ) and can carry dJ/dy0 back to θ
-// (rwd::AutoProblem of a model with initial_state, rwd::PluginModel).
+// (rewind/problem.hpp's InitialStateFromParameters: rwd::AutoProblem, rwd::PluginModel).
 template <class Stepper>
-concept StartsFromParameters = requires(const Stepper& stepper,
-                                        const typename Stepper::Backend::Vector& v) {
-  {stepper.problem().initial_state(v)};
-  {stepper.problem().total_parameter_gradient(v, v, v)};
+concept StartsFromParameters = requires(const Stepper& stepper) {
+  requires InitialStateFromParameters<std::remove_cvref_t<decltype(stepper.problem())>>;
 };
 
 // The run from the problem's initial_state(θ), by any strategy (or one chosen at run time): the

@@ -84,6 +84,7 @@
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/objective.hpp"
+#include "rewind/problem.hpp"
 #include "rewind/schedule/checkpoint_plan.hpp"
 #include "rewind/types.hpp"
 
@@ -306,7 +307,7 @@ class DataFitSetup {
 
   // The y0 of a run with θ (when y0 is not estimated itself): given, default, or initial_state(θ).
   Eigen::VectorXd initial_state(const Eigen::VectorXd& theta) const {
-    if constexpr (requires { problem_.initial_state(theta); })
+    if constexpr (InitialStateFromParameters<P>)
       if (y0_from_parameters_) return problem_.initial_state(theta);
     return initial_state_;
   }
@@ -315,7 +316,7 @@ class DataFitSetup {
   FitGradient gradient(const Eigen::VectorXd& theta) {
     auto run = driver_.run(initial_state(theta), theta, plan_);
     FitGradient out{run.loss, std::move(run.grad_theta), Eigen::VectorXd(), std::move(run.summary)};
-    if constexpr (requires { problem_.total_parameter_gradient(theta, run.grad_y0, theta); })
+    if constexpr (InitialStateFromParameters<P>)
       if (y0_from_parameters_)
         out.grad_theta = problem_.total_parameter_gradient(theta, run.grad_y0, out.grad_theta);
     return out;
