@@ -62,7 +62,7 @@ function(rewind_check_headers NAME TARGET ROOT)
     if(NOT REWIND_WITH_SUNDIALS AND relative MATCHES "cvodes|eigen_nvector|lapack_band|stepper_factory")
       continue()
     endif()
-    if(NOT TARGET rewind_sacado AND relative MATCHES "^rewind/(model(_plugin)?|stencil_model)\\.hpp$")  # no Sacado
+    if(NOT TARGET rewind_sacado AND relative MATCHES "^rewind/(model(_plugin)?|stencil_model|distributed/distributed_stencil)\\.hpp$")  # no Sacado
       continue()
     endif()
     string(APPEND text "#include \"${relative}\"\n")

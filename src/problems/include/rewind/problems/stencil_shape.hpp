@@ -29,6 +29,17 @@ struct Offset {
 // What lies beyond the grid along one dimension (see rewind/stencil_model.hpp).
 enum class Boundary { periodic, fixed, reflecting };
 
+// Options of a stencil problem.
+struct StencilOptions {
+  // Check every read x(field, point) against the declared shape and that every output is
+  // written, on one thread (a debug aid: several times slower). On by default without NDEBUG.
+#ifdef NDEBUG
+  bool check_reads = false;
+#else
+  bool check_reads = true;
+#endif
+};
+
 // The cell being updated: its index per dimension and the grid's sizes.
 template <int D>
 struct GridCell {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "rewind/error.hpp"
@@ -100,6 +101,7 @@ class StencilGrid {
       : sizes_(sizes), boundaries_(boundaries) {
     cells_ = 1;
     for (int d = 0; d < D; ++d) cells_ *= sizes_[d];
+    stored_slabs_ = sizes_[0];
     for (int s = 0; s < S; ++s)
       for (int d = 0; d < D; ++d) offsets_[s][d] = stencil[s][d];
     last_lo_ = 0;
@@ -137,6 +139,24 @@ class StencilGrid {
   }
   Index block_begin(Index b) const { return b * sizes_[0] / blocks_; }
 
+  // Where the slabs (the cells of one index along dimension 0) are stored. By default slab i is
+  // at position i of a grid-sized array. A problem split across processes stores its own slabs
+  // and copies of its neighbours' in a window of `stored` slabs instead: storage[i] is slab i's
+  // position there, −1 for a slab not held (never read: the caller visits only slabs whose
+  // neighbourhood it holds). Values are field-major over the stored cells (stored_cells()).
+  void store_slabs(std::vector<Index> storage, Index stored) {
+    if (static_cast<Index>(storage.size()) != sizes_[0] || stored < 1)
+      fail<InvalidArgument>("StencilGrid::store_slabs: ", storage.size(), " positions for ",
+                            sizes_[0], " slabs, ", stored, " stored");
+    storage_ = std::move(storage);
+    stored_slabs_ = stored;
+  }
+  Index slab_cells() const { return cells_ / sizes_[0]; }
+  Index stored_cells() const { return stored_slabs_ * slab_cells(); }
+  Index slab_position(Index i) const {
+    return storage_.empty() ? i : storage_[static_cast<std::size_t>(i)];
+  }
+
   // visit(at, c, neighbours) for every cell c of block b in memory order: `neighbours[s]` is the
   // linear index of the cell the stencil's point s reads, or kStencilWall. With a run visitor,
   // the cells of a line whose points all lie inside the grid without wrapping go to
@@ -149,18 +169,24 @@ class StencilGrid {
     GridCell<D> at{{}, sizes_};
     if constexpr (D == 1) {
       line(at, lo, hi, visit, run);
-    } else if constexpr (D == 2) {
-      for (Index i = lo; i < hi; ++i) {
-        at.index[0] = i;
-        line(at, 0, sizes_[1], visit, run);
-      }
     } else {
-      for (Index i = lo; i < hi; ++i)
-        for (Index k = 0; k < sizes_[1]; ++k) {
-          at.index[0] = i;
-          at.index[1] = k;
-          line(at, 0, sizes_[2], visit, run);
-        }
+      for (Index i = lo; i < hi; ++i) for_each_slab_cell(i, visit, run);
+    }
+  }
+
+  // The same for the cells of slab i alone (D ≥ 2: a slab is whole lines), in memory order.
+  template <class Visit, class Run = std::nullptr_t>
+  void for_each_slab_cell(Index i, Visit&& visit, Run&& run = nullptr) const {
+    static_assert(D >= 2, "StencilGrid: a 1-D grid's slabs are single cells; walk blocks");
+    GridCell<D> at{{}, sizes_};
+    at.index[0] = i;
+    if constexpr (D == 2) {
+      line(at, 0, sizes_[1], visit, run);
+    } else {
+      for (Index k = 0; k < sizes_[1]; ++k) {
+        at.index[1] = k;
+        line(at, 0, sizes_[2], visit, run);
+      }
     }
   }
 
@@ -174,13 +200,15 @@ class StencilGrid {
     const Index n = sizes_[last];
     std::array<Index, S> base;
     Index first = 0;
-    for (int d = 0; d < last; ++d) first = first * sizes_[d] + at.index[d];
+    for (int d = 0; d < last; ++d)
+      first = first * sizes_[d] + (d == 0 ? slab_position(at.index[0]) : at.index[d]);
     first *= n;
     bool walled = false;
     for (int s = 0; s < S; ++s) {
       Index lin = 0;
       for (int d = 0; d < last && lin != kStencilWall; ++d) {
-        const Index m = map_stencil_index(at.index[d] + offsets_[s][d], sizes_[d], boundaries_[d]);
+        Index m = map_stencil_index(at.index[d] + offsets_[s][d], sizes_[d], boundaries_[d]);
+        if (d == 0 && m != kStencilWall) m = slab_position(m);
         lin = m == kStencilWall ? kStencilWall : lin * sizes_[d] + m;
       }
       base[s] = lin == kStencilWall ? kStencilWall : lin * n;
@@ -217,6 +245,8 @@ class StencilGrid {
   std::array<Boundary, D> boundaries_;
   std::array<std::array<Index, D>, S> offsets_{};
   Index cells_ = 0;
+  std::vector<Index> storage_;  // slab i's stored position (empty: i)
+  Index stored_slabs_ = 0;
   Index last_lo_ = 0, last_hi_ = 0;  // cells of a line whose points all stay inside it
   Index blocks_ = 1;
   int colours_ = 1;

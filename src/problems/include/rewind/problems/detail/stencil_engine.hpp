@@ -1,0 +1,416 @@
+// rewind/problems/detail/stencil_engine.hpp — what a stencil model's problem computes, on raw
+// arrays: the declarations checked, the rhs, jvp and vjp loops over the grid's slabs and blocks,
+// and the Jacobian's pattern. rwd::StencilProblem (rewind/stencil_model.hpp) runs it on a whole
+// grid; rwd::DistributedStencilProblem (rewind/distributed/distributed_stencil.hpp) on one
+// process's slabs and its neighbours' copies. Not public API: rewind/stencil_model.hpp's top
+// comment says what is computed, in which order and why.
+//
+// Arrays are field-major over the grid's stored cells (StencilGrid::stored_cells(): the whole
+// grid unless the grid stores a window of slabs), so value (field k, stored cell c) is at
+// k·stored_cells() + c. A slab is the cells of one index along dimension 0.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "rewind/error.hpp"
+#include "rewind/model.hpp"
+#include "rewind/parallel.hpp"
+#include "rewind/problems/detail/stencil_grid.hpp"
+#include "rewind/problems/detail/stencil_runs.hpp"
+#include "rewind/problems/stencil_shape.hpp"
+#include "rewind/types.hpp"
+
+namespace rwd::detail {
+
+template <class M>
+inline constexpr bool kIsOffsetArray = false;
+template <int D, std::size_t S>
+inline constexpr bool kIsOffsetArray<std::array<Offset<D>, S>> = true;
+
+// A slab the vjp does not visit (StencilEngine::vjp's `slots`), and one it visits whose parameter
+// part is dropped (another process sums it).
+inline constexpr Index kSlabSkipped = -2;
+inline constexpr Index kSlabUnsummed = -1;
+
+template <class Model>
+class StencilEngine {
+  static_assert(
+      requires { Model::field_names; } && requires { Model::parameter_names; },
+      "rwd::stencil_problem: the model needs `static constexpr std::array<const char*, F> "
+      "field_names` and `… parameter_names` (an empty array for a model without parameters)");
+  static_assert(kIsNameArray<std::remove_cvref_t<decltype(Model::field_names)>> &&
+                    kIsNameArray<std::remove_cvref_t<decltype(Model::parameter_names)>>,
+                "rwd::stencil_problem: field_names and parameter_names must be "
+                "std::array<const char*, N>");
+  static_assert(
+      requires { Model::boundaries; },
+      "rwd::stencil_problem: the model needs `static constexpr std::array<rwd::Boundary, D> "
+      "boundaries`, one per dimension of the grid");
+  static_assert(
+      requires { Model::stencil; },
+      "rwd::stencil_problem: the model needs `static constexpr std::array<rwd::Offset<D>, S> "
+      "stencil`, the offsets of the neighbours its cell update reads");
+  static_assert(kIsOffsetArray<std::remove_cvref_t<decltype(Model::stencil)>>,
+                "rwd::stencil_problem: `stencil` must be std::array<rwd::Offset<D>, S>");
+
+ public:
+  static constexpr int kDimension = stencil_dimension<Model>;
+  static_assert(kDimension >= 1 && kDimension <= 3,
+                "rwd::stencil_problem: the grid has 1, 2 or 3 dimensions (`boundaries`' size)");
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(Model::stencil)>,
+                               std::array<Offset<kDimension>, Model::stencil.size()>>,
+                "rwd::stencil_problem: the stencil's offsets must have one entry per dimension "
+                "(rwd::Offset<D> with D = the size of `boundaries`)");
+  static constexpr int kFields = static_cast<int>(name_count<decltype(Model::field_names)>);
+  static constexpr int kParameters = static_cast<int>(name_count<decltype(Model::parameter_names)>);
+  static constexpr int kPoints = static_cast<int>(Model::stencil.size());
+  // Derivative components of one cell's evaluation: every field at every point, then θ.
+  static constexpr int kComponents = kFields * kPoints + kParameters;
+  // Parameter partials are stored in groups of kSumWidth (at least one, for P = 0).
+  static constexpr int kSumWidth = std::max(1, kParameters);
+  using Derivative = ForwardScalar<std::max(1, kComponents)>;
+  using Directional = ForwardScalar<1>;
+  using Cell = GridCell<kDimension>;
+  using Grid = StencilGrid<kDimension, kPoints>;
+
+  template <class T, bool Checked>
+  using Neighbourhood = StencilNeighbourhood<T, kDimension, kFields, kPoints, Checked>;
+
+  static_assert(
+      requires(const Model& m, const Neighbourhood<double, false>& x, const double* p,
+               const Cell& at, double* f) { m.cell(x, p, at, f); },
+      "rwd::stencil_problem: the model needs `template <class T, class Neighbourhood> void "
+      "cell(const Neighbourhood& x, const T* p, const rwd::GridCell<D>& at, T* f) const`");
+  static constexpr bool kHasDefaultParameters = requires { Model::default_parameters; };
+  static constexpr bool kHasWallValues = requires { Model::wall_values; };
+
+  static constexpr const char* kName = "rwd::stencil_problem";
+
+  // Checks the declarations and the grid's sizes (InvalidArgument naming the value and the rule).
+  StencilEngine(Model model, const std::array<Index, kDimension>& sizes, StencilOptions options)
+      : model_(std::move(model)),
+        grid_(checked_sizes(sizes), Model::stencil, Model::boundaries),
+        options_(options) {
+    if constexpr (kHasDefaultParameters)
+      static_assert(std::tuple_size_v<std::remove_cvref_t<decltype(Model::default_parameters)>> ==
+                        static_cast<std::size_t>(kParameters),
+                    "rwd::stencil_problem: default_parameters must have one value per parameter");
+    if constexpr (kHasWallValues) {
+      static_assert(std::tuple_size_v<std::remove_cvref_t<decltype(Model::wall_values)>> ==
+                        static_cast<std::size_t>(kFields),
+                    "rwd::stencil_problem: wall_values must have one value per field");
+      for (int k = 0; k < kFields; ++k) wall_[k] = Model::wall_values[k];
+    }
+  }
+
+  const Model& model() const { return model_; }
+  const Grid& grid() const { return grid_; }
+  Grid& grid() { return grid_; }
+  const StencilOptions& options() const { return options_; }
+
+  // The lowest and highest offset of the stencil along dimension d.
+  static constexpr Index lowest_offset(int d) {
+    Index lo = 0;
+    for (int s = 0; s < kPoints; ++s) lo = std::min<Index>(lo, Model::stencil[s][d]);
+    return lo;
+  }
+  static constexpr Index highest_offset(int d) {
+    Index hi = 0;
+    for (int s = 0; s < kPoints; ++s) hi = std::max<Index>(hi, Model::stencil[s][d]);
+    return hi;
+  }
+
+  // f = the cell updates of the slabs [first, end) (D ≥ 2; D = 1: the whole grid), read from y.
+  void rhs(const double* y, const double* theta, double* f, Index first, Index end) const {
+    if (options_.check_reads)
+      rhs_cells<true>(y, theta, f, first, end);
+    else
+      rhs_cells<false>(y, theta, f, first, end);
+  }
+
+  // out = (∂f/∂y) w on the slabs [first, end) (D ≥ 2; D = 1: the whole grid).
+  void jvp(const double* y, const double* theta, const double* w, double* out, Index first,
+           Index end) const {
+    if (options_.check_reads)
+      jvp_cells<true>(y, theta, w, out, first, end);
+    else
+      jvp_cells<false>(y, theta, w, out, first, end);
+  }
+
+  // out = (∂f/∂y)ᵀ v over the stored cells (zeroed first) from the cells of the slabs visited,
+  // and their parameter parts Σ_k v_k ∂f_k/∂θ summed into `partials`. slots == nullptr: every
+  // slab is visited and the partials are per block (D = 1: partials[b·kSumWidth + j]) or per
+  // slab (D ≥ 2: partials[i·kSumWidth + j]). Otherwise (D ≥ 2) slots[i] says for global slab i:
+  // kSlabSkipped, not visited; kSlabUnsummed, visited with its parameter part dropped; or the
+  // slot its partial goes to. Every stored entry receives its contributions in the one order of
+  // the whole grid's scatter (colour, then slab): visiting a subset of slabs leaves the entries
+  // the skipped slabs do not touch with the whole grid's bits.
+  void vjp(const double* y, const double* theta, const double* v, double* out, double* partials,
+           const Index* slots) const {
+    if (options_.check_reads)
+      vjp_colours<true>(y, theta, v, out, partials, slots);
+    else
+      vjp_colours<false>(y, theta, v, out, partials, slots);
+  }
+
+  // The value field k reads at neighbour index `at` (a stored cell, or the wall).
+  double read(const double* y, int k, Index at) const {
+    return at == kStencilWall ? wall_[k] : y[k * grid_.stored_cells() + at];
+  }
+
+ private:
+  // A value no cell update computes: an output still holding it was not written.
+  static double unwritten() {
+    return std::bit_cast<double>(std::uint64_t{0x7ff8'5e7c'11ed'0badULL});
+  }
+  static bool is_unwritten(double x) {
+    return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(unwritten());
+  }
+
+  std::array<Index, kDimension> checked_sizes(const std::array<Index, kDimension>& sizes) const {
+    require_valid_names(kName, "field_names", Model::field_names);
+    require_valid_names(kName, "parameter_names", Model::parameter_names);
+    if (kFields < 1)
+      fail<InvalidArgument>(kName,
+                            ": the model declares no fields (field_names is "
+                            "empty); a cell needs at least one");
+    if (kPoints < 1)
+      fail<InvalidArgument>(kName,
+                            ": the model's stencil is empty; declare at least "
+                            "one offset (e.g. {0, …, 0} for the cell itself)");
+    for (int s = 0; s < kPoints; ++s)
+      for (int r = 0; r < s; ++r)
+        if (Model::stencil[s].delta == Model::stencil[r].delta)
+          fail<InvalidArgument>(kName, ": stencil[", s, "] = ", offset_text(Model::stencil[s]),
+                                " repeats stencil[", r, "]; the offsets must be distinct");
+    Index cells = 1;
+    for (int d = 0; d < kDimension; ++d) {
+      const Index lo = lowest_offset(d), hi = highest_offset(d);
+      if (sizes[d] < hi - lo + 1)
+        fail<InvalidArgument>(kName, ": grid size n_", d, " = ", sizes[d],
+                              " must be >= ", hi - lo + 1, " (the stencil spans offsets ", lo,
+                              " … ", hi, " in dimension ", d, ", ",
+                              boundary_name(Model::boundaries[d]),
+                              " boundary; a cell's neighbours must be distinct cells)");
+      if (cells > (Index{1} << 40) / sizes[d])
+        fail<InvalidArgument>(kName, ": the grid has more than 2^40 cells");
+      cells *= sizes[d];
+    }
+    return sizes;
+  }
+
+  static std::string offset_text(const Offset<kDimension>& o) {
+    std::string s = "{";
+    for (int d = 0; d < kDimension; ++d) s += (d > 0 ? ", " : "") + std::to_string(o[d]);
+    return s + "}";
+  }
+
+  // Threads for a loop over every cell: one in checked mode (its refusal is an exception, which
+  // must not leave a parallel region).
+  int threads() const {
+    if (options_.check_reads) return 1;
+    return threads_for(kFields * grid_.cells(), kParallelMinElements);
+  }
+
+  // visit_slab(i) for each slab of [first, end) on the threads (D ≥ 2), or the whole grid's
+  // blocks (D = 1) — loops whose cells write only themselves.
+  template <class SlabVisit, class BlockVisit>
+  void each_slab(Index first, Index end, SlabVisit&& visit_slab, BlockVisit&& visit_block) const {
+    if constexpr (kDimension == 1)
+      parallel_indices(grid_.blocks(), threads(), visit_block);
+    else
+      parallel_indices(end - first, threads(), [&](Index i) { visit_slab(first + i); });
+  }
+
+  template <bool Checked, class T>
+  void call_cell(const T* x, const T* p, const Cell& at, T* f) const {
+    if constexpr (Checked) {
+      for (int k = 0; k < kFields; ++k) f[k] = unwritten();
+    }
+    model_.cell(Neighbourhood<T, Checked>(x, at), p, at, f);
+    if constexpr (Checked) {
+      for (int k = 0; k < kFields; ++k) {
+        double value;
+        if constexpr (std::is_same_v<T, double>)
+          value = f[k];
+        else
+          value = f[k].val();
+        if (is_unwritten(value))
+          fail<InvalidArgument>(kName, ": the cell update left f[", k, "] (field '",
+                                Model::field_names[k], "') unwritten; it must write all ", kFields,
+                                " outputs");
+      }
+    }
+  }
+
+  template <bool Checked>
+  void rhs_cells(const double* y, const double* theta, double* f, Index first, Index end) const {
+    const Index cells = grid_.stored_cells();
+    auto cell = [&](const Cell& at, Index c, const std::array<Index, kPoints>& nb) {
+      std::array<double, std::size_t{kFields} * kPoints> x;
+      std::array<double, kFields> out{};
+      for (int k = 0; k < kFields; ++k)
+        for (int s = 0; s < kPoints; ++s) x[k * kPoints + s] = read(y, k, nb[s]);
+      call_cell<Checked>(x.data(), theta, at, out.data());
+      for (int k = 0; k < kFields; ++k) f[k * cells + c] = out[k];
+    };
+    auto run = [&](const Cell& at, Index first_cell, Index lo, Index hi,
+                   const std::array<Index, kPoints>& shift) {
+      std::array<const double*, std::size_t{kFields} * kPoints> rows;
+      for (int k = 0; k < kFields; ++k)
+        for (int s = 0; s < kPoints; ++s) rows[k * kPoints + s] = y + k * cells + shift[s];
+      stencil_rhs_run<kDimension, kFields, kPoints>(model_, rows, f + first_cell, cells, theta, at,
+                                                    lo, hi);
+    };
+    each_slab(
+        first, end,
+        [&](Index i) {
+          if constexpr (kDimension >= 2) {
+            if constexpr (Checked)
+              grid_.for_each_slab_cell(i, cell);
+            else
+              grid_.for_each_slab_cell(i, cell, run);
+          }
+        },
+        [&](Index b) {
+          if constexpr (Checked)
+            grid_.for_each_cell(b, cell);
+          else
+            grid_.for_each_cell(b, cell, run);
+        });
+  }
+
+  template <bool Checked>
+  void jvp_cells(const double* y, const double* theta, const double* w, double* out, Index first,
+                 Index end) const {
+    const Index cells = grid_.stored_cells();
+    auto cell = [&](const Cell& at, Index c, const std::array<Index, kPoints>& nb) {
+      std::array<Directional, std::size_t{kFields} * kPoints> x;
+      std::array<Directional, std::max(1, kParameters)> p;
+      std::array<Directional, kFields> f;
+      for (int k = 0; k < kFields; ++k)
+        for (int s = 0; s < kPoints; ++s) {
+          Directional& a = x[k * kPoints + s];
+          a.val() = read(y, k, nb[s]);
+          a.fastAccessDx(0) = nb[s] == kStencilWall ? 0.0 : w[k * cells + nb[s]];
+        }
+      for (int j = 0; j < kParameters; ++j) {
+        p[j].val() = theta[j];
+        p[j].fastAccessDx(0) = 0.0;
+      }
+      call_cell<Checked>(x.data(), p.data(), at, f.data());
+      for (int k = 0; k < kFields; ++k) out[k * cells + c] = f[k].fastAccessDx(0);
+    };
+    each_slab(
+        first, end,
+        [&](Index i) {
+          if constexpr (kDimension >= 2) grid_.for_each_slab_cell(i, cell);
+        },
+        [&](Index b) { grid_.for_each_cell(b, cell); });
+  }
+
+  // One cell's part of the vjp: its weighted local gradient scattered into out, its parameter
+  // part added into sums (in this order of the outputs k).
+  template <bool Checked>
+  void vjp_cell(const Cell& at, Index c, const std::array<Index, kPoints>& nb, const double* y,
+                const double* theta, const double* v, double* out, double* sums) const {
+    const Index cells = grid_.stored_cells();
+    std::array<Derivative, std::size_t{kFields} * kPoints> x;
+    std::array<Derivative, std::max(1, kParameters)> p;
+    std::array<Derivative, kFields> f;
+    for (int k = 0; k < kFields; ++k)
+      for (int s = 0; s < kPoints; ++s)
+        seed_component(x[k * kPoints + s], read(y, k, nb[s]), k * kPoints + s);
+    for (int j = 0; j < kParameters; ++j) seed_component(p[j], theta[j], kFields * kPoints + j);
+    call_cell<Checked>(x.data(), p.data(), at, f.data());
+    std::array<double, kFields> w;
+    for (int k = 0; k < kFields; ++k) w[k] = v[k * cells + c];
+    for (int k = 0; k < kFields; ++k)
+      for (int s = 0; s < kPoints; ++s) {
+        if (nb[s] == kStencilWall) continue;
+        out[k * cells + nb[s]] += weighted_component(f, w, k * kPoints + s);
+      }
+    for (int j = 0; j < kParameters; ++j)
+      sums[j] += weighted_component(f, w, kFields * kPoints + j);
+  }
+
+  // The vjp of the cells of block b (slots == nullptr: all, the block's partial in
+  // partials[b]) or of the block's slabs that slots visits, each slab's partial in its slot.
+  template <bool Checked>
+  void vjp_block(Index b, const double* y, const double* theta, const double* v, double* out,
+                 double* partials, const Index* slots) const {
+    const Index cells = grid_.stored_cells();
+    double* sums = nullptr;
+    auto cell = [&](const Cell& at, Index c, const std::array<Index, kPoints>& nb) {
+      vjp_cell<Checked>(at, c, nb, y, theta, v, out, sums);
+    };
+    auto run = [&](const Cell& at, Index first_cell, Index lo, Index hi,
+                   const std::array<Index, kPoints>& shift) {
+      std::array<const double*, std::size_t{kFields} * kPoints> rows;
+      std::array<double*, std::size_t{kFields} * kPoints> lines;
+      std::array<const double*, kFields> weights;
+      for (int k = 0; k < kFields; ++k) {
+        for (int s = 0; s < kPoints; ++s) {
+          rows[k * kPoints + s] = y + k * cells + shift[s];
+          lines[k * kPoints + s] = out + k * cells + shift[s] - Model::stencil[s][kDimension - 1];
+        }
+        weights[k] = v + k * cells + first_cell;
+      }
+      stencil_vjp_run<kDimension, kFields, kPoints, kParameters, Derivative>(
+          model_, rows.data(), lines.data(), weights.data(), theta, at, lo, hi, sums);
+    };
+    if constexpr (kDimension == 1) {
+      sums = partials + b * kSumWidth;
+      std::fill_n(sums, kSumWidth, 0.0);
+      if constexpr (Checked)
+        grid_.for_each_cell(b, cell);
+      else
+        grid_.for_each_cell(b, cell, run);
+    } else {
+      thread_local std::array<double, kSumWidth> dropped_sums;
+      double* dropped = dropped_sums.data();
+      for (Index i = grid_.block_begin(b); i < grid_.block_begin(b + 1); ++i) {
+        const Index slot = slots ? slots[i] : i;
+        if (slot == kSlabSkipped) continue;
+        sums = slot == kSlabUnsummed ? dropped : partials + slot * kSumWidth;
+        std::fill_n(sums, kSumWidth, 0.0);
+        if constexpr (Checked)
+          grid_.for_each_slab_cell(i, cell);
+        else
+          grid_.for_each_slab_cell(i, cell, run);
+      }
+    }
+  }
+
+  template <bool Checked>
+  void vjp_colours(const double* y, const double* theta, const double* v, double* out,
+                   double* partials, const Index* slots) const {
+    std::fill_n(out, kFields * grid_.stored_cells(), 0.0);
+    const Index blocks = grid_.blocks();
+    for (int colour = 0; colour < grid_.colours(); ++colour) {
+      // The blocks of this colour: colour, colour + 2, … (colour 2: the last block alone).
+      const Index first = colour == 2 ? blocks - 1 : colour;
+      const Index step = 2;
+      Index count = colour == 2 ? 1 : (blocks - first + step - 1) / step;
+      if (grid_.colours() == 3 && colour == 0) count -= 1;  // the last block is colour 2
+      parallel_indices(count, threads(), [&](Index i) {
+        vjp_block<Checked>(first + i * step, y, theta, v, out, partials, slots);
+      });
+    }
+  }
+
+  Model model_;
+  Grid grid_;
+  StencilOptions options_;
+  std::array<double, kFields> wall_{};
+};
+
+}  // namespace rwd::detail
