@@ -1,0 +1,535 @@
+// rewind/integrators/diagonally_implicit_runge_kutta.hpp — one engine for the diagonally implicit
+// Runge–Kutta methods (rewind/integrators/implicit_tableau.hpp), for stiff problems, with the
+// exact discrete adjoint of the steps it computes.
+//
+//   rwd::Robertson<> chemistry;
+//   rwd::DiagonallyImplicitRungeKutta stepper(chemistry, rwd::ImplicitTableau::esdirk43(),
+//                                             rwd::StepControl::adaptive(0.0, 40.0, 1e-6, 1e-10));
+//   rwd::StoreAllAdjoint driver(stepper, objective);   // or any checkpointed driver and schedule
+//
+// Forward step (s stages, A lower triangular): for i = 1..s
+//   Y_i = y_n + h Σ_{j<i} a_ij k_j + h a_ii f(t_n + c_i h, Y_i),   k_i = f(t_n + c_i h, Y_i),
+// then y_{n+1} = y_n + h Σ_i b_i k_i. A stage with a_ii = 0 is explicit. An implicit stage is
+// solved by a simplified Newton iteration on G(Z) = Z − base_i − h a_ii f(t_i, Z) with the
+// iteration matrix M = I − h a_ii J, J = ∂f/∂y at (t_n, y_n) evaluated once per step (attempt) and
+// factored by LU with partial pivoting (Eigen's PartialPivLU; one factorisation per distinct
+// diagonal coefficient — one for an SDIRK or ESDIRK method). The iteration stops when the weighted
+// RMS norm of its last update, with weights 1/(atol + rtol·|Z|) from NewtonOptions, is at most 1;
+// k_i is then evaluated at the converged Y_i.
+//
+// Adjoint step, the exact derivative of that map at the converged stage values (the implicit
+// function theorem: exact for the numbers computed up to the Newton residual, which
+// NewtonOptions sets). Given λ_{n+1} = ∂J/∂y_{n+1}, for i = s..1
+//   (I − h a_ii J_iᵀ) u_i = h b_i λ_{n+1} + h Σ_{j>i} a_ji ν_j,   J_i = ∂f/∂y(t_i, Y_i),
+//   (ν_i, μ_i) = ((∂f/∂y)ᵀ u_i, (∂f/∂θ)ᵀ u_i) at (t_i, Y_i)   (the problem's vjp),
+// then λ_n = λ_{n+1} + Σ_i ν_i and dJ/dθ += Σ_i μ_i. u_i is the adjoint of k_i: with a_ii = 0 the
+// solve is the identity and this is the explicit engine's adjoint. The transposed solve factors
+// I − h a_ii J_i afresh at the converged stage (the forward iteration matrix is at y_n, not at
+// Y_i, and only approximates it). adjoint_step() first re-runs the forward step from
+// (y_n, carry_n) — the same Newton iterations on the same bits — to rebuild the stages;
+// adjoint_step_from_stages() reverses a step from stage values kept by step_keeping_stages()
+// (stage-aware schedules) and solves no nonlinear system.
+//
+// Adaptive runs: the embedded error estimate h Σ (b_i − b̂_i) k_i in the run's error norm and the
+// explicit engine's PI controller (rewind/integrators/step_control.hpp); a Newton iteration that
+// does not converge rejects the attempt and retries with a quarter of the step. Fixed or
+// prescribed steps whose Newton iteration fails stop the run with rwd::SolverError naming the
+// step and the time. Accepted step sizes are constants of the discrete map, as for the explicit
+// engine. Stop times are not supported yet (refused).
+//
+// The problem: an rwd::Problem on rwd::EigenBackend with a dense Jacobian,
+// `void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const`
+// (rwd::auto_problem derives one; the built-in Robertson problem has one). Dense LU costs O(n³)
+// per factorisation: for small and moderate systems. Band, sparse and matrix-free solvers for
+// large ones are not here yet.
+//
+// Determinism: the same operations in the same order every time (Eigen runs single-threaded in
+// rewind: EIGEN_DONT_PARALLELIZE), so replays from snapshots give the first run's bits and every
+// schedule and store gives the same gradient.
+//
+// Capabilities (rewind/integrators/stepper_concepts.hpp): TimeStepper, SelfDescribingStepper,
+// StageKeepingStepper (fixed or prescribed steps), TimeLandingStepper.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <span>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/LU>
+
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/carry.hpp"
+#include "rewind/error.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/implicit_tableau.hpp"
+#include "rewind/integrators/step_control.hpp"
+#include "rewind/problem.hpp"
+
+namespace rwd {
+
+// The Newton iteration of each implicit stage.
+struct NewtonOptions {
+  // The iteration has converged when ‖ΔZ‖ ≤ 1 in the weighted RMS norm with weights
+  // 1 / (atol + rtol·|Z_i|). Both must be > 0: a tolerance of zero can never be met.
+  double rtol = 1e-10;
+  double atol = 1e-12;
+  int max_iterations = 10;  // per stage and attempt
+
+  void validate() const {
+    if (!(rtol > 0.0) || !std::isfinite(rtol))
+      detail::fail<InvalidArgument>("Newton rtol = ", rtol, " must be finite and > 0");
+    if (rtol < 1e-15)
+      detail::fail<InvalidArgument>("Newton rtol = ", rtol,
+                                    " is below double-precision round-off; use rtol >= 1e-15");
+    if (!(atol > 0.0) || !std::isfinite(atol))
+      detail::fail<InvalidArgument>("Newton atol = ", atol, " must be finite and > 0");
+    if (max_iterations < 1)
+      detail::fail<InvalidArgument>("Newton max_iterations = ", max_iterations, " must be >= 1");
+  }
+};
+
+// Work of the implicit stages since construction (or reset_counters()).
+struct ImplicitCounters {
+  Index newton_iterations = 0;     // Newton updates, forward and replayed
+  Index jacobian_evaluations = 0;  // dense Jacobians: one per step attempt, one per implicit
+                                   // stage reversed
+  Index factorizations = 0;        // LU factorisations
+  Index newton_failures = 0;       // attempts rejected because an iteration did not converge
+};
+
+// A problem the engine can run: rhs, vjp and a dense Jacobian on the Eigen backend.
+template <class P>
+concept DenseJacobianProblem = Problem<P> && std::same_as<typename P::Backend, EigenBackend> &&
+    requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::MatrixXd& J) {
+  p.jacobian(t, y, y, J);
+};
+
+template <DenseJacobianProblem P>
+class DiagonallyImplicitRungeKutta {
+ public:
+  using Backend = EigenBackend;
+  using Vector = Eigen::VectorXd;
+
+  // Validates the tableau, the step control and the Newton options; adaptive control needs an
+  // embedded pair; stop times are refused.
+  DiagonallyImplicitRungeKutta(const P& problem, ImplicitTableau tableau, StepControl control,
+                               NewtonOptions newton = {})
+      : problem_(problem), tableau_(std::move(tableau)), control_(control), newton_(newton) {
+    tableau_.validate();
+    control_.validate();
+    newton_.validate();
+    if (control_.is_adaptive() && !tableau_.has_embedded())
+      detail::fail<InvalidArgument>("method '", tableau_.name,
+                                    "' has no embedded error estimate, so it cannot take adaptive "
+                                    "steps; use trapezoid, sdirk2, esdirk32 or esdirk43");
+    if (!control_.stop_times.empty())
+      detail::fail<InvalidArgument>("method '", tableau_.name,
+                                    "': stop times are not supported by the implicit engine yet");
+    n_ = problem_.state_size();
+    p_ = problem_.parameter_size();
+    if (n_ < 1) detail::fail<InvalidArgument>("problem state_size = ", n_, " must be >= 1");
+    const int s = tableau_.stages;
+    stages_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
+    k_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
+    nu_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
+    base_ = Vector::Zero(n_);
+    work_ = Vector::Zero(n_);
+    update_ = Vector::Zero(n_);
+    u_ = Vector::Zero(n_);
+    mu_stage_ = Vector::Zero(p_);
+    y_new_ = Vector::Zero(n_);
+    jacobian_ = Eigen::MatrixXd::Zero(n_, n_);
+    const int q = std::min(tableau_.order,
+                           tableau_.embedded_order > 0 ? tableau_.embedded_order : tableau_.order);
+    alpha_ = 0.7 / (q + 1);
+    beta_ = 0.4 / (q + 1);
+  }
+
+  const P& problem() const { return problem_; }
+  const ImplicitTableau& tableau() const { return tableau_; }
+  const StepControl& control() const { return control_; }
+  const NewtonOptions& newton() const { return newton_; }
+  Index state_size() const { return n_; }
+  Index parameter_size() const { return p_; }
+  Index planned_steps() const { return control_.is_adaptive() ? -1 : control_.steps; }
+  double last_step_size() const { return h_; }
+
+  const StepperCounters& counters() const { return counters_; }
+  const ImplicitCounters& implicit_counters() const { return implicit_counters_; }
+  void reset_counters() {
+    counters_ = {};
+    implicit_counters_ = {};
+  }
+
+  std::string describe() const {
+    std::ostringstream out;
+    out << tableau_.name << " (diagonally implicit, order " << tableau_.order << "), "
+        << (control_.is_adaptive()     ? "adaptive"
+            : control_.is_prescribed() ? "prescribed"
+                                       : "fixed")
+        << " steps, Newton rtol = " << newton_.rtol << ", atol = " << newton_.atol;
+    return out.str();
+  }
+
+  Carry initial_carry(const Vector& y0, const Vector& theta) {
+    check_sizes(y0, theta);
+    Carry c;
+    c.t = control_.t0;
+    c.step = 0;
+    c.error_prev = 1.0;
+    c.h = control_.is_prescribed() ? control_.step_sizes.front() : control_.dt;
+    if (control_.is_adaptive() && control_.dt == 0.0)
+      c.h = std::min(1e-6 * std::max(1.0, std::abs(control_.t_final - control_.t0)),
+                     control_.t_final - control_.t0);
+    return c;
+  }
+
+  bool lands_on(double t) const {
+    return t == control_.t0 || (control_.is_adaptive() && t == control_.t_final);
+  }
+
+  bool finished(const Carry& c) const {
+    return control_.is_adaptive() ? !(c.t < control_.t_final) : c.step >= control_.steps;
+  }
+
+  // One accepted step: y ← y_{n+1}, carry ← carry_{n+1}. Throws SolverError when a step cannot
+  // be taken (a Newton iteration that does not converge with fixed steps; step size underflow
+  // or too many rejections with adaptive ones).
+  void step(Vector& y, Carry& carry, const Vector& theta) {
+    if (finished(carry))
+      detail::fail<InvalidArgument>("step() called at step ", carry.step, " (t = ", carry.t,
+                                    ") after the end of the run");
+    const Carry next = advance(y, carry, theta);
+    y = y_new_;
+    carry = next;
+    ++counters_.steps;
+  }
+
+  // λ ← (∂y_{n+1}/∂y_n)ᵀ λ; mu ← mu + (∂y_{n+1}/∂θ)ᵀ λ, for the step from (y_n, carry_n).
+  void adjoint_step(const Vector& y_n, const Carry& carry_n, const Vector& theta, Vector& lambda,
+                    Vector& mu) {
+    check_sizes(y_n, theta);
+    check_adjoint_sizes(lambda, mu);
+    advance(y_n, carry_n, theta);
+    reverse(carry_n.t, h_, theta, lambda, mu, stages_.data());
+  }
+
+  // Stage values Y_1, …, Y_s of a step (each of the state's size).
+  int stage_count() const { return tableau_.stages; }
+
+  // step(), also writing the step's converged stage values into stages[0 .. s).
+  void step_keeping_stages(Vector& y, Carry& carry, const Vector& theta, std::span<Vector> stages) {
+    require_stage_vectors(stages.size(), "step_keeping_stages");
+    step(y, carry, theta);
+    for (std::size_t i = 0; i < stages.size(); ++i) stages[i] = stages_[i];
+  }
+
+  // The adjoint of the step from carry_n whose stage values step_keeping_stages() gave: λ and μ
+  // as adjoint_step(), bit for bit, with no Newton iteration.
+  void adjoint_step_from_stages(std::span<const Vector> stages, const Carry& carry_n,
+                                const Vector& theta, Vector& lambda, Vector& mu) {
+    require_stage_vectors(stages.size(), "adjoint_step_from_stages");
+    check_sizes(stages[0], theta);
+    check_adjoint_sizes(lambda, mu);
+    const double h = fixed_step_size(carry_n);
+    reverse(carry_n.t, h, theta, lambda, mu, stages.data());
+  }
+
+ private:
+  // A Newton iteration that did not converge (an adaptive step retries smaller).
+  struct NewtonFailure {
+    int stage;
+    int iterations;
+    double update_norm;
+  };
+
+  void check_sizes(const Vector& y, const Vector& theta) const {
+    if (y.size() != n_)
+      detail::fail<InvalidArgument>("state has ", y.size(), " components; the problem has ", n_);
+    if (theta.size() != p_)
+      detail::fail<InvalidArgument>("parameter vector has ", theta.size(),
+                                    " components; the problem has ", p_);
+  }
+  void check_adjoint_sizes(const Vector& lambda, const Vector& mu) const {
+    if (lambda.size() != n_ || mu.size() != p_)
+      detail::fail<InvalidArgument>("adjoint vectors have sizes (", lambda.size(), ", ", mu.size(),
+                                    "); expected (", n_, ", ", p_, ")");
+  }
+  void require_stage_vectors(std::size_t given, const char* what) const {
+    if (control_.is_adaptive())
+      detail::fail<InvalidArgument>(what,
+                                    ": stage values need fixed or prescribed steps (an "
+                                    "adaptive step's size is not in its carry)");
+    if (given != static_cast<std::size_t>(tableau_.stages))
+      detail::fail<InvalidArgument>(what, ": ", given, " stage vectors for method '", tableau_.name,
+                                    "', which has ", tableau_.stages, " stages");
+  }
+
+  double fixed_step_size(const Carry& carry) const {
+    return control_.is_prescribed() ? control_.step_sizes[static_cast<std::size_t>(carry.step)]
+                                    : control_.dt;
+  }
+
+  // Runs the step from (y, carry), with any rejected attempts: leaves the accepted step's stages
+  // in stages_ and k_, its size in h_ and y_{n+1} in y_new_. Returns carry_{n+1}. Never modifies y.
+  Carry advance(const Vector& y, const Carry& carry, const Vector& theta) {
+    Carry next = carry;
+    next.step = carry.step + 1;
+    if (!control_.is_adaptive()) {
+      h_ = fixed_step_size(carry);
+      try {
+        solve_step(y, carry.t, h_, theta);
+      } catch (const NewtonFailure& f) {
+        fail_newton(carry, h_, f);
+      }
+      next.t = control_.is_prescribed()
+                   ? carry.t + h_
+                   : control_.t0 + static_cast<double>(next.step) * control_.dt;
+      return next;
+    }
+    if (carry.step >= control_.max_steps)
+      detail::fail<SolverError>("adaptive run reached max_steps = ", control_.max_steps,
+                                " at t = ", carry.t, " before t_final = ", control_.t_final);
+    const double t = carry.t, t_final = control_.t_final;
+    const double h_min =
+        control_.min_step_relative * std::max(std::abs(t), std::abs(t_final - control_.t0));
+    double h = carry.h;
+    int rejections = 0;
+    for (;;) {
+      bool last = false;
+      if (t + h >= t_final || t_final - (t + h) < h_min) {
+        h = t_final - t;
+        last = true;
+      }
+      double err = 0.0, factor = control_.min_factor;
+      bool converged = true;
+      try {
+        solve_step(y, t, h, theta);
+      } catch (const NewtonFailure&) {
+        converged = false;
+        ++implicit_counters_.newton_failures;
+      }
+      if (converged) {
+        error_estimate(h);
+        err = Backend::error_norm(work_, y, y_new_, control_.rtol, control_.atol);
+        if (err <= 1.0) {
+          const double e = std::max(err, 1e-10);
+          double grow = control_.safety * std::pow(e, -alpha_) * std::pow(carry.error_prev, beta_);
+          grow = std::clamp(grow, control_.min_factor, control_.max_factor);
+          if (rejections > 0) grow = std::min(grow, 1.0);
+          h_ = h;
+          next.h = h * grow;
+          next.error_prev = std::max(err, 1e-4);
+          next.t = last ? t_final : t + h;
+          next.rejected = carry.rejected + rejections;
+          return next;
+        }
+        factor = std::isfinite(err)
+                     ? std::max(control_.min_factor, control_.safety * std::pow(err, -alpha_))
+                     : control_.min_factor;
+      } else {
+        factor = 0.25;  // a Newton failure: a much smaller step converges from a closer guess
+      }
+      ++rejections;
+      ++counters_.rejected_attempts;
+      if (rejections > control_.max_rejections)
+        detail::fail<SolverError>("step ", carry.step, " at t = ", t, ": ", rejections,
+                                  " consecutive rejected attempts (last ",
+                                  converged ? "error norm " : "attempt: Newton did not converge",
+                                  converged ? std::to_string(err) : std::string(), ")");
+      h *= factor;
+      if (h < h_min)
+        detail::fail<SolverError>("step size underflow at step ", carry.step, ", t = ", t,
+                                  ": h = ", h, " < ", h_min);
+    }
+  }
+
+  [[noreturn]] void fail_newton(const Carry& carry, double h, const NewtonFailure& f) const {
+    if (f.stage < 0)
+      detail::fail<SolverError>("step ", carry.step, " at t = ", carry.t, " (h = ", h,
+                                "): the iteration matrix I - h a_ii J is singular (reciprocal "
+                                "condition ",
+                                f.update_norm, "); take smaller steps");
+    detail::fail<SolverError>(
+        "step ", carry.step, " at t = ", carry.t, " (h = ", h, "): the Newton iteration of stage ",
+        f.stage + 1, " did not converge in ", f.iterations, " iterations (last update norm ",
+        f.update_norm, "); take smaller steps or loosen NewtonOptions");
+  }
+
+  // work_ = h Σ (b_i − b̂_i) k_i, the embedded error estimate.
+  void error_estimate(double h) {
+    work_.setZero();
+    for (int i = 0; i < tableau_.stages; ++i) {
+      const double w = tableau_.b[static_cast<std::size_t>(i)] -
+                       tableau_.b_embedded[static_cast<std::size_t>(i)];
+      if (w != 0.0) work_ += (h * w) * k_[static_cast<std::size_t>(i)];
+    }
+  }
+
+  // The stages and y_{n+1} of one attempt of size h from (t, y). Throws NewtonFailure.
+  void solve_step(const Vector& y, double t, double h, const Vector& theta) {
+    factored_diagonal_ = 0.0;  // the iteration matrix belongs to the previous attempt
+    jacobian_ready_ = false;
+    const int s = tableau_.stages;
+    for (int i = 0; i < s; ++i) {
+      stage_base(i, y, h);
+      const double ti = t + tableau_.c[static_cast<std::size_t>(i)] * h;
+      Vector& Yi = stages_[static_cast<std::size_t>(i)];
+      if (!tableau_.implicit_stage(i)) {
+        Yi = base_;
+      } else {
+        solve_implicit_stage(i, y, t, ti, h, theta, Yi);
+      }
+      problem_.rhs(ti, Yi, theta, k_[static_cast<std::size_t>(i)]);
+      ++counters_.rhs_evaluations;
+    }
+    y_new_ = y;
+    for (int i = 0; i < s; ++i) {
+      const double b = tableau_.b[static_cast<std::size_t>(i)];
+      if (b != 0.0) y_new_ += (h * b) * k_[static_cast<std::size_t>(i)];
+    }
+  }
+
+  // base_ = y + h Σ_{j<i} a_ij k_j.
+  void stage_base(int i, const Vector& y, double h) {
+    base_ = y;
+    for (int j = 0; j < i; ++j) {
+      const double a = tableau_.a_at(i, j);
+      if (a != 0.0) base_ += (h * a) * k_[static_cast<std::size_t>(j)];
+    }
+  }
+
+  // Y_i = base_ + h a_ii f(t_i, Y_i) by simplified Newton from the predictor
+  // base_ + h a_ii k_{i−1} (y_n for a first stage). When the iteration contracts slowly or not at
+  // all (the rate ‖Δ_k‖/‖Δ_{k−1}‖ ≥ kRefreshRate — the Jacobian at y_n can be far from the one at
+  // the stage: Robertson's fast reactions have zero derivatives at y_2 = 0), the iteration matrix
+  // is rebuilt from the Jacobian at the current iterate, at most kMaxRefreshes times per stage.
+  void solve_implicit_stage(int i, const Vector& y, double t, double ti, double h,
+                            const Vector& theta, Vector& Yi) {
+    const double gamma = tableau_.a_at(i, i);
+    if (i == 0)
+      Yi = y;
+    else
+      Yi = base_ + (h * gamma) * k_[static_cast<std::size_t>(i - 1)];
+    factor_iteration_matrix(y, t, h, gamma, theta);
+    double previous = 0.0;
+    int refreshes = 0;
+    for (int it = 1; it <= newton_.max_iterations; ++it) {
+      problem_.rhs(ti, Yi, theta, work_);
+      ++counters_.rhs_evaluations;
+      work_ = Yi - base_ - (h * gamma) * work_;  // the residual G(Z)
+      update_ = lu_.solve(work_);
+      Yi -= update_;
+      ++implicit_counters_.newton_iterations;
+      const double norm = Backend::error_norm(update_, Yi, Yi, newton_.rtol, newton_.atol);
+      if (!std::isfinite(norm) || !Backend::all_finite(Yi)) throw NewtonFailure{i, it, norm};
+      if (norm <= 1.0) return;
+      const double rate = it >= 2 ? norm / previous : 0.0;
+      if (rate >= kRefreshRate && refreshes < kMaxRefreshes) {
+        ++refreshes;
+        refactor_at(ti, Yi, h, gamma, theta);
+      } else if (rate >= 1.0) {
+        throw NewtonFailure{i, it, norm};  // diverging with a fresh Jacobian
+      }
+      previous = norm;
+    }
+    throw NewtonFailure{i, newton_.max_iterations, previous};
+  }
+
+  // The iteration matrix from the Jacobian at (t, z): lu_ = LU of I − h γ J(t, z).
+  void refactor_at(double t, const Vector& z, double h, double gamma, const Vector& theta) {
+    problem_.jacobian(t, z, theta, jacobian_);
+    ++implicit_counters_.jacobian_evaluations;
+    factor(h, gamma);
+  }
+
+  void factor(double h, double gamma) {
+    iteration_ = -(h * gamma) * jacobian_;
+    iteration_.diagonal().array() += 1.0;
+    lu_.compute(iteration_);
+    ++implicit_counters_.factorizations;
+    // A (numerically) singular iteration matrix: a smaller step moves it towards I.
+    if (!(lu_.rcond() > kSingular)) throw NewtonFailure{-1, 0, lu_.rcond()};
+    factored_diagonal_ = gamma;
+  }
+
+  // lu_ = LU of I − h γ J(t, y), J evaluated once per attempt; refactored only when γ changes.
+  void factor_iteration_matrix(const Vector& y, double t, double h, double gamma,
+                               const Vector& theta) {
+    if (factored_diagonal_ == gamma) return;
+    if (!jacobian_ready_) {
+      problem_.jacobian(t, y, theta, jacobian_);
+      ++implicit_counters_.jacobian_evaluations;
+      jacobian_ready_ = true;
+    }
+    factor(h, gamma);
+  }
+
+  // The reverse pass through the stages `Y` (Y[0 .. s)) of the step (t, h): see the top.
+  void reverse(double t, double h, const Vector& theta, Vector& lambda, Vector& mu,
+               const Vector* Y) {
+    const int s = tableau_.stages;
+    for (int i = s - 1; i >= 0; --i) {
+      const double ti = t + tableau_.c[static_cast<std::size_t>(i)] * h;
+      u_ = (h * tableau_.b[static_cast<std::size_t>(i)]) * lambda;
+      for (int j = i + 1; j < s; ++j) {
+        const double a = tableau_.a_at(j, i);
+        if (a != 0.0) u_ += (h * a) * nu_[static_cast<std::size_t>(j)];
+      }
+      if (tableau_.implicit_stage(i)) transposed_stage_solve(i, ti, h, Y[i], theta);
+      problem_.vjp(ti, Y[i], theta, u_, nu_[static_cast<std::size_t>(i)], mu_stage_);
+      ++counters_.vjp_evaluations;
+      if (p_ > 0) mu += mu_stage_;
+    }
+    for (int i = 0; i < s; ++i) lambda += nu_[static_cast<std::size_t>(i)];
+    ++counters_.adjoint_steps;
+  }
+
+  // u_ ← (I − h a_ii J(t_i, Y_i)ᵀ)⁻¹ u_, factored at the converged stage value.
+  void transposed_stage_solve(int i, double ti, double h, const Vector& Yi, const Vector& theta) {
+    problem_.jacobian(ti, Yi, theta, jacobian_);
+    ++implicit_counters_.jacobian_evaluations;
+    iteration_ = -(h * tableau_.a_at(i, i)) * jacobian_;
+    iteration_.diagonal().array() += 1.0;
+    lu_.compute(iteration_);
+    ++implicit_counters_.factorizations;
+    factored_diagonal_ = 0.0;  // lu_ no longer holds a forward iteration matrix
+    if (!(lu_.rcond() > kSingular))
+      detail::fail<SolverError>(
+          "adjoint of the step at t = ", ti - tableau_.c[static_cast<std::size_t>(i)] * h,
+          " (h = ", h, "): the matrix I - h a_ii J of stage ", i + 1,
+          " is singular at its converged value (reciprocal condition ", lu_.rcond(), ")");
+    work_ = lu_.transpose().solve(u_);
+    u_ = work_;
+  }
+
+  // Reciprocal condition number below which an iteration matrix counts as singular.
+  static constexpr double kSingular = 1e-14;
+  // A Newton iteration contracting by less than this per update gets a fresh Jacobian.
+  static constexpr double kRefreshRate = 0.5;
+  static constexpr int kMaxRefreshes = 3;
+
+  const P& problem_;
+  ImplicitTableau tableau_;
+  StepControl control_;
+  NewtonOptions newton_;
+  Index n_ = 0, p_ = 0;
+  std::vector<Vector> stages_, k_, nu_;
+  Vector base_, work_, update_, u_, mu_stage_, y_new_;
+  Eigen::MatrixXd jacobian_, iteration_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  bool jacobian_ready_ = false;
+  double factored_diagonal_ = 0.0;  // γ of the forward iteration matrix in lu_ (0: none)
+  double h_ = 0.0;
+  double alpha_ = 0.0, beta_ = 0.0;
+  StepperCounters counters_;
+  ImplicitCounters implicit_counters_;
+};
+
+}  // namespace rwd
