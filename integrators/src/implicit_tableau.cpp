@@ -182,6 +182,13 @@ std::vector<std::string> ImplicitTableau::names() {
   return {"backward_euler", "trapezoid", "sdirk2", "esdirk32", "esdirk43"};
 }
 
+bool ImplicitTableau::known(std::string_view name) {
+  for (const char* n : {"backward_euler", "beuler", "trapezoid", "crank_nicolson", "sdirk2",
+                        "esdirk32", "esdirk43"})
+    if (name == n) return true;
+  return false;
+}
+
 ImplicitTableau ImplicitTableau::by_name(std::string_view name) {
   if (name == "backward_euler" || name == "beuler") return backward_euler();
   if (name == "trapezoid" || name == "crank_nicolson") return trapezoid();

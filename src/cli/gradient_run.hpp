@@ -166,21 +166,26 @@ decltype(auto) with_stepper(const P& problem, const RunSettings& settings,
   return rwd::with_stepper(problem, settings.method, control, std::forward<F>(f));
 }
 
-// The sizes of the steps an adaptive run accepts (one forward sweep; adaptive runs are explicit
-// Runge–Kutta ones).
+// The sizes of the steps an adaptive run accepts (one forward sweep; adaptive runs are
+// Runge–Kutta ones, explicit or implicit).
 template <class P, class V>
 std::vector<double> accepted_step_sizes(const P& problem, const RunSettings& settings, const V& y0,
                                         const V& theta) {
-  ExplicitRungeKutta probe(problem, std::get<ExplicitRungeKuttaMethod>(settings.method).tableau,
-                           settings.control);
-  V y = y0;
-  Carry carry = probe.initial_carry(y, theta);
-  std::vector<double> sizes;
-  while (!probe.finished(carry)) {
-    probe.step(y, carry, theta);
-    sizes.push_back(probe.last_step_size());
-  }
-  return sizes;
+  return with_stepper(problem, settings, settings.control, [&](auto& probe) {
+    std::vector<double> sizes;
+    if constexpr (requires { probe.last_step_size(); }) {
+      V y = y0;
+      Carry carry = probe.initial_carry(y, theta);
+      while (!probe.finished(carry)) {
+        probe.step(y, carry, theta);
+        sizes.push_back(probe.last_step_size());
+      }
+    } else {
+      rwd::detail::fail<InvalidArgument>("method ", method_name(settings.method),
+                                         " takes no adaptive steps");
+    }
+    return sizes;
+  });
 }
 
 // The finite-difference spot check of dJ/dy0 (see the top of this file).

@@ -200,6 +200,11 @@ nlohmann::ordered_json run_report_json(const RunReport& report) {
   j["atol"] = adaptive ? number(settings.control.atol)
               : bdf    ? number(bdf->options.atol.front())
                        : Json(nullptr);
+  // An implicit method's Newton tolerances (null for the others): the gradient is the exact
+  // derivative of the computed map up to this residual.
+  const auto* implicit = std::get_if<ImplicitRungeKuttaMethod>(&settings.method);
+  j["newton_rtol"] = implicit ? number(implicit->newton.rtol) : Json(nullptr);
+  j["newton_atol"] = implicit ? number(implicit->newton.atol) : Json(nullptr);
   j["state_size"] = report.state_size;
   j["parameter_size"] = report.parameter_size;
   j["steps"] = report.summary.steps;

@@ -151,18 +151,25 @@ CLI::App* add_run_command(CLI::App& app) {
                   "euler | heun | rk4 | rk38 | bs3 | dopri5 | tsit5 (default rk4;\n"
                   "bdf for robertson and brusselator), or for problems with\n"
                   "noise euler_maruyama (their default) | milstein, or\n"
+                  "implicit: backward_euler | trapezoid | sdirk2 | esdirk32 |\n"
+                  "esdirk43 (exact discrete adjoints for stiff problems), or\n"
                   "bdf: CVODES BDF on --steps intervals of length --dt, with\n"
                   "--rtol/--atol; the adjoint is CVODES's, interval by interval");
   run->add_flag("--adaptive", o->adaptive,
                 "adaptive steps from the method's embedded error estimate\n"
-                "(heun, bs3, dopri5, tsit5); the gradient is exact for the\n"
-                "steps taken");
+                "(heun, bs3, dopri5, tsit5, trapezoid, sdirk2, esdirk32,\n"
+                "esdirk43); the gradient is exact for the steps taken");
   run->add_option("--t-final", o->t_final, "with --adaptive: end time (default steps * dt)");
   run->add_option("--rtol", o->rtol, "with --adaptive or bdf: relative tolerance (default 1e-6)");
   run->add_option("--atol", o->atol, "with --adaptive or bdf: absolute tolerance (default 1e-9)");
   run->add_option("--linear-solver", o->linear_solver,
                   "with bdf: dense | band | gmres (default: band for problems\n"
-                  "with a band, dense otherwise)");
+                  "with a band, dense otherwise); the implicit methods: dense");
+  run->add_option("--newton-rtol", o->newton_rtol,
+                  "implicit methods: Newton's relative tolerance (default\n"
+                  "1e-10); the gradient is exact up to this residual");
+  run->add_option("--newton-atol", o->newton_atol,
+                  "implicit methods: Newton's absolute tolerance (default 1e-12)");
   add_integer_option(*run, "--seed", o->seed, IntegerRange::unsigned_seed(),
                      "noise seed of a problem with noise (ornstein_uhlenbeck,\n"
                      "stochastic_lorenz63; default 1): the key of every draw, so\n"

@@ -54,6 +54,8 @@ struct RunOptions {
   std::optional<double> rtol;     // adaptive only
   std::optional<double> atol;     // adaptive only
   std::string linear_solver;      // bdf: dense | band | gmres; empty: band if the problem has one
+  std::optional<double> newton_rtol;  // implicit Runge–Kutta methods: NewtonOptions::rtol
+  std::optional<double> newton_atol;  // … and NewtonOptions::atol
   std::optional<std::uint64_t> seed;  // --seed: noise seed of a problem with noise (0 … 2^64 − 1)
   std::uint64_t fd_seed = 1;          // direction of the finite-difference spot check (--fd-seed)
   std::optional<double> fd_epsilon;  // first (largest) spot-check step; default: default_fd_step
@@ -155,6 +157,38 @@ inline const ProblemInfo& require_problem_or_model(const std::string& problem,
   return load_model_problem(model);
 }
 
+// The implicit methods' flags: --newton-rtol/--newton-atol into the method's NewtonOptions, and
+// --linear-solver dense (their only one so far). For an explicit method, any of them is refused.
+inline void apply_implicit_options(const RunOptions& options, ImplicitRungeKuttaMethod* implicit) {
+  if (!implicit) {
+    if (!options.linear_solver.empty())
+      rwd::detail::fail<InvalidArgument>(
+          "--linear-solver applies to --method bdf and the implicit methods (an explicit "
+          "Runge-Kutta method solves no linear systems)");
+    if (options.newton_rtol || options.newton_atol)
+      rwd::detail::fail<InvalidArgument>(
+          options.newton_rtol ? "--newton-rtol" : "--newton-atol",
+          " applies to the implicit methods (backward_euler, trapezoid, sdirk2, esdirk32, "
+          "esdirk43)");
+    return;
+  }
+  if (!options.linear_solver.empty() && options.linear_solver != "dense")
+    rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver, "': --method ",
+                                       implicit->tableau.name,
+                                       " factors dense matrices only so far (dense)");
+  if (options.newton_rtol) {
+    detail::require_positive_finite("--newton-rtol", *options.newton_rtol,
+                                    "must be finite and > 0");
+    implicit->newton.rtol = *options.newton_rtol;
+  }
+  if (options.newton_atol) {
+    detail::require_positive_finite("--newton-atol", *options.newton_atol,
+                                    "must be finite and > 0");
+    implicit->newton.atol = *options.newton_atol;
+  }
+  implicit->newton.validate();
+}
+
 inline RunSettings resolve_run_settings(const RunOptions& options) {
   RunSettings settings;
   settings.problem = &require_problem_or_model(options.problem, options.model);
@@ -235,22 +269,22 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
         method == "milstein" ? SdeScheme::milstein : SdeScheme::euler_maruyama, noise_seed};
     settings.control = StepControl::fixed(0.0, dt, steps);
   } else {
-    if (!options.linear_solver.empty())
-      rwd::detail::fail<InvalidArgument>(
-          "--linear-solver applies to --method bdf (Runge-Kutta solves no linear systems)");
     try {
       settings.method = method_by_name(method);  // a tableau's name: bdf and the SDEs' are above
     } catch (const InvalidArgument& e) {
-      throw InvalidArgument(std::string("--method: ") + e.what() +
-                            " (or bdf: CVODES on intervals)");
+      throw InvalidArgument(std::string("--method: ") + e.what());
     }
-
+    auto* implicit = std::get_if<ImplicitRungeKuttaMethod>(&settings.method);
+    apply_implicit_options(options, implicit);
+    const bool embedded =
+        implicit ? implicit->tableau.has_embedded()
+                 : std::get<ExplicitRungeKuttaMethod>(settings.method).tableau.has_embedded();
     if (options.adaptive) {
-      if (!std::get<ExplicitRungeKuttaMethod>(settings.method).tableau.has_embedded())
+      if (!embedded)
         rwd::detail::fail<InvalidArgument>(
             "--method ", method,
             " has no embedded error estimate, so it cannot take --adaptive steps; use heun, bs3, "
-            "dopri5 or tsit5");
+            "dopri5, tsit5 (explicit) or trapezoid, sdirk2, esdirk32, esdirk43 (implicit)");
       const double t_final = options.t_final.value_or(static_cast<double>(steps) * dt);
       detail::require_positive_finite("--t-final", t_final, "must be a finite end time > 0");
       const double rtol = options.rtol.value_or(kDefaultRtol);

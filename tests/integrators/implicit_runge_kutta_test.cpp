@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -222,6 +223,30 @@ TEST(ImplicitEngine, AdaptiveStepsFollowTheTolerance) {
     EXPECT_LT(errors[1], errors[0] / 30.0);
     EXPECT_GT(steps[1], steps[0]);
   }
+}
+
+TEST(ImplicitEngine, AProblemWithoutAJacobianRunsOnOneAssembledFromVjpsWithTheSameBits) {
+  // RationalDecay's vjp rows are its Jacobian's exactly: the same iteration matrices, the same
+  // steps, bit for bit.
+  const testing::RationalDecay plain;
+  const RationalDecayWithJacobian with_jacobian;
+  V theta(1), y0(2);
+  theta << 1.5;
+  y0 << 1.0, 0.0;
+  const auto control = StepControl::adaptive(0.0, 2.0, 1e-6, 1e-9);
+  DiagonallyImplicitRungeKutta own(with_jacobian, ImplicitTableau::esdirk43(), control);
+  DiagonallyImplicitRungeKutta assembled(plain, ImplicitTableau::esdirk43(), control);
+  static_assert(DenseJacobianProblem<RationalDecayWithJacobian>);
+  static_assert(!DenseJacobianProblem<testing::RationalDecay>);
+  V a = y0, b = y0;
+  Carry ca = own.initial_carry(a, theta), cb = assembled.initial_carry(b, theta);
+  while (!own.finished(ca)) own.step(a, ca, theta);
+  while (!assembled.finished(cb)) assembled.step(b, cb, theta);
+  EXPECT_EQ(ca.step, cb.step);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), 2 * sizeof(double)), 0);
+  EXPECT_EQ(own.counters().vjp_evaluations, 0);
+  EXPECT_EQ(assembled.counters().vjp_evaluations,
+            2 * assembled.implicit_counters().jacobian_evaluations);
 }
 
 TEST(ImplicitEngine, ANewtonIterationThatCannotConvergeNamesTheStepAndTime) {

@@ -52,6 +52,45 @@ TEST(MethodByName, EveryTableauAndTheOtherMethodsRoundTrip) {
   }
 }
 
+TEST(MethodByName, ImplicitTableauxAreImplicitMethods) {
+  for (const std::string& name : ImplicitTableau::names()) {
+    const Method method = method_by_name(name);
+    ASSERT_TRUE(std::holds_alternative<ImplicitRungeKuttaMethod>(method)) << name;
+    EXPECT_EQ(method_name(method), name);
+  }
+  EXPECT_EQ(method_name(method_by_name("crank_nicolson")), "trapezoid");
+  // An unknown name lists both families.
+  try {
+    method_by_name("radau5");
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("esdirk43"), std::string::npos) << message;
+    EXPECT_NE(message.find("dopri5"), std::string::npos) << message;
+  }
+}
+
+TEST(WithStepper, ImplicitMethodIsTheHandBuiltStepper) {
+  const Robertson problem;
+  const Vec y0 = problem.default_initial_state();
+  const Vec theta = problem.default_parameters();
+  const StepControl control = StepControl::adaptive(0.0, 10.0, 1e-6, 1e-10);
+  DiagonallyImplicitRungeKutta by_hand(problem, ImplicitTableau::esdirk32(), control);
+  const Vec expected = final_state(by_hand, y0, theta);
+  const Vec got = with_stepper(problem, method_by_name("esdirk32"), control,
+                               [&](auto& stepper) { return final_state(stepper, y0, theta); });
+  EXPECT_TRUE(same_bits(got, expected));
+  // The Newton settings travel with the method.
+  ImplicitRungeKuttaMethod loose{ImplicitTableau::esdirk32(), {}};
+  loose.newton.rtol = 1e-4;
+  with_stepper(problem, Method{loose}, control, [&](auto& stepper) {
+    if constexpr (requires { stepper.newton(); })
+      EXPECT_EQ(stepper.newton().rtol, 1e-4);
+    else
+      ADD_FAILURE() << "not the implicit engine";
+  });
+}
+
 TEST(MethodByName, RefusesAnUnknownName) {
   EXPECT_THROW(method_by_name("rk5"), InvalidArgument);
   EXPECT_THROW(method_by_name(""), InvalidArgument);

@@ -37,11 +37,12 @@
 // step and the time. Accepted step sizes are constants of the discrete map, as for the explicit
 // engine. Stop times are not supported yet (refused).
 //
-// The problem: an rwd::Problem on rwd::EigenBackend with a dense Jacobian,
-// `void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const`
-// (rwd::auto_problem derives one; the built-in Robertson problem has one). Dense LU costs O(n³)
-// per factorisation: for small and moderate systems. Band, sparse and matrix-free solvers for
-// large ones are not here yet.
+// The problem: an rwd::Problem on rwd::EigenBackend. Its dense Jacobian comes from
+// `void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const` where
+// it has one (rwd::auto_problem derives one; the built-in Robertson problem has one), otherwise
+// row by row from n vjps (exact, n times a vjp's cost). Dense LU costs O(n³) per factorisation:
+// for small and moderate systems (at most kMaxDenseStates states). Band, sparse and
+// matrix-free solvers for large ones are not here yet.
 //
 // Determinism: the same operations in the same order every time (Eigen runs single-threaded in
 // rewind: EIGEN_DONT_PARALLELIZE), so replays from snapshots give the first run's bits and every
@@ -103,14 +104,18 @@ struct ImplicitCounters {
   Index newton_failures = 0;       // attempts rejected because an iteration did not converge
 };
 
-// A problem the engine can run: rhs, vjp and a dense Jacobian on the Eigen backend.
+// A problem the engine can run: an rwd::Problem on the Eigen backend.
 template <class P>
-concept DenseJacobianProblem = Problem<P> && std::same_as<typename P::Backend, EigenBackend> &&
+concept ImplicitEngineProblem = Problem<P> && std::same_as<typename P::Backend, EigenBackend>;
+
+// One that gives its dense Jacobian ∂f/∂y itself (otherwise the engine assembles it from n vjps).
+template <class P>
+concept DenseJacobianProblem = ImplicitEngineProblem<P> &&
     requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::MatrixXd& J) {
   p.jacobian(t, y, y, J);
 };
 
-template <DenseJacobianProblem P>
+template <ImplicitEngineProblem P>
 class DiagonallyImplicitRungeKutta {
  public:
   using Backend = EigenBackend;
@@ -134,6 +139,13 @@ class DiagonallyImplicitRungeKutta {
     n_ = problem_.state_size();
     p_ = problem_.parameter_size();
     if (n_ < 1) detail::fail<InvalidArgument>("problem state_size = ", n_, " must be >= 1");
+    if (n_ > kMaxDenseStates)
+      detail::fail<InvalidArgument>(
+          "method '", tableau_.name,
+          "': the implicit engine factors dense n × n matrices and the "
+          "problem has n = ",
+          n_, " states (at most ", kMaxDenseStates,
+          "); band, sparse and matrix-free linear solvers are not available to it yet");
     const int s = tableau_.stages;
     stages_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
     k_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
@@ -184,9 +196,7 @@ class DiagonallyImplicitRungeKutta {
     c.step = 0;
     c.error_prev = 1.0;
     c.h = control_.is_prescribed() ? control_.step_sizes.front() : control_.dt;
-    if (control_.is_adaptive() && control_.dt == 0.0)
-      c.h = std::min(1e-6 * std::max(1.0, std::abs(control_.t_final - control_.t0)),
-                     control_.t_final - control_.t0);
+    if (control_.is_adaptive() && control_.dt == 0.0) c.h = starting_step(y0, theta);
     return c;
   }
 
@@ -362,6 +372,41 @@ class DiagonallyImplicitRungeKutta {
         f.update_norm, "); take smaller steps or loosen NewtonOptions");
   }
 
+  // A first adaptive step of 1 % of the time y0 takes to change by its own size at the rate
+  // f(t0, y0), both in the run's error norm (the first part of Hairer's heuristic, Solving ODEs
+  // I, §II.4; its second-derivative estimate would need an explicit step, unstable here): a
+  // stiff problem's fast transient then starts with a small step. One right-hand side.
+  double starting_step(const Vector& y0, const Vector& theta) {
+    problem_.rhs(control_.t0, y0, theta, work_);
+    ++counters_.rhs_evaluations;
+    const double d0 = Backend::error_norm(y0, y0, y0, control_.rtol, control_.atol);
+    const double d1 = Backend::error_norm(work_, y0, y0, control_.rtol, control_.atol);
+    const double span = control_.t_final - control_.t0;
+    const double h = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 * span : 0.01 * d0 / d1;
+    if (!std::isfinite(h) || h <= 0.0)
+      detail::fail<SolverError>("could not choose a starting step at t0 = ", control_.t0,
+                                " (non-finite f(y0)?); give StepControl::dt explicitly");
+    return std::min(h, span);
+  }
+
+  // J = ∂f/∂y at (t, y) into jacobian_: the problem's own, or row by row from n vjps
+  // (row i = (∂f/∂y)ᵀ e_i, exact).
+  void evaluate_jacobian(double t, const Vector& y, const Vector& theta) {
+    ++implicit_counters_.jacobian_evaluations;
+    if constexpr (DenseJacobianProblem<P>) {
+      problem_.jacobian(t, y, theta, jacobian_);
+    } else {
+      jacobian_.resize(n_, n_);
+      for (Index i = 0; i < n_; ++i) {
+        u_.setZero();
+        u_[i] = 1.0;
+        problem_.vjp(t, y, theta, u_, update_, mu_stage_);
+        ++counters_.vjp_evaluations;
+        jacobian_.row(i) = update_.transpose();
+      }
+    }
+  }
+
   // work_ = h Σ (b_i − b̂_i) k_i, the embedded error estimate.
   void error_estimate(double h) {
     work_.setZero();
@@ -444,8 +489,7 @@ class DiagonallyImplicitRungeKutta {
 
   // The iteration matrix from the Jacobian at (t, z): lu_ = LU of I − h γ J(t, z).
   void refactor_at(double t, const Vector& z, double h, double gamma, const Vector& theta) {
-    problem_.jacobian(t, z, theta, jacobian_);
-    ++implicit_counters_.jacobian_evaluations;
+    evaluate_jacobian(t, z, theta);
     factor(h, gamma);
   }
 
@@ -464,8 +508,7 @@ class DiagonallyImplicitRungeKutta {
                                const Vector& theta) {
     if (factored_diagonal_ == gamma) return;
     if (!jacobian_ready_) {
-      problem_.jacobian(t, y, theta, jacobian_);
-      ++implicit_counters_.jacobian_evaluations;
+      evaluate_jacobian(t, y, theta);
       jacobian_ready_ = true;
     }
     factor(h, gamma);
@@ -493,8 +536,9 @@ class DiagonallyImplicitRungeKutta {
 
   // u_ ← (I − h a_ii J(t_i, Y_i)ᵀ)⁻¹ u_, factored at the converged stage value.
   void transposed_stage_solve(int i, double ti, double h, const Vector& Yi, const Vector& theta) {
-    problem_.jacobian(ti, Yi, theta, jacobian_);
-    ++implicit_counters_.jacobian_evaluations;
+    work_ = u_;  // evaluate_jacobian may use u_
+    evaluate_jacobian(ti, Yi, theta);
+    u_ = work_;
     iteration_ = -(h * tableau_.a_at(i, i)) * jacobian_;
     iteration_.diagonal().array() += 1.0;
     lu_.compute(iteration_);
@@ -509,6 +553,8 @@ class DiagonallyImplicitRungeKutta {
     u_ = work_;
   }
 
+  // The largest state the dense linear algebra takes (an n × n matrix of 200 MB).
+  static constexpr Index kMaxDenseStates = 5000;
   // Reciprocal condition number below which an iteration matrix counts as singular.
   static constexpr double kSingular = 1e-14;
   // A Newton iteration contracting by less than this per update gets a fresh Jacobian.

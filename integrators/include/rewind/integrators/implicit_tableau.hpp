@@ -69,6 +69,8 @@ struct ImplicitTableau {
   // "esdirk43"; throws InvalidArgument otherwise, listing them.
   static ImplicitTableau by_name(std::string_view name);
   static std::vector<std::string> names();
+  // Whether by_name knows `name` (a name or an alias).
+  static bool known(std::string_view name);
 };
 
 }  // namespace rwd

@@ -9,10 +9,12 @@
 // A method is one of: an explicit Runge–Kutta tableau (rwd::ExplicitRungeKutta, fixed or adaptive
 // steps as the StepControl says), a stochastic scheme with the key of its draws
 // (rwd::StochasticStepper, for an rwd::SdeProblem), or CVODES's BDF on macro-intervals
-// (rwd::CvodesIntervalStepper: a step is one interval of the control's fixed steps). The implicit
-// methods to come join the variant. with_stepper refuses a method the problem or the control
-// cannot take (a stochastic scheme for a problem without noise, BDF with adaptive steps) with an
-// InvalidArgument before any step.
+// (rwd::CvodesIntervalStepper: a step is one interval of the control's fixed steps), or a
+// diagonally implicit Runge–Kutta method with its Newton settings
+// (rwd::DiagonallyImplicitRungeKutta: exact discrete adjoints for stiff problems, fixed or
+// adaptive steps, on the Eigen backend). with_stepper refuses a method the problem or the control
+// cannot take (a stochastic scheme for a problem without noise, BDF with adaptive steps, an
+// implicit method off the Eigen backend) with an InvalidArgument before any step.
 //
 // Needs SUNDIALS (the BDF stepper): an opt-in header, like cvodes_interval_stepper.hpp.
 #pragma once
@@ -29,7 +31,9 @@
 #include "rewind/error.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
+#include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/implicit_tableau.hpp"
 #include "rewind/integrators/sde_problem.hpp"
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/integrators/stochastic_stepper.hpp"
@@ -56,22 +60,40 @@ struct BdfMethod {
   std::optional<CvodesLinearSolver> linear_solver;
 };
 
-using Method = std::variant<ExplicitRungeKuttaMethod, StochasticMethod, BdfMethod>;
+// A diagonally implicit Runge–Kutta method: its (validated) tableau and Newton settings.
+struct ImplicitRungeKuttaMethod {
+  ImplicitTableau tableau;
+  NewtonOptions newton;
+};
 
-// "rk4", "dopri5", …: the tableau's name; "euler_maruyama" or "milstein"; "bdf".
+using Method =
+    std::variant<ExplicitRungeKuttaMethod, StochasticMethod, BdfMethod, ImplicitRungeKuttaMethod>;
+
+// "rk4", "dopri5", "esdirk43", …: the tableau's name; "euler_maruyama" or "milstein"; "bdf".
 inline std::string method_name(const Method& method) {
   if (const auto* rk = std::get_if<ExplicitRungeKuttaMethod>(&method)) return rk->tableau.name;
+  if (const auto* irk = std::get_if<ImplicitRungeKuttaMethod>(&method)) return irk->tableau.name;
   if (const auto* sde = std::get_if<StochasticMethod>(&method)) return scheme_name(sde->scheme);
   return "bdf";
 }
 
-// The method called `name`, with default settings: "bdf", "euler_maruyama", "milstein", or a
-// tableau's name (ButcherTableau::by_name, whose InvalidArgument lists the known ones).
+// The method called `name`, with default settings: "bdf", "euler_maruyama", "milstein", an
+// implicit tableau's name (ImplicitTableau::names()) or an explicit one's
+// (ButcherTableau::by_name); an unknown name is refused listing both families.
 inline Method method_by_name(std::string_view name) {
   if (name == "bdf") return BdfMethod{};
   if (name == "euler_maruyama") return StochasticMethod{SdeScheme::euler_maruyama};
   if (name == "milstein") return StochasticMethod{SdeScheme::milstein};
-  return ExplicitRungeKuttaMethod{ButcherTableau::by_name(name)};
+  if (ImplicitTableau::known(name))
+    return ImplicitRungeKuttaMethod{ImplicitTableau::by_name(name), {}};
+  try {
+    return ExplicitRungeKuttaMethod{ButcherTableau::by_name(name)};
+  } catch (const InvalidArgument&) {
+    detail::fail<InvalidArgument>(
+        "unknown method '", name,
+        "'; known: euler, heun, rk4, rk38, bs3, dopri5, tsit5 (explicit), backward_euler, "
+        "trapezoid, sdirk2, esdirk32, esdirk43 (implicit), bdf, euler_maruyama, milstein");
+  }
 }
 
 // Whether the CVODES stepper can run on backend B (it has an N_Vector there).
@@ -122,6 +144,15 @@ decltype(auto) with_stepper(const P& problem, const Method& method, const StepCo
       options.linear_solver = bdf_linear_solver<P>(*bdf);
       CvodesIntervalStepper stepper(problem, options, bdf_interval_grid(control));
       return std::forward<F>(f)(stepper);
+    }
+  }
+  if (const auto* irk = std::get_if<ImplicitRungeKuttaMethod>(&method)) {
+    if constexpr (ImplicitEngineProblem<P>) {
+      DiagonallyImplicitRungeKutta stepper(problem, irk->tableau, control, irk->newton);
+      return std::forward<F>(f)(stepper);
+    } else {
+      detail::fail<InvalidArgument>("the implicit method ", irk->tableau.name,
+                                    " runs on the CPU backend (Eigen), not on ", B::name);
     }
   }
   if (const auto* sde = std::get_if<StochasticMethod>(&method)) {
