@@ -451,10 +451,11 @@ class DiagonallyImplicitRungeKutta {
   }
 
   // Y_i = base_ + h a_ii f(t_i, Y_i) by simplified Newton from the predictor
-  // base_ + h a_ii k_{i−1} (y_n for a first stage). When the iteration contracts slowly or not at
-  // all (the rate ‖Δ_k‖/‖Δ_{k−1}‖ ≥ kRefreshRate — the Jacobian at y_n can be far from the one at
-  // the stage: Robertson's fast reactions have zero derivatives at y_2 = 0), the iteration matrix
-  // is rebuilt from the Jacobian at the current iterate, at most kMaxRefreshes times per stage.
+  // base_ + h a_ii k_{i−1} (y_n for a first stage). When the iteration contracts too slowly —
+  // the rate ‖Δ_k‖/‖Δ_{k−1}‖ is kRefreshRate or more, or at that rate it would not reach the
+  // tolerance within max_iterations (the Jacobian at y_n can be far from the one at the stage:
+  // Robertson's fast reactions have zero derivatives at y_2 = 0) — the iteration matrix is
+  // rebuilt from the Jacobian at the current iterate, at most kMaxRefreshes times per stage.
   void solve_implicit_stage(int i, const Vector& y, double t, double ti, double h,
                             const Vector& theta, Vector& Yi) {
     const double gamma = tableau_.a_at(i, i);
@@ -476,7 +477,10 @@ class DiagonallyImplicitRungeKutta {
       if (!std::isfinite(norm) || !Backend::all_finite(Yi)) throw NewtonFailure{i, it, norm};
       if (norm <= 1.0) return;
       const double rate = it >= 2 ? norm / previous : 0.0;
-      if (rate >= kRefreshRate && refreshes < kMaxRefreshes) {
+      // Iterations still needed at this rate to bring the update norm to 1.
+      const double needed = rate > 0.0 && rate < 1.0 ? std::log(norm) / -std::log(rate) : 0.0;
+      const bool too_slow = rate >= kRefreshRate || it + needed > newton_.max_iterations;
+      if (it >= 2 && too_slow && refreshes < kMaxRefreshes) {
         ++refreshes;
         refactor_at(ti, Yi, h, gamma, theta);
       } else if (rate >= 1.0) {
