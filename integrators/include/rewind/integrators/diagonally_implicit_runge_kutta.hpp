@@ -12,7 +12,7 @@
 // then y_{n+1} = y_n + h Σ_i b_i k_i. A stage with a_ii = 0 is explicit. An implicit stage is
 // solved by a simplified Newton iteration on G(Z) = Z − base_i − h a_ii f(t_i, Z) with the
 // iteration matrix M = I − h a_ii J, J = ∂f/∂y at (t_n, y_n) evaluated once per step (attempt) and
-// factored by LU with partial pivoting (Eigen's PartialPivLU; one factorisation per distinct
+// factored by LU with partial pivoting (dense or band, below; one factorisation per distinct
 // diagonal coefficient — one for an SDIRK or ESDIRK method). The iteration stops when the weighted
 // RMS norm of its last update, with weights 1/(atol + rtol·|Z|) from NewtonOptions, is at most 1;
 // k_i is then evaluated at the converged Y_i.
@@ -37,12 +37,15 @@
 // step and the time. Accepted step sizes are constants of the discrete map, as for the explicit
 // engine. Stop times are not supported yet (refused).
 //
-// The problem: an rwd::Problem on rwd::EigenBackend. Its dense Jacobian comes from
-// `void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const` where
-// it has one (rwd::auto_problem derives one; the built-in Robertson problem has one), otherwise
-// row by row from n vjps (exact, n times a vjp's cost). Dense LU costs O(n³) per factorisation:
-// for small and moderate systems (at most kMaxDenseStates states). Band, sparse and
-// matrix-free solvers for large ones are not here yet.
+// The problem: an rwd::Problem on rwd::EigenBackend. Linear algebra (NewtonOptions::
+// linear_solver): band when the problem states its band — `band_width()` (the built-in PDEs) or
+// `band_upper()`, `band_lower()` and `band_jacobian()` (rwd::auto_problem with a declared
+// jacobian_band) — factored by LAPACK (rwd::BandLu, O(n·l·(l + u)) per factorisation), the band
+// Jacobian the problem's own or assembled exactly from upper + lower + 1 vjps; dense otherwise,
+// the Jacobian from `void jacobian(double t, const Vector& y, const Vector& theta,
+// Eigen::MatrixXd& J) const` where the problem has one (rwd::auto_problem, Robertson), else row by
+// row from n vjps (exact), factored by Eigen in O(n³) (at most kMaxDenseStates states). Sparse and
+// matrix-free solvers are not here yet.
 //
 // Determinism: the same operations in the same order every time (Eigen runs single-threaded in
 // rewind: EIGEN_DONT_PARALLELIZE), so replays from snapshots give the first run's bits and every
@@ -67,12 +70,21 @@
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/integrators/band_lu.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/integrators/implicit_tableau.hpp"
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/problem.hpp"
 
 namespace rwd {
+
+// The linear solver of the Newton iterations and of the adjoint's transposed solves.
+enum class ImplicitLinearSolver {
+  automatic,  // band when the problem states a band (band_width(), or band_upper()/band_lower()
+              // with band_jacobian()), dense otherwise
+  dense,      // Eigen's LU with partial pivoting of the n × n matrix
+  band,       // LAPACK's band LU (rwd::BandLu); the problem must state its band
+};
 
 // The Newton iteration of each implicit stage.
 struct NewtonOptions {
@@ -81,6 +93,7 @@ struct NewtonOptions {
   double rtol = 1e-10;
   double atol = 1e-12;
   int max_iterations = 10;  // per stage and attempt
+  ImplicitLinearSolver linear_solver = ImplicitLinearSolver::automatic;
 
   void validate() const {
     if (!(rtol > 0.0) || !std::isfinite(rtol))
@@ -115,6 +128,28 @@ concept DenseJacobianProblem = ImplicitEngineProblem<P> &&
   p.jacobian(t, y, y, J);
 };
 
+namespace detail {
+
+// A problem that states the half-bandwidths of ∂f/∂y: one for both sides (band_width(), as the
+// built-in PDEs), or each with the band itself in LAPACK band storage (band_upper(),
+// band_lower(), band_jacobian(): bands(upper + i − j, j) = ∂f_i/∂y_j, as rwd::auto_problem gives
+// a model that declares its jacobian_band). The CVODES stepper reads the same members.
+template <class P>
+concept StatesBandWidth = requires(const P& p) {
+  { p.band_width() } -> std::convertible_to<Index>;
+};
+template <class P>
+concept StatesBandJacobian = requires(const P& p, double t, const Eigen::VectorXd& y,
+                                      Eigen::MatrixXd& bands) {
+  { p.band_upper() } -> std::convertible_to<Index>;
+  { p.band_lower() } -> std::convertible_to<Index>;
+  p.band_jacobian(t, y, y, bands);
+};
+template <class P>
+concept StatesBand = StatesBandWidth<P> || StatesBandJacobian<P>;
+
+}  // namespace detail
+
 template <ImplicitEngineProblem P>
 class DiagonallyImplicitRungeKutta {
  public:
@@ -139,13 +174,15 @@ class DiagonallyImplicitRungeKutta {
     n_ = problem_.state_size();
     p_ = problem_.parameter_size();
     if (n_ < 1) detail::fail<InvalidArgument>("problem state_size = ", n_, " must be >= 1");
-    if (n_ > kMaxDenseStates)
+    choose_linear_solver();
+    if (!band_ && n_ > kMaxDenseStates)
       detail::fail<InvalidArgument>(
           "method '", tableau_.name,
           "': the implicit engine factors dense n × n matrices and the "
           "problem has n = ",
           n_, " states (at most ", kMaxDenseStates,
-          "); band, sparse and matrix-free linear solvers are not available to it yet");
+          "); a problem that states its band gets the band solver; sparse and matrix-free "
+          "solvers are not available to it yet");
     const int s = tableau_.stages;
     stages_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
     k_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
@@ -156,7 +193,12 @@ class DiagonallyImplicitRungeKutta {
     u_ = Vector::Zero(n_);
     mu_stage_ = Vector::Zero(p_);
     y_new_ = Vector::Zero(n_);
-    jacobian_ = Eigen::MatrixXd::Zero(n_, n_);
+    if (band_) {
+      jacobian_ = Eigen::MatrixXd::Zero(lower_ + upper_ + 1, n_);  // LAPACK band storage
+      band_lu_.resize(n_, lower_, upper_);
+    } else {
+      jacobian_ = Eigen::MatrixXd::Zero(n_, n_);
+    }
     const int q = std::min(tableau_.order,
                            tableau_.embedded_order > 0 ? tableau_.embedded_order : tableau_.order);
     alpha_ = 0.7 / (q + 1);
@@ -389,10 +431,39 @@ class DiagonallyImplicitRungeKutta {
     return std::min(h, span);
   }
 
-  // J = ∂f/∂y at (t, y) into jacobian_: the problem's own, or row by row from n vjps
-  // (row i = (∂f/∂y)ᵀ e_i, exact).
+  // Band or dense, from the options and what the problem states (see ImplicitLinearSolver).
+  void choose_linear_solver() {
+    const ImplicitLinearSolver wanted = newton_.linear_solver;
+    if constexpr (detail::StatesBand<P>) {
+      band_ = wanted != ImplicitLinearSolver::dense;
+      if constexpr (detail::StatesBandJacobian<P>) {
+        upper_ = problem_.band_upper();
+        lower_ = problem_.band_lower();
+      } else {
+        upper_ = lower_ = problem_.band_width();
+      }
+      // A band as wide as the matrix is a dense matrix.
+      if (upper_ >= n_ - 1 && lower_ >= n_ - 1) band_ = false;
+      upper_ = std::min(upper_, n_ - 1);
+      lower_ = std::min(lower_, n_ - 1);
+    } else if (wanted == ImplicitLinearSolver::band) {
+      detail::fail<InvalidArgument>(
+          "method '", tableau_.name,
+          "': the band linear solver needs a problem that states its band (band_width(), or "
+          "band_upper(), band_lower() and band_jacobian())");
+    }
+  }
+
+  // J = ∂f/∂y at (t, y) into jacobian_. Band: the problem's band_jacobian(), or from
+  // upper + lower + 1 vjps, each seeded on the rows i ≡ g (mod upper + lower + 1), whose columns
+  // i − lower … i + upper never overlap (exact). Dense: the problem's own, or row by row from n
+  // vjps (row i = (∂f/∂y)ᵀ e_i, exact).
   void evaluate_jacobian(double t, const Vector& y, const Vector& theta) {
     ++implicit_counters_.jacobian_evaluations;
+    if (band_) {
+      evaluate_band_jacobian(t, y, theta);
+      return;
+    }
     if constexpr (DenseJacobianProblem<P>) {
       problem_.jacobian(t, y, theta, jacobian_);
     } else {
@@ -405,6 +476,52 @@ class DiagonallyImplicitRungeKutta {
         jacobian_.row(i) = update_.transpose();
       }
     }
+  }
+
+  void evaluate_band_jacobian(double t, const Vector& y, const Vector& theta) {
+    if constexpr (detail::StatesBandJacobian<P>) {
+      problem_.band_jacobian(t, y, theta, jacobian_);
+      return;
+    }
+    const Index width = lower_ + upper_ + 1;
+    for (Index g = 0; g < std::min(width, n_); ++g) {
+      u_.setZero();
+      for (Index i = g; i < n_; i += width) u_[i] = 1.0;
+      problem_.vjp(t, y, theta, u_, update_, mu_stage_);
+      ++counters_.vjp_evaluations;
+      for (Index i = g; i < n_; i += width)
+        for (Index j = std::max<Index>(0, i - lower_); j <= std::min(n_ - 1, i + upper_); ++j)
+          jacobian_(upper_ + i - j, j) = update_[j];
+    }
+  }
+
+  // The matrix I − h γ J factored (dense or band). False when singular.
+  bool factor_matrix(double h, double gamma) {
+    ++implicit_counters_.factorizations;
+    if (band_) {
+      band_lu_.set_zero();
+      for (Index j = 0; j < n_; ++j)
+        for (Index i = std::max<Index>(0, j - upper_); i <= std::min(n_ - 1, j + lower_); ++i)
+          band_lu_.at(i, j) = (i == j ? 1.0 : 0.0) - (h * gamma) * jacobian_(upper_ + i - j, j);
+      return band_lu_.factor();
+    }
+    iteration_ = -(h * gamma) * jacobian_;
+    iteration_.diagonal().array() += 1.0;
+    lu_.compute(iteration_);
+    return lu_.rcond() > kSingular;
+  }
+
+  // x ← M⁻¹ x (transposed: M⁻ᵀ x) with the factored matrix; `scratch` may be overwritten.
+  void solve_with_matrix(Vector& x, Vector& scratch, bool transposed) {
+    if (band_) {
+      band_lu_.solve(x.data(), transposed);
+      return;
+    }
+    if (transposed)
+      scratch = lu_.transpose().solve(x);
+    else
+      scratch = lu_.solve(x);
+    x = scratch;
   }
 
   // work_ = h Σ (b_i − b̂_i) k_i, the embedded error estimate.
@@ -470,7 +587,8 @@ class DiagonallyImplicitRungeKutta {
       problem_.rhs(ti, Yi, theta, work_);
       ++counters_.rhs_evaluations;
       work_ = Yi - base_ - (h * gamma) * work_;  // the residual G(Z)
-      update_ = lu_.solve(work_);
+      update_ = work_;
+      solve_with_matrix(update_, work_, /*transposed=*/false);
       Yi -= update_;
       ++implicit_counters_.newton_iterations;
       const double norm = Backend::error_norm(update_, Yi, Yi, newton_.rtol, newton_.atol);
@@ -498,12 +616,8 @@ class DiagonallyImplicitRungeKutta {
   }
 
   void factor(double h, double gamma) {
-    iteration_ = -(h * gamma) * jacobian_;
-    iteration_.diagonal().array() += 1.0;
-    lu_.compute(iteration_);
-    ++implicit_counters_.factorizations;
     // A (numerically) singular iteration matrix: a smaller step moves it towards I.
-    if (!(lu_.rcond() > kSingular)) throw NewtonFailure{-1, 0, lu_.rcond()};
+    if (!factor_matrix(h, gamma)) throw NewtonFailure{-1, 0, band_ ? 0.0 : lu_.rcond()};
     factored_diagonal_ = gamma;
   }
 
@@ -543,18 +657,14 @@ class DiagonallyImplicitRungeKutta {
     work_ = u_;  // evaluate_jacobian may use u_
     evaluate_jacobian(ti, Yi, theta);
     u_ = work_;
-    iteration_ = -(h * tableau_.a_at(i, i)) * jacobian_;
-    iteration_.diagonal().array() += 1.0;
-    lu_.compute(iteration_);
-    ++implicit_counters_.factorizations;
-    factored_diagonal_ = 0.0;  // lu_ no longer holds a forward iteration matrix
-    if (!(lu_.rcond() > kSingular))
+    const bool regular = factor_matrix(h, tableau_.a_at(i, i));
+    factored_diagonal_ = 0.0;  // no longer a forward iteration matrix
+    if (!regular)
       detail::fail<SolverError>(
           "adjoint of the step at t = ", ti - tableau_.c[static_cast<std::size_t>(i)] * h,
           " (h = ", h, "): the matrix I - h a_ii J of stage ", i + 1,
-          " is singular at its converged value (reciprocal condition ", lu_.rcond(), ")");
-    work_ = lu_.transpose().solve(u_);
-    u_ = work_;
+          " is singular at its converged value");
+    solve_with_matrix(u_, work_, /*transposed=*/true);
   }
 
   // The largest state the dense linear algebra takes (an n × n matrix of 200 MB).
@@ -572,8 +682,12 @@ class DiagonallyImplicitRungeKutta {
   Index n_ = 0, p_ = 0;
   std::vector<Vector> stages_, k_, nu_;
   Vector base_, work_, update_, u_, mu_stage_, y_new_;
-  Eigen::MatrixXd jacobian_, iteration_;
+  bool band_ = false;            // the band solver (else dense)
+  Index lower_ = 0, upper_ = 0;  // band: half-bandwidths of ∂f/∂y
+  Eigen::MatrixXd jacobian_;     // dense n × n, or band storage (lower + upper + 1) × n
+  Eigen::MatrixXd iteration_;    // dense: I − h γ J
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  BandLu band_lu_;
   bool jacobian_ready_ = false;
   double factored_diagonal_ = 0.0;  // γ of the forward iteration matrix in lu_ (0: none)
   double h_ = 0.0;
