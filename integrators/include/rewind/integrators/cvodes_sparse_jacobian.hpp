@@ -162,12 +162,20 @@ class SparseJacobianPattern {
   std::vector<sunindextype> starts_, indices_;
 };
 
-// KLU over a matrix from SparseJacobianPattern::make_matrix; nullptr where SUNDIALS refuses.
+// KLU over a matrix from SparseJacobianPattern::make_matrix, ordered by AMD (KLU's ordering 0)
+// rather than SUNDIALS' default COLAMD: stencil patterns are structurally symmetric, and AMD
+// halved the BDF gradient's time on the Brusselator stencil model at 2·64² unknowns
+// (bench/results/sparse_jacobian.md). nullptr where SUNDIALS refuses.
 inline SUNLinearSolver make_klu_solver([[maybe_unused]] N_Vector like,
                                        [[maybe_unused]] SUNMatrix matrix,
                                        [[maybe_unused]] SUNContext context) {
 #ifdef REWIND_HAVE_KLU
-  return SUNLinSol_KLU(like, matrix, context);
+  SUNLinearSolver solver = SUNLinSol_KLU(like, matrix, context);
+  if (solver && SUNLinSol_KLUSetOrdering(solver, 0) != 0) {
+    SUNLinSolFree(solver);
+    return nullptr;
+  }
+  return solver;
 #else
   detail::fail<InvalidArgument>(sparse_solver_refusal(false, true));
 #endif
