@@ -251,10 +251,11 @@ class StencilProblem {
   // forward-mode evaluation per cell, the vjp's derivative scalar, on rwd::thread_count()
   // threads, each cell writing only its own rows — the same bits for any thread count. Where
   // two points of a cell's stencil read the same cell (a reflecting wall mirrors a neighbour
-  // onto a cell inside; a periodic grid as small as the stencil), their derivatives are added
-  // into the one entry in stencil order; a fixed wall's neighbour contributes nothing (its
-  // value is a constant). A kernel that ignores a field at a point gives exact zeros there.
-  // Allocates the pattern's per-cell counts (one index per cell) on every call.
+  // onto a cell inside; periodic wraps never coincide, the grid being wider than the stencil's
+  // span), their derivatives are added into the one entry in stencil order; a fixed wall's
+  // neighbour contributes nothing (its value is a constant). A kernel that ignores a field at a
+  // point gives exact zeros there. Allocates the pattern's per-cell counts (one index per cell) on
+  // every call.
   void jacobian_values(double /*t*/, const Vector& y, const Vector& theta,
                        std::span<double> values) const {
     detail::require_length(kName, "state y", y.size(), state_size());
