@@ -9,6 +9,8 @@ packages=(
   libthrust-dev          # Thrust backend (CPP/OMP device systems on the CPU)
   libsundials-dev        # BDF through CVODES
   liblapack-dev          # band LU for CVODES's Newton iterations (dgbtrf/dgbtrs)
+  libsuitesparse-dev     # KLU, the sparse LU behind CVODES's sparse solver (SUNLinSol_KLU) for
+                         # problems that give their sparse Jacobian (stencil models); optional
   libhdf5-dev hdf5-tools # snapshot files, h5dump
   libopenmpi-dev openmpi-bin  # MPI ranks (rewind::distributed; tests run on loopback)
   libhdf5-openmpi-dev    # parallel HDF5 for snapshot files written by every rank

@@ -40,14 +40,17 @@
 // `band_jacobian(t, y, θ, bands)` in LAPACK band storage, bands(upper + i − j, j) = ∂f_i/∂y_j, as
 // rwd::auto_problem gives a model with a `jacobian_band` — gives the band solver that Jacobian
 // instead of difference quotients (the backward problem −Jᵀ), and its half-bandwidths where the
-// options give none.
+// options give none. Or sparse (CvodesLinearSolver::sparse): KLU on SUNDIALS' compressed sparse
+// matrix with the problem's `sparsity()` and `jacobian_values(t, y, θ, values)` — as a stencil
+// model's problem gives them — the backward problem's −Jᵀ from the same pattern read by columns
+// (rewind/integrators/cvodes_sparse_jacobian.hpp; rewind built with KLU, REWIND_WITH_KLU).
 //
 // Backends. The stepper runs on the problem's backend through rwd::CvodesVectorTraits<Backend>
 // (rewind/integrators/cvodes_vector_traits.hpp): the Eigen backend's vectors here; MPI ranks with
 // rwd::DistributedBackend through rewind/distributed/distributed_cvodes.hpp, where every
 // reduction CVODES and SPGMR make is a deterministic collective, so 1, 2 or 4 ranks compute the
 // same gradient bits. A backend whose vectors are not one array on one process takes only the
-// matrix-free GMRES solver: dense and band are refused before any work.
+// matrix-free GMRES solver: dense, band and sparse are refused before any work.
 //
 // Errors: a CVODES failure (Newton convergence, too much work, step size underflow, …) in a
 // forward or backward solve throws rwd::SolverError naming the interval, its time span, the
@@ -83,6 +86,7 @@
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/integrators/cvodes_sparse_jacobian.hpp"
 #include "rewind/integrators/cvodes_vector_traits.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"  // StepperCounters
 #include "rewind/integrators/lapack_band_solver.hpp"
@@ -92,15 +96,32 @@ namespace rwd {
 
 // The linear solver inside CVODES's Newton iteration.
 enum class CvodesLinearSolver {
-  dense,  // SUNDIALS dense LU; the problem's jacobian() if it has one, else difference quotients
-  band,   // SUNDIALS band LU with the problem's band_jacobian() if it has one, else
-          // difference-quotient Jacobians (column grouping: 2·width + 1 right-hand sides per
-          // Jacobian); widths from the options or the problem's band_width() or
-          // band_upper()/band_lower()
-  gmres,  // matrix-free SPGMR, no preconditioner: forward Jacobian-vector products from the
-          // problem's `jvp(t, y, θ, v, out)` if it has one, else CVODES's difference quotients;
-          // the backward solve's (−∂f/∂y)ᵀ v is the problem's exact vjp
+  dense,   // SUNDIALS dense LU; the problem's jacobian() if it has one, else difference quotients
+  band,    // SUNDIALS band LU with the problem's band_jacobian() if it has one, else
+           // difference-quotient Jacobians (column grouping: 2·width + 1 right-hand sides per
+           // Jacobian); widths from the options or the problem's band_width() or
+           // band_upper()/band_lower()
+  gmres,   // matrix-free SPGMR, no preconditioner: forward Jacobian-vector products from the
+           // problem's `jvp(t, y, θ, v, out)` if it has one, else CVODES's difference quotients;
+           // the backward solve's (−∂f/∂y)ᵀ v is the problem's exact vjp
+  sparse,  // KLU sparse LU with the problem's `sparsity()` and `jacobian_values()` (required;
+           // rewind/integrators/cvodes_sparse_jacobian.hpp), the backward problem's −Jᵀ from the
+           // same pattern; needs rewind built with KLU (SuiteSparse)
 };
+
+inline const char* linear_solver_name(CvodesLinearSolver solver) {
+  switch (solver) {
+    case CvodesLinearSolver::dense:
+      return "dense";
+    case CvodesLinearSolver::band:
+      return "band";
+    case CvodesLinearSolver::gmres:
+      return "gmres";
+    case CvodesLinearSolver::sparse:
+      return "sparse";
+  }
+  return "?";
+}
 
 struct CvodesOptions {
   double rtol = 1e-6;
@@ -237,7 +258,7 @@ class CvodesIntervalStepper {
     if (!Traits::matrix_solvers && options_.linear_solver != CvodesLinearSolver::gmres)
       detail::fail<InvalidArgument>(
           "CVODES on the ", Backend::name, " backend: the ",
-          options_.linear_solver == CvodesLinearSolver::band ? "band" : "dense",
+          linear_solver_name(options_.linear_solver),
           " linear solver does not distribute (it holds the whole matrix on one process); use "
           "the matrix-free GMRES solver (CvodesLinearSolver::gmres)");
     if (!Traits::matrix_solvers && options_.vectors == CvodesVectors::serial)
@@ -273,10 +294,7 @@ class CvodesIntervalStepper {
   bool finished(const Carry& c) const { return c.step >= grid_.intervals; }
   std::string describe() const {
     std::ostringstream out;
-    out << "cvodes bdf ("
-        << (options_.linear_solver == CvodesLinearSolver::band    ? "band"
-            : options_.linear_solver == CvodesLinearSolver::gmres ? "gmres"
-                                                                  : "dense")
+    out << "cvodes bdf (" << linear_solver_name(options_.linear_solver)
         << "), rtol = " << options_.rtol << ", " << grid_.intervals << " intervals on [" << grid_.t0
         << ", " << grid_.t_final << "]";
     return out.str();
@@ -352,6 +370,10 @@ class CvodesIntervalStepper {
         // −(∂f/∂y)ᵀ: the upper and lower widths swap.
         matrix_b_.reset(SUNBandMatrix(n_, lower_, upper_, context_.value));
         solver_b_.reset(band_solver(adjoint, matrix_b_.value));
+      } else if (options_.linear_solver == CvodesLinearSolver::sparse) {
+        matrix_b_.reset(sparse_pattern_.make_matrix(/*transposed=*/true, context_.value));
+        if (matrix_b_.value)
+          solver_b_.reset(sundials::make_klu_solver(adjoint, matrix_b_.value, context_.value));
       } else {
         matrix_b_.reset(SUNDenseMatrix(n_, n_, context_.value));
         solver_b_.reset(SUNLinSol_Dense(adjoint, matrix_b_.value, context_.value));
@@ -368,6 +390,10 @@ class CvodesIntervalStepper {
         if (options_.linear_solver == CvodesLinearSolver::band)
           check(CVodeSetJacFnB(cvode_.value, which_, &backward_band_jacobian), n, t_end,
                 "band Jacobian");
+      if constexpr (detail::HasSparseJacobian<P>)
+        if (options_.linear_solver == CvodesLinearSolver::sparse)
+          check(CVodeSetJacFnB(cvode_.value, which_, &backward_sparse_jacobian), n, t_end,
+                "sparse Jacobian");
       check(CVodeQuadInitB(cvode_.value, which_, &backward_quadrature, q), n, t_end,
             "CVodeQuadInitB");
       check(CVodeSetQuadErrConB(cvode_.value, which_, SUNTRUE), n, t_end,
@@ -412,6 +438,13 @@ class CvodesIntervalStepper {
     context_.value = context;
     atol_ = Backend::zeros(n_);
     Traits::assign(atol_, options_.atol);
+    if (options_.linear_solver == CvodesLinearSolver::sparse) {
+      const std::string refusal =
+          sundials::sparse_solver_refusal(sundials::kKluAvailable, detail::HasSparseJacobian<P>);
+      if (!refusal.empty()) detail::fail<InvalidArgument>(refusal);
+      if constexpr (detail::HasSparseJacobian<P>)
+        sparse_pattern_ = sundials::SparseJacobianPattern(problem_.sparsity(), n_);
+    }
     if (options_.linear_solver == CvodesLinearSolver::band) {
       upper_ = options_.band_upper, lower_ = options_.band_lower;
       if constexpr (detail::HasBandWidth<P>) {
@@ -462,6 +495,10 @@ class CvodesIntervalStepper {
     } else if (options_.linear_solver == CvodesLinearSolver::band) {
       matrix_.reset(SUNBandMatrix(n_, upper_, lower_, context_.value));
       solver_.reset(band_solver(state, matrix_.value));
+    } else if (options_.linear_solver == CvodesLinearSolver::sparse) {
+      matrix_.reset(sparse_pattern_.make_matrix(/*transposed=*/false, context_.value));
+      if (matrix_.value)
+        solver_.reset(sundials::make_klu_solver(state, matrix_.value, context_.value));
     } else {
       matrix_.reset(SUNDenseMatrix(n_, n_, context_.value));
       solver_.reset(SUNLinSol_Dense(state, matrix_.value, context_.value));
@@ -480,6 +517,10 @@ class CvodesIntervalStepper {
     if constexpr (detail::HasBandJacobian<P>)
       if (options_.linear_solver == CvodesLinearSolver::band)
         check(CVodeSetJacFn(cvode_.value, &forward_band_jacobian), interval, t, "band Jacobian");
+    if constexpr (detail::HasSparseJacobian<P>)
+      if (options_.linear_solver == CvodesLinearSolver::sparse)
+        check(CVodeSetJacFn(cvode_.value, &forward_sparse_jacobian), interval, t,
+              "sparse Jacobian");
   }
 
   SUNLinearSolver band_solver(N_Vector like, SUNMatrix matrix) const {
@@ -571,6 +612,22 @@ class CvodesIntervalStepper {
                                     void* data, N_Vector, N_Vector, N_Vector) {
     return static_cast<CvodesIntervalStepper*>(data)->fill_band(t, y, JB, true) ? 0 : 1;
   }
+  // The problem's sparse Jacobian: J for the forward problem, −Jᵀ (the same pattern read by
+  // columns, the values negated) for the backward one.
+  static int forward_sparse_jacobian(double t, N_Vector y, N_Vector, SUNMatrix J, void* data,
+                                     N_Vector, N_Vector, N_Vector) {
+    return static_cast<CvodesIntervalStepper*>(data)->fill_sparse(t, y, J, false) ? 0 : 1;
+  }
+  static int backward_sparse_jacobian(double t, N_Vector y, N_Vector, N_Vector, SUNMatrix JB,
+                                      void* data, N_Vector, N_Vector, N_Vector) {
+    return static_cast<CvodesIntervalStepper*>(data)->fill_sparse(t, y, JB, true) ? 0 : 1;
+  }
+  bool fill_sparse(double t, N_Vector y, SUNMatrix target, bool negated) {
+    if constexpr (detail::HasSparseJacobian<P>)
+      return sundials::fill_sparse_jacobian(problem_, sparse_pattern_, t, in(y, y_), theta_, target,
+                                            negated);
+    return false;
+  }
   // dλ/dt = −(∂f/∂y)ᵀ λ.
   static int backward_rhs(double t, N_Vector y, N_Vector yB, N_Vector yBdot, void* data) {
     auto* self = static_cast<CvodesIntervalStepper*>(data);
@@ -635,6 +692,7 @@ class CvodesIntervalStepper {
   Eigen::MatrixXd jacobian_;
   Eigen::MatrixXd band_;                // the problem's band Jacobian, LAPACK band storage
   sunindextype upper_ = 0, lower_ = 0;  // band half-bandwidths
+  sundials::SparseJacobianPattern sparse_pattern_;  // sparse: the problem's, read once
   // Destroyed in reverse order: CVODES first, then its solvers and matrices, the context last.
   detail::SundialsHandle<SUNContext, detail::free_context> context_;
   detail::SundialsHandle<SUNMatrix, detail::free_matrix> matrix_, matrix_b_;

@@ -63,7 +63,11 @@
 // and Σ_k v_k ∂f_k/∂θ into out_θ. jvp (∂f/∂y)w calls `cell` with one derivative component seeded
 // with w (a gather: each cell writes only itself). sparsity() gives the Jacobian ∂f/∂y's pattern
 // in compressed rows: row (k, c) has a column for every field at every cell the stencil of c
-// reads (a superset of the true pattern where the kernel ignores a field at some point).
+// reads (a superset of the true pattern where the kernel ignores a field at some point), and
+// jacobian_values(t, y, θ, values) the Jacobian's entries in that order — one forward-mode
+// evaluation per cell (the vjp's scalar), each cell writing its own rows, derivatives of points
+// that read the same cell added in stencil order — for sparse direct solvers (CVODES's KLU:
+// rwd::CvodesLinearSolver::sparse).
 // Exact: the derivatives of the computed expressions, to round-off (the built-in problems'
 // hand-written vjps agree to ~1e-16 relative; tests compare at 1e-13).
 //
@@ -81,9 +85,9 @@
 // way with T = double: as fast as a hand-written stencil where the cell update vectorises. A kernel
 // that branches on values works the same (its loop may not vectorise).
 //
-// Determinism. rhs, vjp and jvp run on rwd::thread_count() threads and give the same bits for
-// any thread count (rewind/parallel.hpp's contract). The grid is cut along dimension 0 into
-// blocks that depend only on the grid's sizes and the stencil; every block is at least the
+// Determinism. rhs, vjp, jvp and jacobian_values run on rwd::thread_count() threads and give the
+// same bits for any thread count (rewind/parallel.hpp's contract). The grid is cut along dimension
+// 0 into blocks that depend only on the grid's sizes and the stencil; every block is at least the
 // stencil's span in dimension 0, so blocks two apart never touch the same entry. The vjp's
 // scatter runs colour by colour — even blocks (in parallel), then odd blocks, and a third colour
 // for the last block of an odd number of blocks around a periodic dimension 0 — and inside a
@@ -225,11 +229,10 @@ class StencilProblem {
     std::vector<Index> cell_starts{0}, cell_columns;
     for (Index b = 0; b < grid.blocks(); ++b)
       grid.for_each_cell(b, [&](const Cell&, Index, const std::array<Index, kPoints>& nb) {
-        std::array<Index, kPoints> read = nb;
-        std::sort(read.begin(), read.end());
-        const auto end = std::unique(read.begin(), read.end());
-        for (auto it = read.begin(); it != end; ++it)
-          if (*it != detail::kStencilWall) cell_columns.push_back(*it);
+        std::array<Index, kPoints> read;
+        std::array<int, kPoints> position;
+        const int count = Engine::distinct_reads(nb, read, position);
+        cell_columns.insert(cell_columns.end(), read.begin(), read.begin() + count);
         cell_starts.push_back(static_cast<Index>(cell_columns.size()));
       });
     pattern.row_starts.push_back(0);
@@ -241,6 +244,29 @@ class StencilProblem {
         pattern.row_starts.push_back(static_cast<Index>(pattern.columns.size()));
       }
     return pattern;
+  }
+
+  // values = ∂f/∂y's entries in exactly sparsity()'s order (row by row, each row's columns
+  // ascending), values.size() == sparsity().nonzeros() (else rwd::InvalidArgument): one
+  // forward-mode evaluation per cell, the vjp's derivative scalar, on rwd::thread_count()
+  // threads, each cell writing only its own rows — the same bits for any thread count. Where
+  // two points of a cell's stencil read the same cell (a reflecting wall mirrors a neighbour
+  // onto a cell inside; periodic wraps never coincide, the grid being wider than the stencil's
+  // span), their derivatives are added into the one entry in stencil order; a fixed wall's
+  // neighbour contributes nothing (its value is a constant). A kernel that ignores a field at a
+  // point gives exact zeros there. Allocates the pattern's per-cell counts (one index per cell) on
+  // every call.
+  void jacobian_values(double /*t*/, const Vector& y, const Vector& theta,
+                       std::span<double> values) const {
+    detail::require_length(kName, "state y", y.size(), state_size());
+    detail::require_length(kName, "parameter vector theta", theta.size(), kParameters);
+    const std::vector<Index> starts = engine_.jacobian_cell_starts();
+    const Index nonzeros = Index{kFields} * kFields * starts.back();
+    if (static_cast<Index>(values.size()) != nonzeros)
+      detail::fail<InvalidArgument>(kName, ": jacobian_values got room for ", values.size(),
+                                    " values; the Jacobian's pattern (sparsity()) has ", nonzeros,
+                                    " nonzeros, give exactly that many");
+    engine_.jacobian_values(y.data(), theta.data(), starts.data(), values.data());
   }
 
  private:

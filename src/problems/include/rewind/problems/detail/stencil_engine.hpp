@@ -1,7 +1,7 @@
 // rewind/problems/detail/stencil_engine.hpp — what a stencil model's problem computes, on raw
 // arrays: the declarations checked, the rhs, jvp and vjp loops over the grid's slabs and blocks,
-// and the Jacobian's pattern. rwd::StencilProblem (rewind/stencil_model.hpp) runs it on a whole
-// grid; rwd::DistributedStencilProblem (rewind/distributed/distributed_stencil.hpp) on one
+// and the Jacobian's pattern and values. rwd::StencilProblem (rewind/stencil_model.hpp) runs it on
+// a whole grid; rwd::DistributedStencilProblem (rewind/distributed/distributed_stencil.hpp) on one
 // process's slabs and its neighbours' copies. Not public API: rewind/stencil_model.hpp's top
 // comment says what is computed, in which order and why.
 //
@@ -161,6 +161,57 @@ class StencilEngine {
       vjp_colours<false>(y, theta, v, out, partials, slots);
   }
 
+  // The Jacobian ∂f/∂y's pattern, per cell (the whole grid: no window of stored slabs): the
+  // distinct cells c's stencil reads, walls left out, counted and summed in cell order —
+  // starts[c] … starts[c + 1]) are cell c's, starts[cells] is the total. Row (k, c) of the
+  // pattern has F·(starts[c + 1] − starts[c]) columns, so the pattern has F²·starts[cells].
+  std::vector<Index> jacobian_cell_starts() const {
+    std::vector<Index> starts;
+    starts.reserve(static_cast<std::size_t>(grid_.cells() + 1));
+    starts.push_back(0);
+    for (Index b = 0; b < grid_.blocks(); ++b)
+      grid_.for_each_cell(b, [&](const Cell&, Index, const std::array<Index, kPoints>& nb) {
+        std::array<Index, kPoints> cells;
+        std::array<int, kPoints> position;
+        starts.push_back(starts.back() + distinct_reads(nb, cells, position));
+      });
+    return starts;
+  }
+
+  // The distinct cells a neighbourhood nb reads, ascending, walls left out, in
+  // cells[0 … count); position[s] is where point s's cell is in that list (−1: the wall).
+  // Returns count.
+  static int distinct_reads(const std::array<Index, kPoints>& nb, std::array<Index, kPoints>& cells,
+                            std::array<int, kPoints>& position) {
+    cells = nb;
+    std::sort(cells.begin(), cells.end());
+    auto end = std::unique(cells.begin(), cells.end());
+    auto begin = cells.begin();
+    if (*begin == kStencilWall) ++begin;  // the wall (−1) sorts first
+    const int count = static_cast<int>(end - begin);
+    std::copy(begin, end, cells.begin());
+    for (int s = 0; s < kPoints; ++s)
+      position[s] =
+          nb[s] == kStencilWall
+              ? -1
+              : static_cast<int>(std::lower_bound(cells.begin(), cells.begin() + count, nb[s]) -
+                                 cells.begin());
+    return count;
+  }
+
+  // ∂f/∂y's values in the pattern's order (compressed rows: row (k, c) holds, for each field k'
+  // in order, the entries of the distinct cells c reads, ascending) into values, from
+  // starts = jacobian_cell_starts(): one forward-mode evaluation per cell, each writing only
+  // its own rows, so the bits do not depend on the thread count. Where points of a cell read
+  // the same cell, their derivatives are added in stencil order; a wall's take no entry.
+  void jacobian_values(const double* y, const double* theta, const Index* starts,
+                       double* values) const {
+    if (options_.check_reads)
+      jacobian_cells<true>(y, theta, starts, values);
+    else
+      jacobian_cells<false>(y, theta, starts, values);
+  }
+
   // The value field k reads at neighbour index `at` (a stored cell, or the wall).
   double read(const double* y, int k, Index at) const {
     return at == kStencilWall ? wall_[k] : y[k * grid_.stored_cells() + at];
@@ -311,6 +362,39 @@ class StencilEngine {
     };
     each_slab(
         first, end,
+        [&](Index i) {
+          if constexpr (kDimension >= 2) grid_.for_each_slab_cell(i, cell);
+        },
+        [&](Index b) { grid_.for_each_cell(b, cell); });
+  }
+
+  template <bool Checked>
+  void jacobian_cells(const double* y, const double* theta, const Index* starts,
+                      double* values) const {
+    const Index field_rows = Index{kFields} * starts[grid_.cells()];  // entries of one field's rows
+    auto cell = [&](const Cell& at, Index c, const std::array<Index, kPoints>& nb) {
+      std::array<Derivative, std::size_t{kFields} * kPoints> x;
+      std::array<Derivative, std::max(1, kParameters)> p;
+      std::array<Derivative, kFields> f;
+      for (int k = 0; k < kFields; ++k)
+        for (int s = 0; s < kPoints; ++s)
+          seed_component(x[k * kPoints + s], read(y, k, nb[s]), k * kPoints + s);
+      for (int j = 0; j < kParameters; ++j) seed_component(p[j], theta[j], kFields * kPoints + j);
+      call_cell<Checked>(x.data(), p.data(), at, f.data());
+      std::array<Index, kPoints> cells;
+      std::array<int, kPoints> position;
+      const int count = distinct_reads(nb, cells, position);
+      for (int k = 0; k < kFields; ++k) {
+        double* row = values + k * field_rows + Index{kFields} * starts[c];
+        std::fill_n(row, kFields * count, 0.0);
+        for (int field = 0; field < kFields; ++field)
+          for (int s = 0; s < kPoints; ++s)
+            if (position[s] >= 0)
+              row[field * count + position[s]] += f[k].fastAccessDx(field * kPoints + s);
+      }
+    };
+    each_slab(
+        0, grid_.sizes()[0],
         [&](Index i) {
           if constexpr (kDimension >= 2) grid_.for_each_slab_cell(i, cell);
         },
