@@ -147,6 +147,9 @@ TEST(ImplicitAdjoint, RobertsonGradientAgreesWithFiniteDifferencesOfTheSameMap) 
     StoreAllAdjoint driver(stepper, objective);
     const auto result = driver.run(y0, theta);
     EXPECT_GT(stepper.implicit_counters().newton_iterations, 0);
+    // The transposed stage solves converged by preconditioned iteration, none factored its own.
+    EXPECT_GT(stepper.implicit_counters().adjoint_iterations, 0);
+    EXPECT_EQ(stepper.implicit_counters().adjoint_fallbacks, 0);
     for (int j = 0; j < 3; ++j) {
       const double d = 1e-5 * theta[j];
       V plus = theta, minus = theta;

@@ -23,12 +23,13 @@
 //   (I − h a_ii J_iᵀ) u_i = h b_i λ_{n+1} + h Σ_{j>i} a_ji ν_j,   J_i = ∂f/∂y(t_i, Y_i),
 //   (ν_i, μ_i) = ((∂f/∂y)ᵀ u_i, (∂f/∂θ)ᵀ u_i) at (t_i, Y_i)   (the problem's vjp),
 // then λ_n = λ_{n+1} + Σ_i ν_i and dJ/dθ += Σ_i μ_i. u_i is the adjoint of k_i: with a_ii = 0 the
-// solve is the identity and this is the explicit engine's adjoint. The transposed solve factors
-// I − h a_ii J_i afresh at the converged stage (the forward iteration matrix is at y_n, not at
-// Y_i, and only approximates it). adjoint_step() first re-runs the forward step from
-// (y_n, carry_n) — the same Newton iterations on the same bits — to rebuild the stages;
-// adjoint_step_from_stages() reverses a step from stage values kept by step_keeping_stages()
-// (stage-aware schedules) and solves no nonlinear system.
+// solve is the identity and this is the explicit engine's adjoint. The transposed solves use the
+// exact J_i at each converged stage, applied by the problem's vjp, in an iteration preconditioned
+// by the factored I − h a_ii J at the last stage (exact there), converged to round-off
+// (transposed_stage_solve); one Jacobian and one factorisation per reversed step. adjoint_step()
+// first re-runs the forward step from (y_n, carry_n) — the same Newton iterations on the same bits
+// — to rebuild the stages; adjoint_step_from_stages() reverses a step from stage values kept by
+// step_keeping_stages() (stage-aware schedules) and solves no nonlinear system.
 //
 // Adaptive runs: the embedded error estimate h Σ (b_i − b̂_i) k_i in the run's error norm and the
 // explicit engine's PI controller (rewind/integrators/step_control.hpp); a Newton iteration that
@@ -58,6 +59,7 @@
 #include <algorithm>
 #include <cmath>
 #include <concepts>
+#include <limits>
 #include <span>
 #include <sstream>
 #include <string>
@@ -111,10 +113,12 @@ struct NewtonOptions {
 // Work of the implicit stages since construction (or reset_counters()).
 struct ImplicitCounters {
   Index newton_iterations = 0;     // Newton updates, forward and replayed
-  Index jacobian_evaluations = 0;  // dense Jacobians: one per step attempt, one per implicit
-                                   // stage reversed
+  Index jacobian_evaluations = 0;  // one per step attempt (and Newton refresh), one per step
+                                   // reversed (and adjoint fallback)
   Index factorizations = 0;        // LU factorisations
   Index newton_failures = 0;       // attempts rejected because an iteration did not converge
+  Index adjoint_iterations = 0;    // preconditioned iterations of the transposed stage solves
+  Index adjoint_fallbacks = 0;     // transposed solves that factored their own stage matrix
 };
 
 // A problem the engine can run: an rwd::Problem on the Eigen backend.
@@ -191,6 +195,8 @@ class DiagonallyImplicitRungeKutta {
     work_ = Vector::Zero(n_);
     update_ = Vector::Zero(n_);
     u_ = Vector::Zero(n_);
+    rhs_ = Vector::Zero(n_);
+    correction_ = Vector::Zero(n_);
     mu_stage_ = Vector::Zero(p_);
     y_new_ = Vector::Zero(n_);
     if (band_) {
@@ -636,6 +642,8 @@ class DiagonallyImplicitRungeKutta {
   void reverse(double t, double h, const Vector& theta, Vector& lambda, Vector& mu,
                const Vector* Y) {
     const int s = tableau_.stages;
+    factored_diagonal_ = 0.0;        // the matrices factored below are not the forward ones
+    preconditioner_diagonal_ = 0.0;  // built on first need in this step
     for (int i = s - 1; i >= 0; --i) {
       const double ti = t + tableau_.c[static_cast<std::size_t>(i)] * h;
       u_ = (h * tableau_.b[static_cast<std::size_t>(i)]) * lambda;
@@ -643,7 +651,7 @@ class DiagonallyImplicitRungeKutta {
         const double a = tableau_.a_at(j, i);
         if (a != 0.0) u_ += (h * a) * nu_[static_cast<std::size_t>(j)];
       }
-      if (tableau_.implicit_stage(i)) transposed_stage_solve(i, ti, h, Y[i], theta);
+      if (tableau_.implicit_stage(i)) transposed_stage_solve(i, t, h, Y, theta);
       problem_.vjp(ti, Y[i], theta, u_, nu_[static_cast<std::size_t>(i)], mu_stage_);
       ++counters_.vjp_evaluations;
       if (p_ > 0) mu += mu_stage_;
@@ -652,23 +660,67 @@ class DiagonallyImplicitRungeKutta {
     ++counters_.adjoint_steps;
   }
 
-  // u_ ← (I − h a_ii J(t_i, Y_i)ᵀ)⁻¹ u_, factored at the converged stage value.
-  void transposed_stage_solve(int i, double ti, double h, const Vector& Yi, const Vector& theta) {
-    work_ = u_;  // evaluate_jacobian may use u_
-    evaluate_jacobian(ti, Yi, theta);
-    u_ = work_;
-    const bool regular = factor_matrix(h, tableau_.a_at(i, i));
-    factored_diagonal_ = 0.0;  // no longer a forward iteration matrix
-    if (!regular)
-      detail::fail<SolverError>(
-          "adjoint of the step at t = ", ti - tableau_.c[static_cast<std::size_t>(i)] * h,
-          " (h = ", h, "): the matrix I - h a_ii J of stage ", i + 1,
-          " is singular at its converged value");
+  // u_ ← (I − h γ J_iᵀ)⁻¹ u_, J_i = J(t_i, Y_i) at the converged stage value (γ = a_ii), by
+  // preconditioned iteration: M_p = I − h γ J(t_s, Y_s) (the last stage's Jacobian, factored once
+  // per reversed step) solves it exactly for the last stage and approximately for the others,
+  // which iterate u ← u + M_p⁻ᵀ (r − (I − h γ J_iᵀ) u), J_iᵀ u by the problem's vjp, until the
+  // correction is below kAdjointTolerance of u (RMS). An iteration that stalls above round-off
+  // (kAdjointFloor) or runs out falls back to factoring I − h γ J_i itself. One Jacobian and one
+  // factorisation per step instead of one per implicit stage; the same numbers from a replayed
+  // step and from kept stages, so every schedule keeps its bits.
+  void transposed_stage_solve(int i, double t, double h, const Vector* Y, const Vector& theta) {
+    const int last = tableau_.stages - 1;
+    const double gamma = tableau_.a_at(i, i);
+    const double ti = t + tableau_.c[static_cast<std::size_t>(i)] * h;
+    rhs_ = u_;
+    if (preconditioner_diagonal_ != gamma) {
+      const double ts = t + tableau_.c[static_cast<std::size_t>(last)] * h;
+      evaluate_jacobian(ts, Y[last], theta);
+      if (!factor_matrix(h, gamma)) fail_singular_adjoint(t, h, last);
+      preconditioner_diagonal_ = gamma;
+    }
+    u_ = rhs_;
     solve_with_matrix(u_, work_, /*transposed=*/true);
+    if (i == last) return;  // M_p is this stage's own matrix
+    double previous = std::numeric_limits<double>::infinity();
+    for (int it = 0; it < kMaxAdjointIterations; ++it) {
+      problem_.vjp(ti, Y[i], theta, u_, update_, mu_stage_);  // J_iᵀ u
+      ++counters_.vjp_evaluations;
+      ++implicit_counters_.adjoint_iterations;
+      correction_ = rhs_ - u_ + (h * gamma) * update_;  // r − M_iᵀ u
+      solve_with_matrix(correction_, work_, /*transposed=*/true);
+      u_ += correction_;
+      const double size = u_.norm(), change = correction_.norm();
+      if (change <= kAdjointTolerance * size) return;
+      if (change >= 0.5 * previous) {
+        if (change <= kAdjointFloor * size) return;  // round-off: no more to gain
+        break;
+      }
+      previous = change;
+    }
+    // Not converging: the exact factorisation at the stage (then M_p must be rebuilt).
+    evaluate_jacobian(ti, Y[i], theta);
+    if (!factor_matrix(h, gamma)) fail_singular_adjoint(t, h, i);
+    preconditioner_diagonal_ = 0.0;
+    ++implicit_counters_.adjoint_fallbacks;
+    u_ = rhs_;
+    solve_with_matrix(u_, work_, /*transposed=*/true);
+  }
+
+  [[noreturn]] void fail_singular_adjoint(double t, double h, int stage) const {
+    detail::fail<SolverError>("adjoint of the step at t = ", t, " (h = ", h,
+                              "): the matrix I - h a_ii J of stage ", stage + 1,
+                              " is singular at its converged value");
   }
 
   // The largest state the dense linear algebra takes (an n × n matrix of 200 MB).
   static constexpr Index kMaxDenseStates = 5000;
+  // The adjoint's transposed stage solves (transposed_stage_solve): relative RMS size of the last
+  // correction at convergence, the round-off floor accepted when the iteration stalls, and the
+  // iterations allowed before the direct factorisation.
+  static constexpr double kAdjointTolerance = 1e-14;
+  static constexpr double kAdjointFloor = 1e-12;
+  static constexpr int kMaxAdjointIterations = 20;
   // Reciprocal condition number below which an iteration matrix counts as singular.
   static constexpr double kSingular = 1e-14;
   // A Newton iteration contracting by less than this per update gets a fresh Jacobian.
@@ -689,7 +741,9 @@ class DiagonallyImplicitRungeKutta {
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   BandLu band_lu_;
   bool jacobian_ready_ = false;
-  double factored_diagonal_ = 0.0;  // γ of the forward iteration matrix in lu_ (0: none)
+  double factored_diagonal_ = 0.0;        // γ of the forward iteration matrix in lu_ (0: none)
+  double preconditioner_diagonal_ = 0.0;  // γ of the reverse sweep's M_p in lu_ (0: none)
+  Vector rhs_, correction_;               // the transposed solve's right side and correction
   double h_ = 0.0;
   double alpha_ = 0.0, beta_ = 0.0;
   StepperCounters counters_;
