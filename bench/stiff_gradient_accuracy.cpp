@@ -1,20 +1,23 @@
 // bench/stiff_gradient_accuracy.cpp — exact discrete adjoints of the implicit Runge–Kutta
-// methods against CVODES's continuous adjoint, on Robertson's kinetics in the cvsRoberts setting
-// ([0, 4·10⁷], θ = (0.04, 10⁴, 3·10⁷), y0 = (1, 0, 0)), J = ½|y(T)|²: for each method and
-// tolerance, the gradient's time and its error against a tightly converged reference, in one run,
-// side by side.
+// methods against CVODES's continuous adjoint: for each method and tolerance, the gradient's time
+// and its error against a tightly converged reference, in one run, side by side.
 //
-//   build/bench/stiff_gradient_accuracy            # prints the table (about 10 s)
-//   build/bench/stiff_gradient_accuracy --json     # one JSON line per row
+//   build/bench/stiff_gradient_accuracy                    # Robertson (about 1 s)
+//   build/bench/stiff_gradient_accuracy --brusselator 32   # the 2-D Brusselator, 2·32² unknowns
+//   … --json                                              # one JSON line per row instead
 //
+// Robertson's kinetics in the cvsRoberts setting ([0, 4·10⁷], θ = (0.04, 10⁴, 3·10⁷),
+// y0 = (1, 0, 0)); the Brusselator (rwd::Brusselator2D, its defaults) on [0, 10]. J = ½|y(T)|².
 // Methods: esdirk32 and esdirk43 (rwd::DiagonallyImplicitRungeKutta, adaptive steps at rtol,
-// atol = 10⁻⁴·rtol, Newton at its defaults unless rtol < 10⁻⁸, then 10⁻²·rtol) under the
-// store-all driver; bdf = rwd::CvodesIntervalStepper on one interval [0, T] under the store-all
-// driver, which is CVODES's own adjoint (CVodeF/CVodeB with checkpoints in memory) at rtol, atol
-// = 10⁻⁴·rtol for the forward, adjoint and quadrature problems. The reference: esdirk43 at
-// rtol 10⁻¹¹ with Newton at 10⁻¹³; its agreement with BDF at 10⁻¹¹ is printed as a check.
+// Newton at its defaults unless rtol < 10⁻⁸, then 10⁻²·rtol; dense LU for Robertson, LAPACK band
+// for the Brusselator) under the store-all driver; bdf = rwd::CvodesIntervalStepper on one
+// interval [0, T] under the store-all driver, which is CVODES's own adjoint (CVodeF/CVodeB with
+// checkpoints in memory) at rtol for the forward, adjoint and quadrature problems (dense for
+// Robertson, band for the Brusselator). atol = 10⁻⁴·rtol for Robertson, rtol for the Brusselator
+// (its values are of order 1). The reference: esdirk43 at a tight rtol with Newton at 10⁻¹³; its
+// agreement with BDF at the same rtol is printed as a check.
 //
-// The error of a gradient is max_j |g_j − ref_j| / |ref_j| over θ's three components (their
+// The error of a gradient is max_j |g_j − ref_j| / |ref_j| over θ's components (Robertson's
 // scales differ by 10¹⁰, so a norm would only see dJ/dp1). Times are the median of 3 runs.
 #include <algorithm>
 #include <chrono>
@@ -31,13 +34,21 @@
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
+#include "rewind/problems/brusselator2d.hpp"
 #include "rewind/problems/robertson.hpp"
 
 namespace {
 
 using V = Eigen::VectorXd;
 
-constexpr double kHorizon = 4e7;
+// A problem and its setting.
+template <class P>
+struct Case {
+  const P& problem;
+  double horizon;
+  double atol_per_rtol;  // atol = atol_per_rtol · rtol
+  rwd::CvodesLinearSolver bdf_solver;
+};
 
 struct Row {
   std::string method;
@@ -61,16 +72,17 @@ double median_seconds(Run&& run) {
   return times[1];
 }
 
-Row implicit_gradient(const rwd::Robertson& problem, const std::string& method, double rtol,
+template <class P>
+Row implicit_gradient(const Case<P>& c, const std::string& method, double rtol,
                       double newton_rtol) {
   rwd::NewtonOptions newton;
   newton.rtol = newton_rtol;
   newton.atol = std::min(1e-12, newton_rtol * 1e-2);
   rwd::DiagonallyImplicitRungeKutta stepper(
-      problem, rwd::ImplicitTableau::by_name(method),
-      rwd::StepControl::adaptive(0.0, kHorizon, rtol, rtol * 1e-4), newton);
+      c.problem, rwd::ImplicitTableau::by_name(method),
+      rwd::StepControl::adaptive(0.0, c.horizon, rtol, rtol * c.atol_per_rtol), newton);
   rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
-  const V y0 = problem.default_initial_state(), theta = problem.default_parameters();
+  const V y0 = c.problem.default_initial_state(), theta = c.problem.default_parameters();
   Row row{method, rtol, 0, 0.0, V()};
   row.seconds = median_seconds([&] {
     const auto result = driver.run(y0, theta);
@@ -80,16 +92,17 @@ Row implicit_gradient(const rwd::Robertson& problem, const std::string& method, 
   return row;
 }
 
-Row bdf_gradient(const rwd::Robertson& problem, double rtol) {
+template <class P>
+Row bdf_gradient(const Case<P>& c, double rtol) {
   rwd::CvodesOptions options;
   options.rtol = options.rtol_adjoint = rtol;
-  options.atol = {rtol * 1e-4};
-  options.atol_adjoint = options.atol_quadrature = rtol * 1e-4;
-  options.linear_solver = rwd::CvodesLinearSolver::dense;
+  options.atol = {rtol * c.atol_per_rtol};
+  options.atol_adjoint = options.atol_quadrature = rtol * c.atol_per_rtol;
+  options.linear_solver = c.bdf_solver;
   options.max_steps_per_interval = 10000000;
-  rwd::CvodesIntervalStepper stepper(problem, options, rwd::IntervalGrid{0.0, kHorizon, 1});
+  rwd::CvodesIntervalStepper stepper(c.problem, options, rwd::IntervalGrid{0.0, c.horizon, 1});
   rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
-  const V y0 = problem.default_initial_state(), theta = problem.default_parameters();
+  const V y0 = c.problem.default_initial_state(), theta = c.problem.default_parameters();
   Row row{"bdf", rtol, 0, 0.0, V()};
   row.seconds = median_seconds([&] {
     const auto result = driver.run(y0, theta);
@@ -108,21 +121,23 @@ double max_relative_error(const V& g, const V& ref) {
 
 }  // namespace
 
-int main(int argc, char** argv) try {
-  const bool json = argc > 1 && std::string(argv[1]) == "--json";
-  const rwd::Robertson problem;
-  const Row reference = implicit_gradient(problem, "esdirk43", 1e-11, 1e-13);
-  const Row bdf_reference = bdf_gradient(problem, 1e-11);
+// The table of one problem: the reference at `reference_rtol`, then every method at every rtol.
+template <class P>
+void run_table(const Case<P>& c, const std::string& title, double reference_rtol,
+               const std::vector<double>& rtols, bool json) {
+  const Row reference = implicit_gradient(c, "esdirk43", reference_rtol, 1e-13);
+  const Row bdf_reference = bdf_gradient(c, reference_rtol);
   std::vector<Row> rows;
-  for (double rtol : {1e-4, 1e-6, 1e-8, 1e-10}) {
+  for (double rtol : rtols) {
     const double newton = rtol < 1e-8 ? rtol * 1e-2 : 1e-10;
-    rows.push_back(implicit_gradient(problem, "esdirk32", rtol, newton));
-    rows.push_back(implicit_gradient(problem, "esdirk43", rtol, newton));
-    rows.push_back(bdf_gradient(problem, rtol));
+    rows.push_back(implicit_gradient(c, "esdirk32", rtol, newton));
+    rows.push_back(implicit_gradient(c, "esdirk43", rtol, newton));
+    rows.push_back(bdf_gradient(c, rtol));
   }
   if (json) {
     for (const Row& r : rows) {
       nlohmann::ordered_json j;
+      j["problem"] = title;
       j["method"] = r.method;
       j["rtol"] = r.rtol;
       j["steps_or_rhs"] = r.steps;
@@ -130,12 +145,12 @@ int main(int argc, char** argv) try {
       j["max_relative_error"] = max_relative_error(r.grad, reference.grad);
       std::cout << j.dump() << "\n";
     }
-    return 0;
+    return;
   }
-  std::printf(
-      "Robertson on [0, 4e7], J = |y(T)|^2 / 2, dJ/dtheta against esdirk43 at rtol 1e-11\n");
-  std::printf("(reference vs CVODES BDF at rtol 1e-11: max relative difference %.2e)\n\n",
-              max_relative_error(bdf_reference.grad, reference.grad));
+  std::printf("%s, J = |y(T)|^2 / 2, dJ/dtheta against esdirk43 at rtol %.0e\n", title.c_str(),
+              reference_rtol);
+  std::printf("(reference vs CVODES BDF at rtol %.0e: max relative difference %.2e)\n\n",
+              reference_rtol, max_relative_error(bdf_reference.grad, reference.grad));
   std::printf("%-9s %7s %12s %11s %14s\n", "method", "rtol", "steps (rhs)", "seconds",
               "dJ/dθ error");
   for (const Row& r : rows)
@@ -143,6 +158,30 @@ int main(int argc, char** argv) try {
                 static_cast<long long>(r.steps), r.seconds,
                 max_relative_error(r.grad, reference.grad));
   std::printf("\nsteps: accepted steps for esdirk*, right-hand sides of the forward run for bdf\n");
+}
+
+int main(int argc, char** argv) try {
+  bool json = false;
+  rwd::Index brusselator = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--json")
+      json = true;
+    else if (arg == "--brusselator" && i + 1 < argc)
+      brusselator = std::stoll(argv[++i]);
+    else
+      throw rwd::InvalidArgument("unknown argument " + arg + " (use --json and --brusselator N)");
+  }
+  if (brusselator > 0) {
+    const rwd::Brusselator2D problem(brusselator);
+    const Case<rwd::Brusselator2D> c{problem, 10.0, 1.0, rwd::CvodesLinearSolver::band};
+    run_table(c, "Brusselator 2x" + std::to_string(brusselator) + "^2 on [0, 10]", 1e-10,
+              {1e-4, 1e-6, 1e-8}, json);
+  } else {
+    const rwd::Robertson problem;
+    const Case<rwd::Robertson> c{problem, 4e7, 1e-4, rwd::CvodesLinearSolver::dense};
+    run_table(c, "Robertson on [0, 4e7]", 1e-11, {1e-4, 1e-6, 1e-8, 1e-10}, json);
+  }
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "stiff_gradient_accuracy: %s\n", e.what());

@@ -164,7 +164,8 @@ CLI::App* add_run_command(CLI::App& app) {
   run->add_option("--atol", o->atol, "with --adaptive or bdf: absolute tolerance (default 1e-9)");
   run->add_option("--linear-solver", o->linear_solver,
                   "with bdf: dense | band | gmres (default: band for problems\n"
-                  "with a band, dense otherwise); the implicit methods: dense");
+                  "with a band, dense otherwise); the implicit methods: dense |\n"
+                  "band (default band for problems with a band)");
   run->add_option("--newton-rtol", o->newton_rtol,
                   "implicit methods: Newton's relative tolerance (default\n"
                   "1e-10); the gradient is exact up to this residual");

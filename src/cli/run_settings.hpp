@@ -158,7 +158,7 @@ inline const ProblemInfo& require_problem_or_model(const std::string& problem,
 }
 
 // The implicit methods' flags: --newton-rtol/--newton-atol into the method's NewtonOptions, and
-// --linear-solver dense (their only one so far). For an explicit method, any of them is refused.
+// --linear-solver dense or band. For an explicit method, any of them is refused.
 inline void apply_implicit_options(const RunOptions& options, ImplicitRungeKuttaMethod* implicit) {
   if (!implicit) {
     if (!options.linear_solver.empty())
@@ -172,10 +172,15 @@ inline void apply_implicit_options(const RunOptions& options, ImplicitRungeKutta
           "esdirk43)");
     return;
   }
-  if (!options.linear_solver.empty() && options.linear_solver != "dense")
+  if (options.linear_solver == "dense")
+    implicit->newton.linear_solver = ImplicitLinearSolver::dense;
+  else if (options.linear_solver == "band")
+    implicit->newton.linear_solver = ImplicitLinearSolver::band;
+  else if (!options.linear_solver.empty())
     rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver, "': --method ",
                                        implicit->tableau.name,
-                                       " factors dense matrices only so far (dense)");
+                                       " factors dense or band matrices (dense, band; default "
+                                       "band for a problem with a band)");
   if (options.newton_rtol) {
     detail::require_positive_finite("--newton-rtol", *options.newton_rtol,
                                     "must be finite and > 0");

@@ -2,7 +2,7 @@
 // Runge–Kutta methods (rewind/integrators/implicit_tableau.hpp), for stiff problems, with the
 // exact discrete adjoint of the steps it computes.
 //
-//   rwd::Robertson<> chemistry;
+//   rwd::Robertson chemistry;
 //   rwd::DiagonallyImplicitRungeKutta stepper(chemistry, rwd::ImplicitTableau::esdirk43(),
 //                                             rwd::StepControl::adaptive(0.0, 40.0, 1e-6, 1e-10));
 //   rwd::StoreAllAdjoint driver(stepper, objective);   // or any checkpointed driver and schedule
@@ -39,14 +39,10 @@
 // engine. Stop times are not supported yet (refused).
 //
 // The problem: an rwd::Problem on rwd::EigenBackend. Linear algebra (NewtonOptions::
-// linear_solver): band when the problem states its band — `band_width()` (the built-in PDEs) or
-// `band_upper()`, `band_lower()` and `band_jacobian()` (rwd::auto_problem with a declared
-// jacobian_band) — factored by LAPACK (rwd::BandLu, O(n·l·(l + u)) per factorisation), the band
-// Jacobian the problem's own or assembled exactly from upper + lower + 1 vjps; dense otherwise,
-// the Jacobian from `void jacobian(double t, const Vector& y, const Vector& theta,
-// Eigen::MatrixXd& J) const` where the problem has one (rwd::auto_problem, Robertson), else row by
-// row from n vjps (exact), factored by Eigen in O(n³) (at most kMaxDenseStates states). Sparse and
-// matrix-free solvers are not here yet.
+// linear_solver, rewind/integrators/stage_matrix.hpp): band when the problem states its band
+// (LAPACK, the band Jacobian the problem's own or assembled exactly from upper + lower + 1 vjps),
+// dense otherwise (Eigen, the problem's jacobian() or one assembled from n vjps; at most 5000
+// states). Sparse and matrix-free solvers are not here yet.
 //
 // Determinism: the same operations in the same order every time (Eigen runs single-threaded in
 // rewind: EIGEN_DONT_PARALLELIZE), so replays from snapshots give the first run's bits and every
@@ -67,26 +63,17 @@
 #include <vector>
 
 #include <Eigen/Core>
-#include <Eigen/LU>
 
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
-#include "rewind/integrators/band_lu.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/integrators/implicit_tableau.hpp"
+#include "rewind/integrators/stage_matrix.hpp"
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/problem.hpp"
 
 namespace rwd {
-
-// The linear solver of the Newton iterations and of the adjoint's transposed solves.
-enum class ImplicitLinearSolver {
-  automatic,  // band when the problem states a band (band_width(), or band_upper()/band_lower()
-              // with band_jacobian()), dense otherwise
-  dense,      // Eigen's LU with partial pivoting of the n × n matrix
-  band,       // LAPACK's band LU (rwd::BandLu); the problem must state its band
-};
 
 // The Newton iteration of each implicit stage.
 struct NewtonOptions {
@@ -121,39 +108,6 @@ struct ImplicitCounters {
   Index adjoint_fallbacks = 0;     // transposed solves that factored their own stage matrix
 };
 
-// A problem the engine can run: an rwd::Problem on the Eigen backend.
-template <class P>
-concept ImplicitEngineProblem = Problem<P> && std::same_as<typename P::Backend, EigenBackend>;
-
-// One that gives its dense Jacobian ∂f/∂y itself (otherwise the engine assembles it from n vjps).
-template <class P>
-concept DenseJacobianProblem = ImplicitEngineProblem<P> &&
-    requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::MatrixXd& J) {
-  p.jacobian(t, y, y, J);
-};
-
-namespace detail {
-
-// A problem that states the half-bandwidths of ∂f/∂y: one for both sides (band_width(), as the
-// built-in PDEs), or each with the band itself in LAPACK band storage (band_upper(),
-// band_lower(), band_jacobian(): bands(upper + i − j, j) = ∂f_i/∂y_j, as rwd::auto_problem gives
-// a model that declares its jacobian_band). The CVODES stepper reads the same members.
-template <class P>
-concept StatesBandWidth = requires(const P& p) {
-  { p.band_width() } -> std::convertible_to<Index>;
-};
-template <class P>
-concept StatesBandJacobian = requires(const P& p, double t, const Eigen::VectorXd& y,
-                                      Eigen::MatrixXd& bands) {
-  { p.band_upper() } -> std::convertible_to<Index>;
-  { p.band_lower() } -> std::convertible_to<Index>;
-  p.band_jacobian(t, y, y, bands);
-};
-template <class P>
-concept StatesBand = StatesBandWidth<P> || StatesBandJacobian<P>;
-
-}  // namespace detail
-
 template <ImplicitEngineProblem P>
 class DiagonallyImplicitRungeKutta {
  public:
@@ -164,10 +118,11 @@ class DiagonallyImplicitRungeKutta {
   // embedded pair; stop times are refused.
   DiagonallyImplicitRungeKutta(const P& problem, ImplicitTableau tableau, StepControl control,
                                NewtonOptions newton = {})
-      : problem_(problem), tableau_(std::move(tableau)), control_(control), newton_(newton) {
-    tableau_.validate();
-    control_.validate();
-    newton_.validate();
+      : problem_(problem),
+        tableau_(validated(std::move(tableau))),
+        control_(validated(control)),
+        newton_(validated(newton)),
+        matrix_(problem, newton_.linear_solver, tableau_.name) {
     if (control_.is_adaptive() && !tableau_.has_embedded())
       detail::fail<InvalidArgument>("method '", tableau_.name,
                                     "' has no embedded error estimate, so it cannot take adaptive "
@@ -178,15 +133,6 @@ class DiagonallyImplicitRungeKutta {
     n_ = problem_.state_size();
     p_ = problem_.parameter_size();
     if (n_ < 1) detail::fail<InvalidArgument>("problem state_size = ", n_, " must be >= 1");
-    choose_linear_solver();
-    if (!band_ && n_ > kMaxDenseStates)
-      detail::fail<InvalidArgument>(
-          "method '", tableau_.name,
-          "': the implicit engine factors dense n × n matrices and the "
-          "problem has n = ",
-          n_, " states (at most ", kMaxDenseStates,
-          "); a problem that states its band gets the band solver; sparse and matrix-free "
-          "solvers are not available to it yet");
     const int s = tableau_.stages;
     stages_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
     k_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
@@ -199,12 +145,6 @@ class DiagonallyImplicitRungeKutta {
     correction_ = Vector::Zero(n_);
     mu_stage_ = Vector::Zero(p_);
     y_new_ = Vector::Zero(n_);
-    if (band_) {
-      jacobian_ = Eigen::MatrixXd::Zero(lower_ + upper_ + 1, n_);  // LAPACK band storage
-      band_lu_.resize(n_, lower_, upper_);
-    } else {
-      jacobian_ = Eigen::MatrixXd::Zero(n_, n_);
-    }
     const int q = std::min(tableau_.order,
                            tableau_.embedded_order > 0 ? tableau_.embedded_order : tableau_.order);
     alpha_ = 0.7 / (q + 1);
@@ -437,97 +377,22 @@ class DiagonallyImplicitRungeKutta {
     return std::min(h, span);
   }
 
-  // Band or dense, from the options and what the problem states (see ImplicitLinearSolver).
-  void choose_linear_solver() {
-    const ImplicitLinearSolver wanted = newton_.linear_solver;
-    if constexpr (detail::StatesBand<P>) {
-      band_ = wanted != ImplicitLinearSolver::dense;
-      if constexpr (detail::StatesBandJacobian<P>) {
-        upper_ = problem_.band_upper();
-        lower_ = problem_.band_lower();
-      } else {
-        upper_ = lower_ = problem_.band_width();
-      }
-      // A band as wide as the matrix is a dense matrix.
-      if (upper_ >= n_ - 1 && lower_ >= n_ - 1) band_ = false;
-      upper_ = std::min(upper_, n_ - 1);
-      lower_ = std::min(lower_, n_ - 1);
-    } else if (wanted == ImplicitLinearSolver::band) {
-      detail::fail<InvalidArgument>(
-          "method '", tableau_.name,
-          "': the band linear solver needs a problem that states its band (band_width(), or "
-          "band_upper(), band_lower() and band_jacobian())");
-    }
+  template <class T>
+  static T validated(T x) {
+    x.validate();
+    return x;
   }
 
-  // J = ∂f/∂y at (t, y) into jacobian_. Band: the problem's band_jacobian(), or from
-  // upper + lower + 1 vjps, each seeded on the rows i ≡ g (mod upper + lower + 1), whose columns
-  // i − lower … i + upper never overlap (exact). Dense: the problem's own, or row by row from n
-  // vjps (row i = (∂f/∂y)ᵀ e_i, exact).
+  // J at (t, y) into the stage matrix (counted: the Jacobian, and the vjps that assembled it).
   void evaluate_jacobian(double t, const Vector& y, const Vector& theta) {
     ++implicit_counters_.jacobian_evaluations;
-    if (band_) {
-      evaluate_band_jacobian(t, y, theta);
-      return;
-    }
-    if constexpr (DenseJacobianProblem<P>) {
-      problem_.jacobian(t, y, theta, jacobian_);
-    } else {
-      jacobian_.resize(n_, n_);
-      for (Index i = 0; i < n_; ++i) {
-        u_.setZero();
-        u_[i] = 1.0;
-        problem_.vjp(t, y, theta, u_, update_, mu_stage_);
-        ++counters_.vjp_evaluations;
-        jacobian_.row(i) = update_.transpose();
-      }
-    }
+    counters_.vjp_evaluations += matrix_.evaluate_jacobian(t, y, theta);
   }
 
-  void evaluate_band_jacobian(double t, const Vector& y, const Vector& theta) {
-    if constexpr (detail::StatesBandJacobian<P>) {
-      problem_.band_jacobian(t, y, theta, jacobian_);
-      return;
-    }
-    const Index width = lower_ + upper_ + 1;
-    for (Index g = 0; g < std::min(width, n_); ++g) {
-      u_.setZero();
-      for (Index i = g; i < n_; i += width) u_[i] = 1.0;
-      problem_.vjp(t, y, theta, u_, update_, mu_stage_);
-      ++counters_.vjp_evaluations;
-      for (Index i = g; i < n_; i += width)
-        for (Index j = std::max<Index>(0, i - lower_); j <= std::min(n_ - 1, i + upper_); ++j)
-          jacobian_(upper_ + i - j, j) = update_[j];
-    }
-  }
-
-  // The matrix I − h γ J factored (dense or band). False when singular.
+  // I − h γ J factored. False when singular.
   bool factor_matrix(double h, double gamma) {
     ++implicit_counters_.factorizations;
-    if (band_) {
-      band_lu_.set_zero();
-      for (Index j = 0; j < n_; ++j)
-        for (Index i = std::max<Index>(0, j - upper_); i <= std::min(n_ - 1, j + lower_); ++i)
-          band_lu_.at(i, j) = (i == j ? 1.0 : 0.0) - (h * gamma) * jacobian_(upper_ + i - j, j);
-      return band_lu_.factor();
-    }
-    iteration_ = -(h * gamma) * jacobian_;
-    iteration_.diagonal().array() += 1.0;
-    lu_.compute(iteration_);
-    return lu_.rcond() > kSingular;
-  }
-
-  // x ← M⁻¹ x (transposed: M⁻ᵀ x) with the factored matrix; `scratch` may be overwritten.
-  void solve_with_matrix(Vector& x, Vector& scratch, bool transposed) {
-    if (band_) {
-      band_lu_.solve(x.data(), transposed);
-      return;
-    }
-    if (transposed)
-      scratch = lu_.transpose().solve(x);
-    else
-      scratch = lu_.solve(x);
-    x = scratch;
+    return matrix_.factor(h * gamma);
   }
 
   // work_ = h Σ (b_i − b̂_i) k_i, the embedded error estimate.
@@ -594,7 +459,7 @@ class DiagonallyImplicitRungeKutta {
       ++counters_.rhs_evaluations;
       work_ = Yi - base_ - (h * gamma) * work_;  // the residual G(Z)
       update_ = work_;
-      solve_with_matrix(update_, work_, /*transposed=*/false);
+      matrix_.solve(update_, /*transposed=*/false);
       Yi -= update_;
       ++implicit_counters_.newton_iterations;
       const double norm = Backend::error_norm(update_, Yi, Yi, newton_.rtol, newton_.atol);
@@ -623,7 +488,7 @@ class DiagonallyImplicitRungeKutta {
 
   void factor(double h, double gamma) {
     // A (numerically) singular iteration matrix: a smaller step moves it towards I.
-    if (!factor_matrix(h, gamma)) throw NewtonFailure{-1, 0, band_ ? 0.0 : lu_.rcond()};
+    if (!factor_matrix(h, gamma)) throw NewtonFailure{-1, 0, 0.0};
     factored_diagonal_ = gamma;
   }
 
@@ -680,7 +545,7 @@ class DiagonallyImplicitRungeKutta {
       preconditioner_diagonal_ = gamma;
     }
     u_ = rhs_;
-    solve_with_matrix(u_, work_, /*transposed=*/true);
+    matrix_.solve(u_, /*transposed=*/true);
     if (i == last) return;  // M_p is this stage's own matrix
     double previous = std::numeric_limits<double>::infinity();
     for (int it = 0; it < kMaxAdjointIterations; ++it) {
@@ -688,7 +553,7 @@ class DiagonallyImplicitRungeKutta {
       ++counters_.vjp_evaluations;
       ++implicit_counters_.adjoint_iterations;
       correction_ = rhs_ - u_ + (h * gamma) * update_;  // r − M_iᵀ u
-      solve_with_matrix(correction_, work_, /*transposed=*/true);
+      matrix_.solve(correction_, /*transposed=*/true);
       u_ += correction_;
       const double size = u_.norm(), change = correction_.norm();
       if (change <= kAdjointTolerance * size) return;
@@ -704,7 +569,7 @@ class DiagonallyImplicitRungeKutta {
     preconditioner_diagonal_ = 0.0;
     ++implicit_counters_.adjoint_fallbacks;
     u_ = rhs_;
-    solve_with_matrix(u_, work_, /*transposed=*/true);
+    matrix_.solve(u_, /*transposed=*/true);
   }
 
   [[noreturn]] void fail_singular_adjoint(double t, double h, int stage) const {
@@ -713,16 +578,12 @@ class DiagonallyImplicitRungeKutta {
                               " is singular at its converged value");
   }
 
-  // The largest state the dense linear algebra takes (an n × n matrix of 200 MB).
-  static constexpr Index kMaxDenseStates = 5000;
   // The adjoint's transposed stage solves (transposed_stage_solve): relative RMS size of the last
   // correction at convergence, the round-off floor accepted when the iteration stalls, and the
   // iterations allowed before the direct factorisation.
   static constexpr double kAdjointTolerance = 1e-14;
   static constexpr double kAdjointFloor = 1e-12;
   static constexpr int kMaxAdjointIterations = 20;
-  // Reciprocal condition number below which an iteration matrix counts as singular.
-  static constexpr double kSingular = 1e-14;
   // A Newton iteration contracting by less than this per update gets a fresh Jacobian.
   static constexpr double kRefreshRate = 0.5;
   static constexpr int kMaxRefreshes = 3;
@@ -734,12 +595,7 @@ class DiagonallyImplicitRungeKutta {
   Index n_ = 0, p_ = 0;
   std::vector<Vector> stages_, k_, nu_;
   Vector base_, work_, update_, u_, mu_stage_, y_new_;
-  bool band_ = false;            // the band solver (else dense)
-  Index lower_ = 0, upper_ = 0;  // band: half-bandwidths of ∂f/∂y
-  Eigen::MatrixXd jacobian_;     // dense n × n, or band storage (lower + upper + 1) × n
-  Eigen::MatrixXd iteration_;    // dense: I − h γ J
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
-  BandLu band_lu_;
+  StageMatrix<P> matrix_;  // J, I − h γ J factored, solves
   bool jacobian_ready_ = false;
   double factored_diagonal_ = 0.0;        // γ of the forward iteration matrix in lu_ (0: none)
   double preconditioner_diagonal_ = 0.0;  // γ of the reverse sweep's M_p in lu_ (0: none)
