@@ -147,8 +147,7 @@ class DiagonallyImplicitRungeKutta {
     y_new_ = Vector::Zero(n_);
     const int q = std::min(tableau_.order,
                            tableau_.embedded_order > 0 ? tableau_.embedded_order : tableau_.order);
-    alpha_ = 0.7 / (q + 1);
-    beta_ = 0.4 / (q + 1);
+    controller_ = PiController::for_order(q);
   }
 
   const P& problem() const { return problem_; }
@@ -317,10 +316,8 @@ class DiagonallyImplicitRungeKutta {
         error_estimate(h);
         err = Backend::error_norm(work_, y, y_new_, control_.rtol, control_.atol);
         if (err <= 1.0) {
-          const double e = std::max(err, 1e-10);
-          double grow = control_.safety * std::pow(e, -alpha_) * std::pow(carry.error_prev, beta_);
-          grow = std::clamp(grow, control_.min_factor, control_.max_factor);
-          if (rejections > 0) grow = std::min(grow, 1.0);
+          const double grow =
+              controller_.accepted_factor(control_, err, carry.error_prev, rejections > 0);
           h_ = h;
           next.h = h * grow;
           next.error_prev = std::max(err, 1e-4);
@@ -328,9 +325,7 @@ class DiagonallyImplicitRungeKutta {
           next.rejected = carry.rejected + rejections;
           return next;
         }
-        factor = std::isfinite(err)
-                     ? std::max(control_.min_factor, control_.safety * std::pow(err, -alpha_))
-                     : control_.min_factor;
+        factor = controller_.rejected_factor(control_, err);
       } else {
         factor = 0.25;  // a Newton failure: a much smaller step converges from a closer guess
       }
@@ -601,7 +596,7 @@ class DiagonallyImplicitRungeKutta {
   double preconditioner_diagonal_ = 0.0;  // γ of the reverse sweep's M_p in lu_ (0: none)
   Vector rhs_, correction_;               // the transposed solve's right side and correction
   double h_ = 0.0;
-  double alpha_ = 0.0, beta_ = 0.0;
+  PiController controller_;
   StepperCounters counters_;
   ImplicitCounters implicit_counters_;
 };

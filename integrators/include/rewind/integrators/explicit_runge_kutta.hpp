@@ -110,8 +110,7 @@ class ExplicitRungeKutta {
     if (control_.is_adaptive()) y_new_ = B::zeros(n_);
     const int q = std::min(tableau_.order,
                            tableau_.embedded_order > 0 ? tableau_.embedded_order : tableau_.order);
-    alpha_ = 0.7 / (q + 1);
-    beta_ = 0.4 / (q + 1);
+    controller_ = PiController::for_order(q);
   }
 
   const P& problem() const { return problem_; }
@@ -511,10 +510,8 @@ class ExplicitRungeKutta {
       combine(stage_, y, h, error_weights_, 0.0);  // error estimate h Σ (b_i − b̂_i) k_i
       const double err = B::error_norm(stage_, y, y_new_, control_.rtol, control_.atol);
       if (err <= 1.0) {
-        const double e = std::max(err, 1e-10);
-        double factor = control_.safety * std::pow(e, -alpha_) * std::pow(carry.error_prev, beta_);
-        factor = std::clamp(factor, control_.min_factor, control_.max_factor);
-        if (rejections > 0) factor = std::min(factor, 1.0);
+        const double factor =
+            controller_.accepted_factor(control_, err, carry.error_prev, rejections > 0);
         next_h_ = h;
         next.h = h * factor;
         // Landing on a stop time shortened a step the controller had accepted in advance: the
@@ -532,10 +529,7 @@ class ExplicitRungeKutta {
                                   " consecutive rejected steps (last error norm ", err,
                                   std::isfinite(err) ? "" : ", non-finite stage values",
                                   "); the problem may be stiff or the tolerances too tight");
-      const double factor = std::isfinite(err) ? std::max(control_.min_factor,
-                                                          control_.safety * std::pow(err, -alpha_))
-                                               : control_.min_factor;
-      h *= factor;
+      h *= controller_.rejected_factor(control_, err);
       if (h < h_min)
         detail::fail<SolverError>("step size underflow at step ", carry.step, ", t = ", t,
                                   ": h = ", h, " < ", h_min, " (last error norm ", err, ")");
@@ -587,7 +581,7 @@ class ExplicitRungeKutta {
   std::vector<Vector> k_, nu_, stages_;
   Vector stage_, kappa_, mu_stage_, y_new_;
   double next_h_ = 0.0;
-  double alpha_ = 0.0, beta_ = 0.0;
+  PiController controller_;
   StepperCounters counters_;
 };
 

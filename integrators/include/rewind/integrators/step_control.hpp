@@ -28,6 +28,7 @@
 //   c.stop_times = {0.5, 1.0, 1.5};   // strictly increasing, inside (t0, t_final]
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -150,6 +151,32 @@ struct StepControl {
       fail<InvalidArgument>("max_rejections = ", max_rejections, " must be >= 1");
     if (!(min_step_relative > 0.0 && min_step_relative < 1.0))
       fail<InvalidArgument>("min_step_relative = ", min_step_relative, " must be in (0, 1)");
+  }
+};
+
+// The PI step-size controller of the adaptive Runge–Kutta engines (the formulas at the top of
+// this file), for a pair whose lower order is q: α = 0.7/(q + 1), β = 0.4/(q + 1).
+struct PiController {
+  double alpha = 0.0, beta = 0.0;
+
+  static PiController for_order(int q) { return {0.7 / (q + 1), 0.4 / (q + 1)}; }
+
+  // The next step's size over this one's after an accepted step of error norm err ≤ 1, the
+  // previous accepted step's being error_prev; at most 1 right after a rejection.
+  double accepted_factor(const StepControl& c, double err, double error_prev,
+                         bool after_rejection) const {
+    const double e = std::max(err, 1e-10);
+    double factor = c.safety * std::pow(e, -alpha) * std::pow(error_prev, beta);
+    factor = std::clamp(factor, c.min_factor, c.max_factor);
+    if (after_rejection) factor = std::min(factor, 1.0);
+    return factor;
+  }
+
+  // The factor a rejected attempt of error norm err shrinks by (min_factor for a non-finite
+  // error).
+  double rejected_factor(const StepControl& c, double err) const {
+    return std::isfinite(err) ? std::max(c.min_factor, c.safety * std::pow(err, -alpha))
+                              : c.min_factor;
   }
 };
 
