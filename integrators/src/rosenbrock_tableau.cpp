@@ -106,10 +106,10 @@ void require_order(const RosenbrockTableau& t, int order, bool embedded) {
   for (int p = 1; p <= order; ++p) {
     const double defect = t.order_condition_defect(p, embedded);
     if (!(defect <= kConditionTolerance))
-      fail<InvalidArgument>("Rosenbrock tableau '", t.name, "': ",
-                            embedded ? "embedded weights" : "weights", " claim order ", order,
-                            " but violate the order-", p, " conditions of Rosenbrock methods by ",
-                            defect);
+      fail<InvalidArgument>("Rosenbrock tableau '", t.name,
+                            "': ", embedded ? "embedded weights" : "weights", " claim order ",
+                            order, " but violate the order-", p,
+                            " conditions of Rosenbrock methods by ", defect);
   }
 }
 
@@ -227,8 +227,8 @@ void RosenbrockTableau::validate() const {
                             " but the node condition needs alpha_i = sum_j alpha_ij = ", alpha_row);
     if (std::abs(gamma_row - gamma_sum[row]) >
         kConditionTolerance * std::max(1.0, std::abs(gamma_row)))
-      fail<InvalidArgument>("Rosenbrock tableau '", name, "': gamma_sum[", i, "] = ",
-                            gamma_sum[row],
+      fail<InvalidArgument>("Rosenbrock tableau '", name, "': gamma_sum[", i,
+                            "] = ", gamma_sum[row],
                             " but the node condition needs gamma_i = sum_j gamma_ij = ", gamma_row);
   }
   if (order < 1 || order > 6)
@@ -261,30 +261,28 @@ void RosenbrockTableau::validate() const {
 // α21 = α31 = 1, γ21 = −1, γ31 = −γ, γ32 = −(1/2 + 1/√3); b = (2/3, 0, 1/3), b̂ = (1/3, 1/3, 1/3).
 RosenbrockTableau RosenbrockTableau::ros3p() {
   const double g = 0.5 + std::sqrt(3.0) / 6.0;
-  return from_classical("ros3p", g, {{}, {1.0}, {1.0, 0.0}},
-                        {{}, {-1.0}, {-g, -(0.5 + 1.0 / std::sqrt(3.0))}},
-                        {2.0 / 3.0, 0.0, 1.0 / 3.0}, {1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0}, 3, 2,
-                        false);
+  return from_classical(
+      "ros3p", g, {{}, {1.0}, {1.0, 0.0}}, {{}, {-1.0}, {-g, -(0.5 + 1.0 / std::sqrt(3.0))}},
+      {2.0 / 3.0, 0.0, 1.0 / 3.0}, {1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0}, 3, 2, false);
 }
 
 // Rang & Angermann, BIT 45 (2005) 761–787, ROS34PW2, classical coefficients as published.
 RosenbrockTableau RosenbrockTableau::ros34pw2() {
   const double g = 4.3586652150845900e-01;
-  return from_classical(
-      "ros34pw2", g,
-      {{},
-       {8.7173304301691801e-01},
-       {8.4457060015369423e-01, -1.1299064236484185e-01},
-       {0.0, 0.0, 1.0}},
-      {{},
-       {-8.7173304301691801e-01},
-       {-9.0338057013044082e-01, 5.4180672388095326e-02},
-       {2.4212380706095346e-01, -1.2232505839045147e+00, 5.4526025533510214e-01}},
-      {2.4212380706095346e-01, -1.2232505839045147e+00, 1.5452602553351020e+00,
-       4.3586652150845900e-01},
-      {3.7810903145819369e-01, -9.6042292212423178e-02, 5.0000000000000000e-01,
-       2.1793326075422950e-01},
-      3, 2, true);
+  return from_classical("ros34pw2", g,
+                        {{},
+                         {8.7173304301691801e-01},
+                         {8.4457060015369423e-01, -1.1299064236484185e-01},
+                         {0.0, 0.0, 1.0}},
+                        {{},
+                         {-8.7173304301691801e-01},
+                         {-9.0338057013044082e-01, 5.4180672388095326e-02},
+                         {2.4212380706095346e-01, -1.2232505839045147e+00, 5.4526025533510214e-01}},
+                        {2.4212380706095346e-01, -1.2232505839045147e+00, 1.5452602553351020e+00,
+                         4.3586652150845900e-01},
+                        {3.7810903145819369e-01, -9.6042292212423178e-02, 5.0000000000000000e-01,
+                         2.1793326075422950e-01},
+                        3, 2, true);
 }
 
 // Hairer & Wanner's RODAS (Solving ODEs II, §VI.4), given in the transformed form: stage 6 is
@@ -326,7 +324,9 @@ RosenbrockTableau RosenbrockTableau::rodas4() {
   return t;
 }
 
-std::vector<std::string> RosenbrockTableau::names() { return {"ros3p", "ros34pw2", "rodas4"}; }
+std::vector<std::string> RosenbrockTableau::names() {
+  return {"ros3p", "ros34pw2", "rodas4"};
+}
 
 bool RosenbrockTableau::known(std::string_view name) {
   return name == "ros3p" || name == "ros34pw2" || name == "rodas4";

@@ -216,9 +216,8 @@ TEST(RosenbrockEngine, RefusesUnfitProblemsAndOptionsBeforeAnyWork) {
   RosenbrockTableau no_estimate = RosenbrockTableau::ros3p();
   no_estimate.m_embedded.clear();
   no_estimate.embedded_order = 0;
-  EXPECT_THROW(
-      RosenbrockStepper(problem, no_estimate, StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9)),
-      InvalidArgument);
+  EXPECT_THROW(RosenbrockStepper(problem, no_estimate, StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9)),
+               InvalidArgument);
   auto stops = StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9);
   stops.stop_times = {0.5};
   EXPECT_THROW(RosenbrockStepper(problem, RosenbrockTableau::rodas4(), stops), InvalidArgument);
@@ -242,8 +241,8 @@ V brusselator_at_one(const RosenbrockTableau& t, Index steps) {
   V y(2), theta(2);
   y << 1.5, 3.0;
   theta << 1.0, 3.0;
-  RosenbrockStepper stepper(problem, t, StepControl::fixed(0.0, 1.0 / static_cast<double>(steps),
-                                                           steps));
+  RosenbrockStepper stepper(problem, t,
+                            StepControl::fixed(0.0, 1.0 / static_cast<double>(steps), steps));
   Carry carry = stepper.initial_carry(y, theta);
   while (!stepper.finished(carry)) stepper.step(y, carry, theta);
   return y;

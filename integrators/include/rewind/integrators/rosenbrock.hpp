@@ -11,7 +11,8 @@
 // M = I − hγJ, J = ∂f/∂y(t_n, y_n) evaluated and factored (Eigen's LU with partial pivoting)
 // once per step attempt: for i = 1..s
 //   g_i = y_n + Σ_{j<i} a_ij U_j,   F_i = f(t_n + α_i h, g_i),
-//   M U_i = q_i,   q_i = hγ F_i + Σ_{j<i} γ c_ij U_j      (that is (I/(hγ) − J) U_i = F_i + Σ c_ij/h U_j),
+//   M U_i = q_i,   q_i = hγ F_i + Σ_{j<i} γ c_ij U_j      (that is (I/(hγ) − J) U_i = F_i + Σ
+//   c_ij/h U_j),
 // then y_{n+1} = y_n + Σ_i m_i U_i. No nonlinear system is solved: the step is an explicit
 // function of (y_n, θ), computed with the same operations in the same order every time.
 //
@@ -267,8 +268,8 @@ class RosenbrockStepper {
                                     "step's size is not in its carry)");
     if (given != static_cast<std::size_t>(stage_count()))
       detail::fail<InvalidArgument>(what, ": ", given, " stage vectors for method '", tableau_.name,
-                                    "', which keeps ", stage_count(), " (y_n and ",
-                                    tableau_.stages, " increments)");
+                                    "', which keeps ", stage_count(), " (y_n and ", tableau_.stages,
+                                    " increments)");
   }
 
   double fixed_step_size(const Carry& carry) const {

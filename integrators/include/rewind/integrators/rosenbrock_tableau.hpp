@@ -10,9 +10,9 @@
 //   y_{n+1} = y_n + Σ_i m_i U_i,      error estimate Σ_i (m_i − m̂_i) U_i,
 // J = ∂f/∂y(t_n, y_n). The engine (rewind/integrators/rosenbrock.hpp) runs them all.
 //
-// The transformed form is the classical one, k_i = h f(y_n + Σ_{j<i} α_ij k_j) + hJ Σ_{j≤i} γ_ij k_j,
-// y_{n+1} = y_n + Σ b_i k_i (Γ = (γ_ij) lower triangular with diagonal γ), written in
-// U_i = Σ_{j≤i} γ_ij k_j: with Γ⁻¹ = diag(1/γ) − C,
+// The transformed form is the classical one, k_i = h f(y_n + Σ_{j<i} α_ij k_j) + hJ Σ_{j≤i} γ_ij
+// k_j, y_{n+1} = y_n + Σ b_i k_i (Γ = (γ_ij) lower triangular with diagonal γ), written in U_i =
+// Σ_{j≤i} γ_ij k_j: with Γ⁻¹ = diag(1/γ) − C,
 //   A = (α_ij) Γ⁻¹,   mᵀ = bᵀ Γ⁻¹,   α_i = Σ_j α_ij,   γ_i = Σ_{j≤i} γ_ij.
 // classical() converts back; from_classical() builds a tableau from published classical
 // coefficients.
@@ -44,18 +44,18 @@
 namespace rwd {
 
 struct RosenbrockTableau {
-  std::string name;                 // short identifier, e.g. "rodas4"
-  int stages = 0;                   // s
-  double gamma = 0.0;               // γ, the diagonal of Γ (> 0)
-  std::vector<double> a;            // s×s row-major, a[i*s + j] = a_ij, zero for j ≥ i
-  std::vector<double> c;            // s×s row-major, c_ij, zero for j ≥ i
-  std::vector<double> m;            // s weights of the propagated solution
-  std::vector<double> m_embedded;   // s weights of the embedded solution, empty if none
-  std::vector<double> alpha;        // s nodes α_i = Σ_j α_ij: stage i is at t_n + α_i h
-  std::vector<double> gamma_sum;    // s sums γ_i = Σ_{j≤i} γ_ij (the coefficient of h ∂f/∂t)
-  int order = 0;                    // classical order p
-  int embedded_order = 0;           // order of m̂; 0 without an embedded method
-  bool stiffly_accurate = false;    // b_j = α_sj + γ_sj in the classical form
+  std::string name;                // short identifier, e.g. "rodas4"
+  int stages = 0;                  // s
+  double gamma = 0.0;              // γ, the diagonal of Γ (> 0)
+  std::vector<double> a;           // s×s row-major, a[i*s + j] = a_ij, zero for j ≥ i
+  std::vector<double> c;           // s×s row-major, c_ij, zero for j ≥ i
+  std::vector<double> m;           // s weights of the propagated solution
+  std::vector<double> m_embedded;  // s weights of the embedded solution, empty if none
+  std::vector<double> alpha;       // s nodes α_i = Σ_j α_ij: stage i is at t_n + α_i h
+  std::vector<double> gamma_sum;  // s sums γ_i = Σ_{j≤i} γ_ij (the coefficient of h ∂f/∂t)
+  int order = 0;                  // classical order p
+  int embedded_order = 0;         // order of m̂; 0 without an embedded method
+  bool stiffly_accurate = false;  // b_j = α_sj + γ_sj in the classical form
 
   double a_at(int i, int j) const { return a[static_cast<std::size_t>(i * stages + j)]; }
   double c_at(int i, int j) const { return c[static_cast<std::size_t>(i * stages + j)]; }

@@ -388,7 +388,8 @@ class AutoProblem {
     auto weighted_second = [&](Index k) {
       double s = 0.0;
       for (Index i = 0; i < kStates; ++i)
-        s += w[i] * f[static_cast<std::size_t>(i)].fastAccessDx(static_cast<int>(k)).fastAccessDx(0);
+        s +=
+            w[i] * f[static_cast<std::size_t>(i)].fastAccessDx(static_cast<int>(k)).fastAccessDx(0);
       return s;
     };
     for (Index j = 0; j < kStates; ++j) out_y[j] = weighted_second(j);
