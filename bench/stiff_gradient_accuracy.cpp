@@ -9,10 +9,12 @@
 //
 // Methods: esdirk32 and esdirk43 (rwd::DiagonallyImplicitRungeKutta, adaptive steps at rtol,
 // atol = 10⁻⁴·rtol, Newton at its defaults unless rtol < 10⁻⁸, then 10⁻²·rtol) under the
-// store-all driver; bdf = rwd::CvodesIntervalStepper on one interval [0, T] under the store-all
-// driver, which is CVODES's own adjoint (CVodeF/CVodeB with checkpoints in memory) at rtol, atol
-// = 10⁻⁴·rtol for the forward, adjoint and quadrature problems. The reference: esdirk43 at
-// rtol 10⁻¹¹ with Newton at 10⁻¹³; its agreement with BDF at 10⁻¹¹ is printed as a check.
+// store-all driver; rodas4 and ros34pw2 (rwd::RosenbrockStepper, adaptive steps at the same
+// tolerances, no Newton iteration) likewise; bdf = rwd::CvodesIntervalStepper on one interval [0,
+// T] under the store-all driver, which is CVODES's own adjoint (CVodeF/CVodeB with checkpoints in
+// memory) at rtol, atol = 10⁻⁴·rtol for the forward, adjoint and quadrature problems. The
+// reference: esdirk43 at rtol 10⁻¹¹ with Newton at 10⁻¹³; its agreement with BDF at 10⁻¹¹ is
+// printed as a check.
 //
 // The error of a gradient is max_j |g_j − ref_j| / |ref_j| over θ's three components (their
 // scales differ by 10¹⁰, so a norm would only see dJ/dp1). Times are the median of 3 runs.
@@ -31,6 +33,7 @@
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
+#include "rewind/integrators/rosenbrock.hpp"
 #include "rewind/problems/robertson.hpp"
 
 namespace {
@@ -80,6 +83,20 @@ Row implicit_gradient(const rwd::Robertson& problem, const std::string& method, 
   return row;
 }
 
+Row rosenbrock_gradient(const rwd::Robertson& problem, const std::string& method, double rtol) {
+  rwd::RosenbrockStepper stepper(problem, rwd::RosenbrockTableau::by_name(method),
+                                 rwd::StepControl::adaptive(0.0, kHorizon, rtol, rtol * 1e-4));
+  rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
+  const V y0 = problem.default_initial_state(), theta = problem.default_parameters();
+  Row row{method, rtol, 0, 0.0, V()};
+  row.seconds = median_seconds([&] {
+    const auto result = driver.run(y0, theta);
+    row.steps = result.summary.steps;
+    row.grad = result.grad_theta;
+  });
+  return row;
+}
+
 Row bdf_gradient(const rwd::Robertson& problem, double rtol) {
   rwd::CvodesOptions options;
   options.rtol = options.rtol_adjoint = rtol;
@@ -118,6 +135,8 @@ int main(int argc, char** argv) try {
     const double newton = rtol < 1e-8 ? rtol * 1e-2 : 1e-10;
     rows.push_back(implicit_gradient(problem, "esdirk32", rtol, newton));
     rows.push_back(implicit_gradient(problem, "esdirk43", rtol, newton));
+    rows.push_back(rosenbrock_gradient(problem, "ros34pw2", rtol));
+    rows.push_back(rosenbrock_gradient(problem, "rodas4", rtol));
     rows.push_back(bdf_gradient(problem, rtol));
   }
   if (json) {
@@ -142,7 +161,9 @@ int main(int argc, char** argv) try {
     std::printf("%-9s %7.0e %12lld %11.5f %14.2e\n", r.method.c_str(), r.rtol,
                 static_cast<long long>(r.steps), r.seconds,
                 max_relative_error(r.grad, reference.grad));
-  std::printf("\nsteps: accepted steps for esdirk*, right-hand sides of the forward run for bdf\n");
+  std::printf(
+      "\nsteps: accepted steps for esdirk*, ros34pw2 and rodas4, right-hand sides of the forward "
+      "run for bdf\n");
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "stiff_gradient_accuracy: %s\n", e.what());

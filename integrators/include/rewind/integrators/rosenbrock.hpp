@@ -476,7 +476,9 @@ class RosenbrockStepper {
   // second_y_ += ∇_y [w_iᵀ J(y_n) U_i], mu += ∇_θ [the same], w_i in solved_.
   void add_jacobian_adjoint(double t, const Vector& y_n, const Vector& u, const Vector& theta,
                             Vector& mu) {
-    if constexpr (SecondDerivativeProblem<P>) {
+    // Only for a problem the constructor accepts (an unfit one never gets here): a factory that
+    // instantiates the engine for every problem does not compile unused second derivatives.
+    if constexpr (SecondDerivativeProblem<P> && DeclaredAutonomousProblem<P>) {
       problem_.jvp_vjp(t, y_n, theta, u, solved_, nu_, mu_stage_);
       ++rosenbrock_counters_.second_derivative_evaluations;
       second_y_ += nu_;
