@@ -87,6 +87,24 @@ struct Brusselator {
   }
 };
 
+// A model with the mathematical functions and constants a model uses (exp, pow, sqrt, a branch
+// and T(0.0)): the nested forward-mode scalar of jvp_vjp must take them all.
+struct Arrhenius {
+  static constexpr std::array<const char*, 3> state_names{"c", "T", "q"};
+  static constexpr std::array<const char*, 2> parameter_names{"k", "E"};
+  static constexpr bool autonomous = true;
+  template <class T>
+  void rhs(double, const T* y, const T* p, T* f) const {
+    using std::exp;
+    using std::pow;
+    using std::sqrt;
+    const T rate = p[0] * exp(-p[1] / y[1]) * pow(y[0], 1.5);
+    f[0] = -rate;
+    f[1] = 2.0 * rate - 0.1 * (y[1] - 1.0);
+    f[2] = y[2] > 0.0 ? sqrt(y[2]) * y[0] : T(0.0);
+  }
+};
+
 // Robertson's kinetics written once, generic in the scalar type.
 struct TemplatedRobertson {
   static constexpr std::array<const char*, 3> state_names{"y1", "y2", "y3"};
@@ -356,6 +374,17 @@ TEST(RosenbrockSecondDerivatives, DerivedOnesAgreeWithDifferencesOfTheJvp) {
   EXPECT_NEAR(out_y[1], d * 2.0 * x * u[0], 1e-14);
   EXPECT_NEAR(out_theta[0], 0.0, 1e-15);
   EXPECT_NEAR(out_theta[1], (w[1] - w[0]) * u[0], 1e-15);
+
+  const auto arrhenius = auto_problem(Arrhenius{});
+  V c(3), k(2), u3(3), w3(3), out_c(3), out_k(2);
+  c << 0.8, 1.7, 0.3;
+  k << 2.0, 1.2;
+  u3 << 0.5, -0.3, 0.9;
+  w3 << 1.0, 0.4, -0.7;
+  arrhenius.jvp_vjp(0.0, c, k, u3, w3, out_c, out_k);
+  const auto [dc, dk] = second_derivatives_by_differences(arrhenius, c, k, u3, w3);
+  EXPECT_LT((out_c - dc).norm(), 1e-8 * dc.norm());
+  EXPECT_LT((out_k - dk).norm(), 1e-8 * dk.norm());
 }
 
 TEST(RosenbrockSecondDerivatives, RobertsonsHandWrittenOnesAreTheDerivedOnes) {
