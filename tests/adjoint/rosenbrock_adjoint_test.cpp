@@ -18,6 +18,7 @@
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/rosenbrock.hpp"
+#include "rewind/integrators/stepper_concepts.hpp"
 #include "rewind/problems/robertson.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "support/scratch_directory.hpp"
@@ -90,6 +91,13 @@ M step_matrix(const RosenbrockTableau& t, const M& a, double h) {
   }
   return r;
 }
+
+// What the engine declares it can do (rewind/integrators/stepper_concepts.hpp).
+static_assert(TimeStepper<RosenbrockStepper<Robertson>>);
+static_assert(SelfDescribingStepper<RosenbrockStepper<Robertson>>);
+static_assert(StageKeepingStepper<RosenbrockStepper<Robertson>>);
+static_assert(TimeLandingStepper<RosenbrockStepper<Robertson>>);
+static_assert(SecondDerivativeProblem<Robertson> && DeclaredAutonomousProblem<Robertson>);
 
 TEST(RosenbrockAdjoint, IsTheClosedFormGradientOfAStiffLinearSystemForEveryMethod) {
   StiffLinear problem;

@@ -52,7 +52,12 @@
 //
 // The problem also has jacobian(t, y, θ, J) (∂f/∂y, dense) and jvp(t, y, θ, w, out) ((∂f/∂y) w,
 // one forward-mode evaluation along w), which CVODES's BDF uses for its dense and matrix-free
-// (GMRES) Newton iterations: no hand-written Jacobian there either (band: below).
+// (GMRES) Newton iterations: no hand-written Jacobian there either (band: below). And it has
+// jvp_vjp(t, y, θ, u, w, out_y, out_θ) (the gradients in y and θ of wᵀ (∂f/∂y) u, by nested
+// forward mode), the second derivatives of the Rosenbrock methods' exact adjoints
+// (rewind/integrators/rosenbrock.hpp), which also need the model to declare
+// `static constexpr bool autonomous = true;` (the problem's `autonomous` says what the model
+// declares, false when it does not).
 //
 // Hand-written derivatives stay possible where they are faster. A model may also have
 //   void vjp(double t, const double* y, const double* p, const double* v,

@@ -8,7 +8,8 @@
 //
 // θ = (p1, p2, p3) = (0.04, 10⁴, 3·10⁷) by default, y(0) = (1, 0, 0 [, 0]). The rates span eleven
 // orders of magnitude: explicit methods need steps below ~10⁻⁴ for stability over a horizon of
-// 4·10⁷, BDF takes a few hundred. Provides the Jacobian for implicit solvers.
+// 4·10⁷, BDF takes a few hundred. Provides the Jacobian for implicit solvers and the second
+// derivatives (jvp_vjp) of the Rosenbrock methods' exact adjoints; autonomous.
 //
 //   rwd::Robertson model(/*with_integral=*/true);
 //   rwd::CvodesIntervalStepper stepper(model, options, rwd::IntervalGrid{0.0, 4e7, 20});
