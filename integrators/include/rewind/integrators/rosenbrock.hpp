@@ -25,13 +25,16 @@
 //   Ū_j += a_ij ν_i  (j < i)
 //   (σ_i, τ_i) = ∇_{(y, θ)} [w_iᵀ J(y, θ) U_i] at (t_n, y_n)               (the problem's jvp_vjp)
 // and λ_n = λ + Σ_i (ν_i + σ_i), dJ/dθ += Σ_i (μ_i + τ_i). The last line is the adjoint of J in
-// U_i = M⁻¹ q_i: dU_i = hγ M⁻¹ dJ U_i, so ⟨Ū_i, dU_i⟩ = w_iᵀ dJ U_i (Sandu, Daescu &
-// Carmichael, Atmos. Environ. 37, 2003, §3; Zhang & Sandu, "FATODE", SIAM J. Sci. Comput. 36(5),
-// 2014). adjoint_step() first re-runs the forward step from (y_n, carry_n) — the same operations
-// on the same bits — and reuses its factored M; adjoint_step_from_stages() reverses a step from
-// the vectors step_keeping_stages() kept: y_n and U_1 … U_s (s + 1 vectors); it evaluates and
-// factors J(y_n) again (no right-hand side, no forward step) and recomputes each g_i from them
-// with the forward's operations, so both give the same bits.
+// U_i = M⁻¹ q_i: dU_i = hγ M⁻¹ dJ U_i, so ⟨Ū_i, dU_i⟩ = w_iᵀ dJ U_i (the discrete
+// Rosenbrock adjoint of Sandu, Daescu & Carmichael, "Direct and adjoint sensitivity analysis of
+// chemical kinetic systems with KPP: Part I", Atmos. Environ. 37, 2003, derived again here and
+// checked against closed forms and finite differences in
+// tests/adjoint/rosenbrock_adjoint_test.cpp). adjoint_step() first re-runs the forward step from
+// (y_n, carry_n) — the same operations on the same bits — and reuses its factored M;
+// adjoint_step_from_stages() reverses a step from the vectors step_keeping_stages() kept: y_n and
+// U_1 … U_s (s + 1 vectors); it evaluates and factors J(y_n) again (no right-hand side, no forward
+// step) and recomputes each g_i from them with the forward's operations, so both give the same
+// bits.
 //
 // What the problem must give (refused at construction otherwise, naming the rule):
 // - an rwd::Problem on rwd::EigenBackend, with `jacobian(t, y, θ, J)` (dense) or, without it, J

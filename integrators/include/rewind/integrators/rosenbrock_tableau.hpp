@@ -23,18 +23,20 @@
 // form, with β_ij = α_ij + γ_ij (diagonal β_ii = γ included), Σ_i b_i Φ_i(τ) = 1/γ(τ) for every
 // rooted tree τ with |τ| ≤ p, where the elementary weight Φ(τ) takes β along the edge below a
 // vertex with exactly one child and α (strictly lower) below a vertex with two or more (Hairer &
-// Wanner, Solving ODEs II, §IV.7, Table 7.1 and Theorem 7.4: up to order 4 this gives
-// Σ b_i = 1, Σ b_i β_i' = 1/2 − γ, Σ b_i α_i² = 1/3, Σ b_i β_ij β_j' = 1/6 − γ + γ², …, with
-// β_i' = Σ_{j<i} β_ij). A method declared stiffly accurate must have b_j = β_sj (then y_{n+1} is
-// the solution of the last stage's equation, and R(∞) = 0).
+// Wanner, Solving ODEs II, §IV.7, where the conditions are derived through rooted trees: up to
+// order 4 this gives Σ b_i = 1, Σ b_i β_i' = 1/2 − γ, Σ b_i α_i² = 1/3,
+// Σ b_i β_ij β_j' = 1/6 − γ + γ², …, with β_i' = Σ_{j<i} β_ij). A method declared stiffly accurate
+// must have b_j = β_sj (then y_{n+1} is the solution of the last stage's equation, and R(∞) = 0).
 //
 // The shipped methods (coefficients as published; each validates to ~1e-15):
 //   ros3p     Lang & Verwer, BIT 41(4), 2001: 3 stages, γ = 1/2 + √3/6, order 3(2), A-stable
-//             (R(∞) ≈ −0.73: not L-stable), free of order reduction for parabolic problems.
+//             (R(∞) = 1 − √3: not L-stable), designed against order reduction on parabolic
+//             problems.
 //   ros34pw2  Rang & Angermann, BIT 45(4), 2005: 4 stages, γ ≈ 0.4359, order 3(2), L-stable,
 //             stiffly accurate, a W-method (order 2 with any matrix in place of J).
-//   rodas4    Hairer & Wanner, Solving ODEs II §VI.4 (their code RODAS): 6 stages, γ = 1/4, order
-//             4(3), L-stable, stiffly accurate (the embedded solution is the fifth stage's).
+//   rodas4    Hairer & Wanner, Solving ODEs II (2nd ed.) §VI.4, their code RODAS: 6 stages,
+//             γ = 1/4, order 4(3), L-stable, stiffly accurate (the embedded solution is the
+//             fifth stage's).
 #pragma once
 
 #include <string>
