@@ -10,7 +10,10 @@
 // y0 = (1, 0, 0)); the Brusselator (rwd::Brusselator2D, its defaults) on [0, 10]. J = ½|y(T)|².
 // Methods: esdirk32 and esdirk43 (rwd::DiagonallyImplicitRungeKutta, adaptive steps at rtol,
 // Newton at its defaults unless rtol < 10⁻⁸, then 10⁻²·rtol; dense LU for Robertson, LAPACK band
-// for the Brusselator) under the store-all driver; bdf = rwd::CvodesIntervalStepper on one
+// for the Brusselator) under the store-all driver; for Robertson also ros34pw2 and rodas4
+// (rwd::RosenbrockStepper, adaptive steps at the same tolerances, no Newton iteration; they need
+// the problem's second derivatives, jvp_vjp, which the Brusselator does not give);
+// bdf = rwd::CvodesIntervalStepper on one
 // interval [0, T] under the store-all driver, which is CVODES's own adjoint (CVodeF/CVodeB with
 // checkpoints in memory) at rtol for the forward, adjoint and quadrature problems (dense for
 // Robertson, band for the Brusselator). atol = 10⁻⁴·rtol for Robertson, rtol for the Brusselator
@@ -34,6 +37,7 @@
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
+#include "rewind/integrators/rosenbrock.hpp"
 #include "rewind/problems/brusselator2d.hpp"
 #include "rewind/problems/robertson.hpp"
 
@@ -93,6 +97,22 @@ Row implicit_gradient(const Case<P>& c, const std::string& method, double rtol,
 }
 
 template <class P>
+Row rosenbrock_gradient(const Case<P>& c, const std::string& method, double rtol) {
+  rwd::RosenbrockStepper stepper(
+      c.problem, rwd::RosenbrockTableau::by_name(method),
+      rwd::StepControl::adaptive(0.0, c.horizon, rtol, rtol * c.atol_per_rtol));
+  rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
+  const V y0 = c.problem.default_initial_state(), theta = c.problem.default_parameters();
+  Row row{method, rtol, 0, 0.0, V()};
+  row.seconds = median_seconds([&] {
+    const auto result = driver.run(y0, theta);
+    row.steps = result.summary.steps;
+    row.grad = result.grad_theta;
+  });
+  return row;
+}
+
+template <class P>
 Row bdf_gradient(const Case<P>& c, double rtol) {
   rwd::CvodesOptions options;
   options.rtol = options.rtol_adjoint = rtol;
@@ -124,7 +144,7 @@ double max_relative_error(const V& g, const V& ref) {
 // The table of one problem: the reference at `reference_rtol`, then every method at every rtol.
 template <class P>
 void run_table(const Case<P>& c, const std::string& title, double reference_rtol,
-               const std::vector<double>& rtols, bool json) {
+               const std::vector<double>& rtols, bool rosenbrock, bool json) {
   const Row reference = implicit_gradient(c, "esdirk43", reference_rtol, 1e-13);
   const Row bdf_reference = bdf_gradient(c, reference_rtol);
   std::vector<Row> rows;
@@ -132,6 +152,10 @@ void run_table(const Case<P>& c, const std::string& title, double reference_rtol
     const double newton = rtol < 1e-8 ? rtol * 1e-2 : 1e-10;
     rows.push_back(implicit_gradient(c, "esdirk32", rtol, newton));
     rows.push_back(implicit_gradient(c, "esdirk43", rtol, newton));
+    if (rosenbrock) {
+      rows.push_back(rosenbrock_gradient(c, "ros34pw2", rtol));
+      rows.push_back(rosenbrock_gradient(c, "rodas4", rtol));
+    }
     rows.push_back(bdf_gradient(c, rtol));
   }
   if (json) {
@@ -157,7 +181,9 @@ void run_table(const Case<P>& c, const std::string& title, double reference_rtol
     std::printf("%-9s %7.0e %12lld %11.5f %14.2e\n", r.method.c_str(), r.rtol,
                 static_cast<long long>(r.steps), r.seconds,
                 max_relative_error(r.grad, reference.grad));
-  std::printf("\nsteps: accepted steps for esdirk*, right-hand sides of the forward run for bdf\n");
+  std::printf(
+      "\nsteps: accepted steps for esdirk*, ros*, rodas4; right-hand sides of the forward run for "
+      "bdf\n");
 }
 
 int main(int argc, char** argv) try {
@@ -176,11 +202,12 @@ int main(int argc, char** argv) try {
     const rwd::Brusselator2D problem(brusselator);
     const Case<rwd::Brusselator2D> c{problem, 10.0, 1.0, rwd::CvodesLinearSolver::band};
     run_table(c, "Brusselator 2x" + std::to_string(brusselator) + "^2 on [0, 10]", 1e-10,
-              {1e-4, 1e-6, 1e-8}, json);
+              {1e-4, 1e-6, 1e-8}, /*rosenbrock=*/false, json);
   } else {
     const rwd::Robertson problem;
     const Case<rwd::Robertson> c{problem, 4e7, 1e-4, rwd::CvodesLinearSolver::dense};
-    run_table(c, "Robertson on [0, 4e7]", 1e-11, {1e-4, 1e-6, 1e-8, 1e-10}, json);
+    run_table(c, "Robertson on [0, 4e7]", 1e-11, {1e-4, 1e-6, 1e-8, 1e-10}, /*rosenbrock=*/true,
+              json);
   }
   return 0;
 } catch (const std::exception& e) {

@@ -152,13 +152,15 @@ CLI::App* add_run_command(CLI::App& app) {
                   "bdf for robertson and brusselator), or for problems with\n"
                   "noise euler_maruyama (their default) | milstein, or\n"
                   "implicit: backward_euler | trapezoid | sdirk2 | esdirk32 |\n"
-                  "esdirk43 (exact discrete adjoints for stiff problems), or\n"
+                  "esdirk43, or Rosenbrock: ros3p | ros34pw2 | rodas4 (exact\n"
+                  "discrete adjoints for stiff problems), or\n"
                   "bdf: CVODES BDF on --steps intervals of length --dt, with\n"
                   "--rtol/--atol; the adjoint is CVODES's, interval by interval");
   run->add_flag("--adaptive", o->adaptive,
                 "adaptive steps from the method's embedded error estimate\n"
                 "(heun, bs3, dopri5, tsit5, trapezoid, sdirk2, esdirk32,\n"
-                "esdirk43); the gradient is exact for the steps taken");
+                "esdirk43, ros3p, ros34pw2, rodas4); the gradient is exact\n"
+                "for the steps taken");
   run->add_option("--t-final", o->t_final, "with --adaptive: end time (default steps * dt)");
   run->add_option("--rtol", o->rtol, "with --adaptive or bdf: relative tolerance (default 1e-6)");
   run->add_option("--atol", o->atol, "with --adaptive or bdf: absolute tolerance (default 1e-9)");

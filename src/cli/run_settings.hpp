@@ -157,6 +157,19 @@ inline const ProblemInfo& require_problem_or_model(const std::string& problem,
   return load_model_problem(model);
 }
 
+// A Rosenbrock method solves one linear system per stage and no nonlinear one: the Newton flags
+// do not apply, and its matrices are dense.
+inline void refuse_newton_options(const RunOptions& options, const std::string& method) {
+  if (options.newton_rtol || options.newton_atol)
+    rwd::detail::fail<InvalidArgument>(options.newton_rtol ? "--newton-rtol" : "--newton-atol",
+                                       ": --method ", method,
+                                       " is a Rosenbrock method, which solves no nonlinear "
+                                       "system (no Newton iteration)");
+  if (!options.linear_solver.empty() && options.linear_solver != "dense")
+    rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver, "': --method ",
+                                       method, " factors dense matrices only (dense)");
+}
+
 // The implicit methods' flags: --newton-rtol/--newton-atol into the method's NewtonOptions, and
 // --linear-solver dense or band. For an explicit method, any of them is refused.
 inline void apply_implicit_options(const RunOptions& options, ImplicitRungeKuttaMethod* implicit) {
@@ -280,10 +293,15 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
       throw InvalidArgument(std::string("--method: ") + e.what());
     }
     auto* implicit = std::get_if<ImplicitRungeKuttaMethod>(&settings.method);
-    apply_implicit_options(options, implicit);
+    const auto* rosenbrock = std::get_if<RosenbrockMethod>(&settings.method);
+    if (rosenbrock)
+      refuse_newton_options(options, rosenbrock->tableau.name);
+    else
+      apply_implicit_options(options, implicit);
     const bool embedded =
-        implicit ? implicit->tableau.has_embedded()
-                 : std::get<ExplicitRungeKuttaMethod>(settings.method).tableau.has_embedded();
+        implicit     ? implicit->tableau.has_embedded()
+        : rosenbrock ? rosenbrock->tableau.has_embedded()
+                     : std::get<ExplicitRungeKuttaMethod>(settings.method).tableau.has_embedded();
     if (options.adaptive) {
       if (!embedded)
         rwd::detail::fail<InvalidArgument>(

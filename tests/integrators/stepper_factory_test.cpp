@@ -91,6 +91,32 @@ TEST(WithStepper, ImplicitMethodIsTheHandBuiltStepper) {
   });
 }
 
+TEST(MethodByName, RosenbrockTableauxAreRosenbrockMethods) {
+  for (const std::string& name : RosenbrockTableau::names()) {
+    const Method method = method_by_name(name);
+    ASSERT_TRUE(std::holds_alternative<RosenbrockMethod>(method)) << name;
+    EXPECT_EQ(method_name(method), name);
+  }
+  try {
+    method_by_name("rodas5");
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("rodas4"), std::string::npos) << e.what();
+  }
+}
+
+TEST(WithStepper, RosenbrockMethodIsTheHandBuiltStepper) {
+  const Robertson problem;
+  const Vec y0 = problem.default_initial_state();
+  const Vec theta = problem.default_parameters();
+  const StepControl control = StepControl::adaptive(0.0, 10.0, 1e-6, 1e-10);
+  RosenbrockStepper by_hand(problem, RosenbrockTableau::rodas4(), control);
+  const Vec expected = final_state(by_hand, y0, theta);
+  const Vec got = with_stepper(problem, method_by_name("rodas4"), control,
+                               [&](auto& stepper) { return final_state(stepper, y0, theta); });
+  EXPECT_TRUE(same_bits(got, expected));
+}
+
 TEST(MethodByName, RefusesAnUnknownName) {
   EXPECT_THROW(method_by_name("rk5"), InvalidArgument);
   EXPECT_THROW(method_by_name(""), InvalidArgument);
@@ -184,6 +210,12 @@ TEST(WithStepper, RefusesWhatCannotRun) {
                                          StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9), nothing);
                           }),
                           "fixed length");
+  // Lorenz-63 has no second derivatives (jvp_vjp) for a Rosenbrock adjoint.
+  testing::expect_message(testing::error_message<InvalidArgument>([&] {
+                            with_stepper(lorenz, method_by_name("ros34pw2"),
+                                         StepControl::fixed(0.0, 0.01, 10), nothing);
+                          }),
+                          "jvp_vjp");
 }
 
 }  // namespace

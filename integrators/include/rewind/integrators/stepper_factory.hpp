@@ -12,9 +12,12 @@
 // (rwd::CvodesIntervalStepper: a step is one interval of the control's fixed steps), or a
 // diagonally implicit Runge–Kutta method with its Newton settings
 // (rwd::DiagonallyImplicitRungeKutta: exact discrete adjoints for stiff problems, fixed or
-// adaptive steps, on the Eigen backend). with_stepper refuses a method the problem or the control
-// cannot take (a stochastic scheme for a problem without noise, BDF with adaptive steps, an
-// implicit method off the Eigen backend) with an InvalidArgument before any step.
+// adaptive steps, on the Eigen backend), or a Rosenbrock method (rwd::RosenbrockStepper: no
+// Newton iteration, exact discrete adjoints through second derivatives of f, for autonomous
+// problems with jvp_vjp on the Eigen backend). with_stepper refuses a method the problem or the
+// control cannot take (a stochastic scheme for a problem without noise, BDF with adaptive steps, an
+// implicit or Rosenbrock method off the Eigen backend, a Rosenbrock method for a problem without
+// jvp_vjp or declared autonomy) with an InvalidArgument before any step.
 //
 // Needs SUNDIALS (the BDF stepper): an opt-in header, like cvodes_interval_stepper.hpp.
 #pragma once
@@ -34,6 +37,8 @@
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/integrators/implicit_tableau.hpp"
+#include "rewind/integrators/rosenbrock.hpp"
+#include "rewind/integrators/rosenbrock_tableau.hpp"
 #include "rewind/integrators/sde_problem.hpp"
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/integrators/stochastic_stepper.hpp"
@@ -66,33 +71,42 @@ struct ImplicitRungeKuttaMethod {
   NewtonOptions newton;
 };
 
-using Method =
-    std::variant<ExplicitRungeKuttaMethod, StochasticMethod, BdfMethod, ImplicitRungeKuttaMethod>;
+// A Rosenbrock method: its (validated) tableau.
+struct RosenbrockMethod {
+  RosenbrockTableau tableau;
+};
+
+using Method = std::variant<ExplicitRungeKuttaMethod, StochasticMethod, BdfMethod,
+                            ImplicitRungeKuttaMethod, RosenbrockMethod>;
 
 // "rk4", "dopri5", "esdirk43", …: the tableau's name; "euler_maruyama" or "milstein"; "bdf".
 inline std::string method_name(const Method& method) {
   if (const auto* rk = std::get_if<ExplicitRungeKuttaMethod>(&method)) return rk->tableau.name;
   if (const auto* irk = std::get_if<ImplicitRungeKuttaMethod>(&method)) return irk->tableau.name;
+  if (const auto* ros = std::get_if<RosenbrockMethod>(&method)) return ros->tableau.name;
   if (const auto* sde = std::get_if<StochasticMethod>(&method)) return scheme_name(sde->scheme);
   return "bdf";
 }
 
 // The method called `name`, with default settings: "bdf", "euler_maruyama", "milstein", an
-// implicit tableau's name (ImplicitTableau::names()) or an explicit one's
-// (ButcherTableau::by_name); an unknown name is refused listing both families.
+// implicit tableau's name (ImplicitTableau::names()), a Rosenbrock tableau's
+// (RosenbrockTableau::names()) or an explicit one's (ButcherTableau::by_name); an unknown name is
+// refused listing every family.
 inline Method method_by_name(std::string_view name) {
   if (name == "bdf") return BdfMethod{};
   if (name == "euler_maruyama") return StochasticMethod{SdeScheme::euler_maruyama};
   if (name == "milstein") return StochasticMethod{SdeScheme::milstein};
   if (ImplicitTableau::known(name))
     return ImplicitRungeKuttaMethod{ImplicitTableau::by_name(name), {}};
+  if (RosenbrockTableau::known(name)) return RosenbrockMethod{RosenbrockTableau::by_name(name)};
   try {
     return ExplicitRungeKuttaMethod{ButcherTableau::by_name(name)};
   } catch (const InvalidArgument&) {
     detail::fail<InvalidArgument>(
         "unknown method '", name,
         "'; known: euler, heun, rk4, rk38, bs3, dopri5, tsit5 (explicit), backward_euler, "
-        "trapezoid, sdirk2, esdirk32, esdirk43 (implicit), bdf, euler_maruyama, milstein");
+        "trapezoid, sdirk2, esdirk32, esdirk43 (implicit), ros3p, ros34pw2, rodas4 "
+        "(Rosenbrock), bdf, euler_maruyama, milstein");
   }
 }
 
@@ -152,6 +166,15 @@ decltype(auto) with_stepper(const P& problem, const Method& method, const StepCo
       return std::forward<F>(f)(stepper);
     } else {
       detail::fail<InvalidArgument>("the implicit method ", irk->tableau.name,
+                                    " runs on the CPU backend (Eigen), not on ", B::name);
+    }
+  }
+  if (const auto* ros = std::get_if<RosenbrockMethod>(&method)) {
+    if constexpr (ImplicitEngineProblem<P>) {
+      RosenbrockStepper stepper(problem, ros->tableau, control);  // refuses an unfit problem
+      return std::forward<F>(f)(stepper);
+    } else {
+      detail::fail<InvalidArgument>("the Rosenbrock method ", ros->tableau.name,
                                     " runs on the CPU backend (Eigen), not on ", B::name);
     }
   }

@@ -52,7 +52,12 @@
 //
 // The problem also has jacobian(t, y, θ, J) (∂f/∂y, dense) and jvp(t, y, θ, w, out) ((∂f/∂y) w,
 // one forward-mode evaluation along w), which CVODES's BDF uses for its dense and matrix-free
-// (GMRES) Newton iterations: no hand-written Jacobian there either (band: below).
+// (GMRES) Newton iterations: no hand-written Jacobian there either (band: below). And it has
+// jvp_vjp(t, y, θ, u, w, out_y, out_θ) (the gradients in y and θ of wᵀ (∂f/∂y) u, by nested
+// forward mode), the second derivatives of the Rosenbrock methods' exact adjoints
+// (rewind/integrators/rosenbrock.hpp), which also need the model to declare
+// `static constexpr bool autonomous = true;` (the problem's `autonomous` says what the model
+// declares, false when it does not).
 //
 // Hand-written derivatives stay possible where they are faster. A model may also have
 //   void vjp(double t, const double* y, const double* p, const double* v,
@@ -229,6 +234,14 @@ class AutoProblem {
     m.jacobian(t, x, x, J);
   };
   static constexpr bool kHasJacobianBand = requires { Model::jacobian_band; };
+  // Whether f does not depend on t, as the model declares it with `static constexpr bool
+  // autonomous = true;` (false when it does not say). The Rosenbrock engine needs it true.
+  static constexpr bool autonomous = [] {
+    if constexpr (requires { Model::autonomous; })
+      return static_cast<bool>(Model::autonomous);
+    else
+      return false;
+  }();
 
   explicit AutoProblem(Model model = {}) : model_(std::move(model)) {
     detail::require_valid_names(kName, "state_names", Model::state_names);
@@ -348,6 +361,44 @@ class AutoProblem {
     }
     model_.rhs(t, x.data(), p.data(), f.data());
     for (Index i = 0; i < kStates; ++i) out[i] = f[i].fastAccessDx(0);
+  }
+
+  // Second derivatives, for the exact adjoints of Rosenbrock methods: out_y = ∇_y [wᵀ (∂f/∂y) u]
+  // and out_theta = ∇_θ [wᵀ (∂f/∂y) u] at (t, y, θ) (both overwritten) — the vjp of the jvp
+  // along u, with cotangent w. Derived by one evaluation of rhs in nested forward mode: the
+  // scalar SFad<SFad<double, 1>, n + p>, whose inner component is the direction u of the states
+  // (d/dε at y + εu) and whose outer components are the unit vectors of (y, θ); component k of
+  // f_i then holds ∂/∂x_k [(∂f_i/∂y) u], and out_k = Σ_i w_i times it, i in order. Exact to
+  // round-off, always the same bits for the same inputs. A model with a hand-written vjp still
+  // gets this derived one.
+  void jvp_vjp(double t, const Vector& y, const Vector& theta, const Vector& u, const Vector& w,
+               Vector& out_y, Vector& out_theta) const {
+    detail::require_vjp_sizes<Backend>(kName, kStates, kParameters, y, theta, w, out_y, out_theta);
+    detail::require_length(kName, "direction u", u.size(), kStates);
+    using Inner = detail::ForwardScalar<1>;
+    using Nested = Sacado::Fad::SFad<Inner, kComponents>;
+    std::array<Nested, static_cast<std::size_t>(kStates)> x, f;
+    std::array<Nested, static_cast<std::size_t>(kParameters)> p;
+    auto seed_nested = [](Nested& a, double value, double direction, Index j) {
+      a.val().val() = value;
+      a.val().fastAccessDx(0) = direction;
+      for (int k = 0; k < kComponents; ++k) {
+        a.fastAccessDx(k).val() = k == j ? 1.0 : 0.0;
+        a.fastAccessDx(k).fastAccessDx(0) = 0.0;
+      }
+    };
+    for (Index j = 0; j < kStates; ++j) seed_nested(x[j], y[j], u[j], j);
+    for (Index j = 0; j < kParameters; ++j) seed_nested(p[j], theta[j], 0.0, kStates + j);
+    model_.rhs(t, x.data(), p.data(), f.data());
+    auto weighted_second = [&](Index k) {
+      double s = 0.0;
+      for (Index i = 0; i < kStates; ++i)
+        s +=
+            w[i] * f[static_cast<std::size_t>(i)].fastAccessDx(static_cast<int>(k)).fastAccessDx(0);
+      return s;
+    };
+    for (Index j = 0; j < kStates; ++j) out_y[j] = weighted_second(j);
+    for (Index j = 0; j < kParameters; ++j) out_theta[j] = weighted_second(kStates + j);
   }
 
   // J = ∂f/∂y, n × n (overwritten): the model's own jacobian if it has one, else

@@ -8,7 +8,8 @@
 //
 // θ = (p1, p2, p3) = (0.04, 10⁴, 3·10⁷) by default, y(0) = (1, 0, 0 [, 0]). The rates span eleven
 // orders of magnitude: explicit methods need steps below ~10⁻⁴ for stability over a horizon of
-// 4·10⁷, BDF takes a few hundred. Provides the Jacobian for implicit solvers.
+// 4·10⁷, BDF takes a few hundred. Provides the Jacobian for implicit solvers and the second
+// derivatives (jvp_vjp) of the Rosenbrock methods' exact adjoints; autonomous.
 //
 //   rwd::Robertson model(/*with_integral=*/true);
 //   rwd::CvodesIntervalStepper stepper(model, options, rwd::IntervalGrid{0.0, 4e7, 20});
@@ -29,6 +30,7 @@ class Robertson {
   using Backend = EigenBackend;
   using Vector = EigenBackend::Vector;
   static constexpr const char* name = "robertson";
+  static constexpr bool autonomous = true;  // f does not depend on t
 
   explicit Robertson(bool with_integral = false) : n_(with_integral ? 4 : 3) {}
 
@@ -70,6 +72,25 @@ class Robertson {
     out_theta[0] = y[0] * d12;
     out_theta[1] = -y[1] * y[2] * d12;
     out_theta[2] = y[1] * y[1] * d23;
+  }
+
+  // Second derivatives (the Rosenbrock adjoint's): out_y = ∇_y [wᵀ (∂f/∂y) u], out_theta =
+  // ∇_θ [wᵀ (∂f/∂y) u] (overwritten). With the reaction rates r1 = p1 y1, r2 = p2 y2 y3,
+  // r3 = p3 y2², wᵀ J u = d12 p1 u1 − d12 p2 (y3 u2 + y2 u3) + 2 d23 p3 y2 u2 (+ w4 u3), where
+  // d12 = w2 − w1 and d23 = w3 − w2 (components counted from 1 here).
+  void jvp_vjp(double, const Vector& y, const Vector& theta, const Vector& u, const Vector& w,
+               Vector& out_y, Vector& out_theta) const {
+    detail::require_vjp_sizes<Backend>(name, n_, 3, y, theta, w, out_y, out_theta);
+    detail::require_length(name, "direction u", u.size(), n_);
+    const double p2 = theta[1], p3 = theta[2];
+    const double d12 = w[1] - w[0], d23 = w[2] - w[1];
+    out_y[0] = 0.0;
+    out_y[1] = -p2 * u[2] * d12 + 2.0 * p3 * u[1] * d23;
+    out_y[2] = -p2 * u[1] * d12;
+    if (n_ == 4) out_y[3] = 0.0;
+    out_theta[0] = u[0] * d12;
+    out_theta[1] = -(y[2] * u[1] + y[1] * u[2]) * d12;
+    out_theta[2] = 2.0 * y[1] * u[1] * d23;
   }
 
   // ∂f/∂y, n × n (overwritten).

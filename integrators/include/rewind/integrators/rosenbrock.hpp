@@ -1,0 +1,512 @@
+// rewind/integrators/rosenbrock.hpp — one engine for the Rosenbrock methods
+// (rewind/integrators/rosenbrock_tableau.hpp), for stiff problems, with the exact discrete adjoint
+// of the steps it computes.
+//
+//   rwd::Robertson chemistry;
+//   rwd::RosenbrockStepper stepper(chemistry, rwd::RosenbrockTableau::rodas4(),
+//                                  rwd::StepControl::adaptive(0.0, 40.0, 1e-6, 1e-10));
+//   rwd::StoreAllAdjoint driver(stepper, objective);   // or any checkpointed driver and schedule
+//
+// Forward step (Hairer & Wanner's transformed form, Solving ODEs II §IV.7), with
+// M = I − hγJ, J = ∂f/∂y(t_n, y_n) evaluated and factored (Eigen's LU with partial pivoting)
+// once per step attempt: for i = 1..s
+//   g_i = y_n + Σ_{j<i} a_ij U_j,   F_i = f(t_n + α_i h, g_i),
+//   M U_i = q_i,   q_i = hγ F_i + Σ_{j<i} γ c_ij U_j      (that is (I/(hγ) − J) U_i = F_i + Σ
+//   c_ij/h U_j),
+// then y_{n+1} = y_n + Σ_i m_i U_i. No nonlinear system is solved: the step is an explicit
+// function of (y_n, θ), computed with the same operations in the same order every time.
+//
+// Adjoint step: the exact derivative of that map (to round-off: the transposed solves use the
+// same LU factors). The map depends on y_n and θ through the stage arguments and through J, so
+// the adjoint needs second derivatives of f. Given λ = λ_{n+1}: Ū_i = m_i λ, then for i = s..1
+//   q̄_i = M⁻ᵀ Ū_i,   w_i = hγ q̄_i                             (the adjoint of F_i)
+//   Ū_j += γ c_ij q̄_i  (j < i)
+//   (ν_i, μ_i) = ((∂f/∂y)ᵀ w_i, (∂f/∂θ)ᵀ w_i) at (t_n + α_i h, g_i)        (the problem's vjp)
+//   Ū_j += a_ij ν_i  (j < i)
+//   (σ_i, τ_i) = ∇_{(y, θ)} [w_iᵀ J(y, θ) U_i] at (t_n, y_n)               (the problem's jvp_vjp)
+// and λ_n = λ + Σ_i (ν_i + σ_i), dJ/dθ += Σ_i (μ_i + τ_i). The last line is the adjoint of J in
+// U_i = M⁻¹ q_i: dU_i = hγ M⁻¹ dJ U_i, so ⟨Ū_i, dU_i⟩ = w_iᵀ dJ U_i (the discrete
+// Rosenbrock adjoint of Sandu, Daescu & Carmichael, "Direct and adjoint sensitivity analysis of
+// chemical kinetic systems with KPP: Part I", Atmos. Environ. 37, 2003, derived again here and
+// checked against closed forms and finite differences in
+// tests/adjoint/rosenbrock_adjoint_test.cpp). adjoint_step() first re-runs the forward step from
+// (y_n, carry_n) — the same operations on the same bits — and reuses its factored M;
+// adjoint_step_from_stages() reverses a step from the vectors step_keeping_stages() kept: y_n and
+// U_1 … U_s (s + 1 vectors); it evaluates and factors J(y_n) again (no right-hand side, no forward
+// step) and recomputes each g_i from them with the forward's operations, so both give the same
+// bits.
+//
+// What the problem must give (refused at construction otherwise, naming the rule):
+// - an rwd::Problem on rwd::EigenBackend, with `jacobian(t, y, θ, J)` (dense) or, without it, J
+//   assembled row by row from n vjps (exact), at most kMaxDenseStates states;
+// - second derivatives: `void jvp_vjp(double t, const Vector& y, const Vector& theta,
+//   const Vector& u, const Vector& w, Vector& out_y, Vector& out_theta) const`, overwriting
+//   out_y = ∇_y [wᵀ (∂f/∂y)(t, y, θ) u] and out_theta = ∇_θ [wᵀ (∂f/∂y)(t, y, θ) u] (the vjp of
+//   the jvp along u; rwd::auto_problem derives it, rwd::Robertson has its own);
+// - autonomy, declared: `static constexpr bool autonomous = true`. The methods' γ_i h ∂f/∂t term
+//   and its second derivatives are not taken: a non-autonomous problem is refused rather than
+//   integrated at a reduced order.
+//
+// Adaptive runs: the embedded error estimate Σ (m_i − m̂_i) U_i in the run's error norm and the
+// implicit engine's PI controller (the same formulas as rewind/integrators/
+// diagonally_implicit_runge_kutta.hpp); a singular M rejects the attempt and retries with a
+// quarter of the step (fixed or prescribed steps stop with rwd::SolverError naming the step and
+// the time). Accepted step sizes are constants of the discrete map. Stop times are refused.
+//
+// Capabilities (rewind/integrators/stepper_concepts.hpp): TimeStepper, SelfDescribingStepper,
+// StageKeepingStepper (fixed or prescribed steps), TimeLandingStepper.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/LU>
+
+#include "rewind/backend/eigen_backend.hpp"
+#include "rewind/carry.hpp"
+#include "rewind/error.hpp"
+#include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
+#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/rosenbrock_tableau.hpp"
+#include "rewind/integrators/step_control.hpp"
+#include "rewind/problem.hpp"
+
+namespace rwd {
+
+// A problem that gives the second derivatives a Rosenbrock adjoint needs: out_y and out_theta
+// (overwritten) are the gradients with respect to y and θ of wᵀ (∂f/∂y)(t, y, θ) u.
+template <class P>
+concept SecondDerivativeProblem = ImplicitEngineProblem<P> &&
+    requires(const P& p, double t, const Eigen::VectorXd& v, Eigen::VectorXd& out) {
+  p.jvp_vjp(t, v, v, v, v, out, out);
+};
+
+// A problem that declares `static constexpr bool autonomous = true` (f does not depend on t).
+template <class P>
+concept DeclaredAutonomousProblem = requires {
+  requires static_cast<bool>(P::autonomous);
+};
+
+// Work of the linear algebra since construction (or reset_counters()).
+struct RosenbrockCounters {
+  Index jacobian_evaluations = 0;           // one per step attempt, one per reversed kept step
+  Index factorizations = 0;                 // LU factorisations of I − hγJ
+  Index second_derivative_evaluations = 0;  // jvp_vjp calls, s per reversed step
+};
+
+template <ImplicitEngineProblem P>
+class RosenbrockStepper {
+ public:
+  using Backend = EigenBackend;
+  using Vector = Eigen::VectorXd;
+
+  // Validates the tableau and the step control; refuses a problem without jvp_vjp or without a
+  // declared autonomy, adaptive control without an embedded pair, and stop times.
+  RosenbrockStepper(const P& problem, RosenbrockTableau tableau, StepControl control)
+      : problem_(problem), tableau_(std::move(tableau)), control_(control) {
+    tableau_.validate();
+    control_.validate();
+    if constexpr (!SecondDerivativeProblem<P>)
+      detail::fail<InvalidArgument>(
+          "Rosenbrock method '", tableau_.name,
+          "': the exact adjoint needs second derivatives of f, and the problem has no "
+          "jvp_vjp(t, y, theta, u, w, out_y, out_theta) (rwd::auto_problem derives it)");
+    if constexpr (!DeclaredAutonomousProblem<P>)
+      detail::fail<InvalidArgument>(
+          "Rosenbrock method '", tableau_.name,
+          "': the problem must be autonomous and say so (static constexpr bool autonomous = "
+          "true); the time-derivative term of non-autonomous problems is not supported");
+    if (control_.is_adaptive() && !tableau_.has_embedded())
+      detail::fail<InvalidArgument>("Rosenbrock method '", tableau_.name,
+                                    "' has no embedded error estimate, so it cannot take adaptive "
+                                    "steps");
+    if (!control_.stop_times.empty())
+      detail::fail<InvalidArgument>("Rosenbrock method '", tableau_.name,
+                                    "': stop times are not supported by the Rosenbrock engine");
+    n_ = problem_.state_size();
+    p_ = problem_.parameter_size();
+    if (n_ < 1) detail::fail<InvalidArgument>("problem state_size = ", n_, " must be >= 1");
+    if (n_ > kMaxDenseStates)
+      detail::fail<InvalidArgument>("Rosenbrock method '", tableau_.name,
+                                    "': the engine factors dense n × n matrices and the problem "
+                                    "has n = ",
+                                    n_, " states (at most ", kMaxDenseStates, ")");
+    const auto s = static_cast<std::size_t>(tableau_.stages);
+    increments_.assign(s, Vector::Zero(n_));
+    increment_adjoints_.assign(s, Vector::Zero(n_));
+    argument_ = Vector::Zero(n_);
+    work_ = Vector::Zero(n_);
+    solved_ = Vector::Zero(n_);
+    nu_ = Vector::Zero(n_);
+    second_y_ = Vector::Zero(n_);
+    y_new_ = Vector::Zero(n_);
+    mu_stage_ = Vector::Zero(p_);
+    jacobian_ = Eigen::MatrixXd::Zero(n_, n_);
+    const int q = std::min(tableau_.order,
+                           tableau_.embedded_order > 0 ? tableau_.embedded_order : tableau_.order);
+    alpha_ = 0.7 / (q + 1);
+    beta_ = 0.4 / (q + 1);
+  }
+
+  const P& problem() const { return problem_; }
+  const RosenbrockTableau& tableau() const { return tableau_; }
+  const StepControl& control() const { return control_; }
+  Index state_size() const { return n_; }
+  Index parameter_size() const { return p_; }
+  Index planned_steps() const { return control_.is_adaptive() ? -1 : control_.steps; }
+  double last_step_size() const { return h_; }
+
+  const StepperCounters& counters() const { return counters_; }
+  const RosenbrockCounters& rosenbrock_counters() const { return rosenbrock_counters_; }
+  void reset_counters() {
+    counters_ = {};
+    rosenbrock_counters_ = {};
+  }
+
+  std::string describe() const {
+    std::ostringstream out;
+    out << tableau_.name << " (Rosenbrock, order " << tableau_.order << "), "
+        << (control_.is_adaptive()     ? "adaptive"
+            : control_.is_prescribed() ? "prescribed"
+                                       : "fixed")
+        << " steps";
+    return out.str();
+  }
+
+  Carry initial_carry(const Vector& y0, const Vector& theta) {
+    check_sizes(y0, theta);
+    Carry c;
+    c.t = control_.t0;
+    c.step = 0;
+    c.error_prev = 1.0;
+    c.h = control_.is_prescribed() ? control_.step_sizes.front() : control_.dt;
+    if (control_.is_adaptive() && control_.dt == 0.0) c.h = starting_step(y0, theta);
+    return c;
+  }
+
+  bool lands_on(double t) const {
+    return t == control_.t0 || (control_.is_adaptive() && t == control_.t_final);
+  }
+
+  bool finished(const Carry& c) const {
+    return control_.is_adaptive() ? !(c.t < control_.t_final) : c.step >= control_.steps;
+  }
+
+  // One accepted step: y ← y_{n+1}, carry ← carry_{n+1}. Throws SolverError when a step cannot
+  // be taken (a singular I − hγJ with fixed steps; step size underflow or too many rejections
+  // with adaptive ones).
+  void step(Vector& y, Carry& carry, const Vector& theta) {
+    if (finished(carry))
+      detail::fail<InvalidArgument>("step() called at step ", carry.step, " (t = ", carry.t,
+                                    ") after the end of the run");
+    const Carry next = advance(y, carry, theta);
+    y = y_new_;
+    carry = next;
+    ++counters_.steps;
+  }
+
+  // λ ← (∂y_{n+1}/∂y_n)ᵀ λ; mu ← mu + (∂y_{n+1}/∂θ)ᵀ λ, for the step from (y_n, carry_n).
+  void adjoint_step(const Vector& y_n, const Carry& carry_n, const Vector& theta, Vector& lambda,
+                    Vector& mu) {
+    check_sizes(y_n, theta);
+    check_adjoint_sizes(lambda, mu);
+    advance(y_n, carry_n, theta);  // leaves M = I − hγJ(y_n) factored for the accepted h
+    reverse(carry_n.t, h_, y_n, increments_.data(), theta, lambda, mu);
+  }
+
+  // The vectors a step keeps for its reverse: y_n, then U_1 … U_s.
+  int stage_count() const { return tableau_.stages + 1; }
+
+  // step(), also writing y_n and the step's increments U_1 … U_s into stages[0 .. s].
+  void step_keeping_stages(Vector& y, Carry& carry, const Vector& theta, std::span<Vector> stages) {
+    require_stage_vectors(stages.size(), "step_keeping_stages");
+    stages[0] = y;
+    step(y, carry, theta);
+    for (std::size_t i = 0; i < increments_.size(); ++i) stages[i + 1] = increments_[i];
+  }
+
+  // The adjoint of the step from carry_n whose vectors step_keeping_stages() gave: λ and μ as
+  // adjoint_step(), bit for bit, with no right-hand side evaluated.
+  void adjoint_step_from_stages(std::span<const Vector> stages, const Carry& carry_n,
+                                const Vector& theta, Vector& lambda, Vector& mu) {
+    require_stage_vectors(stages.size(), "adjoint_step_from_stages");
+    check_sizes(stages[0], theta);
+    check_adjoint_sizes(lambda, mu);
+    const double h = fixed_step_size(carry_n);
+    evaluate_jacobian(carry_n.t, stages[0], theta);
+    if (!factor(h))
+      detail::fail<SolverError>("adjoint of the step at t = ", carry_n.t, " (h = ", h,
+                                "): I - h gamma J is singular");
+    reverse(carry_n.t, h, stages[0], stages.data() + 1, theta, lambda, mu);
+  }
+
+ private:
+  // A step attempt whose matrix I − hγJ is (numerically) singular.
+  struct SingularMatrix {
+    double rcond;
+  };
+
+  void check_sizes(const Vector& y, const Vector& theta) const {
+    if (y.size() != n_)
+      detail::fail<InvalidArgument>("state has ", y.size(), " components; the problem has ", n_);
+    if (theta.size() != p_)
+      detail::fail<InvalidArgument>("parameter vector has ", theta.size(),
+                                    " components; the problem has ", p_);
+  }
+  void check_adjoint_sizes(const Vector& lambda, const Vector& mu) const {
+    if (lambda.size() != n_ || mu.size() != p_)
+      detail::fail<InvalidArgument>("adjoint vectors have sizes (", lambda.size(), ", ", mu.size(),
+                                    "); expected (", n_, ", ", p_, ")");
+  }
+  void require_stage_vectors(std::size_t given, const char* what) const {
+    if (control_.is_adaptive())
+      detail::fail<InvalidArgument>(what,
+                                    ": kept stages need fixed or prescribed steps (an adaptive "
+                                    "step's size is not in its carry)");
+    if (given != static_cast<std::size_t>(stage_count()))
+      detail::fail<InvalidArgument>(what, ": ", given, " stage vectors for method '", tableau_.name,
+                                    "', which keeps ", stage_count(), " (y_n and ", tableau_.stages,
+                                    " increments)");
+  }
+
+  double fixed_step_size(const Carry& carry) const {
+    return control_.is_prescribed() ? control_.step_sizes[static_cast<std::size_t>(carry.step)]
+                                    : control_.dt;
+  }
+
+  // Runs the step from (y, carry), with any rejected attempts: leaves the accepted step's
+  // increments in increments_, its factored matrix in lu_, its size in h_ and y_{n+1} in y_new_.
+  // Returns carry_{n+1}. Never modifies y.
+  Carry advance(const Vector& y, const Carry& carry, const Vector& theta) {
+    Carry next = carry;
+    next.step = carry.step + 1;
+    if (!control_.is_adaptive()) {
+      h_ = fixed_step_size(carry);
+      try {
+        solve_step(y, carry.t, h_, theta);
+      } catch (const SingularMatrix& f) {
+        detail::fail<SolverError>("step ", carry.step, " at t = ", carry.t, " (h = ", h_,
+                                  "): the matrix I - h gamma J is singular (reciprocal "
+                                  "condition ",
+                                  f.rcond, "); take smaller steps");
+      }
+      next.t = control_.is_prescribed()
+                   ? carry.t + h_
+                   : control_.t0 + static_cast<double>(next.step) * control_.dt;
+      return next;
+    }
+    if (carry.step >= control_.max_steps)
+      detail::fail<SolverError>("adaptive run reached max_steps = ", control_.max_steps,
+                                " at t = ", carry.t, " before t_final = ", control_.t_final);
+    const double t = carry.t, t_final = control_.t_final;
+    const double h_min =
+        control_.min_step_relative * std::max(std::abs(t), std::abs(t_final - control_.t0));
+    double h = carry.h;
+    int rejections = 0;
+    for (;;) {
+      bool last = false;
+      if (t + h >= t_final || t_final - (t + h) < h_min) {
+        h = t_final - t;
+        last = true;
+      }
+      double err = 0.0, factor = control_.min_factor;
+      bool regular = true;
+      try {
+        solve_step(y, t, h, theta);
+      } catch (const SingularMatrix&) {
+        regular = false;
+      }
+      if (regular) {
+        error_estimate();
+        err = Backend::error_norm(work_, y, y_new_, control_.rtol, control_.atol);
+        if (err <= 1.0) {
+          const double e = std::max(err, 1e-10);
+          double grow = control_.safety * std::pow(e, -alpha_) * std::pow(carry.error_prev, beta_);
+          grow = std::clamp(grow, control_.min_factor, control_.max_factor);
+          if (rejections > 0) grow = std::min(grow, 1.0);
+          h_ = h;
+          next.h = h * grow;
+          next.error_prev = std::max(err, 1e-4);
+          next.t = last ? t_final : t + h;
+          next.rejected = carry.rejected + rejections;
+          return next;
+        }
+        factor = std::isfinite(err)
+                     ? std::max(control_.min_factor, control_.safety * std::pow(err, -alpha_))
+                     : control_.min_factor;
+      } else {
+        factor = 0.25;  // a singular matrix: a smaller step moves I − hγJ towards I
+      }
+      ++rejections;
+      ++counters_.rejected_attempts;
+      if (rejections > control_.max_rejections)
+        detail::fail<SolverError>("step ", carry.step, " at t = ", t, ": ", rejections,
+                                  " consecutive rejected attempts (last ",
+                                  regular ? "error norm " : "attempt: I - h gamma J singular",
+                                  regular ? std::to_string(err) : std::string(), ")");
+      h *= factor;
+      if (h < h_min)
+        detail::fail<SolverError>("step size underflow at step ", carry.step, ", t = ", t,
+                                  ": h = ", h, " < ", h_min);
+    }
+  }
+
+  // A first adaptive step of 1 % of the time y0 takes to change by its own size at the rate
+  // f(t0, y0), both in the run's error norm (as the implicit engine chooses it).
+  double starting_step(const Vector& y0, const Vector& theta) {
+    problem_.rhs(control_.t0, y0, theta, work_);
+    ++counters_.rhs_evaluations;
+    const double d0 = Backend::error_norm(y0, y0, y0, control_.rtol, control_.atol);
+    const double d1 = Backend::error_norm(work_, y0, y0, control_.rtol, control_.atol);
+    const double span = control_.t_final - control_.t0;
+    const double h = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 * span : 0.01 * d0 / d1;
+    if (!std::isfinite(h) || h <= 0.0)
+      detail::fail<SolverError>("could not choose a starting step at t0 = ", control_.t0,
+                                " (non-finite f(y0)?); give StepControl::dt explicitly");
+    return std::min(h, span);
+  }
+
+  // J = ∂f/∂y at (t, y) into jacobian_: the problem's own, or row by row from n vjps (row i =
+  // (∂f/∂y)ᵀ e_i, exact).
+  void evaluate_jacobian(double t, const Vector& y, const Vector& theta) {
+    ++rosenbrock_counters_.jacobian_evaluations;
+    if constexpr (DenseJacobianProblem<P>) {
+      problem_.jacobian(t, y, theta, jacobian_);
+    } else {
+      jacobian_.resize(n_, n_);
+      for (Index i = 0; i < n_; ++i) {
+        work_.setZero();
+        work_[i] = 1.0;
+        problem_.vjp(t, y, theta, work_, nu_, mu_stage_);
+        ++counters_.vjp_evaluations;
+        jacobian_.row(i) = nu_.transpose();
+      }
+    }
+  }
+
+  // lu_ = LU of M = I − hγJ. False when M is (numerically) singular.
+  bool factor(double h) {
+    ++rosenbrock_counters_.factorizations;
+    matrix_ = -(h * tableau_.gamma) * jacobian_;
+    matrix_.diagonal().array() += 1.0;
+    lu_.compute(matrix_);
+    return lu_.rcond() > kSingular;
+  }
+
+  // argument_ = g_i = y + Σ_{j<i} a_ij U_j (the forward and the reverse both compute it here, so
+  // both get the same bits).
+  void stage_argument(int i, const Vector& y, const Vector* increments) {
+    argument_ = y;
+    for (int j = 0; j < i; ++j) {
+      const double a = tableau_.a_at(i, j);
+      if (a != 0.0) argument_ += a * increments[j];
+    }
+  }
+
+  // The increments U_i and y_{n+1} of one attempt of size h from (t, y). Throws SingularMatrix.
+  void solve_step(const Vector& y, double t, double h, const Vector& theta) {
+    evaluate_jacobian(t, y, theta);
+    if (!factor(h)) throw SingularMatrix{lu_.rcond()};
+    const double hg = h * tableau_.gamma;
+    for (int i = 0; i < tableau_.stages; ++i) {
+      stage_argument(i, y, increments_.data());
+      problem_.rhs(t + tableau_.alpha[static_cast<std::size_t>(i)] * h, argument_, theta, work_);
+      ++counters_.rhs_evaluations;
+      work_ *= hg;  // q_i = hγ F_i + Σ_{j<i} γ c_ij U_j
+      for (int j = 0; j < i; ++j) {
+        const double c = tableau_.c_at(i, j);
+        if (c != 0.0) work_ += (tableau_.gamma * c) * increments_[static_cast<std::size_t>(j)];
+      }
+      increments_[static_cast<std::size_t>(i)] = lu_.solve(work_);
+    }
+    y_new_ = y;
+    for (int i = 0; i < tableau_.stages; ++i) {
+      const double m = tableau_.m[static_cast<std::size_t>(i)];
+      if (m != 0.0) y_new_ += m * increments_[static_cast<std::size_t>(i)];
+    }
+  }
+
+  // work_ = Σ (m_i − m̂_i) U_i, the embedded error estimate.
+  void error_estimate() {
+    work_.setZero();
+    for (int i = 0; i < tableau_.stages; ++i) {
+      const double w = tableau_.m[static_cast<std::size_t>(i)] -
+                       tableau_.m_embedded[static_cast<std::size_t>(i)];
+      if (w != 0.0) work_ += w * increments_[static_cast<std::size_t>(i)];
+    }
+  }
+
+  // The reverse pass of the step (t, h) from y_n with increments U[0 .. s), lu_ holding the
+  // factored I − hγJ(t, y_n): see the top of the file.
+  void reverse(double t, double h, const Vector& y_n, const Vector* U, const Vector& theta,
+               Vector& lambda, Vector& mu) {
+    const int s = tableau_.stages;
+    const double hg = h * tableau_.gamma;
+    for (int i = 0; i < s; ++i)
+      increment_adjoints_[static_cast<std::size_t>(i)] =
+          tableau_.m[static_cast<std::size_t>(i)] * lambda;
+    second_y_.setZero();  // Σ_i (ν_i + σ_i), added to λ at the end
+    for (int i = s - 1; i >= 0; --i) {
+      solved_ = lu_.transpose().solve(increment_adjoints_[static_cast<std::size_t>(i)]);  // q̄_i
+      for (int j = 0; j < i; ++j) {
+        const double c = tableau_.c_at(i, j);
+        if (c != 0.0)
+          increment_adjoints_[static_cast<std::size_t>(j)] += (tableau_.gamma * c) * solved_;
+      }
+      solved_ *= hg;  // w_i, the adjoint of F_i
+      stage_argument(i, y_n, U);
+      problem_.vjp(t + tableau_.alpha[static_cast<std::size_t>(i)] * h, argument_, theta, solved_,
+                   nu_, mu_stage_);
+      ++counters_.vjp_evaluations;
+      if (p_ > 0) mu += mu_stage_;
+      second_y_ += nu_;
+      for (int j = 0; j < i; ++j) {
+        const double a = tableau_.a_at(i, j);
+        if (a != 0.0) increment_adjoints_[static_cast<std::size_t>(j)] += a * nu_;
+      }
+      add_jacobian_adjoint(t, y_n, U[i], theta, mu);
+    }
+    lambda += second_y_;
+    ++counters_.adjoint_steps;
+  }
+
+  // second_y_ += ∇_y [w_iᵀ J(y_n) U_i], mu += ∇_θ [the same], w_i in solved_.
+  void add_jacobian_adjoint(double t, const Vector& y_n, const Vector& u, const Vector& theta,
+                            Vector& mu) {
+    // Only for a problem the constructor accepts (an unfit one never gets here): a factory that
+    // instantiates the engine for every problem does not compile unused second derivatives.
+    if constexpr (SecondDerivativeProblem<P> && DeclaredAutonomousProblem<P>) {
+      problem_.jvp_vjp(t, y_n, theta, u, solved_, nu_, mu_stage_);
+      ++rosenbrock_counters_.second_derivative_evaluations;
+      second_y_ += nu_;
+      if (p_ > 0) mu += mu_stage_;
+    }
+  }
+
+  // The largest state the dense linear algebra takes (an n × n matrix of 200 MB).
+  static constexpr Index kMaxDenseStates = 5000;
+  // Reciprocal condition number below which I − hγJ counts as singular.
+  static constexpr double kSingular = 1e-14;
+
+  const P& problem_;
+  RosenbrockTableau tableau_;
+  StepControl control_;
+  Index n_ = 0, p_ = 0;
+  std::vector<Vector> increments_;          // U_1 … U_s of the last step computed
+  std::vector<Vector> increment_adjoints_;  // Ū_1 … Ū_s of the step being reversed
+  Vector argument_, work_, solved_, nu_, second_y_, y_new_, mu_stage_;
+  Eigen::MatrixXd jacobian_, matrix_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  double h_ = 0.0;
+  double alpha_ = 0.0, beta_ = 0.0;
+  StepperCounters counters_;
+  RosenbrockCounters rosenbrock_counters_;
+};
+
+}  // namespace rwd
