@@ -48,10 +48,10 @@
 //   integrated at a reduced order.
 //
 // Adaptive runs: the embedded error estimate Σ (m_i − m̂_i) U_i in the run's error norm and the
-// implicit engine's PI controller (the same formulas as rewind/integrators/
-// diagonally_implicit_runge_kutta.hpp); a singular M rejects the attempt and retries with a
-// quarter of the step (fixed or prescribed steps stop with rwd::SolverError naming the step and
-// the time). Accepted step sizes are constants of the discrete map. Stop times are refused.
+// Runge–Kutta engines' PI controller (rwd::PiController, rewind/integrators/step_control.hpp); a
+// singular M rejects the attempt and retries with a quarter of the step (fixed or prescribed steps
+// stop with rwd::SolverError naming the step and the time). Accepted step sizes are constants of
+// the discrete map. Stop times are refused.
 //
 // Capabilities (rewind/integrators/stepper_concepts.hpp): TimeStepper, SelfDescribingStepper,
 // StageKeepingStepper (fixed or prescribed steps), TimeLandingStepper.
@@ -150,8 +150,7 @@ class RosenbrockStepper {
     jacobian_ = Eigen::MatrixXd::Zero(n_, n_);
     const int q = std::min(tableau_.order,
                            tableau_.embedded_order > 0 ? tableau_.embedded_order : tableau_.order);
-    alpha_ = 0.7 / (q + 1);
-    beta_ = 0.4 / (q + 1);
+    controller_ = PiController::for_order(q);
   }
 
   const P& problem() const { return problem_; }
@@ -326,10 +325,8 @@ class RosenbrockStepper {
         error_estimate();
         err = Backend::error_norm(work_, y, y_new_, control_.rtol, control_.atol);
         if (err <= 1.0) {
-          const double e = std::max(err, 1e-10);
-          double grow = control_.safety * std::pow(e, -alpha_) * std::pow(carry.error_prev, beta_);
-          grow = std::clamp(grow, control_.min_factor, control_.max_factor);
-          if (rejections > 0) grow = std::min(grow, 1.0);
+          const double grow =
+              controller_.accepted_factor(control_, err, carry.error_prev, rejections > 0);
           h_ = h;
           next.h = h * grow;
           next.error_prev = std::max(err, 1e-4);
@@ -337,9 +334,7 @@ class RosenbrockStepper {
           next.rejected = carry.rejected + rejections;
           return next;
         }
-        factor = std::isfinite(err)
-                     ? std::max(control_.min_factor, control_.safety * std::pow(err, -alpha_))
-                     : control_.min_factor;
+        factor = controller_.rejected_factor(control_, err);
       } else {
         factor = 0.25;  // a singular matrix: a smaller step moves I − hγJ towards I
       }
@@ -504,7 +499,7 @@ class RosenbrockStepper {
   Eigen::MatrixXd jacobian_, matrix_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   double h_ = 0.0;
-  double alpha_ = 0.0, beta_ = 0.0;
+  PiController controller_;
   StepperCounters counters_;
   RosenbrockCounters rosenbrock_counters_;
 };
