@@ -8,8 +8,8 @@
 //   rwd::StoreAllAdjoint driver(stepper, objective);   // or any checkpointed driver and schedule
 //
 // Forward step (Hairer & Wanner's transformed form, Solving ODEs II §IV.7), with
-// M = I − hγJ, J = ∂f/∂y(t_n, y_n) evaluated and factored (Eigen's LU with partial pivoting)
-// once per step attempt: for i = 1..s
+// M = I − hγJ, J = ∂f/∂y(t_n, y_n) evaluated and factored (rwd::StageMatrix: dense LU, or
+// LAPACK's band LU for a problem that states its band) once per step attempt: for i = 1..s
 //   g_i = y_n + Σ_{j<i} a_ij U_j,   F_i = f(t_n + α_i h, g_i),
 //   M U_i = q_i,   q_i = hγ F_i + Σ_{j<i} γ c_ij U_j      (that is (I/(hγ) − J) U_i = F_i + Σ
 //   c_ij/h U_j),
@@ -37,8 +37,9 @@
 // bits.
 //
 // What the problem must give (refused at construction otherwise, naming the rule):
-// - an rwd::Problem on rwd::EigenBackend, with `jacobian(t, y, θ, J)` (dense) or, without it, J
-//   assembled row by row from n vjps (exact), at most kMaxDenseStates states;
+// - an rwd::Problem on rwd::EigenBackend; J is its `jacobian()` or `band_jacobian()`, or is
+//   assembled exactly from vjps (rewind/integrators/stage_matrix.hpp: dense up to 5000 states,
+//   band for a problem that states its band);
 // - second derivatives: `void jvp_vjp(double t, const Vector& y, const Vector& theta,
 //   const Vector& u, const Vector& w, Vector& out_y, Vector& out_theta) const`, overwriting
 //   out_y = ∇_y [wᵀ (∂f/∂y)(t, y, θ) u] and out_theta = ∇_θ [wᵀ (∂f/∂y)(t, y, θ) u] (the vjp of
@@ -66,7 +67,6 @@
 #include <vector>
 
 #include <Eigen/Core>
-#include <Eigen/LU>
 
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/carry.hpp"
@@ -74,6 +74,7 @@
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/integrators/rosenbrock_tableau.hpp"
+#include "rewind/integrators/stage_matrix.hpp"
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/problem.hpp"
 
@@ -109,7 +110,10 @@ class RosenbrockStepper {
   // Validates the tableau and the step control; refuses a problem without jvp_vjp or without a
   // declared autonomy, adaptive control without an embedded pair, and stop times.
   RosenbrockStepper(const P& problem, RosenbrockTableau tableau, StepControl control)
-      : problem_(problem), tableau_(std::move(tableau)), control_(control) {
+      : problem_(problem),
+        tableau_(std::move(tableau)),
+        control_(control),
+        matrix_(problem, ImplicitLinearSolver::automatic, tableau_.name) {
     tableau_.validate();
     control_.validate();
     if constexpr (!SecondDerivativeProblem<P>)
@@ -132,11 +136,6 @@ class RosenbrockStepper {
     n_ = problem_.state_size();
     p_ = problem_.parameter_size();
     if (n_ < 1) detail::fail<InvalidArgument>("problem state_size = ", n_, " must be >= 1");
-    if (n_ > kMaxDenseStates)
-      detail::fail<InvalidArgument>("Rosenbrock method '", tableau_.name,
-                                    "': the engine factors dense n × n matrices and the problem "
-                                    "has n = ",
-                                    n_, " states (at most ", kMaxDenseStates, ")");
     const auto s = static_cast<std::size_t>(tableau_.stages);
     increments_.assign(s, Vector::Zero(n_));
     increment_adjoints_.assign(s, Vector::Zero(n_));
@@ -147,7 +146,6 @@ class RosenbrockStepper {
     second_y_ = Vector::Zero(n_);
     y_new_ = Vector::Zero(n_);
     mu_stage_ = Vector::Zero(p_);
-    jacobian_ = Eigen::MatrixXd::Zero(n_, n_);
     const int q = std::min(tableau_.order,
                            tableau_.embedded_order > 0 ? tableau_.embedded_order : tableau_.order);
     controller_ = PiController::for_order(q);
@@ -247,9 +245,7 @@ class RosenbrockStepper {
 
  private:
   // A step attempt whose matrix I − hγJ is (numerically) singular.
-  struct SingularMatrix {
-    double rcond;
-  };
+  struct SingularMatrix {};
 
   void check_sizes(const Vector& y, const Vector& theta) const {
     if (y.size() != n_)
@@ -280,8 +276,8 @@ class RosenbrockStepper {
   }
 
   // Runs the step from (y, carry), with any rejected attempts: leaves the accepted step's
-  // increments in increments_, its factored matrix in lu_, its size in h_ and y_{n+1} in y_new_.
-  // Returns carry_{n+1}. Never modifies y.
+  // increments in increments_, its factored matrix in matrix_, its size in h_ and y_{n+1} in
+  // y_new_. Returns carry_{n+1}. Never modifies y.
   Carry advance(const Vector& y, const Carry& carry, const Vector& theta) {
     Carry next = carry;
     next.step = carry.step + 1;
@@ -289,11 +285,9 @@ class RosenbrockStepper {
       h_ = fixed_step_size(carry);
       try {
         solve_step(y, carry.t, h_, theta);
-      } catch (const SingularMatrix& f) {
+      } catch (const SingularMatrix&) {
         detail::fail<SolverError>("step ", carry.step, " at t = ", carry.t, " (h = ", h_,
-                                  "): the matrix I - h gamma J is singular (reciprocal "
-                                  "condition ",
-                                  f.rcond, "); take smaller steps");
+                                  "): the matrix I - h gamma J is singular; take smaller steps");
       }
       next.t = control_.is_prescribed()
                    ? carry.t + h_
@@ -367,31 +361,17 @@ class RosenbrockStepper {
     return std::min(h, span);
   }
 
-  // J = ∂f/∂y at (t, y) into jacobian_: the problem's own, or row by row from n vjps (row i =
-  // (∂f/∂y)ᵀ e_i, exact).
+  // J = ∂f/∂y at (t, y) into the stage matrix (rwd::StageMatrix: the problem's own Jacobian, or
+  // one assembled exactly from vjps; dense or band).
   void evaluate_jacobian(double t, const Vector& y, const Vector& theta) {
     ++rosenbrock_counters_.jacobian_evaluations;
-    if constexpr (DenseJacobianProblem<P>) {
-      problem_.jacobian(t, y, theta, jacobian_);
-    } else {
-      jacobian_.resize(n_, n_);
-      for (Index i = 0; i < n_; ++i) {
-        work_.setZero();
-        work_[i] = 1.0;
-        problem_.vjp(t, y, theta, work_, nu_, mu_stage_);
-        ++counters_.vjp_evaluations;
-        jacobian_.row(i) = nu_.transpose();
-      }
-    }
+    counters_.vjp_evaluations += matrix_.evaluate_jacobian(t, y, theta);
   }
 
-  // lu_ = LU of M = I − hγJ. False when M is (numerically) singular.
+  // M = I − hγJ factored. False when M is (numerically) singular.
   bool factor(double h) {
     ++rosenbrock_counters_.factorizations;
-    matrix_ = -(h * tableau_.gamma) * jacobian_;
-    matrix_.diagonal().array() += 1.0;
-    lu_.compute(matrix_);
-    return lu_.rcond() > kSingular;
+    return matrix_.factor(h * tableau_.gamma);
   }
 
   // argument_ = g_i = y + Σ_{j<i} a_ij U_j (the forward and the reverse both compute it here, so
@@ -407,7 +387,7 @@ class RosenbrockStepper {
   // The increments U_i and y_{n+1} of one attempt of size h from (t, y). Throws SingularMatrix.
   void solve_step(const Vector& y, double t, double h, const Vector& theta) {
     evaluate_jacobian(t, y, theta);
-    if (!factor(h)) throw SingularMatrix{lu_.rcond()};
+    if (!factor(h)) throw SingularMatrix{};
     const double hg = h * tableau_.gamma;
     for (int i = 0; i < tableau_.stages; ++i) {
       stage_argument(i, y, increments_.data());
@@ -418,7 +398,9 @@ class RosenbrockStepper {
         const double c = tableau_.c_at(i, j);
         if (c != 0.0) work_ += (tableau_.gamma * c) * increments_[static_cast<std::size_t>(j)];
       }
-      increments_[static_cast<std::size_t>(i)] = lu_.solve(work_);
+      Vector& increment = increments_[static_cast<std::size_t>(i)];
+      increment = work_;
+      matrix_.solve(increment, /*transposed=*/false);
     }
     y_new_ = y;
     for (int i = 0; i < tableau_.stages; ++i) {
@@ -437,7 +419,7 @@ class RosenbrockStepper {
     }
   }
 
-  // The reverse pass of the step (t, h) from y_n with increments U[0 .. s), lu_ holding the
+  // The reverse pass of the step (t, h) from y_n with increments U[0 .. s), matrix_ holding the
   // factored I − hγJ(t, y_n): see the top of the file.
   void reverse(double t, double h, const Vector& y_n, const Vector* U, const Vector& theta,
                Vector& lambda, Vector& mu) {
@@ -448,7 +430,8 @@ class RosenbrockStepper {
           tableau_.m[static_cast<std::size_t>(i)] * lambda;
     second_y_.setZero();  // Σ_i (ν_i + σ_i), added to λ at the end
     for (int i = s - 1; i >= 0; --i) {
-      solved_ = lu_.transpose().solve(increment_adjoints_[static_cast<std::size_t>(i)]);  // q̄_i
+      solved_ = increment_adjoints_[static_cast<std::size_t>(i)];
+      matrix_.solve(solved_, /*transposed=*/true);  // q̄_i
       for (int j = 0; j < i; ++j) {
         const double c = tableau_.c_at(i, j);
         if (c != 0.0)
@@ -484,11 +467,6 @@ class RosenbrockStepper {
     }
   }
 
-  // The largest state the dense linear algebra takes (an n × n matrix of 200 MB).
-  static constexpr Index kMaxDenseStates = 5000;
-  // Reciprocal condition number below which I − hγJ counts as singular.
-  static constexpr double kSingular = 1e-14;
-
   const P& problem_;
   RosenbrockTableau tableau_;
   StepControl control_;
@@ -496,8 +474,7 @@ class RosenbrockStepper {
   std::vector<Vector> increments_;          // U_1 … U_s of the last step computed
   std::vector<Vector> increment_adjoints_;  // Ū_1 … Ū_s of the step being reversed
   Vector argument_, work_, solved_, nu_, second_y_, y_new_, mu_stage_;
-  Eigen::MatrixXd jacobian_, matrix_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  StageMatrix<P> matrix_;  // J(y_n), I − hγJ factored, solves
   double h_ = 0.0;
   PiController controller_;
   StepperCounters counters_;
