@@ -56,6 +56,7 @@
 #include <cmath>
 #include <concepts>
 #include <limits>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -67,6 +68,7 @@
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/integrators/adaptive_attempts.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/integrators/implicit_tableau.hpp"
 #include "rewind/integrators/stage_matrix.hpp"
@@ -290,57 +292,18 @@ class DiagonallyImplicitRungeKutta {
                    : control_.t0 + static_cast<double>(next.step) * control_.dt;
       return next;
     }
-    if (carry.step >= control_.max_steps)
-      detail::fail<SolverError>("adaptive run reached max_steps = ", control_.max_steps,
-                                " at t = ", carry.t, " before t_final = ", control_.t_final);
-    const double t = carry.t, t_final = control_.t_final;
-    const double h_min =
-        control_.min_step_relative * std::max(std::abs(t), std::abs(t_final - control_.t0));
-    double h = carry.h;
-    int rejections = 0;
-    for (;;) {
-      bool last = false;
-      if (t + h >= t_final || t_final - (t + h) < h_min) {
-        h = t_final - t;
-        last = true;
-      }
-      double err = 0.0, factor = control_.min_factor;
-      bool converged = true;
-      try {
-        solve_step(y, t, h, theta);
-      } catch (const NewtonFailure&) {
-        converged = false;
-        ++implicit_counters_.newton_failures;
-      }
-      if (converged) {
-        error_estimate(h);
-        err = Backend::error_norm(work_, y, y_new_, control_.rtol, control_.atol);
-        if (err <= 1.0) {
-          const double grow =
-              controller_.accepted_factor(control_, err, carry.error_prev, rejections > 0);
-          h_ = h;
-          next.h = h * grow;
-          next.error_prev = std::max(err, 1e-4);
-          next.t = last ? t_final : t + h;
-          next.rejected = carry.rejected + rejections;
-          return next;
-        }
-        factor = controller_.rejected_factor(control_, err);
-      } else {
-        factor = 0.25;  // a Newton failure: a much smaller step converges from a closer guess
-      }
-      ++rejections;
-      ++counters_.rejected_attempts;
-      if (rejections > control_.max_rejections)
-        detail::fail<SolverError>("step ", carry.step, " at t = ", t, ": ", rejections,
-                                  " consecutive rejected attempts (last ",
-                                  converged ? "error norm " : "attempt: Newton did not converge",
-                                  converged ? std::to_string(err) : std::string(), ")");
-      h *= factor;
-      if (h < h_min)
-        detail::fail<SolverError>("step size underflow at step ", carry.step, ", t = ", t,
-                                  ": h = ", h, " < ", h_min);
-    }
+    return detail::adaptive_step(
+        control_, controller_, carry, "Newton did not converge", counters_.rejected_attempts, h_,
+        [&](double h) -> std::optional<double> {
+          try {
+            solve_step(y, carry.t, h, theta);
+          } catch (const NewtonFailure&) {
+            ++implicit_counters_.newton_failures;
+            return std::nullopt;
+          }
+          error_estimate(h);
+          return Backend::error_norm(work_, y, y_new_, control_.rtol, control_.atol);
+        });
   }
 
   [[noreturn]] void fail_newton(const Carry& carry, double h, const NewtonFailure& f) const {

@@ -60,6 +60,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -71,6 +72,7 @@
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
+#include "rewind/integrators/adaptive_attempts.hpp"
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/integrators/rosenbrock_tableau.hpp"
@@ -294,56 +296,17 @@ class RosenbrockStepper {
                    : control_.t0 + static_cast<double>(next.step) * control_.dt;
       return next;
     }
-    if (carry.step >= control_.max_steps)
-      detail::fail<SolverError>("adaptive run reached max_steps = ", control_.max_steps,
-                                " at t = ", carry.t, " before t_final = ", control_.t_final);
-    const double t = carry.t, t_final = control_.t_final;
-    const double h_min =
-        control_.min_step_relative * std::max(std::abs(t), std::abs(t_final - control_.t0));
-    double h = carry.h;
-    int rejections = 0;
-    for (;;) {
-      bool last = false;
-      if (t + h >= t_final || t_final - (t + h) < h_min) {
-        h = t_final - t;
-        last = true;
-      }
-      double err = 0.0, factor = control_.min_factor;
-      bool regular = true;
-      try {
-        solve_step(y, t, h, theta);
-      } catch (const SingularMatrix&) {
-        regular = false;
-      }
-      if (regular) {
-        error_estimate();
-        err = Backend::error_norm(work_, y, y_new_, control_.rtol, control_.atol);
-        if (err <= 1.0) {
-          const double grow =
-              controller_.accepted_factor(control_, err, carry.error_prev, rejections > 0);
-          h_ = h;
-          next.h = h * grow;
-          next.error_prev = std::max(err, 1e-4);
-          next.t = last ? t_final : t + h;
-          next.rejected = carry.rejected + rejections;
-          return next;
-        }
-        factor = controller_.rejected_factor(control_, err);
-      } else {
-        factor = 0.25;  // a singular matrix: a smaller step moves I − hγJ towards I
-      }
-      ++rejections;
-      ++counters_.rejected_attempts;
-      if (rejections > control_.max_rejections)
-        detail::fail<SolverError>("step ", carry.step, " at t = ", t, ": ", rejections,
-                                  " consecutive rejected attempts (last ",
-                                  regular ? "error norm " : "attempt: I - h gamma J singular",
-                                  regular ? std::to_string(err) : std::string(), ")");
-      h *= factor;
-      if (h < h_min)
-        detail::fail<SolverError>("step size underflow at step ", carry.step, ", t = ", t,
-                                  ": h = ", h, " < ", h_min);
-    }
+    return detail::adaptive_step(
+        control_, controller_, carry, "I - h gamma J singular", counters_.rejected_attempts, h_,
+        [&](double h) -> std::optional<double> {
+          try {
+            solve_step(y, carry.t, h, theta);
+          } catch (const SingularMatrix&) {
+            return std::nullopt;
+          }
+          error_estimate();
+          return Backend::error_norm(work_, y, y_new_, control_.rtol, control_.atol);
+        });
   }
 
   // A first adaptive step of 1 % of the time y0 takes to change by its own size at the rate
