@@ -88,6 +88,7 @@
 #include "rewind/error.hpp"
 #include "rewind/integrators/cvodes_sparse_jacobian.hpp"
 #include "rewind/integrators/cvodes_vector_traits.hpp"
+#include "rewind/integrators/declared_jacobian.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"  // StepperCounters
 #include "rewind/integrators/lapack_band_solver.hpp"
 #include "rewind/problem.hpp"
@@ -183,29 +184,9 @@ struct IntervalGrid {
 namespace detail {
 
 template <class P>
-concept HasBandWidth = requires(const P& p) {
-  { p.band_width() } -> std::convertible_to<Index>;
-};
-
-template <class P>
 concept HasJvp = requires(const P& p, double t, const typename P::Backend::Vector& y,
                           typename P::Backend::Vector& out) {
   p.jvp(t, y, y, y, out);
-};
-
-template <class P>
-concept HasJacobian = requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::MatrixXd& J) {
-  p.jacobian(t, y, y, J);
-};
-
-// A declared band Jacobian: half-bandwidths and ∂f/∂y in LAPACK band storage,
-// bands(upper + i − j, j) = ∂f_i/∂y_j.
-template <class P>
-concept HasBandJacobian = requires(const P& p, double t, const Eigen::VectorXd& y,
-                                   Eigen::MatrixXd& bands) {
-  { p.band_upper() } -> std::convertible_to<Index>;
-  { p.band_lower() } -> std::convertible_to<Index>;
-  p.band_jacobian(t, y, y, bands);
 };
 
 // Owns a SUNDIALS object and frees it with the matching function.

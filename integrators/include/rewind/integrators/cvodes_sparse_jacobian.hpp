@@ -44,24 +44,10 @@
 #include <vector>
 
 #include "rewind/error.hpp"
+#include "rewind/integrators/declared_jacobian.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
-namespace detail {
-
-// A declared sparse Jacobian: its pattern in compressed rows and its values in that order.
-template <class P>
-concept HasSparseJacobian = requires(const P& p, double t, const typename P::Backend::Vector& y,
-                                     std::span<double> values) {
-  { p.sparsity().size } -> std::convertible_to<Index>;
-  { p.sparsity().row_starts[0] } -> std::convertible_to<Index>;
-  { p.sparsity().columns[0] } -> std::convertible_to<Index>;
-  { p.sparsity().columns.size() } -> std::convertible_to<std::size_t>;
-  p.jacobian_values(t, y, y, values);
-};
-
-}  // namespace detail
-
 namespace sundials {
 
 #ifdef REWIND_HAVE_KLU

@@ -1,28 +1,38 @@
 // rewind/integrators/stage_matrix.hpp — the matrices M = I − c·J of an implicit method's stage
 // equations (c = h·a_ii): the problem's Jacobian J = ∂f/∂y, M factored, and solves with M or Mᵀ.
-// The linear algebra of rwd::DiagonallyImplicitRungeKutta, apart from its stages and Newton
-// iterations.
+// The linear algebra of rwd::DiagonallyImplicitRungeKutta and rwd::RosenbrockStepper, apart from
+// their stages and iterations.
 //
 //   rwd::StageMatrix matrix(problem, rwd::ImplicitLinearSolver::automatic, "esdirk43");
 //   matrix.evaluate_jacobian(t, y, theta);   // J at (t, y)
 //   if (!matrix.factor(h * gamma)) { /* singular */ }
 //   matrix.solve(x, /*transposed=*/false);   // x ← M⁻¹ x;  true: x ← M⁻ᵀ x
 //
-// Dense or band (ImplicitLinearSolver). Band, for a problem that states its band —
-// `band_width()` (the built-in PDEs) or `band_upper()`, `band_lower()` and `band_jacobian()`
-// (LAPACK band storage, bands(upper + i − j, j) = ∂f_i/∂y_j; rwd::auto_problem gives them to a
-// model that declares its jacobian_band): J is the problem's band_jacobian(), or is assembled from
-// upper + lower + 1 vjps, each seeded on the rows i ≡ g (mod upper + lower + 1), whose columns
-// i − lower … i + upper never overlap — exact; M is factored by LAPACK (rwd::BandLu), O(n·l·(l+u)).
-// Dense: J is the problem's `jacobian(t, y, theta, Eigen::MatrixXd&)` (rwd::auto_problem,
-// Robertson) or row by row from n vjps (row i = (∂f/∂y)ᵀ e_i, exact); M is factored by Eigen's LU
-// with partial pivoting, O(n³), for at most kMaxDenseStates states. Deterministic: the same
-// operations in the same order every time.
+// Dense, band or sparse (ImplicitLinearSolver), from how the problem declares its Jacobian
+// (rewind/integrators/declared_jacobian.hpp):
+// - Band, for a problem that states its band — `band_width()` (the built-in PDEs) or
+//   `band_upper()`, `band_lower()` and `band_jacobian()` (LAPACK band storage; rwd::auto_problem
+//   gives them to a model that declares its jacobian_band): J is the problem's band_jacobian(),
+//   or is assembled from upper + lower + 1 vjps, each seeded on the rows i ≡ g (mod upper + lower
+//   + 1), whose columns i − lower … i + upper never overlap — exact; M is factored by LAPACK
+//   (rwd::BandLu), O(n·l·(l+u)).
+// - Sparse, for a problem that declares its pattern and values — `sparsity()` and
+//   `jacobian_values()` (rwd::StencilProblem): M's pattern is J's with the diagonal added, ordered
+//   once; M is factored by KLU (rwd::SparseLu), in time and memory near the nonzeros' count. Only
+//   when asked for (ImplicitLinearSolver::sparse) and built with KLU.
+// - Dense: J is the problem's `jacobian(t, y, theta, Eigen::MatrixXd&)` (rwd::auto_problem,
+//   Robertson) or row by row from n vjps (row i = (∂f/∂y)ᵀ e_i, exact); M is factored by Eigen's
+//   LU with partial pivoting, O(n³), for at most kMaxDenseStates states.
+// Deterministic: the same operations in the same order every time, whatever was factored before.
 #pragma once
 
 #include <algorithm>
 #include <concepts>
+#include <cstddef>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 #include <Eigen/LU>
@@ -30,6 +40,8 @@
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/band_lu.hpp"
+#include "rewind/integrators/declared_jacobian.hpp"
+#include "rewind/integrators/sparse_lu.hpp"
 #include "rewind/problem.hpp"
 #include "rewind/types.hpp"
 
@@ -41,6 +53,7 @@ enum class ImplicitLinearSolver {
   automatic,  // band when the problem states a band, dense otherwise
   dense,      // Eigen's LU with partial pivoting of the n × n matrix
   band,       // LAPACK's band LU (rwd::BandLu); the problem must state its band
+  sparse,     // KLU's sparse LU (rwd::SparseLu); the problem must declare its sparse Jacobian
 };
 
 // A problem an implicit engine can run: an rwd::Problem on the Eigen backend.
@@ -49,31 +62,7 @@ concept ImplicitEngineProblem = Problem<P> && std::same_as<typename P::Backend, 
 
 // One that gives its dense Jacobian ∂f/∂y itself (otherwise it is assembled from n vjps).
 template <class P>
-concept DenseJacobianProblem = ImplicitEngineProblem<P> &&
-    requires(const P& p, double t, const Eigen::VectorXd& y, Eigen::MatrixXd& J) {
-  p.jacobian(t, y, y, J);
-};
-
-namespace detail {
-
-// A problem that states the half-bandwidths of ∂f/∂y: one for both sides (band_width()), or each
-// with the band itself (band_upper(), band_lower(), band_jacobian()). The CVODES stepper reads
-// the same members.
-template <class P>
-concept StatesBandWidth = requires(const P& p) {
-  { p.band_width() } -> std::convertible_to<Index>;
-};
-template <class P>
-concept StatesBandJacobian = requires(const P& p, double t, const Eigen::VectorXd& y,
-                                      Eigen::MatrixXd& bands) {
-  { p.band_upper() } -> std::convertible_to<Index>;
-  { p.band_lower() } -> std::convertible_to<Index>;
-  p.band_jacobian(t, y, y, bands);
-};
-template <class P>
-concept StatesBand = StatesBandWidth<P> || StatesBandJacobian<P>;
-
-}  // namespace detail
+concept DenseJacobianProblem = ImplicitEngineProblem<P> && detail::HasJacobian<P>;
 
 template <ImplicitEngineProblem P>
 class StageMatrix {
@@ -82,20 +71,23 @@ class StageMatrix {
 
   // The largest state dense linear algebra takes (an n × n matrix of 200 MB).
   static constexpr Index kMaxDenseStates = 5000;
-  // Reciprocal condition number below which a dense matrix counts as singular.
+  // Reciprocal condition number (dense; for band and sparse a zero pivot, and for sparse KLU's
+  // pivot ratio) below which a matrix counts as singular.
   static constexpr double kSingular = 1e-14;
 
-  // Band or dense from `wanted` and what the problem states; refuses (InvalidArgument, naming
-  // `method`) the band solver for a problem without a band, and dense matrices above
-  // kMaxDenseStates.
+  // Dense, band or sparse from `wanted` and what the problem declares; refuses (InvalidArgument,
+  // naming `method`) the band solver for a problem without a band, the sparse one for a problem
+  // without a sparse Jacobian or a build without KLU, and dense matrices above kMaxDenseStates.
   StageMatrix(const P& problem, ImplicitLinearSolver wanted, const std::string& method)
       : problem_(problem), n_(problem.state_size()) {
-    choose(wanted, method);
-    if (band_) {
+    solver_ = choose(wanted, method);
+    if (solver_ == ImplicitLinearSolver::band) {
       jacobian_ = Eigen::MatrixXd::Zero(lower_ + upper_ + 1, n_);  // LAPACK band storage
       band_lu_.resize(n_, lower_, upper_);
-    } else {
+    } else if (solver_ == ImplicitLinearSolver::dense) {
       jacobian_ = Eigen::MatrixXd::Zero(n_, n_);
+    } else {
+      set_up_sparse(method);
     }
     seed_ = Vector::Zero(n_);
     row_ = Vector::Zero(n_);
@@ -103,13 +95,104 @@ class StageMatrix {
     theta_part_ = Vector::Zero(problem.parameter_size());
   }
 
-  bool band() const { return band_; }
+  // The solver in use: dense, band or sparse (never automatic).
+  ImplicitLinearSolver solver() const { return solver_; }
+  bool band() const { return solver_ == ImplicitLinearSolver::band; }
   Index lower() const { return lower_; }
   Index upper() const { return upper_; }
 
   // J = ∂f/∂y at (t, y, θ). Returns the vjps it took (0 when the problem gave J).
   Index evaluate_jacobian(double t, const Vector& y, const Vector& theta) {
-    if (band_) return evaluate_band(t, y, theta);
+    switch (solver_) {
+      case ImplicitLinearSolver::band:
+        return evaluate_band(t, y, theta);
+      case ImplicitLinearSolver::sparse:
+        if constexpr (detail::HasSparseJacobian<P>)
+          problem_.jacobian_values(t, y, theta, std::span<double>(sparse_jacobian_));
+        return 0;
+      default:
+        return evaluate_dense(t, y, theta);
+    }
+  }
+
+  // M = I − c·J factored, J from the last evaluate_jacobian. False when M is singular.
+  bool factor(double c) {
+    switch (solver_) {
+      case ImplicitLinearSolver::band:
+        return factor_band(c);
+      case ImplicitLinearSolver::sparse:
+        return factor_sparse(c);
+      default:
+        iteration_ = -c * jacobian_;
+        iteration_.diagonal().array() += 1.0;
+        lu_.compute(iteration_);
+        return lu_.rcond() > kSingular;
+    }
+  }
+
+  // x ← M⁻¹ x (transposed: x ← M⁻ᵀ x), after a successful factor().
+  void solve(Vector& x, bool transposed) {
+    switch (solver_) {
+      case ImplicitLinearSolver::band:
+        band_lu_.solve(x.data(), transposed);
+        return;
+      case ImplicitLinearSolver::sparse:
+        sparse_lu_->solve(x.data(), transposed);
+        return;
+      default:
+        if (transposed)
+          scratch_ = lu_.transpose().solve(x);
+        else
+          scratch_ = lu_.solve(x);
+        x = scratch_;
+    }
+  }
+
+ private:
+  ImplicitLinearSolver choose(ImplicitLinearSolver wanted, const std::string& method) {
+    if (wanted == ImplicitLinearSolver::sparse) {
+      if constexpr (!detail::HasSparseJacobian<P>)
+        detail::fail<InvalidArgument>(
+            "method '", method,
+            "': the sparse linear solver needs a problem that declares its sparse Jacobian "
+            "(sparsity() and jacobian_values(), as rwd::StencilProblem has)");
+      if (!kSparseLuAvailable)
+        detail::fail<InvalidArgument>(
+            "method '", method,
+            "': the sparse linear solver needs KLU, and rewind was built without it (install "
+            "libsuitesparse-dev with scripts/install_dependencies.sh and configure with "
+            "REWIND_WITH_KLU=ON), or use the band or dense solver");
+      return ImplicitLinearSolver::sparse;
+    }
+    bool band = false;
+    if constexpr (detail::HasBand<P>) {
+      band = wanted != ImplicitLinearSolver::dense;
+      if constexpr (detail::HasBandJacobian<P>) {
+        upper_ = problem_.band_upper();
+        lower_ = problem_.band_lower();
+      } else {
+        upper_ = lower_ = problem_.band_width();
+      }
+      // A band as wide as the matrix is a dense matrix.
+      if (upper_ >= n_ - 1 && lower_ >= n_ - 1) band = false;
+      upper_ = std::min(upper_, n_ - 1);
+      lower_ = std::min(lower_, n_ - 1);
+    } else if (wanted == ImplicitLinearSolver::band) {
+      detail::fail<InvalidArgument>(
+          "method '", method,
+          "': the band linear solver needs a problem that states its band (band_width(), or "
+          "band_upper(), band_lower() and band_jacobian())");
+    }
+    if (!band && n_ > kMaxDenseStates)
+      detail::fail<InvalidArgument>(
+          "method '", method, "': dense n × n stage matrices for n = ", n_, " states (at most ",
+          kMaxDenseStates,
+          "); a problem that states its band gets the band solver, one that declares its sparse "
+          "Jacobian the sparse solver (linear solver 'sparse')");
+    return band ? ImplicitLinearSolver::band : ImplicitLinearSolver::dense;
+  }
+
+  Index evaluate_dense(double t, const Vector& y, const Vector& theta) {
     if constexpr (DenseJacobianProblem<P>) {
       problem_.jacobian(t, y, theta, jacobian_);
       return 0;
@@ -125,64 +208,8 @@ class StageMatrix {
     }
   }
 
-  // M = I − c·J factored, J from the last evaluate_jacobian. False when M is singular.
-  bool factor(double c) {
-    if (band_) {
-      band_lu_.set_zero();
-      for (Index j = 0; j < n_; ++j)
-        for (Index i = std::max<Index>(0, j - upper_); i <= std::min(n_ - 1, j + lower_); ++i)
-          band_lu_.at(i, j) = (i == j ? 1.0 : 0.0) - c * jacobian_(upper_ + i - j, j);
-      return band_lu_.factor();
-    }
-    iteration_ = -c * jacobian_;
-    iteration_.diagonal().array() += 1.0;
-    lu_.compute(iteration_);
-    return lu_.rcond() > kSingular;
-  }
-
-  // x ← M⁻¹ x (transposed: x ← M⁻ᵀ x), after a successful factor().
-  void solve(Vector& x, bool transposed) {
-    if (band_) {
-      band_lu_.solve(x.data(), transposed);
-      return;
-    }
-    if (transposed)
-      scratch_ = lu_.transpose().solve(x);
-    else
-      scratch_ = lu_.solve(x);
-    x = scratch_;
-  }
-
- private:
-  void choose(ImplicitLinearSolver wanted, const std::string& method) {
-    if constexpr (detail::StatesBand<P>) {
-      band_ = wanted != ImplicitLinearSolver::dense;
-      if constexpr (detail::StatesBandJacobian<P>) {
-        upper_ = problem_.band_upper();
-        lower_ = problem_.band_lower();
-      } else {
-        upper_ = lower_ = problem_.band_width();
-      }
-      // A band as wide as the matrix is a dense matrix.
-      if (upper_ >= n_ - 1 && lower_ >= n_ - 1) band_ = false;
-      upper_ = std::min(upper_, n_ - 1);
-      lower_ = std::min(lower_, n_ - 1);
-    } else if (wanted == ImplicitLinearSolver::band) {
-      detail::fail<InvalidArgument>(
-          "method '", method,
-          "': the band linear solver needs a problem that states its band (band_width(), or "
-          "band_upper(), band_lower() and band_jacobian())");
-    }
-    if (!band_ && n_ > kMaxDenseStates)
-      detail::fail<InvalidArgument>(
-          "method '", method, "': dense n × n stage matrices for n = ", n_, " states (at most ",
-          kMaxDenseStates,
-          "); a problem that states its band gets the band solver; sparse and matrix-free "
-          "solvers are not available yet");
-  }
-
   Index evaluate_band(double t, const Vector& y, const Vector& theta) {
-    if constexpr (detail::StatesBandJacobian<P>) {
+    if constexpr (detail::HasBandJacobian<P>) {
       problem_.band_jacobian(t, y, theta, jacobian_);
       return 0;
     } else {
@@ -199,14 +226,83 @@ class StageMatrix {
     }
   }
 
+  bool factor_band(double c) {
+    band_lu_.set_zero();
+    for (Index j = 0; j < n_; ++j)
+      for (Index i = std::max<Index>(0, j - upper_); i <= std::min(n_ - 1, j + lower_); ++i)
+        band_lu_.at(i, j) = (i == j ? 1.0 : 0.0) - c * jacobian_(upper_ + i - j, j);
+    return band_lu_.factor();
+  }
+
+  // M's pattern: J's (checked) with each row's diagonal added where J lacks it; where each of
+  // J's entries and each diagonal lands among M's values.
+  void set_up_sparse(const std::string& method) {
+    if constexpr (detail::HasSparseJacobian<P>) {
+      const auto pattern = problem_.sparsity();
+      const std::vector<Index> starts(pattern.row_starts.begin(), pattern.row_starts.end());
+      const std::vector<Index> columns(pattern.columns.begin(), pattern.columns.end());
+      if (static_cast<Index>(pattern.size) != n_)
+        detail::fail<InvalidArgument>("method '", method, "': the problem's sparsity() is for ",
+                                      pattern.size, " unknowns; the state has ", n_);
+      check_compressed_rows(n_, starts, columns,
+                            "method '" + method + "': the problem's sparsity()");
+      std::vector<Index> matrix_starts{0}, matrix_columns;
+      jacobian_to_matrix_.clear();
+      diagonal_.assign(static_cast<std::size_t>(n_), 0);
+      for (Index r = 0; r < n_; ++r) {
+        bool diagonal_placed = false;
+        const auto place_diagonal = [&] {
+          diagonal_[static_cast<std::size_t>(r)] = static_cast<Index>(matrix_columns.size());
+          matrix_columns.push_back(r);
+          diagonal_placed = true;
+        };
+        for (Index k = starts[static_cast<std::size_t>(r)];
+             k < starts[static_cast<std::size_t>(r + 1)]; ++k) {
+          const Index column = columns[static_cast<std::size_t>(k)];
+          if (!diagonal_placed && column >= r) {
+            if (column == r) {
+              diagonal_[static_cast<std::size_t>(r)] = static_cast<Index>(matrix_columns.size());
+              diagonal_placed = true;
+            } else {
+              place_diagonal();
+            }
+          }
+          jacobian_to_matrix_.push_back(static_cast<Index>(matrix_columns.size()));
+          matrix_columns.push_back(column);
+        }
+        if (!diagonal_placed) place_diagonal();
+        matrix_starts.push_back(static_cast<Index>(matrix_columns.size()));
+      }
+      sparse_jacobian_.assign(columns.size(), 0.0);
+      sparse_lu_.emplace(n_, matrix_starts, matrix_columns);
+    } else {
+      (void)method;
+    }
+  }
+
+  bool factor_sparse(double c) {
+    const std::span<double> values = sparse_lu_->values();
+    std::fill(values.begin(), values.end(), 0.0);
+    for (Index r = 0; r < n_; ++r)
+      values[static_cast<std::size_t>(diagonal_[static_cast<std::size_t>(r)])] = 1.0;
+    for (std::size_t k = 0; k < sparse_jacobian_.size(); ++k)
+      values[static_cast<std::size_t>(jacobian_to_matrix_[k])] -= c * sparse_jacobian_[k];
+    return sparse_lu_->factor(kSingular);
+  }
+
   const P& problem_;
   Index n_ = 0;
-  bool band_ = false;
+  ImplicitLinearSolver solver_ = ImplicitLinearSolver::dense;
   Index lower_ = 0, upper_ = 0;
   Eigen::MatrixXd jacobian_;   // dense n × n, or band storage (lower + upper + 1) × n
   Eigen::MatrixXd iteration_;  // dense: M
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   BandLu band_lu_;
+  // Sparse: J's values in the problem's pattern order, where each lands in M's values, where
+  // each row's diagonal is, and M's factorisation.
+  std::vector<double> sparse_jacobian_;
+  std::vector<Index> jacobian_to_matrix_, diagonal_;
+  std::optional<SparseLu> sparse_lu_;
   Vector seed_, row_, scratch_, theta_part_;  // vjp seeds and outputs, solve scratch
 };
 
