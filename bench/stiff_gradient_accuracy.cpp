@@ -7,21 +7,27 @@
 //   … --json                                              # one JSON line per row instead
 //
 // Robertson's kinetics in the cvsRoberts setting ([0, 4·10⁷], θ = (0.04, 10⁴, 3·10⁷),
-// y0 = (1, 0, 0)); the Brusselator (rwd::Brusselator2D, its defaults) on [0, 10]. J = ½|y(T)|².
+// y0 = (1, 0, 0)); the Brusselator on [0, 10] (rwd::Brusselator2D's defaults), twice: the built-in
+// problem (species interleaved per cell, band half-width 2n, hand-written vjp) and the same PDE as
+// a stencil model (tests/problems/models/stencil_models.hpp: fields stored whole, its sparse
+// Jacobian from jacobian_values). J = ½|y(T)|².
 // Methods: esdirk32 and esdirk43 (rwd::DiagonallyImplicitRungeKutta, adaptive steps at rtol,
-// Newton at its defaults unless rtol < 10⁻⁸, then 10⁻²·rtol; dense LU for Robertson, LAPACK band
-// for the Brusselator) under the store-all driver; for Robertson also ros34pw2 and rodas4
-// (rwd::RosenbrockStepper, adaptive steps at the same tolerances, no Newton iteration; they need
-// the problem's second derivatives, jvp_vjp, which the Brusselator does not give);
-// bdf = rwd::CvodesIntervalStepper on one
-// interval [0, T] under the store-all driver, which is CVODES's own adjoint (CVodeF/CVodeB with
-// checkpoints in memory) at rtol for the forward, adjoint and quadrature problems (dense for
-// Robertson, band for the Brusselator). atol = 10⁻⁴·rtol for Robertson, rtol for the Brusselator
-// (its values are of order 1). The reference: esdirk43 at a tight rtol with Newton at 10⁻¹³; its
-// agreement with BDF at the same rtol is printed as a check.
+// Newton at its defaults unless rtol < 10⁻⁸, then 10⁻²·rtol; dense LU for Robertson; for the
+// Brusselator LAPACK's band LU on the built-in problem — "/band", the band Jacobian assembled
+// from 4n + 1 vjps — and KLU on the stencil model — "/sparse") under the store-all driver; for
+// Robertson also ros34pw2 and rodas4 (rwd::RosenbrockStepper, adaptive steps at the same
+// tolerances, no Newton iteration; they need the problem's second derivatives, jvp_vjp, which
+// the Brusselators do not give); bdf = rwd::CvodesIntervalStepper on one interval [0, T] under
+// the store-all driver, which is CVODES's own adjoint (CVodeF/CVodeB with checkpoints in memory)
+// at rtol for the forward, adjoint and quadrature problems: dense for Robertson; for the
+// Brusselator band (built-in), sparse (KLU, stencil model) and gmres (unpreconditioned,
+// stencil model). atol = 10⁻⁴·rtol for Robertson, rtol for the Brusselator (its values are of
+// order 1). The reference: esdirk43 at a tight rtol with Newton at 10⁻¹³ (for the Brusselator on
+// the stencil model with KLU); its agreement with BDF at the same rtol is printed as a check.
 //
 // The error of a gradient is max_j |g_j − ref_j| / |ref_j| over θ's components (Robertson's
-// scales differ by 10¹⁰, so a norm would only see dJ/dp1). Times are the median of 3 runs.
+// scales differ by 10¹⁰, so a norm would only see dJ/dp1). Times are the median of 3 runs, on one
+// thread (rwd::set_thread_count(1)).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,24 +40,31 @@
 
 #include <nlohmann/json.hpp>
 
+#include "problems/models/stencil_models.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
 #include "rewind/integrators/rosenbrock.hpp"
+#include "rewind/parallel.hpp"
 #include "rewind/problems/brusselator2d.hpp"
 #include "rewind/problems/robertson.hpp"
+#include "rewind/stencil_model.hpp"
 
 namespace {
 
 using V = Eigen::VectorXd;
 
-// A problem and its setting.
+// A problem and its setting: how its implicit rows factor their stage matrices, which of
+// CVODES's solvers its bdf row uses, and the suffix that names them in the table.
 template <class P>
 struct Case {
   const P& problem;
+  V y0, theta;
   double horizon;
   double atol_per_rtol;  // atol = atol_per_rtol · rtol
+  rwd::ImplicitLinearSolver implicit_solver;
   rwd::CvodesLinearSolver bdf_solver;
+  std::string suffix;  // "" for Robertson, "/band", "/sparse", "/gmres"
 };
 
 struct Row {
@@ -82,14 +95,14 @@ Row implicit_gradient(const Case<P>& c, const std::string& method, double rtol,
   rwd::NewtonOptions newton;
   newton.rtol = newton_rtol;
   newton.atol = std::min(1e-12, newton_rtol * 1e-2);
+  newton.linear_solver = c.implicit_solver;
   rwd::DiagonallyImplicitRungeKutta stepper(
       c.problem, rwd::ImplicitTableau::by_name(method),
       rwd::StepControl::adaptive(0.0, c.horizon, rtol, rtol * c.atol_per_rtol), newton);
   rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
-  const V y0 = c.problem.default_initial_state(), theta = c.problem.default_parameters();
-  Row row{method, rtol, 0, 0.0, V()};
+  Row row{method + c.suffix, rtol, 0, 0.0, V()};
   row.seconds = median_seconds([&] {
-    const auto result = driver.run(y0, theta);
+    const auto result = driver.run(c.y0, c.theta);
     row.steps = result.summary.steps;
     row.grad = result.grad_theta;
   });
@@ -102,10 +115,9 @@ Row rosenbrock_gradient(const Case<P>& c, const std::string& method, double rtol
       c.problem, rwd::RosenbrockTableau::by_name(method),
       rwd::StepControl::adaptive(0.0, c.horizon, rtol, rtol * c.atol_per_rtol));
   rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
-  const V y0 = c.problem.default_initial_state(), theta = c.problem.default_parameters();
-  Row row{method, rtol, 0, 0.0, V()};
+  Row row{method + c.suffix, rtol, 0, 0.0, V()};
   row.seconds = median_seconds([&] {
-    const auto result = driver.run(y0, theta);
+    const auto result = driver.run(c.y0, c.theta);
     row.steps = result.summary.steps;
     row.grad = result.grad_theta;
   });
@@ -122,10 +134,9 @@ Row bdf_gradient(const Case<P>& c, double rtol) {
   options.max_steps_per_interval = 10000000;
   rwd::CvodesIntervalStepper stepper(c.problem, options, rwd::IntervalGrid{0.0, c.horizon, 1});
   rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
-  const V y0 = c.problem.default_initial_state(), theta = c.problem.default_parameters();
-  Row row{"bdf", rtol, 0, 0.0, V()};
+  Row row{"bdf" + c.suffix, rtol, 0, 0.0, V()};
   row.seconds = median_seconds([&] {
-    const auto result = driver.run(y0, theta);
+    const auto result = driver.run(c.y0, c.theta);
     row.steps = result.summary.rhs_evaluations_forward;  // BDF: its right-hand sides
     row.grad = result.grad_theta;
   });
@@ -139,25 +150,20 @@ double max_relative_error(const V& g, const V& ref) {
   return worst;
 }
 
-}  // namespace
+// The interleaved (u, v per cell) state of rwd::Brusselator2D in the stencil model's layout
+// (u's field, then v's).
+V fields_whole(const V& interleaved) {
+  const rwd::Index cells = interleaved.size() / 2;
+  V y(interleaved.size());
+  for (rwd::Index k = 0; k < 2; ++k)
+    for (rwd::Index c = 0; c < cells; ++c) y[k * cells + c] = interleaved[2 * c + k];
+  return y;
+}
 
-// The table of one problem: the reference at `reference_rtol`, then every method at every rtol.
-template <class P>
-void run_table(const Case<P>& c, const std::string& title, double reference_rtol,
-               const std::vector<double>& rtols, bool rosenbrock, bool json) {
-  const Row reference = implicit_gradient(c, "esdirk43", reference_rtol, 1e-13);
-  const Row bdf_reference = bdf_gradient(c, reference_rtol);
-  std::vector<Row> rows;
-  for (double rtol : rtols) {
-    const double newton = rtol < 1e-8 ? rtol * 1e-2 : 1e-10;
-    rows.push_back(implicit_gradient(c, "esdirk32", rtol, newton));
-    rows.push_back(implicit_gradient(c, "esdirk43", rtol, newton));
-    if (rosenbrock) {
-      rows.push_back(rosenbrock_gradient(c, "ros34pw2", rtol));
-      rows.push_back(rosenbrock_gradient(c, "rodas4", rtol));
-    }
-    rows.push_back(bdf_gradient(c, rtol));
-  }
+// The table of one problem: the reference row and the reference BDF row (rtol → row), then the
+// rows of every rtol (rtol, Newton rtol → rows).
+void print_table(const std::string& title, double reference_rtol, const Row& reference,
+                 const Row& bdf_reference, const std::vector<Row>& rows, bool json) {
   if (json) {
     for (const Row& r : rows) {
       nlohmann::ordered_json j;
@@ -171,20 +177,88 @@ void run_table(const Case<P>& c, const std::string& title, double reference_rtol
     }
     return;
   }
-  std::printf("%s, J = |y(T)|^2 / 2, dJ/dtheta against esdirk43 at rtol %.0e\n", title.c_str(),
-              reference_rtol);
-  std::printf("(reference vs CVODES BDF at rtol %.0e: max relative difference %.2e)\n\n",
-              reference_rtol, max_relative_error(bdf_reference.grad, reference.grad));
-  std::printf("%-9s %7s %12s %11s %14s\n", "method", "rtol", "steps (rhs)", "seconds",
+  std::printf("%s, J = |y(T)|^2 / 2, dJ/dtheta against %s at rtol %.0e\n", title.c_str(),
+              reference.method.c_str(), reference_rtol);
+  std::printf("(reference vs CVODES %s at rtol %.0e: max relative difference %.2e)\n\n",
+              bdf_reference.method.c_str(), reference_rtol,
+              max_relative_error(bdf_reference.grad, reference.grad));
+  std::printf("%-16s %7s %12s %11s %14s\n", "method", "rtol", "steps (rhs)", "seconds",
               "dJ/dθ error");
   for (const Row& r : rows)
-    std::printf("%-9s %7.0e %12lld %11.5f %14.2e\n", r.method.c_str(), r.rtol,
+    std::printf("%-16s %7.0e %12lld %11.5f %14.2e\n", r.method.c_str(), r.rtol,
                 static_cast<long long>(r.steps), r.seconds,
                 max_relative_error(r.grad, reference.grad));
   std::printf(
       "\nsteps: accepted steps for esdirk*, ros*, rodas4; right-hand sides of the forward run for "
       "bdf\n");
 }
+
+double newton_rtol_for(double rtol) {
+  return rtol < 1e-8 ? rtol * 1e-2 : 1e-10;
+}
+
+void robertson_table(bool json) {
+  const rwd::Robertson problem;
+  const Case<rwd::Robertson> c{
+      problem, problem.default_initial_state(),  problem.default_parameters(),   4e7,
+      1e-4,    rwd::ImplicitLinearSolver::dense, rwd::CvodesLinearSolver::dense, ""};
+  const double reference_rtol = 1e-11;
+  const Row reference = implicit_gradient(c, "esdirk43", reference_rtol, 1e-13);
+  const Row bdf_reference = bdf_gradient(c, reference_rtol);
+  std::vector<Row> rows;
+  for (double rtol : {1e-4, 1e-6, 1e-8, 1e-10}) {
+    rows.push_back(implicit_gradient(c, "esdirk32", rtol, newton_rtol_for(rtol)));
+    rows.push_back(implicit_gradient(c, "esdirk43", rtol, newton_rtol_for(rtol)));
+    rows.push_back(rosenbrock_gradient(c, "ros34pw2", rtol));
+    rows.push_back(rosenbrock_gradient(c, "rodas4", rtol));
+    rows.push_back(bdf_gradient(c, rtol));
+  }
+  print_table("Robertson on [0, 4e7]", reference_rtol, reference, bdf_reference, rows, json);
+}
+
+void brusselator_table(rwd::Index n, bool json) {
+  const rwd::Brusselator2D built_in(n);
+  const auto stencil = rwd::stencil_problem(rwd::testing::BrusselatorStencil{}, n, n);
+  const V theta = built_in.default_parameters();
+  const V y0 = built_in.default_initial_state();
+  using Stencil = decltype(stencil);
+  const Case<rwd::Brusselator2D> band{built_in,
+                                      y0,
+                                      theta,
+                                      10.0,
+                                      1.0,
+                                      rwd::ImplicitLinearSolver::band,
+                                      rwd::CvodesLinearSolver::band,
+                                      "/band"};
+  const Case<Stencil> sparse{stencil,
+                             fields_whole(y0),
+                             theta,
+                             10.0,
+                             1.0,
+                             rwd::ImplicitLinearSolver::sparse,
+                             rwd::CvodesLinearSolver::sparse,
+                             "/sparse"};
+  Case<Stencil> gmres = sparse;
+  gmres.bdf_solver = rwd::CvodesLinearSolver::gmres;
+  gmres.suffix = "/gmres";
+  const double reference_rtol = 1e-10;
+  const Row reference = implicit_gradient(sparse, "esdirk43", reference_rtol, 1e-13);
+  const Row bdf_reference = bdf_gradient(sparse, reference_rtol);
+  std::vector<Row> rows;
+  for (double rtol : {1e-4, 1e-6, 1e-8}) {
+    const double newton = newton_rtol_for(rtol);
+    rows.push_back(implicit_gradient(sparse, "esdirk32", rtol, newton));
+    rows.push_back(implicit_gradient(band, "esdirk43", rtol, newton));
+    rows.push_back(implicit_gradient(sparse, "esdirk43", rtol, newton));
+    rows.push_back(bdf_gradient(band, rtol));
+    rows.push_back(bdf_gradient(sparse, rtol));
+    rows.push_back(bdf_gradient(gmres, rtol));
+  }
+  print_table("Brusselator 2x" + std::to_string(n) + "^2 on [0, 10]", reference_rtol, reference,
+              bdf_reference, rows, json);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) try {
   bool json = false;
@@ -198,17 +272,11 @@ int main(int argc, char** argv) try {
     else
       throw rwd::InvalidArgument("unknown argument " + arg + " (use --json and --brusselator N)");
   }
-  if (brusselator > 0) {
-    const rwd::Brusselator2D problem(brusselator);
-    const Case<rwd::Brusselator2D> c{problem, 10.0, 1.0, rwd::CvodesLinearSolver::band};
-    run_table(c, "Brusselator 2x" + std::to_string(brusselator) + "^2 on [0, 10]", 1e-10,
-              {1e-4, 1e-6, 1e-8}, /*rosenbrock=*/false, json);
-  } else {
-    const rwd::Robertson problem;
-    const Case<rwd::Robertson> c{problem, 4e7, 1e-4, rwd::CvodesLinearSolver::dense};
-    run_table(c, "Robertson on [0, 4e7]", 1e-11, {1e-4, 1e-6, 1e-8, 1e-10}, /*rosenbrock=*/true,
-              json);
-  }
+  rwd::set_thread_count(1);
+  if (brusselator > 0)
+    brusselator_table(brusselator, json);
+  else
+    robertson_table(json);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "stiff_gradient_accuracy: %s\n", e.what());

@@ -165,9 +165,11 @@ CLI::App* add_run_command(CLI::App& app) {
   run->add_option("--rtol", o->rtol, "with --adaptive or bdf: relative tolerance (default 1e-6)");
   run->add_option("--atol", o->atol, "with --adaptive or bdf: absolute tolerance (default 1e-9)");
   run->add_option("--linear-solver", o->linear_solver,
-                  "with bdf: dense | band | gmres (default: band for problems\n"
-                  "with a band, dense otherwise); the implicit methods: dense |\n"
-                  "band (default band for problems with a band)");
+                  "with bdf: dense | band | sparse | gmres (default: band for\n"
+                  "problems with a band, dense otherwise); the implicit and\n"
+                  "Rosenbrock methods: dense | band | sparse (default band for\n"
+                  "problems with a band); sparse: KLU with the problem's own\n"
+                  "sparse Jacobian (brusselator, stencil models)");
   run->add_option("--newton-rtol", o->newton_rtol,
                   "implicit methods: Newton's relative tolerance (default\n"
                   "1e-10); the gradient is exact up to this residual");

@@ -157,21 +157,33 @@ inline const ProblemInfo& require_problem_or_model(const std::string& problem,
   return load_model_problem(model);
 }
 
+// --linear-solver for an implicit or Rosenbrock method: dense, band or sparse (empty: the
+// default, band for a problem with a band, dense otherwise).
+inline ImplicitLinearSolver implicit_linear_solver(const RunOptions& options,
+                                                   const std::string& method) {
+  if (options.linear_solver.empty()) return ImplicitLinearSolver::automatic;
+  if (options.linear_solver == "dense") return ImplicitLinearSolver::dense;
+  if (options.linear_solver == "band") return ImplicitLinearSolver::band;
+  if (options.linear_solver == "sparse") return ImplicitLinearSolver::sparse;
+  rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver, "': --method ",
+                                     method,
+                                     " factors dense, band or sparse matrices (dense, band, "
+                                     "sparse; default band for a problem with a band)");
+}
+
 // A Rosenbrock method solves one linear system per stage and no nonlinear one: the Newton flags
-// do not apply, and its matrices are dense.
-inline void refuse_newton_options(const RunOptions& options, const std::string& method) {
+// do not apply; --linear-solver chooses how its matrices are factored.
+inline void apply_rosenbrock_options(const RunOptions& options, RosenbrockMethod& rosenbrock) {
   if (options.newton_rtol || options.newton_atol)
     rwd::detail::fail<InvalidArgument>(options.newton_rtol ? "--newton-rtol" : "--newton-atol",
-                                       ": --method ", method,
+                                       ": --method ", rosenbrock.tableau.name,
                                        " is a Rosenbrock method, which solves no nonlinear "
                                        "system (no Newton iteration)");
-  if (!options.linear_solver.empty() && options.linear_solver != "dense")
-    rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver, "': --method ",
-                                       method, " factors dense matrices only (dense)");
+  rosenbrock.linear_solver = implicit_linear_solver(options, rosenbrock.tableau.name);
 }
 
 // The implicit methods' flags: --newton-rtol/--newton-atol into the method's NewtonOptions, and
-// --linear-solver dense or band. For an explicit method, any of them is refused.
+// --linear-solver dense, band or sparse. For an explicit method, any of them is refused.
 inline void apply_implicit_options(const RunOptions& options, ImplicitRungeKuttaMethod* implicit) {
   if (!implicit) {
     if (!options.linear_solver.empty())
@@ -185,15 +197,7 @@ inline void apply_implicit_options(const RunOptions& options, ImplicitRungeKutta
           "esdirk43)");
     return;
   }
-  if (options.linear_solver == "dense")
-    implicit->newton.linear_solver = ImplicitLinearSolver::dense;
-  else if (options.linear_solver == "band")
-    implicit->newton.linear_solver = ImplicitLinearSolver::band;
-  else if (!options.linear_solver.empty())
-    rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver, "': --method ",
-                                       implicit->tableau.name,
-                                       " factors dense or band matrices (dense, band; default "
-                                       "band for a problem with a band)");
+  implicit->newton.linear_solver = implicit_linear_solver(options, implicit->tableau.name);
   if (options.newton_rtol) {
     detail::require_positive_finite("--newton-rtol", *options.newton_rtol,
                                     "must be finite and > 0");
@@ -269,9 +273,11 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
         bdf.linear_solver = CvodesLinearSolver::band;
       else if (options.linear_solver == "gmres")
         bdf.linear_solver = CvodesLinearSolver::gmres;
+      else if (options.linear_solver == "sparse")
+        bdf.linear_solver = CvodesLinearSolver::sparse;
       else
         rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver,
-                                           "' is not known (dense, band, gmres)");
+                                           "' is not known (dense, band, sparse, gmres)");
     }
     settings.method = bdf;
     // Each fixed step is one macro-interval (rwd::bdf_interval_grid).
@@ -293,9 +299,9 @@ inline RunSettings resolve_run_settings(const RunOptions& options) {
       throw InvalidArgument(std::string("--method: ") + e.what());
     }
     auto* implicit = std::get_if<ImplicitRungeKuttaMethod>(&settings.method);
-    const auto* rosenbrock = std::get_if<RosenbrockMethod>(&settings.method);
+    auto* rosenbrock = std::get_if<RosenbrockMethod>(&settings.method);
     if (rosenbrock)
-      refuse_newton_options(options, rosenbrock->tableau.name);
+      apply_rosenbrock_options(options, *rosenbrock);
     else
       apply_implicit_options(options, implicit);
     const bool embedded =

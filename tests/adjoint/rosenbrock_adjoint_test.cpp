@@ -4,9 +4,11 @@
 // included; on Robertson's stiff kinetics it agrees with central finite differences of the same
 // discrete map; and it is the same bits under every schedule and store — revolve, uniform, disk,
 // stage-aware (the reverse then evaluates no right-hand side), store-all-stages, the online
-// schedule of an adaptive run — as the store-all gradient, with no drift in any replay.
+// schedule of an adaptive run — as the store-all gradient, with no drift in any replay; band
+// stage matrices (a model that declares its band) give the dense ones' gradient.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -19,8 +21,10 @@
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/rosenbrock.hpp"
 #include "rewind/integrators/stepper_concepts.hpp"
+#include "rewind/model.hpp"
 #include "rewind/problems/robertson.hpp"
 #include "rewind/schedule/schedules.hpp"
+#include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
 
 namespace rwd {
@@ -267,6 +271,55 @@ TEST(RosenbrockAdjoint, AdaptiveRunUnderTheOnlineScheduleGivesTheStoreAllBits) {
       EXPECT_TRUE(r.drift.bitwise_identical());
     }
   }
+}
+
+// A chain of 8 cells, stiff by diffusion, whose ∂f/∂y has one super- and two sub-diagonals,
+// declared (rwd::auto_problem then gives band_jacobian() and the second derivatives).
+struct BandedChain {
+  static constexpr std::array<const char*, 8> state_names{"u0", "u1", "u2", "u3",
+                                                          "u4", "u5", "u6", "u7"};
+  static constexpr std::array<const char*, 3> parameter_names{"D", "a", "k"};
+  static constexpr JacobianBand jacobian_band{/*upper=*/1, /*lower=*/2};
+  static constexpr bool autonomous = true;
+  template <class T>
+  void rhs(double /*t*/, const T* y, const T* p, T* f) const {
+    for (int i = 0; i < 8; ++i) {
+      const T left = i >= 1 ? y[i - 1] : T(0.0);
+      const T left2 = i >= 2 ? y[i - 2] : T(0.0);
+      const T right = i + 1 < 8 ? y[i + 1] : T(0.0);
+      f[i] = p[0] * (left - 2.0 * y[i] + right) + p[1] * (left2 - left) - p[2] * y[i] * y[i];
+    }
+  }
+};
+
+TEST(RosenbrockAdjoint, BandStageMatricesGiveTheDenseGradient) {
+  const auto problem = auto_problem(BandedChain{});
+  V y0(8), theta(3);
+  for (int i = 0; i < 8; ++i) y0[i] = 1.0 + 0.1 * i;
+  theta << 40.0, 3.0, 2.0;
+  const auto gradient = [&](ImplicitLinearSolver solver) {
+    RosenbrockStepper stepper(problem, RosenbrockTableau::rodas4(),
+                              StepControl::adaptive(0.0, 1.0, 1e-8, 1e-10), solver);
+    EXPECT_NE(
+        stepper.describe().find(solver == ImplicitLinearSolver::band ? "band LU" : "dense LU"),
+        std::string::npos)
+        << stepper.describe();
+    StoreAllAdjoint driver(stepper, Objective<EigenBackend>::terminal_squared_norm());
+    return driver.run(y0, theta);
+  };
+  const auto band = gradient(ImplicitLinearSolver::band);
+  const auto dense = gradient(ImplicitLinearSolver::dense);
+  EXPECT_EQ(band.summary.steps, dense.summary.steps);
+  EXPECT_LT((band.grad_theta - dense.grad_theta).norm() / dense.grad_theta.norm(), 1e-10);
+  EXPECT_LT((band.grad_y0 - dense.grad_y0).norm() / dense.grad_y0.norm(), 1e-10);
+  // Robertson states no band and declares no sparse Jacobian.
+  const Robertson robertson;
+  for (const auto solver : {ImplicitLinearSolver::band, ImplicitLinearSolver::sparse})
+    testing::expect_message(testing::error_message<InvalidArgument>([&] {
+                              RosenbrockStepper(robertson, RosenbrockTableau::rodas4(),
+                                                StepControl::fixed(0.0, 1e-3, 10), solver);
+                            }),
+                            "method 'rodas4': the");
 }
 
 }  // namespace

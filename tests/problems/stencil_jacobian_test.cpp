@@ -4,7 +4,9 @@
 // where a mirrored neighbour reads the cell itself), Lorenz-96 (1-D) and a 3-D model with every
 // boundary (two points reading one cell); they equal the built-in problems' hand-written
 // derivatives (rows from their vjps; the built-in Brusselator interleaves its fields); the same
-// bits on 1, 2 and 4 threads and with the read check on; bad sizes are refused.
+// bits on 1, 2 and 4 threads and with the read check on; bad sizes are refused. The built-in
+// Brusselator's own hand-written sparse Jacobian (sparsity(), jacobian_values()) is checked the
+// same way.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -242,6 +244,32 @@ void expect_thread_independent(const Model& model, const Vector& theta, Sizes...
   const auto checked =
       stencil_problem(model, {static_cast<Index>(sizes)...}, StencilOptions{.check_reads = true});
   EXPECT_TRUE(same_bits(values_at(checked, y, theta), one)) << "read check on";
+}
+
+TEST(StencilJacobian, TheBuiltInBrusselatorsOwnSparseJacobianIsItsJvpsAndVjps) {
+  // rwd::Brusselator2D declares its pattern and values by hand (species interleaved, mirrored
+  // walls): every entry is the jvp's column and the vjp's row, and nothing lies outside the
+  // pattern (sparse_as_dense would miss it). n = 2 has only walls; n = 5 interior cells too.
+  std::mt19937_64 rng(43);
+  for (const Index n : {Index{2}, Index{3}, Index{5}}) {
+    SCOPED_TRACE(n);
+    const Brusselator2D problem(n);
+    const Vector theta{{1.2, 3.1, 0.004}};
+    const Vector y = testing::random_vector(problem.state_size(), rng, 0.5, 2.0);
+    const SparsityPattern pattern = problem.sparsity();
+    EXPECT_EQ(pattern.size, problem.state_size());
+    EXPECT_EQ(pattern.row_starts.back(), pattern.nonzeros());
+    const Dense declared = sparse_as_dense(problem, y, theta);
+    EXPECT_LE(relative_difference(declared, jacobian_from_jvp(problem, y, theta)), 1e-14);
+    EXPECT_LE(relative_difference(declared, jacobian_from_vjp(problem, y, theta)), 1e-14);
+  }
+  const Brusselator2D problem(3);
+  std::vector<double> too_few(10);
+  testing::expect_message(testing::error_message<InvalidArgument>([&] {
+                            problem.jacobian_values(0.0, problem.default_initial_state(),
+                                                    problem.default_parameters(), too_few);
+                          }),
+                          "Jacobian values");
 }
 
 TEST(StencilJacobian, SameBitsOnAnyThreadCount) {

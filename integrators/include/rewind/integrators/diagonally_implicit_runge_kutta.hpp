@@ -174,7 +174,8 @@ class DiagonallyImplicitRungeKutta {
         << (control_.is_adaptive()     ? "adaptive"
             : control_.is_prescribed() ? "prescribed"
                                        : "fixed")
-        << " steps, Newton rtol = " << newton_.rtol << ", atol = " << newton_.atol;
+        << " steps, Newton rtol = " << newton_.rtol << ", atol = " << newton_.atol << ", "
+        << matrix_.describe();
     return out.str();
   }
 

@@ -110,12 +110,14 @@ class RosenbrockStepper {
   using Vector = Eigen::VectorXd;
 
   // Validates the tableau and the step control; refuses a problem without jvp_vjp or without a
-  // declared autonomy, adaptive control without an embedded pair, and stop times.
-  RosenbrockStepper(const P& problem, RosenbrockTableau tableau, StepControl control)
+  // declared autonomy, adaptive control without an embedded pair, and stop times. The stage
+  // matrices I − hγJ are factored as `linear_solver` says (rewind/integrators/stage_matrix.hpp).
+  RosenbrockStepper(const P& problem, RosenbrockTableau tableau, StepControl control,
+                    ImplicitLinearSolver linear_solver = ImplicitLinearSolver::automatic)
       : problem_(problem),
         tableau_(std::move(tableau)),
         control_(control),
-        matrix_(problem, ImplicitLinearSolver::automatic, tableau_.name) {
+        matrix_(problem, linear_solver, tableau_.name) {
     tableau_.validate();
     control_.validate();
     if constexpr (!SecondDerivativeProblem<P>)
@@ -174,7 +176,7 @@ class RosenbrockStepper {
         << (control_.is_adaptive()     ? "adaptive"
             : control_.is_prescribed() ? "prescribed"
                                        : "fixed")
-        << " steps";
+        << " steps, " << matrix_.describe();
     return out.str();
   }
 

@@ -98,6 +98,18 @@ class StageMatrix {
   // The solver in use: dense, band or sparse (never automatic).
   ImplicitLinearSolver solver() const { return solver_; }
   bool band() const { return solver_ == ImplicitLinearSolver::band; }
+  // "dense LU", "band LU (lower l, upper u)" or "sparse LU (KLU)", for a method's description.
+  std::string describe() const {
+    switch (solver_) {
+      case ImplicitLinearSolver::band:
+        return "band LU (lower " + std::to_string(lower_) + ", upper " + std::to_string(upper_) +
+               ")";
+      case ImplicitLinearSolver::sparse:
+        return "sparse LU (KLU)";
+      default:
+        return "dense LU";
+    }
+  }
   Index lower() const { return lower_; }
   Index upper() const { return upper_; }
 

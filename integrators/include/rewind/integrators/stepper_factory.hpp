@@ -71,9 +71,10 @@ struct ImplicitRungeKuttaMethod {
   NewtonOptions newton;
 };
 
-// A Rosenbrock method: its (validated) tableau.
+// A Rosenbrock method: its (validated) tableau, and how its stage matrices are factored.
 struct RosenbrockMethod {
   RosenbrockTableau tableau;
+  ImplicitLinearSolver linear_solver = ImplicitLinearSolver::automatic;
 };
 
 using Method = std::variant<ExplicitRungeKuttaMethod, StochasticMethod, BdfMethod,
@@ -171,7 +172,8 @@ decltype(auto) with_stepper(const P& problem, const Method& method, const StepCo
   }
   if (const auto* ros = std::get_if<RosenbrockMethod>(&method)) {
     if constexpr (ImplicitEngineProblem<P>) {
-      RosenbrockStepper stepper(problem, ros->tableau, control);  // refuses an unfit problem
+      // refuses an unfit problem
+      RosenbrockStepper stepper(problem, ros->tableau, control, ros->linear_solver);
       return std::forward<F>(f)(stepper);
     } else {
       detail::fail<InvalidArgument>("the Rosenbrock method ", ros->tableau.name,

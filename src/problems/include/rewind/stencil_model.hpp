@@ -131,20 +131,11 @@
 #include "rewind/parallel.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/problems/detail/stencil_engine.hpp"
+#include "rewind/problems/sparsity_pattern.hpp"
 #include "rewind/problems/stencil_shape.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
-
-// The Jacobian ∂f/∂y's sparsity in compressed rows: row r's columns are
-// columns[row_starts[r] … row_starts[r + 1]), ascending and distinct; rows = columns = the
-// state size (indices into the state layout above).
-struct SparsityPattern {
-  Index size = 0;
-  std::vector<Index> row_starts;
-  std::vector<Index> columns;
-  Index nonzeros() const { return static_cast<Index>(columns.size()); }
-};
 
 // A problem (rwd::Problem on rwd::EigenBackend) made from a stencil model (see the top of this
 // file). Make one with rwd::stencil_problem(Model{}, sizes…).

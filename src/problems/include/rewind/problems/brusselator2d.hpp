@@ -20,6 +20,7 @@
 
 #include <cmath>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "rewind/parallel.hpp"
 #include "rewind/problems/detail/problem_support.hpp"
 #include "rewind/problems/problem_facts.hpp"
+#include "rewind/problems/sparsity_pattern.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
@@ -186,6 +188,60 @@ class Brusselator2D {
       detail::brusselator_jvp_row(b, k, n_, row(y, r), row(v, r), row(v, r - 1), row(v, r + 1),
                                   out.data() + 2 * r * n_);
     });
+  }
+
+  // ∂f/∂y's pattern for the sparse solvers: the row of species s at cell (r, c) holds, in
+  // ascending order, s at the cell above, s at the cell to the left, u and v at the cell, s to
+  // the right and s below — each neighbour only where the grid has one (at a wall the mirrored
+  // ghost cell is the cell itself).
+  SparsityPattern sparsity() const {
+    SparsityPattern pattern;
+    pattern.size = state_size();
+    pattern.row_starts.reserve(static_cast<std::size_t>(state_size() + 1));
+    pattern.columns.reserve(static_cast<std::size_t>(6 * state_size()));
+    pattern.row_starts.push_back(0);
+    for (Index r = 0; r < n_; ++r)
+      for (Index c = 0; c < n_; ++c)
+        for (Index s = 0; s < 2; ++s) {
+          const Index cell = r * n_ + c;
+          if (r > 0) pattern.columns.push_back(2 * (cell - n_) + s);
+          if (c > 0) pattern.columns.push_back(2 * (cell - 1) + s);
+          pattern.columns.push_back(2 * cell);
+          pattern.columns.push_back(2 * cell + 1);
+          if (c < n_ - 1) pattern.columns.push_back(2 * (cell + 1) + s);
+          if (r < n_ - 1) pattern.columns.push_back(2 * (cell + n_) + s);
+          pattern.row_starts.push_back(static_cast<Index>(pattern.columns.size()));
+        }
+    return pattern;
+  }
+
+  // ∂f/∂y's entries in sparsity()'s order: k = α n² for each neighbour, and at the cell the
+  // reaction Jacobian [[2uv − (B+1), u²], [B − 2uv, −u²]] with −k·(number of neighbours) on the
+  // diagonal (the 5-point Laplacian's −4k, plus k for each mirrored ghost cell).
+  void jacobian_values(double, const Vector& y, const Vector& theta,
+                       std::span<double> values) const {
+    detail::require_length(name, "state y", y.size(), state_size());
+    detail::require_length(name, "parameter vector theta", theta.size(), 3);
+    const Index nonzeros = 2 * (6 * n_ * n_ - 4 * n_);  // 6 per row, less the walls' neighbours
+    detail::require_length(name, "Jacobian values", static_cast<Index>(values.size()), nonzeros);
+    const double b = theta[1], k = theta[2] * static_cast<double>(n_ * n_);
+    std::size_t at = 0;
+    for (Index r = 0; r < n_; ++r)
+      for (Index c = 0; c < n_; ++c) {
+        const Index cell = r * n_ + c;
+        const double u = y[2 * cell], v = y[2 * cell + 1];
+        const double neighbours =
+            static_cast<double>((r > 0) + (c > 0) + (c < n_ - 1) + (r < n_ - 1));
+        const double reaction[2][2] = {{2.0 * u * v - (b + 1.0), u * u}, {b - 2.0 * u * v, -u * u}};
+        for (int s = 0; s < 2; ++s) {
+          if (r > 0) values[at++] = k;
+          if (c > 0) values[at++] = k;
+          values[at++] = reaction[s][0] - (s == 0 ? k * neighbours : 0.0);
+          values[at++] = reaction[s][1] - (s == 1 ? k * neighbours : 0.0);
+          if (c < n_ - 1) values[at++] = k;
+          if (r < n_ - 1) values[at++] = k;
+        }
+      }
   }
 
   // out_y = (∂f/∂y)ᵀ w, out_theta = (∂f/∂θ)ᵀ w. The Laplacian with mirrored ghost cells is
