@@ -7,23 +7,22 @@
 //   … --json                                              # one JSON line per row instead
 //
 // Robertson's kinetics in the cvsRoberts setting ([0, 4·10⁷], θ = (0.04, 10⁴, 3·10⁷),
-// y0 = (1, 0, 0)); the Brusselator on [0, 10] (rwd::Brusselator2D's defaults), twice: the built-in
-// problem (species interleaved per cell, band half-width 2n, hand-written vjp) and the same PDE as
-// a stencil model (tests/problems/models/stencil_models.hpp: fields stored whole, its sparse
-// Jacobian from jacobian_values). J = ½|y(T)|².
+// y0 = (1, 0, 0)); the Brusselator on [0, 10] (rwd::Brusselator2D: its defaults, species
+// interleaved per cell, hand-written jvp, vjp, band and sparse Jacobian). J = ½|y(T)|².
 // Methods: esdirk32 and esdirk43 (rwd::DiagonallyImplicitRungeKutta, adaptive steps at rtol,
-// Newton at its defaults unless rtol < 10⁻⁸, then 10⁻²·rtol; dense LU for Robertson; for the
-// Brusselator LAPACK's band LU on the built-in problem — "/band", the band Jacobian assembled
-// from 4n + 1 vjps — and KLU on the stencil model — "/sparse") under the store-all driver; for
-// Robertson also ros34pw2 and rodas4 (rwd::RosenbrockStepper, adaptive steps at the same
-// tolerances, no Newton iteration; they need the problem's second derivatives, jvp_vjp, which
-// the Brusselators do not give); bdf = rwd::CvodesIntervalStepper on one interval [0, T] under
-// the store-all driver, which is CVODES's own adjoint (CVodeF/CVodeB with checkpoints in memory)
-// at rtol for the forward, adjoint and quadrature problems: dense for Robertson; for the
-// Brusselator band (built-in), sparse (KLU, stencil model) and gmres (unpreconditioned,
-// stencil model). atol = 10⁻⁴·rtol for Robertson, rtol for the Brusselator (its values are of
-// order 1). The reference: esdirk43 at a tight rtol with Newton at 10⁻¹³ (for the Brusselator on
-// the stencil model with KLU); its agreement with BDF at the same rtol is printed as a check.
+// Newton at its defaults unless rtol < 10⁻⁸, then 10⁻²·rtol) under the store-all driver: dense
+// LU for Robertson; for the Brusselator LAPACK's band LU ("/band", the band Jacobian assembled
+// from 4n + 1 vjps), KLU ("/sparse", the problem's sparse Jacobian) and matrix-free GMRES
+// ("/gmres", jvps forward, vjps in the adjoint). For Robertson also ros34pw2 and rodas4
+// (rwd::RosenbrockStepper, adaptive steps at the same tolerances, no Newton iteration; they need
+// the problem's second derivatives, jvp_vjp, which the Brusselator does not give). bdf =
+// rwd::CvodesIntervalStepper on one interval [0, T] under the store-all driver, which is
+// CVODES's own adjoint (CVodeF/CVodeB with checkpoints in memory) at rtol for the forward,
+// adjoint and quadrature problems: dense for Robertson; band, sparse (KLU) and gmres
+// (unpreconditioned SPGMR) for the Brusselator. atol = 10⁻⁴·rtol for Robertson, rtol for the
+// Brusselator (its values are of order 1). The reference: esdirk43 at a tight rtol with Newton
+// at 10⁻¹³ (KLU for the Brusselator); its agreement with BDF at the same rtol is printed as a
+// check.
 //
 // The error of a gradient is max_j |g_j − ref_j| / |ref_j| over θ's components (Robertson's
 // scales differ by 10¹⁰, so a norm would only see dJ/dp1). Times are the median of 3 runs, on one
@@ -40,7 +39,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "problems/models/stencil_models.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
@@ -48,7 +46,6 @@
 #include "rewind/parallel.hpp"
 #include "rewind/problems/brusselator2d.hpp"
 #include "rewind/problems/robertson.hpp"
-#include "rewind/stencil_model.hpp"
 
 namespace {
 
@@ -150,16 +147,6 @@ double max_relative_error(const V& g, const V& ref) {
   return worst;
 }
 
-// The interleaved (u, v per cell) state of rwd::Brusselator2D in the stencil model's layout
-// (u's field, then v's).
-V fields_whole(const V& interleaved) {
-  const rwd::Index cells = interleaved.size() / 2;
-  V y(interleaved.size());
-  for (rwd::Index k = 0; k < 2; ++k)
-    for (rwd::Index c = 0; c < cells; ++c) y[k * cells + c] = interleaved[2 * c + k];
-  return y;
-}
-
 // The table of one problem: the reference row and the reference BDF row (rtol → row), then the
 // rows of every rtol (rtol, Newton rtol → rows).
 void print_table(const std::string& title, double reference_rtol, const Row& reference,
@@ -217,42 +204,28 @@ void robertson_table(bool json) {
 }
 
 void brusselator_table(rwd::Index n, bool json) {
-  const rwd::Brusselator2D built_in(n);
-  const auto stencil = rwd::stencil_problem(rwd::testing::BrusselatorStencil{}, n, n);
-  const V theta = built_in.default_parameters();
-  const V y0 = built_in.default_initial_state();
-  using Stencil = decltype(stencil);
-  const Case<rwd::Brusselator2D> band{built_in,
-                                      y0,
-                                      theta,
-                                      10.0,
-                                      1.0,
-                                      rwd::ImplicitLinearSolver::band,
-                                      rwd::CvodesLinearSolver::band,
-                                      "/band"};
-  const Case<Stencil> sparse{stencil,
-                             fields_whole(y0),
-                             theta,
-                             10.0,
-                             1.0,
-                             rwd::ImplicitLinearSolver::sparse,
-                             rwd::CvodesLinearSolver::sparse,
-                             "/sparse"};
-  Case<Stencil> gmres = sparse;
-  gmres.bdf_solver = rwd::CvodesLinearSolver::gmres;
-  gmres.suffix = "/gmres";
+  const rwd::Brusselator2D problem(n);
+  const V theta = problem.default_parameters(), y0 = problem.default_initial_state();
+  using Case = ::Case<rwd::Brusselator2D>;
+  const auto with = [&](rwd::ImplicitLinearSolver implicit, rwd::CvodesLinearSolver bdf,
+                        const char* suffix) {
+    return Case{problem, y0, theta, 10.0, 1.0, implicit, bdf, suffix};
+  };
+  const Case band = with(rwd::ImplicitLinearSolver::band, rwd::CvodesLinearSolver::band, "/band");
+  const Case sparse =
+      with(rwd::ImplicitLinearSolver::sparse, rwd::CvodesLinearSolver::sparse, "/sparse");
+  const Case gmres =
+      with(rwd::ImplicitLinearSolver::gmres, rwd::CvodesLinearSolver::gmres, "/gmres");
   const double reference_rtol = 1e-10;
   const Row reference = implicit_gradient(sparse, "esdirk43", reference_rtol, 1e-13);
   const Row bdf_reference = bdf_gradient(sparse, reference_rtol);
   std::vector<Row> rows;
   for (double rtol : {1e-4, 1e-6, 1e-8}) {
     const double newton = newton_rtol_for(rtol);
-    rows.push_back(implicit_gradient(sparse, "esdirk32", rtol, newton));
-    rows.push_back(implicit_gradient(band, "esdirk43", rtol, newton));
-    rows.push_back(implicit_gradient(sparse, "esdirk43", rtol, newton));
-    rows.push_back(bdf_gradient(band, rtol));
-    rows.push_back(bdf_gradient(sparse, rtol));
-    rows.push_back(bdf_gradient(gmres, rtol));
+    for (const Case* c : {&band, &sparse, &gmres})
+      rows.push_back(implicit_gradient(*c, "esdirk43", rtol, newton));
+    rows.push_back(implicit_gradient(gmres, "esdirk32", rtol, newton));
+    for (const Case* c : {&band, &sparse, &gmres}) rows.push_back(bdf_gradient(*c, rtol));
   }
   print_table("Brusselator 2x" + std::to_string(n) + "^2 on [0, 10]", reference_rtol, reference,
               bdf_reference, rows, json);

@@ -166,10 +166,11 @@ CLI::App* add_run_command(CLI::App& app) {
   run->add_option("--atol", o->atol, "with --adaptive or bdf: absolute tolerance (default 1e-9)");
   run->add_option("--linear-solver", o->linear_solver,
                   "with bdf: dense | band | sparse | gmres (default: band for\n"
-                  "problems with a band, dense otherwise); the implicit and\n"
-                  "Rosenbrock methods: dense | band | sparse (default band for\n"
-                  "problems with a band); sparse: KLU with the problem's own\n"
-                  "sparse Jacobian (brusselator, stencil models)");
+                  "problems with a band, dense otherwise); the implicit\n"
+                  "methods: dense | band | sparse | gmres, Rosenbrock: dense |\n"
+                  "band | sparse (default band for problems with a band);\n"
+                  "sparse: KLU with the problem's own sparse Jacobian\n"
+                  "(brusselator, stencil models); gmres: matrix-free");
   run->add_option("--newton-rtol", o->newton_rtol,
                   "implicit methods: Newton's relative tolerance (default\n"
                   "1e-10); the gradient is exact up to this residual");

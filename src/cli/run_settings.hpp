@@ -157,18 +157,20 @@ inline const ProblemInfo& require_problem_or_model(const std::string& problem,
   return load_model_problem(model);
 }
 
-// --linear-solver for an implicit or Rosenbrock method: dense, band or sparse (empty: the
-// default, band for a problem with a band, dense otherwise).
+// --linear-solver for an implicit or Rosenbrock method: dense, band, sparse or gmres (empty: the
+// default, band for a problem with a band, dense otherwise; Rosenbrock refuses gmres).
 inline ImplicitLinearSolver implicit_linear_solver(const RunOptions& options,
                                                    const std::string& method) {
   if (options.linear_solver.empty()) return ImplicitLinearSolver::automatic;
   if (options.linear_solver == "dense") return ImplicitLinearSolver::dense;
   if (options.linear_solver == "band") return ImplicitLinearSolver::band;
   if (options.linear_solver == "sparse") return ImplicitLinearSolver::sparse;
+  if (options.linear_solver == "gmres") return ImplicitLinearSolver::gmres;
   rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver, "': --method ",
                                      method,
-                                     " factors dense, band or sparse matrices (dense, band, "
-                                     "sparse; default band for a problem with a band)");
+                                     " solves with dense, band or sparse LU or matrix-free GMRES "
+                                     "(dense, band, sparse, gmres; default band for a problem "
+                                     "with a band)");
 }
 
 // A Rosenbrock method solves one linear system per stage and no nonlinear one: the Newton flags

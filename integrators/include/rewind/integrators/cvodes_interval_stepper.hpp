@@ -183,12 +183,6 @@ struct IntervalGrid {
 
 namespace detail {
 
-template <class P>
-concept HasJvp = requires(const P& p, double t, const typename P::Backend::Vector& y,
-                          typename P::Backend::Vector& out) {
-  p.jvp(t, y, y, y, out);
-};
-
 // Owns a SUNDIALS object and frees it with the matching function.
 template <class T, void (*Free)(T)>
 struct SundialsHandle {

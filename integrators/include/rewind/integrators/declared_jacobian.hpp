@@ -1,7 +1,7 @@
 // rewind/integrators/declared_jacobian.hpp — how a problem declares its Jacobian ∂f/∂y, for the
-// solvers that factor it (the CVODES stepper's Newton iteration, the implicit engines' stage
-// matrices). Each is optional: a solver that finds none assembles J from vjps or goes
-// matrix-free, and one that needs a form refuses a problem without it, naming the members.
+// solvers that factor it or multiply by it (the CVODES stepper's Newton iteration, the implicit
+// engines' stage matrices). Each is optional: a solver that finds none assembles J from vjps or
+// goes matrix-free, and one that needs a form refuses a problem without it, naming the members.
 #pragma once
 
 #include <concepts>
@@ -52,6 +52,14 @@ concept HasSparseJacobian = requires(const P& p, double t, const typename P::Bac
   { p.sparsity().columns[0] } -> std::convertible_to<Index>;
   { p.sparsity().columns.size() } -> std::convertible_to<std::size_t>;
   p.jacobian_values(t, y, y, values);
+};
+
+// Jacobian–vector products: jvp(t, y, θ, v, out) gives out = (∂f/∂y) v, for matrix-free
+// (GMRES) solves.
+template <class P>
+concept HasJvp = requires(const P& p, double t, const typename P::Backend::Vector& y,
+                          typename P::Backend::Vector& out) {
+  p.jvp(t, y, y, y, out);
 };
 
 }  // namespace rwd::detail

@@ -42,7 +42,10 @@
 // linear_solver, rewind/integrators/stage_matrix.hpp): band when the problem states its band
 // (LAPACK, the band Jacobian the problem's own or assembled exactly from upper + lower + 1 vjps),
 // dense otherwise (Eigen, the problem's jacobian() or one assembled from n vjps; at most 5000
-// states). Sparse and matrix-free solvers are not here yet.
+// states); sparse on request (KLU, the problem's sparse Jacobian); or matrix-free GMRES on
+// request (the problem's jvp): then each Newton iteration takes J at its own iterate (a full
+// Newton iteration, as a point costs nothing), and each transposed stage solve is GMRES with the
+// exact J_iᵀ by vjps to a relative residual of 10⁻¹⁴ — no preconditioning iteration around it.
 //
 // Determinism: the same operations in the same order every time (Eigen runs single-threaded in
 // rewind: EIGEN_DONT_PARALLELIZE), so replays from snapshots give the first run's bits and every
@@ -108,6 +111,7 @@ struct ImplicitCounters {
   Index newton_failures = 0;       // attempts rejected because an iteration did not converge
   Index adjoint_iterations = 0;    // preconditioned iterations of the transposed stage solves
   Index adjoint_fallbacks = 0;     // transposed solves that factored their own stage matrix
+  Index gmres_products = 0;        // matrix-free GMRES: the jvps and vjps of its solves
 };
 
 template <ImplicitEngineProblem P>
@@ -162,10 +166,14 @@ class DiagonallyImplicitRungeKutta {
   double last_step_size() const { return h_; }
 
   const StepperCounters& counters() const { return counters_; }
-  const ImplicitCounters& implicit_counters() const { return implicit_counters_; }
+  const ImplicitCounters& implicit_counters() const {
+    implicit_counters_.gmres_products = matrix_.gmres_products() - gmres_products_at_reset_;
+    return implicit_counters_;
+  }
   void reset_counters() {
     counters_ = {};
     implicit_counters_ = {};
+    gmres_products_at_reset_ = matrix_.gmres_products();
   }
 
   std::string describe() const {
@@ -410,7 +418,8 @@ class DiagonallyImplicitRungeKutta {
       Yi = y;
     else
       Yi = base_ + (h * gamma) * k_[static_cast<std::size_t>(i - 1)];
-    factor_iteration_matrix(y, t, h, gamma, theta);
+    const bool full_newton = matrix_.matrix_free();
+    if (!full_newton) factor_iteration_matrix(y, t, h, gamma, theta);
     double previous = 0.0;
     int refreshes = 0;
     for (int it = 1; it <= newton_.max_iterations; ++it) {
@@ -418,7 +427,9 @@ class DiagonallyImplicitRungeKutta {
       ++counters_.rhs_evaluations;
       work_ = Yi - base_ - (h * gamma) * work_;  // the residual G(Z)
       update_ = work_;
-      matrix_.solve(update_, /*transposed=*/false);
+      if (full_newton) move_matrix_free_point(ti, Yi, h * gamma, theta);
+      if (!matrix_.solve(update_, /*transposed=*/false))
+        throw NewtonFailure{i, it, std::numeric_limits<double>::quiet_NaN()};
       Yi -= update_;
       ++implicit_counters_.newton_iterations;
       const double norm = Backend::error_norm(update_, Yi, Yi, newton_.rtol, newton_.atol);
@@ -428,7 +439,7 @@ class DiagonallyImplicitRungeKutta {
       // Iterations still needed at this rate to bring the update norm to 1.
       const double needed = rate > 0.0 && rate < 1.0 ? std::log(norm) / -std::log(rate) : 0.0;
       const bool too_slow = rate >= kRefreshRate || it + needed > newton_.max_iterations;
-      if (it >= 2 && too_slow && refreshes < kMaxRefreshes) {
+      if (it >= 2 && too_slow && refreshes < kMaxRefreshes && !full_newton) {
         ++refreshes;
         refactor_at(ti, Yi, h, gamma, theta);
       } else if (rate >= 1.0) {
@@ -437,6 +448,12 @@ class DiagonallyImplicitRungeKutta {
       previous = norm;
     }
     throw NewtonFailure{i, newton_.max_iterations, previous};
+  }
+
+  // Matrix-free solves: the stage matrix I − c J(t, z) for the next solve (nothing computed).
+  void move_matrix_free_point(double t, const Vector& z, double c, const Vector& theta) {
+    matrix_.evaluate_jacobian(t, z, theta);
+    matrix_.factor(c);
   }
 
   // The iteration matrix from the Jacobian at (t, z): lu_ = LU of I − h γ J(t, z).
@@ -496,6 +513,16 @@ class DiagonallyImplicitRungeKutta {
     const int last = tableau_.stages - 1;
     const double gamma = tableau_.a_at(i, i);
     const double ti = t + tableau_.c[static_cast<std::size_t>(i)] * h;
+    if (matrix_.matrix_free()) {
+      move_matrix_free_point(ti, Y[i], h * gamma, theta);
+      if (!matrix_.solve(u_, /*transposed=*/true))
+        detail::fail<SolverError>("adjoint of the step at t = ", t, " (h = ", h,
+                                  "): GMRES did not solve the transposed stage equations of stage ",
+                                  i + 1,
+                                  " to round-off (no preconditioner; a direct solver, "
+                                  "dense, band or sparse, does)");
+      return;
+    }
     rhs_ = u_;
     if (preconditioner_diagonal_ != gamma) {
       const double ts = t + tableau_.c[static_cast<std::size_t>(last)] * h;
@@ -562,7 +589,8 @@ class DiagonallyImplicitRungeKutta {
   double h_ = 0.0;
   PiController controller_;
   StepperCounters counters_;
-  ImplicitCounters implicit_counters_;
+  mutable ImplicitCounters implicit_counters_;
+  Index gmres_products_at_reset_ = 0;  // matrix_.gmres_products() at the last reset_counters()
 };
 
 }  // namespace rwd

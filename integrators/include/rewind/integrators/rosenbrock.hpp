@@ -117,7 +117,7 @@ class RosenbrockStepper {
       : problem_(problem),
         tableau_(std::move(tableau)),
         control_(control),
-        matrix_(problem, linear_solver, tableau_.name) {
+        matrix_(problem, refuse_gmres(linear_solver), tableau_.name) {
     tableau_.validate();
     control_.validate();
     if constexpr (!SecondDerivativeProblem<P>)
@@ -248,6 +248,16 @@ class RosenbrockStepper {
   }
 
  private:
+  // A Rosenbrock step's stages are linear solves whose errors enter the step itself: only direct
+  // solvers.
+  ImplicitLinearSolver refuse_gmres(ImplicitLinearSolver wanted) const {
+    if (wanted == ImplicitLinearSolver::gmres)
+      detail::fail<InvalidArgument>("Rosenbrock method '", tableau_.name,
+                                    "': the gmres linear solver is for the implicit Runge-Kutta "
+                                    "methods; use dense, band or sparse");
+    return wanted;
+  }
+
   // A step attempt whose matrix I − hγJ is (numerically) singular.
   struct SingularMatrix {};
 

@@ -23,6 +23,16 @@
 // - Dense: J is the problem's `jacobian(t, y, theta, Eigen::MatrixXd&)` (rwd::auto_problem,
 //   Robertson) or row by row from n vjps (row i = (∂f/∂y)ᵀ e_i, exact); M is factored by Eigen's
 //   LU with partial pivoting, O(n³), for at most kMaxDenseStates states.
+// - GMRES, matrix-free, for a problem with a jvp: nothing is assembled or factored —
+//   evaluate_jacobian() keeps the point (t, y, θ) and factor() the coefficient c — and each solve
+//   is restarted GMRES (rwd::StageGmres, SUNDIALS' SPGMR, no preconditioner) on the products
+//   M v = v − c·(∂f/∂y) v by the problem's jvp, or Mᵀ v = v − c·(∂f/∂y)ᵀ v by its vjp: to a
+//   relative residual of kGmresTolerance for M (the Newton updates, which need not be exact: an
+//   inexact Newton iteration, each update still cutting the error a thousandfold; the stage
+//   values converge to the Newton tolerance all the same) and kGmresTransposedTolerance for Mᵀ (the
+//   adjoint's solves, which must be), whose true residual is checked after the iteration. For
+//   stiffness a preconditioner-free Krylov method can take (diffusion at moderate h·λ); solve()
+//   says when it did not converge.
 // Deterministic: the same operations in the same order every time, whatever was factored before.
 #pragma once
 
@@ -42,6 +52,7 @@
 #include "rewind/integrators/band_lu.hpp"
 #include "rewind/integrators/declared_jacobian.hpp"
 #include "rewind/integrators/sparse_lu.hpp"
+#include "rewind/integrators/stage_gmres.hpp"
 #include "rewind/problem.hpp"
 #include "rewind/types.hpp"
 
@@ -54,6 +65,7 @@ enum class ImplicitLinearSolver {
   dense,      // Eigen's LU with partial pivoting of the n × n matrix
   band,       // LAPACK's band LU (rwd::BandLu); the problem must state its band
   sparse,     // KLU's sparse LU (rwd::SparseLu); the problem must declare its sparse Jacobian
+  gmres,      // matrix-free GMRES (rwd::StageGmres) with the problem's jvp and vjp
 };
 
 // A problem an implicit engine can run: an rwd::Problem on the Eigen backend.
@@ -74,6 +86,11 @@ class StageMatrix {
   // Reciprocal condition number (dense; for band and sparse a zero pivot, and for sparse KLU's
   // pivot ratio) below which a matrix counts as singular.
   static constexpr double kSingular = 1e-14;
+  // GMRES: relative residuals of the solves with M (Newton updates) and with Mᵀ (the adjoint's),
+  // and the true relative residual an adjoint solve that stalled short of its tolerance may keep.
+  static constexpr double kGmresTolerance = 1e-3;
+  static constexpr double kGmresTransposedTolerance = 1e-14;
+  static constexpr double kGmresTransposedFloor = 1e-12;
 
   // Dense, band or sparse from `wanted` and what the problem declares; refuses (InvalidArgument,
   // naming `method`) the band solver for a problem without a band, the sparse one for a problem
@@ -86,6 +103,9 @@ class StageMatrix {
       band_lu_.resize(n_, lower_, upper_);
     } else if (solver_ == ImplicitLinearSolver::dense) {
       jacobian_ = Eigen::MatrixXd::Zero(n_, n_);
+    } else if (solver_ == ImplicitLinearSolver::gmres) {
+      gmres_.emplace(n_);
+      point_ = Vector::Zero(n_);
     } else {
       set_up_sparse(method);
     }
@@ -95,8 +115,13 @@ class StageMatrix {
     theta_part_ = Vector::Zero(problem.parameter_size());
   }
 
-  // The solver in use: dense, band or sparse (never automatic).
+  // The solver in use: dense, band, sparse or gmres (never automatic).
   ImplicitLinearSolver solver() const { return solver_; }
+  // Whether solves are iterative and nothing is factored (gmres): a Jacobian "evaluation" then
+  // costs nothing, so an engine may move its point every Newton iteration.
+  bool matrix_free() const { return solver_ == ImplicitLinearSolver::gmres; }
+  // GMRES products (jvps and vjps) since construction.
+  Index gmres_products() const { return gmres_products_; }
   bool band() const { return solver_ == ImplicitLinearSolver::band; }
   // "dense LU", "band LU (lower l, upper u)" or "sparse LU (KLU)", for a method's description.
   std::string describe() const {
@@ -106,6 +131,8 @@ class StageMatrix {
                ")";
       case ImplicitLinearSolver::sparse:
         return "sparse LU (KLU)";
+      case ImplicitLinearSolver::gmres:
+        return "matrix-free GMRES";
       default:
         return "dense LU";
     }
@@ -122,6 +149,11 @@ class StageMatrix {
         if constexpr (detail::HasSparseJacobian<P>)
           problem_.jacobian_values(t, y, theta, std::span<double>(sparse_jacobian_));
         return 0;
+      case ImplicitLinearSolver::gmres:
+        point_t_ = t;
+        point_ = y;
+        point_theta_ = theta;
+        return 0;
       default:
         return evaluate_dense(t, y, theta);
     }
@@ -134,6 +166,9 @@ class StageMatrix {
         return factor_band(c);
       case ImplicitLinearSolver::sparse:
         return factor_sparse(c);
+      case ImplicitLinearSolver::gmres:
+        coefficient_ = c;
+        return true;
       default:
         iteration_ = -c * jacobian_;
         iteration_.diagonal().array() += 1.0;
@@ -142,26 +177,38 @@ class StageMatrix {
     }
   }
 
-  // x ← M⁻¹ x (transposed: x ← M⁻ᵀ x), after a successful factor().
-  void solve(Vector& x, bool transposed) {
+  // x ← M⁻¹ x (transposed: x ← M⁻ᵀ x), after a successful factor(). False only for GMRES, when
+  // the iteration did not reach its tolerance (x is then its last iterate).
+  bool solve(Vector& x, bool transposed) {
     switch (solver_) {
       case ImplicitLinearSolver::band:
         band_lu_.solve(x.data(), transposed);
-        return;
+        return true;
       case ImplicitLinearSolver::sparse:
         sparse_lu_->solve(x.data(), transposed);
-        return;
+        return true;
+      case ImplicitLinearSolver::gmres:
+        return solve_gmres(x, transposed);
       default:
         if (transposed)
           scratch_ = lu_.transpose().solve(x);
         else
           scratch_ = lu_.solve(x);
         x = scratch_;
+        return true;
     }
   }
 
  private:
   ImplicitLinearSolver choose(ImplicitLinearSolver wanted, const std::string& method) {
+    if (wanted == ImplicitLinearSolver::gmres) {
+      if constexpr (!detail::HasJvp<P>)
+        detail::fail<InvalidArgument>(
+            "method '", method,
+            "': the gmres linear solver needs the problem's Jacobian-vector product "
+            "jvp(t, y, theta, v, out) (rwd::auto_problem and the stencil models have one)");
+      return ImplicitLinearSolver::gmres;
+    }
     if (wanted == ImplicitLinearSolver::sparse) {
       if constexpr (!detail::HasSparseJacobian<P>)
         detail::fail<InvalidArgument>(
@@ -302,6 +349,31 @@ class StageMatrix {
     return sparse_lu_->factor(kSingular);
   }
 
+  // M x = b (or Mᵀ x = b) by GMRES with M v = v − c·J v (Mᵀ v = v − c·Jᵀ v) at the kept point.
+  // A transposed solve that stalls short of its tolerance keeps its iterate when the true
+  // residual is below kGmresTransposedFloor (round-off: a tighter one is not to be had).
+  bool solve_gmres(Vector& x, bool transposed) {
+    if constexpr (detail::HasJvp<P>) {
+      const auto product = [&](const Vector& v, Vector& out) {
+        if (transposed)
+          problem_.vjp(point_t_, point_, point_theta_, v, out, theta_part_);
+        else
+          problem_.jvp(point_t_, point_, point_theta_, v, out);
+        out = v - coefficient_ * out;
+        ++gmres_products_;
+      };
+      if (!transposed) return gmres_->solve(x, kGmresTolerance, product).converged;
+      right_side_ = x;
+      const auto outcome = gmres_->solve(x, kGmresTransposedTolerance, product);
+      if (outcome.converged) return true;
+      product(x, scratch_);
+      return (right_side_ - scratch_).norm() <= kGmresTransposedFloor * outcome.right_side;
+    } else {
+      (void)x, (void)transposed;
+      return false;
+    }
+  }
+
   const P& problem_;
   Index n_ = 0;
   ImplicitLinearSolver solver_ = ImplicitLinearSolver::dense;
@@ -315,6 +387,11 @@ class StageMatrix {
   std::vector<double> sparse_jacobian_;
   std::vector<Index> jacobian_to_matrix_, diagonal_;
   std::optional<SparseLu> sparse_lu_;
+  // GMRES: the point J is taken at, the coefficient c, the iteration, its products so far.
+  std::optional<StageGmres> gmres_;
+  double point_t_ = 0.0, coefficient_ = 0.0;
+  Vector point_, point_theta_, right_side_;
+  Index gmres_products_ = 0;
   Vector seed_, row_, scratch_, theta_part_;  // vjp seeds and outputs, solve scratch
 };
 

@@ -1,8 +1,10 @@
-// The implicit engine's sparse stage matrices (rwd::ImplicitLinearSolver::sparse: the problem's
-// sparse Jacobian, KLU): on the Brusselator written as a stencil model, the esdirk43 gradient is
-// the dense solver's to round-off; every schedule and store gives the store-all bits with no drift
-// (each replayed factorisation is a fresh one); a problem without a sparse Jacobian and a
-// malformed pattern are refused before any work, naming the method and the rule.
+// The implicit engine's sparse and matrix-free stage solves (rwd::ImplicitLinearSolver::sparse:
+// the problem's sparse Jacobian factored by KLU; ::gmres: GMRES on the problem's jvp and vjp):
+// on the Brusselator written as a stencil model, the esdirk43 gradient is the dense solver's to
+// round-off with either; every schedule and store gives the store-all bits with no drift (each
+// replayed factorisation or Krylov solve repeats the first run's); a problem without a sparse
+// Jacobian or a jvp, and a malformed pattern, are refused before any work, naming the method and
+// the rule.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,7 +61,7 @@ struct Setting {
   }
 };
 
-TEST(ImplicitSparse, GradientIsTheDenseSolversToRoundOff) {
+TEST(ImplicitLinearSolver, SparseGradientIsTheDenseSolversToRoundOff) {
   if (!kSparseLuAvailable) GTEST_SKIP() << "built without KLU";
   const Setting s;
   const auto control = StepControl::adaptive(0.0, 2.0, 1e-7, 1e-9);
@@ -78,7 +80,7 @@ TEST(ImplicitSparse, GradientIsTheDenseSolversToRoundOff) {
   EXPECT_LT(relative(r.grad_theta, d.grad_theta), 1e-10);
 }
 
-TEST(ImplicitSparse, EveryScheduleAndStoreGivesTheStoreAllBits) {
+TEST(ImplicitLinearSolver, SparseUnderEveryScheduleAndStoreGivesTheStoreAllBits) {
   if (!kSparseLuAvailable) GTEST_SKIP() << "built without KLU";
   const Setting s;
   DiagonallyImplicitRungeKutta stepper(s.problem, ImplicitTableau::esdirk32(),
@@ -105,6 +107,61 @@ TEST(ImplicitSparse, EveryScheduleAndStoreGivesTheStoreAllBits) {
   EXPECT_TRUE(same_bits(r.grad_theta, reference.grad_theta));
 }
 
+TEST(ImplicitLinearSolver, GmresGradientIsTheDenseSolversToRoundOff) {
+  // Full Newton with inexact (10⁻⁸) Krylov updates converges the stages to the same Newton
+  // tolerance as the dense LU's simplified Newton, so the two runs differ by that tolerance;
+  // the transposed solves are exact to 10⁻¹⁴.
+  const Setting s;
+  const auto control = StepControl::adaptive(0.0, 2.0, 1e-7, 1e-9);
+  const auto objective = Objective<EigenBackend>::terminal_squared_norm();
+  DiagonallyImplicitRungeKutta gmres(s.problem, ImplicitTableau::esdirk43(), control,
+                                     newton_with(ImplicitLinearSolver::gmres));
+  DiagonallyImplicitRungeKutta dense(s.problem, ImplicitTableau::esdirk43(), control,
+                                     newton_with(ImplicitLinearSolver::dense));
+  EXPECT_NE(gmres.describe().find("matrix-free GMRES"), std::string::npos) << gmres.describe();
+  StoreAllAdjoint gmres_driver(gmres, objective), dense_driver(dense, objective);
+  const auto r = gmres_driver.run(s.y0, s.theta);
+  const auto d = dense_driver.run(s.y0, s.theta);
+  EXPECT_EQ(r.summary.steps, d.summary.steps);
+  EXPECT_LT(relative(r.y_final, d.y_final), 1e-10);
+  EXPECT_LT(relative(r.grad_y0, d.grad_y0), 1e-9);
+  EXPECT_LT(relative(r.grad_theta, d.grad_theta), 1e-9);
+  // Nothing factored; the Krylov products did the work.
+  EXPECT_EQ(gmres.implicit_counters().factorizations, 0);
+  EXPECT_GT(gmres.implicit_counters().gmres_products, 0);
+  EXPECT_GT(dense.implicit_counters().factorizations, 0);
+  EXPECT_EQ(dense.implicit_counters().gmres_products, 0);
+}
+
+TEST(ImplicitLinearSolver, GmresUnderEveryScheduleAndStoreGivesTheStoreAllBits) {
+  const Setting s;
+  DiagonallyImplicitRungeKutta stepper(s.problem, ImplicitTableau::esdirk32(),
+                                       StepControl::fixed(0.0, 0.05, 24),
+                                       newton_with(ImplicitLinearSolver::gmres));
+  const auto objective = Objective<EigenBackend>::terminal_squared_norm();
+  StoreAllAdjoint reference_driver(stepper, objective);
+  const auto reference = reference_driver.run(s.y0, s.theta);
+  for (const Planner& planner : {revolve_schedule(3), stage_aware_schedule(12, 4)}) {
+    CheckpointOptions options;
+    options.drift_policy = DriftPolicy::fail;
+    CheckpointedAdjoint driver(stepper, objective, options);
+    const auto r = driver.run(s.y0, s.theta, planner);
+    EXPECT_TRUE(same_bits(r.grad_theta, reference.grad_theta));
+    EXPECT_TRUE(same_bits(r.grad_y0, reference.grad_y0));
+  }
+}
+
+TEST(ImplicitLinearSolver, GmresRefusesAProblemWithoutAJvp) {
+  const Robertson problem;  // hand-written vjp and Jacobian, no jvp
+  testing::expect_message(testing::error_message<InvalidArgument>([&] {
+                            DiagonallyImplicitRungeKutta(problem, ImplicitTableau::sdirk2(),
+                                                         StepControl::fixed(0.0, 1e-3, 10),
+                                                         newton_with(ImplicitLinearSolver::gmres));
+                          }),
+                          "method 'sdirk2': the gmres linear solver needs the problem's "
+                          "Jacobian-vector product");
+}
+
 // The Brusselator stencil with a pattern that lists row 3's columns backwards.
 struct MisdeclaredPattern : StencilProblem<BrusselatorStencil> {
   MisdeclaredPattern()
@@ -116,7 +173,7 @@ struct MisdeclaredPattern : StencilProblem<BrusselatorStencil> {
   }
 };
 
-TEST(ImplicitSparse, RefusesAProblemWithoutASparseJacobianAndAMalformedPattern) {
+TEST(ImplicitLinearSolver, RefusesAProblemWithoutASparseJacobianAndAMalformedPattern) {
   const Robertson robertson;
   testing::expect_message(testing::error_message<InvalidArgument>([&] {
                             DiagonallyImplicitRungeKutta(robertson, ImplicitTableau::sdirk2(),
