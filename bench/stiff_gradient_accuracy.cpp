@@ -4,6 +4,8 @@
 //
 //   build/bench/stiff_gradient_accuracy                    # Robertson (about 1 s)
 //   build/bench/stiff_gradient_accuracy --brusselator 32   # the 2-D Brusselator, 2·32² unknowns
+//   … --brusselator 64 --solvers sparse,gmres              # only these linear solvers' rows
+//   … --brusselator 256 --solvers gmres --reference gmres  # the reference by GMRES too
 //   … --json                                              # one JSON line per row instead
 //
 // Robertson's kinetics in the cvsRoberts setting ([0, 4·10⁷], θ = (0.04, 10⁴, 3·10⁷),
@@ -203,7 +205,13 @@ void robertson_table(bool json) {
   print_table("Robertson on [0, 4e7]", reference_rtol, reference, bdf_reference, rows, json);
 }
 
-void brusselator_table(rwd::Index n, bool json) {
+// Whether `list` (comma-separated) names `solver`.
+bool names(const std::string& list, const std::string& solver) {
+  return ("," + list + ",").find("," + solver + ",") != std::string::npos;
+}
+
+void brusselator_table(rwd::Index n, const std::string& solvers, const std::string& reference_by,
+                       bool json) {
   const rwd::Brusselator2D problem(n);
   const V theta = problem.default_parameters(), y0 = problem.default_initial_state();
   using Case = ::Case<rwd::Brusselator2D>;
@@ -216,16 +224,22 @@ void brusselator_table(rwd::Index n, bool json) {
       with(rwd::ImplicitLinearSolver::sparse, rwd::CvodesLinearSolver::sparse, "/sparse");
   const Case gmres =
       with(rwd::ImplicitLinearSolver::gmres, rwd::CvodesLinearSolver::gmres, "/gmres");
+  std::vector<const Case*> cases;
+  for (const Case* c : {&band, &sparse, &gmres})
+    if (names(solvers, c->suffix.substr(1))) cases.push_back(c);
+  if (cases.empty() || !names("band,sparse,gmres", reference_by))
+    throw rwd::InvalidArgument("--solvers '" + solvers + "' and --reference '" + reference_by +
+                               "': each one of band, sparse, gmres");
+  const Case& by = reference_by == "band" ? band : reference_by == "gmres" ? gmres : sparse;
   const double reference_rtol = 1e-10;
-  const Row reference = implicit_gradient(sparse, "esdirk43", reference_rtol, 1e-13);
-  const Row bdf_reference = bdf_gradient(sparse, reference_rtol);
+  const Row reference = implicit_gradient(by, "esdirk43", reference_rtol, 1e-13);
+  const Row bdf_reference = bdf_gradient(by, reference_rtol);
   std::vector<Row> rows;
   for (double rtol : {1e-4, 1e-6, 1e-8}) {
     const double newton = newton_rtol_for(rtol);
-    for (const Case* c : {&band, &sparse, &gmres})
-      rows.push_back(implicit_gradient(*c, "esdirk43", rtol, newton));
-    rows.push_back(implicit_gradient(gmres, "esdirk32", rtol, newton));
-    for (const Case* c : {&band, &sparse, &gmres}) rows.push_back(bdf_gradient(*c, rtol));
+    for (const Case* c : cases) rows.push_back(implicit_gradient(*c, "esdirk43", rtol, newton));
+    if (names(solvers, "gmres")) rows.push_back(implicit_gradient(gmres, "esdirk32", rtol, newton));
+    for (const Case* c : cases) rows.push_back(bdf_gradient(*c, rtol));
   }
   print_table("Brusselator 2x" + std::to_string(n) + "^2 on [0, 10]", reference_rtol, reference,
               bdf_reference, rows, json);
@@ -236,18 +250,24 @@ void brusselator_table(rwd::Index n, bool json) {
 int main(int argc, char** argv) try {
   bool json = false;
   rwd::Index brusselator = 0;
+  std::string solvers = "band,sparse,gmres", reference_by = "sparse";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json")
       json = true;
     else if (arg == "--brusselator" && i + 1 < argc)
       brusselator = std::stoll(argv[++i]);
+    else if (arg == "--solvers" && i + 1 < argc)
+      solvers = argv[++i];
+    else if (arg == "--reference" && i + 1 < argc)
+      reference_by = argv[++i];
     else
-      throw rwd::InvalidArgument("unknown argument " + arg + " (use --json and --brusselator N)");
+      throw rwd::InvalidArgument("unknown argument " + arg +
+                                 " (use --json, --brusselator N, --solvers LIST, --reference S)");
   }
   rwd::set_thread_count(1);
   if (brusselator > 0)
-    brusselator_table(brusselator, json);
+    brusselator_table(brusselator, solvers, reference_by, json);
   else
     robertson_table(json);
   return 0;

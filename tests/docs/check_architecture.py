@@ -25,7 +25,7 @@ import sys
 
 TABLE_PAGE = os.path.join("docs", "architecture.md")
 TABLE_HEADING = "## Parts and their dependencies"
-LIBRARIES = {"HDF5", "MPI", "NLopt", "SUNDIALS", "LAPACK", "Eigen"}
+LIBRARIES = {"HDF5", "MPI", "NLopt", "SUNDIALS", "LAPACK", "Eigen", "SuiteSparse"}
 # Words of the column that name no dependency.
 IGNORED_WORDS = {"the standard library"}
 # Imported targets → the library's name in the table; None: not listed in the table.
@@ -35,6 +35,7 @@ TARGET_LIBRARY = [
     (re.compile(r"^NLopt::"), "NLopt"),
     (re.compile(r"^SUNDIALS::"), "SUNDIALS"),
     (re.compile(r"^LAPACK::"), "LAPACK"),
+    (re.compile(r"^SuiteSparse::"), "SuiteSparse"),
     (re.compile(r"^Eigen3::"), "Eigen"),
     (re.compile(r"^Threads::Threads$"), None),
     (re.compile(r"^OpenMP::"), None),
