@@ -17,6 +17,7 @@ if [[ ! -x $venv/bin/python ]]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   -r python/requirements-test.txt
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 config=()
 if command -v ccache >/dev/null; then
   config=(--config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
