@@ -26,7 +26,7 @@ Bad input raises rewind.InvalidArgument (a ValueError) with rewind's own message
 every action is that of rewind/schedule/action.hpp; docs/python.md has a complete loop.
 """
 
-from ._rewind import (  # noqa: F401  (the package's public names)
+from ._rewind import (
     Action,
     ActionKind,
     CheckpointPlan,
@@ -66,6 +66,17 @@ from ._rewind import (  # noqa: F401  (the package's public names)
     snapshots_for_budget,
 )
 
+__all__ = [
+    "Action", "ActionKind", "CheckpointPlan", "CostModel", "DiskOnlySchedule", "Error",
+    "InvalidArgument", "InvalidPlanRequest", "LevelKind", "MultiLevelSchedule", "OnlineRule",
+    "OnlineSchedule", "PlanRequest", "RevolveSchedule", "Schedule", "ScheduleCost",
+    "ScheduleValidator", "ScheduleViolation", "SegmentReplay", "StageAwareSchedule",
+    "StorageLevel", "StoreAllSchedule", "StoreAllStagesSchedule", "ThreeLevelSchedule",
+    "UniformSchedule", "choose_stage_plan", "plan_checkpoints", "plan_for_memory",
+    "predicted_time", "predicted_time_ratio", "revolve_advances", "revolve_beta",
+    "revolve_recompute_ratio", "revolve_repetitions", "schedule_families", "simulate",
+    "simulate_online", "snapshots_for_budget",
+]
 __version__ = "0.1.0"
 
 

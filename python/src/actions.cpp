@@ -83,7 +83,12 @@ void bind_actions(nb::module_& m) {
            "What the action says, e.g. 'store y_17 in slot 2', 'reverse step 4'.")
       .def("__repr__", &action_repr)
       .def(
-          "__eq__", [](const Action& a, const Action& b) { return a == b; }, nb::is_operator())
+          "__eq__",
+          [](const Action& a, nb::handle other) -> nb::object {
+            if (!nb::isinstance<Action>(other)) return nb::borrow(Py_NotImplemented);
+            return nb::bool_(a == nb::cast<const Action&>(other));
+          },
+          nb::sig("def __eq__(self, other: object, /) -> bool"), nb::arg("other").none())
       .def("__hash__",
            [](const Action& a) {
              return std::hash<Index>{}(a.step * 64 + static_cast<Index>(a.kind)) ^
@@ -92,6 +97,7 @@ void bind_actions(nb::module_& m) {
       .def(
           "__iter__",
           [](const Action& a) { return nb::iter(nb::make_tuple(a.kind, a.step, a.slot)); },
+          nb::sig("def __iter__(self) -> typing.Iterator[ActionKind | int]"),
           "kind, step, slot = action: unpacks like a named tuple.");
 }
 

@@ -71,7 +71,9 @@ void bind_base(nb::module_& m) {
       "is its own iterator, so a second loop goes on where the first stopped (reset() starts "
       "again).")
       .def("next", &Schedule::next, "The next action; done (and done again) at the end.")
-      .def("__iter__", [](nb::handle self) { return self; })
+      .def(
+          "__iter__", [](nb::handle self) { return self; },
+          nb::sig("def __iter__(self) -> Schedule"))
       .def("__next__", &next_or_stop)
       .def_prop_ro("steps", &Schedule::steps,
                    "l: the steps reversed (0 .. l-1; the final state is y_l); -1 for an online "

@@ -95,7 +95,8 @@ void bind_cost(nb::module_& m) {
       .def_prop_ro("forward_evaluations", &ScheduleCost::forward_evaluations,
                    "Forward steps evaluated in all: advances plus the step each reverse from the "
                    "current state re-runs (l + p for revolve).")
-      .def("as_dict", &cost_dict, "Every count by name.")
+      .def("as_dict", &cost_dict, nb::sig("def as_dict(self) -> dict[str, int]"),
+           "Every count by name.")
       .def("__str__", &ScheduleCost::to_string)
       .def("__repr__",
            [](const ScheduleCost& c) { return "<ScheduleCost " + c.to_string() + ">"; });
