@@ -24,6 +24,7 @@ if command -v ccache >/dev/null; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
   --no-deps "${config[@]}" .
-# Run from python/tests, so that the installed package is imported, not the source folder.
+# Run from python/tests, so that the installed package is imported, not the source folder (and
+# without pytest's cache folder, which would land at the repository root).
 cd python/tests
-exec "../../$venv/bin/python" -m pytest -q "$@"
+exec "../../$venv/bin/python" -m pytest -q -p no:cacheprovider "$@"
