@@ -18,9 +18,16 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   -r python/requirements-test.txt
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
-config=()
+# REWIND_SCHEDULE_LIBRARY (set by scripts/test.sh): the schedule part as the C++ build of this
+# tree has just compiled it, linked instead of compiled again. Always passed, empty when unset,
+# so that the build folder never keeps a library from an earlier run.
+schedule_library=""
+if [[ -n ${REWIND_SCHEDULE_LIBRARY:-} ]]; then
+  schedule_library=$(realpath "$REWIND_SCHEDULE_LIBRARY")
+fi
+config=(--config-settings=cmake.define.REWIND_SCHEDULE_LIBRARY="$schedule_library")
 if command -v ccache >/dev/null; then
-  config=(--config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  config+=(--config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
   --no-deps "${config[@]}" .
