@@ -26,6 +26,7 @@ packages=(
   libtrilinos-sacado-dev # Sacado: forward-mode AD (SFad) that derives the vjps of rewind/model.hpp
   libadolc-dev           # ADOL-C: measured against Sacado (bench/ad_choice, bench/results/ad_choice.md)
   python3 python3-numpy python3-matplotlib  # plots from the JSON reports
+  python3-dev python3-venv  # the Python package (scripts/python_test.sh: its build and tests)
 )
 
 missing=()
