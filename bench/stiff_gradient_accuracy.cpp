@@ -15,9 +15,9 @@
 // Newton at its defaults unless rtol < 10⁻⁸, then 10⁻²·rtol) under the store-all driver: dense
 // LU for Robertson; for the Brusselator LAPACK's band LU ("/band", the band Jacobian assembled
 // from 4n + 1 vjps), KLU ("/sparse", the problem's sparse Jacobian) and matrix-free GMRES
-// ("/gmres", jvps forward, vjps in the adjoint). For Robertson also ros34pw2 and rodas4
-// (rwd::RosenbrockStepper, adaptive steps at the same tolerances, no Newton iteration; they need
-// the problem's second derivatives, jvp_vjp, which the Brusselator does not give). bdf =
+// ("/gmres", jvps forward, vjps in the adjoint). rodas4 (rwd::RosenbrockStepper, adaptive steps
+// at the same tolerances, no Newton iteration, the problem's second derivatives jvp_vjp in its
+// adjoint) with the direct solvers, and for Robertson ros34pw2 too. bdf =
 // rwd::CvodesIntervalStepper on one interval [0, T] under the store-all driver, which is
 // CVODES's own adjoint (CVodeF/CVodeB with checkpoints in memory) at rtol for the forward,
 // adjoint and quadrature problems: dense for Robertson; band, sparse (KLU) and gmres
@@ -112,7 +112,7 @@ template <class P>
 Row rosenbrock_gradient(const Case<P>& c, const std::string& method, double rtol) {
   rwd::RosenbrockStepper stepper(
       c.problem, rwd::RosenbrockTableau::by_name(method),
-      rwd::StepControl::adaptive(0.0, c.horizon, rtol, rtol * c.atol_per_rtol));
+      rwd::StepControl::adaptive(0.0, c.horizon, rtol, rtol * c.atol_per_rtol), c.implicit_solver);
   rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
   Row row{method + c.suffix, rtol, 0, 0.0, V()};
   row.seconds = median_seconds([&] {
@@ -239,6 +239,8 @@ void brusselator_table(rwd::Index n, const std::string& solvers, const std::stri
     const double newton = newton_rtol_for(rtol);
     for (const Case* c : cases) rows.push_back(implicit_gradient(*c, "esdirk43", rtol, newton));
     if (names(solvers, "gmres")) rows.push_back(implicit_gradient(gmres, "esdirk32", rtol, newton));
+    for (const Case* c : cases)  // Rosenbrock: direct solvers only
+      if (c != &gmres) rows.push_back(rosenbrock_gradient(*c, "rodas4", rtol));
     for (const Case* c : cases) rows.push_back(bdf_gradient(*c, rtol));
   }
   print_table("Brusselator 2x" + std::to_string(n) + "^2 on [0, 10]", reference_rtol, reference,

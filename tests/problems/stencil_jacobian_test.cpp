@@ -6,7 +6,7 @@
 // derivatives (rows from their vjps; the built-in Brusselator interleaves its fields); the same
 // bits on 1, 2 and 4 threads and with the read check on; bad sizes are refused. The built-in
 // Brusselator's own hand-written sparse Jacobian (sparsity(), jacobian_values()) is checked the
-// same way.
+// same way, and its second derivatives (jvp_vjp) against differences of its jvp.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -270,6 +270,35 @@ TEST(StencilJacobian, TheBuiltInBrusselatorsOwnSparseJacobianIsItsJvpsAndVjps) {
                                                     problem.default_parameters(), too_few);
                           }),
                           "Jacobian values");
+}
+
+TEST(StencilJacobian, TheBuiltInBrusselatorsSecondDerivativesDifferentiateItsJvp) {
+  // jvp_vjp gives ∇_y and ∇_θ of wᵀ (∂f/∂y) u. (∂f/∂y) u is quadratic in y and linear in θ, so
+  // central differences of the jvp are exact up to round-off.
+  std::mt19937_64 rng(44);
+  const Brusselator2D problem(4);
+  const Index n = problem.state_size();
+  const Vector theta{{1.2, 3.1, 0.004}};
+  const Vector y = testing::random_vector(n, rng, 0.5, 2.0);
+  const Vector u = testing::random_vector(n, rng, -1.0, 1.0);
+  const Vector w = testing::random_vector(n, rng, -1.0, 1.0);
+  const Vector d = testing::random_vector(n, rng, -1.0, 1.0);
+  Vector out_y(n), out_theta(3), plus(n), minus(n);
+  problem.jvp_vjp(0.0, y, theta, u, w, out_y, out_theta);
+  const double eps = 1e-3;
+  problem.jvp(0.0, y + eps * d, theta, u, plus);
+  problem.jvp(0.0, y - eps * d, theta, u, minus);
+  const double along_d = w.dot(plus - minus) / (2.0 * eps);
+  EXPECT_NEAR(out_y.dot(d), along_d, 1e-10 * std::abs(along_d));
+  for (Index k = 0; k < 3; ++k) {
+    Vector up = theta, down = theta;
+    up[k] += eps * theta[k];
+    down[k] -= eps * theta[k];
+    problem.jvp(0.0, y, up, u, plus);
+    problem.jvp(0.0, y, down, u, minus);
+    const double along_k = w.dot(plus - minus) / (2.0 * eps * theta[k]);
+    EXPECT_NEAR(out_theta[k], along_k, 1e-9 * (std::abs(along_k) + 1.0)) << "theta[" << k << "]";
+  }
 }
 
 TEST(StencilJacobian, SameBitsOnAnyThreadCount) {

@@ -16,6 +16,10 @@
 //
 // Default initial state: u = A + 0.1 sin(2πx)·cos(πy) + ½·(bump at (0.3, 0.3)), v = B/A + 0.1·…,
 // smooth and deterministic.
+//
+// Hand-written derivatives for every solver: jvp and vjp, the band (band_width()), the sparse
+// Jacobian (sparsity(), jacobian_values(): KLU), and the second derivatives jvp_vjp with
+// `autonomous` (the Rosenbrock methods' exact adjoint).
 #pragma once
 
 #include <cmath>
@@ -151,6 +155,8 @@ class Brusselator2D {
   Index state_size() const { return 2 * n_ * n_; }
   Index parameter_size() const { return 3; }
   Index band_width() const { return 2 * n_; }  // upper and lower half-bandwidth of ∂f/∂y
+  // f does not depend on t (the Rosenbrock methods need to be told).
+  static constexpr bool autonomous = true;
 
   std::vector<std::string> parameter_names() const { return {"A", "B", "alpha"}; }
 
@@ -242,6 +248,34 @@ class Brusselator2D {
           if (r < n_ - 1) values[at++] = k;
         }
       }
+  }
+
+  // Second derivatives (the Rosenbrock adjoint's): out_y = ∇_y [wᵀ (∂f/∂y) u], out_theta =
+  // ∇_θ [wᵀ (∂f/∂y) u] (overwritten). Per cell, with u's components (a, b) there and d = w_u − w_v,
+  // wᵀ J u = d·((2uv) a + u² b) − (B + 1) w_u a + B w_v a + k (w_u ∇²a + w_v ∇²b), so
+  // ∂/∂u = 2d (v a + u b), ∂/∂v = 2d u a, ∂/∂A = 0, ∂/∂B = −d a, ∂/∂α = n² (w_u ∇²a + w_v ∇²b).
+  // Cell by cell in row-major order (one thread: it is called once per reversed stage).
+  void jvp_vjp(double, const Vector& y, const Vector& theta, const Vector& u, const Vector& w,
+               Vector& out_y, Vector& out_theta) const {
+    detail::require_vjp_sizes<Backend>(name, state_size(), 3, y, theta, w, out_y, out_theta);
+    detail::require_length(name, "direction u", u.size(), state_size());
+    double d_b = 0.0, d_alpha = 0.0;
+    for (Index r = 0; r < n_; ++r)
+      for (Index c = 0; c < n_; ++c) {
+        const Index i = 2 * (r * n_ + c);
+        const double yu = y[i], yv = y[i + 1], a = u[i], b = u[i + 1];
+        const double d = w[i] - w[i + 1];
+        out_y[i] = 2.0 * d * (yv * a + yu * b);
+        out_y[i + 1] = 2.0 * d * yu * a;
+        d_b -= d * a;
+        d_alpha += w[i] * detail::brusselator_laplacian(n_, row(u, r), row(u, r - 1), row(u, r + 1),
+                                                        c, 0) +
+                   w[i + 1] * detail::brusselator_laplacian(n_, row(u, r), row(u, r - 1),
+                                                            row(u, r + 1), c, 1);
+      }
+    out_theta[0] = 0.0;
+    out_theta[1] = d_b;
+    out_theta[2] = d_alpha * static_cast<double>(n_ * n_);
   }
 
   // out_y = (∂f/∂y)ᵀ w, out_theta = (∂f/∂θ)ᵀ w. The Laplacian with mirrored ghost cells is
