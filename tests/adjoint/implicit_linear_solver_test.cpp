@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,105 +65,82 @@ struct Setting {
   }
 };
 
-TEST(ImplicitLinearSolver, SparseGradientIsTheDenseSolversToRoundOff) {
-  if (!kSparseLuAvailable) GTEST_SKIP() << "built without KLU";
+// The esdirk43 gradient with `solver` against the dense LU's on the same adaptive run: equal
+// steps, and the state and gradients within `tolerance` (relative); the stepper for counts.
+void expect_dense_gradient(ImplicitLinearSolver solver, double tolerance,
+                           const std::function<void(const ImplicitCounters&)>& check_counts) {
   const Setting s;
   const auto control = StepControl::adaptive(0.0, 2.0, 1e-7, 1e-9);
   const auto objective = Objective<EigenBackend>::terminal_squared_norm();
-  DiagonallyImplicitRungeKutta sparse(s.problem, ImplicitTableau::esdirk43(), control,
-                                      newton_with(ImplicitLinearSolver::sparse));
+  DiagonallyImplicitRungeKutta stepper(s.problem, ImplicitTableau::esdirk43(), control,
+                                       newton_with(solver));
   DiagonallyImplicitRungeKutta dense(s.problem, ImplicitTableau::esdirk43(), control,
                                      newton_with(ImplicitLinearSolver::dense));
-  StoreAllAdjoint sparse_driver(sparse, objective), dense_driver(dense, objective);
-  const auto r = sparse_driver.run(s.y0, s.theta);
+  StoreAllAdjoint driver(stepper, objective), dense_driver(dense, objective);
+  const auto r = driver.run(s.y0, s.theta);
   const auto d = dense_driver.run(s.y0, s.theta);
   EXPECT_EQ(r.summary.steps, d.summary.steps);
   EXPECT_GT(r.summary.steps, 10);
-  EXPECT_LT(relative(r.y_final, d.y_final), 1e-12);
-  EXPECT_LT(relative(r.grad_y0, d.grad_y0), 1e-10);
-  EXPECT_LT(relative(r.grad_theta, d.grad_theta), 1e-10);
+  EXPECT_LT(relative(r.y_final, d.y_final), 0.1 * tolerance);
+  EXPECT_LT(relative(r.grad_y0, d.grad_y0), tolerance);
+  EXPECT_LT(relative(r.grad_theta, d.grad_theta), tolerance);
+  EXPECT_GT(dense.implicit_counters().factorizations, 0);
+  check_counts(stepper.implicit_counters());
 }
 
-TEST(ImplicitLinearSolver, SparseUnderEveryScheduleAndStoreGivesTheStoreAllBits) {
-  if (!kSparseLuAvailable) GTEST_SKIP() << "built without KLU";
+// Fixed esdirk32 steps with `solver`: revolve, uniform, stage-aware and disk schedules give the
+// store-all bits, with no drift.
+void expect_store_all_bits_under_every_schedule(ImplicitLinearSolver solver) {
   const Setting s;
   DiagonallyImplicitRungeKutta stepper(s.problem, ImplicitTableau::esdirk32(),
-                                       StepControl::fixed(0.0, 0.05, 24),
-                                       newton_with(ImplicitLinearSolver::sparse));
+                                       StepControl::fixed(0.0, 0.05, 24), newton_with(solver));
   const auto objective = Objective<EigenBackend>::terminal_squared_norm();
   StoreAllAdjoint reference_driver(stepper, objective);
   const auto reference = reference_driver.run(s.y0, s.theta);
   const test::ScratchDirectory scratch;
-  for (const Planner& planner :
-       {revolve_schedule(3), uniform_schedule(4), stage_aware_schedule(12, 4)}) {
+  const std::vector<Planner> planners{revolve_schedule(3), uniform_schedule(4),
+                                      stage_aware_schedule(12, 4), on_disk(revolve_schedule(4))};
+  for (const Planner& planner : planners) {
     CheckpointOptions options;
     options.drift_policy = DriftPolicy::fail;
+    options.disk.directory = scratch.path();
     CheckpointedAdjoint driver(stepper, objective, options);
     const auto r = driver.run(s.y0, s.theta, planner);
     EXPECT_TRUE(same_bits(r.grad_theta, reference.grad_theta));
     EXPECT_TRUE(same_bits(r.grad_y0, reference.grad_y0));
   }
-  CheckpointOptions disk;
-  disk.drift_policy = DriftPolicy::fail;
-  disk.disk.directory = scratch.path();
-  CheckpointedAdjoint disk_driver(stepper, objective, disk);
-  const auto r = disk_driver.run(s.y0, s.theta, on_disk(revolve_schedule(4)));
-  EXPECT_TRUE(same_bits(r.grad_theta, reference.grad_theta));
+}
+
+TEST(ImplicitLinearSolver, SparseGradientIsTheDenseSolversToRoundOff) {
+  if (!kSparseLuAvailable) GTEST_SKIP() << "built without KLU";
+  expect_dense_gradient(ImplicitLinearSolver::sparse, 1e-10, [](const ImplicitCounters& c) {
+    EXPECT_GT(c.factorizations, 0);
+    EXPECT_EQ(c.gmres_products, 0);
+  });
+}
+
+TEST(ImplicitLinearSolver, SparseUnderEveryScheduleAndStoreGivesTheStoreAllBits) {
+  if (!kSparseLuAvailable) GTEST_SKIP() << "built without KLU";
+  expect_store_all_bits_under_every_schedule(ImplicitLinearSolver::sparse);
 }
 
 TEST(ImplicitLinearSolver, GmresGradientIsTheDenseSolversToRoundOff) {
-  // Full Newton with inexact (10⁻⁸) Krylov updates converges the stages to the same Newton
-  // tolerance as the dense LU's simplified Newton, so the two runs differ by that tolerance;
-  // the transposed solves are exact to 10⁻¹⁴.
+  // Full Newton with inexact (10⁻³) Krylov updates converges the stages to the same Newton
+  // tolerance as the dense LU's simplified Newton, so the two runs differ by about that
+  // tolerance; the transposed solves are exact to 10⁻¹⁴. Nothing is factored.
+  expect_dense_gradient(ImplicitLinearSolver::gmres, 1e-9, [](const ImplicitCounters& c) {
+    EXPECT_EQ(c.factorizations, 0);
+    EXPECT_GT(c.gmres_products, 0);
+  });
   const Setting s;
-  const auto control = StepControl::adaptive(0.0, 2.0, 1e-7, 1e-9);
-  const auto objective = Objective<EigenBackend>::terminal_squared_norm();
-  DiagonallyImplicitRungeKutta gmres(s.problem, ImplicitTableau::esdirk43(), control,
+  DiagonallyImplicitRungeKutta gmres(s.problem, ImplicitTableau::esdirk43(),
+                                     StepControl::fixed(0.0, 0.1, 2),
                                      newton_with(ImplicitLinearSolver::gmres));
-  DiagonallyImplicitRungeKutta dense(s.problem, ImplicitTableau::esdirk43(), control,
-                                     newton_with(ImplicitLinearSolver::dense));
   EXPECT_NE(gmres.describe().find("matrix-free GMRES"), std::string::npos) << gmres.describe();
-  StoreAllAdjoint gmres_driver(gmres, objective), dense_driver(dense, objective);
-  const auto r = gmres_driver.run(s.y0, s.theta);
-  const auto d = dense_driver.run(s.y0, s.theta);
-  EXPECT_EQ(r.summary.steps, d.summary.steps);
-  EXPECT_LT(relative(r.y_final, d.y_final), 1e-10);
-  EXPECT_LT(relative(r.grad_y0, d.grad_y0), 1e-9);
-  EXPECT_LT(relative(r.grad_theta, d.grad_theta), 1e-9);
-  // Nothing factored; the Krylov products did the work.
-  EXPECT_EQ(gmres.implicit_counters().factorizations, 0);
-  EXPECT_GT(gmres.implicit_counters().gmres_products, 0);
-  EXPECT_GT(dense.implicit_counters().factorizations, 0);
-  EXPECT_EQ(dense.implicit_counters().gmres_products, 0);
 }
 
 TEST(ImplicitLinearSolver, GmresUnderEveryScheduleAndStoreGivesTheStoreAllBits) {
-  const Setting s;
-  DiagonallyImplicitRungeKutta stepper(s.problem, ImplicitTableau::esdirk32(),
-                                       StepControl::fixed(0.0, 0.05, 24),
-                                       newton_with(ImplicitLinearSolver::gmres));
-  const auto objective = Objective<EigenBackend>::terminal_squared_norm();
-  StoreAllAdjoint reference_driver(stepper, objective);
-  const auto reference = reference_driver.run(s.y0, s.theta);
-  for (const Planner& planner : {revolve_schedule(3), stage_aware_schedule(12, 4)}) {
-    CheckpointOptions options;
-    options.drift_policy = DriftPolicy::fail;
-    CheckpointedAdjoint driver(stepper, objective, options);
-    const auto r = driver.run(s.y0, s.theta, planner);
-    EXPECT_TRUE(same_bits(r.grad_theta, reference.grad_theta));
-    EXPECT_TRUE(same_bits(r.grad_y0, reference.grad_y0));
-  }
-}
-
-TEST(ImplicitLinearSolver, GmresRefusesAProblemWithoutAJvp) {
-  const Robertson problem;  // hand-written vjp and Jacobian, no jvp
-  testing::expect_message(testing::error_message<InvalidArgument>([&] {
-                            DiagonallyImplicitRungeKutta(problem, ImplicitTableau::sdirk2(),
-                                                         StepControl::fixed(0.0, 1e-3, 10),
-                                                         newton_with(ImplicitLinearSolver::gmres));
-                          }),
-                          "method 'sdirk2': the gmres linear solver needs the problem's "
-                          "Jacobian-vector product");
+  expect_store_all_bits_under_every_schedule(ImplicitLinearSolver::gmres);
 }
 
 TEST(ImplicitLinearSolver, GmresGivesTheSameBitsOnAnyThreadCount) {

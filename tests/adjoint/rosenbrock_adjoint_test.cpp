@@ -23,11 +23,11 @@
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/rosenbrock.hpp"
 #include "rewind/integrators/stepper_concepts.hpp"
-#include "rewind/interrupt.hpp"
 #include "rewind/model.hpp"
 #include "rewind/problems/brusselator2d.hpp"
 #include "rewind/problems/robertson.hpp"
 #include "rewind/schedule/schedules.hpp"
+#include "stop_and_resume.hpp"
 #include "support/error_message.hpp"
 #include "support/scratch_directory.hpp"
 
@@ -361,71 +361,11 @@ TEST(RosenbrockAdjoint, OnTheBrusselatorEveryLinearSolverGivesTheGradientOfTheSa
   }
 }
 
-// Robertson that requests a stop (what SIGINT does) at right-hand side call `stop_at`, with the
-// second derivatives and the autonomy the Rosenbrock methods need.
-struct StoppingRobertson {
-  using Backend = EigenBackend;
-  using Vector = V;
-  static constexpr bool autonomous = true;
-  Robertson inner;
-  mutable Index calls = 0;
-  Index stop_at = -1;
-  Index state_size() const { return inner.state_size(); }
-  Index parameter_size() const { return inner.parameter_size(); }
-  void rhs(double t, const V& y, const V& th, V& f) const {
-    if (calls++ == stop_at) request_stop(0);
-    inner.rhs(t, y, th, f);
-  }
-  void vjp(double t, const V& y, const V& th, const V& v, V& oy, V& ot) const {
-    inner.vjp(t, y, th, v, oy, ot);
-  }
-  void jacobian(double t, const V& y, const V& th, M& J) const { inner.jacobian(t, y, th, J); }
-  void jvp_vjp(double t, const V& y, const V& th, const V& u, const V& w, V& oy, V& ot) const {
-    inner.jvp_vjp(t, y, th, u, w, oy, ot);
-  }
-};
-
 TEST(RosenbrockAdjoint, ARunStoppedAnywhereResumesToTheUninterruptedBits) {
-  StoppingRobertson problem;
-  const V y0 = problem.inner.default_initial_state(), theta = problem.inner.default_parameters();
+  testing::StoppingRobertson problem;
   RosenbrockStepper stepper(problem, RosenbrockTableau::rodas4(),
                             StepControl::adaptive(0.0, 40.0, 1e-6, 1e-10));
-  const auto objective = Objective<EigenBackend>::terminal_squared_norm();
-  StoreAllAdjoint reference_driver(stepper, objective);
-  const auto reference = reference_driver.run(y0, theta);
-  test::ScratchDirectory scratch;
-  CheckpointOptions options;
-  options.disk.directory = scratch.path();
-  options.disk.resume = true;
-  options.drift_policy = DriftPolicy::fail;
-  options.progress_interval_seconds = 0.0;
-  // The right-hand sides of one uninterrupted run, to place the stops in both sweeps.
-  problem.calls = 0;
-  {
-    CheckpointOptions plain;
-    plain.disk.directory = scratch.path();
-    CheckpointedAdjoint counting(stepper, objective, plain);
-    counting.run(y0, theta, on_disk(revolve_schedule(4)));
-  }
-  const Index total = problem.calls;
-  ASSERT_GT(total, 100);
-  // Each attempt counts from 0 and resumes where the last stopped: three stops at a fifth of the
-  // whole run's calls reach into the reverse sweep; then a run to the end.
-  for (Index stop : {total / 5, total / 5, total / 5}) {
-    SCOPED_TRACE(stop);
-    clear_stop_request();
-    problem.calls = 0;
-    problem.stop_at = stop;
-    CheckpointedAdjoint driver(stepper, objective, options);
-    EXPECT_THROW(driver.run(y0, theta, on_disk(revolve_schedule(4))), Interrupted);
-  }
-  clear_stop_request();
-  problem.stop_at = -1;
-  CheckpointedAdjoint driver(stepper, objective, options);
-  const auto resumed = driver.run(y0, theta, on_disk(revolve_schedule(4)));
-  EXPECT_TRUE(same_bits(resumed.grad_theta, reference.grad_theta));
-  EXPECT_TRUE(same_bits(resumed.grad_y0, reference.grad_y0));
-  EXPECT_TRUE(scratch.files().empty()) << "a completed run removes its file";
+  testing::expect_stopped_runs_resume_to_the_same_bits(stepper, problem);
 }
 
 }  // namespace
