@@ -45,16 +45,14 @@
 
 #include "rewind/error.hpp"
 #include "rewind/integrators/declared_jacobian.hpp"
+#include "rewind/integrators/sparse_lu.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd {
 namespace sundials {
 
-#ifdef REWIND_HAVE_KLU
-inline constexpr bool kKluAvailable = true;
-#else
-inline constexpr bool kKluAvailable = false;
-#endif
+// Whether this build has KLU (the same answer as the implicit engines' rwd::kSparseLuAvailable).
+inline constexpr bool kKluAvailable = kSparseLuAvailable;
 
 // What the sparse solver needs that a problem or a build may lack, as the refusal says it;
 // empty when the sparse solver can run.
