@@ -226,7 +226,8 @@ class StencilEngine {
     return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(unwritten());
   }
 
-  std::array<Index, kDimension> checked_sizes(const std::array<Index, kDimension>& sizes) const {
+  // Static (it reads only the model's declarations): called before the members exist.
+  static std::array<Index, kDimension> checked_sizes(const std::array<Index, kDimension>& sizes) {
     require_valid_names(kName, "field_names", Model::field_names);
     require_valid_names(kName, "parameter_names", Model::parameter_names);
     if (kFields < 1)
