@@ -8,7 +8,7 @@
 //   if (!matrix.factor(h * gamma)) { /* singular */ }
 //   matrix.solve(x, /*transposed=*/false);   // x ← M⁻¹ x;  true: x ← M⁻ᵀ x
 //
-// Dense, band or sparse (ImplicitLinearSolver), from how the problem declares its Jacobian
+// Dense, band, sparse or GMRES (ImplicitLinearSolver), from how the problem declares its Jacobian
 // (rewind/integrators/declared_jacobian.hpp):
 // - Band, for a problem that states its band — `band_width()` (the built-in PDEs) or
 //   `band_upper()`, `band_lower()` and `band_jacobian()` (LAPACK band storage; rwd::auto_problem
@@ -92,9 +92,10 @@ class StageMatrix {
   static constexpr double kGmresTransposedTolerance = 1e-14;
   static constexpr double kGmresTransposedFloor = 1e-12;
 
-  // Dense, band or sparse from `wanted` and what the problem declares; refuses (InvalidArgument,
-  // naming `method`) the band solver for a problem without a band, the sparse one for a problem
-  // without a sparse Jacobian or a build without KLU, and dense matrices above kMaxDenseStates.
+  // Dense, band, sparse or GMRES from `wanted` and what the problem declares; refuses
+  // (InvalidArgument, naming `method`) the band solver for a problem without a band, the sparse
+  // one for a problem without a sparse Jacobian or a build without KLU, GMRES for a problem
+  // without a jvp, and dense matrices above kMaxDenseStates.
   StageMatrix(const P& problem, ImplicitLinearSolver wanted, const std::string& method)
       : problem_(problem), n_(problem.state_size()) {
     solver_ = choose(wanted, method);
