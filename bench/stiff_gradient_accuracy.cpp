@@ -6,6 +6,7 @@
 //   build/bench/stiff_gradient_accuracy --brusselator 32   # the 2-D Brusselator, 2·32² unknowns
 //   … --brusselator 64 --solvers sparse,gmres              # only these linear solvers' rows
 //   … --brusselator 256 --solvers gmres --reference gmres  # the reference by GMRES too
+//   … --kept-stages       # each esdirk/rodas row again keeping stages ("+kept", below)
 //   … --json                                              # one JSON line per row instead
 //
 // Robertson's kinetics in the cvsRoberts setting ([0, 4·10⁷], θ = (0.04, 10⁴, 3·10⁷),
@@ -24,7 +25,9 @@
 // (unpreconditioned SPGMR) for the Brusselator. atol = 10⁻⁴·rtol for Robertson, rtol for the
 // Brusselator (its values are of order 1). The reference: esdirk43 at a tight rtol with Newton
 // at 10⁻¹³ (KLU for the Brusselator); its agreement with BDF at the same rtol is printed as a
-// check.
+// check. With --kept-stages each implicit and Rosenbrock row is followed by the same run under
+// the store-all driver keeping every step's stages (StoreAllOptions::keep_stages, row "…+kept"):
+// the same gradient bits, no step re-run in the reverse sweep, stage_count() times the memory.
 //
 // The error of a gradient is max_j |g_j − ref_j| / |ref_j| over θ's components (Robertson's
 // scales differ by 10¹⁰, so a norm would only see dJ/dp1). Times are the median of 3 runs, on one
@@ -88,9 +91,19 @@ double median_seconds(Run&& run) {
   return times[1];
 }
 
+// The store-all driver, keeping stages or not, and the row's name.
+rwd::StoreAllOptions store_all_options(bool keep_stages) {
+  rwd::StoreAllOptions options;
+  options.keep_stages = keep_stages;
+  return options;
+}
+std::string row_name(const std::string& method, const std::string& suffix, bool keep_stages) {
+  return method + suffix + (keep_stages ? "+kept" : "");
+}
+
 template <class P>
-Row implicit_gradient(const Case<P>& c, const std::string& method, double rtol,
-                      double newton_rtol) {
+Row implicit_gradient(const Case<P>& c, const std::string& method, double rtol, double newton_rtol,
+                      bool keep_stages = false) {
   rwd::NewtonOptions newton;
   newton.rtol = newton_rtol;
   newton.atol = std::min(1e-12, newton_rtol * 1e-2);
@@ -98,8 +111,9 @@ Row implicit_gradient(const Case<P>& c, const std::string& method, double rtol,
   rwd::DiagonallyImplicitRungeKutta stepper(
       c.problem, rwd::ImplicitTableau::by_name(method),
       rwd::StepControl::adaptive(0.0, c.horizon, rtol, rtol * c.atol_per_rtol), newton);
-  rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
-  Row row{method + c.suffix, rtol, 0, 0.0, V()};
+  rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm(),
+                              store_all_options(keep_stages));
+  Row row{row_name(method, c.suffix, keep_stages), rtol, 0, 0.0, V()};
   row.seconds = median_seconds([&] {
     const auto result = driver.run(c.y0, c.theta);
     row.steps = result.summary.steps;
@@ -109,12 +123,14 @@ Row implicit_gradient(const Case<P>& c, const std::string& method, double rtol,
 }
 
 template <class P>
-Row rosenbrock_gradient(const Case<P>& c, const std::string& method, double rtol) {
+Row rosenbrock_gradient(const Case<P>& c, const std::string& method, double rtol,
+                        bool keep_stages = false) {
   rwd::RosenbrockStepper stepper(
       c.problem, rwd::RosenbrockTableau::by_name(method),
       rwd::StepControl::adaptive(0.0, c.horizon, rtol, rtol * c.atol_per_rtol), c.implicit_solver);
-  rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm());
-  Row row{method + c.suffix, rtol, 0, 0.0, V()};
+  rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm(),
+                              store_all_options(keep_stages));
+  Row row{row_name(method, c.suffix, keep_stages), rtol, 0, 0.0, V()};
   row.seconds = median_seconds([&] {
     const auto result = driver.run(c.y0, c.theta);
     row.steps = result.summary.steps;
@@ -186,7 +202,14 @@ double newton_rtol_for(double rtol) {
   return rtol < 1e-8 ? rtol * 1e-2 : 1e-10;
 }
 
-void robertson_table(bool json) {
+// `run(keep_stages)`'s row, and with `kept_twins` the same run keeping stages after it.
+template <class Run>
+void add_rows(std::vector<Row>& rows, bool kept_twins, Run&& run) {
+  rows.push_back(run(false));
+  if (kept_twins) rows.push_back(run(true));
+}
+
+void robertson_table(bool json, bool kept) {
   const rwd::Robertson problem;
   const Case<rwd::Robertson> c{
       problem, problem.default_initial_state(),  problem.default_parameters(),   4e7,
@@ -196,10 +219,12 @@ void robertson_table(bool json) {
   const Row bdf_reference = bdf_gradient(c, reference_rtol);
   std::vector<Row> rows;
   for (double rtol : {1e-4, 1e-6, 1e-8, 1e-10}) {
-    rows.push_back(implicit_gradient(c, "esdirk32", rtol, newton_rtol_for(rtol)));
-    rows.push_back(implicit_gradient(c, "esdirk43", rtol, newton_rtol_for(rtol)));
-    rows.push_back(rosenbrock_gradient(c, "ros34pw2", rtol));
-    rows.push_back(rosenbrock_gradient(c, "rodas4", rtol));
+    for (const char* method : {"esdirk32", "esdirk43"})
+      add_rows(rows, kept, [&](bool keep) {
+        return implicit_gradient(c, method, rtol, newton_rtol_for(rtol), keep);
+      });
+    for (const char* method : {"ros34pw2", "rodas4"})
+      add_rows(rows, kept, [&](bool keep) { return rosenbrock_gradient(c, method, rtol, keep); });
     rows.push_back(bdf_gradient(c, rtol));
   }
   print_table("Robertson on [0, 4e7]", reference_rtol, reference, bdf_reference, rows, json);
@@ -211,7 +236,7 @@ bool names(const std::string& list, const std::string& solver) {
 }
 
 void brusselator_table(rwd::Index n, const std::string& solvers, const std::string& reference_by,
-                       bool json) {
+                       bool json, bool kept) {
   const rwd::Brusselator2D problem(n);
   const V theta = problem.default_parameters(), y0 = problem.default_initial_state();
   using Case = ::Case<rwd::Brusselator2D>;
@@ -237,10 +262,16 @@ void brusselator_table(rwd::Index n, const std::string& solvers, const std::stri
   std::vector<Row> rows;
   for (double rtol : {1e-4, 1e-6, 1e-8}) {
     const double newton = newton_rtol_for(rtol);
-    for (const Case* c : cases) rows.push_back(implicit_gradient(*c, "esdirk43", rtol, newton));
-    if (names(solvers, "gmres")) rows.push_back(implicit_gradient(gmres, "esdirk32", rtol, newton));
+    for (const Case* c : cases)
+      add_rows(rows, kept,
+               [&](bool keep) { return implicit_gradient(*c, "esdirk43", rtol, newton, keep); });
+    if (names(solvers, "gmres"))
+      add_rows(rows, kept,
+               [&](bool keep) { return implicit_gradient(gmres, "esdirk32", rtol, newton, keep); });
     for (const Case* c : cases)  // Rosenbrock: direct solvers only
-      if (c != &gmres) rows.push_back(rosenbrock_gradient(*c, "rodas4", rtol));
+      if (c != &gmres)
+        add_rows(rows, kept,
+                 [&](bool keep) { return rosenbrock_gradient(*c, "rodas4", rtol, keep); });
     for (const Case* c : cases) rows.push_back(bdf_gradient(*c, rtol));
   }
   print_table("Brusselator 2x" + std::to_string(n) + "^2 on [0, 10]", reference_rtol, reference,
@@ -250,13 +281,15 @@ void brusselator_table(rwd::Index n, const std::string& solvers, const std::stri
 }  // namespace
 
 int main(int argc, char** argv) try {
-  bool json = false;
+  bool json = false, kept = false;
   rwd::Index brusselator = 0;
   std::string solvers = "band,sparse,gmres", reference_by = "sparse";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json")
       json = true;
+    else if (arg == "--kept-stages")
+      kept = true;
     else if (arg == "--brusselator" && i + 1 < argc)
       brusselator = std::stoll(argv[++i]);
     else if (arg == "--solvers" && i + 1 < argc)
@@ -265,13 +298,14 @@ int main(int argc, char** argv) try {
       reference_by = argv[++i];
     else
       throw rwd::InvalidArgument("unknown argument " + arg +
-                                 " (use --json, --brusselator N, --solvers LIST, --reference S)");
+                                 " (use --json, --kept-stages, --brusselator N, --solvers LIST, "
+                                 "--reference S)");
   }
   rwd::set_thread_count(1);
   if (brusselator > 0)
-    brusselator_table(brusselator, solvers, reference_by, json);
+    brusselator_table(brusselator, solvers, reference_by, json, kept);
   else
-    robertson_table(json);
+    robertson_table(json, kept);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "stiff_gradient_accuracy: %s\n", e.what());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <string>
 
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/parameter_gradient_watch.hpp"
@@ -225,6 +226,42 @@ TEST(Errors, StoreAllBeyondMemoryLimitRefusedBeforeWork) {
               driver.run(vec({1.0}), vec({1.0}));
             }).find("above the memory limit"),
             std::string::npos);
+  EXPECT_EQ(problem.rhs_calls, 0);
+}
+
+// An explicit Runge–Kutta stepper that offers only what every driver needs (rwd::TimeStepper):
+// it cannot hand out stage values.
+struct PlainStepper {
+  using Backend = B;
+  ExplicitRungeKutta<CountingGrowth>& inner;
+  Index state_size() const { return inner.state_size(); }
+  Index parameter_size() const { return inner.parameter_size(); }
+  Index planned_steps() const { return inner.planned_steps(); }
+  bool finished(const Carry& c) const { return inner.finished(c); }
+  Carry initial_carry(const B::Vector& y, const B::Vector& theta) {
+    return inner.initial_carry(y, theta);
+  }
+  void step(B::Vector& y, Carry& c, const B::Vector& theta) { inner.step(y, c, theta); }
+  void adjoint_step(const B::Vector& y, const Carry& c, const B::Vector& theta, B::Vector& lambda,
+                    B::Vector& mu) {
+    inner.adjoint_step(y, c, theta, lambda, mu);
+  }
+  const auto& counters() const { return inner.counters(); }
+  void reset_counters() { inner.reset_counters(); }
+  std::string describe() const { return "plain rk4"; }
+};
+
+TEST(Errors, StoreAllKeepingStagesRefusesAStepperWithoutThemBeforeWork) {
+  CountingGrowth problem;
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.1, 10));
+  static_assert(TimeStepper<PlainStepper> && !StageKeepingStepper<PlainStepper>);
+  PlainStepper plain{stepper};
+  StoreAllOptions options;
+  options.keep_stages = true;
+  const std::string msg = message_of<InvalidArgument>(
+      [&] { StoreAllAdjoint driver(plain, Objective<B>::terminal_squared_norm(), options); });
+  EXPECT_NE(msg.find("keep_stages: plain rk4 cannot"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no rwd::StageKeepingStepper"), std::string::npos) << msg;
   EXPECT_EQ(problem.rhs_calls, 0);
 }
 

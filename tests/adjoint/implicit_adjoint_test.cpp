@@ -193,6 +193,42 @@ TEST(ImplicitAdjoint, EveryScheduleAndStoreGivesTheStoreAllBits) {
   }
 }
 
+// Kept stage values stand for the step's start too (a stage-aware schedule may restore from them,
+// and an observation at step n reads y_n there): for every method — those whose first stage is
+// implicit (backward Euler, sdirk2) as well as the explicit-first ones — the stage-keeping
+// schedules give the store-all bits of a misfit observed along the run.
+TEST(ImplicitAdjoint, KeptStagesGiveTheStoreAllBitsForEveryMethodWithObservations) {
+  const Robertson problem;
+  const V y0 = problem.default_initial_state(), theta = problem.default_parameters();
+  std::vector<Index> steps;
+  std::vector<V> data;
+  for (Index k = 3; k <= 30; k += 3) {
+    steps.push_back(k);
+    data.push_back(V::Constant(3, 0.3));
+  }
+  const auto objective = Objective<EigenBackend>::trajectory_misfit(steps, data);
+  for (const char* method : {"backward_euler", "trapezoid", "sdirk2", "esdirk32", "esdirk43"}) {
+    SCOPED_TRACE(method);
+    auto stepper = robertson_stepper(problem, method, 30);
+    const int s = stepper.stage_count();
+    StoreAllAdjoint reference_driver(stepper, objective);
+    const auto reference = reference_driver.run(y0, theta);
+    for (const auto& [name, planner] : std::vector<std::pair<std::string, Planner>>{
+             {"stage-aware 12 units", stage_aware_schedule(12, s)},
+             {"store-all stages", store_all_stages_schedule(s)}}) {
+      SCOPED_TRACE(name);
+      CheckpointOptions options;
+      options.drift_policy = DriftPolicy::fail;
+      CheckpointedAdjoint driver(stepper, objective, options);
+      const auto r = driver.run(y0, theta, planner);
+      EXPECT_EQ(r.loss, reference.loss);
+      EXPECT_TRUE(same_bits(r.grad_y0, reference.grad_y0));
+      EXPECT_TRUE(same_bits(r.grad_theta, reference.grad_theta));
+      EXPECT_TRUE(same_bits(r.y_final, reference.y_final));
+    }
+  }
+}
+
 TEST(ImplicitAdjoint, StageAwareReverseSolvesNoNewtonSystem) {
   const Robertson problem;
   const V y0 = problem.default_initial_state(), theta = problem.default_parameters();
@@ -316,6 +352,46 @@ TEST(ImplicitAdjoint, AdaptiveRunUnderTheOnlineScheduleGivesTheStoreAllBits) {
     EXPECT_EQ(r.summary.steps, reference.summary.steps);
     EXPECT_TRUE(same_bits(r.grad_theta, reference.grad_theta));
     EXPECT_TRUE(same_bits(r.grad_y0, reference.grad_y0));
+  }
+}
+
+// Store-all keeping stages, adaptive steps: each step keeps its stages and its accepted size, and
+// every step but the last is reversed from them — the store-all bits with none of the reverse
+// sweep's Newton iterations but the last step's.
+TEST(ImplicitAdjoint, StoreAllKeepingStagesGivesTheStoreAllBitsWithoutReSolvingSteps) {
+  const Robertson problem;
+  const V y0 = problem.default_initial_state(), theta = problem.default_parameters();
+  const auto objective = Objective<EigenBackend>::terminal_squared_norm();
+  for (const char* method : {"sdirk2", "esdirk43"}) {
+    SCOPED_TRACE(method);
+    DiagonallyImplicitRungeKutta stepper(problem, ImplicitTableau::by_name(method),
+                                         StepControl::adaptive(0.0, 40.0, 1e-6, 1e-10));
+    StoreAllAdjoint reference_driver(stepper, objective);
+    const auto reference = reference_driver.run(y0, theta);
+    const Index rerun_newton = stepper.implicit_counters().newton_iterations;
+    ASSERT_GT(reference.summary.steps, 20);
+    StoreAllOptions keep;
+    keep.keep_stages = true;
+    StoreAllAdjoint driver(stepper, objective, keep);
+    const auto r = driver.run(y0, theta);
+    EXPECT_EQ(r.loss, reference.loss);
+    EXPECT_TRUE(same_bits(r.grad_theta, reference.grad_theta));
+    EXPECT_TRUE(same_bits(r.grad_y0, reference.grad_y0));
+    EXPECT_TRUE(same_bits(r.y_final, reference.y_final));
+    EXPECT_EQ(r.summary.steps, reference.summary.steps);
+    EXPECT_EQ(r.summary.forward_steps, r.summary.steps);
+    EXPECT_EQ(r.summary.recomputed_steps, 0);
+    EXPECT_EQ(r.summary.schedule, "store-all-stages");
+    const Index kept_newton = stepper.implicit_counters().newton_iterations;
+    // The forward run alone, for its Newton iterations: the kept run adds the last step's only.
+    stepper.reset_counters();
+    V y = y0;
+    Carry carry = stepper.initial_carry(y, theta);
+    while (!stepper.finished(carry)) stepper.step(y, carry, theta);
+    const Index forward_newton = stepper.implicit_counters().newton_iterations;
+    EXPECT_GT(kept_newton, forward_newton);
+    EXPECT_LE(kept_newton, forward_newton + 20);
+    EXPECT_GT(rerun_newton, forward_newton + reference.summary.steps);
   }
 }
 

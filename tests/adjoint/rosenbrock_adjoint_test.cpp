@@ -274,6 +274,14 @@ TEST(RosenbrockAdjoint, AdaptiveRunUnderTheOnlineScheduleGivesTheStoreAllBits) {
       EXPECT_TRUE(same_bits(r.grad_y0, reference.grad_y0));
       EXPECT_TRUE(r.drift.bitwise_identical());
     }
+    // Store-all keeping each step's vectors and accepted size: the same bits, no step re-run.
+    StoreAllOptions keep;
+    keep.keep_stages = true;
+    StoreAllAdjoint keeping(stepper, objective, keep);
+    const auto kept = keeping.run(y0, theta);
+    EXPECT_TRUE(same_bits(kept.grad_theta, reference.grad_theta));
+    EXPECT_TRUE(same_bits(kept.grad_y0, reference.grad_y0));
+    EXPECT_EQ(kept.summary.forward_steps, reference.summary.steps);
   }
 }
 

@@ -239,13 +239,26 @@ TEST(RosenbrockEngine, RefusesUnfitProblemsAndOptionsBeforeAnyWork) {
   auto stops = StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9);
   stops.stop_times = {0.5};
   EXPECT_THROW(RosenbrockStepper(problem, RosenbrockTableau::rodas4(), stops), InvalidArgument);
-  // Kept stages need fixed or prescribed steps, and s + 1 vectors.
+  // Kept stages: s + 1 vectors with fixed steps, s + 2 with adaptive ones (the accepted step
+  // size last, which the carry does not hold), from which the reverse gives adjoint_step's bits.
   RosenbrockStepper adaptive(problem, RosenbrockTableau::rodas4(),
                              StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9));
   V y = V::Constant(1, 1.0), theta = V::Constant(1, -1.0);
   Carry carry = adaptive.initial_carry(y, theta);
+  EXPECT_EQ(adaptive.stage_count(), 8);
   std::vector<V> stages(7, V::Zero(1));
   EXPECT_THROW(adaptive.step_keeping_stages(y, carry, theta, stages), InvalidArgument);
+  stages.assign(8, V::Zero(1));
+  const V y_start = y;
+  const Carry carry_start = carry;
+  adaptive.step_keeping_stages(y, carry, theta, stages);
+  EXPECT_EQ(stages.back()[0], carry.t - carry_start.t);  // t_0 = 0: the step's size exactly
+  V lambda_kept = V::Constant(1, 1.0), mu_kept = V::Zero(1);
+  V lambda_rerun = lambda_kept, mu_rerun = mu_kept;
+  adaptive.adjoint_step_from_stages(stages, carry_start, theta, lambda_kept, mu_kept);
+  adaptive.adjoint_step(y_start, carry_start, theta, lambda_rerun, mu_rerun);
+  EXPECT_EQ(lambda_kept[0], lambda_rerun[0]);
+  EXPECT_EQ(mu_kept[0], mu_rerun[0]);
   RosenbrockStepper stepper(problem, RosenbrockTableau::rodas4(), fixed);
   carry = stepper.initial_carry(y, theta);
   std::vector<V> too_few(6, V::Zero(1));

@@ -29,7 +29,8 @@
 // (transposed_stage_solve); one Jacobian and one factorisation per reversed step. adjoint_step()
 // first re-runs the forward step from (y_n, carry_n) — the same Newton iterations on the same bits
 // — to rebuild the stages; adjoint_step_from_stages() reverses a step from stage values kept by
-// step_keeping_stages() (stage-aware schedules) and solves no nonlinear system.
+// step_keeping_stages() (stage-aware schedules, store-all keeping stages) and solves no nonlinear
+// system.
 //
 // Adaptive runs: the embedded error estimate h Σ (b_i − b̂_i) k_i in the run's error norm and the
 // explicit engine's PI controller (rewind/integrators/step_control.hpp); a Newton iteration that
@@ -52,7 +53,7 @@
 // schedule and store gives the same gradient.
 //
 // Capabilities (rewind/integrators/stepper_concepts.hpp): TimeStepper, SelfDescribingStepper,
-// StageKeepingStepper (fixed or prescribed steps), TimeLandingStepper.
+// StageKeepingStepper (fixed, prescribed or adaptive steps), TimeLandingStepper.
 #pragma once
 
 #include <algorithm>
@@ -228,25 +229,39 @@ class DiagonallyImplicitRungeKutta {
     reverse(carry_n.t, h_, theta, lambda, mu, stages_.data());
   }
 
-  // Stage values Y_1, …, Y_s of a step (each of the state's size).
-  int stage_count() const { return tableau_.stages; }
-
-  // step(), also writing the step's converged stage values into stages[0 .. s).
-  void step_keeping_stages(Vector& y, Carry& carry, const Vector& theta, std::span<Vector> stages) {
-    require_stage_vectors(stages.size(), "step_keeping_stages");
-    step(y, carry, theta);
-    for (std::size_t i = 0; i < stages.size(); ++i) stages[i] = stages_[i];
+  // The vectors a step keeps for its reverse (each of the state's size): y_n first — the kept
+  // vectors also stand for the step's start, which a schedule may restore and an observation
+  // reads — then the stage values Y_1 … Y_s, where an explicit first stage's Y_1 is y_n itself
+  // and is kept once; with adaptive steps one more, holding the accepted step size in its first
+  // entry (the carry holds only the size the step tried first).
+  int stage_count() const {
+    return stage_offset() + tableau_.stages + (control_.is_adaptive() ? 1 : 0);
   }
 
-  // The adjoint of the step from carry_n whose stage values step_keeping_stages() gave: λ and μ
-  // as adjoint_step(), bit for bit, with no Newton iteration.
+  // step(), also writing the vectors stage_count() describes into `stages`.
+  void step_keeping_stages(Vector& y, Carry& carry, const Vector& theta, std::span<Vector> stages) {
+    require_stage_vectors(stages.size(), "step_keeping_stages");
+    if (stage_offset() == 1) stages[0] = y;
+    step(y, carry, theta);
+    const auto offset = static_cast<std::size_t>(stage_offset());
+    for (std::size_t i = 0; i < stages_.size(); ++i) stages[offset + i] = stages_[i];
+    if (control_.is_adaptive()) {
+      Vector& size = stages[stages.size() - 1];
+      size.setZero();
+      size[0] = h_;
+    }
+  }
+
+  // The adjoint of the step from carry_n whose vectors step_keeping_stages() gave: λ and μ as
+  // adjoint_step(), bit for bit, with no Newton iteration.
   void adjoint_step_from_stages(std::span<const Vector> stages, const Carry& carry_n,
                                 const Vector& theta, Vector& lambda, Vector& mu) {
     require_stage_vectors(stages.size(), "adjoint_step_from_stages");
     check_sizes(stages[0], theta);
     check_adjoint_sizes(lambda, mu);
-    const double h = fixed_step_size(carry_n);
-    reverse(carry_n.t, h, theta, lambda, mu, stages.data());
+    const double h =
+        control_.is_adaptive() ? stages[stages.size() - 1][0] : fixed_step_size(carry_n);
+    reverse(carry_n.t, h, theta, lambda, mu, stages.data() + stage_offset());
   }
 
  private:
@@ -270,14 +285,15 @@ class DiagonallyImplicitRungeKutta {
                                     "); expected (", n_, ", ", p_, ")");
   }
   void require_stage_vectors(std::size_t given, const char* what) const {
-    if (control_.is_adaptive())
-      detail::fail<InvalidArgument>(what,
-                                    ": stage values need fixed or prescribed steps (an "
-                                    "adaptive step's size is not in its carry)");
-    if (given != static_cast<std::size_t>(tableau_.stages))
+    if (given != static_cast<std::size_t>(stage_count()))
       detail::fail<InvalidArgument>(what, ": ", given, " stage vectors for method '", tableau_.name,
-                                    "', which has ", tableau_.stages, " stages");
+                                    "', which keeps ", stage_count(), " (", tableau_.stages,
+                                    " stages", stage_offset() == 1 ? " after y_n" : "",
+                                    control_.is_adaptive() ? ", then the step size" : "", ")");
   }
+  // 1 when the kept vectors start with y_n ahead of the stages (a first stage that is implicit),
+  // 0 when Y_1 = y_n is the first of them.
+  int stage_offset() const { return tableau_.implicit_stage(0) ? 1 : 0; }
 
   double fixed_step_size(const Carry& carry) const {
     return control_.is_prescribed() ? control_.step_sizes[static_cast<std::size_t>(carry.step)]

@@ -55,7 +55,7 @@
 // the discrete map. Stop times are refused.
 //
 // Capabilities (rewind/integrators/stepper_concepts.hpp): TimeStepper, SelfDescribingStepper,
-// StageKeepingStepper (fixed or prescribed steps), TimeLandingStepper.
+// StageKeepingStepper (fixed, prescribed or adaptive steps), TimeLandingStepper.
 #pragma once
 
 #include <algorithm>
@@ -221,15 +221,22 @@ class RosenbrockStepper {
     reverse(carry_n.t, h_, y_n, increments_.data(), theta, lambda, mu);
   }
 
-  // The vectors a step keeps for its reverse: y_n, then U_1 … U_s.
-  int stage_count() const { return tableau_.stages + 1; }
+  // The vectors a step keeps for its reverse: y_n, then U_1 … U_s; with adaptive steps one more,
+  // holding the accepted step size in its first entry (the carry holds only the size the step
+  // tried first).
+  int stage_count() const { return tableau_.stages + 1 + (control_.is_adaptive() ? 1 : 0); }
 
-  // step(), also writing y_n and the step's increments U_1 … U_s into stages[0 .. s].
+  // step(), also writing the vectors stage_count() describes into `stages`.
   void step_keeping_stages(Vector& y, Carry& carry, const Vector& theta, std::span<Vector> stages) {
     require_stage_vectors(stages.size(), "step_keeping_stages");
     stages[0] = y;
     step(y, carry, theta);
     for (std::size_t i = 0; i < increments_.size(); ++i) stages[i + 1] = increments_[i];
+    if (control_.is_adaptive()) {
+      Vector& size = stages[stages.size() - 1];
+      size.setZero();
+      size[0] = h_;
+    }
   }
 
   // The adjoint of the step from carry_n whose vectors step_keeping_stages() gave: λ and μ as
@@ -239,7 +246,8 @@ class RosenbrockStepper {
     require_stage_vectors(stages.size(), "adjoint_step_from_stages");
     check_sizes(stages[0], theta);
     check_adjoint_sizes(lambda, mu);
-    const double h = fixed_step_size(carry_n);
+    const double h =
+        control_.is_adaptive() ? stages[stages.size() - 1][0] : fixed_step_size(carry_n);
     evaluate_jacobian(carry_n.t, stages[0], theta);
     if (!factor(h))
       detail::fail<SolverError>("adjoint of the step at t = ", carry_n.t, " (h = ", h,
@@ -274,14 +282,11 @@ class RosenbrockStepper {
                                     "); expected (", n_, ", ", p_, ")");
   }
   void require_stage_vectors(std::size_t given, const char* what) const {
-    if (control_.is_adaptive())
-      detail::fail<InvalidArgument>(what,
-                                    ": kept stages need fixed or prescribed steps (an adaptive "
-                                    "step's size is not in its carry)");
     if (given != static_cast<std::size_t>(stage_count()))
       detail::fail<InvalidArgument>(what, ": ", given, " stage vectors for method '", tableau_.name,
                                     "', which keeps ", stage_count(), " (y_n and ", tableau_.stages,
-                                    " increments)");
+                                    " increments",
+                                    control_.is_adaptive() ? ", then the step size" : "", ")");
   }
 
   double fixed_step_size(const Carry& carry) const {

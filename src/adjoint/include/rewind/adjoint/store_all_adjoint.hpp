@@ -18,6 +18,13 @@
 // (detail/summary_finisher.hpp); the observer in StoreAllOptions sees every step
 // (rewind/adjoint/step_observer.hpp).
 //
+// Keeping stages (StoreAllOptions::keep_stages, a rwd::StageKeepingStepper): each step's kept
+// vectors (stage_count() of them, the first being y_n) instead of y_n alone, and every step but
+// the last reversed from them without re-running it — l forward steps instead of 2l − 1, the
+// same bits, stage_count() times the memory. Worth it where a step is dear to re-run: an
+// implicit method's Newton iterations. The last step is reversed as without (re-run once), so
+// a stop condition's shortened last step is handled the same way.
+//
 // With fixed steps all storage is allocated before the first step, and the step and reverse
 // loops do not allocate. With adaptive steps the number of states is unknown, so a state vector
 // is allocated each time the run grows past what is held (amortised growth of the index).
@@ -27,6 +34,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -63,6 +71,9 @@ struct StoreAllOptions {
   bool assess_health = true;
   // Called at every forward and reverse step (rewind/adjoint/step_observer.hpp); none by default.
   StepObserver observer;
+  // Keep every step's stage values (the file's top); refused before any work for a stepper that
+  // cannot hand them out.
+  bool keep_stages = false;
 
   void validate() const {
     if (memory_limit_bytes < 0)
@@ -91,6 +102,14 @@ class StoreAllAdjoint {
                   std::optional<StopCondition<Backend>> stop = std::nullopt)
       : stepper_(stepper), objective_(objective), options_(options), run_end_(stepper, stop) {
     options_.validate();
+    if constexpr (StageKeepingStepper<Stepper>) {
+      if (options_.keep_stages) units_ = stepper_.stage_count();
+    } else if (options_.keep_stages) {
+      detail::fail<InvalidArgument>(
+          "StoreAllOptions::keep_stages: ", detail::describe_method(stepper_),
+          " cannot hand out its stage values (it is no rwd::StageKeepingStepper: stage_count, "
+          "step_keeping_stages, adjoint_step_from_stages)");
+    }
   }
 
   GradientResult<Vector> run(const Vector& y0, const Vector& theta) {
@@ -117,7 +136,7 @@ class StoreAllAdjoint {
     const auto i_last = static_cast<std::size_t>(steps - 1);
     // With event location the last step is re-taken to end on the event.
     const detail::RunClose closed =
-        adjoint.close(states_[i_last], carries_[i_last], theta, y, last, grad, lambda, loss);
+        adjoint.close(state(i_last), carries_[i_last], theta, y, last, grad, lambda, loss);
     summary.forward_seconds = seconds_since(start);
     const auto forward_counters = stepper_.counters();
 
@@ -128,8 +147,11 @@ class StoreAllAdjoint {
     detail::ParameterGradientWatch<B, Stepper> watch(stepper_, n, p, options_.check_finite);
     for (Index k = steps - 1; k >= 0; --k) {
       const auto i = static_cast<std::size_t>(k);
-      adjoint.reverse(states_[i], carries_[i], theta, k == steps - 1, y, closed.t_final, lambda, mu,
-                      grad, watch);
+      if (units_ > 0 && k < steps - 1)
+        reverse_from_stages(adjoint, i, theta, lambda, mu, grad, watch);
+      else
+        adjoint.reverse(state(i), carries_[i], theta, k == steps - 1, y, closed.t_final, lambda, mu,
+                        grad, watch);
     }
     summary.reverse_seconds = seconds_since(start);
 
@@ -144,9 +166,31 @@ class StoreAllAdjoint {
   }
 
  private:
+  // What one step keeps: y_n (or its stage_count() vectors) and its carry.
   std::int64_t bytes_per_state() const {
-    return stepper_.state_size() * static_cast<std::int64_t>(sizeof(double)) +
+    return vectors_per_step() * stepper_.state_size() * static_cast<std::int64_t>(sizeof(double)) +
            static_cast<std::int64_t>(sizeof(Carry));
+  }
+  std::int64_t vectors_per_step() const { return units_ > 0 ? units_ : 1; }
+
+  // y_n: the first of the step's kept vectors (stages[0] = y_n by the StageKeepingStepper
+  // contract).
+  const Vector& state(std::size_t step) const {
+    return states_[step * static_cast<std::size_t>(vectors_per_step())];
+  }
+  std::span<Vector> kept(std::size_t step) {
+    return std::span<Vector>(states_).subspan(step * static_cast<std::size_t>(vectors_per_step()),
+                                              static_cast<std::size_t>(vectors_per_step()));
+  }
+
+  void reverse_from_stages(detail::AdjointSteps<Stepper>& adjoint, std::size_t step,
+                           const Vector& theta, Vector& lambda, Vector& mu, Vector& grad,
+                           detail::ParameterGradientWatch<B, Stepper>& watch) {
+    if constexpr (StageKeepingStepper<Stepper>) {
+      const std::span<Vector> stages = kept(step);
+      adjoint.reverse_from_stages(std::span<const Vector>(stages.data(), stages.size()),
+                                  carries_[step], theta, lambda, mu, grad, watch);
+    }
   }
   std::int64_t memory_limit() const {
     return options_.memory_limit_bytes > 0 ? options_.memory_limit_bytes
@@ -179,24 +223,36 @@ class StoreAllAdjoint {
     detail::notify(options_.observer, StepKind::start, carry.step, carry.t);
     Index count = 0;
     for (;;) {
-      if (count >= static_cast<Index>(states_.size())) {
+      if (count >= static_cast<Index>(carries_.size())) {
         if ((count + 1) > limit / bytes)
           detail::fail<InvalidArgument>(
               "store-all passed the memory limit of ", limit / (1 << 20), " MiB at step ", count,
               " (t = ", carry.t, "); use the checkpointed driver or raise memory_limit_bytes");
-        states_.push_back(B::zeros(stepper_.state_size()));
+        for (std::int64_t v = 0; v < vectors_per_step(); ++v)
+          states_.push_back(B::zeros(stepper_.state_size()));
         carries_.push_back(Carry{});
       }
       loss += adjoint.observe(carry, y, grad);
-      // Streaming stores: the state is read again only in the reverse sweep (backend.hpp).
-      copy_streaming<B>(y, states_[static_cast<std::size_t>(count)]);
       carries_[static_cast<std::size_t>(count)] = carry;
-      stepper_.step(y, carry, theta);
+      take_step(y, carry, theta, static_cast<std::size_t>(count));
       ++count;
       if (options_.check_finite) detail::require_finite_state<B>(y, carry);
       detail::notify(options_.observer, StepKind::forward, carry.step, carry.t);
       if (run_end_.ends_at(carry, y)) return carry;
     }
+  }
+
+  // One forward step from (y, carry), keeping y_n — or, keeping stages, the step's kept vectors.
+  void take_step(Vector& y, Carry& carry, const Vector& theta, std::size_t count) {
+    if constexpr (StageKeepingStepper<Stepper>) {
+      if (units_ > 0) {
+        stepper_.step_keeping_stages(y, carry, theta, kept(count));
+        return;
+      }
+    }
+    // Streaming stores: the state is read again only in the reverse sweep (backend.hpp).
+    copy_streaming<B>(y, states_[count]);
+    stepper_.step(y, carry, theta);
   }
 
   // The forward sweep advances l − 1 steps to y_{l−1} (p = l − 1, store-all's plan and
@@ -209,8 +265,9 @@ class StoreAllAdjoint {
     detail::SweepCounts counts;
     counts.steps = steps;
     counts.rejected_steps = forward.rejected_attempts;
-    counts.forward_steps = 2 * steps - 1;
-    counts.recomputed_steps = steps - 1;
+    // Keeping stages, no step but the last is re-run, and that one is not counted (as above).
+    counts.recomputed_steps = units_ > 0 ? 0 : steps - 1;
+    counts.forward_steps = steps + counts.recomputed_steps;
     counts.reversed_steps = steps;
     counts.rhs_evaluations_forward = forward.rhs_evaluations;
     counts.rhs_evaluations_reverse = total.rhs_evaluations - forward.rhs_evaluations;
@@ -218,15 +275,17 @@ class StoreAllAdjoint {
     counts.stores = steps;
     counts.restores = steps;
     counts.t_final = t_final;
-    detail::finish_summary<B>(summary, detail::describe_method(stepper_), "store-all",
-                              stepper_.state_size(), stepper_.parameter_size(), counts);
+    detail::finish_summary<B>(summary, detail::describe_method(stepper_),
+                              units_ > 0 ? "store-all-stages" : "store-all", stepper_.state_size(),
+                              stepper_.parameter_size(), counts);
     summary.storage.level_entry(LevelKind::memory).peak_bytes = steps * bytes_per_state();
   }
 
   void ensure_capacity(Index steps) {
     const Index n = stepper_.state_size();
-    states_.reserve(static_cast<std::size_t>(steps));
-    while (static_cast<Index>(states_.size()) < steps) states_.push_back(B::zeros(n));
+    const auto vectors = static_cast<std::size_t>(steps * vectors_per_step());
+    states_.reserve(vectors);
+    while (states_.size() < vectors) states_.push_back(B::zeros(n));
     carries_.resize(static_cast<std::size_t>(steps));
   }
 
@@ -234,8 +293,9 @@ class StoreAllAdjoint {
   Objective<Backend> objective_;
   StoreAllOptions options_;
   detail::RunEnd<Stepper> run_end_;
-  std::vector<Vector> states_;
+  std::vector<Vector> states_;  // y_n of every step, or its vectors_per_step() kept vectors
   std::vector<Carry> carries_;
+  int units_ = 0;  // the vectors a step keeps with keep_stages, else 0
 };
 
 }  // namespace rwd
