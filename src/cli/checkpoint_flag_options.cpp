@@ -71,9 +71,14 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
                   "free in plan)")
       ->type_name("STEPS");
   command.add_flag("--stage-aware", flags.stage_aware,
-                   "the budget may also hold the stages of steps (Runge-Kutta,\n"
-                   "fixed steps): the least predicted time of revolve,\n"
-                   "stage-aware (CAMS), store-all and store-all-stages");
+                   plan ? "the budget may also hold the stages of steps (Runge-Kutta,\n"
+                          "fixed steps): the least predicted time of revolve,\n"
+                          "stage-aware (CAMS), store-all and store-all-stages"
+                        : "the budget may also hold the stages of steps (Runge-Kutta,\n"
+                          "fixed steps): the least predicted time of revolve,\n"
+                          "stage-aware (CAMS), store-all and store-all-stages;\n"
+                          "without a budget, store-all keeping every step's stages\n"
+                          "(implicit and Rosenbrock methods: with --adaptive too)");
   command
       .add_option("--online-rule", flags.online_rule,
                   plan ? "with --online, past beta(c, 3): least-worst-case (default)\n"

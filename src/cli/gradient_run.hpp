@@ -334,8 +334,8 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
   request.validate();
   if (flags.stage_aware && settings.control.is_adaptive())
     rwd::detail::fail<InvalidArgument>(
-        "--stage-aware needs an explicit Runge-Kutta method with fixed steps (an adaptive "
-        "step's size is not known before it is taken)");
+        "--stage-aware with a snapshot budget needs fixed steps (an adaptive run's length is "
+        "not known before it ends); without a budget, store-all keeps every step's stages");
 
   CheckpointOptions options;
   options.drift_policy = flags.drift;
@@ -399,6 +399,26 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
     options.disk.identity += measured_costs_line(kept);
   }
   return {request, options};
+}
+
+// --stage-aware without a budget: store-all keeping every step's stage values
+// (StoreAllOptions::keep_stages), so that the reverse sweep re-runs no step — for an implicit or
+// Rosenbrock method, none of its Newton iterations or factorisations. An explicit method keeps
+// them with fixed steps only (its adaptive step's size is kept nowhere).
+template <class Stepper>
+bool keep_every_stage(const Stepper&, const RunSettings& settings) {
+  if (!settings.checkpoint.stage_aware) return false;
+  if constexpr (!StageKeepingStepper<Stepper>) {
+    rwd::detail::fail<InvalidArgument>("--stage-aware: --method ", method_name(settings.method),
+                                       " cannot keep its stage values");
+  } else {
+    if (std::holds_alternative<ExplicitRungeKuttaMethod>(settings.method) &&
+        settings.control.is_adaptive())
+      rwd::detail::fail<InvalidArgument>(
+          "--stage-aware needs fixed steps with an explicit Runge-Kutta method (its adaptive "
+          "step's size is kept nowhere); the implicit and Rosenbrock methods keep it");
+    return true;
+  }
 }
 
 // Plans `steps` steps into checkpointing.plan, refusing a plan whose memory slots — allocated by
@@ -481,6 +501,7 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
     if (!settings.checkpoint.checkpointed) {
       StoreAllStrategy store_all;
       store_all.options.observer = progress.observer();
+      store_all.options.keep_stages = keep_every_stage(stepper, settings);
       const GradientResult<V> result = differentiate(stepper, objective, y0, theta, store_all);
       take(result);
       grad_y0 = result.grad_y0;
