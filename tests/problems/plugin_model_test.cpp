@@ -15,9 +15,11 @@
 #include <vector>
 
 #include "models/logistic_sde.hpp"
+#include "models/robertson_model.hpp"
 #include "models/sir_model.hpp"
 #include "rewind/adjoint/differentiate.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/rosenbrock.hpp"
 #include "rewind/integrators/stochastic_stepper.hpp"
 #include "rewind/model.hpp"
 #include "rewind/plugin_model.hpp"
@@ -111,6 +113,44 @@ TEST(PluginModel, GradientBitsAreThoseOfAutoProblem) {
   EXPECT_TRUE(same_bits(
       model.total_parameter_gradient(theta, store_all.grad_y0, store_all.grad_theta),
       reference_problem.total_parameter_gradient(theta, reference.grad_y0, reference.grad_theta)));
+}
+
+// A stiff model that declares itself autonomous: through the plugin its second derivatives have
+// auto_problem's bits, the Rosenbrock methods accept it (the autonomy is read from the plugin)
+// and its rodas4 gradient has auto_problem's bits under store-all and revolve; a model that does
+// not declare autonomy is refused by them, naming the rule.
+TEST(PluginModel, AStiffModelRunsRosenbrockWithAutoProblemsBits) {
+  const PluginModel model = load_model_plugin(REWIND_ROBERTSON_PLUGIN);
+  const auto reference_problem = auto_problem(RobertsonModel{});
+  EXPECT_TRUE(model.declares_autonomous());
+  EXPECT_FALSE(load_model_plugin(REWIND_SIR_PLUGIN).declares_autonomous());
+  const Vector theta = model.default_parameters();
+  const Vector y = (Vector(3) << 0.9, 3e-5, 0.1).finished();
+  const Vector u = (Vector(3) << 0.3, -1.7, 2.9).finished();
+  const Vector w = (Vector(3) << -0.5, 0.25, 1.5).finished();
+  Vector out_y(3), out_p(3), out_y_ref(3), out_p_ref(3);
+  model.jvp_vjp(0.0, y, theta, u, w, out_y, out_p);
+  reference_problem.jvp_vjp(0.0, y, theta, u, w, out_y_ref, out_p_ref);
+  EXPECT_TRUE(same_bits(out_y, out_y_ref));
+  EXPECT_TRUE(same_bits(out_p, out_p_ref));
+
+  const Vector y0 = model.initial_state(theta);
+  const auto objective = Objective<B>::terminal_squared_norm();
+  const StepControl control = StepControl::adaptive(0.0, 40.0, 1e-6, 1e-10);
+  RosenbrockStepper stepper(model, RosenbrockTableau::rodas4(), control);
+  RosenbrockStepper reference_stepper(reference_problem, RosenbrockTableau::rodas4(), control);
+  const auto reference = differentiate(reference_stepper, objective, y0, theta, StoreAllStrategy{});
+  const auto store_all = differentiate(stepper, objective, y0, theta, StoreAllStrategy{});
+  testing::expect_same_gradient_bits<B>(store_all, reference);
+  EXPECT_GT(store_all.summary.steps, 20);
+  const auto revolve =
+      differentiate(stepper, objective, y0, theta, CheckpointStrategy{revolve_schedule(4)});
+  testing::expect_same_gradient_bits<B>(revolve, reference);
+
+  const PluginModel sir = load_model_plugin(REWIND_SIR_PLUGIN);
+  const std::string refusal = message_of<InvalidArgument>(
+      [&] { RosenbrockStepper(sir, RosenbrockTableau::rodas4(), control); });
+  EXPECT_NE(refusal.find("must be autonomous and say so"), std::string::npos) << refusal;
 }
 
 TEST(PluginModel, AStochasticModelCarriesItsDiffusionWithAutoProblemsBits) {

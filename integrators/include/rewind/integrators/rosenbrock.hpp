@@ -44,8 +44,9 @@
 //   const Vector& u, const Vector& w, Vector& out_y, Vector& out_theta) const`, overwriting
 //   out_y = ∇_y [wᵀ (∂f/∂y)(t, y, θ) u] and out_theta = ∇_θ [wᵀ (∂f/∂y)(t, y, θ) u] (the vjp of
 //   the jvp along u; rwd::auto_problem derives it, rwd::Robertson has its own);
-// - autonomy, declared: `static constexpr bool autonomous = true`. The methods' γ_i h ∂f/∂t term
-//   and its second derivatives are not taken: a non-autonomous problem is refused rather than
+// - autonomy, declared: `static constexpr bool autonomous = true`, or at run time by
+//   `bool declares_autonomous() const` (a model loaded from a plugin). The methods' γ_i h ∂f/∂t
+//   term and its second derivatives are not taken: a non-autonomous problem is refused rather than
 //   integrated at a reduced order.
 //
 // Adaptive runs: the embedded error estimate Σ (m_i − m̂_i) U_i in the run's error norm and the
@@ -60,6 +61,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <optional>
 #include <span>
 #include <sstream>
@@ -96,6 +98,13 @@ concept DeclaredAutonomousProblem = requires {
   requires static_cast<bool>(P::autonomous);
 };
 
+// A problem that says at run time whether it is autonomous (a model loaded from a plugin,
+// rwd::PluginModel: its declaration is known when the library is loaded).
+template <class P>
+concept RuntimeAutonomyProblem = requires(const P& p) {
+  { p.declares_autonomous() } -> std::convertible_to<bool>;
+};
+
 // Work of the linear algebra since construction (or reset_counters()).
 struct RosenbrockCounters {
   Index jacobian_evaluations = 0;           // one per step attempt, one per reversed kept step
@@ -125,7 +134,7 @@ class RosenbrockStepper {
           "Rosenbrock method '", tableau_.name,
           "': the exact adjoint needs second derivatives of f, and the problem has no "
           "jvp_vjp(t, y, theta, u, w, out_y, out_theta) (rwd::auto_problem derives it)");
-    if constexpr (!DeclaredAutonomousProblem<P>)
+    if (!declared_autonomous(problem))
       detail::fail<InvalidArgument>(
           "Rosenbrock method '", tableau_.name,
           "': the problem must be autonomous and say so (static constexpr bool autonomous = "
@@ -256,6 +265,15 @@ class RosenbrockStepper {
   }
 
  private:
+  static bool declared_autonomous(const P& problem) {
+    if constexpr (DeclaredAutonomousProblem<P>)
+      return true;
+    else if constexpr (RuntimeAutonomyProblem<P>)
+      return problem.declares_autonomous();
+    else
+      return false;
+  }
+
   // A Rosenbrock step's stages are linear solves whose errors enter the step itself: only direct
   // solvers.
   ImplicitLinearSolver refuse_gmres(ImplicitLinearSolver wanted) const {

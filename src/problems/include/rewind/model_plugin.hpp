@@ -9,14 +9,14 @@
 //   $ rewind run --model ./libsir.so --parameters beta=0.6 --steps 1000 --dt 0.1
 //
 // The plugin describes the model through the C structure of rewind/model_plugin_abi.hpp: its
-// names and sizes, its default_parameters, and rhs, the vjp, the jvp and the Jacobian that
-// rwd::AutoProblem derives (Sacado's forward mode; the model's own vjp and jacobian where it has
-// them, rewind/model.hpp), initial_state and its vjp where the model has one, and the diffusion
-// and its vjp where the model is stochastic (a templated `diffusion`). Every derivative is
-// computed by rwd::AutoProblem itself, so a model loaded as a plugin gives the gradient bits it
-// gives through rwd::auto_problem in C++. Two optional members are for the command line only:
-// `static constexpr double default_dt` and `static constexpr Index default_steps` (the tool's
-// defaults otherwise: 0.01 and 100 steps).
+// names and sizes, its default_parameters, its declared autonomy, and rhs, the vjp, the jvp, the
+// Jacobian and the second derivatives (jvp_vjp) that rwd::AutoProblem derives (Sacado's forward
+// mode; the model's own vjp and jacobian where it has them, rewind/model.hpp), initial_state and
+// its vjp where the model has one, and the diffusion and its vjp where the model is stochastic (a
+// templated `diffusion`). Every derivative is computed by rwd::AutoProblem itself, so a model
+// loaded as a plugin gives the gradient bits it gives through rwd::auto_problem in C++. Two
+// optional members are for the command line only: `static constexpr double default_dt` and `static
+// constexpr Index default_steps` (the tool's defaults otherwise: 0.01 and 100 steps).
 //
 // One REWIND_MODEL per library (the entry point has one fixed name). Empty or repeated names are
 // not refused at compile time: the description carries the reason, and the loader reports it.
@@ -63,7 +63,7 @@ struct ModelExport {
   }
 
   struct Buffers {
-    Vector y = Vector::Zero(n), p = Vector::Zero(np), v = Vector::Zero(n);
+    Vector y = Vector::Zero(n), p = Vector::Zero(np), v = Vector::Zero(n), w = Vector::Zero(n);
     Vector out_y = Vector::Zero(n), out_p = Vector::Zero(np);
     Eigen::MatrixXd J;
   };
@@ -101,6 +101,17 @@ struct ModelExport {
     load(b.p, p);
     problem()->jacobian(t, b.y, b.p, b.J);
     std::copy(b.J.data(), b.J.data() + n * n, J);  // Eigen's default: column-major
+  }
+  static void jvp_vjp(double t, const double* y, const double* p, const double* u, const double* w,
+                      double* out_y, double* out_p) {
+    Buffers& b = buffers();
+    load(b.y, y);
+    load(b.p, p);
+    load(b.v, u);
+    load(b.w, w);
+    problem()->jvp_vjp(t, b.y, b.p, b.v, b.w, b.out_y, b.out_p);
+    store(out_y, b.out_y);
+    store(out_p, b.out_p);
   }
   static void initial_state(const double* p, double* y0) {
     problem()->model().initial_state(p, y0);
@@ -163,10 +174,12 @@ struct ModelExport {
         d.default_parameters = Model::default_parameters.data();
       d.default_dt = default_dt();
       d.default_steps = default_steps();
+      d.autonomous = Problem::autonomous ? 1 : 0;
       d.rhs = &rhs;
       d.vjp = &vjp;
       d.jvp = &jvp;
       d.jacobian = &jacobian;
+      d.jvp_vjp = &jvp_vjp;
       if constexpr (Problem::kHasInitialState) {
         d.initial_state = &initial_state;
         d.initial_state_vjp = &initial_state_vjp;

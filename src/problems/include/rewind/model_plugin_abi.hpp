@@ -16,7 +16,9 @@
 // Arrays are contiguous doubles: y, f, g, v, w, out_y have state_size entries, p and out_p
 // parameter_size, J state_size² (column-major: J[i + j·n] = ∂f_i/∂y_j).
 //
-// Versions: 1, the drift model; 2 adds the diffusion of a stochastic model (diagonal noise).
+// Versions: 1, the drift model; 2 adds the diffusion of a stochastic model (diagonal noise); 3
+// adds the second derivatives (jvp_vjp) and the model's declared autonomy, which the Rosenbrock
+// methods need.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +27,7 @@
 // version that way); a plugin records the value it was built with, and a loader compares it with
 // the one it was built with.
 #ifndef REWIND_MODEL_ABI_VERSION
-#define REWIND_MODEL_ABI_VERSION 2
+#define REWIND_MODEL_ABI_VERSION 3
 #endif
 
 extern "C" {
@@ -45,6 +47,9 @@ struct rwd_model_plugin {
   const double* default_parameters;    // parameter_size values, or null
   double default_dt;                   // the model's `default_dt`, or 0 (the tool's default)
   std::int64_t default_steps;          // the model's `default_steps`, or 0 (the tool's default)
+  // 1 when the model declares `static constexpr bool autonomous = true` (f does not depend on t),
+  // else 0.
+  std::uint32_t autonomous;
   // f = rhs(t, y, p).
   void (*rhs)(double t, const double* y, const double* p, double* f);
   // out_y = (∂f/∂y)ᵀ v, out_p = (∂f/∂p)ᵀ v.
@@ -54,6 +59,9 @@ struct rwd_model_plugin {
   void (*jvp)(double t, const double* y, const double* p, const double* w, double* out);
   // J = ∂f/∂y, column-major.
   void (*jacobian)(double t, const double* y, const double* p, double* J);
+  // out_y, out_p = the gradients in y and p of wᵀ (∂f/∂y) u (u and w: state_size values).
+  void (*jvp_vjp)(double t, const double* y, const double* p, const double* u, const double* w,
+                  double* out_y, double* out_p);
   // y0 = initial_state(p), or null.
   void (*initial_state)(const double* p, double* y0);
   // out_p = (∂y0/∂p)ᵀ w, or null (null exactly when initial_state is).

@@ -10,8 +10,8 @@
 //   auto dJ_dtheta = model.total_parameter_gradient(theta, result.grad_y0, result.grad_theta);
 //
 // A PluginModel is an rwd::Problem on the Eigen backend with the members rwd::AutoProblem has
-// (rhs, vjp, jvp, jacobian, names, default_parameters, initial_state and its vjp, the diffusion
-// and its vjp): each calls
+// (rhs, vjp, jvp, jacobian, jvp_vjp, names, default_parameters, initial_state and its vjp, the
+// diffusion and its vjp, and the declared autonomy as declares_autonomous()): each calls
 // the plugin's function, which runs rwd::AutoProblem inside the plugin, so the gradient bits are
 // those of rwd::auto_problem(Model{}) in C++.
 //
@@ -64,6 +64,9 @@ class PluginModel {
   Index default_steps() const { return d_->default_steps; }
 
   bool has_default_parameters() const { return d_->default_parameters != nullptr; }
+  // Whether the model declares `static constexpr bool autonomous = true` (known when the plugin is
+  // loaded, not when rewind is compiled: the Rosenbrock methods check it when they are made).
+  bool declares_autonomous() const { return d_->autonomous != 0; }
   bool has_initial_state() const { return d_->initial_state != nullptr; }
   // Whether the model is stochastic (a diffusion): then it is an rwd::SdeProblem for the
   // stochastic steppers. diffusion and diffusion_vjp refuse a model without one.
@@ -141,6 +144,14 @@ class PluginModel {
     d_->diffusion_vjp(t, y.data(), theta.data(), v.data(), out_y.data(), out_theta.data());
   }
 
+  // out_y, out_theta = the gradients in y and θ of wᵀ (∂f/∂y) u (overwritten).
+  void jvp_vjp(double t, const Vector& y, const Vector& theta, const Vector& u, const Vector& w,
+               Vector& out_y, Vector& out_theta) const {
+    detail::require_vjp_sizes<Backend>(kName, state_size(), parameter_size(), y, theta, u, out_y,
+                                       out_theta);
+    detail::require_length(kName, "weights w", w.size(), state_size());
+    d_->jvp_vjp(t, y.data(), theta.data(), u.data(), w.data(), out_y.data(), out_theta.data());
+  }
   void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const {
     detail::require_length(kName, "state y", y.size(), state_size());
     detail::require_length(kName, "parameter vector theta", theta.size(), parameter_size());
