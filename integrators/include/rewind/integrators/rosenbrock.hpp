@@ -457,7 +457,8 @@ class RosenbrockStepper {
                             Vector& mu) {
     // Only for a problem the constructor accepts (an unfit one never gets here): a factory that
     // instantiates the engine for every problem does not compile unused second derivatives.
-    if constexpr (SecondDerivativeProblem<P> && DeclaredAutonomousProblem<P>) {
+    if constexpr (SecondDerivativeProblem<P> &&
+                  (DeclaredAutonomousProblem<P> || RuntimeAutonomyProblem<P>)) {
       problem_.jvp_vjp(t, y_n, theta, u, solved_, nu_, mu_stage_);
       ++rosenbrock_counters_.second_derivative_evaluations;
       second_y_ += nu_;
