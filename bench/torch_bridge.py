@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """rewind.torch.odeint against backpropagation and torchdiffeq, side by side, as the horizon grows.
 
-    REWIND_PYTHON_TORCH=1 scripts/python_test.sh -q      # build/python-venv with torch, torchdiffeq
-    build/python-venv/bin/python bench/torch_bridge.py    # about 10 minutes on 2 loaded cores
+    REWIND_PYTHON_TORCH=1 scripts/python_test.sh -q    # build/python-venv with torch, torchdiffeq
+    build/python-venv/bin/python bench/torch_bridge.py  # about 10 minutes on 2 loaded cores
     build/python-venv/bin/python bench/torch_bridge.py --steps 100,1000 --repeats 5
 
 The model: dy/dt = MLP(y), 2-64-64-2 tanh (4482 parameters), a batch of 16 initial states; one

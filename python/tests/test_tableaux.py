@@ -25,7 +25,8 @@ def test_rk4_is_the_classical_method_and_rk38_the_three_eighths_rule():
     rk4, rk38 = Tableau.by_name("rk4"), Tableau.by_name("rk38")
     assert rk4.b == [1 / 6, 1 / 3, 1 / 3, 1 / 6] and rk4.c == [0.0, 0.5, 0.5, 1.0]
     assert rk4.a_at(2, 1) == 0.5 and rk4.a_at(3, 2) == 1.0 and rk4.a_at(2, 0) == 0.0
-    assert rk38.b == [1 / 8, 3 / 8, 3 / 8, 1 / 8] and rk38.c == pytest.approx([0.0, 1 / 3, 2 / 3, 1.0], abs=1e-15)
+    assert rk38.b == [1 / 8, 3 / 8, 3 / 8, 1 / 8]
+    assert rk38.c == pytest.approx([0.0, 1 / 3, 2 / 3, 1.0], abs=1e-15)
     assert [rk38.a_at(3, j) for j in range(3)] == [1.0, -1.0, 1.0]
     assert (rk4.order, rk38.order) == (4, 4)
     assert Tableau.by_name("kutta38").b == rk38.b

@@ -83,7 +83,7 @@ def relative_difference(got, want):
     return max(float((g - w).abs().max() / w.abs().max()) for g, w in zip(got, want))
 
 
-# -- exactness ---------------------------------------------------------------------------------
+# -- exactness ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
@@ -184,7 +184,7 @@ def test_each_method_converges_at_its_order(method, order):
     assert abs(observed - order) < 0.3, observed
 
 
-# -- against torchdiffeq ------------------------------------------------------------------------
+# -- against torchdiffeq --------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
@@ -253,7 +253,7 @@ def test_a_state_that_is_not_finite_stops_the_run():
         rt.odeint(lambda s, y: y / 0.0, y0, t)
 
 
-# -- drift --------------------------------------------------------------------------------------
+# -- drift ----------------------------------------------------------------------------------------
 
 
 class Noisy(Field):
@@ -328,7 +328,8 @@ def refusals(tmp_path):
         ({"drift": "loud"}, r"drift = 'loud' must be one of 'warn', 'fail', 'ignore'"),
         ({"schedule": rewind.RevolveSchedule(20, 3)},
          r"schedule revolve\(c = 3\) is for 20 steps, but t and step_size make 10"),
-        ({"schedule": rewind.StageAwareSchedule(10, 4, 1)}, r"schedule stage-aware\(c = 4, u = 1\) keeps stage values"),
+        ({"schedule": rewind.StageAwareSchedule(10, 4, 1)},
+         r"schedule stage-aware\(c = 4, u = 1\) keeps stage values"),
         ({"func": lambda s, y: y[:, :1]},
          r"func\(t, y\) returned shape \(3, 1\) for y of shape \(3, 2\) \(at its first "
          r"evaluation, t = 0.0\)"),
@@ -347,7 +348,7 @@ def test_bad_input_is_refused_naming_what_and_where(tmp_path):
                       **arguments)
 
 
-# -- the documented example -------------------------------------------------------------------------
+# -- the documented example -----------------------------------------------------------------------
 
 PAGE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "python.md"
 
