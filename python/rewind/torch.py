@@ -142,6 +142,9 @@ def odeint(
     adjoint_params: the tensors that get gradients; default func.parameters() for a Module.
     report: a Report to fill.
 
+    Under torch.no_grad, or when neither y0 nor a parameter requires a gradient, the steps run
+    plainly: no snapshot is kept and no file written.
+
     Refusals, each a rewind.InvalidArgument (a ValueError) naming the argument and the rule,
     raised before any step: t not 1-D, not strictly increasing or with fewer than 2 times; y0
     and t on different devices or of different dtypes; integer or complex dtypes; an unknown
@@ -161,6 +164,9 @@ def odeint(
     params = _parameters(func, adjoint_params)
     run = _Run(func, rewind.ButcherTableau.by_name(method), grid, chosen, disk, drift, params,
                y0, report if report is not None else Report())
+    wanted = y0.requires_grad or any(p.requires_grad for p in params)
+    if not (torch.is_grad_enabled() and wanted):
+        return run.solve_without_gradient(y0)  # no backward pass to come: no snapshots
     return _Odeint.apply(run, y0, t, *params)
 
 
@@ -471,6 +477,20 @@ class _Run:
         return self.method.step(self.evaluate, self.grid.times[n], self.grid.sizes[n], y)
 
     # -- forward --------------------------------------------------------------------------------
+
+    def solve_without_gradient(self, y0):
+        """The outputs of l plain steps, when no gradient is wanted."""
+        grid = self.grid
+        outputs = y0.new_empty((len(grid.output_steps), *y0.shape))
+        outputs[0] = y0
+        y = y0.detach()
+        with torch.no_grad():
+            for n in range(grid.steps):
+                y = self.step(n, y)
+                if n + 1 in grid.output_of_step:
+                    outputs[grid.output_of_step[n + 1]] = y
+        self.refuse_non_finite(outputs)
+        return outputs
 
     def first_sweep(self, y0):
         """Runs the stream up to its first reverse, and the last step; the outputs."""

@@ -216,6 +216,27 @@ def test_any_state_shape_and_parameters_without_gradient():
     assert scalar.shape == (6,) and float(scalar[-1]) == pytest.approx(math.exp(-1.0), rel=1e-4)
 
 
+def test_without_gradients_the_steps_run_plainly(tmp_path):
+    func, y0 = field(), start()
+    t = torch.linspace(0.0, 1.0, 21, dtype=torch.float64)
+    report = rt.Report()
+    with torch.no_grad():
+        states = rt.odeint(func, y0, t, checkpoints=2, disk=tmp_path, disk_checkpoints=5,
+                           report=report)
+    assert report.forward_steps == 20 and report.disk_writes == 0 and not os.listdir(tmp_path)
+    assert torch.equal(states, rt.odeint(func, y0, t, checkpoints=2).detach())
+
+
+def test_snapshot_files_go_with_a_solve_never_differentiated(tmp_path):
+    func, y0 = field(), start()
+    t = torch.linspace(0.0, 1.0, 21, dtype=torch.float64)
+    states = rt.odeint(func, y0, t, checkpoints=2, disk=tmp_path, disk_checkpoints=5)
+    (folder,) = tmp_path.iterdir()
+    assert list(folder.iterdir())
+    del states
+    assert not os.listdir(tmp_path)
+
+
 def test_a_plain_function_with_adjoint_params():
     rate = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
     y0 = torch.tensor([2.0], dtype=torch.float64)
