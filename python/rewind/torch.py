@@ -413,14 +413,15 @@ def _fingerprint(y):
 
 
 def _replay_checks(schedule):
-    """The steps at which the backward part of the stream holds a replayed state, the end of a
-    replayed segment: a store or a reverse after an advance since the last restore."""
-    steps, started, advanced = set(), False, False
+    """The steps, in stream order, at which the backward part of the stream holds a replayed
+    state, the end of a replayed segment: a store or a reverse after an advance since the last
+    restore (the first reverse, from the forward pass's own state, is not one)."""
+    steps, started, advanced = [], False, False
     for action in schedule.clone():
         kind = action.kind
         if kind == rewind.ActionKind.reverse:
             if started and advanced:
-                steps.add(action.step)
+                steps.append(action.step)
             started = True
         elif not started:
             continue
@@ -429,8 +430,55 @@ def _replay_checks(schedule):
         elif kind == rewind.ActionKind.restore:
             advanced = False
         elif kind == rewind.ActionKind.store and advanced:
-            steps.add(action.step)
+            steps.append(action.step)
     return steps
+
+
+class _DriftMonitor:
+    """The fingerprints of the forward pass's states at the steps that will be replayed, and of
+    their replays, in tensors allocated once on the states' device (no synchronisation per step,
+    memory of two numbers per check); compared once, when the backward pass ends."""
+
+    def __init__(self, schedule, like, enabled):
+        self.replay_steps = _replay_checks(schedule) if enabled else []
+        self.index_of_step = {n: i for i, n in enumerate(sorted(set(self.replay_steps)))}
+        device, checks = like.device, len(self.replay_steps)
+        self.first_bits = torch.zeros(len(self.index_of_step), dtype=torch.int64, device=device)
+        self.first_sizes = torch.zeros(len(self.index_of_step), dtype=torch.float64, device=device)
+        self.replay_bits = torch.zeros(checks, dtype=torch.int64, device=device)
+        self.replay_sizes = torch.zeros(checks, dtype=torch.float64, device=device)
+        self.replays = 0
+
+    def first_pass(self, n, y):
+        """The forward pass is at step n."""
+        i = self.index_of_step.get(n)
+        if i is not None:
+            self.first_bits[i], self.first_sizes[i] = _fingerprint(y)
+
+    def replayed(self, n, y):
+        """The backward pass holds y_n, advanced from a restored snapshot."""
+        if not self.replay_steps:
+            return  # drift='ignore'
+        j = self.replays
+        if j >= len(self.replay_steps) or self.replay_steps[j] != n:
+            raise rewind.Error(f"{_WHERE}: replayed state {j} is at step {n}, but the schedule's "
+                               f"stream predicted {self.replay_steps[j:j + 1]}")
+        self.replays = j + 1
+        self.replay_bits[j], self.replay_sizes[j] = _fingerprint(y)
+
+    def differences(self):
+        """[(step, relative difference of the magnitudes)] of the replays that differ."""
+        if not self.replays:
+            return []
+        steps = self.replay_steps[:self.replays]
+        index = torch.tensor([self.index_of_step[n] for n in steps], device=self.first_bits.device)
+        differs = (self.replay_bits[:self.replays] != self.first_bits[index]).tolist()
+        if not any(differs):  # the one synchronisation
+            return []
+        first = self.first_sizes[index].tolist()
+        replayed = self.replay_sizes[:self.replays].tolist()
+        return [(n, abs(r - f) / max(f, 1e-300))
+                for n, d, r, f in zip(steps, differs, replayed, first) if d]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -446,9 +494,7 @@ class _Run:
         self.report = report
         self.like = y0
         self.checked_output = False
-        self.check_steps = _replay_checks(schedule) if drift != "ignore" else set()
-        self.first_fingerprints = {}
-        self.replays = []  # (step, fingerprint)
+        self.drift_monitor = _DriftMonitor(schedule, y0, drift != "ignore")
         report.plan, report.steps, report.snapshots = schedule.name, grid.steps, schedule.slots
         report.planned_forward_steps = rewind.simulate(schedule.clone()).forward_evaluations
 
@@ -507,8 +553,7 @@ class _Run:
                         y, n = self.step(n, y), n + 1
                         if n in grid.output_of_step:
                             outputs[grid.output_of_step[n]] = y
-                        if n in self.check_steps and n not in self.first_fingerprints:
-                            self.first_fingerprints[n] = _fingerprint(y)
+                        self.drift_monitor.first_pass(n, y)
                 elif kind == rewind.ActionKind.store:
                     self.snapshots.store(action.slot, y)
                 elif kind == rewind.ActionKind.restore:
@@ -592,29 +637,21 @@ class _Run:
         return lam
 
     def check_replay(self, n, y, advanced):
-        if advanced and n in self.first_fingerprints:
-            self.replays.append((n, _fingerprint(y)))
+        if advanced:
+            self.drift_monitor.replayed(n, y)
 
     def report_drift(self):
-        self.report.drift_checked = len(self.replays)
-        if not self.replays:
+        monitor = self.drift_monitor
+        differences = monitor.differences()
+        self.report.drift_checked = monitor.replays
+        self.report.drift_steps = sorted({n for n, _ in differences})
+        if not differences:
             return
-        replayed_bits = torch.stack([f[0] for _, f in self.replays])
-        first_bits = torch.stack([self.first_fingerprints[n][0] for n, _ in self.replays])
-        differs = (replayed_bits != first_bits).tolist()  # the one synchronisation
-        bad = [i for i, d in enumerate(differs) if d]
-        self.report.drift_steps = sorted({self.replays[i][0] for i in bad})
-        if not bad:
-            return
-        i = min(bad, key=lambda j: self.replays[j][0])
-        n = self.replays[i][0]
-        replayed, first = float(self.replays[i][1][1]), float(self.first_fingerprints[n][1])
-        size = abs(replayed - first) / max(first, 1e-300)
+        n, size = min(differences)
         message = (f"{_WHERE}: the replayed state at step {n} (t = {float(self.grid.times[n])!r}) "
                    f"differs from the forward pass's (sum of magnitudes differs by {size:.3g} "
-                   f"relative; {len(self.report.drift_steps)} of {len(self.replays)} checked "
-                   f"states differ): func is not deterministic, so the gradient is that of "
-                   f"the replayed steps")
+                   f"relative; {len(differences)} of {monitor.replays} checked states differ): "
+                   f"func is not deterministic, so the gradient is that of the replayed steps")
         if self.drift == "fail":
             raise DriftError(message)
         warnings.warn(message, RuntimeWarning, stacklevel=2)
