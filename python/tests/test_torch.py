@@ -109,7 +109,7 @@ def every_store(tmp_path, steps):
         "revolve(2)": {"checkpoints": 2},
         "revolve(5)": {"checkpoints": 5},
         "revolve(l)": {"checkpoints": steps},
-        "memory budget": {"memory": 4 * 3 * 2 * 8},
+        "memory budget": {"memory": 4 * 3 * 2 * 8},  # 4 snapshots in float64, 8 in float32
         "two-level on disk": {"checkpoints": 2, "disk": tmp_path, "disk_checkpoints": 4,
                               "disk_costs": costs},
         "three-level": {"schedule": rewind.ThreeLevelSchedule(steps, 1, 2, 4, three),
@@ -121,9 +121,10 @@ def every_store(tmp_path, steps):
     }
 
 
-def test_every_schedule_and_store_gives_the_same_bits(tmp_path):
-    func, y0 = field(), start()
-    t = torch.linspace(0.0, 3.0, 7, dtype=torch.float64)  # 6 intervals of 5 steps: 30 steps
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=str)
+def test_every_schedule_and_store_gives_the_same_bits(tmp_path, dtype):
+    func, y0 = field(dtype), start(dtype)
+    t = torch.linspace(0.0, 3.0, 7, dtype=dtype)  # 6 intervals of 5 steps: 30 steps
     runs = {}
     for name, options in every_store(tmp_path, 30).items():
         report = rt.Report()
