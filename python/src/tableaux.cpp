@@ -42,7 +42,16 @@ void bind_tableaux(nb::module_& m) {
       .def_ro("embedded_order", &ButcherTableau::embedded_order, "0 without embedded weights.")
       .def_ro("fsal", &ButcherTableau::fsal,
               "The first stage of the next step equals the last stage of this one.")
-      .def("a_at", &ButcherTableau::a_at, "i"_a, "j"_a, "a_ij.")
+      .def(
+          "a_at",
+          [](const ButcherTableau& t, int i, int j) {
+            if (i < 0 || i >= t.stages || j < 0 || j >= t.stages)
+              detail::fail<InvalidArgument>("tableau '", t.name, "': a_at(", i, ", ", j,
+                                            ") is outside A, whose indices lie in [0, ", t.stages,
+                                            ")");
+            return t.a_at(i, j);
+          },
+          "i"_a, "j"_a, "a_ij, for 0 <= i, j < stages.")
       .def("validate", &ButcherTableau::validate,
            "Checks shape, explicitness, row sums and the order conditions up to the claimed "
            "order; raises InvalidArgument naming the first violated rule.")

@@ -33,6 +33,12 @@ def test_rk4_is_the_classical_method_and_rk38_the_three_eighths_rule():
     assert Tableau.by_name("dopri5").fsal and Tableau.by_name("dopri5").embedded_order == 4
 
 
+def test_a_coefficient_outside_a_is_refused():
+    with pytest.raises(rewind.InvalidArgument, match=r"tableau 'rk4': a_at\(4, 0\) is outside A, "
+                       r"whose indices lie in \[0, 4\)"):
+        Tableau.by_name("rk4").a_at(4, 0)
+
+
 def test_an_unknown_method_is_refused_with_the_list():
     with pytest.raises(rewind.InvalidArgument, match="unknown Runge-Kutta method 'rk5'; known: "
                        "euler, heun, rk4, rk38, bs3, dopri5, tsit5"):
