@@ -3,6 +3,7 @@
 # its pytest suite (python/tests). Called by scripts/test.sh; on its own:
 #   scripts/python_test.sh              # build/python-venv, the package, pytest
 #   scripts/python_test.sh -k revolve   # arguments go to pytest
+#   REWIND_PYTHON_TORCH=1 scripts/python_test.sh   # also PyTorch and torchdiffeq, for rewind.torch
 # The environment is Debian's Python (/usr/bin/python3, with python3-venv and python3-dev) with
 # its system packages visible (Debian's NumPy); the build requirements and the test tools come
 # from PyPI at the versions in python/requirements-test.txt. The package is installed without
@@ -17,6 +18,13 @@ if [[ ! -x $venv/bin/python ]]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   -r python/requirements-test.txt
+# rewind.torch's tests (python/tests/test_torch.py) skip themselves without PyTorch; asked for,
+# PyTorch and torchdiffeq come from PyPI at python/requirements-torch.txt's versions (PyPI's
+# PyTorch brings NVIDIA's CUDA libraries: gigabytes, so never by default).
+if [[ -n ${REWIND_PYTHON_TORCH:-} ]]; then
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    -r python/requirements-torch.txt
+fi
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 # REWIND_SCHEDULE_LIBRARY (set by scripts/test.sh): the schedule part as the C++ build of this
 # tree has just compiled it, linked instead of compiled again. Always passed, empty when unset,

@@ -24,11 +24,16 @@ multi-level and stage-aware schedules, the simulator's counts and planning from 
 
 Bad input raises rewind.InvalidArgument (a ValueError) with rewind's own message. The meaning of
 every action is that of rewind/schedule/action.hpp; docs/python.md has a complete loop.
+
+rewind.ButcherTableau gives rewind's explicit Runge-Kutta methods as data, and rewind.torch (not
+imported here, so that the package needs no PyTorch) differentiates a PyTorch ODE solve with
+these methods and these schedules: ``import rewind.torch``.
 """
 
 from ._rewind import (
     Action,
     ActionKind,
+    ButcherTableau,
     CheckpointPlan,
     CostModel,
     DiskOnlySchedule,
@@ -67,9 +72,9 @@ from ._rewind import (
 )
 
 __all__ = [
-    "Action", "ActionKind", "CheckpointPlan", "CostModel", "DiskOnlySchedule", "Error",
-    "InvalidArgument", "InvalidPlanRequest", "LevelKind", "MultiLevelSchedule", "OnlineRule",
-    "OnlineSchedule", "PlanRequest", "RevolveSchedule", "Schedule", "ScheduleCost",
+    "Action", "ActionKind", "ButcherTableau", "CheckpointPlan", "CostModel", "DiskOnlySchedule",
+    "Error", "InvalidArgument", "InvalidPlanRequest", "LevelKind", "MultiLevelSchedule",
+    "OnlineRule", "OnlineSchedule", "PlanRequest", "RevolveSchedule", "Schedule", "ScheduleCost",
     "ScheduleValidator", "ScheduleViolation", "SegmentReplay", "StageAwareSchedule",
     "StorageLevel", "StoreAllSchedule", "StoreAllStagesSchedule", "ThreeLevelSchedule",
     "UniformSchedule", "choose_stage_plan", "plan_checkpoints", "plan_for_memory",

@@ -22,6 +22,7 @@ void bind_actions(nanobind::module_& m);    // actions.cpp
 void bind_schedules(nanobind::module_& m);  // schedules.cpp
 void bind_simulator(nanobind::module_& m);  // simulator.cpp
 void bind_planning(nanobind::module_& m);   // planning.cpp
+void bind_tableaux(nanobind::module_& m);   // tableaux.cpp
 
 // A Python int for a C++ int parameter: the library refuses bad values with its own messages, so
 // this refuses only what would not survive the conversion, naming the value and the rule.

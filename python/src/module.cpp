@@ -8,10 +8,12 @@
 NB_MODULE(_rewind, m) {
   m.doc() =
       "rewind's checkpointing schedules, simulator and planning (the C++ library "
-      "checkpoint/schedule), for time loops written in Python.";
+      "checkpoint/schedule), for time loops written in Python, and its explicit Runge-Kutta "
+      "tableaux.";
   rwd::python::bind_errors(m);
   rwd::python::bind_actions(m);
   rwd::python::bind_schedules(m);
   rwd::python::bind_simulator(m);
   rwd::python::bind_planning(m);
+  rwd::python::bind_tableaux(m);
 }

@@ -35,7 +35,7 @@ def test_schedules_iterate_to_actions_in_the_stubs():
 def test_the_package_documents_itself():
     assert "time loop" in rewind.__doc__
     for name in ("RevolveSchedule", "OnlineSchedule", "simulate", "plan_checkpoints",
-                 "plan_for_memory", "InvalidArgument"):
+                 "plan_for_memory", "InvalidArgument", "ButcherTableau"):
         assert getattr(rewind, name).__doc__, name
 
 
