@@ -140,6 +140,7 @@ Json fit_json(const FitReport& report) {
   j["covariance"] = covariance;
   j["iterations"] = result.iterations;
   j["evaluations"] = result.evaluations;
+  j["restarts"] = result.restarts;
   j["stop_reason"] = result.stop_reason;
   // The last gradient run's verdict: a zero or negligible gradient, or a stationary state (a
   // start or a fit in a regime where the model's pattern has died), else null.
@@ -284,8 +285,9 @@ void print_text(std::ostream& out, const FitReport& report) {
   if (report.uncertainty && !report.uncertainty->positive_definite)
     out << "  (the Hessian of J at the fit is not positive definite: no standard errors)\n";
   out << "  J = " << format("%.10g", result.loss) << " after " << result.iterations
-      << " iterations, " << result.evaluations << " gradient evaluations, "
-      << format("%.1f", report.seconds) << " s\n";
+      << " iterations, " << result.evaluations << " gradient evaluations, ";
+  if (result.restarts > 0) out << result.restarts << " restarts, ";
+  out << format("%.1f", report.seconds) << " s\n";
   const double peak = static_cast<double>(result.summary.storage.peak_bytes_on(LevelKind::memory));
   out << "  each gradient: " << report.checkpoint.plan.name << ", recompute ratio "
       << format("%.3g", report.checkpoint.plan.recompute_ratio()) << ", peak snapshot memory "
@@ -449,6 +451,12 @@ CLI::App* add_fit_command(CLI::App& app) {
   add_integer_option(*fit, "--max-evaluations", options->max_evaluations,
                      IntegerRange::between(1, (std::uint64_t{1} << 31) - 1),
                      "gradient evaluations at most (default 60)");
+  add_integer_option(*fit, "--restarts", options->restarts,
+                     IntegerRange::between(0, (std::uint64_t{1} << 31) - 1),
+                     "when NLopt's optimality test (absolute: early after J fell\n"
+                     "by orders) stops the fit, start again from the best theta\n"
+                     "with J scaled afresh, up to R times while J falls (default 0)")
+      ->type_name("R");
   add_integer_option(*fit, "--stages", options->stages,
                      IntegerRange::between(1, (std::uint64_t{1} << 31) - 1),
                      "continuation: fit the observations up to 1/S, 2/S, ...\n"

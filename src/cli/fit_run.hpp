@@ -76,6 +76,7 @@ struct FitCommandOptions {
   std::optional<std::string> parameters;  // --parameters NAME=VALUE,... (the fixed ones)
   std::optional<double> sigma;            // --sigma
   int max_evaluations = 60;               // --max-evaluations
+  int restarts = 0;                       // --restarts R (rwd::FitOptions::restarts)
   bool uncertainty = true;                // false: --no-uncertainty (skips 2 gradients a parameter)
   int stages = 1;                         // --stages S: fit growing horizons, each from the last
   bool progress = false;                  // progress bar of each gradient (a terminal)
@@ -92,6 +93,7 @@ struct FitSettings {
   Eigen::VectorXd theta_start;            // the whole θ the fit starts from
   double sigma = 1.0;
   int max_evaluations = 60;
+  int restarts = 0;  // after NLopt's optimality test, from the best θ (FitOptions::restarts)
   bool uncertainty = true;  // standard errors from the Hessian at the fit
   // Continuation over the horizon: stage s fits the observations up to s/stages of the last
   // observed step, starting where stage s − 1 ended; the last stage fits them all. Long horizons
@@ -332,8 +334,8 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
         "FILE.csv (a measured series)");
   if (options.validation != 0.0 || options.t0)
     rwd::detail::fail<InvalidArgument>(
-        options.validation != 0.0 ? "--validation" : "--t0",
-        " goes with --data; an observation file records its own observed steps and start");
+        "--validation and --t0 go with --data; an observation file records its own observed "
+        "steps and initial state");
   // The command line registers no --steps for fit (FlagUse::fit); a caller filling the options
   // in code is told the same.
   if (options.checkpoint.steps)
@@ -391,6 +393,9 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
   settings.theta_start = std::move(chosen.theta_start);
   settings.sigma = options.sigma.value_or(misfit_sigma(observations));
   settings.max_evaluations = options.max_evaluations;
+  if (options.restarts < 0)
+    rwd::detail::fail<InvalidArgument>("--restarts = ", options.restarts, " must be >= 0");
+  settings.restarts = options.restarts;
   settings.uncertainty = options.uncertainty;
   if (options.stages < 1 || options.stages > static_cast<int>(observations.observed_steps.size()))
     rwd::detail::fail<InvalidArgument>("--stages = ", options.stages, " must lie in [1, ",
@@ -446,6 +451,7 @@ FitReport run_fit_on(const P& problem, const FitSettings& settings,
   fit.bounds = settings.bounds;
   for (const NamedParameter& p : settings.log_scale) fit.log_scale.push_back(p.index);
   fit.max_evaluations = settings.max_evaluations;
+  fit.restarts = settings.restarts;
   if (settings.fit_initial_state)
     for (Index i = 0; i < y0.size(); ++i) {
       fit.fitted_initial_state.push_back(i);
@@ -500,6 +506,7 @@ FitReport run_fit_on(const P& problem, const FitSettings& settings,
       }
       joined.iterations += result.iterations;
       joined.evaluations += result.evaluations;
+      joined.restarts += result.restarts;
       joined.theta = result.theta;
       joined.loss = result.loss;
       joined.gradient = result.gradient;

@@ -500,6 +500,45 @@ TEST(FitParameters, RefusesALogScaleThatCannotHold) {
   EXPECT_EQ(lv.stepper.counters().steps, 0) << "nothing was integrated";
 }
 
+// NLopt's gradient test is absolute on the scaled J: from a start where the gradient is 10¹²
+// times the one near the minimum, the fit stops early reporting success; restarts rescale J at
+// the best θ and go on to the minimum, with iterations, evaluations and history running on.
+TEST(FitParameters, RestartsGoOnAfterAnEarlyStop) {
+  // J = (θ − 1)² + 10⁶ (θ − 1)⁴ from θ = 100: a steep quartic far out, a shallow quadratic near 1.
+  const auto gradient = [](const Eigen::VectorXd& theta) {
+    const double d = theta[0] - 1.0;
+    detail::FitGradient run;
+    run.loss = d * d + 1e6 * d * d * d * d;
+    run.grad_theta = Eigen::VectorXd::Constant(1, 2.0 * d + 4e6 * d * d * d);
+    return run;
+  };
+  FitOptions options;
+  options.fitted = {0};
+  options.bounds = {{-kInf, kInf}};
+  options.max_evaluations = 300;
+  const Eigen::VectorXd start = Eigen::VectorXd::Constant(1, 100.0);
+  const FitResult once = detail::fit_with_gradient(gradient, start, options);
+  print("no restart", once);
+  options.restarts = 10;
+  const FitResult restarted = detail::fit_with_gradient(gradient, start, options);
+  print("restarts", restarted);
+  EXPECT_EQ(once.restarts, 0);
+  EXPECT_EQ(once.optimizer_code, 1) << "the early stop this test is about";
+  EXPECT_GT(std::abs(once.theta[0] - 1.0), 1e-3);
+  EXPECT_GE(restarted.restarts, 1);
+  EXPECT_NEAR(restarted.theta[0], 1.0, 1e-3);
+  EXPECT_LT(restarted.loss, once.loss);
+  ASSERT_GE(restarted.history.size(), once.history.size());
+  for (std::size_t k = 0; k < once.history.size(); ++k)
+    EXPECT_TRUE(same_bits(restarted.history[k].theta, once.history[k].theta))
+        << "the first round is the fit without restarts, bit for bit";
+  EXPECT_EQ(static_cast<int>(restarted.history.size()), restarted.iterations + 1);
+  options.restarts = -1;
+  expect_message(
+      error_message<InvalidArgument>([&] { detail::fit_with_gradient(gradient, start, options); }),
+      "restarts = -1 must be >= 0");
+}
+
 TEST(FitParameters, AnExceptionOfTheIterationCallbackReachesTheCaller) {
   LotkaVolterraFit lv(lotka_volterra_observations(200, 10));
   FitOptions options = alpha_and_gamma();

@@ -44,19 +44,33 @@ class Fit {
 
   FitResult run() {
     BoundedMinimizerOptions minimizer;
-    minimizer.max_evaluations = options_.max_evaluations;
     minimizer.relative_tolerance = options_.relative_tolerance;
     minimizer.x_tolerance = options_.x_tolerance;
+    std::vector<double> x0 = coordinates_.start();
     try {
-      const BoundedMinimum minimum = minimize_bounded(
-          [this](const std::vector<double>& x, std::vector<double>& g) { return evaluate(x, g); },
-          coordinates_.start(), coordinates_.lower(), coordinates_.upper(), minimizer);
-      result_.stop_reason = minimum.stop_reason;
-      result_.optimizer_code = minimum.code;
-      if (minimum.optimizer_failed) {
-        result_.failed = true;
-        result_.failure = "the optimiser failed after " + std::to_string(result_.evaluations) +
-                          " evaluations: " + minimum.stop_reason;
+      for (int round = 0;; ++round) {
+        minimizer.max_evaluations = options_.max_evaluations - result_.evaluations;
+        const double loss_before = result_.loss;
+        const BoundedMinimum minimum = minimize_bounded(
+            [this](const std::vector<double>& x, std::vector<double>& g) { return evaluate(x, g); },
+            x0, coordinates_.lower(), coordinates_.upper(), minimizer);
+        result_.stop_reason = minimum.stop_reason;
+        result_.optimizer_code = minimum.code;
+        if (minimum.optimizer_failed) {
+          result_.failed = true;
+          result_.failure = "the optimiser failed after " + std::to_string(result_.evaluations) +
+                            " evaluations: " + minimum.stop_reason;
+        }
+        // Restart (FitOptions::restarts) only after NLopt's own optimality test, from the best θ,
+        // with the objective scaled afresh, and only while a round still lowers J.
+        const bool lowered =
+            round == 0 || result_.loss < loss_before * (1.0 - minimizer.relative_tolerance);
+        if (round >= options_.restarts || minimum.code != 1 || !lowered ||
+            result_.evaluations >= options_.max_evaluations)
+          break;
+        ++result_.restarts;
+        x0 = coordinates_.to_x(result_.theta);
+        objective_scale_.reset();
       }
     } catch (const FitStopped&) {
       result_.failed = true;
@@ -244,6 +258,16 @@ void FitCoordinates::to_theta(const std::vector<double>& x, Eigen::VectorXd& the
   }
 }
 
+std::vector<double> FitCoordinates::to_x(const Eigen::VectorXd& theta) const {
+  std::vector<double> x(fitted_.size());
+  for (std::size_t j = 0; j < fitted_.size(); ++j) {
+    const double value = theta[fitted_[j]];
+    x[j] = log_[j] ? 1.0 + std::log(value / scale_[j]) : value / scale_[j];
+    x[j] = std::clamp(x[j], lower_[j], upper_[j]);
+  }
+  return x;
+}
+
 void FitCoordinates::to_gradient(const Eigen::VectorXd& theta, const Eigen::VectorXd& grad_theta,
                                  std::vector<double>& g) const {
   for (std::size_t j = 0; j < fitted_.size(); ++j) {
@@ -275,6 +299,7 @@ void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
                           " must be finite and >= 0");
   if (!(std::isfinite(x_tolerance) && x_tolerance >= 0.0))
     fail<InvalidArgument>("fit: x_tolerance = ", x_tolerance, " must be finite and >= 0");
+  if (restarts < 0) fail<InvalidArgument>("fit: restarts = ", restarts, " must be >= 0");
   validate_log_scale(*this, theta_start);
 }
 

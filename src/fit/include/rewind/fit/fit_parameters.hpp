@@ -43,6 +43,14 @@
 // way (a lower bound of 0 becomes no bound: log θ is unbounded below). Start values, bounds,
 // iterations and results stay in θ. Such a parameter needs a start > 0 and a lower bound >= 0.
 //
+// Restarts: NLopt's L-BFGS also stops when its gradient test passes, and that test is absolute
+// (10⁻⁸ on the scaled J above), so a fit whose J fell by many orders from a far start can stop
+// short of the minimum while reporting success. FitOptions::restarts = R starts it again from
+// the best θ so far, the objective scaled afresh there, up to R times — only after such a stop
+// (not after J's or θ's relative tolerance, a failure or the evaluation limit) and only while a
+// round still lowers J. Iterations, evaluations and the history run on across restarts; the
+// evaluation limit is the whole fit's.
+//
 // Iterations: NLopt has no iteration callback, so an *iteration* here is an evaluation that
 // lowered the best J so far. The first evaluation (at θ_start) is iteration 0; `iterations`
 // counts the improvements after it. Line-search trials that did not improve are evaluations
@@ -104,6 +112,8 @@ struct FitOptions {
       1e-8;                    // stop when a step changes J by less than this fraction (ftol_rel)
   double x_tolerance = 1e-10;  // stop when a step changes every scaled parameter by less than this
                                // fraction (xtol_rel)
+  // Restarts after NLopt's own optimality test (see "Restarts" above), >= 0; 0: none.
+  int restarts = 0;
   // Called at every iteration, in order, the start included (progress lines, plots). An exception
   // it throws ends the fit and reaches the caller of fit_parameters unchanged.
   std::function<void(const FitIteration&)> on_iteration;
@@ -125,6 +135,7 @@ struct FitResult {
   Eigen::VectorXd initial_state_gradient;  // dJ/dy0 there (NaN as for loss; empty if y0 is given)
   int iterations = 0;                      // improvements after the start (history.size() − 1)
   int evaluations = 0;                     // gradient evaluations, a failed one included
+  int restarts = 0;                        // restarts made (FitOptions::restarts)
   std::vector<FitIteration> history;       // every iteration, the start first
   std::string stop_reason;  // why the fit stopped, in words (NLopt's result, or the failure)
   int optimizer_code = 0;   // NLopt's nlopt_result (0 when a failed evaluation stopped it)
@@ -153,6 +164,8 @@ class FitCoordinates {
   const std::vector<double>& start() const { return x0_; }
   const std::vector<double>& lower() const { return lower_; }
   const std::vector<double>& upper() const { return upper_; }
+  // x for θ (clamped into x's bounds): where a restart starts.
+  std::vector<double> to_x(const Eigen::VectorXd& theta) const;
   // Writes the fitted components of θ for x, clamped into their bounds (x's bounds are rounded
   // images of θ's, so a value may land an ulp outside); the others are left as they are.
   void to_theta(const std::vector<double>& x, Eigen::VectorXd& theta) const;
