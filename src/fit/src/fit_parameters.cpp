@@ -56,6 +56,10 @@ class Fit {
             x0, coordinates_.lower(), coordinates_.upper(), minimizer);
         result_.stop_reason = minimum.stop_reason;
         result_.optimizer_code = minimum.code;
+        // A restart's round has the evaluations left; the limit the user set is the whole fit's.
+        if (round > 0 && minimum.code == kEvaluationLimitReached)
+          result_.stop_reason = "the limit of " + std::to_string(options_.max_evaluations) +
+                                " evaluations was reached";
         if (minimum.optimizer_failed) {
           result_.failed = true;
           result_.failure = "the optimiser failed after " + std::to_string(result_.evaluations) +
@@ -65,7 +69,7 @@ class Fit {
         // with the objective scaled afresh, and only while a round still lowers J.
         const bool lowered =
             round == 0 || result_.loss < loss_before * (1.0 - minimizer.relative_tolerance);
-        if (round >= options_.restarts || minimum.code != 1 || !lowered ||
+        if (round >= options_.restarts || minimum.code != kOptimalityTestPassed || !lowered ||
             result_.evaluations >= options_.max_evaluations)
           break;
         ++result_.restarts;
@@ -156,6 +160,8 @@ class Fit {
   }
 
   static constexpr double kFirstStep = 0.1;
+  static constexpr int kOptimalityTestPassed = 1;    // NLOPT_SUCCESS
+  static constexpr int kEvaluationLimitReached = 5;  // NLOPT_MAXEVAL_REACHED
   std::optional<double> objective_scale_;
 
   const std::function<detail::FitGradient(const Eigen::VectorXd&)>& gradient_;
