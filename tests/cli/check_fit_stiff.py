@@ -11,7 +11,8 @@ src/cli; docs/stiff.md, "Fitting a stiff model").
   observed times and recovers the same values;
 - bad input exits 2 with one line naming it: a log scale for a parameter whose lower bound is
   negative, one not fitted, one starting below 0; an unknown --linear-solver for generate and fit;
-  a --dt on which the observed times do not fall;
+  a --dt on which the observed times do not fall; with --data (explicit methods only, for now):
+  the log scale, restarts, a Newton tolerance, an implicit method;
 - an observation file written before the method's settings were recorded (format version 1,
   bdf) still fits, with BDF's default tolerances.
 """
@@ -96,6 +97,17 @@ def main():
                 "--dt", "0.002", "--steps", "10", "--observe-every", "5", "--linear-solver", "lu",
                 "--out", os.path.join(scratch, "never.h5"))
         refused(rewind, "is not a whole number of steps of 0.003", *fit_args, "--dt", "0.003")
+        # A measured series (--data) runs explicit methods only, without a log scale yet.
+        series = os.path.join(scratch, "series.csv")
+        with open(series, "w") as f:
+            f.write("t,y1,y2,y3\n0,1,0,0\n1,0.97,3e-5,0.03\n2,0.94,3e-5,0.06\n")
+        data_fit = ["fit", "robertson", "--data", series, "--fit", "p1"]
+        refused(rewind, "--log-scale goes with --observations", *data_fit, "--log-scale", "p1")
+        refused(rewind, "--restarts goes with --observations", *data_fit, "--restarts", "2")
+        refused(rewind, "--newton-rtol goes with --observations", *data_fit,
+                "--newton-rtol", "1e-9")
+        refused(rewind, "a data fit runs an explicit Runge-Kutta method", *data_fit,
+                "--method", "esdirk43")
 
         # Format version 1 (written by rewind before this change): BDF with its defaults.
         old = json.loads(run(rewind, "fit", "robertson", "--observations", old_file, "--fit",
