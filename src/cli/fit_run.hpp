@@ -199,21 +199,22 @@ inline RunOptions fit_method_options(const RunOptions& flags, const Observations
 inline Observations on_steps_of(const Observations& observations, double dt,
                                 const std::string& source) {
   if (!(std::isfinite(dt) && dt > 0.0))
-    rwd::detail::fail<InvalidArgument>("--dt = ", dt, " must be finite and > 0");
+    rwd::detail::fail<InvalidArgument>("--dt = ", shortest(dt), " must be finite and > 0");
   const auto step_at = [&](Index file_step, const char* what) {
     const double ratio = static_cast<double>(file_step) * observations.dt / dt;
     const double whole = std::round(ratio);
     if (!(std::abs(ratio - whole) <= 1e-9 * std::max(1.0, ratio)) || (file_step > 0 && whole < 1.0))
       rwd::detail::fail<InvalidArgument>(
-          "--dt = ", dt, ": ", what, " t = ", static_cast<double>(file_step) * observations.dt,
-          " of '", source, "' (step ", file_step, " of ", observations.dt,
-          ") is not a whole number of steps of ", dt);
+          "--dt = ", shortest(dt), ": ", what,
+          " t = ", shortest(static_cast<double>(file_step) * observations.dt), " of '", source,
+          "' (step ", file_step, " of ", shortest(observations.dt),
+          ") is not a whole number of steps of ", shortest(dt));
     return static_cast<Index>(whole);
   };
   Observations out = observations;
   out.dt = dt;
-  out.steps = step_at(observations.steps, "the horizon");
   for (Index& step : out.observed_steps) step = step_at(step, "the observed time");
+  out.steps = step_at(observations.steps, "the horizon");
   return out;
 }
 
