@@ -120,8 +120,8 @@ struct FitOptions {
 
   // InvalidArgument naming the rule, before any work: no fitted index, an index out of range or
   // repeated, bounds not one per fitted index, lower >= upper (or NaN), θ_start not finite or a
-  // fitted component outside its bounds, max_evaluations < 1, tolerances negative; a log_scale
-  // index not fitted or repeated, or whose start is not > 0 or lower bound is negative.
+  // fitted component outside its bounds, max_evaluations < 1, tolerances or restarts negative; a
+  // log_scale index not fitted or repeated, or whose start is not > 0 or lower bound is negative.
   void validate(const Eigen::VectorXd& theta_start) const;
   // The same rules for fitted_initial_state and initial_state_bounds against the start y0.
   void validate_initial_state(const Eigen::VectorXd& y0_start) const;
