@@ -95,7 +95,20 @@ DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options) {
     fail<InvalidArgument>(info.name,
                           " has noise: a data fit compares one deterministic run with the data "
                           "(least squares), which a stochastic model's paths are not");
-  const std::string method = options.method.value_or("rk4");
+  if (options.log_scale || options.restarts != 0)
+    fail<InvalidArgument>(options.log_scale ? "--log-scale" : "--restarts",
+                          " goes with --observations; a data fit (--data) does not take it yet");
+  const RunOptions& flags = options.method_flags;
+  const std::string method = flags.method.empty() ? "rk4" : flags.method;
+  if (flags.rtol || flags.atol || !flags.linear_solver.empty() || flags.newton_rtol ||
+      flags.newton_atol)
+    fail<InvalidArgument>(flags.rtol                     ? "--rtol"
+                          : flags.atol                   ? "--atol"
+                          : !flags.linear_solver.empty() ? "--linear-solver"
+                          : flags.newton_rtol            ? "--newton-rtol"
+                                                         : "--newton-atol",
+                          " goes with --observations: a data fit runs an explicit Runge-Kutta "
+                          "method (--method rk4, dopri5, ...), which has none");
   try {
     (void)ButcherTableau::by_name(method);
   } catch (const InvalidArgument&) {

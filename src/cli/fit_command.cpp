@@ -18,6 +18,7 @@
 #include "fit_json.hpp"
 #include "fit_run.hpp"
 #include "integer_option.hpp"
+#include "method_flag_options.hpp"
 #include "progress.hpp"
 #include "rewind/error.hpp"
 #include "rewind/parallel.hpp"
@@ -64,6 +65,12 @@ Json fit_json(const FitReport& report) {
   j["state_size"] = report.state_size;
   j["threads"] = rwd::thread_count();
   j["method"] = observations.method;
+  const MethodSettings& method = observations.method_settings;
+  j["method_settings"] = {{"rtol", method.rtol},
+                          {"atol", method.atol},
+                          {"linear_solver", method.linear_solver},
+                          {"newton_rtol", method.newton_rtol},
+                          {"newton_atol", method.newton_atol}};
   j["dt"] = observations.dt;
   j["steps"] = observations.steps;
   j["observations"] = {{"field", observations.field.name},
@@ -76,6 +83,9 @@ Json fit_json(const FitReport& report) {
   Json fitted = Json::array();
   for (const NamedParameter& p : settings.fitted) fitted.push_back(p.name);
   j["fitted"] = fitted;
+  Json log_scale = Json::array();
+  for (const NamedParameter& p : settings.log_scale) log_scale.push_back(p.name);
+  j["log_scale"] = log_scale;
   j["parameters"] = by_name(names, result.theta);
   j["start"] = by_name(names, settings.theta_start, settings.fitted);
   j["generating_parameters"] = by_name(names, observations.parameters);
@@ -130,6 +140,7 @@ Json fit_json(const FitReport& report) {
   j["covariance"] = covariance;
   j["iterations"] = result.iterations;
   j["evaluations"] = result.evaluations;
+  j["restarts"] = result.restarts;
   j["stop_reason"] = result.stop_reason;
   // The last gradient run's verdict: a zero or negligible gradient, or a stationary state (a
   // start or a fit in a regime where the model's pattern has died), else null.
@@ -274,8 +285,9 @@ void print_text(std::ostream& out, const FitReport& report) {
   if (report.uncertainty && !report.uncertainty->positive_definite)
     out << "  (the Hessian of J at the fit is not positive definite: no standard errors)\n";
   out << "  J = " << format("%.10g", result.loss) << " after " << result.iterations
-      << " iterations, " << result.evaluations << " gradient evaluations, "
-      << format("%.1f", report.seconds) << " s\n";
+      << " iterations, " << result.evaluations << " gradient evaluations, ";
+  if (result.restarts > 0) out << result.restarts << " restarts, ";
+  out << format("%.1f", report.seconds) << " s\n";
   const double peak = static_cast<double>(result.summary.storage.peak_bytes_on(LevelKind::memory));
   out << "  each gradient: " << report.checkpoint.plan.name << ", recompute ratio "
       << format("%.3g", report.checkpoint.plan.recompute_ratio()) << ", peak snapshot memory "
@@ -341,8 +353,11 @@ void run_data_fit_command(const FitCommandOptions& options, const std::string& p
 // The text after `rewind fit --help`'s options: the two kinds of data, and examples.
 std::string fit_footer() {
   return "With --observations: J = 1/2 sum_k |H y_k - d_k|^2 / sigma^2 over the file's observed\n"
-         "steps. The run repeats the file's problem, size, method, step, horizon and initial\n"
-         "state; parameters not fitted keep the file's values unless --parameters gives them.\n"
+         "steps. The run repeats the file's problem, size, method (with its tolerances, linear\n"
+         "solver and Newton tolerances), step, horizon and initial state; --method and its flags\n"
+         "refit with another method or settings, --dt on other steps (every observed time a\n"
+         "multiple of it). Parameters not fitted keep the file's values unless --parameters\n"
+         "gives them.\n"
          "\n"
          "With --data FILE.csv (docs/fitting.md): a header naming time and the measured columns\n"
          "(states of the model: t,I for S, I, R), one row per time, empty cells missing. J = 1/2\n"
@@ -361,6 +376,9 @@ std::string fit_footer() {
          "                  --noise 0.01 --out gs.h5\n"
          "  rewind fit gray_scott --observations gs.h5 --fit F,k --start F=0.045,k=0.055 \\\n"
          "             --bounds F=0.02:0.08,k=0.04:0.08 --snapshots 20 --plot gs_fit\n"
+         "  rewind fit robertson --observations robertson.h5 --fit p1,p2,p3 \\\n"
+         "             --log-scale p1,p2,p3 --start p1=0.1,p2=2e3,p3=1e8 --method rodas4 --dt "
+         "0.002\n"
          "  rewind fit --model sir_model.so --data data/sir_infected.csv --fit beta,gamma \\\n"
          "             --start beta=0.4,gamma=0.15 --dt 0.05 --plot sir_fit\n"
          "  rewind fit lotka_volterra --data data/hare_lynx.csv --validation 0.2 --dt 0.01 \\\n"
@@ -381,9 +399,10 @@ void add_data_options(CLI::App& fit, FitCommandOptions& options) {
       ->type_name("F");
   fit.add_option("--dt", options.dt,
                  "with --data: the longest step (default: a thousandth\n"
-                 "of the time to the last fitted row)");
+                 "of the time to the last fitted row); with --observations:\n"
+                 "the step to refit on (every observed time a multiple of it)");
   fit.add_option("--t0", options.t0, "with --data: the time of the initial state (see below)");
-  fit.add_option("--method", options.method, "with --data: explicit method (default rk4)");
+  add_method_flags(fit, options.method_flags, MethodFlagUse::fit);
 }
 
 }  // namespace
@@ -418,6 +437,10 @@ CLI::App* add_fit_command(CLI::App& app) {
                   "bounds of fitted parameters, LO or HI may be empty\n"
                   "(default: [0, inf) for rates and diffusions)")
       ->type_name("NAME=LO:HI,...");
+  fit->add_option("--log-scale", options->log_scale,
+                  "fitted parameters to move in log(theta) (rates known to\n"
+                  "their order of magnitude): start > 0, lower bound >= 0")
+      ->type_name("NAME,...");
   fit->add_option("--parameters", options->parameters,
                   "values of parameters not fitted (default: the file's)")
       ->type_name("NAME=VALUE,...");
@@ -428,6 +451,12 @@ CLI::App* add_fit_command(CLI::App& app) {
   add_integer_option(*fit, "--max-evaluations", options->max_evaluations,
                      IntegerRange::between(1, (std::uint64_t{1} << 31) - 1),
                      "gradient evaluations at most (default 60)");
+  add_integer_option(*fit, "--restarts", options->restarts,
+                     IntegerRange::between(0, (std::uint64_t{1} << 31) - 1),
+                     "when NLopt's optimality test (absolute: early after J fell\n"
+                     "by orders) stops the fit, start again from the best theta\n"
+                     "with J scaled afresh, up to R times while J falls (default 0)")
+      ->type_name("R");
   add_integer_option(*fit, "--stages", options->stages,
                      IntegerRange::between(1, (std::uint64_t{1} << 31) - 1),
                      "continuation: fit the observations up to 1/S, 2/S, ...\n"
@@ -460,7 +489,12 @@ CLI::App* add_fit_command(CLI::App& app) {
       log << ": " << settings.fitted.size() << " parameters from "
           << settings.observations.observed_steps.size() << " observations of '"
           << settings.observations.field.name << "' over " << settings.observations.steps
-          << " steps, sigma = " << settings.sigma << "\n";
+          << " steps of " << settings.observations.method << ", sigma = " << settings.sigma;
+      if (!settings.log_scale.empty()) {
+        log << ", log scale:";
+        for (const NamedParameter& p : settings.log_scale) log << " " << p.name;
+      }
+      log << "\n";
     }
     const auto on_iteration = [&](const FitIteration& it) {
       print_iteration(log, it, settings.fitted);

@@ -10,10 +10,13 @@
 //   options.checkpoint.snapshots = "20";
 //   rwd::cli::FitReport report = rwd::cli::run_fit(rwd::cli::resolve_fit_settings(options));
 //
-// The run repeats the file's: problem, size, method, step, horizon and initial state. Fitted
+// The run repeats the file's: problem, size, method (with its recorded tolerances, linear solver
+// and Newton tolerances), step, horizon and initial state — unless --method and its flags name
+// another method or settings, or --dt another step on which every observed time falls. Fitted
 // parameters start at --start (else the problem's defaults) within --bounds (else the model's
 // domain: [0, inf) for rates and diffusions, unbounded otherwise); the others keep the file's
-// values unless --parameters gives them. The misfit is J = 1/2 sum_k |H y_k - d_k|^2 / sigma^2
+// values unless --parameters gives them; --log-scale names fitted parameters the optimiser moves
+// in log θ (rwd::FitOptions::log_scale). The misfit is J = 1/2 sum_k |H y_k - d_k|^2 / sigma^2
 // with sigma = --sigma, else the file's noise (1 for noise-free data). Without checkpointing
 // flags every state is kept (the store-all schedule).
 //
@@ -35,6 +38,7 @@
 
 #include "checkpoint_flags.hpp"
 #include "gradient_run.hpp"
+#include "observation_run.hpp"
 #include "problem_parameters.hpp"
 #include "problem_registry.hpp"
 #include "rewind/error.hpp"
@@ -49,14 +53,21 @@ namespace rwd::cli {
 
 // The options of `rewind fit` as given; std::nullopt = not given.
 struct FitCommandOptions {
-  std::string problem;                    // PROBLEM: must be the observation file's
-  std::string model;                      // --model PATH: a model plugin instead of PROBLEM
-  std::optional<Index> n;                 // --n: when given, must be the file's
-  std::string observations;               // --observations FILE.h5
-  std::string data;                       // --data FILE.csv: a measured series instead
-  double validation = 0.0;                // --validation F: hold out the last fraction (--data)
-  std::optional<double> dt;               // --dt: the longest step of the run (--data)
-  std::optional<std::string> method;      // --method (--data; default rk4)
+  std::string problem;       // PROBLEM: must be the observation file's
+  std::string model;         // --model PATH: a model plugin instead of PROBLEM
+  std::optional<Index> n;    // --n: when given, must be the file's
+  std::string observations;  // --observations FILE.h5
+  std::string data;          // --data FILE.csv: a measured series instead
+  double validation = 0.0;   // --validation F: hold out the last fraction (--data)
+  // --dt: the longest step of the run (--data); with --observations the step to refit on (every
+  // observed time must be a multiple of it; default the file's).
+  std::optional<double> dt;
+  // --method, --rtol, --atol, --linear-solver, --newton-rtol, --newton-atol as `rewind run`
+  // reads them (method_flag_options.hpp; its other fields are unused). With --observations:
+  // the method to refit with (empty: the file's), and its settings (not given: the file's when
+  // the method is the file's, else the method's defaults). With --data: an explicit method.
+  RunOptions method_flags;
+  std::optional<std::string> log_scale;   // --log-scale NAME,...: fitted in log θ
   std::optional<double> t0;               // --t0: the time of the initial state (--data)
   bool fit_initial_state = false;         // --fit-initial-state: estimate y0 too
   std::string fit;                        // --fit NAME,... (required)
@@ -65,6 +76,7 @@ struct FitCommandOptions {
   std::optional<std::string> parameters;  // --parameters NAME=VALUE,... (the fixed ones)
   std::optional<double> sigma;            // --sigma
   int max_evaluations = 60;               // --max-evaluations
+  int restarts = 0;                       // --restarts R (rwd::FitOptions::restarts)
   bool uncertainty = true;                // false: --no-uncertainty (skips 2 gradients a parameter)
   int stages = 1;                         // --stages S: fit growing horizons, each from the last
   bool progress = false;                  // progress bar of each gradient (a terminal)
@@ -75,11 +87,13 @@ struct FitSettings {
   Observations observations;       // what is fitted
   bool fit_initial_state = false;  // y0 estimated too, unbounded, from observations.initial_state
   RunSettings run;                 // the file's problem, size, method, step and horizon
-  std::vector<NamedParameter> fitted;   // with their start values
-  std::vector<ParameterBounds> bounds;  // one per fitted parameter
-  Eigen::VectorXd theta_start;          // the whole θ the fit starts from
+  std::vector<NamedParameter> fitted;     // with their start values
+  std::vector<ParameterBounds> bounds;    // one per fitted parameter
+  std::vector<NamedParameter> log_scale;  // fitted in log θ (FitOptions::log_scale)
+  Eigen::VectorXd theta_start;            // the whole θ the fit starts from
   double sigma = 1.0;
   int max_evaluations = 60;
+  int restarts = 0;  // after NLopt's optimality test, from the best θ (FitOptions::restarts)
   bool uncertainty = true;  // standard errors from the Hessian at the fit
   // Continuation over the horizon: stage s fits the observations up to s/stages of the last
   // observed step, starting where stage s − 1 ended; the last stage fits them all. Long horizons
@@ -152,16 +166,102 @@ inline ParameterBounds domain_bounds(const ProblemInfo& info, const std::string&
 
 }  // namespace detail
 
+namespace detail {
+
+// The method a fit of `observations` runs: the flags' (--method and its settings), where a flag
+// is not given the file's — its method, and its recorded tolerances, linear solver and Newton
+// tolerances when the method is the file's (another method starts from its own defaults).
+inline RunOptions fit_method_options(const RunOptions& flags, const Observations& observations) {
+  RunOptions run;
+  run.method = flags.method.empty() ? observations.method : flags.method;
+  run.rtol = flags.rtol;
+  run.atol = flags.atol;
+  run.linear_solver = flags.linear_solver;
+  run.newton_rtol = flags.newton_rtol;
+  run.newton_atol = flags.newton_atol;
+  if (run.method != observations.method) return run;
+  const MethodSettings& recorded = observations.method_settings;
+  const auto recorded_value = [](double value) {
+    return value > 0.0 ? std::optional<double>(value) : std::nullopt;
+  };
+  if (!run.rtol) run.rtol = recorded_value(recorded.rtol);
+  if (!run.atol) run.atol = recorded_value(recorded.atol);
+  if (run.linear_solver.empty()) run.linear_solver = recorded.linear_solver;
+  if (!run.newton_rtol) run.newton_rtol = recorded_value(recorded.newton_rtol);
+  if (!run.newton_atol) run.newton_atol = recorded_value(recorded.newton_atol);
+  return run;
+}
+
+// `observations` on steps of `dt` (--dt with --observations: refit with another step, or BDF's
+// intervals as steps of another method): observed step k, at time k · dt_file, becomes step
+// k · dt_file / dt, which must be a whole number to 10⁻⁹ (the times are the file's, not
+// rounded to the new steps); the horizon likewise.
+inline Observations on_steps_of(const Observations& observations, double dt,
+                                const std::string& source) {
+  if (!(std::isfinite(dt) && dt > 0.0))
+    rwd::detail::fail<InvalidArgument>("--dt = ", shortest(dt), " must be finite and > 0");
+  const auto step_at = [&](Index file_step, const char* what) {
+    const double ratio = static_cast<double>(file_step) * observations.dt / dt;
+    const double whole = std::round(ratio);
+    if (!(std::abs(ratio - whole) <= 1e-9 * std::max(1.0, ratio)) || (file_step > 0 && whole < 1.0))
+      rwd::detail::fail<InvalidArgument>(
+          "--dt = ", shortest(dt), ": ", what,
+          " t = ", shortest(static_cast<double>(file_step) * observations.dt), " of '", source,
+          "' (step ", file_step, " of ", shortest(observations.dt),
+          ") is not a whole number of steps of ", shortest(dt));
+    return static_cast<Index>(whole);
+  };
+  Observations out = observations;
+  out.dt = dt;
+  for (Index& step : out.observed_steps) step = step_at(step, "the observed time");
+  out.steps = step_at(observations.steps, "the horizon");
+  return out;
+}
+
+}  // namespace detail
+
 // The fitted parameters (--fit) with their starts (--start, else the problem's defaults) and
 // bounds (--bounds, else the model's domain), and the whole θ the fit starts from: `base` with
 // --parameters and the starts written in. Refuses a name the problem does not have, a name
 // given twice, a start for a parameter not fitted, a value for one fitted, and a start outside
 // its bounds.
 struct FittedParameters {
-  std::vector<NamedParameter> fitted;   // with their start values
-  std::vector<ParameterBounds> bounds;  // one per fitted parameter
+  std::vector<NamedParameter> fitted;     // with their start values
+  std::vector<ParameterBounds> bounds;    // one per fitted parameter
+  std::vector<NamedParameter> log_scale;  // --log-scale: fitted in log θ
   Eigen::VectorXd theta_start;
 };
+
+namespace detail {
+
+// --log-scale NAME,...: each a fitted parameter, with a start > 0 and a lower bound >= 0 (log θ
+// needs θ > 0; a lower bound of 0 becomes no bound in log θ).
+inline std::vector<NamedParameter> resolve_log_scale(const FitCommandOptions& options,
+                                                     const ProblemInfo& info,
+                                                     const std::vector<std::string>& names,
+                                                     const FittedParameters& chosen) {
+  if (!options.log_scale) return {};
+  std::vector<NamedParameter> log_scale =
+      parse_parameter_names("--log-scale", *options.log_scale, info, names);
+  for (NamedParameter& p : log_scale) {
+    std::size_t i = 0;
+    while (i < chosen.fitted.size() && chosen.fitted[i].index != p.index) ++i;
+    if (i == chosen.fitted.size())
+      rwd::detail::fail<InvalidArgument>("--log-scale: ", p.name, " is not fitted (--fit ",
+                                         options.fit, ")");
+    p.value = chosen.fitted[i].value;
+    if (!(p.value > 0.0))
+      rwd::detail::fail<InvalidArgument>("--log-scale: ", p.name, " starts at ", p.value,
+                                         ", and a log scale needs a start > 0 (--start)");
+    if (chosen.bounds[i].lower < 0.0)
+      rwd::detail::fail<InvalidArgument>("--log-scale: ", p.name, " has the lower bound ",
+                                         chosen.bounds[i].lower,
+                                         ", and a log scale needs one >= 0 (--bounds)");
+  }
+  return log_scale;
+}
+
+}  // namespace detail
 
 inline FittedParameters resolve_fitted_parameters(const FitCommandOptions& options,
                                                   const ProblemInfo& info,
@@ -222,6 +322,7 @@ inline FittedParameters resolve_fitted_parameters(const FitCommandOptions& optio
                                          " lies outside its bounds [", b.lower, ", ", b.upper, "]");
     settings.theta_start[p.index] = p.value;
   }
+  settings.log_scale = detail::resolve_log_scale(options, info, names, settings);
   return settings;
 }
 
@@ -232,10 +333,10 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
     rwd::detail::fail<InvalidArgument>(
         "give one of --observations FILE.h5 (write one with rewind generate) or --data "
         "FILE.csv (a measured series)");
-  if (options.validation != 0.0 || options.dt || options.method || options.t0)
+  if (options.validation != 0.0 || options.t0)
     rwd::detail::fail<InvalidArgument>(
-        "--validation, --dt, --method and --t0 go with --data; an observation file records its "
-        "own");
+        "--validation and --t0 go with --data; an observation file records its own observed "
+        "steps and initial state");
   // The command line registers no --steps for fit (FlagUse::fit); a caller filling the options
   // in code is told the same.
   if (options.checkpoint.steps)
@@ -262,17 +363,19 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
     rwd::detail::fail<InvalidArgument>("--n = ", *options.n, ": '", source, "' observes ",
                                        info.name, " of size ", observations.size);
 
-  RunOptions run;
+  if (options.dt) observations = detail::on_steps_of(observations, *options.dt, source);
+  RunOptions run = detail::fit_method_options(options.method_flags, observations);
+  observations.method = run.method;
   run.problem = options.problem;
   run.model = options.model;
   if (info.sized()) run.n = observations.size;
   run.dt = observations.dt;
-  run.method = observations.method;
   run.no_fd_check = true;
   run.progress = options.progress;
   run.checkpoint = options.checkpoint;
   run.checkpoint.steps = std::to_string(observations.steps);
   settings.run = resolve_run_settings(run);
+  observations.method_settings = recorded_method_settings(settings.run, run);
   if (!settings.run.checkpoint.checkpointed)
     settings.run.checkpoint.request = PlanRequest::store_all();
 
@@ -287,9 +390,13 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
       resolve_fitted_parameters(options, info, names, defaults, observations.parameters);
   settings.fitted = std::move(chosen.fitted);
   settings.bounds = std::move(chosen.bounds);
+  settings.log_scale = std::move(chosen.log_scale);
   settings.theta_start = std::move(chosen.theta_start);
   settings.sigma = options.sigma.value_or(misfit_sigma(observations));
   settings.max_evaluations = options.max_evaluations;
+  if (options.restarts < 0)
+    rwd::detail::fail<InvalidArgument>("--restarts = ", options.restarts, " must be >= 0");
+  settings.restarts = options.restarts;
   settings.uncertainty = options.uncertainty;
   if (options.stages < 1 || options.stages > static_cast<int>(observations.observed_steps.size()))
     rwd::detail::fail<InvalidArgument>("--stages = ", options.stages, " must lie in [1, ",
@@ -343,7 +450,9 @@ FitReport run_fit_on(const P& problem, const FitSettings& settings,
   rwd::FitOptions fit;
   for (const NamedParameter& p : settings.fitted) fit.fitted.push_back(p.index);
   fit.bounds = settings.bounds;
+  for (const NamedParameter& p : settings.log_scale) fit.log_scale.push_back(p.index);
   fit.max_evaluations = settings.max_evaluations;
+  fit.restarts = settings.restarts;
   if (settings.fit_initial_state)
     for (Index i = 0; i < y0.size(); ++i) {
       fit.fitted_initial_state.push_back(i);
@@ -398,6 +507,7 @@ FitReport run_fit_on(const P& problem, const FitSettings& settings,
       }
       joined.iterations += result.iterations;
       joined.evaluations += result.evaluations;
+      joined.restarts += result.restarts;
       joined.theta = result.theta;
       joined.loss = result.loss;
       joined.gradient = result.gradient;

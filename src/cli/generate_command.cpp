@@ -7,6 +7,7 @@
 #include <string>
 
 #include "integer_option.hpp"
+#include "method_flag_options.hpp"
 #include "observation_run.hpp"
 #include "problem_registry.hpp"
 #include "rewind/error.hpp"
@@ -62,7 +63,7 @@ void add_generation_options(CLI::App& command, GenerateRequest& request) {
                           "horizon in steps")
       ->type_name("L");
   command.add_option("--dt", options.run.dt, "step size");
-  command.add_option("--method", options.run.method, "Runge-Kutta method, or bdf");
+  add_method_flags(command, options.run, MethodFlagUse::generate);
   command.add_option("--parameters", options.run.parameters, "theta by name, e.g. F=0.04,k=0.06")
       ->type_name("NAME=VALUE,...");
   add_integer_text_option(command, "--observe-every", options.observe_every, IntegerRange::count(),
@@ -96,10 +97,13 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
   command->footer(
       "Runs the problem from its default initial state with its defaults unless changed, and\n"
       "writes H y_k + noise at steps K, 2K, ... <= --steps to FILE.h5 (HDF5) with the problem,\n"
-      "its size, method, step, horizon, parameters, initial state, field and noise: all that\n"
-      "`rewind fit` needs. Example:\n"
+      "its size, method (with its tolerances, linear solver and Newton tolerances), step,\n"
+      "horizon, parameters, initial state, field and noise: all that `rewind fit` needs.\n"
+      "Examples:\n"
       "  rewind generate gray_scott --n 64 --steps 20000 --observe-every 1000 --observe v \\\n"
-      "                  --noise 0.01 --out gs.h5");
+      "                  --noise 0.01 --out gs.h5\n"
+      "  rewind generate robertson --method bdf --rtol 1e-10 --atol 1e-14 --dt 0.4 \\\n"
+      "                  --steps 100 --observe-every 5 --noise 1e-6 --out robertson.h5");
   if (info.sized())
     add_integer_option(*command, "-n,--n", request->options.run.n, IntegerRange::count(),
                        info.size_meaning);

@@ -11,9 +11,10 @@
 //   rwd::save_observations("gs.h5", data);
 //
 // The run uses the problem's defaults (size, step, method, initial state, θ) with what the
-// options change (--n, --dt, --method, --parameters); observed steps are K, 2K, … up to the
-// horizon; the noise is Gaussian with standard deviation --noise from a counter-based hash of
-// (--seed, step, component), the same on every machine.
+// options change (--n, --dt, --method and its flags, --parameters); the method's tolerances,
+// linear solver and Newton tolerances are recorded with it (Observations::method_settings);
+// observed steps are K, 2K, … up to the horizon; the noise is Gaussian with standard deviation
+// --noise from a counter-based hash of (--seed, step, component), the same on every machine.
 //
 // Free of CLI11/JSON.
 #pragma once
@@ -56,6 +57,24 @@ Eigen::MatrixXd observe_problem(const P& problem, const RunSettings& settings,
   return data;
 }
 
+// What a fit must repeat of the method `settings` ran, beyond its name: BDF's tolerances, an
+// implicit method's Newton tolerances, and the linear solver as --linear-solver named it (empty:
+// the method's own choice for the problem, which a fit makes again).
+inline MethodSettings recorded_method_settings(const RunSettings& settings,
+                                               const RunOptions& options) {
+  MethodSettings recorded;
+  recorded.linear_solver = options.linear_solver;
+  if (const auto* bdf = std::get_if<BdfMethod>(&settings.method)) {
+    recorded.rtol = bdf->options.rtol;
+    recorded.atol = bdf->options.atol.front();
+  }
+  if (const auto* implicit = std::get_if<ImplicitRungeKuttaMethod>(&settings.method)) {
+    recorded.newton_rtol = implicit->newton.rtol;
+    recorded.newton_atol = implicit->newton.atol;
+  }
+  return recorded;
+}
+
 inline Observations generate_observations(const GenerateOptions& options) {
   if (!options.observe_every)
     rwd::detail::fail<InvalidArgument>("--observe-every K is required: observe every K steps");
@@ -81,6 +100,7 @@ inline Observations generate_observations(const GenerateOptions& options) {
   out.size = settings.n;
   out.state_size = static_cast<Index>(defaults.initial_state.size());
   out.method = method_name(settings.method);
+  out.method_settings = recorded_method_settings(settings, run);
   out.dt = settings.control.dt;
   out.steps = steps;
   out.parameter_names = defaults.parameter_names;

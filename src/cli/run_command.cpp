@@ -12,6 +12,7 @@
 #include "gradient_run.hpp"
 #include "integer_option.hpp"
 #include "json_report.hpp"
+#include "method_flag_options.hpp"
 #include "problem_registry.hpp"
 #include "process_group.hpp"
 #include "progress.hpp"
@@ -147,35 +148,7 @@ CLI::App* add_run_command(CLI::App& app) {
   run->add_option("--dt", o->dt,
                   "step size (default 0.01; gray_scott 1); with --adaptive the\n"
                   "first step tried (default: chosen automatically)");
-  run->add_option("--method", o->method,
-                  "euler | heun | rk4 | rk38 | bs3 | dopri5 | tsit5 (default rk4;\n"
-                  "bdf for robertson and brusselator), or for problems with\n"
-                  "noise euler_maruyama (their default) | milstein, or\n"
-                  "implicit: backward_euler | trapezoid | sdirk2 | esdirk32 |\n"
-                  "esdirk43, or Rosenbrock: ros3p | ros34pw2 | rodas4 (exact\n"
-                  "discrete adjoints for stiff problems), or\n"
-                  "bdf: CVODES BDF on --steps intervals of length --dt, with\n"
-                  "--rtol/--atol; the adjoint is CVODES's, interval by interval");
-  run->add_flag("--adaptive", o->adaptive,
-                "adaptive steps from the method's embedded error estimate\n"
-                "(heun, bs3, dopri5, tsit5, trapezoid, sdirk2, esdirk32,\n"
-                "esdirk43, ros3p, ros34pw2, rodas4); the gradient is exact\n"
-                "for the steps taken");
-  run->add_option("--t-final", o->t_final, "with --adaptive: end time (default steps * dt)");
-  run->add_option("--rtol", o->rtol, "with --adaptive or bdf: relative tolerance (default 1e-6)");
-  run->add_option("--atol", o->atol, "with --adaptive or bdf: absolute tolerance (default 1e-9)");
-  run->add_option("--linear-solver", o->linear_solver,
-                  "with bdf: dense | band | sparse | gmres (default: band for\n"
-                  "problems with a band, dense otherwise); the implicit\n"
-                  "methods: dense | band | sparse | gmres, Rosenbrock: dense |\n"
-                  "band | sparse (default band for problems with a band);\n"
-                  "sparse: KLU with the problem's own sparse Jacobian\n"
-                  "(brusselator, stencil models); gmres: matrix-free");
-  run->add_option("--newton-rtol", o->newton_rtol,
-                  "implicit methods: Newton's relative tolerance (default\n"
-                  "1e-10); the gradient is exact up to this residual");
-  run->add_option("--newton-atol", o->newton_atol,
-                  "implicit methods: Newton's absolute tolerance (default 1e-12)");
+  add_method_flags(*run, *o, MethodFlagUse::run);
   add_integer_option(*run, "--seed", o->seed, IntegerRange::unsigned_seed(),
                      "noise seed of a problem with noise (ornstein_uhlenbeck,\n"
                      "stochastic_lorenz63; default 1): the key of every draw, so\n"

@@ -262,5 +262,71 @@ TEST(GenerateRun, RefusesBadObservationRequests) {
   EXPECT_NE(refusal([](auto& g) { g.run.parameters = "k=-1"; }).find(">= 0"), std::string::npos);
 }
 
+// What a file records of its method is what a fit of it runs: BDF's tolerances and linear
+// solver, an implicit method's Newton tolerances; another --method starts from its own defaults;
+// given flags win; a file without settings (format version 1) gives the method's defaults.
+TEST(FitRun, RepeatsTheFilesMethodSettingsUnlessTold) {
+  Observations file;
+  file.method = "bdf";
+  file.method_settings = {1e-10, 1e-14, "dense", 0.0, 0.0};
+  RunOptions flags;
+  RunOptions run = detail::fit_method_options(flags, file);
+  EXPECT_EQ(run.method, "bdf");
+  EXPECT_EQ(run.rtol, 1e-10);
+  EXPECT_EQ(run.atol, 1e-14);
+  EXPECT_EQ(run.linear_solver, "dense");
+  EXPECT_FALSE(run.newton_rtol) << "bdf records none";
+  flags.rtol = 1e-8;
+  EXPECT_EQ(detail::fit_method_options(flags, file).rtol, 1e-8) << "a given flag wins";
+  EXPECT_EQ(detail::fit_method_options(flags, file).atol, 1e-14);
+  flags = {};
+  flags.method = "esdirk43";
+  run = detail::fit_method_options(flags, file);
+  EXPECT_EQ(run.method, "esdirk43");
+  EXPECT_FALSE(run.rtol || run.atol) << "another method: its own defaults";
+  EXPECT_TRUE(run.linear_solver.empty());
+  file.method_settings = {};
+  run = detail::fit_method_options({}, file);
+  EXPECT_FALSE(run.rtol || run.atol || run.newton_rtol || run.newton_atol);
+
+  // Generated with settings, refitted: the run settings come back as recorded.
+  GenerateOptions generate;
+  generate.run.problem = "robertson";
+  generate.run.method = "esdirk43";
+  generate.run.dt = 0.002;
+  generate.run.newton_rtol = 1e-11;
+  generate.run.linear_solver = "dense";
+  generate.run.checkpoint.steps = "20";
+  generate.observe_every = "10";
+  const Observations made = generate_observations(generate);
+  EXPECT_EQ(made.method_settings.newton_rtol, 1e-11);
+  EXPECT_EQ(made.method_settings.newton_atol, 1e-12) << "the default it ran with, recorded";
+  EXPECT_EQ(made.method_settings.linear_solver, "dense");
+  EXPECT_EQ(made.method_settings.rtol, 0.0);
+}
+
+// --dt with --observations: every observed time and the horizon become whole numbers of the new
+// steps, or the refit is refused naming the time.
+TEST(FitRun, RefitsOnOtherStepsOnlyWhereEveryObservedTimeFalls) {
+  Observations file;
+  file.dt = 0.4;
+  file.steps = 100;
+  file.observed_steps = {5, 10, 100};
+  const Observations finer = detail::on_steps_of(file, 0.001, "f.h5");
+  EXPECT_EQ(finer.steps, 40000);
+  EXPECT_EQ(finer.observed_steps, (std::vector<Index>{2000, 4000, 40000}));
+  EXPECT_EQ(finer.dt, 0.001);
+  const std::string refused =
+      rwd::testing::error_message<InvalidArgument>([&] { detail::on_steps_of(file, 0.3, "f.h5"); });
+  EXPECT_NE(refused.find("--dt = 0.3: the observed time t = 2 of 'f.h5' (step 5 of 0.4) is not a "
+                         "whole number of steps of 0.3"),
+            std::string::npos)
+      << refused;
+  EXPECT_NE(rwd::testing::error_message<InvalidArgument>([&] {
+              detail::on_steps_of(file, -1.0, "f.h5");
+            }).find("--dt = -1 must be finite and > 0"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace rwd::cli

@@ -407,6 +407,138 @@ TEST(FitParameters, RefusesBadInputBeforeAnyWork) {
   EXPECT_EQ(lv.stepper.counters().steps, 0) << "nothing was integrated";
 }
 
+// The log scale's chain rule: for a smooth J(θ), the optimiser's gradient dJ/dx (to_gradient of
+// the exact dJ/dθ) against central differences of J(to_theta(x)) in x = 1 + ln(θ/θ_start), for a
+// log-scaled rate of 3e7 and one of 0.04, and a linear one beside them.
+TEST(FitCoordinates, TheLogScalesGradientIsTheChainRuleOfFiniteDifferencesInLogTheta) {
+  Eigen::VectorXd theta_start(4);
+  theta_start << 0.04, 2.5, 3e7, -1.0;
+  FitOptions options;
+  options.fitted = {0, 2, 3};
+  options.bounds = {{0.0, kInf}, {1e6, 1e9}, {-5.0, 5.0}};
+  options.log_scale = {2, 0};
+  options.validate(theta_start);
+  const detail::FitCoordinates coordinates(theta_start, options);
+  EXPECT_EQ(coordinates.start(), (std::vector<double>{1.0, 1.0, -1.0})) << "linear: θ / |θ_start|";
+  EXPECT_EQ(coordinates.lower()[0], -kInf) << "a lower bound of 0 is no bound in log θ";
+  EXPECT_NEAR(coordinates.lower()[1], 1.0 + std::log(1e6 / 3e7), 1e-15);
+  EXPECT_NEAR(coordinates.upper()[1], 1.0 + std::log(1e9 / 3e7), 1e-15);
+  EXPECT_EQ(coordinates.upper()[0], kInf);
+  EXPECT_EQ(coordinates.lower()[2], -5.0) << "the linear one: bounds / |θ_start|";
+
+  // J(θ) = sin(θ0 / 0.04) + (θ2 / 3e7)³ θ1 + θ3² θ0, and its gradient.
+  const auto loss = [](const Eigen::VectorXd& t) {
+    return std::sin(t[0] / 0.04) + std::pow(t[2] / 3e7, 3) * t[1] + t[3] * t[3] * t[0];
+  };
+  const auto gradient = [](const Eigen::VectorXd& t) {
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(4);
+    g[0] = std::cos(t[0] / 0.04) / 0.04 + t[3] * t[3];
+    g[1] = std::pow(t[2] / 3e7, 3);
+    g[2] = 3.0 * std::pow(t[2] / 3e7, 2) * t[1] / 3e7;
+    g[3] = 2.0 * t[3] * t[0];
+    return g;
+  };
+  const std::vector<double> x = {1.3, 0.6, 0.7};  // θ0 = 0.04 e^0.3, θ2 = 3e7 e^-0.4
+  Eigen::VectorXd theta = theta_start;
+  coordinates.to_theta(x, theta);
+  EXPECT_NEAR(theta[0], 0.04 * std::exp(0.3), 1e-17);
+  EXPECT_NEAR(theta[2], 3e7 * std::exp(-0.4), 1e-8);
+  EXPECT_EQ(theta[3], 0.7);
+  EXPECT_EQ(theta[1], 2.5) << "not fitted: left alone";
+  std::vector<double> g(3);
+  coordinates.to_gradient(theta, gradient(theta), g);
+  for (std::size_t j = 0; j < 3; ++j) {
+    const double h = 1e-5;
+    std::vector<double> up = x, down = x;
+    up[j] += h;
+    down[j] -= h;
+    Eigen::VectorXd theta_up = theta_start, theta_down = theta_start;
+    coordinates.to_theta(up, theta_up);
+    coordinates.to_theta(down, theta_down);
+    const double difference = (loss(theta_up) - loss(theta_down)) / (2.0 * h);
+    EXPECT_NEAR(g[j], difference, 1e-8 * std::max(1.0, std::abs(difference))) << "x" << j;
+  }
+  EXPECT_DOUBLE_EQ(g[1], gradient(theta)[2] * theta[2]) << "dJ/dlog θ = θ dJ/dθ";
+}
+
+// Fitted on the log scale, Lotka–Volterra's α and γ come back from exact data as on the linear
+// scale; every iterate stays positive.
+TEST(FitParameters, FitsOnTheLogScale) {
+  LotkaVolterraFit lv(lotka_volterra_observations(500, 10));
+  const Eigen::VectorXd start = lotka_volterra_start(lv.obs);
+  FitOptions options = alpha_and_gamma();
+  options.bounds[1] = {0.0, kInf};
+  options.log_scale = {0, 3};
+  const FitResult r = lv.fit(start, options, PlanRequest::revolve(8));
+  print("log scale", r);
+  EXPECT_FALSE(r.failed) << r.failure;
+  for (Index i : {0, 3})
+    EXPECT_NEAR(r.theta[i], lv.obs.parameters[i], 1e-6 * lv.obs.parameters[i]) << "θ" << i;
+  for (const FitIteration& it : r.history) EXPECT_GT(it.theta[3], 0.0);
+}
+
+TEST(FitParameters, RefusesALogScaleThatCannotHold) {
+  LotkaVolterraFit lv(lotka_volterra_observations(100, 10));
+  Eigen::VectorXd start = lotka_volterra_start(lv.obs);
+  const auto refused = [&](const FitOptions& options, const Eigen::VectorXd& theta) {
+    return error_message<InvalidArgument>([&] { lv.fit(theta, options, PlanRequest::revolve(4)); });
+  };
+  FitOptions options = alpha_and_gamma();
+  options.log_scale = {1};
+  expect_message(refused(options, start), "θ[1] is on the log scale but not fitted");
+  options.log_scale = {3, 3};
+  expect_message(refused(options, start), "θ[3] is listed twice on the log scale");
+  options.log_scale = {3};
+  options.bounds[1] = {-1.0, 6.0};
+  expect_message(refused(options, start),
+                 "θ[3] is fitted on the log scale, so its lower bound must be >= 0, not -1");
+  options.bounds[1] = {-kInf, kInf};
+  Eigen::VectorXd negative = start;
+  negative[3] = 0.0;
+  expect_message(refused(options, negative),
+                 "θ[3] is fitted on the log scale, so its start must be > 0, not 0");
+  EXPECT_EQ(lv.stepper.counters().steps, 0) << "nothing was integrated";
+}
+
+// NLopt's gradient test is absolute on the scaled J: from a start where the gradient is 10¹²
+// times the one near the minimum, the fit stops early reporting success; restarts rescale J at
+// the best θ and go on to the minimum, with iterations, evaluations and history running on.
+TEST(FitParameters, RestartsGoOnAfterAnEarlyStop) {
+  // J = (θ − 1)² + 10⁶ (θ − 1)⁴ from θ = 100: a steep quartic far out, a shallow quadratic near 1.
+  const auto gradient = [](const Eigen::VectorXd& theta) {
+    const double d = theta[0] - 1.0;
+    detail::FitGradient run;
+    run.loss = d * d + 1e6 * d * d * d * d;
+    run.grad_theta = Eigen::VectorXd::Constant(1, 2.0 * d + 4e6 * d * d * d);
+    return run;
+  };
+  FitOptions options;
+  options.fitted = {0};
+  options.bounds = {{-kInf, kInf}};
+  options.max_evaluations = 300;
+  const Eigen::VectorXd start = Eigen::VectorXd::Constant(1, 100.0);
+  const FitResult once = detail::fit_with_gradient(gradient, start, options);
+  print("no restart", once);
+  options.restarts = 10;
+  const FitResult restarted = detail::fit_with_gradient(gradient, start, options);
+  print("restarts", restarted);
+  EXPECT_EQ(once.restarts, 0);
+  EXPECT_EQ(once.optimizer_code, 1) << "the early stop this test is about";
+  EXPECT_GT(std::abs(once.theta[0] - 1.0), 1e-3);
+  EXPECT_GE(restarted.restarts, 1);
+  EXPECT_NEAR(restarted.theta[0], 1.0, 1e-3);
+  EXPECT_LT(restarted.loss, once.loss);
+  ASSERT_GE(restarted.history.size(), once.history.size());
+  for (std::size_t k = 0; k < once.history.size(); ++k)
+    EXPECT_TRUE(same_bits(restarted.history[k].theta, once.history[k].theta))
+        << "the first round is the fit without restarts, bit for bit";
+  EXPECT_EQ(static_cast<int>(restarted.history.size()), restarted.iterations + 1);
+  options.restarts = -1;
+  expect_message(
+      error_message<InvalidArgument>([&] { detail::fit_with_gradient(gradient, start, options); }),
+      "restarts = -1 must be >= 0");
+}
+
 TEST(FitParameters, AnExceptionOfTheIterationCallbackReachesTheCaller) {
   LotkaVolterraFit lv(lotka_volterra_observations(200, 10));
   FitOptions options = alpha_and_gamma();

@@ -193,6 +193,10 @@ TEST(ObservationsValidate, NamesTheRuleThatIsBroken) {
                  "component 1) is nan");
 
   obs = good;
+  obs.method_settings.newton_rtol = -1e-10;
+  expect_message(invalid(obs), "the method's newton_rtol = -1e-10 must be finite and >= 0");
+
+  obs = good;
   obs.observed_steps[4] = obs.observed_steps[3];
   expect_message(
       invalid(obs),
@@ -355,8 +359,43 @@ TEST(ObservationFile, AnotherFormatVersionIsRefused) {
   ScratchDirectory dir("rewind-observations");
   const auto file = dir / "obs.h5";
   save_observations(file, lotka_volterra_observations(50, 10));
+  set_integer_attribute(file, "format_version", 3);
+  expect_message(storage_error(file),
+                 "has format_version 3; this build of rewind reads versions 1 to 2");
+  set_integer_attribute(file, "format_version", 0);
+  expect_message(storage_error(file),
+                 "has format_version 0; this build of rewind reads versions 1 to 2");
+}
+
+TEST(ObservationFile, TheMethodsSettingsRoundTrip) {
+  ScratchDirectory dir("rewind-observations");
+  Observations obs = lotka_volterra_observations(50, 10);
+  obs.method_settings = {1e-8, 1e-12, "band", 1e-11, 1e-13};
+  save_observations(dir / "settings.h5", obs);
+  EXPECT_EQ(load_observations(dir / "settings.h5").method_settings, obs.method_settings);
+}
+
+// A version 1 file, written before the method's settings were recorded: the attributes it lacks
+// read as the defaults (none set), whatever else it holds reads as before.
+TEST(ObservationFile, AVersionOneFileReadsWithTheMethodsDefaults) {
+  ScratchDirectory dir("rewind-observations");
+  const auto file = dir / "v1.h5";
+  Observations obs = lotka_volterra_observations(50, 10, 0.05, 3);
+  obs.method_settings = {1e-8, 1e-12, "dense", 1e-11, 1e-13};
+  save_observations(file, obs);
+  const hid_t h5 = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(h5, 0);
+  for (const char* name : {"rtol", "atol", "linear_solver", "newton_rtol", "newton_atol"})
+    EXPECT_GE(H5Adelete(h5, name), 0) << name;
+  H5Fclose(h5);
+  set_integer_attribute(file, "format_version", 1);
+  const Observations back = load_observations(file);
+  EXPECT_EQ(back.method_settings, MethodSettings{});
+  EXPECT_EQ(back.data, obs.data);
+  EXPECT_EQ(back.parameters, obs.parameters);
+  // Version 2 requires them.
   set_integer_attribute(file, "format_version", 2);
-  expect_message(storage_error(file), "has format_version 2; this build of rewind reads version 1");
+  expect_message(storage_error(file), "has no attribute 'rtol'");
 }
 
 TEST(ObservationFile, TruncatedFilesAreRefused) {

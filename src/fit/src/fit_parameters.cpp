@@ -34,23 +34,8 @@ class Fit {
       : gradient_(gradient),
         options_(options),
         theta_(theta_start),
+        coordinates_(theta_start, options),
         start_(std::chrono::steady_clock::now()) {
-    const std::size_t m = options.fitted.size();
-    scale_.resize(m);
-    x0_.resize(m);
-    lower_.resize(m);
-    upper_.resize(m);
-    for (std::size_t j = 0; j < m; ++j) {
-      const double value = theta_start[options.fitted[j]];
-      // s = |θ_start| makes every starting x_j = ±1; dividing by s > 0 keeps the bounds' order
-      // and their infinities.
-      scale_[j] = value != 0.0 ? std::abs(value) : 1.0;
-      x0_[j] = value / scale_[j];
-      lower_[j] = options.bounds[j].lower / scale_[j];
-      upper_[j] = options.bounds[j].upper / scale_[j];
-      // The scaled bounds are rounded; the start must stay inside them.
-      x0_[j] = std::clamp(x0_[j], lower_[j], upper_[j]);
-    }
     result_.theta = theta_start;
     result_.loss = std::numeric_limits<double>::quiet_NaN();
     result_.gradient =
@@ -59,19 +44,37 @@ class Fit {
 
   FitResult run() {
     BoundedMinimizerOptions minimizer;
-    minimizer.max_evaluations = options_.max_evaluations;
     minimizer.relative_tolerance = options_.relative_tolerance;
     minimizer.x_tolerance = options_.x_tolerance;
+    std::vector<double> x0 = coordinates_.start();
     try {
-      const BoundedMinimum minimum = minimize_bounded(
-          [this](const std::vector<double>& x, std::vector<double>& g) { return evaluate(x, g); },
-          x0_, lower_, upper_, minimizer);
-      result_.stop_reason = minimum.stop_reason;
-      result_.optimizer_code = minimum.code;
-      if (minimum.optimizer_failed) {
-        result_.failed = true;
-        result_.failure = "the optimiser failed after " + std::to_string(result_.evaluations) +
-                          " evaluations: " + minimum.stop_reason;
+      for (int round = 0;; ++round) {
+        minimizer.max_evaluations = options_.max_evaluations - result_.evaluations;
+        const double loss_before = result_.loss;
+        const BoundedMinimum minimum = minimize_bounded(
+            [this](const std::vector<double>& x, std::vector<double>& g) { return evaluate(x, g); },
+            x0, coordinates_.lower(), coordinates_.upper(), minimizer);
+        result_.stop_reason = minimum.stop_reason;
+        result_.optimizer_code = minimum.code;
+        // A restart's round has the evaluations left; the limit the user set is the whole fit's.
+        if (round > 0 && minimum.code == kEvaluationLimitReached)
+          result_.stop_reason = "the limit of " + std::to_string(options_.max_evaluations) +
+                                " evaluations was reached";
+        if (minimum.optimizer_failed) {
+          result_.failed = true;
+          result_.failure = "the optimiser failed after " + std::to_string(result_.evaluations) +
+                            " evaluations: " + minimum.stop_reason;
+        }
+        // Restart (FitOptions::restarts) only after NLopt's own optimality test, from the best θ,
+        // with the objective scaled afresh, and only while a round still lowers J.
+        const bool lowered =
+            round == 0 || result_.loss < loss_before * (1.0 - minimizer.relative_tolerance);
+        if (round >= options_.restarts || minimum.code != kOptimalityTestPassed || !lowered ||
+            result_.evaluations >= options_.max_evaluations)
+          break;
+        ++result_.restarts;
+        x0 = coordinates_.to_x(result_.theta);
+        objective_scale_.reset();
       }
     } catch (const FitStopped&) {
       result_.failed = true;
@@ -82,13 +85,8 @@ class Fit {
   }
 
  private:
-  // θ for the optimiser's x: fixed components from θ_start, fitted ones x_j·s_j, clamped into
-  // their bounds (the scaled bounds are rounded, so x_j·s_j may lie an ulp outside).
-  void set_theta(const std::vector<double>& x) {
-    for (std::size_t j = 0; j < x.size(); ++j)
-      theta_[options_.fitted[j]] =
-          std::clamp(x[j] * scale_[j], options_.bounds[j].lower, options_.bounds[j].upper);
-  }
+  // θ for the optimiser's x: fixed components from θ_start, fitted ones from x.
+  void set_theta(const std::vector<double>& x) { coordinates_.to_theta(x, theta_); }
 
   [[noreturn]] void stop(const std::string& what) {
     std::ostringstream out;
@@ -126,9 +124,9 @@ class Fit {
     double norm2 = 0.0;
     for (std::size_t j = 0; j < x.size(); ++j) {
       const double component = run.grad_theta[options_.fitted[j]];
-      g[j] = component * scale_[j];  // dJ/dx_j = dJ/dθ_j · s_j
       norm2 += component * component;
     }
+    coordinates_.to_gradient(theta_, run.grad_theta, g);
     // NLopt's L-BFGS takes its first trial step along −g with |g|'s own length: with the huge
     // gradients of long horizons that step lands on a bound, often in a regime where the model's
     // pattern has died (a flat, wrong minimum). The optimiser therefore sees J scaled so that the
@@ -162,12 +160,14 @@ class Fit {
   }
 
   static constexpr double kFirstStep = 0.1;
+  static constexpr int kOptimalityTestPassed = 1;    // NLOPT_SUCCESS
+  static constexpr int kEvaluationLimitReached = 5;  // NLOPT_MAXEVAL_REACHED
   std::optional<double> objective_scale_;
 
   const std::function<detail::FitGradient(const Eigen::VectorXd&)>& gradient_;
   const FitOptions& options_;
   Eigen::VectorXd theta_;
-  std::vector<double> scale_, x0_, lower_, upper_;
+  detail::FitCoordinates coordinates_;
   std::chrono::steady_clock::time_point start_;
   FitResult result_;
 };
@@ -197,7 +197,93 @@ void validate_fitted(const char* name, const std::vector<Index>& fitted,
   }
 }
 
+// The log-scale rules: each index one of the fitted ones, listed once, with a start > 0 and a
+// lower bound >= 0 (log θ needs θ > 0 throughout).
+void validate_log_scale(const FitOptions& options, const Eigen::VectorXd& theta_start) {
+  for (std::size_t k = 0; k < options.log_scale.size(); ++k) {
+    const Index i = options.log_scale[k];
+    const auto fitted = std::find(options.fitted.begin(), options.fitted.end(), i);
+    if (fitted == options.fitted.end())
+      fail<InvalidArgument>("fit: θ[", i, "] is on the log scale but not fitted");
+    for (std::size_t earlier = 0; earlier < k; ++earlier)
+      if (options.log_scale[earlier] == i)
+        fail<InvalidArgument>("fit: θ[", i, "] is listed twice on the log scale");
+    const ParameterBounds& b =
+        options.bounds[static_cast<std::size_t>(fitted - options.fitted.begin())];
+    if (!(theta_start[i] > 0.0))
+      fail<InvalidArgument>("fit: θ[", i,
+                            "] is fitted on the log scale, so its start must be > 0, ", "not ",
+                            theta_start[i]);
+    if (b.lower < 0.0)
+      fail<InvalidArgument>("fit: θ[", i, "] is fitted on the log scale, so its lower bound must ",
+                            "be >= 0, not ", b.lower);
+  }
+}
+
 }  // namespace
+
+namespace detail {
+
+FitCoordinates::FitCoordinates(const Eigen::VectorXd& theta_start, const FitOptions& options)
+    : fitted_(options.fitted), bounds_(options.bounds) {
+  const std::size_t m = fitted_.size();
+  log_.assign(m, 0);
+  scale_.resize(m);
+  x0_.resize(m);
+  lower_.resize(m);
+  upper_.resize(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    const double value = theta_start[fitted_[j]];
+    const ParameterBounds& b = bounds_[j];
+    log_[j] = std::find(options.log_scale.begin(), options.log_scale.end(), fitted_[j]) !=
+              options.log_scale.end();
+    if (log_[j]) {
+      // x = 1 + ln(θ / θ_start): 1 at the start; θ's bound 0 is x's −∞, an infinite one stays.
+      const double inf = std::numeric_limits<double>::infinity();
+      scale_[j] = value;
+      x0_[j] = 1.0;
+      lower_[j] = b.lower > 0.0 ? 1.0 + std::log(b.lower / value) : -inf;
+      upper_[j] = std::isfinite(b.upper) ? 1.0 + std::log(b.upper / value) : inf;
+    } else {
+      // s = |θ_start| makes every starting x_j = ±1; dividing by s > 0 keeps the bounds' order
+      // and their infinities.
+      scale_[j] = value != 0.0 ? std::abs(value) : 1.0;
+      x0_[j] = value / scale_[j];
+      lower_[j] = b.lower / scale_[j];
+      upper_[j] = b.upper / scale_[j];
+    }
+    // The mapped bounds are rounded; the start must stay inside them.
+    x0_[j] = std::clamp(x0_[j], lower_[j], upper_[j]);
+  }
+}
+
+void FitCoordinates::to_theta(const std::vector<double>& x, Eigen::VectorXd& theta) const {
+  for (std::size_t j = 0; j < x.size(); ++j) {
+    const double value = log_[j] ? scale_[j] * std::exp(x[j] - 1.0) : x[j] * scale_[j];
+    theta[fitted_[j]] = std::clamp(value, bounds_[j].lower, bounds_[j].upper);
+  }
+}
+
+std::vector<double> FitCoordinates::to_x(const Eigen::VectorXd& theta) const {
+  std::vector<double> x(fitted_.size());
+  for (std::size_t j = 0; j < fitted_.size(); ++j) {
+    const double value = theta[fitted_[j]];
+    x[j] = log_[j] ? 1.0 + std::log(value / scale_[j]) : value / scale_[j];
+    x[j] = std::clamp(x[j], lower_[j], upper_[j]);
+  }
+  return x;
+}
+
+void FitCoordinates::to_gradient(const Eigen::VectorXd& theta, const Eigen::VectorXd& grad_theta,
+                                 std::vector<double>& g) const {
+  for (std::size_t j = 0; j < fitted_.size(); ++j) {
+    const Index i = fitted_[j];
+    // dJ/dx_j = dJ/dθ_j · dθ_j/dx_j: s_j on the linear scale, θ_j itself on the log scale.
+    g[j] = grad_theta[i] * (log_[j] ? theta[i] : scale_[j]);
+  }
+}
+
+}  // namespace detail
 
 void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
   const Index p = theta_start.size();
@@ -219,6 +305,8 @@ void FitOptions::validate(const Eigen::VectorXd& theta_start) const {
                           " must be finite and >= 0");
   if (!(std::isfinite(x_tolerance) && x_tolerance >= 0.0))
     fail<InvalidArgument>("fit: x_tolerance = ", x_tolerance, " must be finite and >= 0");
+  if (restarts < 0) fail<InvalidArgument>("fit: restarts = ", restarts, " must be >= 0");
+  validate_log_scale(*this, theta_start);
 }
 
 void FitOptions::validate_initial_state(const Eigen::VectorXd& y0_start) const {

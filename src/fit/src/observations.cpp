@@ -30,7 +30,9 @@ using detail::Hdf5Kind;
 using detail::QuietHdf5;
 
 constexpr const char* kFormat = "rewind observations";
-constexpr std::int64_t kFormatVersion = 1;
+constexpr std::int64_t kFormatVersion = 2;
+// Version 1 lacks the method's settings; it reads with their defaults.
+constexpr std::int64_t kOldestFormatVersion = 1;
 
 // (Built by appending: GCC 12 warns falsely (-Wrestrict) about "literal" + std::string.)
 std::string where_of(const std::filesystem::path& file) {
@@ -144,6 +146,12 @@ void write_contents(hid_t h5, const Observations& obs, const std::filesystem::pa
   write_scalar(h5, "noise", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &obs.noise, file);
   write_scalar(h5, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, &obs.seed, file);
   write_string(h5, "parameter_names", join(obs.parameter_names), file);
+  const MethodSettings& method = obs.method_settings;
+  write_scalar(h5, "rtol", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &method.rtol, file);
+  write_scalar(h5, "atol", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &method.atol, file);
+  write_string(h5, "linear_solver", method.linear_solver, file);
+  write_scalar(h5, "newton_rtol", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &method.newton_rtol, file);
+  write_scalar(h5, "newton_atol", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &method.newton_atol, file);
 
   const hsize_t p = static_cast<hsize_t>(obs.parameters.size());
   write_dataset(h5, "parameters", 1, &p, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, obs.parameters.data(),
@@ -339,6 +347,15 @@ void Observations::validate() const {
   if (!(std::isfinite(dt) && dt > 0.0))
     fail<InvalidArgument>("observations: dt = ", dt, " must be finite and > 0");
   if (steps < 1) fail<InvalidArgument>("observations: steps = ", steps, " must be >= 1");
+  const auto check_tolerance = [](const char* name, double value) {
+    if (!(std::isfinite(value) && value >= 0.0))
+      fail<InvalidArgument>("observations: the method's ", name, " = ", value,
+                            " must be finite and >= 0 (0: the method's default)");
+  };
+  check_tolerance("rtol", method_settings.rtol);
+  check_tolerance("atol", method_settings.atol);
+  check_tolerance("newton_rtol", method_settings.newton_rtol);
+  check_tolerance("newton_atol", method_settings.newton_atol);
 
   if (parameters.size() < 1) fail<InvalidArgument>("observations: no parameters θ are recorded");
   if (static_cast<Index>(parameter_names.size()) != parameters.size())
@@ -482,9 +499,11 @@ Observations load_observations(const std::filesystem::path& file) {
     fail_file(file, "is an HDF5 file but not a rewind observation file (format '" + format +
                         "', expected '" + kFormat + "')");
   const std::int64_t version = read_integer(h5.get(), "format_version", file);
-  if (version != kFormatVersion)
+  if (version < kOldestFormatVersion || version > kFormatVersion)
     fail_file(file, "has format_version " + std::to_string(version) +
-                        "; this build of rewind reads version " + std::to_string(kFormatVersion));
+                        "; this build of rewind reads versions " +
+                        std::to_string(kOldestFormatVersion) + " to " +
+                        std::to_string(kFormatVersion));
 
   Observations obs;
   obs.problem = read_string(h5.get(), "problem", file);
@@ -499,6 +518,14 @@ Observations load_observations(const std::filesystem::path& file) {
   read_scalar(h5.get(), "noise", false, H5T_NATIVE_DOUBLE, &obs.noise, file);
   read_scalar(h5.get(), "seed", true, H5T_NATIVE_UINT64, &obs.seed, file);
   obs.parameter_names = split(read_string(h5.get(), "parameter_names", file));
+  if (version >= 2) {
+    MethodSettings& method = obs.method_settings;
+    read_scalar(h5.get(), "rtol", false, H5T_NATIVE_DOUBLE, &method.rtol, file);
+    read_scalar(h5.get(), "atol", false, H5T_NATIVE_DOUBLE, &method.atol, file);
+    method.linear_solver = read_string(h5.get(), "linear_solver", file);
+    read_scalar(h5.get(), "newton_rtol", false, H5T_NATIVE_DOUBLE, &method.newton_rtol, file);
+    read_scalar(h5.get(), "newton_atol", false, H5T_NATIVE_DOUBLE, &method.newton_atol, file);
+  }
 
   obs.parameters = read_vector(h5.get(), "parameters", file);
   obs.initial_state = read_vector(h5.get(), "initial_state", file);

@@ -36,6 +36,21 @@
 // the bounds scaled the same way, so parameters of very different magnitudes (a diffusion
 // coefficient of 0.1 and a rate of 1e-3) are conditioned alike; its tolerances are relative.
 //
+// Log scale (FitOptions::log_scale): a positive parameter known only to its order of magnitude
+// (rate constants spanning 10⁻² to 10⁷) is better fitted in log θ: the optimiser sees
+// x_i = 1 + ln(θ_i / θ_start,i) (1 at the start, so a step of 0.1 is 10 % of θ as for the linear
+// scaling), its gradient dJ/dx_i = θ_i · dJ/dθ_i by the chain rule, and the bounds mapped the same
+// way (a lower bound of 0 becomes no bound: log θ is unbounded below). Start values, bounds,
+// iterations and results stay in θ. Such a parameter needs a start > 0 and a lower bound >= 0.
+//
+// Restarts: NLopt's L-BFGS also stops when its gradient test passes, and that test is absolute
+// (10⁻⁸ on the scaled J above), so a fit whose J fell by many orders from a far start can stop
+// short of the minimum while reporting success. FitOptions::restarts = R starts it again from
+// the best θ so far, the objective scaled afresh there, up to R times — only after such a stop
+// (not after J's or θ's relative tolerance, a failure or the evaluation limit) and only while a
+// round still lowers J. Iterations, evaluations and the history run on across restarts; the
+// evaluation limit is the whole fit's.
+//
 // Iterations: NLopt has no iteration callback, so an *iteration* here is an evaluation that
 // lowered the best J so far. The first evaluation (at θ_start) is iteration 0; `iterations`
 // counts the improvements after it. Line-search trials that did not improve are evaluations
@@ -85,6 +100,9 @@ struct FitIteration {
 struct FitOptions {
   std::vector<Index> fitted;  // indices into θ to estimate (distinct); the others stay fixed
   std::vector<ParameterBounds> bounds;  // one per fitted index, in the same order (may be ±inf)
+  // Indices into θ (each one of `fitted`, distinct) that the optimiser moves in log θ (see above);
+  // empty: every fitted parameter on the linear scale.
+  std::vector<Index> log_scale;
   // Indices into y0 to estimate as well (distinct; empty: y0 is given). fit_parameters' y0 is
   // their start; the others stay fixed. Gradient-norm and J are over θ and y0 together.
   std::vector<Index> fitted_initial_state;
@@ -94,13 +112,16 @@ struct FitOptions {
       1e-8;                    // stop when a step changes J by less than this fraction (ftol_rel)
   double x_tolerance = 1e-10;  // stop when a step changes every scaled parameter by less than this
                                // fraction (xtol_rel)
+  // Restarts after NLopt's own optimality test (see "Restarts" above), >= 0; 0: none.
+  int restarts = 0;
   // Called at every iteration, in order, the start included (progress lines, plots). An exception
   // it throws ends the fit and reaches the caller of fit_parameters unchanged.
   std::function<void(const FitIteration&)> on_iteration;
 
   // InvalidArgument naming the rule, before any work: no fitted index, an index out of range or
   // repeated, bounds not one per fitted index, lower >= upper (or NaN), θ_start not finite or a
-  // fitted component outside its bounds, max_evaluations < 1, tolerances negative.
+  // fitted component outside its bounds, max_evaluations < 1, tolerances or restarts negative; a
+  // log_scale index not fitted or repeated, or whose start is not > 0 or lower bound is negative.
   void validate(const Eigen::VectorXd& theta_start) const;
   // The same rules for fitted_initial_state and initial_state_bounds against the start y0.
   void validate_initial_state(const Eigen::VectorXd& y0_start) const;
@@ -114,6 +135,7 @@ struct FitResult {
   Eigen::VectorXd initial_state_gradient;  // dJ/dy0 there (NaN as for loss; empty if y0 is given)
   int iterations = 0;                      // improvements after the start (history.size() − 1)
   int evaluations = 0;                     // gradient evaluations, a failed one included
+  int restarts = 0;                        // restarts made (FitOptions::restarts)
   std::vector<FitIteration> history;       // every iteration, the start first
   std::string stop_reason;  // why the fit stopped, in words (NLopt's result, or the failure)
   int optimizer_code = 0;   // NLopt's nlopt_result (0 when a failed evaluation stopped it)
@@ -131,6 +153,32 @@ struct FitGradient {
   Eigen::VectorXd grad_theta;
   Eigen::VectorXd grad_y0;  // needed only when some of y0 is fitted
   Summary summary;
+};
+
+// What the optimiser sees of the fitted parameters (the scaling and log scale above): its
+// coordinates x, their bounds, and the maps between x and θ with the gradient's chain rule.
+// Built from validated options; fit_parameters.cpp uses it, tests check its chain rule.
+class FitCoordinates {
+ public:
+  FitCoordinates(const Eigen::VectorXd& theta_start, const FitOptions& options);
+  const std::vector<double>& start() const { return x0_; }
+  const std::vector<double>& lower() const { return lower_; }
+  const std::vector<double>& upper() const { return upper_; }
+  // x for θ (clamped into x's bounds): where a restart starts.
+  std::vector<double> to_x(const Eigen::VectorXd& theta) const;
+  // Writes the fitted components of θ for x, clamped into their bounds (x's bounds are rounded
+  // images of θ's, so a value may land an ulp outside); the others are left as they are.
+  void to_theta(const std::vector<double>& x, Eigen::VectorXd& theta) const;
+  // dJ/dx from dJ/dθ at θ: dJ/dθ_i · s_i on the linear scale, dJ/dθ_i · θ_i on the log scale.
+  void to_gradient(const Eigen::VectorXd& theta, const Eigen::VectorXd& grad_theta,
+                   std::vector<double>& g) const;
+
+ private:
+  std::vector<Index> fitted_;
+  std::vector<ParameterBounds> bounds_;
+  std::vector<char> log_;      // per fitted parameter: 1 on the log scale
+  std::vector<double> scale_;  // linear: s = |θ_start| (1 for 0); log: θ_start
+  std::vector<double> x0_, lower_, upper_;
 };
 
 // The part of fit_parameters that does not depend on the stepper (fit_options.cpp): scaling,

@@ -27,10 +27,14 @@
 // whatever order they are made in and on every platform, unlike <random>'s distributions,
 // whose algorithms differ between standard libraries.
 //
-// File layout (HDF5, readable with h5dump or h5py; format "rewind observations", version 1):
+// File layout (HDF5, readable with h5dump or h5py; format "rewind observations", version 2):
 //   attributes of /: format, format_version, problem, size, state_size, method, dt, steps,
 //                    field (name), field_offset, field_count, noise, seed, parameter_names
-//                    (comma-separated, in θ's order)
+//                    (comma-separated, in θ's order), and the method's settings (version 2):
+//                    rtol, atol, newton_rtol, newton_atol (float64, 0 = not set) and
+//                    linear_solver (string, empty = the method's choice)
+// A version 1 file (written before the method's settings were recorded) reads with
+// MethodSettings{}: the method's defaults, which is what generated it.
 //   /parameters      [p]            float64, θ that generated the data
 //   /initial_state   [state_size]   float64, y0 of the generating run
 //   /observed_steps  [K]            int64, strictly increasing, each in [0, steps]
@@ -59,15 +63,29 @@ struct ObservedField {
   Index count = 0;   // number of components observed (>= 1)
 };
 
+// How the generating run's method was set beyond its name: what a fit must repeat to compare the
+// same discrete map. 0 (or empty) = not set, the method's default. Names, not types, so that this
+// library stays free of the integrators' option structs.
+struct MethodSettings {
+  double rtol = 0.0;          // BDF (CVODES): relative tolerance
+  double atol = 0.0;          // BDF (CVODES): absolute tolerance
+  std::string linear_solver;  // "dense", "band", "sparse" or "gmres"; empty: the method's choice
+  double newton_rtol = 0.0;   // implicit Runge–Kutta methods: Newton's relative tolerance
+  double newton_atol = 0.0;   // … and its absolute tolerance
+
+  bool operator==(const MethodSettings&) const = default;
+};
+
 // A set of observations and everything needed to fit them: the problem and its size, the
 // integrator and step size, the generating parameters and initial state, H, the noise.
 struct Observations {
   std::string problem;   // the problem's name as the command line knows it ("gray_scott")
   Index size = 0;        // problem size (the command line's --n; 0 for fixed-size problems)
   Index state_size = 0;  // length of y
-  std::string method;    // Butcher tableau name: "rk4", …
-  double dt = 0.0;       // step size of the generating run
-  Index steps = 0;       // horizon of the generating run (steps)
+  std::string method;    // the method's name: "rk4", "esdirk43", "rodas4", "bdf", …
+  MethodSettings method_settings;  // its tolerances and linear solver (defaults: none recorded)
+  double dt = 0.0;                 // step size of the generating run
+  Index steps = 0;                 // horizon of the generating run (steps)
   std::vector<std::string> parameter_names;  // one per component of θ
   Eigen::VectorXd parameters;                // θ used to generate the data
   ObservedField field;                       // what H selects ("all": offset 0, count state_size)
@@ -80,7 +98,7 @@ struct Observations {
   // Throws InvalidArgument naming the first violated rule: names present, sizes consistent,
   // dt > 0, steps >= 1, the field inside the state, noise finite and >= 0, observed steps
   // strictly increasing within [0, steps], θ, y0 and the data finite (a non-finite datum is
-  // named by its step and component).
+  // named by its step and component), the method's tolerances finite and >= 0.
   void validate() const;
 };
 

@@ -114,15 +114,17 @@ class Robertson {
 };
 
 // What the tools that run problems by name know about Robertson
-// (rewind/problems/problem_facts.hpp). Stiff: meant for BDF, where a step is one interval (40 of
-// 1e6 make 4e7).
+// (rewind/problems/problem_facts.hpp). Stiff: its defaults are BDF's, where a step is one interval
+// (40 of 1e6 make 4e7); the implicit and Rosenbrock methods run it too, adaptive or with fixed
+// steps small enough for the first transient (from y2 = 0, esdirk43 refuses h = 4e-3 and runs
+// h = 2e-3).
 struct RobertsonDeclaration {
   static ProblemFacts facts() {
     return {.name = "robertson",
             .alias = "roberts",
             .description =
-                "Robertson kinetics, stiff (use --method bdf); theta = (p1, p2, p3) = "
-                "(0.04, 1e4, 3e7)",
+                "Robertson kinetics, stiff: --method bdf (default), esdirk43, rodas4, ... "
+                "(implicit, Rosenbrock); theta = (p1, p2, p3) = (0.04, 1e4, 3e7)",
             .fixed_state_size = 3,
             .default_dt = 1.0e6,
             .default_steps = 40,

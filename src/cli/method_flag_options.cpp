@@ -1,0 +1,66 @@
+// src/cli/method_flag_options.cpp — see method_flag_options.hpp.
+#include "method_flag_options.hpp"
+
+#include <string>
+
+#include "run_settings.hpp"
+
+namespace rwd::cli {
+namespace {
+
+std::string method_help(MethodFlagUse use) {
+  const std::string methods =
+      "euler | heun | rk4 | rk38 | bs3 | dopri5 | tsit5 (default rk4;\n"
+      "bdf for robertson and brusselator), or for problems with\n"
+      "noise euler_maruyama (their default) | milstein, or\n"
+      "implicit: backward_euler | trapezoid | sdirk2 | esdirk32 |\n"
+      "esdirk43, or Rosenbrock: ros3p | ros34pw2 | rodas4 (exact\n"
+      "discrete adjoints for stiff problems), or\n"
+      "bdf: CVODES BDF on --steps intervals of length --dt, with\n"
+      "--rtol/--atol; the adjoint is CVODES's, interval by interval";
+  if (use == MethodFlagUse::fit)
+    return "with --observations: the method to refit with (default:\n"
+           "the file's, with its recorded tolerances and solver);\n"
+           "with --data: an explicit method (default rk4). Any of:\n" +
+           methods;
+  if (use == MethodFlagUse::generate) return methods + "\n(fixed steps: no --adaptive)";
+  return methods;
+}
+
+}  // namespace
+
+void add_method_flags(CLI::App& command, RunOptions& options, MethodFlagUse use) {
+  const bool run = use == MethodFlagUse::run;
+  command.add_option("--method", options.method, method_help(use));
+  if (run) {
+    command.add_flag("--adaptive", options.adaptive,
+                     "adaptive steps from the method's embedded error estimate\n"
+                     "(heun, bs3, dopri5, tsit5, trapezoid, sdirk2, esdirk32,\n"
+                     "esdirk43, ros3p, ros34pw2, rodas4); the gradient is exact\n"
+                     "for the steps taken");
+    command.add_option("--t-final", options.t_final,
+                       "with --adaptive: end time (default steps * dt)");
+  }
+  const std::string tolerance_use =
+      run ? "with --adaptive or bdf" : "bdf (the only adaptive method here)";
+  command.add_option("--rtol", options.rtol,
+                     tolerance_use + ": relative tolerance (default 1e-6)" +
+                         (use == MethodFlagUse::fit ? "\n(default: the file's)" : ""));
+  command.add_option("--atol", options.atol,
+                     tolerance_use + ": absolute tolerance (default 1e-9)" +
+                         (use == MethodFlagUse::fit ? "\n(default: the file's)" : ""));
+  command.add_option("--linear-solver", options.linear_solver,
+                     "with bdf: dense | band | sparse | gmres (default: band for\n"
+                     "problems with a band, dense otherwise); the implicit\n"
+                     "methods: dense | band | sparse | gmres, Rosenbrock: dense |\n"
+                     "band | sparse (default band for problems with a band);\n"
+                     "sparse: KLU with the problem's own sparse Jacobian\n"
+                     "(brusselator, stencil models); gmres: matrix-free");
+  command.add_option("--newton-rtol", options.newton_rtol,
+                     "implicit methods: Newton's relative tolerance (default\n"
+                     "1e-10); the gradient is exact up to this residual");
+  command.add_option("--newton-atol", options.newton_atol,
+                     "implicit methods: Newton's absolute tolerance (default 1e-12)");
+}
+
+}  // namespace rwd::cli

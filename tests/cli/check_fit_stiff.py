@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+"""Checks `rewind generate` and `rewind fit` with a stiff problem's methods (a ctest added by
+src/cli; docs/stiff.md, "Fitting a stiff model").
+
+    /usr/bin/python3 tests/cli/check_fit_stiff.py path/to/rewind tests/cli/data/robertson_v1.h5
+
+- Robertson observed by esdirk43 (fixed steps) with its Newton tolerance given: the file records
+  the method and the tolerance (`inspect --json`), and a fit of (p1, p3) on the log scale from
+  starts off by 2x and 3x repeats both and recovers them within 1 %;
+- the same file refitted by rodas4 on steps of another size (--method, --dt) lands on the same
+  observed times and recovers the same values;
+- bad input exits 2 with one line naming it: a log scale for a parameter whose lower bound is
+  negative, one not fitted, one starting below 0; an unknown --linear-solver for generate and fit;
+  a --dt on which the observed times do not fall; with --data (explicit methods only, for now):
+  the log scale, restarts, a Newton tolerance, an implicit method;
+- an observation file written before the method's settings were recorded (format version 1,
+  bdf) still fits, with BDF's default tolerances.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def fail(message):
+    print("check_fit_stiff: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def run(rewind, *args, expect=0):
+    proc = subprocess.run([rewind, *args], capture_output=True, text=True)
+    if proc.returncode != expect:
+        fail(f"{' '.join(args)} exited {proc.returncode} (expected {expect}): {proc.stderr.strip()}")
+    return proc
+
+
+def refused(rewind, needle, *args):
+    proc = run(rewind, *args, expect=2)
+    lines = proc.stderr.strip().splitlines()
+    if len(lines) != 1 or needle not in lines[0]:
+        fail(f"{' '.join(args)}: expected one line with {needle!r}, got {proc.stderr!r}")
+
+
+def close(name, value, truth, tolerance):
+    if abs(value / truth - 1.0) > tolerance:
+        fail(f"{name} = {value}, expected {truth} within {tolerance:.0%}")
+
+
+def main():
+    rewind, old_file = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory() as scratch:
+        data = os.path.join(scratch, "robertson.h5")
+        # t = 0 .. 4 in 2000 steps of 2e-3, observed every 0.2.
+        run(rewind, "generate", "robertson", "--method", "esdirk43", "--dt", "0.002",
+            "--steps", "2000", "--observe-every", "100", "--noise", "1e-6",
+            "--newton-rtol", "1e-11", "--out", data)
+        info = json.loads(run(rewind, "inspect", data, "--json").stdout)
+        if info["method"] != "esdirk43" or info["method_settings"]["newton_rtol"] != 1e-11:
+            fail(f"the file records {info['method']} with {info['method_settings']}")
+        if "Newton rtol = 1e-11" not in run(rewind, "inspect", data).stdout:
+            fail("inspect does not show the recorded Newton tolerance")
+
+        base = ["fit", "robertson", "--observations", data, "--fit", "p1,p3",
+                "--log-scale", "p1,p3", "--start", "p1=0.08,p3=1e7", "--no-uncertainty",
+                "--json"]
+        fit = json.loads(run(rewind, *base).stdout)
+        if fit["method"] != "esdirk43" or fit["method_settings"]["newton_rtol"] != 1e-11:
+            fail(f"the fit ran {fit['method']} with {fit['method_settings']}, not the file's")
+        if fit["log_scale"] != ["p1", "p3"] or fit["failed"]:
+            fail(f"log scale {fit['log_scale']}, failed {fit['failed']}: {fit['failure']}")
+        close("p1", fit["parameters"]["p1"], 0.04, 0.01)
+        close("p3", fit["parameters"]["p3"], 3e7, 0.01)
+
+        other = json.loads(run(rewind, *base, "--method", "rodas4", "--dt", "0.001").stdout)
+        if other["method"] != "rodas4" or other["steps"] != 4000 or other["dt"] != 0.001:
+            fail(f"refit ran {other['method']}, {other['steps']} steps of {other['dt']}")
+        if other["method_settings"]["newton_rtol"] != 0:
+            fail("rodas4 has no Newton iteration, yet the refit records a Newton tolerance")
+        for name, truth in (("p1", 0.04), ("p3", 3e7)):
+            close(name + " (rodas4)", other["parameters"][name], truth, 0.01)
+
+        fit_args = ["fit", "robertson", "--observations", data, "--fit", "p1,p3"]
+        refused(rewind, "--log-scale: p1 has the lower bound -1, and a log scale needs one >= 0",
+                *fit_args, "--log-scale", "p1", "--bounds", "p1=-1:1")
+        refused(rewind, "--log-scale: p2 is not fitted (--fit p1,p3)", *fit_args,
+                "--log-scale", "p2")
+        # Robertson's rates are refused at 0 anyway; Lorenz-96's forcing may have either sign.
+        lorenz = os.path.join(scratch, "lorenz96.h5")
+        run(rewind, "generate", "lorenz96", "--n", "5", "--steps", "20", "--observe-every", "10",
+            "--out", lorenz)
+        refused(rewind, "--log-scale: F starts at -1, and a log scale needs a start > 0",
+                "fit", "lorenz96", "--observations", lorenz, "--fit", "F", "--log-scale", "F",
+                "--start", "F=-1")
+        refused(rewind, "--linear-solver 'lu'", *fit_args, "--linear-solver", "lu")
+        refused(rewind, "--linear-solver 'lu'", "generate", "robertson", "--method", "esdirk43",
+                "--dt", "0.002", "--steps", "10", "--observe-every", "5", "--linear-solver", "lu",
+                "--out", os.path.join(scratch, "never.h5"))
+        refused(rewind, "is not a whole number of steps of 0.003", *fit_args, "--dt", "0.003")
+        # A measured series (--data) runs explicit methods only, without a log scale yet.
+        series = os.path.join(scratch, "series.csv")
+        with open(series, "w") as f:
+            f.write("t,y1,y2,y3\n0,1,0,0\n1,0.97,3e-5,0.03\n2,0.94,3e-5,0.06\n")
+        data_fit = ["fit", "robertson", "--data", series, "--fit", "p1"]
+        refused(rewind, "--log-scale goes with --observations", *data_fit, "--log-scale", "p1")
+        refused(rewind, "--restarts goes with --observations", *data_fit, "--restarts", "2")
+        refused(rewind, "--newton-rtol goes with --observations", *data_fit,
+                "--newton-rtol", "1e-9")
+        refused(rewind, "a data fit runs an explicit Runge-Kutta method", *data_fit,
+                "--method", "esdirk43")
+
+        # Format version 1 (written by rewind before this change): BDF with its defaults.
+        old = json.loads(run(rewind, "fit", "robertson", "--observations", old_file, "--fit",
+                             "p1", "--start", "p1=0.05", "--no-uncertainty", "--json").stdout)
+        if old["method"] != "bdf" or old["method_settings"]["rtol"] != 1e-6 or old["failed"]:
+            fail(f"the old file fitted with {old['method']}, {old['method_settings']}")
+        close("p1 (old file)", old["parameters"]["p1"], 0.04, 0.01)
+    print("check_fit_stiff: ok")
+
+
+if __name__ == "__main__":
+    main()
