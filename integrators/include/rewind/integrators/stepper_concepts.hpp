@@ -66,10 +66,12 @@ concept SelfDescribingStepper = requires(const S& cs) {
   { cs.describe() } -> std::convertible_to<std::string>;
 };
 
-// Takes a step handing out its stage_count() stage values (each of the state's size), and
-// reverses that step from them, bit for bit as adjoint_step() would, with no forward step re-run.
-// Used by the stage-aware schedules, which keep the stages of some steps instead of re-running
-// them in the reverse sweep.
+// Takes a step handing out the stage_count() vectors its reverse needs (each of the state's
+// size), and reverses that step from them, bit for bit as adjoint_step() would, with no forward
+// step re-run. The first of them is y_n itself, bit for bit: the drivers read the step's start
+// there (an observation at step n, a schedule restoring from a stage snapshot). Used by the
+// stage-aware schedules and by store-all keeping stages, which keep the stages of some or every
+// step instead of re-running it in the reverse sweep.
 template <class S>
 concept StageKeepingStepper = TimeStepper<S> &&
     requires(S& s, const S& cs, typename S::Backend::Vector& v,
