@@ -19,6 +19,7 @@
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
+#include "rewind/integrators/sparse_jacobian_check.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/problems/brusselator2d.hpp"
 #include "rewind/problems/robertson.hpp"
@@ -195,6 +196,77 @@ TEST(ImplicitLinearSolver, RefusesAProblemWithoutASparseJacobianAndAMalformedPat
                                                          newton_with(ImplicitLinearSolver::sparse));
                           }),
                           "the problem's sparsity() has row 3's columns out of order");
+}
+
+// A Brusselator whose declared pattern leaves out one coupling: row 5's last entry (a neighbour)
+// is dropped from sparsity() and from jacobian_values() alike — a pattern declared wrongly, which
+// the sparse solvers would factor without a word.
+struct PatternMissingANeighbour : Brusselator2D {
+  PatternMissingANeighbour() : Brusselator2D(4) {}
+  static constexpr Index kRow = 5;
+  SparsityPattern sparsity() const {
+    SparsityPattern p = Brusselator2D::sparsity();
+    const Index dropped = p.row_starts[kRow + 1] - 1;
+    p.columns.erase(p.columns.begin() + dropped);
+    for (Index r = kRow + 1; r <= p.size; ++r) --p.row_starts[static_cast<std::size_t>(r)];
+    return p;
+  }
+  Index dropped_column() const {
+    const SparsityPattern full = Brusselator2D::sparsity();
+    return full.columns[static_cast<std::size_t>(full.row_starts[kRow + 1] - 1)];
+  }
+  void jacobian_values(double t, const V& y, const V& theta, std::span<double> values) const {
+    const SparsityPattern full = Brusselator2D::sparsity();
+    std::vector<double> all(full.columns.size());
+    Brusselator2D::jacobian_values(t, y, theta, all);
+    all.erase(all.begin() + (full.row_starts[kRow + 1] - 1));
+    std::copy(all.begin(), all.end(), values.begin());
+  }
+};
+
+// The same pattern, one value wrong (row 2's first entry doubled).
+struct WrongJacobianValue : Brusselator2D {
+  WrongJacobianValue() : Brusselator2D(4) {}
+  void jacobian_values(double t, const V& y, const V& theta, std::span<double> values) const {
+    Brusselator2D::jacobian_values(t, y, theta, values);
+    values[static_cast<std::size_t>(sparsity().row_starts[2])] *= 2.0;
+  }
+};
+
+// rwd::check_sparse_jacobian: the built-in Brusselator's declared Jacobian agrees with finite
+// differences; a pattern that leaves out a coupling and a wrong value are each named, with the
+// entry; a malformed pattern is refused before any rhs.
+TEST(ImplicitLinearSolver, SparseJacobianCheckNamesAMissingCouplingAndAWrongValue) {
+  const Brusselator2D good(4);
+  const V theta = good.default_parameters();
+  V y = good.default_initial_state();
+  for (Index i = 0; i < y.size(); ++i) y[i] += 0.1 * std::sin(1.0 + static_cast<double>(i));
+  const auto passed = check_sparse_jacobian(good, 0.0, y, theta);
+  EXPECT_TRUE(passed.ok) << passed.report();
+  EXPECT_EQ(passed.entries_checked, y.size() * y.size());
+  EXPECT_LT(passed.error, 1e-7);
+
+  const PatternMissingANeighbour missing;
+  const auto caught = check_sparse_jacobian(missing, 0.0, y, theta);
+  EXPECT_FALSE(caught.ok);
+  EXPECT_TRUE(caught.outside_pattern);
+  EXPECT_EQ(caught.row, PatternMissingANeighbour::kRow);
+  EXPECT_EQ(caught.column, missing.dropped_column());
+  EXPECT_NE(caught.report().find("outside the declared sparsity()"), std::string::npos)
+      << caught.report();
+
+  const WrongJacobianValue wrong;
+  const auto named = check_sparse_jacobian(wrong, 0.0, y, theta);
+  EXPECT_FALSE(named.ok);
+  EXPECT_FALSE(named.outside_pattern);
+  EXPECT_EQ(named.row, 2);
+  EXPECT_NEAR(named.declared, 2.0 * named.finite_difference, 1e-6 * std::abs(named.declared));
+
+  const MisdeclaredPattern misordered;
+  testing::expect_message(
+      testing::error_message<InvalidArgument>(
+          [&] { check_sparse_jacobian(misordered, 0.0, y, misordered.default_parameters()); }),
+      "row 3's columns out of order");
 }
 
 }  // namespace
