@@ -52,6 +52,15 @@ Json by_name(const std::vector<std::string>& names, const Eigen::VectorXd& theta
   return out;
 }
 
+// The method's settings an observation file records (and a refit repeats).
+Json method_settings_json(const MethodSettings& method) {
+  return {{"rtol", method.rtol},
+          {"atol", method.atol},
+          {"linear_solver", method.linear_solver},
+          {"newton_rtol", method.newton_rtol},
+          {"newton_atol", method.newton_atol}};
+}
+
 Json fit_json(const FitReport& report) {
   const FitSettings& settings = report.settings;
   const Observations& observations = settings.observations;
@@ -65,12 +74,7 @@ Json fit_json(const FitReport& report) {
   j["state_size"] = report.state_size;
   j["threads"] = rwd::thread_count();
   j["method"] = observations.method;
-  const MethodSettings& method = observations.method_settings;
-  j["method_settings"] = {{"rtol", method.rtol},
-                          {"atol", method.atol},
-                          {"linear_solver", method.linear_solver},
-                          {"newton_rtol", method.newton_rtol},
-                          {"newton_atol", method.newton_atol}};
+  j["method_settings"] = method_settings_json(observations.method_settings);
   j["dt"] = observations.dt;
   j["steps"] = observations.steps;
   j["observations"] = {{"field", observations.field.name},
@@ -405,6 +409,44 @@ void add_data_options(CLI::App& fit, FitCommandOptions& options) {
   add_method_flags(fit, options.method_flags, MethodFlagUse::fit);
 }
 
+// The optimiser's flags: its evaluation limit, restarts, continuation stages and the standard
+// errors after it.
+void add_optimiser_options(CLI::App& fit, const std::shared_ptr<FitCommandOptions>& options) {
+  add_integer_option(fit, "--max-evaluations", options->max_evaluations,
+                     IntegerRange::between(1, (std::uint64_t{1} << 31) - 1),
+                     "gradient evaluations at most (default 60)");
+  add_integer_option(fit, "--restarts", options->restarts,
+                     IntegerRange::between(0, (std::uint64_t{1} << 31) - 1),
+                     "when NLopt's optimality test (absolute: early after J fell\n"
+                     "by orders) stops the fit, start again from the best theta\n"
+                     "with J scaled afresh, up to R times while J falls (default 0)")
+      ->type_name("R");
+  add_integer_option(fit, "--stages", options->stages,
+                     IntegerRange::between(1, (std::uint64_t{1} << 31) - 1),
+                     "continuation: fit the observations up to 1/S, 2/S, ...\n"
+                     "of the horizon in turn, each stage from the last (default 1)")
+      ->type_name("S");
+  fit.add_flag_callback(
+      "--no-uncertainty", [options] { options->uncertainty = false; },
+      "skip the standard errors (2 gradients per fitted\n"
+      "parameter, from the Hessian of J at the fit)");
+}
+
+// The line that opens a fit's text report: what is fitted to what.
+void print_fit_header(std::ostream& log, const FitSettings& settings) {
+  log << "rewind fit " << settings.run.problem->name;
+  if (settings.run.problem->sized()) log << " (n = " << settings.run.n << ")";
+  log << ": " << settings.fitted.size() << " parameters from "
+      << settings.observations.observed_steps.size() << " observations of '"
+      << settings.observations.field.name << "' over " << settings.observations.steps
+      << " steps of " << settings.observations.method << ", sigma = " << settings.sigma;
+  if (!settings.log_scale.empty()) {
+    log << ", log scale:";
+    for (const NamedParameter& p : settings.log_scale) log << " " << p.name;
+  }
+  log << "\n";
+}
+
 }  // namespace
 
 CLI::App* add_fit_command(CLI::App& app) {
@@ -448,24 +490,7 @@ CLI::App* add_fit_command(CLI::App& app) {
                      "checked against the file's size");
   fit->add_option("--sigma", options->sigma,
                   "misfit weight (default: the file's noise; 1 without)");
-  add_integer_option(*fit, "--max-evaluations", options->max_evaluations,
-                     IntegerRange::between(1, (std::uint64_t{1} << 31) - 1),
-                     "gradient evaluations at most (default 60)");
-  add_integer_option(*fit, "--restarts", options->restarts,
-                     IntegerRange::between(0, (std::uint64_t{1} << 31) - 1),
-                     "when NLopt's optimality test (absolute: early after J fell\n"
-                     "by orders) stops the fit, start again from the best theta\n"
-                     "with J scaled afresh, up to R times while J falls (default 0)")
-      ->type_name("R");
-  add_integer_option(*fit, "--stages", options->stages,
-                     IntegerRange::between(1, (std::uint64_t{1} << 31) - 1),
-                     "continuation: fit the observations up to 1/S, 2/S, ...\n"
-                     "of the horizon in turn, each stage from the last (default 1)")
-      ->type_name("S");
-  fit->add_flag_callback(
-      "--no-uncertainty", [options] { options->uncertainty = false; },
-      "skip the standard errors (2 gradients per fitted\n"
-      "parameter, from the Hessian of J at the fit)");
+  add_optimiser_options(*fit, options);
   add_checkpoint_flags(*fit, options->checkpoint, FlagUse::fit);
   fit->add_option("--plot", *plot,
                   "draw PREFIX_fields.png (observed, start, fit) and\n"
@@ -483,19 +508,7 @@ CLI::App* add_fit_command(CLI::App& app) {
     const FitSettings settings = resolve_fit_settings(*options);
     const bool json = settings.run.json;
     std::ostream& log = json ? std::cerr : std::cout;
-    if (!json) {
-      log << "rewind fit " << settings.run.problem->name;
-      if (settings.run.problem->sized()) log << " (n = " << settings.run.n << ")";
-      log << ": " << settings.fitted.size() << " parameters from "
-          << settings.observations.observed_steps.size() << " observations of '"
-          << settings.observations.field.name << "' over " << settings.observations.steps
-          << " steps of " << settings.observations.method << ", sigma = " << settings.sigma;
-      if (!settings.log_scale.empty()) {
-        log << ", log scale:";
-        for (const NamedParameter& p : settings.log_scale) log << " " << p.name;
-      }
-      log << "\n";
-    }
+    if (!json) print_fit_header(log, settings);
     const auto on_iteration = [&](const FitIteration& it) {
       print_iteration(log, it, settings.fitted);
     };
