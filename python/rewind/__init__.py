@@ -25,6 +25,14 @@ multi-level and stage-aware schedules, the simulator's counts and planning from 
 Bad input raises rewind.InvalidArgument (a ValueError) with rewind's own message. The meaning of
 every action is that of rewind/schedule/action.hpp; docs/python.md has a complete loop.
 
+rewind.run, rewind.gradient, rewind.plan, rewind.generate and rewind.fit run rewind's command line
+in this process — built-in problems and model plugins, their exact gradients as NumPy arrays, and
+fits to observations — when the package was installed with the C++ build's module
+(scripts/python_test.sh; see rewind.commands)::
+
+    r = rewind.gradient("lotka_volterra", steps=1000, snapshots=10)
+    r.loss, r.grad_theta, r.summary["recomputed_steps"]
+
 rewind.ButcherTableau gives rewind's explicit Runge-Kutta methods as data, and rewind.torch (not
 imported here, so that the package needs no PyTorch) differentiates a PyTorch ODE solve with
 these methods and these schedules: ``import rewind.torch``.
@@ -71,13 +79,29 @@ from ._rewind import (
     snapshots_for_budget,
 )
 
+from .commands import (
+    FitResult,
+    RewindWarning,
+    RunResult,
+    commands_available,
+    fit,
+    generate,
+    gradient,
+    help,
+    plan,
+    run,
+)
+
+# help is left out of __all__, so that `from rewind import *` keeps Python's own.
 __all__ = [
     "Action", "ActionKind", "ButcherTableau", "CheckpointPlan", "CostModel", "DiskOnlySchedule",
-    "Error", "InvalidArgument", "InvalidPlanRequest", "LevelKind", "MultiLevelSchedule",
-    "OnlineRule", "OnlineSchedule", "PlanRequest", "RevolveSchedule", "Schedule", "ScheduleCost",
+    "Error", "FitResult", "InvalidArgument", "InvalidPlanRequest", "LevelKind", "MultiLevelSchedule",
+    "OnlineRule", "OnlineSchedule", "PlanRequest", "RevolveSchedule", "RewindWarning", "RunResult",
+    "Schedule", "ScheduleCost",
     "ScheduleValidator", "ScheduleViolation", "SegmentReplay", "StageAwareSchedule",
     "StorageLevel", "StoreAllSchedule", "StoreAllStagesSchedule", "ThreeLevelSchedule",
-    "UniformSchedule", "choose_stage_plan", "plan_checkpoints", "plan_for_memory",
+    "UniformSchedule", "choose_stage_plan", "commands_available", "fit", "generate", "gradient",
+    "plan", "plan_checkpoints", "plan_for_memory", "run",
     "predicted_time", "predicted_time_ratio", "revolve_advances", "revolve_beta",
     "revolve_recompute_ratio", "revolve_repetitions", "schedule_families", "simulate",
     "simulate_online", "snapshots_for_budget",

@@ -40,9 +40,23 @@ def test_the_package_documents_itself():
 
 
 def test_all_names_every_public_name():
-    public = {n for n in dir(extension) if not n.startswith("_")} | {"plan_for_memory"}
+    commands = set(rewind.commands.__all__) - {"help"}  # help stays Python's under import *
+    public = {n for n in dir(extension) if not n.startswith("_")} | {"plan_for_memory"} | commands
     assert set(rewind.__all__) == public
     assert all(hasattr(rewind, n) for n in rewind.__all__)
+    assert rewind.help is rewind.commands.help
+
+
+def test_the_commands_module_has_stubs_where_it_is_installed():
+    if not rewind.commands_available():
+        return  # installed without the C++ build's module: nothing to check (test_commands.py)
+    import rewind._commands as commands
+
+    stub = pathlib.Path(rewind.__file__).with_name("_commands.pyi")
+    names = {node.name for node in ast.parse(stub.read_text()).body
+             if isinstance(node, ast.FunctionDef)}
+    assert names == {"execute", "option_names", "help_text"}
+    assert all(getattr(commands, n).__doc__ for n in names)
 
 
 def test_actions_compare_with_anything():

@@ -181,8 +181,8 @@ Json curves_json(const DataFitReport& report) {
 
 }  // namespace
 
-std::string data_fit_json(const DataFitReport& report) {
-  return report_json(report).dump(2);
+nlohmann::ordered_json data_fit_json(const DataFitReport& report) {
+  return report_json(report);
 }
 
 void print_data_fit_text(std::ostream& out, const DataFitReport& report) {

@@ -15,12 +15,14 @@
 #include <iosfwd>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "data_fit_run.hpp"
 
 namespace rwd::cli {
 
 void print_data_fit_text(std::ostream& out, const DataFitReport& report);
-std::string data_fit_json(const DataFitReport& report);  // indented by 2
+nlohmann::ordered_json data_fit_json(const DataFitReport& report);
 // Writes PREFIX.fit.json and draws PREFIX_fields.png and PREFIX_history.png.
 void write_data_fit_plots(const DataFitReport& report, const std::string& prefix);
 

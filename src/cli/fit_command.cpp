@@ -20,6 +20,7 @@
 #include "integer_option.hpp"
 #include "method_flag_options.hpp"
 #include "progress.hpp"
+#include "report_output.hpp"
 #include "rewind/error.hpp"
 #include "rewind/parallel.hpp"
 #include "text_report.hpp"
@@ -345,7 +346,7 @@ void run_data_fit_command(const FitCommandOptions& options, const std::string& p
   };
   const DataFitReport report = run_data_fit(settings, on_iteration, on_stage);
   if (json)
-    std::cout << data_fit_json(report) << std::endl;
+    emit_json_report(data_fit_json(report));
   else
     print_data_fit_text(std::cout, report);
   if (!plot.empty()) write_data_fit_plots(report, plot);
@@ -519,7 +520,7 @@ CLI::App* add_fit_command(CLI::App& app) {
     };
     const FitReport report = run_fit(settings, on_iteration, on_stage);
     if (json)
-      std::cout << fit_json(report).dump(2) << std::endl;
+      emit_json_report(fit_json(report));
     else
       print_text(std::cout, report);
     if (!plot->empty()) write_plots(report, *plot);

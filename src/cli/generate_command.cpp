@@ -5,11 +5,15 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "integer_option.hpp"
 #include "method_flag_options.hpp"
 #include "observation_run.hpp"
 #include "problem_registry.hpp"
+#include "report_output.hpp"
 #include "rewind/error.hpp"
 #include "rewind/fit/observations.hpp"
 #include "rewind/neural/sampled_solution.hpp"
@@ -41,6 +45,21 @@ struct GenerateRequest {
   bool force = false;
 };
 
+// What a generation wrote, for an embedding of the command line (report_output.hpp): the tool
+// prints it as one line of text.
+nlohmann::ordered_json written_json(const Observations& observations, const std::string& file) {
+  nlohmann::ordered_json j;
+  j["file"] = file;
+  j["problem"] = observations.problem;
+  j["field"] = observations.field.name;
+  j["values_per_observation"] = observations.field.count;
+  j["observations"] = observations.observed_steps.size();
+  j["observed_steps"] = observations.observed_steps;
+  j["steps"] = observations.steps;
+  j["noise"] = observations.noise;
+  return j;
+}
+
 // Generates the observations the request asks for and writes them to its file.
 void write_observations(const GenerateRequest& request) {
   if (request.out.empty())
@@ -50,6 +69,15 @@ void write_observations(const GenerateRequest& request) {
     rwd::detail::fail<InvalidArgument>("'", request.out, "' exists; pass --force to overwrite it");
   const Observations observations = generate_observations(request.options);
   save_observations(request.out, observations, request.force);
+  if (reports_received()) {
+    emit_json_report(written_json(observations, request.out));
+    // Column k of `data` is d_k: observation by observation, each field.count values.
+    const Eigen::MatrixXd& d = observations.data;
+    emit_report_vector("data", std::vector<double>(d.data(), d.data() + d.size()));
+    const Eigen::VectorXd& y0 = observations.initial_state;
+    emit_report_vector("initial_state", std::vector<double>(y0.data(), y0.data() + y0.size()));
+    return;
+  }
   std::cout << "wrote " << observations.observed_steps.size() << " observations of '"
             << observations.field.name << "' (" << observations.field.count << " values each) of "
             << observations.problem << " over " << observations.steps << " steps, noise "

@@ -21,6 +21,7 @@
 #include "model_problem.hpp"
 #include "online_plan.hpp"
 #include "plot_script.hpp"
+#include "report_output.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/schedule/revolve_cost.hpp"
@@ -559,7 +560,7 @@ CLI::App* add_plan_command(CLI::App& app) {
       if (!options->plot.empty()) others.emplace_back("--plot");
       const OnlinePlan online = online_plan_for_flags(options->checkpoint, others);
       if (options->checkpoint.json)
-        std::cout << online_plan_json(online).dump(2) << std::endl;
+        emit_json_report(online_plan_json(online));
       else
         print_online_plan(std::cout, online);
       return;
@@ -569,7 +570,7 @@ CLI::App* add_plan_command(CLI::App& app) {
           "--online-rule applies with --online only (the online schedule's rule)");
     const PlanOutcome outcome = plan_outcome(*options);
     if (options->checkpoint.json)
-      std::cout << plan_json(outcome).dump(2) << std::endl;
+      emit_json_report(plan_json(outcome));
     else
       print_text(std::cout, outcome);
     if (!options->plot.empty()) write_plot(outcome, options->plot);

@@ -16,6 +16,7 @@
 #include "problem_registry.hpp"
 #include "process_group.hpp"
 #include "progress.hpp"
+#include "report_output.hpp"
 #include "run_settings.hpp"
 #include "text_report.hpp"
 
@@ -180,10 +181,13 @@ CLI::App* add_run_command(CLI::App& app) {
     if (!settings.json)
       on_plan = [](const CheckpointReport& plan) { print_plan_prediction(std::cout, plan); };
     const RunReport report = run_on_this_job(settings, on_plan);
-    if (settings.json)
-      std::cout << run_report_json(report).dump(2) << std::endl;
-    else
+    if (settings.json) {
+      emit_json_report(run_report_json(report));
+      emit_report_vector("grad_y0", report.grad_y0);
+      emit_report_vector("grad_theta", report.grad_theta);
+    } else {
       print_text_report(std::cout, report);
+    }
   });
   return run;
 }

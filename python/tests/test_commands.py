@@ -1,0 +1,182 @@
+"""rewind.run, gradient, plan, generate and fit: the command line inside Python.
+
+Checked against the tool itself (build/src/cli/rewind, run as a process on the same options:
+the same bits), against each other (every schedule the store-all bits), against finite
+differences (the tool's spot check) and against known parameters (a fit of generated data).
+"""
+
+import json
+import math
+import os
+import pathlib
+import subprocess
+import warnings
+
+import numpy as np
+import pytest
+
+import rewind
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TOOL = ROOT / "build" / "src" / "cli" / "rewind"
+SIR_PLUGIN = ROOT / "build" / "tests" / "sir_model.so"
+
+if not rewind.commands_available():
+    if os.environ.get("REWIND_PYTHON_REQUIRE_COMMANDS"):
+        raise ImportError("rewind._commands is not installed, and this test run requires it "
+                          "(REWIND_PYTHON_REQUIRE_COMMANDS)")
+    pytest.skip("rewind._commands is not installed (the C++ build makes it: scripts/test.sh)",
+                allow_module_level=True)
+
+SMALL_LV = dict(steps=300, dt=0.01, method="rk4")
+
+
+def tool_json(*words):
+    if not TOOL.exists():
+        pytest.skip(f"{TOOL} is not built")
+    done = subprocess.run([str(TOOL), *words, "--json"], capture_output=True, text=True,
+                          check=True)
+    return json.loads(done.stdout)
+
+
+def test_run_gives_the_tools_bits():
+    result = rewind.run("lotka_volterra", **SMALL_LV, snapshots=5)
+    tool = tool_json("run", "lotka_volterra", "--steps", "300", "--dt", "0.01", "--method", "rk4",
+                     "--snapshots", "5")
+    assert result.loss == tool["loss"]
+    assert result.grad_theta.tolist() == tool["grad_theta"]
+    assert result.parameters == tool["parameters"]
+    assert result.report["parameter_names"] == list(result.parameters)
+    assert result.schedule["recomputed_steps"] == tool["schedule"]["recomputed_steps"]
+    assert result.drift["bitwise_identical"] is True
+    assert result.fd_check["verdict"] == "agree"
+    assert math.isclose(float(np.linalg.norm(result.grad_y0)), tool["grad_y0_norm"],
+                        rel_tol=1e-14)
+
+
+def test_gradients_are_arrays_and_every_schedule_gives_the_store_all_bits():
+    store_all = rewind.gradient("lotka_volterra", **SMALL_LV)
+    assert store_all.fd_check is None and store_all.schedule is None
+    assert isinstance(store_all.grad_y0, np.ndarray) and store_all.grad_y0.dtype == np.float64
+    assert store_all.grad_y0.shape == (store_all.report["state_size"],)
+    assert store_all.grad_theta.shape == (store_all.report["parameter_size"],)
+    for options in (dict(snapshots=1), dict(snapshots=7), dict(snapshots=40, schedule="uniform"),
+                    dict(snapshots=12, stage_aware=True), dict(memory="2KiB", disk=None)):
+        checkpointed = rewind.gradient("lotka_volterra", **SMALL_LV, **options)
+        assert np.array_equal(checkpointed.grad_y0, store_all.grad_y0), options
+        assert np.array_equal(checkpointed.grad_theta, store_all.grad_theta), options
+        assert checkpointed.loss == store_all.loss
+
+
+def test_parameters_as_a_dict_and_the_gradient_moves_with_them():
+    base = rewind.gradient("lotka_volterra", **SMALL_LV)
+    alpha = base.parameters["alpha"]
+    changed = rewind.gradient("lotka_volterra", **SMALL_LV, parameters={"alpha": alpha * 1.1})
+    assert changed.parameters["alpha"] == alpha * 1.1
+    # dJ/dalpha against a central difference of J in alpha.
+    h = 1e-6 * alpha
+    up = rewind.gradient("lotka_volterra", **SMALL_LV, parameters={"alpha": alpha + h}).loss
+    down = rewind.gradient("lotka_volterra", **SMALL_LV, parameters={"alpha": alpha - h}).loss
+    index = base.report["parameter_names"].index("alpha")
+    assert math.isclose((up - down) / (2 * h), base.grad_theta[index], rel_tol=1e-6)
+
+
+def test_a_stiff_problem_with_an_implicit_method_and_kept_stages():
+    options = dict(method="esdirk43", adaptive=True, linear_solver="dense", steps=None)
+    kept = rewind.gradient("robertson", stage_aware=True, **options)
+    store_all = rewind.gradient("robertson", **options)
+    assert kept.schedule is None and kept.summary["schedule"] == "store-all-stages"
+    assert kept.summary["recomputed_steps"] == 0
+    assert np.array_equal(kept.grad_theta, store_all.grad_theta)
+
+
+def test_a_model_plugin():
+    if not SIR_PLUGIN.exists():
+        pytest.skip(f"{SIR_PLUGIN} is not built")
+    result = rewind.run(model=SIR_PLUGIN, steps=200, snapshots=4)
+    assert result.report["problem"] == "Sir"
+    assert list(result.parameters) == ["beta", "gamma", "N"]
+    assert result.fd_check["verdict"] == "agree"
+    tool = tool_json("run", "--model", str(SIR_PLUGIN), "--steps", "200", "--snapshots", "4")
+    assert result.grad_theta.tolist() == tool["grad_theta"]
+
+
+def test_plan_matches_the_schedule_library():
+    planned = rewind.plan(steps=1000, snapshots=10)
+    simulated = rewind.simulate(rewind.RevolveSchedule(1000, 10))
+    assert planned["forward_steps"] == simulated.forward_evaluations
+    assert planned == tool_json("plan", "--steps", "1000", "--snapshots", "10")
+
+
+def test_generate_then_fit_recovers_the_parameters(tmp_path):
+    data = tmp_path / "lv.h5"
+    written = rewind.generate("lotka_volterra", steps=400, observe_every=20, out=data)
+    assert written["file"] == str(data) and data.exists()
+    assert written["observations"] == 20 and written["observed_steps"][0] == 20
+    assert written["data"].shape == (20, written["values_per_observation"])
+    truth = rewind.gradient("lotka_volterra", steps=400).parameters
+    fitted = rewind.fit("lotka_volterra", observations=data, fit=["alpha", "gamma"],
+                        start={"alpha": truth["alpha"] * 1.2, "gamma": truth["gamma"] * 0.8})
+    assert fitted.report["failed"] is False
+    for name in ("alpha", "gamma"):
+        assert math.isclose(fitted.parameters[name], truth[name], rel_tol=1e-6), name
+    assert fitted.loss < 1e-10
+    assert isinstance(fitted.stop_reason, str) and fitted.stop_reason
+
+
+def test_threads_hold_for_one_call():
+    one = rewind.gradient("lotka_volterra", **SMALL_LV, threads=1)
+    assert one.summary["threads"] == 1
+    after = rewind.gradient("lotka_volterra", **SMALL_LV)
+    assert after.summary["threads"] == rewind.gradient("lotka_volterra", **SMALL_LV).summary[
+        "threads"]
+    assert np.array_equal(one.grad_y0, after.grad_y0)
+
+
+def test_help_lists_the_keywords():
+    assert "--snapshots" in rewind.help("run")
+    assert "--observe-every" in rewind.help("generate", "lotka_volterra")
+
+
+def message(call, kind=rewind.InvalidArgument):
+    with pytest.raises(kind) as caught:
+        call()
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    "call,says",
+    [
+        (lambda: rewind.run("lotka_volterra", snapshot=3),
+         "unknown keyword 'snapshot'; did you mean snapshots?"),
+        (lambda: rewind.run("lotka_volterra", snapshots=0), "--snapshots"),
+        (lambda: rewind.run("no_such_problem"), "no_such_problem"),
+        (lambda: rewind.run("lotka_volterra", model="x.so"), "not both"),
+        (lambda: rewind.run("lotka_volterra", method="rk5"), "rk5"),
+        (lambda: rewind.run("lotka_volterra", steps=[1, 2]), "--steps"),
+        (lambda: rewind.run("lotka_volterra", dt=object()), "cannot be given as an option"),
+        (lambda: rewind.fit("lotka_volterra", observations="/no/such/file.h5", fit="alpha"),
+         "/no/such/file.h5"),
+        (lambda: rewind.generate(), "name a built-in problem"),
+        (lambda: rewind.help("bogus"), "'bogus' is not a subcommand"),
+    ],
+)
+def test_bad_input_raises_invalid_argument_with_the_tools_message(call, says):
+    assert says in str(message(call))
+
+
+def test_a_failed_run_raises_error_not_invalid_argument():
+    # An explicit step far beyond stability: the state overflows, and the run says so.
+    caught = message(lambda: rewind.run("van_der_pol", dt=5.0, steps=200, no_fd_check=True),
+                     rewind.Error)
+    assert not isinstance(caught, rewind.InvalidArgument)
+    assert "non-finite" in str(caught) or "NaN" in str(caught) or "Inf" in str(caught)
+
+
+def test_warnings_become_python_warnings():
+    # A horizon beyond the stage-aware tables' limit: the library warns and plans revolve.
+    with pytest.warns(rewind.RewindWarning, match="no stage-aware plan") as caught:
+        result = rewind.gradient("lotka_volterra", steps=100001, dt=1e-4, method="rk4",
+                                 snapshots=20, stage_aware=True)
+    assert [str(w.message) for w in caught] == result.warnings
+    assert len(result.warnings) == 1 and "above 100000" in result.warnings[0]
