@@ -106,6 +106,10 @@ Json report_json(const DataFitReport& report) {
     bounds[settings.fitted[i].name] = {number(settings.bounds[i].lower),
                                        number(settings.bounds[i].upper)};
   j["bounds"] = bounds;
+  Json log_scale = Json::array();
+  for (const NamedParameter& p : settings.log_scale) log_scale.push_back(p.name);
+  j["log_scale"] = log_scale;
+  j["restarts"] = settings.spec.restarts;
   j["loss"] = number(result.residual_sum_of_squares / 2.0);
   j["rss"] = number(result.residual_sum_of_squares);
   j["sigma"] = number(result.sigma);

@@ -5,7 +5,8 @@
 // method, max_step, t0, steps, initial_state_source; data {file, columns, states (the state of
 // each column), by_position, t, training_points, held_out_points, measured (non-missing values
 // fitted), y (columns × rows, null where missing), fit (columns × rows, the model at the fit)};
-// fitted, parameters, start, bounds, loss (J = RSS/2 at σ = 1), rss, sigma, sigma_estimated,
+// fitted, parameters, start, bounds, log_scale (the names fitted in log θ), restarts (allowed),
+// loss (J = RSS/2 at σ = 1), rss, sigma, sigma_estimated,
 // gradient, standard_errors, covariance (over the fitted parameters, then y0 when fitted),
 // initial_state {fitted, start, fit, standard_errors}, held_out_rmse (per column, null without
 // held-out rows), iterations, evaluations, stop_reason, converged, failed, failure, history,

@@ -5,8 +5,9 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <variant>
 
-#include "rewind/integrators/butcher_tableau.hpp"
+#include "rewind/integrators/stepper_factory.hpp"
 #include "rewind/neural/time_series.hpp"
 
 namespace rwd::cli {
@@ -33,6 +34,17 @@ void check_scalar_options(const FitCommandOptions& options) {
     fail<InvalidArgument>("--dt = ", *options.dt, " must be finite and > 0");
   if (options.t0 && !std::isfinite(*options.t0))
     fail<InvalidArgument>("--t0 = ", *options.t0, " must be finite");
+}
+
+// The Newton settings and linear solver of an implicit method, the linear solver of a Rosenbrock
+// one (FitSpec::newton); an explicit method's are the defaults, which it does not use.
+NewtonOptions newton_options_of(const Method& method) {
+  if (const auto* implicit = std::get_if<ImplicitRungeKuttaMethod>(&method))
+    return implicit->newton;
+  NewtonOptions newton;
+  if (const auto* rosenbrock = std::get_if<RosenbrockMethod>(&method))
+    newton.linear_solver = rosenbrock->linear_solver;
+  return newton;
 }
 
 // The measured series of `path`: a CSV file (rwd::load_data_csv), or an HDF5 time series as
@@ -95,26 +107,19 @@ DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options) {
     fail<InvalidArgument>(info.name,
                           " has noise: a data fit compares one deterministic run with the data "
                           "(least squares), which a stochastic model's paths are not");
-  if (options.log_scale || options.restarts != 0)
-    fail<InvalidArgument>(options.log_scale ? "--log-scale" : "--restarts",
-                          " goes with --observations; a data fit (--data) does not take it yet");
+  if (options.restarts < 0)
+    fail<InvalidArgument>("--restarts = ", options.restarts, " must be >= 0");
   const RunOptions& flags = options.method_flags;
   const std::string method = flags.method.empty() ? "rk4" : flags.method;
-  if (flags.rtol || flags.atol || !flags.linear_solver.empty() || flags.newton_rtol ||
-      flags.newton_atol)
-    fail<InvalidArgument>(flags.rtol                     ? "--rtol"
-                          : flags.atol                   ? "--atol"
-                          : !flags.linear_solver.empty() ? "--linear-solver"
-                          : flags.newton_rtol            ? "--newton-rtol"
-                                                         : "--newton-atol",
-                          " goes with --observations: a data fit runs an explicit Runge-Kutta "
-                          "method (--method rk4, dopri5, ...), which has none");
-  try {
-    (void)ButcherTableau::by_name(method);
-  } catch (const InvalidArgument&) {
-    fail<InvalidArgument>("--method ", method,
-                          ": a data fit runs an explicit Runge-Kutta method (rk4, dopri5, ...)");
-  }
+  if (flags.rtol || flags.atol)
+    fail<InvalidArgument>(flags.rtol ? "--rtol" : "--atol",
+                          " goes with --observations: a data fit takes steps that land on every "
+                          "data time (--dt caps them), not adaptive ones");
+  if (method == "bdf")
+    fail<InvalidArgument>(
+        "--method bdf: a data fit takes steps that land on every data time, "
+        "and BDF chooses its own; for a stiff model use an implicit (esdirk43, "
+        "sdirk2, ...) or Rosenbrock (rodas4, ros3p, ...) method");
 
   // The run's settings: the problem, its size, the checkpointing flags (dt and steps are the
   // data's, set per stage).
@@ -123,6 +128,9 @@ DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options) {
   run.model = options.model;
   run.n = options.n;
   run.method = method;
+  run.linear_solver = flags.linear_solver;
+  run.newton_rtol = flags.newton_rtol;
+  run.newton_atol = flags.newton_atol;
   run.dt = 1.0;
   run.no_fd_check = true;
   run.progress = options.progress;
@@ -163,15 +171,18 @@ DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options) {
                                                       defaults.parameters, defaults.parameters);
   settings.fitted = std::move(chosen.fitted);
   settings.bounds = std::move(chosen.bounds);
+  settings.log_scale = std::move(chosen.log_scale);
   settings.theta_start = std::move(chosen.theta_start);
 
   FitSpec& spec = settings.spec;
   const double last_fitted =
       settings.data.times[static_cast<std::size_t>(settings.training_points - 1)];
   spec.method = method;
+  spec.newton = newton_options_of(settings.run.method);
   spec.max_step = options.dt.value_or((last_fitted - spec.t0) / 1000.0);
   spec.sigma = options.sigma.value_or(0.0);
   spec.max_evaluations = options.max_evaluations;
+  spec.restarts = options.restarts;
   spec.fit_initial_state = options.fit_initial_state;
   spec.uncertainty = options.uncertainty;
   // The times against t0 and the step, refused here (naming the row) before any work.

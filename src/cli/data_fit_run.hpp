@@ -21,7 +21,9 @@
 // that row gives every state and --t0 is not given; otherwise from its default initial state at
 // --t0 (default 0). --fit-initial-state estimates every component of y0 as well, from there.
 //
-// The run: --method (rk4) with each interval between data times cut into the fewest equal steps
+// The run: --method (rk4; for a stiff model an implicit method such as esdirk43, with
+// --linear-solver and the Newton tolerances, or a Rosenbrock method such as rodas4 — exact
+// discrete adjoints all) with each interval between data times cut into the fewest equal steps
 // no longer than --dt (default: a thousandth of the time to the last fitted point), landing on
 // every data time exactly. The last --validation fraction of the rows is held out: not fitted,
 // predicted from the fit, its RMSE reported per column. σ = --sigma, else estimated from the
@@ -64,12 +66,13 @@ struct DataFitSettings {
   Index training_points = 0;              // rows fitted; the rest are held out
   std::vector<std::string> state_names;   // the problem's (y0, y1, … when it names none)
   std::vector<std::string> parameter_names;
-  std::vector<NamedParameter> fitted;   // with their start values
-  std::vector<ParameterBounds> bounds;  // one per fitted parameter
-  Eigen::VectorXd theta_start;          // the whole θ the fit starts from
+  std::vector<NamedParameter> fitted;     // with their start values
+  std::vector<ParameterBounds> bounds;    // one per fitted parameter
+  std::vector<NamedParameter> log_scale;  // --log-scale: fitted in log θ
+  Eigen::VectorXd theta_start;            // the whole θ the fit starts from
   // What rwd::fit is given: t0, the initial state (empty: initial_state(θ)), method, max_step,
-  // σ (0: estimated), evaluations, fit_initial_state, uncertainty. The fitted list is built
-  // per stage from `fitted`, `bounds` and `theta_start`.
+  // σ (0: estimated), evaluations, restarts, fit_initial_state, uncertainty. The fitted list is
+  // built per stage from `fitted`, `bounds`, `log_scale` and `theta_start`.
   FitSpec spec;
   std::string initial_state_source;  // in words, for the reports
   int stages = 1;
@@ -217,9 +220,11 @@ inline FitSpec stage_spec(const DataFitSettings& settings, const Eigen::VectorXd
   spec.fit.clear();
   for (std::size_t i = 0; i < settings.fitted.size(); ++i) {
     const ParameterBounds& b = settings.bounds[i];
-    spec.fit.push_back({settings.fitted[i].name,
-                        std::clamp(theta[settings.fitted[i].index], b.lower, b.upper), b.lower,
-                        b.upper});
+    const Index index = settings.fitted[i].index;
+    const bool log_scale = std::any_of(settings.log_scale.begin(), settings.log_scale.end(),
+                                       [&](const NamedParameter& p) { return p.index == index; });
+    spec.fit.push_back({settings.fitted[i].name, std::clamp(theta[index], b.lower, b.upper),
+                        b.lower, b.upper, log_scale});
   }
   if (!last) {
     spec.uncertainty = false;

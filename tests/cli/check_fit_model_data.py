@@ -137,7 +137,8 @@ def main():
                 os.path.join(scratch, "none.csv"), "--fit", "beta")
         refused(rewind, "model '/nonexistent/sir.so' does not exist", "fit", "--model",
                 "/nonexistent/sir.so", "--data", data, "--fit", "beta")
-        refused(rewind, "a data fit runs an explicit Runge-Kutta method", *fit, "--method", "bdf")
+        refused(rewind, "--method bdf: a data fit takes steps that land on every data time", *fit,
+                "--method", "bdf")
         refused(rewind, "not both", *fit, "--observations", observed)
     print("check_fit_model_data: ok")
 

@@ -97,17 +97,32 @@ def main():
                 "--dt", "0.002", "--steps", "10", "--observe-every", "5", "--linear-solver", "lu",
                 "--out", os.path.join(scratch, "never.h5"))
         refused(rewind, "is not a whole number of steps of 0.003", *fit_args, "--dt", "0.003")
-        # A measured series (--data) runs explicit methods only, without a log scale yet.
+        # A measured series (--data): the implicit and Rosenbrock methods too (not bdf, whose
+        # steps cannot all land on the rows), on a log scale with restarts as with --observations.
         series = os.path.join(scratch, "series.csv")
         with open(series, "w") as f:
             f.write("t,y1,y2,y3\n0,1,0,0\n1,0.97,3e-5,0.03\n2,0.94,3e-5,0.06\n")
         data_fit = ["fit", "robertson", "--data", series, "--fit", "p1"]
-        refused(rewind, "--log-scale goes with --observations", *data_fit, "--log-scale", "p1")
-        refused(rewind, "--restarts goes with --observations", *data_fit, "--restarts", "2")
-        refused(rewind, "--newton-rtol goes with --observations", *data_fit,
+        refused(rewind, "--log-scale: p2 is not fitted", *data_fit, "--log-scale", "p2")
+        refused(rewind, "--rtol goes with --observations", *data_fit, "--method", "esdirk43",
+                "--rtol", "1e-9")
+        refused(rewind, "--method bdf: a data fit takes steps that land on every data time",
+                *data_fit, "--method", "bdf")
+        refused(rewind, "--newton-rtol applies to the implicit methods", *data_fit,
                 "--newton-rtol", "1e-9")
-        refused(rewind, "a data fit runs an explicit Runge-Kutta method", *data_fit,
-                "--method", "esdirk43")
+        for method in ("esdirk43", "rodas4"):
+            settings = ["--linear-solver", "dense"] + (
+                ["--newton-rtol", "1e-11", "--log-scale", "p1", "--restarts", "2"]
+                if method == "esdirk43" else [])
+            fitted = json.loads(run(rewind, *data_fit, "--method", method, "--dt", "0.001",
+                                    "--start", "p1=0.05", "--sigma", "0.01", *settings,
+                                    "--json").stdout)
+            if fitted["method"] != method or fitted["failed"] or fitted["steps"] != 2000:
+                fail(f"--data with {method}: {fitted['method']}, failed {fitted['failed']}, "
+                     f"{fitted['steps']} steps")
+            close(f"p1 (--data, {method})", fitted["parameters"]["p1"], 0.04, 0.25)
+            if fitted["log_scale"] != (["p1"] if method == "esdirk43" else []):
+                fail(f"--data with {method}: log_scale {fitted['log_scale']}")
 
         # Format version 1 (written by rewind before this change): BDF with its defaults.
         old = json.loads(run(rewind, "fit", "robertson", "--observations", old_file, "--fit",

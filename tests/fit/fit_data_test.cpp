@@ -12,8 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "problems/models/robertson_model.hpp"
 #include "problems/models/sir_model.hpp"
 #include "rewind/fit/fit_data.hpp"
+#include "rewind/fit/gradient_check.hpp"
 #include "rewind/fit/observations.hpp"
 #include "rewind/model.hpp"
 #include "support/error_message.hpp"
@@ -162,6 +164,86 @@ TEST(FitData, StepsLandOnEveryDataTimeExactly) {
   EXPECT_EQ(k, times.size());
   // A data time at t0 is step 0 (the initial state is observed).
   EXPECT_EQ(data_step_grid(1.0, {1.0, 2.0}, 0.5).data_steps, (std::vector<Index>{0, 2}));
+}
+
+// A stiff model fitted with the implicit and Rosenbrock methods: Robertson's kinetics (rates
+// 0.04, 10⁴, 3·10⁷; an explicit method would need steps below 10⁻⁴), y1 and y3
+// measured at uneven times, generated with each method's own steps at the true k1. The fit
+// starts 50 % off and finds k1 to the optimiser's tolerance, the gradient it descends being the
+// exact discrete adjoint (checked against finite differences, every rate).
+TEST(FitData, StiffKineticsFitWithImplicitAndRosenbrockMethods) {
+  const auto problem = auto_problem(RobertsonModel{});
+  const std::vector<double> times{0.04, 0.1, 0.2, 0.4, 0.7, 1.0, 1.5, 2.2, 3.0, 4.0};
+  const Eigen::VectorXd truth{{0.04, 1e4, 3e7}};
+  for (const char* method : {"esdirk43", "sdirk2", "rodas4", "ros3p"}) {
+    FitSpec spec;
+    spec.method = method;
+    spec.max_step = 0.001;  // fixed steps the initial transient allows every method here
+    spec.newton.rtol = 1e-12;
+    spec.newton.atol = 1e-14;
+    const Eigen::MatrixXd states = predict(problem, times, spec, truth);
+    TimeSeries data;
+    data.times = times;
+    data.columns = {"y1", "y3"};
+    data.values.resize(static_cast<Index>(times.size()), 2);
+    data.values << states.col(0), states.col(2);
+    spec.fit = {{"k1", 0.06, 0.001, 1.0}};
+    spec.sigma = 1e-3;
+    const DataFitResult r = fit(problem, data, spec);
+    ASSERT_TRUE(r.converged) << method << ": " << r.status;
+    EXPECT_NEAR(r.estimates[0], 0.04, 1e-7) << method;
+    EXPECT_LT(r.residual_sum_of_squares, 1e-16) << method;
+    EXPECT_EQ(r.data_steps.back(), r.steps) << method;
+    EXPECT_GE(r.steps, 4000) << method;
+    // The gradient at a point off the fit, against central differences.
+    spec.checkpoints = PlanRequest::revolve(7);
+    const GradientCheck check =
+        check_gradient(problem, data, Eigen::VectorXd{{0.05, 1.2e4, 2.5e7}}, spec);
+    EXPECT_TRUE(check.passed) << method << "\n" << check.report();
+  }
+}
+
+// Rates of different orders fitted together on the log scale (FittedParameter::log_scale), with
+// restarts: k1 = 0.04 and k2 = 10⁴ from starts 3× off either way, y1, y2 and y3 measured.
+TEST(FitData, RatesOfDifferentOrdersOnTheLogScale) {
+  const auto problem = auto_problem(RobertsonModel{});
+  const std::vector<double> times{0.04, 0.1, 0.2, 0.4, 0.7, 1.0, 1.5, 2.2, 3.0, 4.0};
+  FitSpec spec;
+  spec.method = "esdirk43";
+  spec.max_step = 0.001;
+  spec.newton.rtol = 1e-12;
+  spec.newton.atol = 1e-14;
+  TimeSeries data;
+  data.times = times;
+  data.columns = {"y1", "y2", "y3"};
+  data.values = predict(problem, times, spec, Eigen::VectorXd{{0.04, 1e4, 3e7}});
+  spec.fit = {{"k1", 0.12, 0.0, 1.0, true}, {"k2", 1e4 / 3.0, 0.0, 1e7, true}};
+  spec.sigma = 1e-3;
+  spec.restarts = 2;
+  const DataFitResult r = fit(problem, data, spec);
+  ASSERT_FALSE(r.failed) << r.status;
+  EXPECT_NEAR(r.estimates[0] / 0.04, 1.0, 1e-6) << r.status;
+  EXPECT_NEAR(r.estimates[1] / 1e4, 1.0, 1e-6) << r.status;
+
+  spec.fit[0].start = 0.0;
+  refused([&] { fit(problem, data, spec); },
+          "rwd::fit: 'k1' is fitted on the log scale, which needs a start > 0 and a lower bound "
+          ">= 0");
+  spec.fit[0] = {"k1", 0.1, -1.0, 1.0, true};
+  refused([&] { fit(problem, data, spec); }, "'k1' is fitted on the log scale");
+  spec.fit[0] = {"k1", 0.1, 0.0, 1.0, true};
+  spec.restarts = -1;
+  refused([&] { fit(problem, data, spec); }, "rwd::fit: FitSpec::restarts = -1 must be >= 0");
+}
+
+TEST(FitData, RefusesMethodsWhoseStepsCannotLandOnTheData) {
+  const auto problem = auto_problem(Sir{});
+  FitSpec spec = sir_spec();
+  for (const char* method : {"bdf", "euler_maruyama", "rk5"}) {
+    spec.method = method;
+    refused([&] { fit(problem, sir_infected_series(), spec); },
+            std::string("rwd::fit: method '") + method + "' cannot fit data");
+  }
 }
 
 TEST(FitData, RefusesBadDataAndSpecsNamingThem) {

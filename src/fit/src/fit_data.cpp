@@ -126,6 +126,8 @@ ResolvedParameters resolve_parameters(const FitSpec& spec, const std::vector<std
     return static_cast<Index>(at - names.begin());
   };
   if (spec.fit.empty()) fail<InvalidArgument>("rwd::fit: FitSpec::fit names no parameter to fit");
+  if (spec.restarts < 0)
+    fail<InvalidArgument>("rwd::fit: FitSpec::restarts = ", spec.restarts, " must be >= 0");
   if (base.size() != static_cast<Index>(names.size()))
     fail<InvalidArgument>("rwd::fit: the model has ", names.size(), " parameter names but ",
                           base.size(), " parameter values");
@@ -154,12 +156,19 @@ ResolvedParameters resolve_parameters(const FitSpec& spec, const std::vector<std
     if (!std::isfinite(fitted.start) || fitted.start < fitted.lower || fitted.start > fitted.upper)
       fail<InvalidArgument>("rwd::fit: the start of '", fitted.name, "' = ", fitted.start,
                             " lies outside its bounds [", fitted.lower, ", ", fitted.upper, "]");
+    if (fitted.log_scale && !(fitted.start > 0.0 && fitted.lower >= 0.0))
+      fail<InvalidArgument>("rwd::fit: '", fitted.name,
+                            "' is fitted on the log scale, which needs "
+                            "a start > 0 and a lower bound >= 0 (start ",
+                            fitted.start, ", lower ", fitted.lower, ")");
     base[i] = fitted.start;
+    if (fitted.log_scale) out.options.log_scale.push_back(i);
     out.options.fitted.push_back(i);
     out.options.bounds.push_back({fitted.lower, fitted.upper});
     out.names.push_back(fitted.name);
   }
   out.options.max_evaluations = spec.max_evaluations;
+  out.options.restarts = spec.restarts;
   out.options.relative_tolerance = spec.relative_tolerance;
   out.options.x_tolerance = spec.x_tolerance;
   out.theta_start = std::move(base);

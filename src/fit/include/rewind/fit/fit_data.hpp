@@ -20,7 +20,9 @@
 // enters every gradient), or else from its default_initial_state(). Each interval between
 // consecutive data times (t0 to the first one included) is cut into the fewest equal steps no
 // longer than spec.max_step, and the run takes these steps as prescribed steps
-// (rwd::StepControl::prescribed) with spec.method, so every data time is a step of the run: the
+// (rwd::StepControl::prescribed) with spec.method — an explicit Runge–Kutta method, or for a
+// stiff model a diagonally implicit (esdirk43, …) or Rosenbrock (rodas4, …) one, whose
+// discrete adjoints are exact too — so every data time is a step of the run: the
 // time the stepper reaches there is the data time itself, bit for bit (a step whose rounded sum
 // would miss it is adjusted by an ulp; rwd::data_step_grid). The steps do not depend on θ, so a
 // fit compares the same steps of every run.
@@ -55,13 +57,15 @@
 // column that names no state of the model, or an index outside the state; values not times ×
 // columns, an infinite value; no measured datum; a parameter name the model does not have, named
 // twice, or both fitted and fixed; a start outside its bounds or bounds with lower >= upper; an
-// unknown method; max_step not finite or <= 0; σ <= 0; no σ and n <= p; a spec.plan for another
-// number of steps than the run's.
+// unknown method, or bdf (CVODES chooses its own steps, which cannot land on every data time)
+// or a stochastic scheme; max_step not finite or <= 0; σ <= 0; no σ and n <= p; a spec.plan for
+// another number of steps than the run's.
 //
 // The command line's `rewind fit --data FILE.csv` is this call.
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <functional>
@@ -81,7 +85,11 @@
 #include "rewind/fit/observations.hpp"
 #include "rewind/fit/parameter_uncertainty.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
+#include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/implicit_tableau.hpp"
+#include "rewind/integrators/rosenbrock.hpp"
+#include "rewind/integrators/rosenbrock_tableau.hpp"
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/objective.hpp"
 #include "rewind/problem.hpp"
@@ -100,12 +108,15 @@ struct TimeSeries {
   Eigen::MatrixXd values;             // times.size() × columns; NaN: not measured
 };
 
-// One parameter to estimate: its name, its start and its bounds (either may be infinite).
+// One parameter to estimate: its name, its start and its bounds (either may be infinite), and
+// whether the optimiser moves it in log θ — for a positive rate known only to its order of
+// magnitude (FitOptions::log_scale: a start > 0 and a lower bound >= 0 needed).
 struct FittedParameter {
   std::string name;
   double start = 0.0;
   double lower = -std::numeric_limits<double>::infinity();
   double upper = std::numeric_limits<double>::infinity();
+  bool log_scale = false;
 };
 
 // A parameter held at a value during the fit.
@@ -122,7 +133,13 @@ struct FitSpec {
   Eigen::VectorXd parameters;     // the full θ the others are taken from (empty: the defaults)
   Eigen::VectorXd initial_state;  // y0 (empty: the problem's initial_state(θ), see the top)
   double t0 = 0.0;                // time of y0, in the model's time unit
-  std::string method = "rk4";     // explicit Runge–Kutta tableau (rwd::ButcherTableau::by_name)
+  // The method: an explicit Runge–Kutta tableau (rwd::ButcherTableau::by_name), a diagonally
+  // implicit one (rwd::ImplicitTableau::names(): esdirk43, sdirk2, …) or a Rosenbrock one
+  // (rwd::RosenbrockTableau::names(): rodas4, ros3p, …), each taking the steps described above.
+  std::string method = "rk4";
+  // Implicit methods: the Newton iteration's tolerances and the stage equations' linear solver;
+  // Rosenbrock methods use its linear_solver alone; explicit ones none of it.
+  NewtonOptions newton;
   double max_step = 0.0;  // longest step, in time units (0: a thousandth of the time to the last
                           // datum, so at least 1000 steps)
   double sigma = 0.0;     // the data's noise level, > 0; 0: estimated from the residuals
@@ -132,7 +149,8 @@ struct FitSpec {
   // stage-aware chooser, measured disk costs): it must be for the run's steps
   // (rwd::data_step_grid(t0, times, max_step).step_sizes.size()). Empty: checkpoints' plan.
   std::optional<CheckpointPlan> plan;
-  int max_evaluations = 200;          // most gradient runs of the fit, >= 1
+  int max_evaluations = 200;  // most gradient runs of the fit, >= 1
+  int restarts = 0;  // restarts after the optimiser's own stop (FitOptions::restarts), >= 0
   double relative_tolerance = 1e-10;  // stop when a step changes J by less than this fraction
   double x_tolerance = 1e-10;         // stop when a step changes every parameter by less
   bool fit_initial_state = false;     // estimate every component of y0 too (see the top)
@@ -247,21 +265,50 @@ std::vector<std::string> parameter_names_of(const P& problem) {
   }
 }
 
-// Everything a fit, a prediction or a gradient check of `problem` against data times needs:
-// the stepper with prescribed steps landing on the data times, the misfit (σ = 1), the plan and
-// the driver. The problem must outlive it.
-template <class P>
-class DataFitSetup {
+// Calls f(stepper) with the stepper of spec.method for `problem`, taking `grid`'s steps from
+// spec.t0 (see FitSpec::method), and returns what f returns; the stepper lives for the call.
+// Refuses bdf, a stochastic scheme and an unknown name (naming the methods a fit takes).
+template <class P, class F>
+decltype(auto) with_fit_stepper(const P& problem, const FitSpec& spec, const DataStepGrid& grid,
+                                F&& f) {
   static_assert(std::is_same_v<typename P::Backend, EigenBackend>,
                 "rwd::fit works on host (Eigen) problems");
+  const StepControl control = StepControl::prescribed(spec.t0, grid.step_sizes);
+  if (ImplicitTableau::known(spec.method)) {
+    DiagonallyImplicitRungeKutta stepper(problem, ImplicitTableau::by_name(spec.method), control,
+                                         spec.newton);
+    return std::forward<F>(f)(stepper);
+  }
+  if (RosenbrockTableau::known(spec.method)) {
+    RosenbrockStepper stepper(problem, RosenbrockTableau::by_name(spec.method), control,
+                              spec.newton.linear_solver);
+    return std::forward<F>(f)(stepper);
+  }
+  const std::vector<std::string> explicit_methods = ButcherTableau::names();
+  if (std::find(explicit_methods.begin(), explicit_methods.end(), spec.method) ==
+      explicit_methods.end())
+    fail<InvalidArgument>(
+        "rwd::fit: method '", spec.method,
+        "' cannot fit data: a fit takes steps that land on every data time, which an explicit "
+        "(euler, heun, rk4, rk38, bs3, dopri5, tsit5), implicit (backward_euler, trapezoid, "
+        "sdirk2, esdirk32, esdirk43) or Rosenbrock (ros3p, ros34pw2, rodas4) Runge-Kutta method "
+        "takes; bdf chooses its own steps, and a stochastic scheme's run is not one curve");
+  ExplicitRungeKutta stepper(problem, ButcherTableau::by_name(spec.method), control);
+  return std::forward<F>(f)(stepper);
+}
 
+// Everything a fit, a prediction or a gradient check of `problem` against data times needs
+// beside the stepper S (with_fit_stepper's, taking the grid's steps): the misfit (σ = 1), the
+// plan and the driver. The problem, the stepper and the grid must outlive it.
+template <class P, class S>
+class DataFitSetup {
  public:
-  DataFitSetup(const P& problem, const TimeSeries& data, const FitSpec& spec)
+  DataFitSetup(const P& problem, S& stepper, const DataStepGrid& grid, const TimeSeries& data,
+               const FitSpec& spec)
       : problem_(problem),
         components_(data_components(data, state_names_of(problem), problem.state_size())),
-        grid_(data_step_grid(spec.t0, data.times, spec.max_step)),
-        stepper_(problem, ButcherTableau::by_name(spec.method),
-                 StepControl::prescribed(spec.t0, grid_.step_sizes)),
+        grid_(grid),
+        stepper_(stepper),
         misfit_(
             component_misfit(grid_.data_steps, components_,
                              misfit_data(data, static_cast<Index>(components_.size()), &measured_),
@@ -337,6 +384,7 @@ class DataFitSetup {
 
   Index measured() const { return measured_; }
   const DataStepGrid& grid() const { return grid_; }
+  const P& problem() const { return problem_; }
 
  private:
   static CheckpointPlan plan_for(const FitSpec& spec, Index steps) {
@@ -349,20 +397,20 @@ class DataFitSetup {
 
   const P& problem_;
   std::vector<Index> components_;
-  DataStepGrid grid_;
-  ExplicitRungeKutta<P> stepper_;
+  const DataStepGrid& grid_;
+  S& stepper_;
   Index measured_ = 0;
   Objective<EigenBackend> misfit_;
   CheckpointPlan plan_;
-  CheckpointedAdjoint<ExplicitRungeKutta<P>> driver_;
+  CheckpointedAdjoint<S> driver_;
   Eigen::VectorXd initial_state_;
   bool y0_from_parameters_ = false;
 };
 
 // The joint (θ, y0) uncertainty of a fit that estimated y0 too, and θ's alone otherwise, at unit
 // σ; NaN when the fit failed or `wanted` is false.
-template <class P>
-ParameterUncertainty unit_uncertainty(DataFitSetup<P>& setup, const FitResult& fitted,
+template <class P, class S>
+ParameterUncertainty unit_uncertainty(DataFitSetup<P, S>& setup, const FitResult& fitted,
                                       const FitOptions& options, bool wanted) {
   const Index p = fitted.theta.size(), n = fitted.initial_state.size();
   const Index estimated =
@@ -391,17 +439,11 @@ ParameterUncertainty unit_uncertainty(DataFitSetup<P>& setup, const FitResult& f
       z, joint);
 }
 
-}  // namespace detail
-
-// Fits spec.fit's parameters of `problem` to `data` (see the top of this file).
-template <class P>
-DataFitResult fit(const P& problem, const TimeSeries& data, const FitSpec& spec) {
-  if (!(spec.sigma >= 0.0) || !std::isfinite(spec.sigma))
-    detail::fail<InvalidArgument>("rwd::fit: FitSpec::sigma = ", spec.sigma,
-                                  " must be finite and > 0 (or 0: estimated from the residuals)");
-  detail::DataFitSetup<P> setup(problem, data, spec);
-  auto resolved = detail::resolve_parameters(spec, detail::parameter_names_of(problem),
-                                             setup.base_parameters(spec));
+// rwd::fit (below) with the setup made.
+template <class P, class S>
+DataFitResult fit_with(DataFitSetup<P, S>& setup, const FitSpec& spec) {
+  auto resolved =
+      resolve_parameters(spec, parameter_names_of(setup.problem()), setup.base_parameters(spec));
   const Eigen::VectorXd y0_start = setup.initial_state(resolved.theta_start);
   if (spec.fit_initial_state)
     for (Index i = 0; i < y0_start.size(); ++i) {
@@ -436,6 +478,21 @@ DataFitResult fit(const P& problem, const TimeSeries& data, const FitSpec& spec)
   return result;
 }
 
+}  // namespace detail
+
+// Fits spec.fit's parameters of `problem` to `data` (see the top of this file).
+template <class P>
+DataFitResult fit(const P& problem, const TimeSeries& data, const FitSpec& spec) {
+  if (!(spec.sigma >= 0.0) || !std::isfinite(spec.sigma))
+    detail::fail<InvalidArgument>("rwd::fit: FitSpec::sigma = ", spec.sigma,
+                                  " must be finite and > 0 (or 0: estimated from the residuals)");
+  const DataStepGrid grid = data_step_grid(spec.t0, data.times, spec.max_step);
+  return detail::with_fit_stepper(problem, spec, grid, [&](auto& stepper) {
+    detail::DataFitSetup setup(problem, stepper, grid, data, spec);
+    return detail::fit_with(setup, spec);
+  });
+}
+
 // The states at `times` of the run fit() makes with spec (its t0, initial state, method and
 // steps) at θ — the model's curve for plots and held-out points: times × states. y0: that run's
 // start (empty: spec.initial_state, else initial_state(θ), else the default initial state).
@@ -452,7 +509,6 @@ Eigen::MatrixXd predict(const P& problem, const std::vector<double>& times, cons
   FitSpec run = spec;
   run.plan.reset();
   run.checkpoints = PlanRequest::store_all();
-  detail::DataFitSetup<P> setup(problem, at, run);
   if (theta.size() != problem.parameter_size())
     detail::fail<InvalidArgument>("rwd::predict: θ has ", theta.size(),
                                   " values but the model has ", problem.parameter_size(),
@@ -460,7 +516,11 @@ Eigen::MatrixXd predict(const P& problem, const std::vector<double>& times, cons
   if (y0.size() != 0 && y0.size() != problem.state_size())
     detail::fail<InvalidArgument>("rwd::predict: y0 has ", y0.size(), " values but the model has ",
                                   problem.state_size(), " states");
-  return setup.states_at_data(y0.size() ? y0 : setup.initial_state(theta), theta);
+  const DataStepGrid grid = data_step_grid(run.t0, at.times, run.max_step);
+  return detail::with_fit_stepper(problem, run, grid, [&](auto& stepper) {
+    detail::DataFitSetup setup(problem, stepper, grid, at, run);
+    return setup.states_at_data(y0.size() ? y0 : setup.initial_state(theta), theta);
+  });
 }
 
 }  // namespace rwd

@@ -102,13 +102,16 @@ GradientCheck check_gradient(Stepper& stepper, const Objective<EigenBackend>& ob
 template <class P>
 GradientCheck check_gradient(const P& problem, const TimeSeries& data, const Eigen::VectorXd& theta,
                              const FitSpec& spec, const GradientCheckOptions& options = {}) {
-  detail::DataFitSetup<P> setup(problem, data, spec);
-  return detail::check_gradient_with(
-      [&](const Eigen::VectorXd& at) {
-        auto run = setup.gradient(at);
-        return std::pair<double, Eigen::VectorXd>(run.loss, std::move(run.grad_theta));
-      },
-      theta, detail::parameter_names_of(problem), options);
+  const DataStepGrid grid = data_step_grid(spec.t0, data.times, spec.max_step);
+  return detail::with_fit_stepper(problem, spec, grid, [&](auto& stepper) {
+    detail::DataFitSetup setup(problem, stepper, grid, data, spec);
+    return detail::check_gradient_with(
+        [&](const Eigen::VectorXd& at) {
+          auto run = setup.gradient(at);
+          return std::pair<double, Eigen::VectorXd>(run.loss, std::move(run.grad_theta));
+        },
+        theta, detail::parameter_names_of(problem), options);
+  });
 }
 
 }  // namespace rwd
