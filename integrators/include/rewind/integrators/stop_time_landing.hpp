@@ -12,10 +12,11 @@
 // attempt that would reach or pass the target, or end less than h_min short of it, is cut to end
 // on it; the first attempt of a step towards a stop time also stretches to it when the target is
 // within kStopStretch times the proposed size, so that no sliver of a step is left before it. A
-// landed step's carry holds the target itself (not t + h rounded), and when landing on a stop time
-// shortened the first attempt, the next step tries the larger of the controller's proposal and
-// the size the shortening cut. The same arithmetic in every engine, so the three behave alike and
-// a step re-run from its (state, carry) gives the same bits.
+// landed step's carry holds the target itself (not t + h rounded), and when a step's first attempt
+// lands on a stop time and is accepted, the next step tries the larger of the controller's proposal
+// and the size the step first tried, so that stop times cutting steps short do not drag the step
+// size down. The same arithmetic in every engine, so the three behave alike and a step re-run
+// from its (state, carry) gives the same bits.
 #pragma once
 
 #include <algorithm>
@@ -24,8 +25,9 @@
 
 namespace rwd::detail {
 
-// Whether every adaptive or fixed run under `control` has a state at exactly time t: t0, and with
-// adaptive steps t_final and the stop times (what an engine's lands_on(t) answers).
+// Whether every run under `control` has a state at exactly time t: t0, and with adaptive steps
+// t_final and the stop times (what each engine's lands_on(t) answers; fixed and prescribed steps
+// end where their sizes put them, which rounding may move).
 inline bool run_lands_on(const StepControl& control, double t) {
   if (t == control.t0) return true;
   if (!control.is_adaptive()) return false;
@@ -63,7 +65,7 @@ class StepLanding {
 
   // The next step's first size after the last attempt was accepted with `rejections` rejections
   // before it: the controller's proposal, or at least the size the step first tried (tried_first)
-  // when landing on a stop time shortened an attempt the controller had accepted in advance.
+  // when that first attempt landed on a stop time.
   double next_proposal(double proposed, double tried_first, int rejections) const {
     return lands_ && at_stop_time_ && rejections == 0 ? std::max(proposed, tried_first) : proposed;
   }
