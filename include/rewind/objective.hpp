@@ -15,11 +15,11 @@
 //   auto fit = rwd::Objective<B>::at_times(terminal, {0.5, 1.0, 1.5}, observation);
 //
 // term g_k is then evaluated at the state whose time is exactly t_k. The stepper must land on
-// every such time — an adaptive rwd::ExplicitRungeKutta with the times among its
-// StepControl::stop_times does (the drivers ask it through `lands_on(t)` before any work, and
-// refuse a stepper that cannot); a time past the end of the run (a stop condition ended it
-// earlier) is an error after the forward sweep. The observation function still receives the
-// step index, and the time to tell which term it is.
+// every such time — an adaptive rwd::ExplicitRungeKutta, rwd::DiagonallyImplicitRungeKutta or
+// rwd::RosenbrockStepper with the times among its StepControl::stop_times does (the drivers ask it
+// through `lands_on(t)` before any work, and refuse a stepper that cannot); a time past the end of
+// the run (a stop condition ended it earlier) is an error after the forward sweep. The observation
+// function still receives the step index, and the time to tell which term it is.
 #pragma once
 
 #include <algorithm>

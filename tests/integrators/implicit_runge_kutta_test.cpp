@@ -144,8 +144,14 @@ TEST(ImplicitEngine, RefusesBadOptionsBeforeAnyWork) {
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("no embedded error estimate"), std::string::npos);
   }
+  // Stop times go through the step control's validation: landed on when they increase inside
+  // (t0, t_final], refused otherwise (tests/adjoint/implicit_stop_times_test.cpp: the landing).
   auto stops = StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9);
   stops.stop_times = {0.5};
+  const DiagonallyImplicitRungeKutta with_stops(problem, ImplicitTableau::sdirk2(), stops);
+  EXPECT_TRUE(with_stops.lands_on(0.5));
+  EXPECT_FALSE(with_stops.lands_on(0.25));
+  stops.stop_times = {0.5, 0.5};
   EXPECT_THROW(DiagonallyImplicitRungeKutta(problem, ImplicitTableau::sdirk2(), stops),
                InvalidArgument);
 }

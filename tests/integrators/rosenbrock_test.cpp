@@ -236,8 +236,14 @@ TEST(RosenbrockEngine, RefusesUnfitProblemsAndOptionsBeforeAnyWork) {
   no_estimate.embedded_order = 0;
   EXPECT_THROW(RosenbrockStepper(problem, no_estimate, StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9)),
                InvalidArgument);
+  // Stop times go through the step control's validation: landed on when they increase inside
+  // (t0, t_final], refused otherwise (tests/adjoint/implicit_stop_times_test.cpp: the landing).
   auto stops = StepControl::adaptive(0.0, 1.0, 1e-6, 1e-9);
   stops.stop_times = {0.5};
+  const RosenbrockStepper with_stops(problem, RosenbrockTableau::rodas4(), stops);
+  EXPECT_TRUE(with_stops.lands_on(0.5));
+  EXPECT_FALSE(with_stops.lands_on(0.25));
+  stops.stop_times = {0.5, 1.5};
   EXPECT_THROW(RosenbrockStepper(problem, RosenbrockTableau::rodas4(), stops), InvalidArgument);
   // Kept stages: s + 1 vectors with fixed steps, s + 2 with adaptive ones (the accepted step
   // size last, which the carry does not hold), from which the reverse gives adjoint_step's bits.

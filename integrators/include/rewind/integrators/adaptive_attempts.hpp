@@ -11,10 +11,12 @@
 //
 // An attempt that cannot be solved (a Newton iteration that does not converge, a singular
 // matrix) retries with a quarter of the step — a much smaller step starts closer and moves
-// I − hγJ towards I; one whose error norm exceeds 1 shrinks by the controller's factor. The last
-// step ends on t_final exactly. Refused with rwd::SolverError naming the step and the time:
-// max_steps reached, more than max_rejections rejections in a row, a step below
-// min_step_relative of the horizon. The caller keeps the accepted attempt's results.
+// I − hγJ towards I; one whose error norm exceeds 1 shrinks by the controller's factor. A step
+// lands exactly on the next stop time and the last one on t_final, by the explicit engine's rule
+// (rewind/integrators/stop_time_landing.hpp): the carry's t is then that time itself, and the
+// accepted size the distance to it, which the engine's adjoint uses. Refused with rwd::SolverError
+// naming the step and the time: max_steps reached, more than max_rejections rejections in a row, a
+// step below min_step_relative of the horizon. The caller keeps the accepted attempt's results.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include "rewind/carry.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/step_control.hpp"
+#include "rewind/integrators/stop_time_landing.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd::detail {
@@ -44,22 +47,19 @@ Carry adaptive_step(const StepControl& control, const PiController& controller, 
   const double t = carry.t, t_final = control.t_final;
   const double h_min =
       control.min_step_relative * std::max(std::abs(t), std::abs(t_final - control.t0));
+  StepLanding landing(control, t, h_min);  // the next stop time or t_final, as the explicit engine
   double h = carry.h;
   int rejections = 0;
   for (;;) {
-    bool last = false;
-    if (t + h >= t_final || t_final - (t + h) < h_min) {
-      h = t_final - t;
-      last = true;
-    }
+    h = landing.attempt_size(h, rejections);
     const std::optional<double> err = attempt(h);
     if (err && *err <= 1.0) {
       const double grow =
           controller.accepted_factor(control, *err, carry.error_prev, rejections > 0);
       accepted_h = h;
-      next.h = h * grow;
+      next.h = landing.next_proposal(h * grow, carry.h, rejections);
       next.error_prev = std::max(*err, 1e-4);
-      next.t = last ? t_final : t + h;
+      next.t = landing.end_time(h);
       next.rejected = carry.rejected + rejections;
       return next;
     }

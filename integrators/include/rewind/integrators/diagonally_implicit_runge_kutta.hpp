@@ -37,7 +37,10 @@
 // does not converge rejects the attempt and retries with a quarter of the step. Fixed or
 // prescribed steps whose Newton iteration fails stop the run with rwd::SolverError naming the
 // step and the time. Accepted step sizes are constants of the discrete map, as for the explicit
-// engine. Stop times are not supported yet (refused).
+// engine. Stop times (StepControl::stop_times) are landed on exactly, by the explicit engine's
+// rule (rewind/integrators/stop_time_landing.hpp): a step is cut, or its first attempt stretched,
+// to end on the next one, the carry's t is that time itself, and the step's adjoint uses the size
+// the step took — replayed from (y_n, carry_n), or kept with its stages.
 //
 // The problem: an rwd::Problem on rwd::EigenBackend. Linear algebra (NewtonOptions::
 // linear_solver, rewind/integrators/stage_matrix.hpp): band when the problem states its band
@@ -53,7 +56,8 @@
 // schedule and store gives the same gradient.
 //
 // Capabilities (rewind/integrators/stepper_concepts.hpp): TimeStepper, SelfDescribingStepper,
-// StageKeepingStepper (fixed, prescribed or adaptive steps), TimeLandingStepper.
+// StageKeepingStepper (fixed, prescribed or adaptive steps), TimeLandingStepper (adaptive
+// steps: t_final and the stop times).
 #pragma once
 
 #include <algorithm>
@@ -77,6 +81,7 @@
 #include "rewind/integrators/implicit_tableau.hpp"
 #include "rewind/integrators/stage_matrix.hpp"
 #include "rewind/integrators/step_control.hpp"
+#include "rewind/integrators/stop_time_landing.hpp"
 #include "rewind/problem.hpp"
 
 namespace rwd {
@@ -121,8 +126,8 @@ class DiagonallyImplicitRungeKutta {
   using Backend = EigenBackend;
   using Vector = Eigen::VectorXd;
 
-  // Validates the tableau, the step control and the Newton options; adaptive control needs an
-  // embedded pair; stop times are refused.
+  // Validates the tableau, the step control (stop times included) and the Newton options;
+  // adaptive control needs an embedded pair.
   DiagonallyImplicitRungeKutta(const P& problem, ImplicitTableau tableau, StepControl control,
                                NewtonOptions newton = {})
       : problem_(problem),
@@ -134,9 +139,6 @@ class DiagonallyImplicitRungeKutta {
       detail::fail<InvalidArgument>("method '", tableau_.name,
                                     "' has no embedded error estimate, so it cannot take adaptive "
                                     "steps; use trapezoid, sdirk2, esdirk32 or esdirk43");
-    if (!control_.stop_times.empty())
-      detail::fail<InvalidArgument>("method '", tableau_.name,
-                                    "': stop times are not supported by the implicit engine yet");
     n_ = problem_.state_size();
     p_ = problem_.parameter_size();
     if (n_ < 1) detail::fail<InvalidArgument>("problem state_size = ", n_, " must be >= 1");
@@ -199,9 +201,9 @@ class DiagonallyImplicitRungeKutta {
     return c;
   }
 
-  bool lands_on(double t) const {
-    return t == control_.t0 || (control_.is_adaptive() && t == control_.t_final);
-  }
+  // Whether every run of this stepper has a state at exactly time t: t0, and with adaptive
+  // steps t_final and the stop times (observations at times need this; rewind/objective.hpp).
+  bool lands_on(double t) const { return detail::run_lands_on(control_, t); }
 
   bool finished(const Carry& c) const {
     return control_.is_adaptive() ? !(c.t < control_.t_final) : c.step >= control_.steps;

@@ -61,6 +61,7 @@
 #include "rewind/error.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/integrators/step_control.hpp"
+#include "rewind/integrators/stop_time_landing.hpp"
 #include "rewind/problem.hpp"
 
 namespace rwd {
@@ -142,12 +143,7 @@ class ExplicitRungeKutta {
 
   // Whether every run of this stepper has a state at exactly time t: t0, and with adaptive
   // steps t_final and the stop times (observations at times need this; rewind/objective.hpp).
-  bool lands_on(double t) const {
-    if (t == control_.t0) return true;
-    if (!control_.is_adaptive()) return false;
-    return t == control_.t_final ||
-           std::binary_search(control_.stop_times.begin(), control_.stop_times.end(), t);
-  }
+  bool lands_on(double t) const { return detail::run_lands_on(control_, t); }
 
   bool finished(const Carry& c) const {
     return control_.is_adaptive() ? !(c.t < control_.t_final) : c.step >= control_.steps;
@@ -486,23 +482,15 @@ class ExplicitRungeKutta {
     const double t_final = control_.t_final;
     const double h_min =
         control_.min_step_relative * std::max(std::abs(t), std::abs(t_final - control_.t0));
-    // The time this step must not pass: the next stop time after t, else the end of the run.
-    const auto stop = std::upper_bound(control_.stop_times.begin(), control_.stop_times.end(), t);
-    const double target = stop != control_.stop_times.end() ? *stop : t_final;
-    const bool at_stop_time = target != t_final;
+    // The time this step must not pass (the next stop time after t, else the end of the run),
+    // and the attempts cut or stretched to end on it (rewind/integrators/stop_time_landing.hpp;
+    // a stretched attempt's error is checked like any other, a rejection shrinks it as usual).
+    detail::StepLanding landing(control_, t, h_min);
     double h = carry.h;
     int rejections = 0;
     bool first_stage_done = false;
     for (;;) {
-      bool last = false;
-      // A step that would end just short of a stop time would leave a sliver of a step after
-      // it: up to kStopStretch times the proposed size, the step goes to the stop time instead
-      // (its error is checked like any other; a rejection shrinks it as usual).
-      const double reach = at_stop_time && rejections == 0 ? kStopStretch * h : h;
-      if (t + reach >= target || target - (t + h) < h_min) {
-        h = target - t;
-        last = true;
-      }
+      h = landing.attempt_size(h, rejections);
       // The first stage depends only on (t, y): evaluated once however many attempts follow.
       evaluate_stages(y, t, h, theta, first_stage_done ? 1 : 0, adjoint_replay);
       first_stage_done = true;
@@ -513,12 +501,11 @@ class ExplicitRungeKutta {
         const double factor =
             controller_.accepted_factor(control_, err, carry.error_prev, rejections > 0);
         next_h_ = h;
-        next.h = h * factor;
         // Landing on a stop time shortened a step the controller had accepted in advance: the
         // next step may try that size again.
-        if (last && at_stop_time && rejections == 0) next.h = std::max(next.h, carry.h);
+        next.h = landing.next_proposal(h * factor, carry.h, rejections);
         next.error_prev = std::max(err, 1e-4);
-        next.t = last ? target : t + h;
+        next.t = landing.end_time(h);
         next.rejected = carry.rejected + rejections;
         return next;
       }
@@ -565,12 +552,6 @@ class ExplicitRungeKutta {
                                 " (non-finite f(y0)?); give StepControl::dt explicitly");
     return std::min(h, control_.t_final - control_.t0);
   }
-
-  // How far past the controller's proposal a step may stretch to end on a stop time. Measured on
-  // Lorenz-63 (dopri5, 10–200 stop times over 247 free steps): 1.0 costs up to 92 % more
-  // steps than a run without stops, 1.25 up to 75 %, 1.5 up to 31 % with 3 rejections, 2.0
-  // up to 8 % but with up to 36 rejections.
-  static constexpr double kStopStretch = 1.5;
 
   const P& problem_;
   ButcherTableau tableau_;

@@ -53,10 +53,14 @@
 // Runge–Kutta engines' PI controller (rwd::PiController, rewind/integrators/step_control.hpp); a
 // singular M rejects the attempt and retries with a quarter of the step (fixed or prescribed steps
 // stop with rwd::SolverError naming the step and the time). Accepted step sizes are constants of
-// the discrete map. Stop times are refused.
+// the discrete map. Stop times (StepControl::stop_times) are landed on exactly, by the Runge–Kutta
+// engines' rule (rewind/integrators/stop_time_landing.hpp): a step is cut, or its first attempt
+// stretched, to end on the next one, the carry's t is that time itself, and the step's adjoint
+// uses the size the step took — replayed from (y_n, carry_n), or kept with its vectors.
 //
 // Capabilities (rewind/integrators/stepper_concepts.hpp): TimeStepper, SelfDescribingStepper,
-// StageKeepingStepper (fixed, prescribed or adaptive steps), TimeLandingStepper.
+// StageKeepingStepper (fixed, prescribed or adaptive steps), TimeLandingStepper (adaptive
+// steps: t_final and the stop times).
 #pragma once
 
 #include <algorithm>
@@ -80,6 +84,7 @@
 #include "rewind/integrators/rosenbrock_tableau.hpp"
 #include "rewind/integrators/stage_matrix.hpp"
 #include "rewind/integrators/step_control.hpp"
+#include "rewind/integrators/stop_time_landing.hpp"
 #include "rewind/problem.hpp"
 
 namespace rwd {
@@ -118,9 +123,10 @@ class RosenbrockStepper {
   using Backend = EigenBackend;
   using Vector = Eigen::VectorXd;
 
-  // Validates the tableau and the step control; refuses a problem without jvp_vjp or without a
-  // declared autonomy, adaptive control without an embedded pair, and stop times. The stage
-  // matrices I − hγJ are factored as `linear_solver` says (rewind/integrators/stage_matrix.hpp).
+  // Validates the tableau and the step control (stop times included); refuses a problem without
+  // jvp_vjp or without a declared autonomy, and adaptive control without an embedded pair. The
+  // stage matrices I − hγJ are factored as `linear_solver` says
+  // (rewind/integrators/stage_matrix.hpp).
   RosenbrockStepper(const P& problem, RosenbrockTableau tableau, StepControl control,
                     ImplicitLinearSolver linear_solver = ImplicitLinearSolver::automatic)
       : problem_(problem),
@@ -143,9 +149,6 @@ class RosenbrockStepper {
       detail::fail<InvalidArgument>("Rosenbrock method '", tableau_.name,
                                     "' has no embedded error estimate, so it cannot take adaptive "
                                     "steps");
-    if (!control_.stop_times.empty())
-      detail::fail<InvalidArgument>("Rosenbrock method '", tableau_.name,
-                                    "': stop times are not supported by the Rosenbrock engine");
     n_ = problem_.state_size();
     p_ = problem_.parameter_size();
     if (n_ < 1) detail::fail<InvalidArgument>("problem state_size = ", n_, " must be >= 1");
@@ -200,9 +203,9 @@ class RosenbrockStepper {
     return c;
   }
 
-  bool lands_on(double t) const {
-    return t == control_.t0 || (control_.is_adaptive() && t == control_.t_final);
-  }
+  // Whether every run of this stepper has a state at exactly time t: t0, and with adaptive
+  // steps t_final and the stop times (observations at times need this; rewind/objective.hpp).
+  bool lands_on(double t) const { return detail::run_lands_on(control_, t); }
 
   bool finished(const Carry& c) const {
     return control_.is_adaptive() ? !(c.t < control_.t_final) : c.step >= control_.steps;

@@ -1,4 +1,4 @@
-// rewind/integrators/step_control.hpp — how an explicit Runge–Kutta run chooses its steps.
+// rewind/integrators/step_control.hpp — how a Runge–Kutta or Rosenbrock run chooses its steps.
 //
 //   auto fixed = rwd::StepControl::fixed(/*t0=*/0.0, /*dt=*/0.01, /*steps=*/1000);
 //   auto adapt = rwd::StepControl::adaptive(/*t0=*/0.0, /*t_final=*/10.0, /*rtol=*/1e-6,

@@ -97,9 +97,9 @@ concept LastStepShorteningStepper = TimeStepper<S> &&
   { S::differentiates_step_size() } -> std::convertible_to<bool>;
 };
 
-// Says whether every run of the stepper has a state at exactly time t (an adaptive explicit
-// Runge–Kutta run with t among its stop times does). Needed by objectives that observe times
-// (Objective::at_times) rather than step indices.
+// Says whether every run of the stepper has a state at exactly time t (an adaptive explicit or
+// diagonally implicit Runge–Kutta or Rosenbrock run with t among its stop times does). Needed by
+// objectives that observe times (Objective::at_times) rather than step indices.
 template <class S>
 concept TimeLandingStepper = requires(const S& cs, double t) {
   { cs.lands_on(t) } -> std::convertible_to<bool>;

@@ -55,7 +55,8 @@ void require_observed_steps_taken(const ObjectiveT& objective, Index steps, doub
 }
 
 // Observation times need a stepper with a state at exactly each of them (TimeLandingStepper:
-// an adaptive ExplicitRungeKutta with the times among its stop times); refused before any work.
+// an adaptive Runge–Kutta or Rosenbrock stepper with the times among its stop times); refused
+// before any work.
 template <class ObjectiveT, class Stepper>
 void require_observation_times_landed(const ObjectiveT& objective, const Stepper& stepper) {
   const auto& times = objective.observation_times();
