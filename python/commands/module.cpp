@@ -14,7 +14,9 @@
 // checks and messages, and the same bits. Errors raise the exceptions of rewind._rewind:
 // InvalidArgument for bad input (a parse error with the tool's hint), Error for a failed run;
 // an interrupted run (SIGINT during a run with a disk level) raises KeyboardInterrupt. The GIL
-// is released while the command runs; --threads holds for that command only.
+// is released while the command runs, and commands run one at a time (a process-wide lock: the
+// library's warning handler and thread count are the process's); --threads holds for that
+// command only.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -113,10 +115,13 @@ class KeptWarnings {
   ~KeptWarnings() { rwd::set_warning_handler(previous_); }
   KeptWarnings(const KeptWarnings&) = delete;
   KeptWarnings& operator=(const KeptWarnings&) = delete;
-  std::vector<std::string> messages() const { return messages_; }
+  std::vector<std::string> messages() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return messages_;
+  }
 
  private:
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::vector<std::string> messages_;
   rwd::WarningHandler previous_;
 };
@@ -190,23 +195,48 @@ void run_command_line(CLI::App& app, const std::vector<std::string>& args) {
   }
 }
 
+// What a command left besides its reports: its warnings' messages and the exception it ended
+// with (null: none).
+struct CommandOutcome {
+  std::vector<std::string> warnings;
+  std::exception_ptr failure;
+};
+
+// Commands run one at a time in a process, whatever Python thread calls them: the warning handler
+// and the thread count they set are the process's.
+std::mutex& command_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+// Runs `rewind ARGS...` (the caller has released the GIL), its reports into `reports`.
+CommandOutcome run_alone(CLI::App& app, const std::vector<std::string>& args,
+                         KeptReports& reports) {
+  const std::lock_guard<std::mutex> lock(command_mutex());
+  const KeptWarnings warnings;
+  const KeptThreadCount threads;
+  const rwd::cli::ReceiveReports receiving(reports);
+  CommandOutcome outcome;
+  try {
+    run_command_line(app, args);
+  } catch (...) {
+    outcome.failure = std::current_exception();
+  }
+  outcome.warnings = warnings.messages();
+  return outcome;
+}
+
 nb::tuple execute(const std::vector<std::string>& args) {
   const auto app = command_line();
   KeptReports reports;
-  KeptWarnings warnings;
-  std::exception_ptr failure;
+  CommandOutcome outcome;
   {
-    const KeptThreadCount threads;
-    const rwd::cli::ReceiveReports receiving(reports);
     nb::gil_scoped_release released;
-    try {
-      run_command_line(*app, args);
-    } catch (...) {
-      failure = std::current_exception();
-    }
+    outcome = run_alone(*app, args, reports);
   }
+  const std::exception_ptr& failure = outcome.failure;
   nb::list warned;
-  for (const std::string& message : warnings.messages()) warned.append(nb::str(message.c_str()));
+  for (const std::string& message : outcome.warnings) warned.append(nb::str(message.c_str()));
   nb::dict vectors;
   for (auto& [name, values] : reports.vectors())
     vectors[nb::str(name.c_str())] = to_array(std::move(values));

@@ -205,3 +205,16 @@ def test_a_stiff_model_fitted_to_a_measured_series_with_an_implicit_method(tmp_p
     said = str(message(lambda: rewind.fit(model=ROBERTSON_PLUGIN, data=series, method="bdf",
                                           fit="k1")))
     assert "--method bdf: a data fit takes steps that land on every data time" in said
+
+
+def test_commands_from_several_python_threads_keep_their_own_reports():
+    import concurrent.futures
+
+    serial = {n: rewind.gradient("lotka_volterra", **SMALL_LV, snapshots=n) for n in (2, 3, 5)}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {n: pool.submit(rewind.gradient, "lotka_volterra", **SMALL_LV, snapshots=n)
+                   for n in serial}
+        for n, future in futures.items():
+            result = future.result()
+            assert result.schedule["snapshots"] == n
+            assert np.array_equal(result.grad_theta, serial[n].grad_theta)
