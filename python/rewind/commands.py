@@ -245,7 +245,8 @@ def fit(problem: Optional[str] = None, *, model: Any = None, **options: Any) -> 
     optimiser's and the method's options (rewind.help("fit")).
 
     A fit that stops without converging raises rewind.Error; its ``report`` has the best
-    parameters found.
+    parameters found. The tool's line per iteration is not printed: ``report["history"]`` has
+    every iteration (J, |grad J|, the parameters, seconds).
     """
     words = _problem_words("fit", problem, model) + _option_arguments(["fit"], options)
     report, _, warned = _execute(words + ["--json"])

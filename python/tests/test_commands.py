@@ -109,7 +109,7 @@ def test_plan_matches_the_schedule_library():
     assert planned == tool_json("plan", "--steps", "1000", "--snapshots", "10")
 
 
-def test_generate_then_fit_recovers_the_parameters(tmp_path):
+def test_generate_then_fit_recovers_the_parameters(tmp_path, capfd):
     data = tmp_path / "lv.h5"
     written = rewind.generate("lotka_volterra", steps=400, observe_every=20, out=data)
     assert written["file"] == str(data) and data.exists()
@@ -123,6 +123,10 @@ def test_generate_then_fit_recovers_the_parameters(tmp_path):
         assert math.isclose(fitted.parameters[name], truth[name], rel_tol=1e-6), name
     assert fitted.loss < 1e-10
     assert isinstance(fitted.stop_reason, str) and fitted.stop_reason
+    # Nothing printed: the iterations are in the report's history instead.
+    printed = capfd.readouterr()
+    assert printed.out == "" and "iteration" not in printed.err
+    assert len(fitted.report["history"]) == fitted.report["iterations"] + 1
 
 
 def test_threads_hold_for_one_call():

@@ -301,6 +301,15 @@ void print_text(std::ostream& out, const FitReport& report) {
   out << ")\n";
 }
 
+// Where a fit's progress lines go: standard output with the text report, standard error with
+// --json — and nowhere when the command runs embedded (report_output.hpp), whose caller has
+// every iteration in the report's history.
+std::ostream& progress_log(bool json) {
+  static std::ostream nowhere(nullptr);
+  if (reports_received()) return nowhere;
+  return json ? std::cerr : std::cout;
+}
+
 // One line per iteration: J, |grad J| over the fitted parameters, their values, seconds.
 void print_iteration(std::ostream& log, const FitIteration& it,
                      const std::vector<NamedParameter>& fitted) {
@@ -317,7 +326,7 @@ void print_iteration(std::ostream& log, const FitIteration& it,
 void run_data_fit_command(const FitCommandOptions& options, const std::string& plot) {
   const DataFitSettings settings = resolve_data_fit_settings(options);
   const bool json = settings.run.json;
-  std::ostream& log = json ? std::cerr : std::cout;
+  std::ostream& log = progress_log(json);
   if (!json) {
     log << "rewind fit " << settings.problem->name;
     if (settings.problem->sized()) log << " (n = " << settings.n << ")";
@@ -510,7 +519,7 @@ CLI::App* add_fit_command(CLI::App& app) {
     }
     const FitSettings settings = resolve_fit_settings(*options);
     const bool json = settings.run.json;
-    std::ostream& log = json ? std::cerr : std::cout;
+    std::ostream& log = progress_log(json);
     if (!json) print_fit_header(log, settings);
     const auto on_iteration = [&](const FitIteration& it) {
       print_iteration(log, it, settings.fitted);
