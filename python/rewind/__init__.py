@@ -25,7 +25,7 @@ multi-level and stage-aware schedules, the simulator's counts and planning from 
 Bad input raises rewind.InvalidArgument (a ValueError) with rewind's own message. The meaning of
 every action is that of rewind/schedule/action.hpp; docs/python.md has a complete loop.
 
-rewind.run, rewind.gradient, rewind.plan, rewind.generate and rewind.fit run rewind's command line
+rewind.run, gradient, plan, generate, fit and inspect run rewind's command line
 in this process — built-in problems and model plugins, their exact gradients as NumPy arrays, and
 fits to observations — when the package was installed with the C++ build's module
 (scripts/python_test.sh; see rewind.commands)::
@@ -88,11 +88,13 @@ from .commands import (
     generate,
     gradient,
     help,
+    inspect,
     plan,
     run,
 )
 
-# help is left out of __all__, so that `from rewind import *` keeps Python's own.
+# help and inspect are left out of __all__, so that `from rewind import *` keeps Python's own
+# (the built-in help and the standard library's inspect module).
 __all__ = [
     "Action", "ActionKind", "ButcherTableau", "CheckpointPlan", "CostModel", "DiskOnlySchedule",
     "Error", "FitResult", "InvalidArgument", "InvalidPlanRequest", "LevelKind", "MultiLevelSchedule",

@@ -1,4 +1,5 @@
-"""rewind's command line from Python: gradients, plans, observations and fits as Python objects.
+"""rewind's command line from Python: gradients, plans, observations, fits and file contents as
+Python objects.
 
 Each function runs the subcommand of the ``rewind`` tool of the same name in this process (the
 extension module ``rewind._commands``, built with the C++ tree): the same options, defaults,
@@ -20,6 +21,7 @@ dashes written as underscores (``linear_solver="gmres"`` is ``--linear-solver gm
     f.parameters["alpha"], f.loss
 
     rewind.plan(steps=100_000, snapshots=20)["forward_steps"]
+    rewind.inspect("lv.h5")["observed_steps"]
 
 How a keyword becomes a flag: ``True`` gives the flag alone, ``False`` and ``None`` leave it
 out; a number its shortest text that reads back as the same double (``repr``); a list or tuple
@@ -49,7 +51,7 @@ from ._rewind import InvalidArgument
 
 __all__ = [
     "FitResult", "RewindWarning", "RunResult", "commands_available", "fit", "generate",
-    "gradient", "help", "plan", "run",
+    "gradient", "help", "inspect", "plan", "run",
 ]
 
 
@@ -257,6 +259,16 @@ def fit(problem: Optional[str] = None, *, model: Any = None, **options: Any) -> 
         report=report,
         warnings=warned,
     )
+
+
+def inspect(path: Any) -> Dict[str, Any]:
+    """What a file rewind wrote holds, as ``rewind inspect FILE --json``'s object: a snapshot
+    file (its slots, every checksum verified: ``intact``), an observation file (problem, method
+    and its settings, observed steps), a model or parameter file, or a time series.
+
+    A snapshot file with a corrupt slot raises rewind.Error, its ``report`` naming the slot."""
+    report, _, _ = _execute(["inspect", _flag_text(path), "--json"])
+    return report
 
 
 def help(command: str, *subcommand: str) -> str:  # noqa: A001 (the tool's word)

@@ -115,6 +115,9 @@ def test_generate_then_fit_recovers_the_parameters(tmp_path, capfd):
     assert written["file"] == str(data) and data.exists()
     assert written["observations"] == 20 and written["observed_steps"][0] == 20
     assert written["data"].shape == (20, written["values_per_observation"])
+    inspected = rewind.inspect(data)
+    assert inspected["problem"] == "lotka_volterra"
+    assert inspected == tool_json("inspect", str(data))
     truth = rewind.gradient("lotka_volterra", steps=400).parameters
     fitted = rewind.fit("lotka_volterra", observations=data, fit=["alpha", "gamma"],
                         start={"alpha": truth["alpha"] * 1.2, "gamma": truth["gamma"] * 0.8})

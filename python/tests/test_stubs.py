@@ -40,11 +40,12 @@ def test_the_package_documents_itself():
 
 
 def test_all_names_every_public_name():
-    commands = set(rewind.commands.__all__) - {"help"}  # help stays Python's under import *
+    # help and inspect stay Python's under import *
+    commands = set(rewind.commands.__all__) - {"help", "inspect"}
     public = {n for n in dir(extension) if not n.startswith("_")} | {"plan_for_memory"} | commands
     assert set(rewind.__all__) == public
     assert all(hasattr(rewind, n) for n in rewind.__all__)
-    assert rewind.help is rewind.commands.help
+    assert rewind.help is rewind.commands.help and rewind.inspect is rewind.commands.inspect
 
 
 def test_the_commands_module_has_stubs_where_it_is_installed():

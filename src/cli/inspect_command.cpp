@@ -12,6 +12,7 @@
 
 #include "exit_status.hpp"
 #include "inspect_files.hpp"
+#include "report_output.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/disk/hdf5_snapshot_file.hpp"
 #include "rewind/error.hpp"
@@ -88,7 +89,7 @@ int inspect_snapshots(const std::string& path, bool json) {
       rows.push_back(row);
     }
     out["slot_records"] = rows;
-    std::cout << out.dump(2) << "\n";
+    emit_json_report(out);
   } else {
     std::cout << "rewind snapshot file " << path << "\n"
               << "  run id            " << file.run_id() << "\n"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "exit_status.hpp"
+#include "report_output.hpp"
 #include "rewind/error.hpp"
 #include "rewind/fit/observations.hpp"
 #include "rewind/hdf5/hdf5_handles.hpp"
@@ -140,7 +141,7 @@ int inspect_observations(const std::filesystem::path& file, bool json) {
     out["noise"] = o.noise;
     out["seed"] = o.seed;
     out["observed_steps"] = o.observed_steps;
-    std::cout << out.dump(2) << "\n";
+    emit_json_report(out);
     return kExitSuccess;
   }
   std::cout << "rewind observation file " << file.string() << "\n"
@@ -194,7 +195,7 @@ int inspect_parameters(const std::filesystem::path& file, bool json) {
     } else {
       out["model"] = model_problem;
     }
-    std::cout << out.dump(2) << "\n";
+    emit_json_report(out);
     return kExitSuccess;
   }
   std::cout << "rewind " << (loaded ? "model" : "parameter") << " file " << file.string() << "\n"
@@ -231,7 +232,7 @@ int inspect_time_series(const std::filesystem::path& file, bool json) {
     }
     out["points"] = points;
     out["time_spans"] = spans;
-    std::cout << out.dump(2) << "\n";
+    emit_json_report(out);
     return kExitSuccess;
   }
   std::cout << "time series " << file.string() << "\n"
