@@ -14,10 +14,10 @@
 //   `band_upper()`, `band_lower()` and `band_jacobian()` (LAPACK band storage; rwd::auto_problem
 //   gives them to a model that declares its jacobian_band, and rwd::PluginModel to a plugin whose
 //   model does, which it says at run time: detail::RuntimeBandProblem, declares_band()): J is the
-//   problem's band_jacobian(),
-//   or is assembled from upper + lower + 1 vjps, each seeded on the rows i ≡ g (mod upper + lower
-//   + 1), whose columns i − lower … i + upper never overlap — exact; M is factored by LAPACK
-//   (rwd::BandLu), O(n·l·(l+u)).
+//   problem's band_jacobian(), or is assembled from upper + lower + 1 vjps, each seeded on the
+//   rows i ≡ g (mod upper + lower + 1), whose columns i − lower … i + upper never overlap — exact;
+//   M is factored by LAPACK (rwd::BandLu), O(n·l·(l+u)). A band the problem does not state is
+//   refused (naming, for a plugin, the model and the declaration it lacks).
 // - Sparse, for a problem that declares its pattern and values — `sparsity()` and
 //   `jacobian_values()` (rwd::StencilProblem): M's pattern is J's with the diagonal added, ordered
 //   once; M is factored by KLU (rwd::SparseLu), in time and memory near the nonzeros' count. Only

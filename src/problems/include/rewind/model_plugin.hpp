@@ -114,15 +114,14 @@ struct ModelExport {
     store(out_y, b.out_y);
     store(out_p, b.out_p);
   }
-  // LAPACK band storage, (upper + lower + 1) × n column-major, as AutoProblem::band_jacobian
-  // (instantiated only for a model that declares jacobian_band).
+  // LAPACK band storage, (upper + lower + 1) × n column-major (Eigen's default), as
+  // AutoProblem::band_jacobian (instantiated only for a model that declares jacobian_band).
   static void band_jacobian(double t, const double* y, const double* p, double* bands) {
     Buffers& b = buffers();
     load(b.y, y);
     load(b.p, p);
     problem()->band_jacobian(t, b.y, b.p, b.bands);
-    std::copy(b.bands.data(), b.bands.data() + b.bands.size(),
-              bands);  // Eigen's default: column-major
+    std::copy(b.bands.data(), b.bands.data() + b.bands.size(), bands);
   }
   static void initial_state(const double* p, double* y0) {
     problem()->model().initial_state(p, y0);
