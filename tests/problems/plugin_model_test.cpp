@@ -5,10 +5,10 @@
 // diffusion, its vjp and its Milstein gradient have auto_problem's bits too; a model that declares
 // its band Jacobian carries it through the plugin, and the band solvers (esdirk43, rodas4, BDF)
 // give auto_problem's gradient bits with it, while a model without a band refuses the band solver
-// naming the model and how to declare one; and every file that is
-// not a loadable model of this ABI version is refused before any work, naming the path: one that
-// does not exist, a text file named .so, a library without the entry point, a model of another
-// ABI version (both versions named), a model whose names repeat.
+// naming the model and how to declare one; and every file that is not a loadable model of this
+// ABI version is refused before any work, naming the path: one that does not exist, a text file
+// named .so, a library without the entry point, a model of another ABI version (both versions
+// named), a model whose names repeat, a description whose band is malformed.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -374,6 +374,13 @@ TEST(PluginModel, RefusesAModelOfAnotherAbiVersionSayingBoth) {
                                        "' was built for rewind model ABI version 999, and this "
                                        "rewind loads version " +
                                        std::to_string(kModelAbiVersion));
+}
+
+TEST(PluginModel, RefusesADescriptionWhoseBandIsMalformed) {
+  const std::string message = refusal(REWIND_MALFORMED_BAND_PLUGIN);
+  testing::expect_message(message, std::string("model '") + REWIND_MALFORMED_BAND_PLUGIN +
+                                       "' (Sir) describes a malformed band: (upper 1, lower 1) "
+                                       "with no band_jacobian");
 }
 
 TEST(PluginModel, RefusesAModelWhoseNamesRepeat) {
