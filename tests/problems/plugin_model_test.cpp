@@ -2,10 +2,13 @@
 // the SIR model built as a plugin by rewind_add_model gives, through the plugin, the names,
 // defaults, rhs, vjp, jvp, Jacobian, initial state and gradient bits that rwd::auto_problem gives
 // in C++; store-all and revolve agree bit for bit through the plugin; a stochastic model's
-// diffusion, its vjp and its Milstein gradient have auto_problem's bits too; and every file that is
-// not a loadable model of this ABI version is refused before any work, naming the path: one that
-// does not exist, a text file named .so, a library without the entry point, a model of another
-// ABI version (both versions named), a model whose names repeat.
+// diffusion, its vjp and its Milstein gradient have auto_problem's bits too; a model that declares
+// its band Jacobian carries it through the plugin, and the band solvers (esdirk43, rodas4, BDF)
+// give auto_problem's gradient bits with it, while a model without a band refuses the band solver
+// naming the model and how to declare one; and every file that is not a loadable model of this
+// ABI version is refused before any work, naming the path: one that does not exist, a text file
+// named .so, a library without the entry point, a model of another ABI version (both versions
+// named), a model whose names repeat, a description whose band is malformed.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -15,9 +18,12 @@
 #include <vector>
 
 #include "models/logistic_sde.hpp"
+#include "models/reaction_diffusion_model.hpp"
 #include "models/robertson_model.hpp"
 #include "models/sir_model.hpp"
 #include "rewind/adjoint/differentiate.hpp"
+#include "rewind/integrators/cvodes_interval_stepper.hpp"
+#include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/integrators/rosenbrock.hpp"
 #include "rewind/integrators/stochastic_stepper.hpp"
@@ -157,6 +163,135 @@ TEST(PluginModel, AStiffModelRunsRosenbrockWithAutoProblemsBits) {
                           "must be autonomous and say so");
 }
 
+static_assert(detail::RuntimeBandProblem<PluginModel>);
+
+// A model that declares jacobian_band carries it through the plugin: its widths, and its band
+// Jacobian with auto_problem's bits; a model without one says so, and its band members refuse.
+TEST(PluginModel, ABandModelCarriesItsBandWithAutoProblemsBits) {
+  const PluginModel model = load_model_plugin(REWIND_REACTION_DIFFUSION_PLUGIN);
+  const auto reference = auto_problem(ReactionDiffusionModel{});
+  ASSERT_TRUE(model.declares_band());
+  EXPECT_EQ(model.band_upper(), 1);
+  EXPECT_EQ(model.band_lower(), 1);
+  const Vector theta = model.default_parameters();
+  Vector y = model.initial_state(theta);
+  for (Index i = 0; i < y.size(); ++i) y[i] += 0.01 * static_cast<double>(i);
+  Eigen::MatrixXd bands, bands_ref;
+  model.band_jacobian(0.0, y, theta, bands);
+  reference.band_jacobian(0.0, y, theta, bands_ref);
+  ASSERT_EQ(bands.rows(), 3);
+  ASSERT_EQ(bands.cols(), 12);
+  EXPECT_EQ(std::memcmp(bands.data(), bands_ref.data(), sizeof(double) * 36), 0);
+  // The layout: bands(upper + i − j, j) = ∂f_i/∂y_j, here D/Δx² = 144 off the diagonal.
+  EXPECT_EQ(bands(0, 1), 144.0);  // ∂f_0/∂y_1
+  EXPECT_EQ(bands(2, 1), 144.0);  // ∂f_2/∂y_1
+  EXPECT_EQ(bands(0, 0), 0.0);    // outside the matrix
+
+  const PluginModel sir = load_model_plugin(REWIND_SIR_PLUGIN);
+  EXPECT_FALSE(sir.declares_band());
+  const std::string message =
+      testing::error_message<InvalidArgument>([&] { (void)sir.band_upper(); });
+  testing::expect_message(
+      message, std::string("model '") + REWIND_SIR_PLUGIN + "' (Sir) declares no band Jacobian");
+  testing::expect_message(message,
+                          "static constexpr rwd::JacobianBand jacobian_band{upper, lower};");
+}
+
+// The band solvers take the plugin's band at run time: esdirk43 and rodas4 with band LU and BDF
+// with CVODES's band solver give, through the plugin, the gradient bits that auto_problem of the
+// same model gives in C++ (whose band is known at compile time), store-all and revolve.
+TEST(PluginModel, ABandModelRunsTheBandSolversWithAutoProblemsBits) {
+  const PluginModel model = load_model_plugin(REWIND_REACTION_DIFFUSION_PLUGIN);
+  const auto reference_problem = auto_problem(ReactionDiffusionModel{});
+  const Vector theta = model.default_parameters();
+  const Vector y0 = model.initial_state(theta);
+  const auto objective = Objective<B>::terminal_squared_norm();
+  const StepControl control = StepControl::fixed(0.0, 0.01, 50);
+
+  NewtonOptions newton;
+  newton.linear_solver = ImplicitLinearSolver::band;
+  DiagonallyImplicitRungeKutta esdirk(model, ImplicitTableau::esdirk43(), control, newton);
+  DiagonallyImplicitRungeKutta esdirk_ref(reference_problem, ImplicitTableau::esdirk43(), control,
+                                          newton);
+  EXPECT_NE(esdirk.describe().find("band LU (lower 1, upper 1)"), std::string::npos)
+      << esdirk.describe();
+  const auto esdirk_expected = differentiate(esdirk_ref, objective, y0, theta, StoreAllStrategy{});
+  {
+    SCOPED_TRACE("esdirk43, band");
+    testing::expect_same_gradient_bits<B>(
+        differentiate(esdirk, objective, y0, theta, StoreAllStrategy{}), esdirk_expected);
+    testing::expect_same_gradient_bits<B>(
+        differentiate(esdirk, objective, y0, theta, CheckpointStrategy{revolve_schedule(6)}),
+        esdirk_expected);
+  }
+  // The default linear solver is band for the plugin as for auto_problem.
+  DiagonallyImplicitRungeKutta automatic(model, ImplicitTableau::esdirk43(), control);
+  EXPECT_NE(automatic.describe().find("band LU"), std::string::npos) << automatic.describe();
+
+  RosenbrockStepper rodas(model, RosenbrockTableau::rodas4(), control, ImplicitLinearSolver::band);
+  RosenbrockStepper rodas_ref(reference_problem, RosenbrockTableau::rodas4(), control,
+                              ImplicitLinearSolver::band);
+  EXPECT_NE(rodas.describe().find("band LU (lower 1, upper 1)"), std::string::npos)
+      << rodas.describe();
+  {
+    SCOPED_TRACE("rodas4, band");
+    const auto expected = differentiate(rodas_ref, objective, y0, theta, StoreAllStrategy{});
+    testing::expect_same_gradient_bits<B>(
+        differentiate(rodas, objective, y0, theta, StoreAllStrategy{}), expected);
+    testing::expect_same_gradient_bits<B>(
+        differentiate(rodas, objective, y0, theta, CheckpointStrategy{revolve_schedule(6)}),
+        expected);
+  }
+
+  CvodesOptions options;
+  options.linear_solver = CvodesLinearSolver::band;
+  const IntervalGrid grid{0.0, 0.5, 5};
+  CvodesIntervalStepper bdf(model, options, grid);
+  CvodesIntervalStepper bdf_ref(reference_problem, options, grid);
+  {
+    SCOPED_TRACE("bdf, band");
+    const auto expected = differentiate(bdf_ref, objective, y0, theta, StoreAllStrategy{});
+    testing::expect_same_gradient_bits<B>(
+        differentiate(bdf, objective, y0, theta, StoreAllStrategy{}), expected);
+  }
+}
+
+// A model without a band refuses the band solver in every engine, naming the model and how a
+// model declares its band.
+TEST(PluginModel, AModelWithoutABandRefusesTheBandSolver) {
+  const PluginModel sir = load_model_plugin(REWIND_SIR_PLUGIN);
+  const PluginModel robertson = load_model_plugin(REWIND_ROBERTSON_PLUGIN);
+  const StepControl control = StepControl::fixed(0.0, 0.1, 10);
+  const auto expect_band_refusal = [](const std::string& message, const std::string& path,
+                                      const std::string& name) {
+    testing::expect_message(message, "model '" + path + "' (" + name +
+                                         ") declares no band Jacobian; a model whose ∂f/∂y is "
+                                         "banded declares `static constexpr rwd::JacobianBand "
+                                         "jacobian_band{upper, lower};`");
+  };
+  NewtonOptions newton;
+  newton.linear_solver = ImplicitLinearSolver::band;
+  const std::string esdirk = testing::error_message<InvalidArgument>(
+      [&] { DiagonallyImplicitRungeKutta(sir, ImplicitTableau::esdirk43(), control, newton); });
+  testing::expect_message(esdirk, "method 'esdirk43': the band linear solver needs a problem");
+  expect_band_refusal(esdirk, REWIND_SIR_PLUGIN, "Sir");
+  const std::string rodas = testing::error_message<InvalidArgument>([&] {
+    RosenbrockStepper(robertson, RosenbrockTableau::rodas4(), control, ImplicitLinearSolver::band);
+  });
+  testing::expect_message(rodas, "method 'rodas4': the band linear solver needs a problem");
+  expect_band_refusal(rodas, REWIND_ROBERTSON_PLUGIN, "RobertsonModel");
+  CvodesOptions options;
+  options.linear_solver = CvodesLinearSolver::band;
+  const std::string bdf = testing::error_message<InvalidArgument>([&] {
+    CvodesIntervalStepper(sir, options, IntervalGrid{0.0, 1.0, 2});
+  });
+  testing::expect_message(bdf, "CVODES band solver: the problem states no band");
+  expect_band_refusal(bdf, REWIND_SIR_PLUGIN, "Sir");
+  // The default solver stays dense for them, as before.
+  DiagonallyImplicitRungeKutta automatic(sir, ImplicitTableau::esdirk43(), control);
+  EXPECT_NE(automatic.describe().find("dense LU"), std::string::npos) << automatic.describe();
+}
+
 TEST(PluginModel, AStochasticModelCarriesItsDiffusionWithAutoProblemsBits) {
   const PluginModel model = load_model_plugin(REWIND_LOGISTIC_SDE_PLUGIN);
   const auto reference = auto_problem(LogisticSde{});
@@ -239,6 +374,13 @@ TEST(PluginModel, RefusesAModelOfAnotherAbiVersionSayingBoth) {
                                        "' was built for rewind model ABI version 999, and this "
                                        "rewind loads version " +
                                        std::to_string(kModelAbiVersion));
+}
+
+TEST(PluginModel, RefusesADescriptionWhoseBandIsMalformed) {
+  const std::string message = refusal(REWIND_MALFORMED_BAND_PLUGIN);
+  testing::expect_message(message, std::string("model '") + REWIND_MALFORMED_BAND_PLUGIN +
+                                       "' (Sir) describes a malformed band: (upper 1, lower 1) "
+                                       "with no band_jacobian");
 }
 
 TEST(PluginModel, RefusesAModelWhoseNamesRepeat) {

@@ -40,9 +40,12 @@
 // `band_jacobian(t, y, θ, bands)` in LAPACK band storage, bands(upper + i − j, j) = ∂f_i/∂y_j, as
 // rwd::auto_problem gives a model with a `jacobian_band` — gives the band solver that Jacobian
 // instead of difference quotients (the backward problem −Jᵀ), and its half-bandwidths where the
-// options give none. Or sparse (CvodesLinearSolver::sparse): KLU on SUNDIALS' compressed sparse
-// matrix with the problem's `sparsity()` and `jacobian_values(t, y, θ, values)` — as a stencil
-// model's problem gives them — the backward problem's −Jᵀ from the same pattern read by columns
+// options give none; a model loaded from a plugin (rwd::PluginModel) does so when it declares its
+// band at run time (declares_band()), and without one and without widths in the options the band
+// solver is refused, naming the model and how to declare a band. Or sparse
+// (CvodesLinearSolver::sparse): KLU on SUNDIALS' compressed sparse matrix with the problem's
+// `sparsity()` and `jacobian_values(t, y, θ, values)` — as a stencil model's problem gives them —
+// the backward problem's −Jᵀ from the same pattern read by columns
 // (rewind/integrators/cvodes_sparse_jacobian.hpp; rewind built with KLU, REWIND_WITH_KLU).
 //
 // Backends. The stepper runs on the problem's backend through rwd::CvodesVectorTraits<Backend>
@@ -362,7 +365,8 @@ class CvodesIntervalStepper {
         if (options_.linear_solver == CvodesLinearSolver::dense)
           check(CVodeSetJacFnB(cvode_.value, which_, &backward_jacobian), n, t_end, "Jacobian");
       if constexpr (detail::HasBandJacobian<P>)
-        if (options_.linear_solver == CvodesLinearSolver::band)
+        if (options_.linear_solver == CvodesLinearSolver::band &&
+            detail::gives_band_jacobian(problem_))
           check(CVodeSetJacFnB(cvode_.value, which_, &backward_band_jacobian), n, t_end,
                 "band Jacobian");
       if constexpr (detail::HasSparseJacobian<P>)
@@ -427,14 +431,20 @@ class CvodesIntervalStepper {
         if (lower_ < 0) lower_ = problem_.band_width();
       }
       if constexpr (detail::HasBandJacobian<P>) {
-        if (upper_ < 0) upper_ = problem_.band_upper();
-        if (lower_ < 0) lower_ = problem_.band_lower();
-        if (upper_ < problem_.band_upper() || lower_ < problem_.band_lower())
-          detail::fail<InvalidArgument>("CVODES band solver: half-bandwidths (", upper_, ", ",
-                                        lower_, ") are narrower than the problem's band Jacobian (",
-                                        problem_.band_upper(), ", ", problem_.band_lower(),
-                                        "); give at least those, or none");
+        if (detail::gives_band_jacobian(problem_)) {
+          if (upper_ < 0) upper_ = problem_.band_upper();
+          if (lower_ < 0) lower_ = problem_.band_lower();
+          if (upper_ < problem_.band_upper() || lower_ < problem_.band_lower())
+            detail::fail<InvalidArgument>(
+                "CVODES band solver: half-bandwidths (", upper_, ", ", lower_,
+                ") are narrower than the problem's band Jacobian (", problem_.band_upper(), ", ",
+                problem_.band_lower(), "); give at least those, or none");
+        }
       }
+      // A model loaded from a plugin without a declared band, and no widths given.
+      if ((upper_ < 0 || lower_ < 0) && detail::RuntimeBandProblem<P>)
+        detail::fail<InvalidArgument>("CVODES band solver: the problem states no band",
+                                      detail::band_refusal(problem_));
       if (upper_ < 0 || lower_ < 0 || upper_ >= n_ || lower_ >= n_)
         detail::fail<InvalidArgument>(
             "CVODES band solver: half-bandwidths (", upper_, ", ", lower_,
@@ -490,7 +500,8 @@ class CvodesIntervalStepper {
       if (options_.linear_solver == CvodesLinearSolver::dense)
         check(CVodeSetJacFn(cvode_.value, &forward_jacobian), interval, t, "Jacobian");
     if constexpr (detail::HasBandJacobian<P>)
-      if (options_.linear_solver == CvodesLinearSolver::band)
+      if (options_.linear_solver == CvodesLinearSolver::band &&
+          detail::gives_band_jacobian(problem_))
         check(CVodeSetJacFn(cvode_.value, &forward_band_jacobian), interval, t, "band Jacobian");
     if constexpr (detail::HasSparseJacobian<P>)
       if (options_.linear_solver == CvodesLinearSolver::sparse)

@@ -7,6 +7,7 @@
 #include <concepts>
 #include <cstddef>
 #include <span>
+#include <string>
 
 #include <Eigen/Core>
 
@@ -39,6 +40,47 @@ concept HasBandJacobian = requires(const P& p, double t, const Eigen::VectorXd& 
 
 template <class P>
 concept HasBand = HasBandWidth<P> || HasBandJacobian<P>;
+
+// A band known only at run time (rwd::PluginModel: a model loaded from a plugin declares its band,
+// or not, in its description): declares_band() says whether band_upper(), band_lower() and
+// band_jacobian() may be called, and band_refusal() says why not — naming the model and how to
+// declare a band — for a solver that needs one.
+template <class P>
+concept RuntimeBandProblem = HasBandJacobian<P> && requires(const P& p) {
+  { p.declares_band() } -> std::convertible_to<bool>;
+  { p.band_refusal() } -> std::convertible_to<std::string>;
+};
+
+// Whether `problem` states a band (band_width(), or band_upper(), band_lower() and
+// band_jacobian()) that a solver may use: known at compile time, except for a RuntimeBandProblem.
+template <class P>
+bool states_band(const P& problem) {
+  if constexpr (RuntimeBandProblem<P>)
+    return problem.declares_band();
+  else
+    return HasBand<P>;
+}
+
+// Whether `problem` gives its band Jacobian's values (band_jacobian()) now.
+template <class P>
+bool gives_band_jacobian(const P& problem) {
+  if constexpr (RuntimeBandProblem<P>)
+    return problem.declares_band();
+  else
+    return HasBandJacobian<P>;
+}
+
+// What a refusal of the band solver adds after its own words: for a RuntimeBandProblem, why it
+// has no band and how to declare one; otherwise "".
+template <class P>
+std::string band_refusal(const P& problem) {
+  if constexpr (RuntimeBandProblem<P>) {
+    return ": " + std::string(problem.band_refusal());
+  } else {
+    (void)problem;
+    return {};
+  }
+}
 
 // Sparse: sparsity() is ∂f/∂y's pattern in compressed rows (`size` = the state size,
 // `row_starts` = size + 1 offsets from 0, `columns` = each row's, ascending and distinct;

@@ -12,10 +12,12 @@
 // (rewind/integrators/declared_jacobian.hpp):
 // - Band, for a problem that states its band — `band_width()` (the built-in PDEs) or
 //   `band_upper()`, `band_lower()` and `band_jacobian()` (LAPACK band storage; rwd::auto_problem
-//   gives them to a model that declares its jacobian_band): J is the problem's band_jacobian(),
-//   or is assembled from upper + lower + 1 vjps, each seeded on the rows i ≡ g (mod upper + lower
-//   + 1), whose columns i − lower … i + upper never overlap — exact; M is factored by LAPACK
-//   (rwd::BandLu), O(n·l·(l+u)).
+//   gives them to a model that declares its jacobian_band, and rwd::PluginModel to a plugin whose
+//   model does, which it says at run time: detail::RuntimeBandProblem, declares_band()): J is the
+//   problem's band_jacobian(), or is assembled from upper + lower + 1 vjps, each seeded on the
+//   rows i ≡ g (mod upper + lower + 1), whose columns i − lower … i + upper never overlap — exact;
+//   M is factored by LAPACK (rwd::BandLu), O(n·l·(l+u)). A band the problem does not state is
+//   refused (naming, for a plugin, the model and the declaration it lacks).
 // - Sparse, for a problem that declares its pattern and values — `sparsity()` and
 //   `jacobian_values()` (rwd::StencilProblem): M's pattern is J's with the diagonal added, ordered
 //   once; M is factored by KLU (rwd::SparseLu), in time and memory near the nonzeros' count. Only
@@ -225,14 +227,9 @@ class StageMatrix {
       return ImplicitLinearSolver::sparse;
     }
     bool band = false;
-    if constexpr (detail::HasBand<P>) {
+    if (detail::states_band(problem_)) {
       band = wanted != ImplicitLinearSolver::dense;
-      if constexpr (detail::HasBandJacobian<P>) {
-        upper_ = problem_.band_upper();
-        lower_ = problem_.band_lower();
-      } else {
-        upper_ = lower_ = problem_.band_width();
-      }
+      read_band_widths();
       // A band as wide as the matrix is a dense matrix.
       if (upper_ >= n_ - 1 && lower_ >= n_ - 1) band = false;
       upper_ = std::min(upper_, n_ - 1);
@@ -241,7 +238,8 @@ class StageMatrix {
       detail::fail<InvalidArgument>(
           "method '", method,
           "': the band linear solver needs a problem that states its band (band_width(), or "
-          "band_upper(), band_lower() and band_jacobian())");
+          "band_upper(), band_lower() and band_jacobian())",
+          detail::band_refusal(problem_));
     }
     if (!band && n_ > kMaxDenseStates)
       detail::fail<InvalidArgument>(
@@ -250,6 +248,16 @@ class StageMatrix {
           "); a problem that states its band gets the band solver, one that declares its sparse "
           "Jacobian the sparse solver (linear solver 'sparse')");
     return band ? ImplicitLinearSolver::band : ImplicitLinearSolver::dense;
+  }
+
+  // The half-bandwidths of a problem that states its band (detail::states_band).
+  void read_band_widths() {
+    if constexpr (detail::HasBandJacobian<P>) {
+      upper_ = problem_.band_upper();
+      lower_ = problem_.band_lower();
+    } else if constexpr (detail::HasBandWidth<P>) {
+      upper_ = lower_ = problem_.band_width();
+    }
   }
 
   Index evaluate_dense(double t, const Vector& y, const Vector& theta) {

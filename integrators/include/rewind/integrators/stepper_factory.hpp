@@ -119,7 +119,10 @@ inline constexpr bool kCvodesRunsOn = requires {
 
 // The linear solver BDF uses for problem P: the one the method names; otherwise, off the Eigen
 // backend, the matrix-free GMRES (across ranks the only one that distributes), and on it band LU
-// for a semi-discretised PDE that states its band (instead of a dense n × n one), else dense.
+// for a semi-discretised PDE that states its band_width() (instead of a dense n × n one), else
+// the options' (dense by default). A model that declares its band Jacobian — rwd::auto_problem's
+// jacobian_band, or a plugin's known at run time (rwd::PluginModel::declares_band()) — gets the
+// band solver when the method names it: CVODES then takes the model's band and band_jacobian().
 template <class P>
 CvodesLinearSolver bdf_linear_solver(const BdfMethod& method) {
   if (method.linear_solver) return *method.linear_solver;

@@ -77,8 +77,8 @@
 // A band Jacobian: a model whose ∂f/∂y is banded may declare its half-bandwidths,
 //   static constexpr rwd::JacobianBand jacobian_band{/*upper=*/1, /*lower=*/1};
 // and the problem then has band_jacobian (LAPACK band storage), derived with upper + lower + 1
-// forward-mode components instead of n (compressed columns), and band_upper()/band_lower():
-// CVODES's band solver (rwd::CvodesLinearSolver::band) takes them instead of difference quotients.
+// forward-mode components instead of n (compressed columns), and band_upper()/band_lower(): the
+// band solvers (CVODES's, the implicit engines' band LU) take them, and so does a plugin (ABI 4).
 //
 // A model with a templated `diffusion(t, y, p, g)` as well (diagonal noise, dy_i = f_i dt +
 // g_i dW_i) is an SDE problem (rwd::SdeProblem) for rwd::StochasticStepper: its diffusion_vjp is

@@ -13,10 +13,11 @@
 // Jacobian and the second derivatives (jvp_vjp) that rwd::AutoProblem derives (Sacado's forward
 // mode; the model's own vjp and jacobian where it has them, rewind/model.hpp), initial_state and
 // its vjp where the model has one, and the diffusion and its vjp where the model is stochastic (a
-// templated `diffusion`). Every derivative is computed by rwd::AutoProblem itself, so a model
-// loaded as a plugin gives the gradient bits it gives through rwd::auto_problem in C++. Two
-// optional members are for the command line only: `static constexpr double default_dt` and `static
-// constexpr Index default_steps` (the tool's defaults otherwise: 0.01 and 100 steps).
+// templated `diffusion`), and the declared band of its Jacobian with band_jacobian where the model
+// declares `jacobian_band` (rwd::JacobianBand). Every derivative is computed by rwd::AutoProblem
+// itself, so a model loaded as a plugin gives the gradient bits it gives through rwd::auto_problem
+// in C++. Two optional members are for the command line only: `static constexpr double default_dt`
+// and `static constexpr Index default_steps` (the tool's defaults otherwise: 0.01 and 100 steps).
 //
 // One REWIND_MODEL per library (the entry point has one fixed name). Empty or repeated names are
 // not refused at compile time: the description carries the reason, and the loader reports it.
@@ -65,7 +66,7 @@ struct ModelExport {
   struct Buffers {
     Vector y = Vector::Zero(n), p = Vector::Zero(np), v = Vector::Zero(n), w = Vector::Zero(n);
     Vector out_y = Vector::Zero(n), out_p = Vector::Zero(np);
-    Eigen::MatrixXd J;
+    Eigen::MatrixXd J, bands;
   };
   static Buffers& buffers() {
     thread_local Buffers b;
@@ -112,6 +113,15 @@ struct ModelExport {
     problem()->jvp_vjp(t, b.y, b.p, b.v, b.w, b.out_y, b.out_p);
     store(out_y, b.out_y);
     store(out_p, b.out_p);
+  }
+  // LAPACK band storage, (upper + lower + 1) × n column-major (Eigen's default), as
+  // AutoProblem::band_jacobian (instantiated only for a model that declares jacobian_band).
+  static void band_jacobian(double t, const double* y, const double* p, double* bands) {
+    Buffers& b = buffers();
+    load(b.y, y);
+    load(b.p, p);
+    problem()->band_jacobian(t, b.y, b.p, b.bands);
+    std::copy(b.bands.data(), b.bands.data() + b.bands.size(), bands);
   }
   static void initial_state(const double* p, double* y0) {
     problem()->model().initial_state(p, y0);
@@ -175,6 +185,12 @@ struct ModelExport {
       d.default_dt = default_dt();
       d.default_steps = default_steps();
       d.autonomous = Problem::autonomous ? 1 : 0;
+      d.band_upper = d.band_lower = -1;
+      if constexpr (Problem::kHasJacobianBand) {
+        d.band_upper = Problem::band_upper();
+        d.band_lower = Problem::band_lower();
+        d.band_jacobian = &band_jacobian;
+      }
       d.rhs = &rhs;
       d.vjp = &vjp;
       d.jvp = &jvp;

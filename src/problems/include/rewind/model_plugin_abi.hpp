@@ -14,11 +14,13 @@
 // Every function is noexcept in effect (the derivatives are exact forward-mode evaluations of the
 // model's rhs, rewind/model.hpp) and re-entrant: a plugin keeps its scratch buffers per thread.
 // Arrays are contiguous doubles: y, f, g, v, w, out_y have state_size entries, p and out_p
-// parameter_size, J state_size² (column-major: J[i + j·n] = ∂f_i/∂y_j).
+// parameter_size, J state_size² (column-major: J[i + j·n] = ∂f_i/∂y_j), bands
+// (band_upper + band_lower + 1)·state_size (LAPACK band storage, below).
 //
 // Versions: 1, the drift model; 2 adds the diffusion of a stochastic model (diagonal noise); 3
 // adds the second derivatives (jvp_vjp) and the model's declared autonomy, which the Rosenbrock
-// methods need.
+// methods need; 4 adds the model's declared band Jacobian (band_upper, band_lower,
+// band_jacobian), which the band linear solvers take.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,7 @@
 // version that way); a plugin records the value it was built with, and a loader compares it with
 // the one it was built with.
 #ifndef REWIND_MODEL_ABI_VERSION
-#define REWIND_MODEL_ABI_VERSION 3
+#define REWIND_MODEL_ABI_VERSION 4
 #endif
 
 extern "C" {
@@ -71,6 +73,16 @@ struct rwd_model_plugin {
   // out_y = (∂g/∂y)ᵀ v, out_p = (∂g/∂p)ᵀ v; or null (null exactly when diffusion is).
   void (*diffusion_vjp)(double t, const double* y, const double* p, const double* v, double* out_y,
                         double* out_p);
+  // The half-bandwidths of ∂f/∂y a model declares with `static constexpr rwd::JacobianBand
+  // jacobian_band{upper, lower}` (∂f_i/∂y_j = 0 unless j − band_upper ≤ i ≤ j + band_lower), each
+  // in 0 … state_size − 1; both −1 when the model declares no band.
+  std::int64_t band_upper;
+  std::int64_t band_lower;
+  // ∂f/∂y in LAPACK band storage, column-major with band_upper + band_lower + 1 rows:
+  // bands[(band_upper + i − j) + (band_upper + band_lower + 1)·j] = ∂f_i/∂y_j for every i, j with
+  // max(0, j − band_upper) ≤ i ≤ min(state_size − 1, j + band_lower), every other entry 0 (all
+  // overwritten). Null exactly when the model declares no band.
+  void (*band_jacobian)(double t, const double* y, const double* p, double* bands);
 };
 
 // The type of the exported entry point.

@@ -11,14 +11,23 @@
 //
 // A PluginModel is an rwd::Problem on the Eigen backend with the members rwd::AutoProblem has
 // (rhs, vjp, jvp, jacobian, jvp_vjp, names, default_parameters, initial_state and its vjp, the
-// diffusion and its vjp, and the declared autonomy as declares_autonomous()): each calls
-// the plugin's function, which runs rwd::AutoProblem inside the plugin, so the gradient bits are
+// diffusion and its vjp, the declared autonomy as declares_autonomous(), and the declared band
+// Jacobian as declares_band(), band_upper(), band_lower() and band_jacobian()): each calls the
+// plugin's function, which runs rwd::AutoProblem inside the plugin, so the gradient bits are
 // those of rwd::auto_problem(Model{}) in C++.
+//
+// The band is known when the plugin is loaded, not when rewind is compiled: a PluginModel is a
+// detail::RuntimeBandProblem (rewind/integrators/declared_jacobian.hpp), and the band solvers (the
+// implicit and Rosenbrock engines' band LU, CVODES's band solver for BDF) ask declares_band() when
+// they are made — taking the model's band where it declares one, as for rwd::auto_problem, and
+// refusing the band solver, naming the model and how to declare a band, where it does not.
 //
 // load_model_plugin refuses, before any work and naming the path (rwd::InvalidArgument): a path
 // that does not exist, a file that is not a shared library, a library that cannot be loaded (the
 // loader's reason), a library without the entry point ("not a rewind model"), a model built for
-// another model ABI version (both versions named), and a model whose names the plugin refused.
+// another model ABI version (both versions named), a model whose names the plugin refused, and a
+// description whose band is malformed (half-bandwidths outside −1 … state_size − 1, or a
+// band_jacobian without widths or widths without it).
 // The library stays loaded while any copy of the PluginModel lives.
 #pragma once
 
@@ -67,6 +76,17 @@ class PluginModel {
   // Whether the model declares `static constexpr bool autonomous = true` (known when the plugin is
   // loaded, not when rewind is compiled: the Rosenbrock methods check it when they are made).
   bool declares_autonomous() const { return d_->autonomous != 0; }
+  // Whether the model declares `static constexpr rwd::JacobianBand jacobian_band{upper, lower}`
+  // (known when the plugin is loaded: the band solvers check it when they are made). Without it,
+  // band_upper(), band_lower() and band_jacobian() refuse, saying band_refusal().
+  bool declares_band() const { return d_->band_jacobian != nullptr; }
+  // Why the model has no band, and how a model declares one.
+  std::string band_refusal() const {
+    return "model '" + path_ + "' (" + name() +
+           ") declares no band Jacobian; a model whose ∂f/∂y is banded declares "
+           "`static constexpr rwd::JacobianBand jacobian_band{upper, lower};` and is rebuilt "
+           "(rewind_add_model)";
+  }
   bool has_initial_state() const { return d_->initial_state != nullptr; }
   // Whether the model is stochastic (a diffusion): then it is an rwd::SdeProblem for the
   // stochastic steppers. diffusion and diffusion_vjp refuse a model without one.
@@ -159,6 +179,27 @@ class PluginModel {
     d_->jacobian(t, y.data(), theta.data(), J.data());
   }
 
+  // The half-bandwidths of ∂f/∂y the model declares (∂f_i/∂y_j = 0 unless j − upper ≤ i ≤
+  // j + lower); InvalidArgument when it declares no band.
+  Index band_upper() const {
+    require_band();
+    return d_->band_upper;
+  }
+  Index band_lower() const {
+    require_band();
+    return d_->band_lower;
+  }
+  // ∂f/∂y in LAPACK band storage, as rwd::AutoProblem::band_jacobian: bands is resized to
+  // (upper + lower + 1) × n and bands(upper + i − j, j) = ∂f_i/∂y_j inside the band, 0 elsewhere;
+  // InvalidArgument when the model declares no band.
+  void band_jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& bands) const {
+    require_band();
+    detail::require_length(kName, "state y", y.size(), state_size());
+    detail::require_length(kName, "parameter vector theta", theta.size(), parameter_size());
+    bands.resize(d_->band_upper + d_->band_lower + 1, state_size());
+    d_->band_jacobian(t, y.data(), theta.data(), bands.data());
+  }
+
  private:
   static constexpr const char* kName = "rwd::PluginModel";
 
@@ -166,6 +207,10 @@ class PluginModel {
     if (!has_diffusion())
       detail::fail<InvalidArgument>(path_, ": the model ", name(),
                                     " declares no diffusion(t, y, p, g): it is not stochastic");
+  }
+
+  void require_band() const {
+    if (!declares_band()) detail::fail<InvalidArgument>(band_refusal());
   }
 
   void require_initial_state() const {
@@ -192,6 +237,21 @@ inline bool looks_like_shared_library(const std::filesystem::path& path) {
   in.read(magic, 4);
   return in.gcount() == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' &&
          magic[3] == 'F';
+}
+
+// Refuses a description whose band is malformed: a band is both widths in 0 … state_size − 1 with
+// a band_jacobian, no band both widths −1 without one.
+inline void require_well_formed_band(const rwd_model_plugin& d, const std::string& path) {
+  const bool none = d.band_upper == -1 && d.band_lower == -1 && d.band_jacobian == nullptr;
+  const bool declared = d.band_upper >= 0 && d.band_lower >= 0 && d.band_upper < d.state_size &&
+                        d.band_lower < d.state_size && d.band_jacobian != nullptr;
+  if (!none && !declared)
+    fail<InvalidArgument>(
+        "model '", path, "' (", d.name, ") describes a malformed band: (upper ", d.band_upper,
+        ", lower ", d.band_lower, ") with ", d.band_jacobian ? "a" : "no",
+        " band_jacobian; widths are both in 0 … state_size − 1 (", d.state_size - 1,
+        ") with a band_jacobian, or both −1 without one: rebuild the model "
+        "against this rewind");
 }
 
 }  // namespace detail
@@ -238,6 +298,7 @@ inline PluginModel load_model_plugin(const std::string& path) {
   if (description->error != nullptr)
     detail::fail<InvalidArgument>("model '", path, "' (", description->name,
                                   ") is refused: ", description->error);
+  detail::require_well_formed_band(*description, path);
   return PluginModel(std::move(library), description, path);
 }
 
