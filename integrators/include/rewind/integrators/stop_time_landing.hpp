@@ -38,10 +38,8 @@ inline bool run_lands_on(const StepControl& control, double t) {
 // The target of one adaptive step from time t, and whether its last attempt lands on it.
 class StepLanding {
  public:
-  // How far past the controller's proposal a step may stretch to end on a stop time. Measured on
-  // Lorenz-63 (dopri5, 10–200 stop times over 247 free steps): 1.0 costs up to 92 % more steps
-  // than a run without stops, 1.25 up to 75 %, 1.5 up to 31 % with 3 rejections, 2.0 up to 8 %
-  // but with up to 36 rejections.
+  // How far past the controller's proposal a step may stretch to end on a stop time: the value
+  // that measured best between extra steps and rejections (bench/results/adaptive_training.md).
   static constexpr double kStopStretch = 1.5;
 
   // h_min: the smallest step the run takes (a shorter remainder before the target is not left).
