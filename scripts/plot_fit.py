@@ -5,6 +5,7 @@ Usage: plot_fit.py PREFIX.fit.json PREFIX
 
 The data file is the fit's JSON report (rewind fit --json) plus "fields":
   {"kind": "grid", "side": n, "step": k, "observed": [n*n], "start": [n*n], "fit": [n*n]}
+  ("start" or "fit" null: that run did not stay finite, and its curve is left out)
     the last observed frame (row-major n x n): the data, and the model's with theta at the
     start and at the fit;
   {"kind": "series", "t": [K], "components": m, "observed": [m][K], "start": [m][K], "fit": [m][K]}
@@ -76,13 +77,17 @@ def draw_fields(report, out):
     field = report["observations"]["field"]
     if fields["kind"] == "grid":
         side = fields["side"]
+        # A curve is null when its run did not stay finite (a far start, a failed fit).
         panels = [("observed (with noise)", fields["observed"]),
                   ("model at the start\n" + fitted_text(report, "start"), fields["start"]),
                   ("model at the fit\n" + fitted_text(report, "parameters"), fields["fit"])]
+        panels = [(title, values) for title, values in panels if values is not None]
         images = [np.asarray(values).reshape(side, side) for _, values in panels]
         low = min(float(image.min()) for image in images)
         high = max(float(image.max()) for image in images)
-        fig, axes = plt.subplots(1, 3, figsize=(12, 4.3), constrained_layout=True)
+        fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 4.3),
+                                 constrained_layout=True, squeeze=False)
+        axes = axes[0]
         for ax, (title, _), image in zip(axes, panels, images):
             shown = ax.imshow(image, cmap="viridis", vmin=low, vmax=high, origin="lower")
             ax.set_title(title, fontsize=10)
@@ -99,10 +104,12 @@ def draw_fields(report, out):
         for i in range(m):
             ax = axes[i][0]
             ax.plot(t, fields["observed"][i], "k.", markersize=4, label="observed")
-            ax.plot(t, fields["start"][i], color="tab:orange", label="start: " +
-                    fitted_text(report, "start"))
-            ax.plot(t, fields["fit"][i], color="tab:blue", label="fit: " +
-                    fitted_text(report, "parameters"))
+            if fields["start"] is not None:
+                ax.plot(t, fields["start"][i], color="tab:orange", label="start: " +
+                        fitted_text(report, "start"))
+            if fields["fit"] is not None:
+                ax.plot(t, fields["fit"][i], color="tab:blue", label="fit: " +
+                        fitted_text(report, "parameters"))
             ax.set_ylabel(f"{field}[{i}]" if m > 1 or field == "all" else field)
             ax.grid(alpha=0.3)
         axes[0][0].legend(fontsize=8, loc="upper right")

@@ -225,3 +225,16 @@ def test_commands_from_several_python_threads_keep_their_own_reports():
             result = future.result()
             assert result.schedule["snapshots"] == n
             assert np.array_equal(result.grad_theta, serial[n].grad_theta)
+
+
+def test_a_fit_that_fails_raises_error_with_its_report(tmp_path):
+    # From a start whose run overflows (the prey's growth rate 10^3 over 400 steps), the fit has
+    # no finite J to descend: rewind.Error, its report the tool's (failed, the reason, the start).
+    data = tmp_path / "lv.h5"
+    rewind.generate("lotka_volterra", steps=400, observe_every=20, out=data)
+    caught = message(lambda: rewind.fit("lotka_volterra", observations=data, fit="alpha",
+                                        start={"alpha": 1e3}, bounds={"alpha": "0:1e4"}),
+                     rewind.Error)
+    assert "the fit stopped" in str(caught)
+    assert caught.report["failed"] is True and caught.report["failure"]
+    assert caught.report["start"]["alpha"] == 1e3

@@ -110,7 +110,9 @@ DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options) {
   if (options.restarts < 0)
     fail<InvalidArgument>("--restarts = ", options.restarts, " must be >= 0");
   const RunOptions& flags = options.method_flags;
-  const std::string method = flags.method.empty() ? "rk4" : flags.method;
+  // A stiff built-in problem (robertson, brusselator: BDF in `rewind run`) defaults to esdirk43,
+  // which takes steps that land on every row; the others to rk4.
+  const std::string method = !flags.method.empty() ? flags.method : info.stiff ? "esdirk43" : "rk4";
   if (flags.rtol || flags.atol)
     fail<InvalidArgument>(flags.rtol ? "--rtol" : "--atol",
                           " goes with --observations: a data fit takes steps that land on every "

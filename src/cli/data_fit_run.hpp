@@ -21,7 +21,8 @@
 // that row gives every state and --t0 is not given; otherwise from its default initial state at
 // --t0 (default 0). --fit-initial-state estimates every component of y0 as well, from there.
 //
-// The run: --method (rk4; for a stiff model an implicit method such as esdirk43, with
+// The run: --method (rk4, esdirk43 for the stiff built-ins; for a stiff model an implicit
+// method such as esdirk43, with
 // --linear-solver and the Newton tolerances, or a Rosenbrock method such as rodas4 — exact
 // discrete adjoints all) with each interval between data times cut into the fewest equal steps
 // no longer than --dt (default: a thousandth of the time to the last fitted point), landing on

@@ -193,7 +193,9 @@ Json plot_json(const FitReport& report) {
   const Index cells = n * n;
   const Index count = observations.field.count;
   const bool grid = settings.run.problem->grid_fields && cells > 0 && count % cells == 0;
+  // An empty prediction (its run did not stay finite: FitReport) is null.
   const auto column = [](const Eigen::MatrixXd& m, Eigen::Index k, Index from, Index size) {
+    if (m.size() == 0) return Json(nullptr);
     Json out = Json::array();
     for (Index i = 0; i < size; ++i) out.push_back(m(from + i, k));
     return out;
@@ -214,6 +216,7 @@ Json plot_json(const FitReport& report) {
       steps.push_back(static_cast<double>(s) * observations.dt);
     const Index shown = std::min<Index>(count, 6);
     const auto series = [&](const Eigen::MatrixXd& m) {
+      if (m.size() == 0) return Json(nullptr);
       Json out = Json::array();
       for (Index i = 0; i < shown; ++i) {
         Json row = Json::array();

@@ -125,6 +125,7 @@ struct FitReport {
   // --fit-initial-state: the fitted parameters', then y0's, from one joint Hessian.
   std::optional<ParameterUncertainty> uncertainty;
   // H y_k at the observed steps (columns), with θ at the start and at the fit: the pictures'.
+  // Empty when that run does not stay finite (a start far from the data, a failed fit).
   Eigen::MatrixXd start_prediction;
   Eigen::MatrixXd fit_prediction;
   double seconds = 0.0;
@@ -233,6 +234,21 @@ struct FittedParameters {
 };
 
 namespace detail {
+
+// H y_k at the observed steps from (y0, θ), or an empty matrix when that run does not stay
+// finite or its solver fails: a failed fit (or a start far from the data) still reports, its
+// pictures without that curve.
+template <class Stepper>
+Eigen::MatrixXd prediction_or_none(Stepper& stepper, const Eigen::VectorXd& y0,
+                                   const Eigen::VectorXd& theta, const Observations& observed) {
+  try {
+    return observe_trajectory(stepper, y0, theta, observed.observed_steps, observed.field, 0.0, 0);
+  } catch (const NumericalError&) {
+    return {};
+  } catch (const SolverError&) {
+    return {};
+  }
+}
 
 // --log-scale NAME,...: each a fitted parameter, with a start > 0 and a lower bound >= 0 (log θ
 // needs θ > 0; a lower bound of 0 becomes no bound in log θ).
@@ -523,12 +539,10 @@ FitReport run_fit_on(const P& problem, const FitSettings& settings,
       if (settings.uncertainty && !result.failed)
         report.uncertainty =
             parameter_uncertainty(stepper, objective, result, fit, plan, driver_options);
-      report.start_prediction =
-          observe_trajectory(stepper, observations.initial_state, settings.theta_start,
-                             observations.observed_steps, observations.field, 0.0, 0);
+      report.start_prediction = detail::prediction_or_none(stepper, observations.initial_state,
+                                                           settings.theta_start, observations);
       report.fit_prediction =
-          observe_trajectory(stepper, result.initial_state, result.theta,
-                             observations.observed_steps, observations.field, 0.0, 0);
+          detail::prediction_or_none(stepper, result.initial_state, result.theta, observations);
     });
     if (joined.failed) break;
   }

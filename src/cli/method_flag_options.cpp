@@ -22,7 +22,8 @@ std::string method_help(MethodFlagUse use) {
     return "with --observations: the method to refit with (default:\n"
            "the file's, with its recorded tolerances and solver);\n"
            "with --data: a Runge-Kutta method, explicit, implicit or\n"
-           "Rosenbrock (default rk4; not bdf). Any of:\n" +
+           "Rosenbrock (default rk4, esdirk43 for robertson and\n"
+           "brusselator; not bdf). Any of:\n" +
            methods;
   if (use == MethodFlagUse::generate) return methods + "\n(fixed steps: no --adaptive)";
   return methods;

@@ -109,7 +109,12 @@ def main():
         refused(rewind, "--method bdf: a data fit takes steps that land on every data time",
                 *data_fit, "--method", "bdf")
         refused(rewind, "--newton-rtol applies to the implicit methods", *data_fit,
-                "--newton-rtol", "1e-9")
+                "--method", "rk4", "--newton-rtol", "1e-9")
+        # Without --method a stiff built-in's data fit runs esdirk43 (bdf cannot land on rows).
+        default = json.loads(run(rewind, *data_fit, "--dt", "0.001", "--start", "p1=0.05",
+                                 "--sigma", "0.01", "--no-uncertainty", "--json").stdout)
+        if default["method"] != "esdirk43" or default["failed"]:
+            fail(f"--data without --method: {default['method']}, failed {default['failed']}")
         for method in ("esdirk43", "rodas4"):
             settings = ["--linear-solver", "dense"] + (
                 ["--newton-rtol", "1e-11", "--log-scale", "p1", "--restarts", "2"]
