@@ -294,6 +294,10 @@ void predict_series(const P& problem, DataFitReport& report) {
     // A start (or a failed fit) whose run does not stay finite has no curve to draw.
     report.start_curve.resize(0, 0);
     report.fit_curve.resize(0, 0);
+  } catch (const SolverError&) {
+    // Nor one whose implicit solver fails (a Newton iteration, a singular stage matrix).
+    report.start_curve.resize(0, 0);
+    report.fit_curve.resize(0, 0);
   }
 }
 

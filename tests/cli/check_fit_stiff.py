@@ -115,6 +115,11 @@ def main():
                                  "--sigma", "0.01", "--no-uncertainty", "--json").stdout)
         if default["method"] != "esdirk43" or default["failed"]:
             fail(f"--data without --method: {default['method']}, failed {default['failed']}")
+        # A start whose implicit solver fails at once: the fit stops (exit 1) and still reports.
+        stopped = json.loads(run(rewind, *data_fit, "--dt", "0.001", "--start", "p1=1e6",
+                                 "--bounds", "p1=0:1e7", "--json", expect=1).stdout)
+        if not stopped["failed"] or stopped["start"]["p1"] != 1e6:
+            fail(f"a data fit whose start fails: failed {stopped['failed']}")
         for method in ("esdirk43", "rodas4"):
             settings = ["--linear-solver", "dense"] + (
                 ["--newton-rtol", "1e-11", "--log-scale", "p1", "--restarts", "2"]
