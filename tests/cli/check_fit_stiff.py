@@ -18,28 +18,10 @@ src/cli; docs/stiff.md, "Fitting a stiff model").
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-
-def fail(message):
-    print("check_fit_stiff: " + message, file=sys.stderr)
-    sys.exit(1)
-
-
-def run(rewind, *args, expect=0):
-    proc = subprocess.run([rewind, *args], capture_output=True, text=True)
-    if proc.returncode != expect:
-        fail(f"{' '.join(args)} exited {proc.returncode} (expected {expect}): {proc.stderr.strip()}")
-    return proc
-
-
-def refused(rewind, needle, *args):
-    proc = run(rewind, *args, expect=2)
-    lines = proc.stderr.strip().splitlines()
-    if len(lines) != 1 or needle not in lines[0]:
-        fail(f"{' '.join(args)}: expected one line with {needle!r}, got {proc.stderr!r}")
+from cli_check import fail, refused, run
 
 
 def close(name, value, truth, tolerance):
