@@ -5,7 +5,7 @@
 //   build/bench/stiff_gradient_accuracy                    # Robertson (about 1 s)
 //   build/bench/stiff_gradient_accuracy --brusselator 32   # the 2-D Brusselator, 2·32² unknowns
 //   … --brusselator 64 --solvers sparse,gmres              # only these linear solvers' rows
-//   … --brusselator 256 --solvers gmres --reference gmres  # the reference by GMRES too
+//   … --brusselator 256 --solvers gmres-ilu --reference gmres-ilu  # ILU(0)-preconditioned GMRES
 //   … --kept-stages       # each esdirk/rodas row again keeping stages ("+kept", below)
 //   … --json                                              # one JSON line per row instead
 //
@@ -16,7 +16,8 @@
 // Newton at its defaults unless rtol < 10⁻⁸, then 10⁻²·rtol) under the store-all driver: dense
 // LU for Robertson; for the Brusselator LAPACK's band LU ("/band", the band Jacobian assembled
 // from 4n + 1 vjps), KLU ("/sparse", the problem's sparse Jacobian) and matrix-free GMRES
-// ("/gmres", jvps forward, vjps in the adjoint). rodas4 (rwd::RosenbrockStepper, adaptive steps
+// ("/gmres", jvps forward, vjps in the adjoint) and the same GMRES right-preconditioned by ILU(0)
+// of the sparse Jacobian at each Newton iterate and each reversed stage ("/gmres-ilu"). rodas4 (rwd::RosenbrockStepper, adaptive steps
 // at the same tolerances, no Newton iteration, the problem's second derivatives jvp_vjp in its
 // adjoint) with the direct solvers, and for Robertson ros34pw2 too. bdf =
 // rwd::CvodesIntervalStepper on one interval [0, T] under the store-all driver, which is
@@ -66,7 +67,7 @@ struct Case {
   double atol_per_rtol;  // atol = atol_per_rtol · rtol
   rwd::ImplicitLinearSolver implicit_solver;
   rwd::CvodesLinearSolver bdf_solver;
-  std::string suffix;  // "" for Robertson, "/band", "/sparse", "/gmres"
+  std::string suffix;  // "" for Robertson, "/band", "/sparse", "/gmres", "/gmres-ilu"
 };
 
 struct Row {
@@ -235,6 +236,18 @@ bool names(const std::string& list, const std::string& solver) {
   return ("," + list + ",").find("," + solver + ",") != std::string::npos;
 }
 
+// The cases whose CVODES rows are run: each once (gmres-ilu's are gmres's: CVODES's SPGMR has no
+// preconditioner here).
+template <class Case>
+std::vector<const Case*> bdf_cases(const std::vector<const Case*>& cases, const Case& gmres) {
+  std::vector<const Case*> out;
+  for (const Case* c : cases) {
+    const Case* bdf = c->implicit_solver == rwd::ImplicitLinearSolver::gmres_ilu ? &gmres : c;
+    if (std::find(out.begin(), out.end(), bdf) == out.end()) out.push_back(bdf);
+  }
+  return out;
+}
+
 void brusselator_table(rwd::Index n, const std::string& solvers, const std::string& reference_by,
                        bool json, bool kept) {
   const rwd::Brusselator2D problem(n);
@@ -249,33 +262,40 @@ void brusselator_table(rwd::Index n, const std::string& solvers, const std::stri
       with(rwd::ImplicitLinearSolver::sparse, rwd::CvodesLinearSolver::sparse, "/sparse");
   const Case gmres =
       with(rwd::ImplicitLinearSolver::gmres, rwd::CvodesLinearSolver::gmres, "/gmres");
+  // CVODES has no ILU: its rows for this case would be the gmres case's (unpreconditioned SPGMR).
+  const Case gmres_ilu =
+      with(rwd::ImplicitLinearSolver::gmres_ilu, rwd::CvodesLinearSolver::gmres, "/gmres-ilu");
   std::vector<const Case*> cases;
-  for (const Case* c : {&band, &sparse, &gmres})
+  for (const Case* c : {&band, &sparse, &gmres, &gmres_ilu})
     if (names(solvers, c->suffix.substr(1))) cases.push_back(c);
-  if (cases.empty() || !names("band,sparse,gmres", reference_by))
+  if (cases.empty() || !names("band,sparse,gmres,gmres-ilu", reference_by))
     throw rwd::InvalidArgument("--solvers '" + solvers + "' and --reference '" + reference_by +
-                               "': each one of band, sparse, gmres");
-  const Case& by = reference_by == "band" ? band : reference_by == "gmres" ? gmres : sparse;
+                               "': each one of band, sparse, gmres, gmres-ilu");
+  const Case& by = reference_by == "band"        ? band
+                   : reference_by == "gmres"     ? gmres
+                   : reference_by == "gmres-ilu" ? gmres_ilu
+                                                 : sparse;
   const double reference_rtol = 1e-10;
   const Row reference = implicit_gradient(by, "esdirk43", reference_rtol, 1e-13);
-  const Row bdf_reference = bdf_gradient(by, reference_rtol);
+  const Row bdf_reference = bdf_gradient(*bdf_cases<Case>({&by}, gmres).front(), reference_rtol);
   std::vector<Row> rows;
   for (double rtol : {1e-4, 1e-6, 1e-8}) {
     const double newton = newton_rtol_for(rtol);
     for (const Case* c : cases)
       add_rows(rows, kept,
                [&](bool keep) { return implicit_gradient(*c, "esdirk43", rtol, newton, keep); });
-    if (names(solvers, "gmres"))
-      add_rows(rows, kept,
-               [&](bool keep) { return implicit_gradient(gmres, "esdirk32", rtol, newton, keep); });
+    for (const Case* c : {&gmres, &gmres_ilu})
+      if (names(solvers, c->suffix.substr(1)))
+        add_rows(rows, kept,
+                 [&](bool keep) { return implicit_gradient(*c, "esdirk32", rtol, newton, keep); });
     for (const Case* c : cases)  // Rosenbrock: direct solvers only
-      if (c != &gmres)
+      if (c != &gmres && c != &gmres_ilu)
         add_rows(rows, kept,
                  [&](bool keep) { return rosenbrock_gradient(*c, "rodas4", rtol, keep); });
-    for (const Case* c : cases) rows.push_back(bdf_gradient(*c, rtol));
+    for (const Case* c : bdf_cases(cases, gmres)) rows.push_back(bdf_gradient(*c, rtol));
   }
   // CVODES a decade tighter again: its accuracy where esdirk43 at 10⁻⁸ is.
-  for (const Case* c : cases) rows.push_back(bdf_gradient(*c, 1e-9));
+  for (const Case* c : bdf_cases(cases, gmres)) rows.push_back(bdf_gradient(*c, 1e-9));
   print_table("Brusselator 2x" + std::to_string(n) + "^2 on [0, 10]", reference_rtol, reference,
               bdf_reference, rows, json);
 }

@@ -54,10 +54,12 @@ void add_method_flags(CLI::App& command, RunOptions& options, MethodFlagUse use)
   command.add_option("--linear-solver", options.linear_solver,
                      "with bdf: dense | band | sparse | gmres (default: band for\n"
                      "problems with a band, dense otherwise); the implicit\n"
-                     "methods: dense | band | sparse | gmres, Rosenbrock: dense |\n"
-                     "band | sparse (default band for problems with a band);\n"
-                     "sparse: KLU with the problem's own sparse Jacobian\n"
-                     "(brusselator, stencil models); gmres: matrix-free");
+                     "methods: dense | band | sparse | gmres | gmres-ilu,\n"
+                     "Rosenbrock: dense | band | sparse (default band for\n"
+                     "problems with a band); sparse: KLU with the problem's own\n"
+                     "sparse Jacobian (brusselator, stencil models); gmres:\n"
+                     "matrix-free; gmres-ilu: GMRES preconditioned by ILU(0) of\n"
+                     "that sparse Jacobian");
   command.add_option("--newton-rtol", options.newton_rtol,
                      "implicit methods: Newton's relative tolerance (default\n"
                      "1e-10); the gradient is exact up to this residual");

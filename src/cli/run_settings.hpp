@@ -157,8 +157,9 @@ inline const ProblemInfo& require_problem_or_model(const std::string& problem,
   return load_model_problem(model);
 }
 
-// --linear-solver for an implicit or Rosenbrock method: dense, band, sparse or gmres (empty: the
-// default, band for a problem with a band, dense otherwise; Rosenbrock refuses gmres).
+// --linear-solver for an implicit or Rosenbrock method: dense, band, sparse, gmres or gmres-ilu
+// (empty: the default, band for a problem with a band, dense otherwise; Rosenbrock refuses the
+// two GMRES).
 inline ImplicitLinearSolver implicit_linear_solver(const RunOptions& options,
                                                    const std::string& method) {
   if (options.linear_solver.empty()) return ImplicitLinearSolver::automatic;
@@ -166,10 +167,12 @@ inline ImplicitLinearSolver implicit_linear_solver(const RunOptions& options,
   if (options.linear_solver == "band") return ImplicitLinearSolver::band;
   if (options.linear_solver == "sparse") return ImplicitLinearSolver::sparse;
   if (options.linear_solver == "gmres") return ImplicitLinearSolver::gmres;
+  if (options.linear_solver == "gmres-ilu") return ImplicitLinearSolver::gmres_ilu;
   rwd::detail::fail<InvalidArgument>("--linear-solver '", options.linear_solver, "': --method ",
                                      method,
-                                     " solves with dense, band or sparse LU or matrix-free GMRES "
-                                     "(dense, band, sparse, gmres; default band for a problem "
+                                     " solves with dense, band or sparse LU or GMRES, "
+                                     "matrix-free or preconditioned by ILU(0) (dense, band, "
+                                     "sparse, gmres, gmres-ilu; default band for a problem "
                                      "with a band)");
 }
 

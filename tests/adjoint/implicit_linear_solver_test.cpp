@@ -1,5 +1,7 @@
 // The implicit engine's sparse and matrix-free stage solves (rwd::ImplicitLinearSolver::sparse:
-// the problem's sparse Jacobian factored by KLU; ::gmres: GMRES on the problem's jvp and vjp):
+// the problem's sparse Jacobian factored by KLU; ::gmres: GMRES on the problem's jvp and vjp;
+// ::gmres_ilu: the same GMRES right-preconditioned by ILU(0) of the sparse Jacobian, in fewer
+// products):
 // on the Brusselator written as a stencil model, the esdirk43 gradient is the dense solver's to
 // round-off with either; every schedule and store gives the store-all bits with no drift (each
 // replayed factorisation or Krylov solve repeats the first run's), and so does every thread
@@ -168,6 +170,29 @@ TEST(ImplicitLinearSolver, GmresGivesTheSameBitsOnAnyThreadCount) {
   }
 }
 
+TEST(ImplicitLinearSolver, IluPreconditionedGmresGradientIsTheDenseSolversInFewerProducts) {
+  Index unpreconditioned = 0;
+  expect_dense_gradient(ImplicitLinearSolver::gmres, 1e-9, [&](const ImplicitCounters& c) {
+    unpreconditioned = c.gmres_products;
+  });
+  expect_dense_gradient(ImplicitLinearSolver::gmres_ilu, 1e-9, [&](const ImplicitCounters& c) {
+    EXPECT_EQ(c.factorizations, 0);
+    EXPECT_GT(c.gmres_products, 0);
+    EXPECT_LT(2 * c.gmres_products, unpreconditioned)
+        << c.gmres_products << " products preconditioned, " << unpreconditioned << " without";
+  });
+  const Setting s;
+  DiagonallyImplicitRungeKutta stepper(s.problem, ImplicitTableau::esdirk43(),
+                                       StepControl::fixed(0.0, 0.1, 2),
+                                       newton_with(ImplicitLinearSolver::gmres_ilu));
+  EXPECT_NE(stepper.describe().find("GMRES preconditioned by ILU(0)"), std::string::npos)
+      << stepper.describe();
+}
+
+TEST(ImplicitLinearSolver, IluPreconditionedGmresUnderEveryScheduleAndStoreGivesTheStoreAllBits) {
+  expect_store_all_bits_under_every_schedule(ImplicitLinearSolver::gmres_ilu);
+}
+
 // The Brusselator stencil with a pattern that lists row 3's columns backwards.
 struct MisdeclaredPattern : StencilProblem<BrusselatorStencil> {
   MisdeclaredPattern()
@@ -188,8 +213,22 @@ TEST(ImplicitLinearSolver, RefusesAProblemWithoutASparseJacobianAndAMalformedPat
                           }),
                           "method 'sdirk2': the sparse linear solver needs a problem that "
                           "declares its sparse Jacobian");
-  if (!kSparseLuAvailable) GTEST_SKIP() << "built without KLU";
+  testing::expect_message(
+      testing::error_message<InvalidArgument>([&] {
+        DiagonallyImplicitRungeKutta(robertson, ImplicitTableau::sdirk2(),
+                                     StepControl::fixed(0.0, 1e-3, 10),
+                                     newton_with(ImplicitLinearSolver::gmres_ilu));
+      }),
+      "method 'sdirk2': the gmres-ilu linear solver needs the problem's Jacobian-vector product");
   const MisdeclaredPattern misdeclared;
+  testing::expect_message(testing::error_message<InvalidArgument>([&] {
+                            DiagonallyImplicitRungeKutta(
+                                misdeclared, ImplicitTableau::sdirk2(),
+                                StepControl::fixed(0.0, 1e-3, 10),
+                                newton_with(ImplicitLinearSolver::gmres_ilu));
+                          }),
+                          "the problem's sparsity() has row 3's columns out of order");
+  if (!kSparseLuAvailable) GTEST_SKIP() << "built without KLU";
   testing::expect_message(testing::error_message<InvalidArgument>([&] {
                             DiagonallyImplicitRungeKutta(misdeclared, ImplicitTableau::sdirk2(),
                                                          StepControl::fixed(0.0, 1e-3, 10),

@@ -537,8 +537,8 @@ class DiagonallyImplicitRungeKutta {
         detail::fail<SolverError>("adjoint of the step at t = ", t, " (h = ", h,
                                   "): GMRES did not solve the transposed stage equations of stage ",
                                   i + 1,
-                                  " to round-off (no preconditioner; a direct solver, "
-                                  "dense, band or sparse, does)");
+                                  " to round-off (", matrix_.describe(),
+                                  "; a direct solver, dense, band or sparse, does)");
       return;
     }
     rhs_ = u_;

@@ -280,9 +280,10 @@ class RosenbrockStepper {
   // A Rosenbrock step's stages are linear solves whose errors enter the step itself: only direct
   // solvers.
   ImplicitLinearSolver refuse_gmres(ImplicitLinearSolver wanted) const {
-    if (wanted == ImplicitLinearSolver::gmres)
-      detail::fail<InvalidArgument>("Rosenbrock method '", tableau_.name,
-                                    "': the gmres linear solver is for the implicit Runge-Kutta "
+    if (wanted == ImplicitLinearSolver::gmres || wanted == ImplicitLinearSolver::gmres_ilu)
+      detail::fail<InvalidArgument>("Rosenbrock method '", tableau_.name, "': the ",
+                                    wanted == ImplicitLinearSolver::gmres ? "gmres" : "gmres-ilu",
+                                    " linear solver is for the implicit Runge-Kutta "
                                     "methods; use dense, band or sparse");
     return wanted;
   }

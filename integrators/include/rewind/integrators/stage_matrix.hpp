@@ -35,6 +35,15 @@
 //   adjoint's solves, which must be), whose true residual is checked after the iteration. For
 //   stiffness a preconditioner-free Krylov method can take (diffusion at moderate h·λ); solve()
 //   says when it did not converge.
+// - GMRES preconditioned by ILU(0) (gmres_ilu), for a problem with a jvp that also declares its
+//   sparse Jacobian: the products are GMRES's above, but each solve is right-preconditioned by
+//   P = ILU(0) of M (rwd::IncompleteLu) assembled from the problem's jacobian_values() at the same
+//   point — solving M P⁻¹ u = b, x = P⁻¹ u (Mᵀ P⁻ᵀ u = b, x = P⁻ᵀ u for the adjoint), so that the
+//   residual GMRES reduces is M x − b itself and the tolerances mean what they mean unpreconditioned.
+//   evaluate_jacobian() assembles J's values (one pass over the stencil, about an rhs's cost) and
+//   factor() the incomplete factors (O(nonzeros) for a stencil): the Krylov iterations no longer
+//   grow with h·λ as fast (diffusion at large steps). An incomplete factorisation with a zero
+//   pivot leaves that solve unpreconditioned.
 // Deterministic: the same operations in the same order every time, whatever was factored before.
 #pragma once
 
@@ -53,6 +62,7 @@
 #include "rewind/error.hpp"
 #include "rewind/integrators/band_lu.hpp"
 #include "rewind/integrators/declared_jacobian.hpp"
+#include "rewind/integrators/incomplete_lu.hpp"
 #include "rewind/integrators/sparse_lu.hpp"
 #include "rewind/integrators/stage_gmres.hpp"
 #include "rewind/problem.hpp"
@@ -68,6 +78,8 @@ enum class ImplicitLinearSolver {
   band,       // LAPACK's band LU (rwd::BandLu); the problem must state its band
   sparse,     // KLU's sparse LU (rwd::SparseLu); the problem must declare its sparse Jacobian
   gmres,      // matrix-free GMRES (rwd::StageGmres) with the problem's jvp and vjp
+  gmres_ilu,  // GMRES as gmres, right-preconditioned by ILU(0) of M from the declared sparse
+              // Jacobian (rwd::IncompleteLu); the problem must declare it and have a jvp
 };
 
 // A problem an implicit engine can run: an rwd::Problem on the Eigen backend.
@@ -109,8 +121,15 @@ class StageMatrix {
     } else if (solver_ == ImplicitLinearSolver::gmres) {
       gmres_.emplace(n_);
       point_ = Vector::Zero(n_);
+    } else if (solver_ == ImplicitLinearSolver::gmres_ilu) {
+      gmres_.emplace(n_);
+      point_ = Vector::Zero(n_);
+      const auto [starts, columns] = set_up_sparse_pattern(method);
+      incomplete_lu_.emplace(n_, starts, columns);
+      preconditioned_ = Vector::Zero(n_);
     } else {
-      set_up_sparse(method);
+      const auto [starts, columns] = set_up_sparse_pattern(method);
+      sparse_lu_.emplace(n_, starts, columns);
     }
     seed_ = Vector::Zero(n_);
     row_ = Vector::Zero(n_);
@@ -120,9 +139,12 @@ class StageMatrix {
 
   // The solver in use: dense, band, sparse or gmres (never automatic).
   ImplicitLinearSolver solver() const { return solver_; }
-  // Whether solves are iterative and nothing is factored (gmres): a Jacobian "evaluation" then
-  // costs nothing, so an engine may move its point every Newton iteration.
-  bool matrix_free() const { return solver_ == ImplicitLinearSolver::gmres; }
+  // Whether solves are iterative (gmres, gmres_ilu): a Jacobian "evaluation" then costs nothing
+  // or about an rhs (the preconditioner's values), and nothing is factored exactly, so an engine
+  // moves its point every Newton iteration.
+  bool matrix_free() const {
+    return solver_ == ImplicitLinearSolver::gmres || solver_ == ImplicitLinearSolver::gmres_ilu;
+  }
   // GMRES products (jvps and vjps) since construction.
   Index gmres_products() const { return gmres_products_; }
   bool band() const { return solver_ == ImplicitLinearSolver::band; }
@@ -136,6 +158,8 @@ class StageMatrix {
         return "sparse LU (KLU)";
       case ImplicitLinearSolver::gmres:
         return "matrix-free GMRES";
+      case ImplicitLinearSolver::gmres_ilu:
+        return "GMRES preconditioned by ILU(0) of the sparse Jacobian";
       default:
         return "dense LU";
     }
@@ -157,6 +181,13 @@ class StageMatrix {
         point_ = y;
         point_theta_ = theta;
         return 0;
+      case ImplicitLinearSolver::gmres_ilu:
+        point_t_ = t;
+        point_ = y;
+        point_theta_ = theta;
+        if constexpr (detail::HasSparseJacobian<P>)
+          problem_.jacobian_values(t, y, theta, std::span<double>(sparse_jacobian_));
+        return 0;
       default:
         return evaluate_dense(t, y, theta);
     }
@@ -171,6 +202,11 @@ class StageMatrix {
         return factor_sparse(c);
       case ImplicitLinearSolver::gmres:
         coefficient_ = c;
+        return true;
+      case ImplicitLinearSolver::gmres_ilu:
+        coefficient_ = c;
+        write_matrix_values(incomplete_lu_->values(), c);
+        preconditioner_ready_ = incomplete_lu_->factor(kSingular);
         return true;
       default:
         iteration_ = -c * jacobian_;
@@ -191,6 +227,7 @@ class StageMatrix {
         sparse_lu_->solve(x.data(), transposed);
         return true;
       case ImplicitLinearSolver::gmres:
+      case ImplicitLinearSolver::gmres_ilu:
         return solve_gmres(x, transposed);
       default:
         if (transposed)
@@ -204,6 +241,16 @@ class StageMatrix {
 
  private:
   ImplicitLinearSolver choose(ImplicitLinearSolver wanted, const std::string& method) {
+    if (wanted == ImplicitLinearSolver::gmres_ilu) {
+      if constexpr (!detail::HasJvp<P> || !detail::HasSparseJacobian<P>)
+        detail::fail<InvalidArgument>(
+            "method '", method,
+            "': the gmres-ilu linear solver needs the problem's Jacobian-vector product "
+            "jvp(t, y, theta, v, out) and its declared sparse Jacobian (sparsity() and "
+            "jacobian_values(), as rwd::StencilProblem has) for the preconditioner; gmres needs "
+            "the jvp only");
+      return ImplicitLinearSolver::gmres_ilu;
+    }
     if (wanted == ImplicitLinearSolver::gmres) {
       if constexpr (!detail::HasJvp<P>)
         detail::fail<InvalidArgument>(
@@ -302,9 +349,14 @@ class StageMatrix {
     return band_lu_.factor();
   }
 
-  // M's pattern: J's (checked) with each row's diagonal added where J lacks it; where each of
-  // J's entries and each diagonal lands among M's values.
-  void set_up_sparse(const std::string& method) {
+  // M's pattern: J's (checked) with each row's diagonal added where J lacks it, in compressed
+  // rows (starts, columns); records where each of J's entries and each diagonal lands among M's
+  // values, and sizes J's values.
+  struct MatrixPattern {
+    std::vector<Index> starts, columns;
+  };
+  MatrixPattern set_up_sparse_pattern(const std::string& method) {
+    MatrixPattern matrix{{0}, {}};
     if constexpr (detail::HasSparseJacobian<P>) {
       const auto pattern = problem_.sparsity();
       const std::vector<Index> starts(pattern.row_starts.begin(), pattern.row_starts.end());
@@ -314,14 +366,13 @@ class StageMatrix {
                                       pattern.size, " unknowns; the state has ", n_);
       check_compressed_rows(n_, starts, columns,
                             "method '" + method + "': the problem's sparsity()");
-      std::vector<Index> matrix_starts{0}, matrix_columns;
       jacobian_to_matrix_.clear();
       diagonal_.assign(static_cast<std::size_t>(n_), 0);
       for (Index r = 0; r < n_; ++r) {
         bool diagonal_placed = false;
         const auto place_diagonal = [&] {
-          diagonal_[static_cast<std::size_t>(r)] = static_cast<Index>(matrix_columns.size());
-          matrix_columns.push_back(r);
+          diagonal_[static_cast<std::size_t>(r)] = static_cast<Index>(matrix.columns.size());
+          matrix.columns.push_back(r);
           diagonal_placed = true;
         };
         for (Index k = starts[static_cast<std::size_t>(r)];
@@ -329,38 +380,44 @@ class StageMatrix {
           const Index column = columns[static_cast<std::size_t>(k)];
           if (!diagonal_placed && column >= r) {
             if (column == r) {
-              diagonal_[static_cast<std::size_t>(r)] = static_cast<Index>(matrix_columns.size());
+              diagonal_[static_cast<std::size_t>(r)] = static_cast<Index>(matrix.columns.size());
               diagonal_placed = true;
             } else {
               place_diagonal();
             }
           }
-          jacobian_to_matrix_.push_back(static_cast<Index>(matrix_columns.size()));
-          matrix_columns.push_back(column);
+          jacobian_to_matrix_.push_back(static_cast<Index>(matrix.columns.size()));
+          matrix.columns.push_back(column);
         }
         if (!diagonal_placed) place_diagonal();
-        matrix_starts.push_back(static_cast<Index>(matrix_columns.size()));
+        matrix.starts.push_back(static_cast<Index>(matrix.columns.size()));
       }
       sparse_jacobian_.assign(columns.size(), 0.0);
-      sparse_lu_.emplace(n_, matrix_starts, matrix_columns);
     } else {
       (void)method;
     }
+    return matrix;
   }
 
-  bool factor_sparse(double c) {
-    const std::span<double> values = sparse_lu_->values();
+  // M = I − c·J's values in M's pattern, from J's values of the last evaluate_jacobian.
+  void write_matrix_values(std::span<double> values, double c) const {
     std::fill(values.begin(), values.end(), 0.0);
     for (Index r = 0; r < n_; ++r)
       values[static_cast<std::size_t>(diagonal_[static_cast<std::size_t>(r)])] = 1.0;
     for (std::size_t k = 0; k < sparse_jacobian_.size(); ++k)
       values[static_cast<std::size_t>(jacobian_to_matrix_[k])] -= c * sparse_jacobian_[k];
+  }
+
+  bool factor_sparse(double c) {
+    write_matrix_values(sparse_lu_->values(), c);
     return sparse_lu_->factor(kSingular);
   }
 
-  // M x = b (or Mᵀ x = b) by GMRES with M v = v − c·J v (Mᵀ v = v − c·Jᵀ v) at the kept point.
-  // A transposed solve that stalls short of its tolerance keeps its iterate when the true
-  // residual is below kGmresTransposedFloor (round-off: a tighter one is not to be had).
+  // M x = b (or Mᵀ x = b) by GMRES with M v = v − c·J v (Mᵀ v = v − c·Jᵀ v) at the kept point,
+  // right-preconditioned when an incomplete factorisation is ready (gmres_ilu): GMRES solves
+  // M P⁻¹ u = b and x = P⁻¹ u (transposed: P⁻ᵀ). A transposed solve that stalls short of its
+  // tolerance keeps its iterate when the true residual is below kGmresTransposedFloor
+  // (round-off: a tighter one is not to be had).
   bool solve_gmres(Vector& x, bool transposed) {
     if constexpr (detail::HasJvp<P>) {
       const auto product = [&](const Vector& v, Vector& out) {
@@ -371,9 +428,27 @@ class StageMatrix {
         out = v - coefficient_ * out;
         ++gmres_products_;
       };
-      if (!transposed) return gmres_->solve(x, kGmresTolerance, product).converged;
+      const bool preconditioned =
+          solver_ == ImplicitLinearSolver::gmres_ilu && preconditioner_ready_;
+      const auto preconditioned_product = [&](const Vector& v, Vector& out) {
+        preconditioned_ = v;
+        incomplete_lu_->apply(preconditioned_.data(), transposed);
+        product(preconditioned_, out);
+      };
+      const StageGmres::Product iteration =
+          preconditioned ? StageGmres::Product(preconditioned_product)
+                         : StageGmres::Product(product);
+      const auto unprecondition = [&] {
+        if (preconditioned) incomplete_lu_->apply(x.data(), transposed);
+      };
+      if (!transposed) {
+        const bool converged = gmres_->solve(x, kGmresTolerance, iteration).converged;
+        unprecondition();
+        return converged;
+      }
       right_side_ = x;
-      const auto outcome = gmres_->solve(x, kGmresTransposedTolerance, product);
+      const auto outcome = gmres_->solve(x, kGmresTransposedTolerance, iteration);
+      unprecondition();
       if (outcome.converged) return true;
       product(x, scratch_);
       return (right_side_ - scratch_).norm() <= kGmresTransposedFloor * outcome.right_side;
@@ -396,6 +471,11 @@ class StageMatrix {
   std::vector<double> sparse_jacobian_;
   std::vector<Index> jacobian_to_matrix_, diagonal_;
   std::optional<SparseLu> sparse_lu_;
+  // gmres_ilu: M's incomplete factors (in M's sparse pattern), whether the last factor() made
+  // them (no zero pivot), and the preconditioned vector of a product.
+  std::optional<IncompleteLu> incomplete_lu_;
+  bool preconditioner_ready_ = false;
+  Vector preconditioned_;
   // GMRES: the point J is taken at, the coefficient c, the iteration, its products so far.
   std::optional<StageGmres> gmres_;
   double point_t_ = 0.0, coefficient_ = 0.0;
