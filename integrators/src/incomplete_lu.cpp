@@ -24,6 +24,7 @@ IncompleteLu::IncompleteLu(Index n, std::span<const Index> row_starts,
       columns_(columns.begin(), columns.end()),
       diagonal_(at(n), 0),
       values_(columns.size(), 0.0),
+      inverse_pivots_(at(n), 0.0),
       position_(at(n), -1) {
   if (n < 1) detail::fail<InvalidArgument>("IncompleteLu: ", n, " unknowns (need n >= 1)");
   check_compressed_rows(n, row_starts, columns, "IncompleteLu's pattern");
@@ -50,7 +51,7 @@ bool IncompleteLu::factor(double singular) {
     // a_ij −= l_ik u_kj over the j > k of row k that row i has.
     for (Index p = begin; p < d; ++p) {
       const Index k = columns_[at(p)];
-      const double l = values_[at(p)] / values_[at(diagonal_[at(k)])];
+      const double l = values_[at(p)] * inverse_pivots_[at(k)];
       values_[at(p)] = l;
       for (Index q = diagonal_[at(k)] + 1; q < starts_[at(k + 1)]; ++q) {
         const Index slot = position_[at(columns_[at(q)])];
@@ -60,6 +61,7 @@ bool IncompleteLu::factor(double singular) {
     for (Index k = begin; k < end; ++k) position_[at(columns_[at(k)])] = -1;
     const double pivot = values_[at(d)];
     if (!std::isfinite(pivot) || !(std::abs(pivot) > singular * row_size)) return false;
+    inverse_pivots_[at(i)] = 1.0 / pivot;
   }
   return true;
 }
@@ -74,11 +76,10 @@ void IncompleteLu::apply(double* x, bool transposed) const {
       x[i] = sum;
     }
     for (Index i = n_ - 1; i >= 0; --i) {
-      const Index d = diagonal_[at(i)];
       double sum = x[i];
-      for (Index k = d + 1; k < starts_[at(i + 1)]; ++k)
+      for (Index k = diagonal_[at(i)] + 1; k < starts_[at(i + 1)]; ++k)
         sum -= values_[at(k)] * x[columns_[at(k)]];
-      x[i] = sum / values_[at(d)];
+      x[i] = sum * inverse_pivots_[at(i)];
     }
     return;
   }
@@ -86,7 +87,7 @@ void IncompleteLu::apply(double* x, bool transposed) const {
   // then Lᵀ x = y (unit upper; rows descending, scattered likewise).
   for (Index i = 0; i < n_; ++i) {
     const Index d = diagonal_[at(i)];
-    const double solved = x[i] / values_[at(d)];
+    const double solved = x[i] * inverse_pivots_[at(i)];
     x[i] = solved;
     for (Index k = d + 1; k < starts_[at(i + 1)]; ++k) x[columns_[at(k)]] -= values_[at(k)] * solved;
   }

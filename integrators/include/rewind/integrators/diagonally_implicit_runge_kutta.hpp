@@ -445,7 +445,7 @@ class DiagonallyImplicitRungeKutta {
       ++counters_.rhs_evaluations;
       work_ = Yi - base_ - (h * gamma) * work_;  // the residual G(Z)
       update_ = work_;
-      if (full_newton) move_matrix_free_point(ti, Yi, h * gamma, theta);
+      if (full_newton) move_matrix_free_point_in_attempt(ti, Yi, h, gamma, theta);
       if (!matrix_.solve(update_, /*transposed=*/false))
         throw NewtonFailure{i, it, std::numeric_limits<double>::quiet_NaN()};
       Yi -= update_;
@@ -468,10 +468,26 @@ class DiagonallyImplicitRungeKutta {
     throw NewtonFailure{i, newton_.max_iterations, previous};
   }
 
-  // Matrix-free solves: the stage matrix I − c J(t, z) for the next solve (nothing computed).
+  // Matrix-free solves: the stage matrix I − c J(t, z) for the next solve (for gmres nothing is
+  // computed; gmres_ilu builds its preconditioner there).
   void move_matrix_free_point(double t, const Vector& z, double c, const Vector& theta) {
     matrix_.evaluate_jacobian(t, z, theta);
     matrix_.factor(c);
+  }
+
+  // The same within a step attempt: the first implicit stage's first iteration (γ not yet
+  // factored_diagonal_) sets the coefficient h γ and builds gmres_ilu's preconditioner; later
+  // iterations and stages of the attempt only move the products' point (γ is the same for all
+  // stages of the ESDIRK and SDIRK tableaux, and a stage with another γ rebuilds). Decided by the
+  // attempt alone, so a replayed step repeats it.
+  void move_matrix_free_point_in_attempt(double t, const Vector& z, double h, double gamma,
+                                         const Vector& theta) {
+    if (factored_diagonal_ != gamma) {
+      move_matrix_free_point(t, z, h * gamma, theta);
+      factored_diagonal_ = gamma;
+    } else {
+      matrix_.move_point(t, z, theta);
+    }
   }
 
   // The iteration matrix from the Jacobian at (t, z): lu_ = LU of I − h γ J(t, z).
@@ -532,7 +548,14 @@ class DiagonallyImplicitRungeKutta {
     const double gamma = tableau_.a_at(i, i);
     const double ti = t + tableau_.c[static_cast<std::size_t>(i)] * h;
     if (matrix_.matrix_free()) {
-      move_matrix_free_point(ti, Y[i], h * gamma, theta);
+      // One coefficient (and gmres_ilu preconditioner, from the first stage reversed) per
+      // reversed step and γ, as forward: the products at this stage.
+      if (preconditioner_diagonal_ != gamma) {
+        move_matrix_free_point(ti, Y[i], h * gamma, theta);
+        preconditioner_diagonal_ = gamma;
+      } else {
+        matrix_.move_point(ti, Y[i], theta);
+      }
       if (!matrix_.solve(u_, /*transposed=*/true))
         detail::fail<SolverError>("adjoint of the step at t = ", t, " (h = ", h,
                                   "): GMRES did not solve the transposed stage equations of stage ",

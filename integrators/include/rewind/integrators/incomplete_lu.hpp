@@ -49,6 +49,8 @@ class IncompleteLu {
   Index n_ = 0;
   std::vector<Index> starts_, columns_, diagonal_;  // compressed rows, each row's diagonal entry
   std::vector<double> values_;
+  std::vector<double> inverse_pivots_;  // 1 / u_ii: apply() multiplies (a division per row is
+                                        // the triangular solves' latency otherwise)
   std::vector<Index> position_;  // factor(): where column j sits in the current row, or −1
 };
 

@@ -193,6 +193,16 @@ class StageMatrix {
     }
   }
 
+  // Matrix-free solvers: the products' point moves to (t, y, θ), keeping the coefficient c and,
+  // for gmres_ilu, the preconditioner (built at an earlier point of the same step: a lagged
+  // preconditioner changes GMRES's iterations, not the equations it solves). The same as
+  // evaluate_jacobian() for gmres.
+  void move_point(double t, const Vector& y, const Vector& theta) {
+    point_t_ = t;
+    point_ = y;
+    point_theta_ = theta;
+  }
+
   // M = I − c·J factored, J from the last evaluate_jacobian. False when M is singular.
   bool factor(double c) {
     switch (solver_) {
