@@ -23,7 +23,13 @@ launcher=()
 if command -v ccache >/dev/null && [[ ! -f build/CMakeCache.txt ]]; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "${configure[@]}"
+# A new build folder is made for Ninja, which schedules the whole build's compiles at once (no
+# recursive make per target); a folder configured before keeps its generator.
+generator=()
+if command -v ninja >/dev/null && [[ ! -f build/CMakeCache.txt ]]; then
+  generator=(-G Ninja)
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${generator[@]}" "${launcher[@]}" "${configure[@]}"
 if ((${#targets[@]})); then
   cmake --build build -j"$(nproc)" --target "${targets[@]}"
 else

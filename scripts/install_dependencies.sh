@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
+  ninja-build            # the build tool scripts/build.sh configures a new build folder for
   libeigen3-dev          # CPU vector backend, dense linear algebra
   libthrust-dev          # Thrust backend (CPP/OMP device systems on the CPU)
   libsundials-dev        # BDF through CVODES
