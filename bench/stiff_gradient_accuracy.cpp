@@ -17,11 +17,11 @@
 // LU for Robertson; for the Brusselator LAPACK's band LU ("/band", the band Jacobian assembled
 // from 4n + 1 vjps), KLU ("/sparse", the problem's sparse Jacobian) and matrix-free GMRES
 // ("/gmres", jvps forward, vjps in the adjoint) and the same GMRES right-preconditioned by ILU(0)
-// of the sparse Jacobian at each Newton iterate and each reversed stage ("/gmres-ilu"). rodas4 (rwd::RosenbrockStepper, adaptive steps
-// at the same tolerances, no Newton iteration, the problem's second derivatives jvp_vjp in its
-// adjoint) with the direct solvers, and for Robertson ros34pw2 too. bdf =
-// rwd::CvodesIntervalStepper on one interval [0, T] under the store-all driver, which is
-// CVODES's own adjoint (CVodeF/CVodeB with checkpoints in memory) at rtol for the forward,
+// of the sparse Jacobian at each Newton iterate and each reversed stage ("/gmres-ilu"). rodas4
+// (rwd::RosenbrockStepper, adaptive steps at the same tolerances, no Newton iteration, the
+// problem's second derivatives jvp_vjp in its adjoint) with the direct solvers, and for Robertson
+// ros34pw2 too. bdf = rwd::CvodesIntervalStepper on one interval [0, T] under the store-all driver,
+// which is CVODES's own adjoint (CVodeF/CVodeB with checkpoints in memory) at rtol for the forward,
 // adjoint and quadrature problems: dense for Robertson; band, sparse (KLU) and gmres
 // (unpreconditioned SPGMR) for the Brusselator. atol = 10⁻⁴·rtol for Robertson, rtol for the
 // Brusselator (its values are of order 1). The reference: esdirk43 at a tight rtol with Newton
@@ -76,6 +76,7 @@ struct Row {
   rwd::Index steps = 0;
   double seconds = 0.0;
   V grad;
+  rwd::Index krylov_products = 0;  // the GMRES rows: jvps and vjps of the stage solves
 };
 
 // The median time of three calls of `run`, and the last call's result.
@@ -116,9 +117,11 @@ Row implicit_gradient(const Case<P>& c, const std::string& method, double rtol, 
                               store_all_options(keep_stages));
   Row row{row_name(method, c.suffix, keep_stages), rtol, 0, 0.0, V()};
   row.seconds = median_seconds([&] {
+    stepper.reset_counters();
     const auto result = driver.run(c.y0, c.theta);
     row.steps = result.summary.steps;
     row.grad = result.grad_theta;
+    row.krylov_products = stepper.implicit_counters().gmres_products;
   });
   return row;
 }
@@ -179,6 +182,7 @@ void print_table(const std::string& title, double reference_rtol, const Row& ref
       j["steps_or_rhs"] = r.steps;
       j["seconds"] = r.seconds;
       j["max_relative_error"] = max_relative_error(r.grad, reference.grad);
+      j["krylov_products"] = r.krylov_products;
       std::cout << j.dump() << "\n";
     }
     return;
@@ -188,15 +192,17 @@ void print_table(const std::string& title, double reference_rtol, const Row& ref
   std::printf("(reference vs CVODES %s at rtol %.0e: max relative difference %.2e)\n\n",
               bdf_reference.method.c_str(), reference_rtol,
               max_relative_error(bdf_reference.grad, reference.grad));
-  std::printf("%-21s %7s %12s %11s %14s\n", "method", "rtol", "steps (rhs)", "seconds",
-              "dJ/dθ error");
+  std::printf("%-21s %7s %12s %11s %14s %16s\n", "method", "rtol", "steps (rhs)", "seconds",
+              "dJ/dθ error", "Krylov products");
   for (const Row& r : rows)
-    std::printf("%-21s %7.0e %12lld %11.5f %14.2e\n", r.method.c_str(), r.rtol,
+    std::printf("%-21s %7.0e %12lld %11.5f %14.2e %16lld\n", r.method.c_str(), r.rtol,
                 static_cast<long long>(r.steps), r.seconds,
-                max_relative_error(r.grad, reference.grad));
+                max_relative_error(r.grad, reference.grad),
+                static_cast<long long>(r.krylov_products));
   std::printf(
       "\nsteps: accepted steps for esdirk*, ros*, rodas4; right-hand sides of the forward run for "
-      "bdf\n");
+      "bdf. Krylov products: the jvps and vjps of the esdirk GMRES rows' stage solves (0 for the "
+      "others)\n");
 }
 
 double newton_rtol_for(double rtol) {

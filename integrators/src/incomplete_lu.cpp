@@ -89,7 +89,8 @@ void IncompleteLu::apply(double* x, bool transposed) const {
     const Index d = diagonal_[at(i)];
     const double solved = x[i] * inverse_pivots_[at(i)];
     x[i] = solved;
-    for (Index k = d + 1; k < starts_[at(i + 1)]; ++k) x[columns_[at(k)]] -= values_[at(k)] * solved;
+    for (Index k = d + 1; k < starts_[at(i + 1)]; ++k)
+      x[columns_[at(k)]] -= values_[at(k)] * solved;
   }
   for (Index i = n_ - 1; i >= 0; --i) {
     const double solved = x[i];

@@ -172,9 +172,8 @@ TEST(ImplicitLinearSolver, GmresGivesTheSameBitsOnAnyThreadCount) {
 
 TEST(ImplicitLinearSolver, IluPreconditionedGmresGradientIsTheDenseSolversInFewerProducts) {
   Index unpreconditioned = 0;
-  expect_dense_gradient(ImplicitLinearSolver::gmres, 1e-9, [&](const ImplicitCounters& c) {
-    unpreconditioned = c.gmres_products;
-  });
+  expect_dense_gradient(ImplicitLinearSolver::gmres, 1e-9,
+                        [&](const ImplicitCounters& c) { unpreconditioned = c.gmres_products; });
   expect_dense_gradient(ImplicitLinearSolver::gmres_ilu, 1e-9, [&](const ImplicitCounters& c) {
     EXPECT_EQ(c.factorizations, 0);
     EXPECT_GT(c.gmres_products, 0);

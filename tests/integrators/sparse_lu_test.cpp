@@ -157,8 +157,9 @@ TEST(IncompleteLu, FactorsReproduceTheMatrixOnItsPatternAndApplyTheirProduct) {
   for (Index r = 0; r < m.n; ++r)
     for (Index k = m.starts[static_cast<std::size_t>(r)];
          k < m.starts[static_cast<std::size_t>(r + 1)]; ++k)
-      on_pattern = std::max(on_pattern, std::abs(product(r, m.columns[static_cast<std::size_t>(k)]) -
-                                                 m.values[static_cast<std::size_t>(k)]));
+      on_pattern =
+          std::max(on_pattern, std::abs(product(r, m.columns[static_cast<std::size_t>(k)]) -
+                                        m.values[static_cast<std::size_t>(k)]));
   EXPECT_LT(on_pattern, 1e-14);
   // The fill it dropped: L U is not the matrix off the pattern (ILU(0) is not the LU here).
   Eigen::MatrixXd a = Eigen::MatrixXd::Zero(m.n, m.n);
@@ -225,11 +226,11 @@ TEST(IncompleteLu, TheSameMatrixGivesTheSameBitsAndAZeroPivotIsReported) {
 }
 
 TEST(IncompleteLu, RefusesAPatternWithoutADiagonalEntry) {
-  testing::expect_message(testing::error_message<InvalidArgument>([] {
-                            IncompleteLu(3, std::vector<Index>{0, 2, 3, 5},
-                                         std::vector<Index>{0, 1, 2, 0, 2});
-                          }),
-                          "lacks the diagonal entry of row 1");
+  testing::expect_message(
+      testing::error_message<InvalidArgument>([] {
+        IncompleteLu(3, std::vector<Index>{0, 2, 3, 5}, std::vector<Index>{0, 1, 2, 0, 2});
+      }),
+      "lacks the diagonal entry of row 1");
   testing::expect_message(testing::error_message<InvalidArgument>([] {
                             IncompleteLu(2, std::vector<Index>{0, 1, 2}, std::vector<Index>{1, 0});
                           }),

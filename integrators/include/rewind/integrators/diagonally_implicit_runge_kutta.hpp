@@ -559,8 +559,7 @@ class DiagonallyImplicitRungeKutta {
       if (!matrix_.solve(u_, /*transposed=*/true))
         detail::fail<SolverError>("adjoint of the step at t = ", t, " (h = ", h,
                                   "): GMRES did not solve the transposed stage equations of stage ",
-                                  i + 1,
-                                  " to round-off (", matrix_.describe(),
+                                  i + 1, " to round-off (", matrix_.describe(),
                                   "; a direct solver, dense, band or sparse, does)");
       return;
     }

@@ -51,7 +51,7 @@ class IncompleteLu {
   std::vector<double> values_;
   std::vector<double> inverse_pivots_;  // 1 / u_ii: apply() multiplies (a division per row is
                                         // the triangular solves' latency otherwise)
-  std::vector<Index> position_;  // factor(): where column j sits in the current row, or −1
+  std::vector<Index> position_;         // factor(): where column j sits in the current row, or −1
 };
 
 }  // namespace rwd

@@ -39,11 +39,11 @@
 //   sparse Jacobian: the products are GMRES's above, but each solve is right-preconditioned by
 //   P = ILU(0) of M (rwd::IncompleteLu) assembled from the problem's jacobian_values() at the same
 //   point — solving M P⁻¹ u = b, x = P⁻¹ u (Mᵀ P⁻ᵀ u = b, x = P⁻ᵀ u for the adjoint), so that the
-//   residual GMRES reduces is M x − b itself and the tolerances mean what they mean unpreconditioned.
-//   evaluate_jacobian() assembles J's values (one pass over the stencil, about an rhs's cost) and
-//   factor() the incomplete factors (O(nonzeros) for a stencil): the Krylov iterations no longer
-//   grow with h·λ as fast (diffusion at large steps). An incomplete factorisation with a zero
-//   pivot leaves that solve unpreconditioned.
+//   residual GMRES reduces is M x − b itself and the tolerances mean what they mean
+//   unpreconditioned. evaluate_jacobian() assembles J's values (one pass over the stencil, about an
+//   rhs's cost) and factor() the incomplete factors (O(nonzeros) for a stencil): the Krylov
+//   iterations no longer grow with h·λ as fast (diffusion at large steps). An incomplete
+//   factorisation with a zero pivot leaves that solve unpreconditioned.
 // Deterministic: the same operations in the same order every time, whatever was factored before.
 #pragma once
 
@@ -445,9 +445,9 @@ class StageMatrix {
         incomplete_lu_->apply(preconditioned_.data(), transposed);
         product(preconditioned_, out);
       };
-      const StageGmres::Product iteration =
-          preconditioned ? StageGmres::Product(preconditioned_product)
-                         : StageGmres::Product(product);
+      const StageGmres::Product iteration = preconditioned
+                                                ? StageGmres::Product(preconditioned_product)
+                                                : StageGmres::Product(product);
       const auto unprecondition = [&] {
         if (preconditioned) incomplete_lu_->apply(x.data(), transposed);
       };
