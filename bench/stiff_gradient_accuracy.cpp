@@ -192,10 +192,10 @@ void print_table(const std::string& title, double reference_rtol, const Row& ref
   std::printf("(reference vs CVODES %s at rtol %.0e: max relative difference %.2e)\n\n",
               bdf_reference.method.c_str(), reference_rtol,
               max_relative_error(bdf_reference.grad, reference.grad));
-  std::printf("%-21s %7s %12s %11s %14s %16s\n", "method", "rtol", "steps (rhs)", "seconds",
+  std::printf("%-24s %7s %12s %11s %14s %16s\n", "method", "rtol", "steps (rhs)", "seconds",
               "dJ/dθ error", "Krylov products");
   for (const Row& r : rows)
-    std::printf("%-21s %7.0e %12lld %11.5f %14.2e %16lld\n", r.method.c_str(), r.rtol,
+    std::printf("%-24s %7.0e %12lld %11.5f %14.2e %16lld\n", r.method.c_str(), r.rtol,
                 static_cast<long long>(r.steps), r.seconds,
                 max_relative_error(r.grad, reference.grad),
                 static_cast<long long>(r.krylov_products));
