@@ -41,9 +41,12 @@
 //   point — solving M P⁻¹ u = b, x = P⁻¹ u (Mᵀ P⁻ᵀ u = b, x = P⁻ᵀ u for the adjoint), so that the
 //   residual GMRES reduces is M x − b itself and the tolerances mean what they mean
 //   unpreconditioned. evaluate_jacobian() assembles J's values (one pass over the stencil, about an
-//   rhs's cost) and factor() the incomplete factors (O(nonzeros) for a stencil): the Krylov
-//   iterations no longer grow with h·λ as fast (diffusion at large steps). An incomplete
-//   factorisation with a zero pivot leaves that solve unpreconditioned.
+//   rhs's cost) and factor() the incomplete factors (O(nonzeros) for a stencil); the engines do
+//   both once per step attempt and once per reversed step and only move the products' point
+//   (move_point) in between. Fewer Krylov products (a third to a half on the Brusselator), each
+//   dearer by two triangular solves whose rows wait on each other: it pays where products are
+//   dear or h·λ large (bench/results/stiff_gradients.md). An incomplete factorisation with a
+//   zero pivot leaves that solve unpreconditioned.
 // Deterministic: the same operations in the same order every time, whatever was factored before.
 #pragma once
 
@@ -137,7 +140,7 @@ class StageMatrix {
     theta_part_ = Vector::Zero(problem.parameter_size());
   }
 
-  // The solver in use: dense, band, sparse or gmres (never automatic).
+  // The solver in use: dense, band, sparse, gmres or gmres_ilu (never automatic).
   ImplicitLinearSolver solver() const { return solver_; }
   // Whether solves are iterative (gmres, gmres_ilu): a Jacobian "evaluation" then costs nothing
   // or about an rhs (the preconditioner's values), and nothing is factored exactly, so an engine
