@@ -177,7 +177,7 @@ TEST(ImplicitLinearSolver, IluPreconditionedGmresGradientIsTheDenseSolversInFewe
   expect_dense_gradient(ImplicitLinearSolver::gmres_ilu, 1e-9, [&](const ImplicitCounters& c) {
     EXPECT_EQ(c.factorizations, 0);
     EXPECT_GT(c.gmres_products, 0);
-    EXPECT_LT(10 * c.gmres_products, 7 * unpreconditioned)  // measured: about half
+    EXPECT_LT(10 * c.gmres_products, 7 * unpreconditioned)
         << c.gmres_products << " products preconditioned, " << unpreconditioned << " without";
   });
   const Setting s;

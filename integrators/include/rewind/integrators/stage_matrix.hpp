@@ -43,9 +43,9 @@
 //   unpreconditioned. evaluate_jacobian() assembles J's values (one pass over the stencil, about an
 //   rhs's cost) and factor() the incomplete factors (O(nonzeros) for a stencil); the engines do
 //   both once per step attempt and once per reversed step and only move the products' point
-//   (move_point) in between. Fewer Krylov products (a third to a half on the Brusselator), each
-//   dearer by two triangular solves whose rows wait on each other: it pays where products are
-//   dear or h·λ large (bench/results/stiff_gradients.md). An incomplete factorisation with a
+//   (move_point) in between. Fewer Krylov products, each dearer by two triangular solves whose
+//   rows wait on each other: it pays where products are dear or h·λ large (measured in
+//   bench/results/stiff_gradients.md). An incomplete factorisation with a
 //   zero pivot leaves that solve unpreconditioned.
 // Deterministic: the same operations in the same order every time, whatever was factored before.
 #pragma once
