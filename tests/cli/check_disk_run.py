@@ -17,21 +17,10 @@ by tests/cli/CMakeLists.txt).
 import json
 import os
 import struct
-import subprocess
 import sys
 import tempfile
 
-
-def fail(message):
-    print("check_disk_run: " + message, file=sys.stderr)
-    sys.exit(1)
-
-
-def run(rewind, *args, expect=0):
-    proc = subprocess.run([rewind, *args], capture_output=True, text=True)
-    if proc.returncode != expect:
-        fail(f"{' '.join(args)} exited with {proc.returncode} (expected {expect}): {proc.stderr.strip()}")
-    return proc
+from cli_check import fail, run
 
 
 def run_json(rewind, *args):

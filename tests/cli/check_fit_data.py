@@ -18,35 +18,16 @@ end (a ctest added by tests/cli/CMakeLists.txt).
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from cli_check import fail, refused, run
 
 # docs/fitting.md's numbers (rewind fit --data data/hare_lynx.csv ... as below).
 START = "alpha=0.55,beta=0.028,delta=0.024,gamma=0.8"
 EXPECTED = {"alpha": 0.45986, "beta": 0.023797, "delta": 0.028401, "gamma": 0.96787}
 EXPECTED_Y0 = [35.684, 3.7426]
 EXPECTED_RMSE = [2.588, 3.106]  # hare, lynx over 1916-1920, thousands of pelts
-
-
-def fail(message):
-    print("check_fit_data: " + message, file=sys.stderr)
-    sys.exit(1)
-
-
-def run(*args, expect=0):
-    proc = subprocess.run(list(args), capture_output=True, text=True)
-    if proc.returncode != expect:
-        fail(f"{' '.join(args)} exited {proc.returncode} (expected {expect}): "
-             f"{proc.stdout.strip()} {proc.stderr.strip()}")
-    return proc
-
-
-def refused(rewind, needle, *args):
-    proc = run(rewind, *args, expect=2)
-    lines = proc.stderr.strip().splitlines()
-    if len(lines) != 1 or needle not in lines[0]:
-        fail(f"{' '.join(args)}: expected one line with {needle!r}, got {proc.stderr!r}")
 
 
 def close(value, expected, tolerance, what):

@@ -17,33 +17,14 @@ tests/cli/CMakeLists.txt).
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+from cli_check import fail, refused, run
 
 # examples/fit_sir_data.cpp's fit of the same file (docs/models.md).
 EXPECTED = {"beta": 0.51757, "gamma": 0.20833}
 GENERATING = {"beta": 0.52, "gamma": 0.21}
-
-
-def fail(message):
-    print("check_fit_model_data: " + message, file=sys.stderr)
-    sys.exit(1)
-
-
-def run(*args, expect=0):
-    proc = subprocess.run(list(args), capture_output=True, text=True)
-    if proc.returncode != expect:
-        fail(f"{' '.join(args)} exited {proc.returncode} (expected {expect}): "
-             f"{proc.stdout.strip()} {proc.stderr.strip()}")
-    return proc
-
-
-def refused(rewind, needle, *args):
-    proc = run(rewind, *args, expect=2)
-    lines = proc.stderr.strip().splitlines()
-    if len(lines) != 1 or needle not in lines[0]:
-        fail(f"{' '.join(args)}: expected one line with {needle!r}, got {proc.stderr!r}")
 
 
 def close(value, expected, tolerance, what):

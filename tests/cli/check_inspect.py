@@ -13,32 +13,14 @@
 import glob
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-
-def fail(message):
-    print("check_inspect: " + message, file=sys.stderr)
-    sys.exit(1)
-
-
-def run(rewind, *args, expect=0):
-    proc = subprocess.run([rewind, *args], capture_output=True, text=True)
-    if proc.returncode != expect:
-        fail(f"{' '.join(args)} exited {proc.returncode} (expected {expect}): {proc.stderr.strip()}")
-    return proc
+from cli_check import fail, refused, run
 
 
 def inspect_json(rewind, path):
     return json.loads(run(rewind, "inspect", path, "--json").stdout)
-
-
-def refused(rewind, path, needle):
-    proc = run(rewind, "inspect", path, expect=2)
-    lines = proc.stderr.strip().splitlines()
-    if len(lines) != 1 or needle not in lines[0]:
-        fail(f"inspect {path}: expected one line with '{needle}', got: {proc.stderr.strip()}")
 
 
 def main():
@@ -82,9 +64,9 @@ def main():
         other = os.path.join(folder, "notes.txt")
         with open(other, "w") as f:
             f.write("not a rewind file\n")
-        refused(rewind, other, "none of the files rewind writes")
-        refused(rewind, folder, "is a directory")
-        refused(rewind, os.path.join(folder, "missing.h5"), "does not exist")
+        refused(rewind, "none of the files rewind writes", "inspect", other)
+        refused(rewind, "is a directory", "inspect", folder)
+        refused(rewind, "does not exist", "inspect", os.path.join(folder, "missing.h5"))
     print("check_inspect: observation, parameter, time-series and snapshot files read; "
           "other input refused")
 

@@ -21,10 +21,12 @@ def fail(message):
 
 
 def run(rewind, *args, expect=0):
-    """Runs `rewind ARGS...`, failing the check unless it exits with `expect`."""
+    """Runs `rewind ARGS...` (or any program in rewind's place), failing the check unless it exits
+    with `expect`; the failure shows the end of its output and its errors."""
     proc = subprocess.run([rewind, *args], capture_output=True, text=True)
     if proc.returncode != expect:
-        fail(f"{' '.join(args)} exited {proc.returncode} (expected {expect}): {proc.stderr.strip()}")
+        fail(f"{' '.join(args)} exited {proc.returncode} (expected {expect}): "
+             f"{proc.stdout.strip()[-2000:]} {proc.stderr.strip()}")
     return proc
 
 
