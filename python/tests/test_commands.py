@@ -21,6 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 TOOL = ROOT / "build" / "src" / "cli" / "rewind"
 SIR_PLUGIN = ROOT / "build" / "tests" / "sir_model.so"
 ROBERTSON_PLUGIN = ROOT / "build" / "tests" / "robertson_model.so"
+BRUSSELATOR_PLUGIN = ROOT / "build" / "tests" / "brusselator_stencil_model.so"
 
 if not rewind.commands_available():
     if os.environ.get("REWIND_PYTHON_REQUIRE_COMMANDS"):
@@ -99,6 +100,20 @@ def test_a_model_plugin():
     assert list(result.parameters) == ["beta", "gamma", "N"]
     assert result.fd_check["verdict"] == "agree"
     tool = tool_json("run", "--model", str(SIR_PLUGIN), "--steps", "200", "--snapshots", "4")
+    assert result.grad_theta.tolist() == tool["grad_theta"]
+
+
+def test_a_stencil_model_plugin_on_a_grid_with_the_sparse_solver():
+    if not BRUSSELATOR_PLUGIN.exists():
+        pytest.skip(f"{BRUSSELATOR_PLUGIN} is not built")
+    options = dict(n=8, method="esdirk43", adaptive=True, linear_solver="sparse", snapshots=3)
+    result = rewind.run(model=BRUSSELATOR_PLUGIN, **options)
+    assert result.report["problem"] == "Brusselator"
+    assert result.report["n"] == 8 and result.report["state_size"] == 2 * 8 * 8
+    assert list(result.parameters) == ["A", "B", "alpha"]
+    assert result.fd_check["verdict"] == "agree"
+    tool = tool_json("run", "--model", str(BRUSSELATOR_PLUGIN), "--n", "8", "--method",
+                     "esdirk43", "--adaptive", "--linear-solver", "sparse", "--snapshots", "3")
     assert result.grad_theta.tolist() == tool["grad_theta"]
 
 

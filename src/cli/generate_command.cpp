@@ -149,6 +149,8 @@ void add_model_generator(CLI::App& generate) {
                   "observations of a model plugin (rewind_add_model; docs/models.md)\n"
                   "instead of a built-in problem; --observe names one of its states")
       ->type_name("PATH");
+  add_integer_option(generate, "-n,--n", request->options.run.n, IntegerRange::count(),
+                     "with --model of a stencil model: its grid side n (default: the model's)");
   add_generation_options(generate, *request);
   generate.callback([&generate, request] {
     if (!generate.get_subcommands().empty()) {
@@ -156,6 +158,11 @@ void add_model_generator(CLI::App& generate) {
         rwd::detail::fail<InvalidArgument>(
             "--model ", request->options.run.model, " replaces the problem '",
             generate.get_subcommands().front()->get_name(), "': give one of the two");
+      if (request->options.run.n)
+        rwd::detail::fail<InvalidArgument>(
+            "--n before the problem's name is for --model; write "
+            "rewind generate ",
+            generate.get_subcommands().front()->get_name(), " --n ", *request->options.run.n);
       return;
     }
     if (request->options.run.model.empty())

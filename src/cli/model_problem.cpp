@@ -24,6 +24,7 @@
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/plugin_model.hpp"
+#include "stencil_model_problem.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -70,8 +71,9 @@ void require_runnable(const PluginModel& model) {
                                          "parameters; it must be finite");
 }
 
-// "PATH (xxh3 HEX)": the plugin's file and the XXH3-64 hash of its bytes.
-std::string file_identity(const std::string& path) {
+}  // namespace
+
+std::string model_file_identity(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in.eof() && in.fail())
@@ -81,6 +83,8 @@ std::string file_identity(const std::string& path) {
                 static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
   return path + " (xxh3 " + hex + ")";
 }
+
+namespace {
 
 std::string describe(const PluginModel& model, const Eigen::VectorXd& theta) {
   std::string text = "model " + model.name() + " (" + model.path() + "); theta = (";
@@ -95,7 +99,7 @@ ProblemInfo model_entry(const PluginModel& model) {
   ProblemInfo info;
   const Eigen::VectorXd theta = model.default_parameters();
   info.name = model.name();
-  info.identity = file_identity(model.path());
+  info.identity = model_file_identity(model.path());
   info.description = describe(model, theta);
   info.fixed_state_size = model.state_size();
   info.default_dt = model.default_dt() > 0.0 ? model.default_dt() : kModelDefaultDt;
@@ -153,12 +157,21 @@ const ProblemInfo& load_model_problem(const std::string& path) {
   const std::string key = ec ? path : canonical.string();
   for (const auto& [known, info] : loaded)
     if (known == key) return info;
-  ProblemInfo info = model_entry(load_model_plugin(path));
+  auto [library, description] = rwd::detail::open_model_plugin(path);
+  ProblemInfo info = description->grid_dimension != 0
+                         ? stencil_model_entry(StencilPlugin(library, description, path))
+                         : model_entry(PluginModel(library, description, path));
   return loaded.emplace_back(key, std::move(info)).second;
 }
 
-ModelStepTiming time_model_step(const std::string& path, const std::string& method) {
+ModelStepTiming time_model_step(const std::string& path, const std::string& method,
+                                std::optional<Index> n) {
   const ProblemInfo& info = load_model_problem(path);  // the refusals, once
+  if (info.sized()) return time_stencil_model_step(load_stencil_plugin(path), method, n);
+  if (n)
+    rwd::detail::fail<InvalidArgument>("--n ", *n, ": model '", path, "' (", info.name,
+                                       ") has a fixed state of ", info.fixed_state_size,
+                                       " values; --n sizes a stencil model's grid");
   const PluginModel model = load_model_plugin(path);
   const ButcherTableau tableau = ButcherTableau::by_name(method);  // refuses bdf and unknowns
   const Eigen::VectorXd theta = model.default_parameters();

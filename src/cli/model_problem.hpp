@@ -14,10 +14,14 @@
 // declares no domains), default_dt and default_steps where the model declares them (else 0.01
 // and 100). A run starts from initial_state(θ) and reports dJ/dθ including θ's effect through it.
 //
+// A stencil model (a PDE on a grid, rewind/plugin_stencil_model.hpp) becomes a sized problem
+// instead, its grid chosen with --n (stencil_model_problem.hpp).
+//
 // Each path is loaded once per process; the entry lives until the process ends.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "problem_registry.hpp"
@@ -36,6 +40,13 @@ struct ModelStepTiming {
   std::int64_t state_bytes = 0;
   double step_seconds = 0.0;
 };
-ModelStepTiming time_model_step(const std::string& path, const std::string& method);
+// n: a stencil model's grid, cells per dimension (default: its default); refused for a model of
+// fixed size.
+ModelStepTiming time_model_step(const std::string& path, const std::string& method,
+                                std::optional<Index> n = std::nullopt);
+
+// "PATH (xxh3 HEX)": the plugin's file and the XXH3-64 hash of its bytes — what identifies a
+// model's code for a resumed run.
+std::string model_file_identity(const std::string& path);
 
 }  // namespace rwd::cli

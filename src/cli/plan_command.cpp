@@ -418,6 +418,7 @@ struct PlanOnlyOptions {
   std::optional<std::string> state_bytes;  // --state-bytes S
   std::optional<double> step_time;         // --step-time SECONDS
   std::string model;                       // --model PATH: both measured on the model
+  std::optional<Index> n;                  // --n N: a stencil model's grid (N per dimension)
   std::string plot;                        // --plot FILE.png
   bool online = false;                     // --online: the online schedule (online_plan.hpp)
   std::optional<std::string> method;       // --method NAME: the stages of --stage-aware
@@ -431,13 +432,16 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
   outcome.adjoint_cost = settings.adjoint_cost;
   if (options.state_bytes)
     outcome.state_bytes = parse_byte_size("--state-bytes", *options.state_bytes);
+  if (options.n && options.model.empty())
+    rwd::detail::fail<InvalidArgument>("--n ", *options.n,
+                                       " sizes a stencil model's grid; give it with --model PATH");
   if (!options.model.empty()) {
     if (options.state_bytes || options.step_time)
       rwd::detail::fail<InvalidArgument>(
           "--model measures the state's bytes and a step's time itself; drop --state-bytes and "
           "--step-time");
     outcome.model_method = options.method.value_or("rk4");
-    outcome.model = time_model_step(options.model, outcome.model_method);
+    outcome.model = time_model_step(options.model, outcome.model_method, options.n);
     outcome.model_path = options.model;
     outcome.state_bytes = outcome.model->state_bytes;
     outcome.step_time = outcome.model->step_seconds;
@@ -536,6 +540,10 @@ CLI::App* add_plan_command(CLI::App& app) {
                    "time of one of its steps (--method, default rk4) measured\n"
                    "instead of --state-bytes and --step-time")
       ->type_name("PATH");
+  plan->add_option("--n", options->n,
+                   "with --model of a stencil model: its grid, N cells per dimension\n"
+                   "(default: the model's default_grid_size)")
+      ->type_name("N");
   plan->add_option("--plot", options->plot,
                    "also draw the plan to FILE.png: the schedule as steps against\n"
                    "actions (l <= 200) and the memory-recomputation trade-off\n"

@@ -141,7 +141,8 @@ CLI::App* add_run_command(CLI::App& app) {
       ->type_name("PATH");
   add_integer_option(*run, "-n,--n", o->n, IntegerRange::count(),
                      "problem size: dimension of linear (default 3), N of\n"
-                     "lorenz96 (40), grid side of gray_scott (64 -> 2*64^2 unknowns)");
+                     "lorenz96 (40), grid side of gray_scott (64 -> 2*64^2 unknowns);\n"
+                     "with --model of a stencil model, its grid side");
   run->add_option("--parameters", o->parameters,
                   "theta by name, replacing the problem's defaults, e.g.\n"
                   "--parameters F=0.04,k=0.06 (names in the list below)")

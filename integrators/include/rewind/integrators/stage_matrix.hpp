@@ -76,7 +76,8 @@ namespace rwd {
 // The factorisation of the stage matrices (of the Newton iterations and of the adjoint's
 // transposed solves).
 enum class ImplicitLinearSolver {
-  automatic,  // band when the problem states a band, dense otherwise
+  automatic,  // band when the problem states a band, else sparse when it declares its sparse
+              // Jacobian (and KLU is built), dense otherwise
   dense,      // Eigen's LU with partial pivoting of the n × n matrix
   band,       // LAPACK's band LU (rwd::BandLu); the problem must state its band
   sparse,     // KLU's sparse LU (rwd::SparseLu); the problem must declare its sparse Jacobian
@@ -294,6 +295,9 @@ class StageMatrix {
       if (upper_ >= n_ - 1 && lower_ >= n_ - 1) band = false;
       upper_ = std::min(upper_, n_ - 1);
       lower_ = std::min(lower_, n_ - 1);
+    } else if (wanted == ImplicitLinearSolver::automatic && kSparseLuAvailable &&
+               detail::HasSparseJacobian<P>) {
+      return ImplicitLinearSolver::sparse;  // a declared sparse Jacobian and no band
     } else if (wanted == ImplicitLinearSolver::band) {
       detail::fail<InvalidArgument>(
           "method '", method,

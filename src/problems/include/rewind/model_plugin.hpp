@@ -19,6 +19,13 @@
 // in C++. Two optional members are for the command line only: `static constexpr double default_dt`
 // and `static constexpr Index default_steps` (the tool's defaults otherwise: 0.01 and 100 steps).
 //
+// A stencil model (rewind/stencil_model.hpp: field_names, stencil, boundaries and a templated
+// `cell`) is exported the same way: the plugin then describes its grid (dimension, smallest
+// sizes, the optional `static constexpr Index default_grid_size`) and makes the problem on the
+// grid the loader asks for (rwd::load_stencil_plugin, rewind/plugin_model.hpp; --model PATH
+// --n N), with its derived vjp, jvp, sparse Jacobian and, where the model has `initial_cell`, its
+// initial state — so a PDE loaded as a plugin runs with the sparse and gmres-ilu linear solvers.
+//
 // One REWIND_MODEL per library (the entry point has one fixed name). Empty or repeated names are
 // not refused at compile time: the description carries the reason, and the loader reports it.
 #pragma once
@@ -33,9 +40,27 @@
 
 #include "rewind/model.hpp"
 #include "rewind/model_plugin_abi.hpp"
+#include "rewind/parallel.hpp"
+#include "rewind/stencil_model.hpp"
 #include "rewind/types.hpp"
 
 namespace rwd::plugin_detail {
+
+// The model's `default_dt` and `default_steps` for the command line, or 0 (the tool's defaults).
+template <class Model>
+double default_dt() {
+  if constexpr (requires { Model::default_dt; })
+    return static_cast<double>(Model::default_dt);
+  else
+    return 0.0;
+}
+template <class Model>
+std::int64_t default_steps() {
+  if constexpr (requires { Model::default_steps; })
+    return static_cast<std::int64_t>(Model::default_steps);
+  else
+    return 0;
+}
 
 // The description of Model and the C functions behind it; each function runs the problem
 // rwd::auto_problem(Model{}) makes, on per-thread vectors (no allocation after a thread's first
@@ -152,19 +177,6 @@ struct ModelExport {
     store(out_p, b.out_p);
   }
 
-  static double default_dt() {
-    if constexpr (requires { Model::default_dt; })
-      return static_cast<double>(Model::default_dt);
-    else
-      return 0.0;
-  }
-  static std::int64_t default_steps() {
-    if constexpr (requires { Model::default_steps; })
-      return static_cast<std::int64_t>(Model::default_steps);
-    else
-      return 0;
-  }
-
   static const rwd_model_plugin* describe(const char* name) {
     static const rwd_model_plugin description = [name] {
       rwd_model_plugin d{};
@@ -182,8 +194,8 @@ struct ModelExport {
       d.parameter_names = Model::parameter_names.data();
       if constexpr (Problem::kHasDefaultParameters)
         d.default_parameters = Model::default_parameters.data();
-      d.default_dt = default_dt();
-      d.default_steps = default_steps();
+      d.default_dt = default_dt<Model>();
+      d.default_steps = default_steps<Model>();
       d.autonomous = Problem::autonomous ? 1 : 0;
       d.band_upper = d.band_lower = -1;
       if constexpr (Problem::kHasJacobianBand) {
@@ -210,6 +222,165 @@ struct ModelExport {
   }
 };
 
+// A stencil model (rewind/stencil_model.hpp) rather than a templated one (rewind/model.hpp).
+template <class Model>
+concept StencilModelType = requires {
+  Model::field_names;
+  Model::stencil;
+  Model::boundaries;
+};
+
+// The description of a stencil model and the C functions behind it: grid_make builds
+// rwd::stencil_problem(Model{}, sizes…) in the plugin, and every grid_ function runs that
+// problem on the caller's arrays (no copies). Exceptions (a refused size, a kernel's read outside
+// its declared shape) become a non-zero return and the thread's grid_error().
+template <class Model>
+struct StencilExport {
+  using Problem = StencilProblem<Model>;
+  static constexpr int kDimension = Problem::kDimension;
+  static_assert(kDimension >= 1 && kDimension <= 3,
+                "REWIND_MODEL: a stencil model's grid has 1, 2 or 3 dimensions");
+
+  static std::string& error() {
+    thread_local std::string message;
+    return message;
+  }
+  static const char* grid_error() { return error().c_str(); }
+
+  // Runs f, turning an exception into 1 and its message.
+  template <class F>
+  static int guarded(F&& f) noexcept {
+    try {
+      f();
+      return 0;
+    } catch (const std::exception& e) {
+      error() = e.what();
+    } catch (...) {
+      error() = "an exception that is not a std::exception";
+    }
+    return 1;
+  }
+  static const Problem& problem(const void* grid) { return *static_cast<const Problem*>(grid); }
+
+  static void grid_set_threads(int threads) {
+    const int wanted = kThreadsAvailable ? std::max(1, threads) : 1;
+    if (wanted != thread_count()) set_thread_count(wanted);
+  }
+  static int grid_make(const std::int64_t* sizes, void** grid) {
+    *grid = nullptr;
+    return guarded([&] {
+      std::array<Index, kDimension> n;
+      for (int d = 0; d < kDimension; ++d) n[d] = sizes[d];
+      *grid = new Problem(Model{}, n);
+    });
+  }
+  static void grid_free(void* grid) { delete static_cast<Problem*>(grid); }
+  static int grid_rhs(const void* grid, double, const double* y, const double* p, double* f) {
+    return guarded([&] { problem(grid).rhs(y, p, f); });
+  }
+  static int grid_vjp(const void* grid, double, const double* y, const double* p, const double* v,
+                      double* out_y, double* out_p) {
+    return guarded([&] { problem(grid).vjp(y, p, v, out_y, out_p); });
+  }
+  static int grid_jvp(const void* grid, double, const double* y, const double* p, const double* w,
+                      double* out) {
+    return guarded([&] { problem(grid).jvp(y, p, w, out); });
+  }
+  static int grid_nonzeros(const void* grid, std::int64_t* nonzeros) {
+    return guarded([&] { *nonzeros = problem(grid).sparsity().nonzeros(); });
+  }
+  static int grid_sparsity(const void* grid, std::int64_t* row_starts, std::int64_t* columns) {
+    return guarded([&] {
+      const SparsityPattern pattern = problem(grid).sparsity();
+      std::copy(pattern.row_starts.begin(), pattern.row_starts.end(), row_starts);
+      std::copy(pattern.columns.begin(), pattern.columns.end(), columns);
+    });
+  }
+  static int grid_jacobian_values(const void* grid, double, const double* y, const double* p,
+                                  double* values) {
+    return guarded([&] {
+      const Problem& pr = problem(grid);
+      const auto count = static_cast<std::size_t>(pr.sparsity().nonzeros());
+      pr.jacobian_values(y, p, std::span<double>(values, count));
+    });
+  }
+  static int grid_initial_state(const void* grid, const double* p, double* y0) {
+    return guarded([&] { problem(grid).initial_state(p, y0); });
+  }
+  static int grid_initial_state_vjp(const void* grid, const double* p, const double* w,
+                                    double* out_p) {
+    return guarded([&] { problem(grid).initial_state_vjp(p, w, out_p); });
+  }
+
+  static std::int64_t default_grid_size() {
+    if constexpr (requires { Model::default_grid_size; })
+      return static_cast<std::int64_t>(Model::default_grid_size);
+    else
+      return 0;
+  }
+
+  static const rwd_model_plugin* describe(const char* name) {
+    static const rwd_model_plugin description = [name] {
+      rwd_model_plugin d{};
+      d.abi_version = REWIND_MODEL_ABI_VERSION;
+      d.struct_size = sizeof(rwd_model_plugin);
+      d.name = name;
+      static std::string refusal;
+      // The declarations are checked on the smallest grid the stencil allows.
+      std::array<Index, kDimension> smallest;
+      for (int dim = 0; dim < kDimension; ++dim)
+        smallest[dim] = detail::StencilEngine<Model>::highest_offset(dim) -
+                        detail::StencilEngine<Model>::lowest_offset(dim) + 1;
+      try {
+        const Problem checked(Model{}, smallest);
+      } catch (const std::exception& e) {
+        refusal = e.what();
+        d.error = refusal.c_str();
+        return d;
+      }
+      d.state_size = Problem::kFields;
+      d.parameter_size = Problem::kParameters;
+      d.state_names = Model::field_names.data();
+      d.parameter_names = Model::parameter_names.data();
+      if constexpr (requires { Model::default_parameters; })
+        d.default_parameters = Model::default_parameters.data();
+      d.default_dt = default_dt<Model>();
+      d.default_steps = default_steps<Model>();
+      d.autonomous = 1;  // a cell's update does not see t
+      d.band_upper = d.band_lower = -1;
+      d.grid_dimension = kDimension;
+      for (int dim = 0; dim < kDimension; ++dim) d.grid_min_sizes[dim] = smallest[dim];
+      d.grid_default_size = default_grid_size();
+      d.grid_has_initial_state = Problem::kHasInitialState ? 1 : 0;
+      d.grid_error = &grid_error;
+      d.grid_set_threads = &grid_set_threads;
+      d.grid_make = &grid_make;
+      d.grid_free = &grid_free;
+      d.grid_rhs = &grid_rhs;
+      d.grid_vjp = &grid_vjp;
+      d.grid_jvp = &grid_jvp;
+      d.grid_nonzeros = &grid_nonzeros;
+      d.grid_sparsity = &grid_sparsity;
+      d.grid_jacobian_values = &grid_jacobian_values;
+      if constexpr (Problem::kHasInitialState) {
+        d.grid_initial_state = &grid_initial_state;
+        d.grid_initial_state_vjp = &grid_initial_state_vjp;
+      }
+      return d;
+    }();
+    return &description;
+  }
+};
+
+// The description of Model, a templated model or a stencil model.
+template <class Model>
+const rwd_model_plugin* describe_model(const char* name) {
+  if constexpr (StencilModelType<Model>)
+    return StencilExport<Model>::describe(name);
+  else
+    return ModelExport<Model>::describe(name);
+}
+
 }  // namespace rwd::plugin_detail
 
 // Exports Type (a templated model, rewind/model.hpp) as the library's model: defines the entry
@@ -217,5 +388,5 @@ struct ModelExport {
 #define REWIND_MODEL(Type)                                                                       \
   extern "C" __attribute__((visibility("default"))) const rwd_model_plugin* rewind_model_plugin( \
       void) {                                                                                    \
-    return ::rwd::plugin_detail::ModelExport<Type>::describe(#Type);                             \
+    return ::rwd::plugin_detail::describe_model<Type>(#Type);                                    \
   }

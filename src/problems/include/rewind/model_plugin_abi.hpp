@@ -20,16 +20,27 @@
 // Versions: 1, the drift model; 2 adds the diffusion of a stochastic model (diagonal noise); 3
 // adds the second derivatives (jvp_vjp) and the model's declared autonomy, which the Rosenbrock
 // methods need; 4 adds the model's declared band Jacobian (band_upper, band_lower,
-// band_jacobian), which the band linear solvers take.
+// band_jacobian), which the band linear solvers take; 5 adds stencil models (the grid_ members:
+// a PDE on a structured grid whose size the loader chooses, with its sparse Jacobian).
+//
+// A stencil model (rewind/stencil_model.hpp) has grid_dimension 1, 2 or 3. Its state_size is then
+// the number of fields per cell and state_names the fields' names; the problem itself exists per
+// grid: grid_make(sizes) makes it on a grid of sizes[0] × … × sizes[grid_dimension − 1] cells
+// (state: fields · cells values, field-major, then row-major) and the other grid_ functions take
+// that handle; rhs, vjp, jvp, jacobian, jvp_vjp, initial_state, initial_state_vjp, diffusion and
+// band_jacobian are null. The grid_ functions return 0, or non-zero when the model refused
+// (grid_make: a size below the stencil's span; the others: a kernel that read outside its
+// declared shape, in a plugin built with read checks) with the reason in grid_error().
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 // The version of this contract. A build may define it (the tests build a plugin of another
 // version that way); a plugin records the value it was built with, and a loader compares it with
 // the one it was built with.
 #ifndef REWIND_MODEL_ABI_VERSION
-#define REWIND_MODEL_ABI_VERSION 4
+#define REWIND_MODEL_ABI_VERSION 5
 #endif
 
 extern "C" {
@@ -83,6 +94,41 @@ struct rwd_model_plugin {
   // max(0, j − band_upper) ≤ i ≤ min(state_size − 1, j + band_lower), every other entry 0 (all
   // overwritten). Null exactly when the model declares no band.
   void (*band_jacobian)(double t, const double* y, const double* p, double* bands);
+
+  // A stencil model's grid (version 5; see the top of this file): its dimension (0: not a stencil
+  // model, every grid_ member below then 0 or null), the smallest size of each dimension (the
+  // stencil's span + 1; entries past the dimension 0) and the model's `default_grid_size` (cells
+  // per dimension of the command line's default grid, or 0: the tool's default).
+  std::uint32_t grid_dimension;
+  std::int64_t grid_min_sizes[3];
+  std::int64_t grid_default_size;
+  // 1 when the model has initial_cell (grid_initial_state and grid_initial_state_vjp work), else 0.
+  std::uint32_t grid_has_initial_state;
+  // The reason the last grid_ call on this thread returned non-zero.
+  const char* (*grid_error)(void);
+  // The threads the grid_ functions run on (rwd::set_thread_count inside the plugin; the bits do
+  // not depend on it). Values above what the plugin's build can run are clamped.
+  void (*grid_set_threads)(int threads);
+  // *grid = the model on a grid of these sizes (grid_dimension entries); released by grid_free.
+  int (*grid_make)(const std::int64_t* sizes, void** grid);
+  void (*grid_free)(void* grid);
+  // f = rhs(y, p) on the grid; out_y = (∂f/∂y)ᵀ v, out_p = (∂f/∂p)ᵀ v; out = (∂f/∂y) w.
+  int (*grid_rhs)(const void* grid, double t, const double* y, const double* p, double* f);
+  int (*grid_vjp)(const void* grid, double t, const double* y, const double* p, const double* v,
+                  double* out_y, double* out_p);
+  int (*grid_jvp)(const void* grid, double t, const double* y, const double* p, const double* w,
+                  double* out);
+  // The number of entries of ∂f/∂y's sparsity pattern, and the pattern in compressed rows:
+  // row_starts (state size + 1 offsets from 0) and columns (nonzeros entries, each row's
+  // ascending), as rwd::StencilProblem::sparsity.
+  int (*grid_nonzeros)(const void* grid, std::int64_t* nonzeros);
+  int (*grid_sparsity)(const void* grid, std::int64_t* row_starts, std::int64_t* columns);
+  // values = ∂f/∂y's entries in the pattern's order (nonzeros of them).
+  int (*grid_jacobian_values)(const void* grid, double t, const double* y, const double* p,
+                              double* values);
+  // y0 = the initial state on the grid for p; out_p = (∂y0/∂p)ᵀ w.
+  int (*grid_initial_state)(const void* grid, const double* p, double* y0);
+  int (*grid_initial_state_vjp)(const void* grid, const double* p, const double* w, double* out_p);
 };
 
 // The type of the exported entry point.

@@ -38,6 +38,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -254,10 +255,26 @@ inline void require_well_formed_band(const rwd_model_plugin& d, const std::strin
         "against this rewind");
 }
 
-}  // namespace detail
+// Refuses a stencil model's description whose grid is malformed: a dimension above 3, a smallest
+// size below 1, or a grid_ function missing.
+inline void require_well_formed_grid(const rwd_model_plugin& d, const std::string& path) {
+  if (d.grid_dimension == 0) return;
+  bool ok = d.grid_dimension <= 3 && d.grid_default_size >= 0 && d.grid_error && d.grid_make &&
+            d.grid_free && d.grid_set_threads && d.grid_rhs && d.grid_vjp && d.grid_jvp &&
+            d.grid_nonzeros && d.grid_sparsity && d.grid_jacobian_values &&
+            (d.grid_has_initial_state != 0) == (d.grid_initial_state != nullptr) &&
+            (d.grid_initial_state != nullptr) == (d.grid_initial_state_vjp != nullptr);
+  for (std::uint32_t dim = 0; ok && dim < d.grid_dimension; ++dim) ok = d.grid_min_sizes[dim] >= 1;
+  if (!ok)
+    fail<InvalidArgument>("model '", path, "' (", d.name,
+                          ") describes a malformed grid (dimension ", d.grid_dimension,
+                          "): rebuild the model against this rewind (rewind_add_model)");
+}
 
-// Loads the model plugin at `path` (see the top of this file for what is refused, and how).
-inline PluginModel load_model_plugin(const std::string& path) {
+// The library at `path`, loaded, and the description its entry point returns, checked (see the
+// top of this file for what is refused).
+inline std::pair<std::shared_ptr<void>, const rwd_model_plugin*> open_model_plugin(
+    const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) detail::fail<InvalidArgument>("model '", path, "' does not exist");
@@ -298,7 +315,23 @@ inline PluginModel load_model_plugin(const std::string& path) {
   if (description->error != nullptr)
     detail::fail<InvalidArgument>("model '", path, "' (", description->name,
                                   ") is refused: ", description->error);
-  detail::require_well_formed_band(*description, path);
+  require_well_formed_band(*description, path);
+  require_well_formed_grid(*description, path);
+  return {std::move(library), description};
+}
+
+}  // namespace detail
+
+// Loads the model plugin at `path` (see the top of this file for what is refused, and how). A
+// stencil model is refused here, pointing at rwd::load_stencil_plugin (its state's size is the
+// grid's, which the caller chooses).
+inline PluginModel load_model_plugin(const std::string& path) {
+  auto [library, description] = detail::open_model_plugin(path);
+  if (description->grid_dimension != 0)
+    detail::fail<InvalidArgument>("model '", path, "' (", description->name,
+                                  ") is a stencil model on a ", description->grid_dimension,
+                                  "-D grid: load it with rwd::load_stencil_plugin and give the "
+                                  "grid's sizes");
   return PluginModel(std::move(library), description, path);
 }
 

@@ -44,7 +44,12 @@
 // gives the cell's index and the grid's sizes (for coefficients that vary in space — the model
 // object may hold tables of them). Units are the model's: unit grid spacing unless the model
 // scales its differences itself; t is not passed (stencil models are autonomous). Optional:
-// `default_parameters` (std::array<double, P>). Write it like rewind/model.hpp's rhs: name
+// `default_parameters` (std::array<double, P>) and an initial state, one cell at a time,
+//     template <class T>
+//     void initial_cell(const T* p, const rwd::GridCell<D>& at, T* y0) const;
+// writing y0[0 … F−1], the cell's fields at t = 0, from the parameters (initial_state(θ) runs it
+// on every cell; its vjp is derived like the rhs's, so gradients include θ's effect through the
+// initial state). Write them like rewind/model.hpp's rhs: name
 // intermediate values with T, never `auto`; call mathematical functions unqualified after
 // `using std::exp;` etc.; branches on values are allowed (the derivative is the branch taken).
 //
@@ -177,10 +182,78 @@ class StencilProblem {
     return detail::vector_from_host<Backend>(std::span<const double>(Model::default_parameters));
   }
 
+  // Whether the model declares `initial_cell` (see the top of this file).
+  static constexpr bool kHasInitialState =
+      requires(const Model& m, const double* p, const Cell& at, double* y0) {
+    m.initial_cell(p, at, y0);
+  };
+
+  // y0 = the model's initial_cell on every cell, in the state's layout (a model without
+  // initial_cell does not compile this).
+  Vector initial_state(const Vector& theta) const {
+    static_assert(kHasInitialState,
+                  "rwd::StencilProblem::initial_state: the model has no `template <class T> void "
+                  "initial_cell(const T* p, const rwd::GridCell<D>& at, T* y0) const`");
+    detail::require_length(kName, "parameter vector theta", theta.size(), kParameters);
+    Vector y0(state_size());
+    initial_state(theta.data(), y0.data());
+    return y0;
+  }
+
+  // out_theta = (∂y0/∂θ)ᵀ w for y0 = initial_state(θ) (overwritten): one forward-mode evaluation
+  // of initial_cell per cell, seeded in θ, summed over the cells in order (one thread).
+  void initial_state_vjp(const Vector& theta, const Vector& w, Vector& out_theta) const {
+    static_assert(kHasInitialState,
+                  "rwd::StencilProblem::initial_state_vjp: the model has no initial_cell");
+    detail::require_length(kName, "parameter vector theta", theta.size(), kParameters);
+    detail::require_length(kName, "cotangent w", w.size(), state_size());
+    detail::require_length(kName, "output out_theta", out_theta.size(), kParameters);
+    initial_state_vjp(theta.data(), w.data(), out_theta.data());
+  }
+
+  // initial_state and its vjp on plain arrays (theta, out_theta: parameter_size() values; y0, w:
+  // state_size()), unchecked.
+  void initial_state(const double* theta, double* y0) const {
+    const Index cells = cell_count();
+    std::array<double, kFields> values;
+    for (Index c = 0; c < cells; ++c) {
+      model().initial_cell(theta, cell_at(c), values.data());
+      for (int k = 0; k < kFields; ++k) y0[k * cells + c] = values[k];
+    }
+  }
+  void initial_state_vjp(const double* theta, const double* w, double* out_theta) const {
+    std::fill(out_theta, out_theta + kParameters, 0.0);
+    if constexpr (kParameters > 0) {
+      using Seeded = detail::ForwardScalar<kParameters>;
+      std::array<Seeded, kParameters> p;
+      for (int j = 0; j < kParameters; ++j) p[j] = Seeded(kParameters, j, theta[j]);
+      std::array<Seeded, kFields> values;
+      const Index cells = cell_count();
+      for (Index c = 0; c < cells; ++c) {
+        model().initial_cell(p.data(), cell_at(c), values.data());
+        for (int j = 0; j < kParameters; ++j) {
+          double sum = 0.0;
+          for (int k = 0; k < kFields; ++k) sum += w[k * cells + c] * values[k].dx(j);
+          out_theta[j] += sum;
+        }
+      }
+    }
+  }
+
+  // dJ/dθ through the initial state too: grad_theta + (∂y0/∂θ)ᵀ grad_y0, for a run started from
+  // initial_state(θ) (grad_y0, grad_theta: a driver's result).
+  Vector total_parameter_gradient(const Vector& theta, const Vector& grad_y0,
+                                  const Vector& grad_theta) const {
+    detail::require_length(kName, "gradient grad_theta", grad_theta.size(), kParameters);
+    Vector through_y0(kParameters);
+    initial_state_vjp(theta, grad_y0, through_y0);
+    return grad_theta + through_y0;
+  }
+
   // f = the cell updates of every cell (overwritten).
   void rhs(double /*t*/, const Vector& y, const Vector& theta, Vector& f) const {
     detail::require_rhs_sizes<Backend>(kName, state_size(), kParameters, y, theta, f);
-    engine_.rhs(y.data(), theta.data(), f.data(), 0, slabs());
+    rhs(y.data(), theta.data(), f.data());
   }
 
   // out_y = (∂f/∂y)ᵀ v, out_theta = (∂f/∂θ)ᵀ v (both overwritten): one forward-mode evaluation
@@ -190,14 +263,7 @@ class StencilProblem {
            Vector& out_theta) const {
     detail::require_vjp_sizes<Backend>(kName, state_size(), kParameters, y, theta, v, out_y,
                                        out_theta);
-    const Index partials = kDimension == 1 ? block_count() : slabs();
-    double* sums = detail::stencil_scratch(partials * Engine::kSumWidth);
-    engine_.vjp(y.data(), theta.data(), v.data(), out_y.data(), sums, nullptr);
-    for (int j = 0; j < kParameters; ++j) {
-      double total = 0.0;
-      for (Index i = 0; i < partials; ++i) total += sums[i * Engine::kSumWidth + j];
-      out_theta[j] = total;
-    }
+    vjp(y.data(), theta.data(), v.data(), out_y.data(), out_theta.data());
   }
 
   // out = (∂f/∂y) w (overwritten): one directional derivative per cell.
@@ -206,7 +272,28 @@ class StencilProblem {
     detail::require_length(kName, "parameter vector theta", theta.size(), kParameters);
     detail::require_length(kName, "direction w", w.size(), state_size());
     detail::require_length(kName, "output out", out.size(), state_size());
-    engine_.jvp(y.data(), theta.data(), w.data(), out.data(), 0, slabs());
+    jvp(y.data(), theta.data(), w.data(), out.data());
+  }
+
+  // rhs, vjp and jvp on plain arrays of state_size() (y, f, v, w, out, out_y) and
+  // parameter_size() (theta, out_theta) values, unchecked: for callers without Eigen vectors (a
+  // model plugin's C functions, rewind/model_plugin.hpp). The same bits as the Vector forms.
+  void rhs(const double* y, const double* theta, double* f) const {
+    engine_.rhs(y, theta, f, 0, slabs());
+  }
+  void vjp(const double* y, const double* theta, const double* v, double* out_y,
+           double* out_theta) const {
+    const Index partials = kDimension == 1 ? block_count() : slabs();
+    double* sums = detail::stencil_scratch(partials * Engine::kSumWidth);
+    engine_.vjp(y, theta, v, out_y, sums, nullptr);
+    for (int j = 0; j < kParameters; ++j) {
+      double total = 0.0;
+      for (Index i = 0; i < partials; ++i) total += sums[i * Engine::kSumWidth + j];
+      out_theta[j] = total;
+    }
+  }
+  void jvp(const double* y, const double* theta, const double* w, double* out) const {
+    engine_.jvp(y, theta, w, out, 0, slabs());
   }
 
   // The pattern of ∂f/∂y (see SparsityPattern): row k·cells + c has the columns
@@ -251,19 +338,34 @@ class StencilProblem {
                        std::span<double> values) const {
     detail::require_length(kName, "state y", y.size(), state_size());
     detail::require_length(kName, "parameter vector theta", theta.size(), kParameters);
+    jacobian_values(y.data(), theta.data(), values);
+  }
+  // The same on plain arrays (y: state_size() values, theta: parameter_size()).
+  void jacobian_values(const double* y, const double* theta, std::span<double> values) const {
     const std::vector<Index> starts = engine_.jacobian_cell_starts();
     const Index nonzeros = Index{kFields} * kFields * starts.back();
     if (static_cast<Index>(values.size()) != nonzeros)
       detail::fail<InvalidArgument>(kName, ": jacobian_values got room for ", values.size(),
                                     " values; the Jacobian's pattern (sparsity()) has ", nonzeros,
                                     " nonzeros, give exactly that many");
-    engine_.jacobian_values(y.data(), theta.data(), starts.data(), values.data());
+    engine_.jacobian_values(y, theta, starts.data(), values.data());
   }
 
  private:
   static constexpr const char* kName = Engine::kName;
 
   Index slabs() const { return grid_sizes()[0]; }
+
+  // Cell c (in memory order: the last dimension fastest) as the kernel sees it.
+  Cell cell_at(Index c) const {
+    Cell at;
+    at.size = grid_sizes();
+    for (int d = kDimension - 1; d >= 0; --d) {
+      at.index[d] = c % at.size[d];
+      c /= at.size[d];
+    }
+    return at;
+  }
 
   template <std::size_t N>
   static std::vector<std::string> names(const std::array<const char*, N>& list) {
