@@ -403,8 +403,8 @@ std::pair<PlanRequest, CheckpointOptions> checkpoint_request(const P& problem,
 
 // --stage-aware without a budget: store-all keeping every step's stage values
 // (StoreAllOptions::keep_stages), so that the reverse sweep re-runs no step — for an implicit or
-// Rosenbrock method, none of its Newton iterations or factorisations. An explicit method keeps
-// them with fixed steps only (its adaptive step's size is kept nowhere).
+// Rosenbrock method, none of its Newton iterations or factorisations; for an adaptive method, none
+// of its attempts (each step keeps its accepted size too).
 template <class Stepper>
 bool keep_every_stage(const Stepper&, const RunSettings& settings) {
   if (!settings.checkpoint.stage_aware) return false;
@@ -412,11 +412,6 @@ bool keep_every_stage(const Stepper&, const RunSettings& settings) {
     rwd::detail::fail<InvalidArgument>("--stage-aware: --method ", method_name(settings.method),
                                        " cannot keep its stage values");
   } else {
-    if (std::holds_alternative<ExplicitRungeKuttaMethod>(settings.method) &&
-        settings.control.is_adaptive())
-      rwd::detail::fail<InvalidArgument>(
-          "--stage-aware needs fixed steps with an explicit Runge-Kutta method (its adaptive "
-          "step's size is kept nowhere); the implicit and Rosenbrock methods keep it");
     return true;
   }
 }
@@ -522,7 +517,7 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
           stage_units = stepper.stage_count();
         else
           rwd::detail::fail<InvalidArgument>(
-              "--stage-aware needs an explicit Runge-Kutta method with fixed steps");
+              "--stage-aware needs a method that keeps its stage values (not bdf)");
       }
       auto planner = [&](Index steps) -> CheckpointPlan {
         plan_within_memory(request, steps, checkpointing, stage_units);

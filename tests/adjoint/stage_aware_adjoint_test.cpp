@@ -157,6 +157,36 @@ TEST(StageAwareAdjoint, FewerForwardStepsThanRevolveAtEqualMemory) {
   EXPECT_EQ(to_host<EigenBackend>(stages.grad_theta), to_host<EigenBackend>(revolve.grad_theta));
 }
 
+// Adaptive steps keep their accepted size beside their stage values: store-all keeping stages
+// gives store-all's bits without re-running a step or an attempt, for a method with and without a
+// first-same-as-last stage.
+TEST(StageAwareAdjoint, AdaptiveStepsKeepTheirSizeAndGiveTheStoreAllBits) {
+  Lorenz63<> problem;
+  const auto y0 = problem.default_initial_state();
+  const auto theta = problem.default_parameters();
+  const auto objective = Objective<EigenBackend>::terminal_squared_norm();
+  for (const char* method : {"bs3", "dopri5"}) {
+    SCOPED_TRACE(method);
+    ExplicitRungeKutta stepper(problem, ButcherTableau::by_name(method),
+                               StepControl::adaptive(0.0, 2.0, 1e-6, 1e-9));
+    EXPECT_EQ(stepper.stage_count(), ButcherTableau::by_name(method).stages + 1);
+    StoreAllAdjoint reference_driver(stepper, objective);
+    const auto reference = reference_driver.run(y0, theta);
+    ASSERT_GT(reference.summary.steps, 20);
+    ASSERT_GT(stepper.counters().rejected_attempts, 0);  // the attempts would be re-run
+    StoreAllOptions keep;
+    keep.keep_stages = true;
+    StoreAllAdjoint driver(stepper, objective, keep);
+    const auto kept = driver.run(y0, theta);
+    EXPECT_EQ(kept.loss, reference.loss);
+    EXPECT_EQ(to_host<EigenBackend>(kept.grad_theta), to_host<EigenBackend>(reference.grad_theta));
+    EXPECT_EQ(to_host<EigenBackend>(kept.grad_y0), to_host<EigenBackend>(reference.grad_y0));
+    EXPECT_EQ(kept.summary.schedule, "store-all-stages");
+    EXPECT_EQ(kept.summary.recomputed_steps, 0);
+    EXPECT_LT(kept.summary.rhs_evaluations_reverse, reference.summary.rhs_evaluations_reverse);
+  }
+}
+
 TEST(StageAwareAdjoint, RefusesWhatItCannotRun) {
   Lorenz63<> problem;
   const auto y0 = problem.default_initial_state();
@@ -168,7 +198,8 @@ TEST(StageAwareAdjoint, RefusesWhatItCannotRun) {
     driver.run(y0, theta, stage_aware_schedule(10, 2));  // Heun's count with RK4
     ADD_FAILURE() << "ran a plan with the wrong number of stages";
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("the method has 4 stages"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the method keeps 4 per step"), std::string::npos)
+        << e.what();
   }
   ExplicitRungeKutta adaptive(problem, ButcherTableau::by_name("bs3"),
                               StepControl::adaptive(0.0, 0.5, 1e-6, 1e-8));

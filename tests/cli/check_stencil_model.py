@@ -11,9 +11,13 @@
    snapshots).
 3. The reports speak the model's names: its type name, a grid of n cells per dimension, and
    --parameters by the model's own parameter names.
+4. generate --model --n writes observations of the field v on a 24 × 24 grid, and fit --model
+   recovers F and k from them (checkpointed gradients) within three standard errors.
 """
 import json
+import os
 import sys
+import tempfile
 
 from cli_check import fail, run
 
@@ -47,6 +51,17 @@ def main():
                              "--parameters", "F=0.03", "--no-fd-check", "--json").stdout)
     if renamed["parameters"]["F"] != 0.03:
         fail(f"--parameters F=0.03 gave {renamed['parameters']!r}")
+    with tempfile.TemporaryDirectory() as scratch:
+        observations = os.path.join(scratch, "gs.h5")
+        run(rewind, "generate", "--model", plugin, "--n", "24", "--steps", "1000",
+            "--observe-every", "250", "--observe", "v", "--noise", "1e-4", "--out", observations)
+        fit = json.loads(run(rewind, "fit", "--model", plugin, "--observations", observations,
+                             "--fit", "F,k", "--start", "F=0.03,k=0.055", "--snapshots", "8",
+                             "--json").stdout)
+    for name, truth in (("F", 0.037), ("k", 0.06)):
+        value, error = fit["parameters"][name], fit["standard_errors"][name]
+        if not abs(value - truth) <= 3 * error:
+            fail(f"fit gave {name} = {value!r} +- {error!r}, truth {truth}")
     print("check_stencil_model: ok")
 
 

@@ -21,8 +21,9 @@
 // Stage values: step_keeping_stages() takes a step and hands out its stage values Y_1 = y_n,
 // Y_2, …, Y_s (stage_count() state-sized vectors); adjoint_step_from_stages() reverses that step
 // from them without re-running it — the same operations on the same bits as adjoint_step(), whose
-// replay rebuilds exactly these stage values. Fixed or prescribed steps (the step size then
-// follows from the carry).
+// replay rebuilds exactly these stage values. With fixed or prescribed steps the step size follows
+// from the carry; with adaptive steps one more vector keeps the accepted size (the carry holds
+// only the size the step tried first), so no attempt is re-run either.
 //
 // Adaptive runs: the accepted step sizes are treated as constants of the discrete map. The
 // gradient is then exact for the sequence of steps the forward run took, not a derivative of
@@ -219,16 +220,56 @@ class ExplicitRungeKutta {
     if constexpr (requires(const P& p) { p.drop_held_vjp_terms(); }) problem_.drop_held_vjp_terms();
   }
 
-  // Vectors a step's stage values take: Y_1 = y_n, …, Y_s.
-  int stage_count() const { return tableau_.stages; }
+  // Vectors a step keeps: its stage values Y_1 = y_n, …, Y_s, and with adaptive steps one more
+  // holding the accepted step size in every entry.
+  int stage_count() const { return tableau_.stages + (control_.is_adaptive() ? 1 : 0); }
 
-  // step(), also writing the step's stage values into stages[0 .. s) (each of the state's size).
+  // step(), also writing the step's stage values into stages[0 .. s) (each of the state's size),
+  // and with adaptive steps its accepted size into stages[s].
   void step_keeping_stages(Vector& y, Carry& carry, const Vector& theta, std::span<Vector> stages) {
     require_stage_vectors(stages.size(), "step_keeping_stages");
     for (const Vector& v : stages)
       if (B::size(v) != n_)
         detail::fail<InvalidArgument>("step_keeping_stages: a stage vector has ", B::size(v),
                                       " components; the problem has ", n_);
+    step_keeping_stage_values(y, carry, theta, stages.first(tableau_.stages));
+    if (control_.is_adaptive()) B::fill(stages[tableau_.stages], next_h_);
+  }
+
+  // 2^17 values (1 MiB): a step's dozen vectors then still fit in a server's L2 or L3 cache.
+  static constexpr Index kCopiedStagesMaxSize = Index{1} << 17;
+
+  // The adjoint of the step from carry_n whose stage values step_keeping_stages() gave: λ and μ
+  // as adjoint_step(), bit for bit, with no forward step re-run.
+  void adjoint_step_from_stages(std::span<const Vector> stages, const Carry& carry_n,
+                                const Vector& theta, Vector& lambda, Vector& mu) {
+    require_stage_vectors(stages.size(), "adjoint_step_from_stages");
+    check_sizes(stages[0], theta);
+    check_adjoint_sizes(lambda, mu);
+    if (control_.is_adaptive())
+      next_h_ = B::max_norm(stages[tableau_.stages]);  // every entry holds the size (> 0)
+    else
+      next_h_ = control_.is_prescribed()
+                    ? control_.step_sizes[static_cast<std::size_t>(carry_n.step)]
+                    : control_.dt;
+    begin_step(carry_n.step);
+    reverse_stages(stages[0], carry_n.t, next_h_, theta, lambda, mu, nullptr, stages.data());
+  }
+
+  // λ ← λ_n = (∂y_{n+1}/∂y_n)ᵀ λ_{n+1};  mu ← mu + (∂y_{n+1}/∂θ)ᵀ λ_{n+1}.
+  // y_n and carry_n are the state and carry at the start of the step being reversed.
+  void adjoint_step(const Vector& y_n, const Carry& carry_n, const Vector& theta, Vector& lambda,
+                    Vector& mu) {
+    check_sizes(y_n, theta);
+    check_adjoint_sizes(lambda, mu);
+    advance_stages(y_n, carry_n, theta, /*adjoint_replay=*/true);
+    reverse_stages(y_n, carry_n.t, next_h_, theta, lambda, mu, nullptr);
+  }
+
+ private:
+  // step(), also writing the step's stage values into stages (s of them).
+  void step_keeping_stage_values(Vector& y, Carry& carry, const Vector& theta,
+                                 std::span<Vector> stages) {
     // Two ways to the same bits, chosen by the state's size (measured with the store-all-stages
     // gradients of bench/gradient_cost_bench, bench/results/gradient_cost.md):
     // - up to kCopiedStagesMaxSize values the step runs on the stepper's own vectors, which stay
@@ -257,41 +298,13 @@ class ExplicitRungeKutta {
     swapped.swap_all();
     step(y, carry, theta);
   }
-  // 2^17 values (1 MiB): a step's dozen vectors then still fit in a server's L2 or L3 cache.
-  static constexpr Index kCopiedStagesMaxSize = Index{1} << 17;
 
-  // The adjoint of the step from carry_n whose stage values step_keeping_stages() gave: λ and μ
-  // as adjoint_step(), bit for bit, with no forward step re-run.
-  void adjoint_step_from_stages(std::span<const Vector> stages, const Carry& carry_n,
-                                const Vector& theta, Vector& lambda, Vector& mu) {
-    require_stage_vectors(stages.size(), "adjoint_step_from_stages");
-    check_sizes(stages[0], theta);
-    check_adjoint_sizes(lambda, mu);
-    next_h_ = control_.is_prescribed() ? control_.step_sizes[static_cast<std::size_t>(carry_n.step)]
-                                       : control_.dt;
-    begin_step(carry_n.step);
-    reverse_stages(stages[0], carry_n.t, next_h_, theta, lambda, mu, nullptr, stages.data());
-  }
-
-  // λ ← λ_n = (∂y_{n+1}/∂y_n)ᵀ λ_{n+1};  mu ← mu + (∂y_{n+1}/∂θ)ᵀ λ_{n+1}.
-  // y_n and carry_n are the state and carry at the start of the step being reversed.
-  void adjoint_step(const Vector& y_n, const Carry& carry_n, const Vector& theta, Vector& lambda,
-                    Vector& mu) {
-    check_sizes(y_n, theta);
-    check_adjoint_sizes(lambda, mu);
-    advance_stages(y_n, carry_n, theta, /*adjoint_replay=*/true);
-    reverse_stages(y_n, carry_n.t, next_h_, theta, lambda, mu, nullptr);
-  }
-
- private:
   void require_stage_vectors(std::size_t given, const char* what) const {
-    if (control_.is_adaptive())
-      detail::fail<InvalidArgument>(what,
-                                    ": stage values need fixed or prescribed steps (an "
-                                    "adaptive step's size is not in its carry)");
-    if (given != static_cast<std::size_t>(tableau_.stages))
+    if (given != static_cast<std::size_t>(stage_count()))
       detail::fail<InvalidArgument>(what, ": ", given, " stage vectors for method '", tableau_.name,
-                                    "', which has ", tableau_.stages, " stages");
+                                    "', which keeps ", stage_count(), " (", tableau_.stages,
+                                    " stages", control_.is_adaptive() ? ", then the step size" : "",
+                                    ")");
   }
 
   // The reverse pass through the stages left by the forward pass of the step (t, h): λ, μ, and

@@ -37,8 +37,10 @@ auto prepare_stages(const Schedule& schedule, Index state_size, const Stepper& s
   if constexpr (StageKeepingStepper<Stepper>) {
     if (stages.units != stepper.stage_count())
       fail<InvalidArgument>("schedule '", schedule.name(), "' keeps ", stages.units,
-                            " vectors per stage snapshot but the method has ",
-                            stepper.stage_count(), " stages");
+                            " vectors per stage snapshot but the method keeps ",
+                            stepper.stage_count(),
+                            " per step (its stage values; with adaptive steps, the step size "
+                            "too)");
     if (!length_known)
       fail<InvalidArgument>("schedule '", schedule.name(),
                             "' keeps stage values, which needs a run of fixed steps without a "
