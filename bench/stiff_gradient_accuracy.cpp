@@ -6,6 +6,9 @@
 //   build/bench/stiff_gradient_accuracy --brusselator 32   # the 2-D Brusselator, 2·32² unknowns
 //   … --brusselator 64 --solvers sparse,gmres              # only these linear solvers' rows
 //   … --brusselator 256 --solvers gmres-ilu --reference gmres-ilu  # ILU(0)-preconditioned GMRES
+//   … --brusselator 64 --solvers gmres --reference gmres --rtols 1e-8,1e-10 --reference-rtol 1e-12
+//                                          # the Brusselator's rows at these rtols, a tighter
+//                                          reference
 //   … --kept-stages       # each esdirk/rodas row again keeping stages ("+kept", below)
 //   … --json                                              # one JSON line per row instead
 //
@@ -255,7 +258,8 @@ std::vector<const Case*> bdf_cases(const std::vector<const Case*>& cases, const 
 }
 
 void brusselator_table(rwd::Index n, const std::string& solvers, const std::string& reference_by,
-                       bool json, bool kept) {
+                       bool json, bool kept, const std::vector<double>& rtols,
+                       double reference_rtol) {
   const rwd::Brusselator2D problem(n);
   const V theta = problem.default_parameters(), y0 = problem.default_initial_state();
   using Case = ::Case<rwd::Brusselator2D>;
@@ -281,11 +285,10 @@ void brusselator_table(rwd::Index n, const std::string& solvers, const std::stri
                    : reference_by == "gmres"     ? gmres
                    : reference_by == "gmres-ilu" ? gmres_ilu
                                                  : sparse;
-  const double reference_rtol = 1e-10;
   const Row reference = implicit_gradient(by, "esdirk43", reference_rtol, 1e-13);
   const Row bdf_reference = bdf_gradient(*bdf_cases<Case>({&by}, gmres).front(), reference_rtol);
   std::vector<Row> rows;
-  for (double rtol : {1e-4, 1e-6, 1e-8}) {
+  for (double rtol : rtols) {
     const double newton = newton_rtol_for(rtol);
     for (const Case* c : cases)
       add_rows(rows, kept,
@@ -300,10 +303,27 @@ void brusselator_table(rwd::Index n, const std::string& solvers, const std::stri
                  [&](bool keep) { return rosenbrock_gradient(*c, "rodas4", rtol, keep); });
     for (const Case* c : bdf_cases(cases, gmres)) rows.push_back(bdf_gradient(*c, rtol));
   }
-  // CVODES a decade tighter again: its accuracy where esdirk43 at 10⁻⁸ is.
-  for (const Case* c : bdf_cases(cases, gmres)) rows.push_back(bdf_gradient(*c, 1e-9));
+  // CVODES a decade tighter again than the tightest rtol: its accuracy where esdirk43's is.
+  for (const Case* c : bdf_cases(cases, gmres))
+    rows.push_back(bdf_gradient(*c, rtols.back() * 0.1));
   print_table("Brusselator 2x" + std::to_string(n) + "^2 on [0, 10]", reference_rtol, reference,
               bdf_reference, rows, json);
+}
+
+// "1e-8,1e-10" → {1e-8, 1e-10}: each in (0, 1), in the order given (the tightest last).
+std::vector<double> parse_rtols(const std::string& list) {
+  std::vector<double> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const double rtol = std::stod(list.substr(start, comma - start));
+    if (!(rtol > 0.0 && rtol < 1.0))
+      throw rwd::InvalidArgument("--rtols: " + list.substr(start, comma - start) +
+                                 " must be in (0, 1)");
+    out.push_back(rtol);
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace
@@ -312,6 +332,8 @@ int main(int argc, char** argv) try {
   bool json = false, kept = false;
   rwd::Index brusselator = 0;
   std::string solvers = "band,sparse,gmres", reference_by = "sparse";
+  std::vector<double> rtols{1e-4, 1e-6, 1e-8};  // the Brusselator's rows
+  double reference_rtol = 1e-10;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--json")
@@ -324,14 +346,18 @@ int main(int argc, char** argv) try {
       solvers = argv[++i];
     else if (arg == "--reference" && i + 1 < argc)
       reference_by = argv[++i];
+    else if (arg == "--rtols" && i + 1 < argc)
+      rtols = parse_rtols(argv[++i]);
+    else if (arg == "--reference-rtol" && i + 1 < argc)
+      reference_rtol = std::stod(argv[++i]);
     else
       throw rwd::InvalidArgument("unknown argument " + arg +
                                  " (use --json, --kept-stages, --brusselator N, --solvers LIST, "
-                                 "--reference S)");
+                                 "--reference S, --rtols LIST, --reference-rtol R)");
   }
   rwd::set_thread_count(1);
   if (brusselator > 0)
-    brusselator_table(brusselator, solvers, reference_by, json, kept);
+    brusselator_table(brusselator, solvers, reference_by, json, kept, rtols, reference_rtol);
   else
     robertson_table(json, kept);
   return 0;

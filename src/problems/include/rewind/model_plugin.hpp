@@ -62,6 +62,33 @@ std::int64_t default_steps() {
     return 0;
 }
 
+// A description with what every model has — the contract's version and size, the name, the
+// names, sizes and defaults of `names` (state_names or field_names) and θ, the run lengths — and
+// no band; or, when `refusal` is not empty, only the version, size, name and the reason (refusal
+// must outlive the description).
+template <class Model, class Names>
+rwd_model_plugin description_head(const char* name, const std::string& refusal,
+                                  const Names& names) {
+  rwd_model_plugin d{};
+  d.abi_version = REWIND_MODEL_ABI_VERSION;
+  d.struct_size = sizeof(rwd_model_plugin);
+  d.name = name;
+  if (!refusal.empty()) {
+    d.error = refusal.c_str();
+    return d;
+  }
+  d.state_size = static_cast<std::int64_t>(names.size());
+  d.parameter_size = static_cast<std::int64_t>(Model::parameter_names.size());
+  d.state_names = names.data();
+  d.parameter_names = Model::parameter_names.data();
+  if constexpr (requires { Model::default_parameters; })
+    d.default_parameters = Model::default_parameters.data();
+  d.default_dt = default_dt<Model>();
+  d.default_steps = default_steps<Model>();
+  d.band_upper = d.band_lower = -1;
+  return d;
+}
+
 // The description of Model and the C functions behind it; each function runs the problem
 // rwd::auto_problem(Model{}) makes, on per-thread vectors (no allocation after a thread's first
 // call).
@@ -179,25 +206,11 @@ struct ModelExport {
 
   static const rwd_model_plugin* describe(const char* name) {
     static const rwd_model_plugin description = [name] {
-      rwd_model_plugin d{};
-      d.abi_version = REWIND_MODEL_ABI_VERSION;
-      d.struct_size = sizeof(rwd_model_plugin);
-      d.name = name;
       static std::string refusal;
-      if (problem(&refusal) == nullptr) {
-        d.error = refusal.c_str();
-        return d;
-      }
-      d.state_size = n;
-      d.parameter_size = np;
-      d.state_names = Model::state_names.data();
-      d.parameter_names = Model::parameter_names.data();
-      if constexpr (Problem::kHasDefaultParameters)
-        d.default_parameters = Model::default_parameters.data();
-      d.default_dt = default_dt<Model>();
-      d.default_steps = default_steps<Model>();
+      if (problem(&refusal) == nullptr && refusal.empty()) refusal = "the model was refused";
+      rwd_model_plugin d = description_head<Model>(name, refusal, Model::state_names);
+      if (d.error != nullptr) return d;
       d.autonomous = Problem::autonomous ? 1 : 0;
-      d.band_upper = d.band_lower = -1;
       if constexpr (Problem::kHasJacobianBand) {
         d.band_upper = Problem::band_upper();
         d.band_lower = Problem::band_lower();
@@ -321,10 +334,6 @@ struct StencilExport {
 
   static const rwd_model_plugin* describe(const char* name) {
     static const rwd_model_plugin description = [name] {
-      rwd_model_plugin d{};
-      d.abi_version = REWIND_MODEL_ABI_VERSION;
-      d.struct_size = sizeof(rwd_model_plugin);
-      d.name = name;
       static std::string refusal;
       // The declarations are checked on the smallest grid the stencil allows.
       std::array<Index, kDimension> smallest;
@@ -334,20 +343,11 @@ struct StencilExport {
       try {
         const Problem checked(Model{}, smallest);
       } catch (const std::exception& e) {
-        refusal = e.what();
-        d.error = refusal.c_str();
-        return d;
+        refusal = *e.what() ? e.what() : "the model was refused";
       }
-      d.state_size = Problem::kFields;
-      d.parameter_size = Problem::kParameters;
-      d.state_names = Model::field_names.data();
-      d.parameter_names = Model::parameter_names.data();
-      if constexpr (requires { Model::default_parameters; })
-        d.default_parameters = Model::default_parameters.data();
-      d.default_dt = default_dt<Model>();
-      d.default_steps = default_steps<Model>();
+      rwd_model_plugin d = description_head<Model>(name, refusal, Model::field_names);
+      if (d.error != nullptr) return d;
       d.autonomous = 1;  // a cell's update does not see t
-      d.band_upper = d.band_lower = -1;
       d.grid_dimension = kDimension;
       for (int dim = 0; dim < kDimension; ++dim) d.grid_min_sizes[dim] = smallest[dim];
       d.grid_default_size = default_grid_size();
