@@ -78,7 +78,7 @@ void add_checkpoint_flags(CLI::App& command, CheckpointFlags& flags, FlagUse use
                           "fixed steps): the least predicted time of revolve,\n"
                           "stage-aware (CAMS), store-all and store-all-stages;\n"
                           "without a budget, store-all keeping every step's stages\n"
-                          "(implicit and Rosenbrock methods: with --adaptive too)");
+                          "(with --adaptive too: each step keeps its size)");
   command
       .add_option("--online-rule", flags.online_rule,
                   plan ? "with --online, past beta(c, 3): least-worst-case (default)\n"

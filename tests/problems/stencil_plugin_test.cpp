@@ -6,8 +6,8 @@
 // values, the initial state and its vjp — at any thread count; an implicit method's gradient
 // with the sparse and gmres-ilu linear solvers has the C++ problem's bits under store-all and
 // revolve; and a grid below the stencil's span, the wrong number of sizes, a stencil model given
-// to load_model_plugin and a templated model given to load_stencil_plugin are refused, naming
-// the path and the rule.
+// to load_model_plugin, a templated model given to load_stencil_plugin and a description whose
+// grid lacks a function are refused, naming the path and the rule.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -178,6 +178,13 @@ TEST(StencilPlugin, RefusesAGridBelowTheStencilsSpanAndTheWrongNumberOfSizes) {
   testing::expect_message(message, "grid size n_0 = 2 must be >= 3");
   message = testing::error_message<InvalidArgument>([&] { (void)plugin.on_grid({12}); });
   testing::expect_message(message, "on a 2-D grid: give 2 grid sizes, not 1");
+}
+
+TEST(StencilPlugin, RefusesADescriptionWhoseGridIsMalformed) {
+  const std::string message = testing::error_message<InvalidArgument>(
+      [] { (void)load_stencil_plugin(REWIND_MALFORMED_GRID_PLUGIN); });
+  testing::expect_message(message, REWIND_MALFORMED_GRID_PLUGIN);
+  testing::expect_message(message, "' (GrayScott) describes a malformed grid (dimension 2)");
 }
 
 TEST(StencilPlugin, EachLoaderRefusesTheOtherKindOfModel) {
