@@ -157,34 +157,48 @@ TEST(StageAwareAdjoint, FewerForwardStepsThanRevolveAtEqualMemory) {
   EXPECT_EQ(to_host<EigenBackend>(stages.grad_theta), to_host<EigenBackend>(revolve.grad_theta));
 }
 
-// Adaptive steps keep their accepted size beside their stage values: store-all keeping stages
-// gives store-all's bits without re-running a step or an attempt, for a method with and without a
-// first-same-as-last stage.
-TEST(StageAwareAdjoint, AdaptiveStepsKeepTheirSizeAndGiveTheStoreAllBits) {
-  Lorenz63<> problem;
+// Store-all keeping stages against store-all with adaptive steps: the same bits, no step re-run.
+template <class P>
+void check_adaptive_stage_keeping(const P& problem, const char* method, double t_final) {
+  using B = typename P::Backend;
   const auto y0 = problem.default_initial_state();
   const auto theta = problem.default_parameters();
-  const auto objective = Objective<EigenBackend>::terminal_squared_norm();
+  const auto objective = Objective<B>::terminal_squared_norm();
+  ExplicitRungeKutta stepper(problem, ButcherTableau::by_name(method),
+                             StepControl::adaptive(0.0, t_final, 1e-6, 1e-9));
+  EXPECT_EQ(stepper.stage_count(), ButcherTableau::by_name(method).stages + 1);
+  StoreAllAdjoint reference_driver(stepper, objective);
+  const auto reference = reference_driver.run(y0, theta);
+  ASSERT_GT(reference.summary.steps, 2);
+  StoreAllOptions keep;
+  keep.keep_stages = true;
+  StoreAllAdjoint driver(stepper, objective, keep);
+  const auto kept = driver.run(y0, theta);
+  EXPECT_EQ(kept.loss, reference.loss);
+  EXPECT_EQ(to_host<B>(kept.grad_theta), to_host<B>(reference.grad_theta));
+  EXPECT_EQ(to_host<B>(kept.grad_y0), to_host<B>(reference.grad_y0));
+  EXPECT_EQ(kept.summary.schedule, "store-all-stages");
+  EXPECT_EQ(kept.summary.recomputed_steps, 0);
+  EXPECT_LT(kept.summary.rhs_evaluations_reverse, reference.summary.rhs_evaluations_reverse);
+}
+
+// Adaptive steps keep their accepted size beside their stage values: store-all keeping stages
+// gives store-all's bits without re-running a step or an attempt — for a method with and without
+// a first-same-as-last stage (with rejected attempts among the steps), for a state large enough
+// that the stages are built in place (above kCopiedStagesMaxSize values), and on Thrust.
+TEST(StageAwareAdjoint, AdaptiveStepsKeepTheirSizeAndGiveTheStoreAllBits) {
   for (const char* method : {"bs3", "dopri5"}) {
     SCOPED_TRACE(method);
-    ExplicitRungeKutta stepper(problem, ButcherTableau::by_name(method),
-                               StepControl::adaptive(0.0, 2.0, 1e-6, 1e-9));
-    EXPECT_EQ(stepper.stage_count(), ButcherTableau::by_name(method).stages + 1);
-    StoreAllAdjoint reference_driver(stepper, objective);
-    const auto reference = reference_driver.run(y0, theta);
-    ASSERT_GT(reference.summary.steps, 20);
-    ASSERT_GT(stepper.counters().rejected_attempts, 0);  // the attempts would be re-run
-    StoreAllOptions keep;
-    keep.keep_stages = true;
-    StoreAllAdjoint driver(stepper, objective, keep);
-    const auto kept = driver.run(y0, theta);
-    EXPECT_EQ(kept.loss, reference.loss);
-    EXPECT_EQ(to_host<EigenBackend>(kept.grad_theta), to_host<EigenBackend>(reference.grad_theta));
-    EXPECT_EQ(to_host<EigenBackend>(kept.grad_y0), to_host<EigenBackend>(reference.grad_y0));
-    EXPECT_EQ(kept.summary.schedule, "store-all-stages");
-    EXPECT_EQ(kept.summary.recomputed_steps, 0);
-    EXPECT_LT(kept.summary.rhs_evaluations_reverse, reference.summary.rhs_evaluations_reverse);
+    check_adaptive_stage_keeping(Lorenz63<>(), method, 2.0);
   }
+  ExplicitRungeKutta counted(Lorenz63<>(), ButcherTableau::by_name("bs3"),
+                             StepControl::adaptive(0.0, 2.0, 1e-6, 1e-9));
+  StoreAllAdjoint(counted, Objective<EigenBackend>::terminal_squared_norm())
+      .run(Lorenz63<>().default_initial_state(), Lorenz63<>().default_parameters());
+  EXPECT_GT(counted.counters().rejected_attempts, 0);  // attempts the reverse would re-run
+  const Index big = ExplicitRungeKutta<Lorenz96<>>::kCopiedStagesMaxSize + 2;
+  check_adaptive_stage_keeping(Lorenz96<>(big), "bs3", 0.3);
+  check_adaptive_stage_keeping(Lorenz96<ThrustBackend>(12), "dopri5", 0.5);
 }
 
 TEST(StageAwareAdjoint, RefusesWhatItCannotRun) {
