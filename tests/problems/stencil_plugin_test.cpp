@@ -10,6 +10,7 @@
 // grid lacks a function are refused, naming the path and the rule.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <span>
 #include <string>
@@ -21,6 +22,7 @@
 #include "rewind/parallel.hpp"
 #include "rewind/plugin_model.hpp"
 #include "rewind/plugin_stencil_model.hpp"
+#include "rewind/problems/gray_scott.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "rewind/stencil_model.hpp"
 #include "support/error_message.hpp"
@@ -101,10 +103,25 @@ TEST(StencilPlugin, DescribesItsGridAndNames) {
   const PluginStencilProblem problem = plugin.on_grid({10, 12});
   EXPECT_EQ(problem.state_size(), 2 * 10 * 12);
   EXPECT_EQ(problem.cell_count(), 120);
-  // Gray–Scott's initial state is the built-in's.
-  EXPECT_TRUE(same_bits(problem.initial_state(plugin.default_parameters()),
-                        stencil_problem(testing::GrayScottWithStart{}, 10, 12)
-                            .initial_state(plugin.default_parameters())));
+  // Gray–Scott's initial state is the built-in's (whose grids are square).
+  EXPECT_TRUE(same_bits(plugin.on_grid({20, 20}).initial_state(plugin.default_parameters()),
+                        GrayScott<>(20).default_initial_state()));
+}
+
+// The Brusselator's initial state u = A + …, v = B/A − … (the rest independent of θ): its vjp
+// (∂y0/∂θ)ᵀ w = (Σ w_u − B/A² Σ w_v, Σ w_v / A, 0), derived through initial_cell.
+TEST(StencilPlugin, TheInitialStatesVjpIsItsClosedForm) {
+  const auto problem = stencil_problem(testing::BrusselatorWithStart{}, 7, 9);
+  const Vector theta = (Vector(3) << 1.3, 2.9, 0.004).finished();
+  const Index cells = problem.cell_count();
+  const Vector w = varied(problem.state_size(), 0.2, 1.0, 0.4);
+  const double sum_u = w.head(cells).sum(), sum_v = w.tail(cells).sum();
+  Vector out(3);
+  problem.initial_state_vjp(theta, w, out);
+  const double a = theta[0], b = theta[1];
+  EXPECT_NEAR(out[0], sum_u - b / (a * a) * sum_v, 1e-13 * std::abs(sum_u));
+  EXPECT_NEAR(out[1], sum_v / a, 1e-13 * std::abs(sum_v / a));
+  EXPECT_EQ(out[2], 0.0);
 }
 
 TEST(StencilPlugin, EveryFunctionHasTheBitsOfTheModelInCpp) {

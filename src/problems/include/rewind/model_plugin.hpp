@@ -300,7 +300,7 @@ struct StencilExport {
     return guarded([&] { problem(grid).jvp(y, p, w, out); });
   }
   static int grid_nonzeros(const void* grid, std::int64_t* nonzeros) {
-    return guarded([&] { *nonzeros = problem(grid).sparsity().nonzeros(); });
+    return guarded([&] { *nonzeros = problem(grid).jacobian_nonzeros(); });
   }
   static int grid_sparsity(const void* grid, std::int64_t* row_starts, std::int64_t* columns) {
     return guarded([&] {
@@ -313,7 +313,7 @@ struct StencilExport {
                                   double* values) {
     return guarded([&] {
       const Problem& pr = problem(grid);
-      const auto count = static_cast<std::size_t>(pr.sparsity().nonzeros());
+      const auto count = static_cast<std::size_t>(pr.jacobian_nonzeros());
       pr.jacobian_values(y, p, std::span<double>(values, count));
     });
   }

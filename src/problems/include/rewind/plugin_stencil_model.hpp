@@ -133,10 +133,8 @@ class PluginStencilProblem {
 
   // ∂f/∂y's pattern (rwd::StencilProblem::sparsity). Allocates; call it once.
   SparsityPattern sparsity() const {
-    std::int64_t nonzeros = 0;
-    check(call().grid_nonzeros(grid(), &nonzeros));
     std::vector<std::int64_t> starts(static_cast<std::size_t>(state_size() + 1));
-    std::vector<std::int64_t> columns(static_cast<std::size_t>(nonzeros));
+    std::vector<std::int64_t> columns(static_cast<std::size_t>(nonzeros_));
     check(call().grid_sparsity(grid(), starts.data(), columns.data()));
     SparsityPattern pattern;
     pattern.size = state_size();
@@ -149,7 +147,6 @@ class PluginStencilProblem {
                        std::span<double> values) const {
     detail::require_length(kName, "state y", y.size(), state_size());
     detail::require_length(kName, "parameter vector theta", theta.size(), parameter_size());
-    if (nonzeros_ < 0) check(call().grid_nonzeros(grid(), &nonzeros_));
     if (static_cast<std::int64_t>(values.size()) != nonzeros_)
       detail::fail<InvalidArgument>(kName, ": jacobian_values got room for ", values.size(),
                                     " values; the Jacobian's pattern (sparsity()) has ", nonzeros_,
@@ -190,6 +187,7 @@ class PluginStencilProblem {
       : plugin_(std::move(plugin)), grid_(std::move(grid)), sizes_(std::move(sizes)) {
     state_size_ = plugin_.field_count();
     for (Index n : sizes_) state_size_ *= n;
+    check(call().grid_nonzeros(grid_.get(), &nonzeros_));
   }
 
   const void* grid() const { return grid_.get(); }
@@ -213,7 +211,7 @@ class PluginStencilProblem {
   std::shared_ptr<void> grid_;  // the plugin's problem, released by its grid_free
   std::vector<Index> sizes_;
   Index state_size_ = 0;
-  mutable std::int64_t nonzeros_ = -1;  // the pattern's size, asked once
+  std::int64_t nonzeros_ = 0;  // the Jacobian pattern's entries, asked when made
 };
 
 inline PluginStencilProblem StencilPlugin::on_grid(const std::vector<Index>& sizes) const {

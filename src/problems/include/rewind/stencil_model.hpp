@@ -340,6 +340,10 @@ class StencilProblem {
     detail::require_length(kName, "parameter vector theta", theta.size(), kParameters);
     jacobian_values(y.data(), theta.data(), values);
   }
+  // sparsity().nonzeros() without building the pattern (one index per cell).
+  Index jacobian_nonzeros() const {
+    return Index{kFields} * kFields * engine_.jacobian_cell_starts().back();
+  }
   // The same on plain arrays (y: state_size() values, theta: parameter_size()).
   void jacobian_values(const double* y, const double* theta, std::span<double> values) const {
     const std::vector<Index> starts = engine_.jacobian_cell_starts();
