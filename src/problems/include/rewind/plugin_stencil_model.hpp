@@ -97,6 +97,7 @@ class StencilPlugin {
   std::string path_;
 };
 
+// The model on one grid, from StencilPlugin::on_grid: an rwd::Problem (see the top of this file).
 class PluginStencilProblem {
  public:
   using Backend = EigenBackend;
