@@ -138,7 +138,16 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
   add_generation_options(*command, *request);
   command->get_option("--observe-every")->required();
   command->get_option("--out")->required();
-  command->callback([request] { write_observations(*request); });
+  // --n given before the problem's name went to `generate` itself (for --model): refused before
+  // anything is written.
+  command->callback([request, &generate, name = command->get_name()] {
+    if (generate.count("--n") > 0)
+      rwd::detail::fail<InvalidArgument>(
+          "--n before the problem's name is for --model; write "
+          "rewind generate ",
+          name, " --n N");
+    write_observations(*request);
+  });
 }
 
 // `rewind generate --model PATH`: observations of a model plugin, with the same options.
@@ -158,11 +167,6 @@ void add_model_generator(CLI::App& generate) {
         rwd::detail::fail<InvalidArgument>(
             "--model ", request->options.run.model, " replaces the problem '",
             generate.get_subcommands().front()->get_name(), "': give one of the two");
-      if (request->options.run.n)
-        rwd::detail::fail<InvalidArgument>(
-            "--n before the problem's name is for --model; write "
-            "rewind generate ",
-            generate.get_subcommands().front()->get_name(), " --n ", *request->options.run.n);
       return;
     }
     if (request->options.run.model.empty())
