@@ -138,10 +138,11 @@ CLI::App* add_inspect_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "inspect",
       "Show what a file rewind wrote holds: the slots of a snapshot file (every checksum\n"
-      "verified), an observation file, a model or parameter file, a time series");
+      "verified), an observation file, a model or parameter file, a time series, a model\n"
+      "plugin (rewind_add_model)");
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  command->add_option("file", *path, "The file (.h5, .csv)")->required();
+  command->add_option("file", *path, "The file (.h5, .csv, .so)")->required();
   command->add_flag("--json", *json, "One JSON object on stdout instead of the table");
   command->footer(
       "Exit status: 0 the file is whole (every written snapshot slot intact), 1 a slot is\n"
@@ -162,6 +163,9 @@ CLI::App* add_inspect_command(CLI::App& app) {
         break;
       case FileKind::time_series:
         inspect_time_series(*path, *json);
+        break;
+      case FileKind::model_plugin:
+        inspect_model_plugin(*path, *json);
         break;
     }
   });

@@ -17,6 +17,7 @@
 #include "rewind/hdf5/hdf5_handles.hpp"
 #include "rewind/neural/model_file.hpp"
 #include "rewind/neural/trajectory_set.hpp"
+#include "rewind/plugin_model.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -86,6 +87,7 @@ FileKind identify_file(const std::filesystem::path& file) {
   if (std::filesystem::is_directory(file))
     rwd::detail::fail<InvalidArgument>("'", file.string(), "' is a directory, not a file");
   if (lower_extension(file) == ".csv") return FileKind::time_series;
+  if (rwd::detail::looks_like_shared_library(file)) return FileKind::model_plugin;
   const FormatProbe probe = probe_hdf5(file);
   if (probe.format == "rewind snapshots") return FileKind::snapshots;
   if (probe.format == "rewind observations") return FileKind::observations;
@@ -96,7 +98,7 @@ FileKind identify_file(const std::filesystem::path& file) {
       probe.hdf5 ? "an HDF5 file of format '" + probe.format + "', " : std::string("not HDF5, "),
       "none of the files rewind writes: snapshot files (rewind run --disk), observation files "
       "(rewind generate), model and parameter files (rewind train), time series (.csv, or .h5 "
-      "with t and y)");
+      "with t and y), model plugins (rewind_add_model)");
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // src/cli/inspect_files.hpp — `rewind inspect` for the files rewind writes besides snapshot
 // files: observation files (rewind generate), model and parameter files (rewind train
-// --save-parameters, training checkpoints) and time series (.csv, .h5 with t and y).
+// --save-parameters, training checkpoints), time series (.csv, .h5 with t and y) and model
+// plugins (rewind_add_model).
 //
 //   FileKind kind = identify_file("lv.h5");        // FileKind::observations
 //   inspect_observations("lv.h5", /*json=*/false);  // the table a person reads
@@ -19,6 +20,7 @@ enum class FileKind {
   observations,  // "rewind observations": rewind generate's output, rewind fit's input
   parameters,    // "rewind mlp parameters": a network's parameters, maybe a whole model
   time_series,   // a measured series (.csv, or .h5 with /t and /y): rewind train/fit --data
+  model_plugin,  // a shared library: a model built by rewind_add_model (--model PATH)
 };
 
 // The kind of `file`, from its HDF5 "format" attribute or, for text, its extension.
@@ -31,5 +33,9 @@ FileKind identify_file(const std::filesystem::path& file);
 int inspect_observations(const std::filesystem::path& file, bool json);
 int inspect_parameters(const std::filesystem::path& file, bool json);
 int inspect_time_series(const std::filesystem::path& file, bool json);
+// A model plugin: its name, states or grid and fields, parameters with their defaults, run
+// defaults, initial state, autonomy and the derivatives it carries (inspect_model.cpp); refused
+// as `--model` would refuse it.
+int inspect_model_plugin(const std::filesystem::path& file, bool json);
 
 }  // namespace rwd::cli
