@@ -1,6 +1,5 @@
 // src/cli/inspect_model.cpp — `rewind inspect MODEL.so`: what a model plugin declares (see
 // inspect_files.hpp).
-#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,17 +11,12 @@
 #include "report_output.hpp"
 #include "rewind/model_plugin_abi.hpp"
 #include "rewind/plugin_model.hpp"
+#include "run_settings.hpp"
 
 namespace rwd::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string shortest_text(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.10g", value);
-  return text;
-}
 
 // "S, I, R": the first `count` names of a description's list.
 std::vector<std::string> names_of(const char* const* list, std::int64_t count) {
@@ -97,9 +91,9 @@ int inspect_model_plugin(const std::filesystem::path& file, bool json) {
   }
   std::vector<std::string> theta;
   for (std::size_t i = 0; i < parameters.size(); ++i)
-    theta.push_back(parameters[i] + " = " + shortest_text(defaults[i]));
+    theta.push_back(parameters[i] + " = " + rwd::cli::detail::shortest(defaults[i]));
   std::cout << "  parameters        " << joined(theta) << "\n"
-            << "  run defaults      dt = " << shortest_text(info.default_dt) << ", "
+            << "  run defaults      dt = " << rwd::cli::detail::shortest(info.default_dt) << ", "
             << info.default_steps << " steps\n"
             << "  initial state     "
             << (initial_state ? (stencil ? "initial_cell(p, at, y0), differentiated in θ"

@@ -58,15 +58,17 @@ void require_runnable(const StencilPlugin& plugin) {
   problem.rhs(0.0, y0, theta, f);
   const std::vector<std::string> fields = plugin.field_names();
   const Index cells = problem.cell_count();
+  // "v at cell 17 of the 32-per-side grid": entry i, named only for a refusal.
+  const auto where = [&](Index i) {
+    return fields[static_cast<std::size_t>(i / cells)] + " at cell " + std::to_string(i % cells) +
+           " of the " + std::to_string(n) + "-per-side grid";
+  };
   for (Index i = 0; i < problem.state_size(); ++i) {
-    const std::string where = fields[static_cast<std::size_t>(i / cells)] + " at cell " +
-                              std::to_string(i % cells) + " of the " + std::to_string(n) +
-                              "-per-dimension grid";
     if (!std::isfinite(y0[i]))
-      rwd::detail::fail<InvalidArgument>(which, ": initial_cell gives ", where, " = ", y0[i],
+      rwd::detail::fail<InvalidArgument>(which, ": initial_cell gives ", where(i), " = ", y0[i],
                                          " at the default parameters; it must be finite");
     if (!std::isfinite(f[i]))
-      rwd::detail::fail<InvalidArgument>(which, ": the cell update gives d/dt of ", where, " = ",
+      rwd::detail::fail<InvalidArgument>(which, ": the cell update gives d/dt of ", where(i), " = ",
                                          f[i],
                                          " at t = 0 from the initial state and default "
                                          "parameters; it must be finite");

@@ -311,11 +311,8 @@ struct StencilExport {
   }
   static int grid_jacobian_values(const void* grid, double, const double* y, const double* p,
                                   double* values) {
-    return guarded([&] {
-      const Problem& pr = problem(grid);
-      const auto count = static_cast<std::size_t>(pr.jacobian_nonzeros());
-      pr.jacobian_values(y, p, std::span<double>(values, count));
-    });
+    // The loader sized `values` from grid_nonzeros once (rwd::PluginStencilProblem).
+    return guarded([&] { problem(grid).jacobian_values(y, p, values); });
   }
   static int grid_initial_state(const void* grid, const double* p, double* y0) {
     return guarded([&] { problem(grid).initial_state(p, y0); });

@@ -30,6 +30,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -134,13 +135,12 @@ class PluginStencilProblem {
 
   // ∂f/∂y's pattern (rwd::StencilProblem::sparsity). Allocates; call it once.
   SparsityPattern sparsity() const {
-    std::vector<std::int64_t> starts(static_cast<std::size_t>(state_size() + 1));
-    std::vector<std::int64_t> columns(static_cast<std::size_t>(nonzeros_));
-    check(call().grid_sparsity(grid(), starts.data(), columns.data()));
+    static_assert(std::is_same_v<Index, std::int64_t>, "the ABI's indices are rwd::Index");
     SparsityPattern pattern;
     pattern.size = state_size();
-    pattern.row_starts.assign(starts.begin(), starts.end());
-    pattern.columns.assign(columns.begin(), columns.end());
+    pattern.row_starts.resize(static_cast<std::size_t>(state_size() + 1));
+    pattern.columns.resize(static_cast<std::size_t>(nonzeros_));
+    check(call().grid_sparsity(grid(), pattern.row_starts.data(), pattern.columns.data()));
     return pattern;
   }
   // values = ∂f/∂y's entries in sparsity()'s order; values.size() must be its nonzeros.

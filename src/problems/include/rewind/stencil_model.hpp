@@ -354,6 +354,12 @@ class StencilProblem {
                                     " nonzeros, give exactly that many");
     engine_.jacobian_values(y, theta, starts.data(), values.data());
   }
+  // The same unchecked: `values` has room for exactly jacobian_nonzeros() entries (a caller that
+  // counted them once, like a model plugin's loader).
+  void jacobian_values(const double* y, const double* theta, double* values) const {
+    const std::vector<Index> starts = engine_.jacobian_cell_starts();
+    engine_.jacobian_values(y, theta, starts.data(), values);
+  }
 
  private:
   static constexpr const char* kName = Engine::kName;
