@@ -66,7 +66,9 @@
 // local Jacobian. Its rows weighted by v at the cell, Σ_k v_k ∂f_k/∂x(field, point), are added
 // into out_y at the cells the neighbourhood read (scattered; nothing for a fixed wall's values),
 // and Σ_k v_k ∂f_k/∂θ into out_θ. jvp (∂f/∂y)w calls `cell` with one derivative component seeded
-// with w (a gather: each cell writes only itself). sparsity() gives the Jacobian ∂f/∂y's pattern
+// with w (a gather: each cell writes only itself). jvp_vjp (∇_y and ∇_θ of wᵀ(∂f/∂y)u, for the
+// Rosenbrock methods' adjoints) nests the two: the vjp's scalar over the jvp's, seeded with u,
+// scattered like the vjp. sparsity() gives the Jacobian ∂f/∂y's pattern
 // in compressed rows: row (k, c) has a column for every field at every cell the stencil of c
 // reads (a superset of the true pattern where the kernel ignores a field at some point), and
 // jacobian_values(t, y, θ, values) the Jacobian's entries in that order — one forward-mode
@@ -157,6 +159,8 @@ class StencilProblem {
   static constexpr int kPoints = Engine::kPoints;
   static constexpr int kComponents = Engine::kComponents;
   using Cell = GridCell<kDimension>;
+  // A cell update does not see t (the Rosenbrock methods need the declaration).
+  static constexpr bool autonomous = true;
 
   StencilProblem(Model model, const std::array<Index, kDimension>& sizes,
                  StencilOptions options = {})
@@ -283,17 +287,30 @@ class StencilProblem {
   }
   void vjp(const double* y, const double* theta, const double* v, double* out_y,
            double* out_theta) const {
-    const Index partials = kDimension == 1 ? block_count() : slabs();
-    double* sums = detail::stencil_scratch(partials * Engine::kSumWidth);
+    double* sums = detail::stencil_scratch(partial_count() * Engine::kSumWidth);
     engine_.vjp(y, theta, v, out_y, sums, nullptr);
-    for (int j = 0; j < kParameters; ++j) {
-      double total = 0.0;
-      for (Index i = 0; i < partials; ++i) total += sums[i * Engine::kSumWidth + j];
-      out_theta[j] = total;
-    }
+    fold_partials(sums, out_theta);
   }
   void jvp(const double* y, const double* theta, const double* w, double* out) const {
     engine_.jvp(y, theta, w, out, 0, slabs());
+  }
+  void jvp_vjp(const double* y, const double* theta, const double* u, const double* w,
+               double* out_y, double* out_theta) const {
+    double* sums = detail::stencil_scratch(partial_count() * Engine::kSumWidth);
+    engine_.jvp_vjp(y, theta, u, w, out_y, sums, nullptr);
+    fold_partials(sums, out_theta);
+  }
+
+  // out_y = ∇_y [wᵀ (∂f/∂y) u], out_theta = ∇_θ [wᵀ (∂f/∂y) u] (both overwritten): the second
+  // derivatives the Rosenbrock methods' exact adjoints need (rewind/integrators/rosenbrock.hpp).
+  // One nested forward-mode evaluation per cell (about (F·S + P) × 2 times a cell's arithmetic),
+  // scattered and summed as the vjp is: the same bits for any thread count.
+  void jvp_vjp(double /*t*/, const Vector& y, const Vector& theta, const Vector& u, const Vector& w,
+               Vector& out_y, Vector& out_theta) const {
+    detail::require_vjp_sizes<Backend>(kName, state_size(), kParameters, y, theta, w, out_y,
+                                       out_theta);
+    detail::require_length(kName, "direction u", u.size(), state_size());
+    jvp_vjp(y.data(), theta.data(), u.data(), w.data(), out_y.data(), out_theta.data());
   }
 
   // The pattern of ∂f/∂y (see SparsityPattern): row k·cells + c has the columns
@@ -365,6 +382,19 @@ class StencilProblem {
   static constexpr const char* kName = Engine::kName;
 
   Index slabs() const { return grid_sizes()[0]; }
+
+  // The vjp's parameter partials: one per slab (per block on a 1-D grid).
+  Index partial_count() const { return kDimension == 1 ? block_count() : slabs(); }
+
+  // out_theta[j] = the partials' j-th entries summed in slab (block) order.
+  void fold_partials(const double* sums, double* out_theta) const {
+    const Index partials = partial_count();
+    for (int j = 0; j < kParameters; ++j) {
+      double total = 0.0;
+      for (Index i = 0; i < partials; ++i) total += sums[i * Engine::kSumWidth + j];
+      out_theta[j] = total;
+    }
+  }
 
   // Cell c (in memory order: the last dimension fastest) as the kernel sees it.
   Cell cell_at(Index c) const {

@@ -78,6 +78,8 @@ class StencilEngine {
   static constexpr int kSumWidth = std::max(1, kParameters);
   using Derivative = ForwardScalar<std::max(1, kComponents)>;
   using Directional = ForwardScalar<1>;
+  // jvp_vjp's scalar: a derivative component per Derivative's over one directional component.
+  using Nested = Sacado::Fad::SFad<Directional, std::max(1, kComponents)>;
   using Cell = GridCell<kDimension>;
   using Grid = StencilGrid<kDimension, kPoints>;
 
@@ -156,9 +158,23 @@ class StencilEngine {
   void vjp(const double* y, const double* theta, const double* v, double* out, double* partials,
            const Index* slots) const {
     if (options_.check_reads)
-      vjp_colours<true>(y, theta, v, out, partials, slots);
+      vjp_colours<true, false>(y, theta, nullptr, v, out, partials, slots);
     else
-      vjp_colours<false>(y, theta, v, out, partials, slots);
+      vjp_colours<false, false>(y, theta, nullptr, v, out, partials, slots);
+  }
+
+  // out = ∇_y [vᵀ (∂f/∂y) u] and its parameter part ∇_θ [vᵀ (∂f/∂y) u] into `partials`: the
+  // second derivatives of the Rosenbrock adjoints. The same scatter as vjp (the same slabs, slots,
+  // partial layout and order of contributions), each cell evaluated once with a nested
+  // forward-mode scalar — its neighbourhood and θ seeded with unit vectors over one directional
+  // component seeded with u — so that the outer derivative of the inner one is the cell's part,
+  // Σ_k v_k ∂/∂x [(∂f_k/∂x) u]. Cell by cell (no vectorised runs).
+  void jvp_vjp(const double* y, const double* theta, const double* u, const double* v, double* out,
+               double* partials, const Index* slots) const {
+    if (options_.check_reads)
+      vjp_colours<true, true>(y, theta, u, v, out, partials, slots);
+    else
+      vjp_colours<false, true>(y, theta, u, v, out, partials, slots);
   }
 
   // The Jacobian ∂f/∂y's pattern, per cell (the whole grid: no window of stored slabs): the
@@ -282,6 +298,15 @@ class StencilEngine {
       parallel_indices(end - first, threads(), [&](Index i) { visit_slab(first + i); });
   }
 
+  // The plain value of a double or of a (nested) forward-mode scalar.
+  template <class T>
+  static double plain_value(const T& x) {
+    if constexpr (std::is_same_v<T, double>)
+      return x;
+    else
+      return plain_value(x.val());
+  }
+
   template <bool Checked, class T>
   void call_cell(const T* x, const T* p, const Cell& at, T* f) const {
     if constexpr (Checked) {
@@ -290,11 +315,7 @@ class StencilEngine {
     model_.cell(Neighbourhood<T, Checked>(x, at), p, at, f);
     if constexpr (Checked) {
       for (int k = 0; k < kFields; ++k) {
-        double value;
-        if constexpr (std::is_same_v<T, double>)
-          value = f[k];
-        else
-          value = f[k].val();
+        const double value = plain_value(f[k]);
         if (is_unwritten(value))
           fail<InvalidArgument>(kName, ": the cell update left f[", k, "] (field '",
                                 Model::field_names[k], "') unwritten; it must write all ", kFields,
@@ -427,16 +448,63 @@ class StencilEngine {
       sums[j] += weighted_component(f, w, kFields * kPoints + j);
   }
 
-  // The vjp of the cells of block b (slots == nullptr: all, the block's partial in
-  // partials[b]) or of the block's slabs that slots visits, each slab's partial in its slot.
+  // One cell's part of jvp_vjp: its weighted second derivatives scattered into out, their
+  // parameter part added into sums (in this order of the outputs k).
   template <bool Checked>
-  void vjp_block(Index b, const double* y, const double* theta, const double* v, double* out,
-                 double* partials, const Index* slots) const {
+  void jvp_vjp_cell(const Cell& at, Index c, const std::array<Index, kPoints>& nb, const double* y,
+                    const double* theta, const double* u, const double* v, double* out,
+                    double* sums) const {
+    const Index cells = grid_.stored_cells();
+    std::array<Nested, std::size_t{kFields} * kPoints> x;
+    std::array<Nested, std::max(1, kParameters)> p;
+    std::array<Nested, kFields> f;
+    for (int k = 0; k < kFields; ++k)
+      for (int s = 0; s < kPoints; ++s) {
+        const double along = nb[s] == kStencilWall ? 0.0 : u[k * cells + nb[s]];
+        seed_nested(x[k * kPoints + s], read(y, k, nb[s]), along, k * kPoints + s);
+      }
+    for (int j = 0; j < kParameters; ++j) seed_nested(p[j], theta[j], 0.0, kFields * kPoints + j);
+    call_cell<Checked>(x.data(), p.data(), at, f.data());
+    std::array<double, kFields> w;
+    for (int k = 0; k < kFields; ++k) w[k] = v[k * cells + c];
+    auto weighted_second = [&](int component) {
+      double sum = 0.0;
+      for (int k = 0; k < kFields; ++k) sum += w[k] * f[k].fastAccessDx(component).fastAccessDx(0);
+      return sum;
+    };
+    for (int k = 0; k < kFields; ++k)
+      for (int s = 0; s < kPoints; ++s) {
+        if (nb[s] == kStencilWall) continue;
+        out[k * cells + nb[s]] += weighted_second(k * kPoints + s);
+      }
+    for (int j = 0; j < kParameters; ++j) sums[j] += weighted_second(kFields * kPoints + j);
+  }
+
+  // a = value + ε·along (the inner component), seeded with the outer unit vector e_component.
+  static void seed_nested(Nested& a, double value, double along, int component) {
+    a.val().val() = value;
+    a.val().fastAccessDx(0) = along;
+    for (int i = 0; i < a.size(); ++i) {
+      a.fastAccessDx(i).val() = i == component ? 1.0 : 0.0;
+      a.fastAccessDx(i).fastAccessDx(0) = 0.0;
+    }
+  }
+
+  // The vjp (Second: jvp_vjp, along u) of the cells of block b (slots == nullptr: all, the
+  // block's partial in partials[b]) or of the block's slabs that slots visits, each slab's
+  // partial in its slot.
+  template <bool Checked, bool Second>
+  void vjp_block(Index b, const double* y, const double* theta, const double* u, const double* v,
+                 double* out, double* partials, const Index* slots) const {
     const Index cells = grid_.stored_cells();
     double* sums = nullptr;
     auto cell = [&](const Cell& at, Index c, const std::array<Index, kPoints>& nb) {
-      vjp_cell<Checked>(at, c, nb, y, theta, v, out, sums);
+      if constexpr (Second)
+        jvp_vjp_cell<Checked>(at, c, nb, y, theta, u, v, out, sums);
+      else
+        vjp_cell<Checked>(at, c, nb, y, theta, v, out, sums);
     };
+    constexpr bool kCellByCell = Checked || Second;
     auto run = [&](const Cell& at, Index first_cell, Index lo, Index hi,
                    const std::array<Index, kPoints>& shift) {
       std::array<const double*, std::size_t{kFields} * kPoints> rows;
@@ -455,7 +523,7 @@ class StencilEngine {
     if constexpr (kDimension == 1) {
       sums = partials + b * kSumWidth;
       std::fill_n(sums, kSumWidth, 0.0);
-      if constexpr (Checked)
+      if constexpr (kCellByCell)
         grid_.for_each_cell(b, cell);
       else
         grid_.for_each_cell(b, cell, run);
@@ -467,7 +535,7 @@ class StencilEngine {
         if (slot == kSlabSkipped) continue;
         sums = slot == kSlabUnsummed ? dropped : partials + slot * kSumWidth;
         std::fill_n(sums, kSumWidth, 0.0);
-        if constexpr (Checked)
+        if constexpr (kCellByCell)
           grid_.for_each_slab_cell(i, cell);
         else
           grid_.for_each_slab_cell(i, cell, run);
@@ -475,9 +543,9 @@ class StencilEngine {
     }
   }
 
-  template <bool Checked>
-  void vjp_colours(const double* y, const double* theta, const double* v, double* out,
-                   double* partials, const Index* slots) const {
+  template <bool Checked, bool Second>
+  void vjp_colours(const double* y, const double* theta, const double* u, const double* v,
+                   double* out, double* partials, const Index* slots) const {
     std::fill_n(out, kFields * grid_.stored_cells(), 0.0);
     const Index blocks = grid_.blocks();
     for (int colour = 0; colour < grid_.colours(); ++colour) {
@@ -487,7 +555,7 @@ class StencilEngine {
       Index count = colour == 2 ? 1 : (blocks - first + step - 1) / step;
       if (grid_.colours() == 3 && colour == 0) count -= 1;  // the last block is colour 2
       parallel_indices(count, threads(), [&](Index i) {
-        vjp_block<Checked>(first + i * step, y, theta, v, out, partials, slots);
+        vjp_block<Checked, Second>(first + i * step, y, theta, u, v, out, partials, slots);
       });
     }
   }
