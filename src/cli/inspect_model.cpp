@@ -27,7 +27,7 @@ std::vector<std::string> names_of(const char* const* list, std::int64_t count) {
 std::vector<std::string> forms_of(const rwd_model_plugin& d) {
   std::vector<std::string> forms;
   if (d.grid_dimension != 0) {
-    forms = {"vjp", "jvp", "sparse Jacobian"};
+    forms = {"vjp", "jvp", "sparse Jacobian", "second derivatives (jvp_vjp)"};
   } else {
     forms = {"vjp", "jvp", "Jacobian", "second derivatives (jvp_vjp)"};
     if (d.band_jacobian)

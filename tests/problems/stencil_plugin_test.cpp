@@ -2,12 +2,13 @@
 // rewind/plugin_stencil_model.hpp): the Gray–Scott and Brusselator models of
 // models/stencil_plugin_models.hpp, built as plugins by rewind_add_model, describe their grid and
 // names, and on a grid of the caller's sizes give the bits that rwd::stencil_problem of the same
-// model gives in C++ — rhs, the derived vjp and jvp, the sparsity pattern and the Jacobian's
-// values, the initial state and its vjp — at any thread count; an implicit method's gradient
-// with the sparse and gmres-ilu linear solvers has the C++ problem's bits under store-all and
-// revolve; and a grid below the stencil's span, the wrong number of sizes, a stencil model given
-// to load_model_plugin, a templated model given to load_stencil_plugin and a description whose
-// grid lacks a function are refused, naming the path and the rule.
+// model gives in C++ — rhs, the derived vjp, jvp and second derivatives, the sparsity pattern
+// and the Jacobian's values, the initial state and its vjp — at any thread count; an implicit
+// method's gradient with the sparse and gmres-ilu linear solvers, and a Rosenbrock method's, has
+// the C++ problem's bits under store-all and revolve; and a grid below the stencil's span, the
+// wrong number of sizes, a stencil model given to load_model_plugin, a templated model given to
+// load_stencil_plugin and a description whose grid lacks a function are refused, naming the path
+// and the rule.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,6 +20,7 @@
 #include "models/stencil_plugin_models.hpp"
 #include "rewind/adjoint/differentiate.hpp"
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
+#include "rewind/integrators/rosenbrock.hpp"
 #include "rewind/parallel.hpp"
 #include "rewind/plugin_model.hpp"
 #include "rewind/plugin_stencil_model.hpp"
@@ -73,6 +75,12 @@ void expect_the_bits_of_cpp(const char* path, Index rows, Index columns) {
   problem.jvp(0.0, y, theta, v, f);
   reference.jvp(0.0, y, theta, v, f_ref);
   EXPECT_TRUE(same_bits(f, f_ref)) << "jvp";
+
+  const Vector u = varied(n, 0.2, 0.9, 1.3);
+  problem.jvp_vjp(0.0, y, theta, u, v, out_y, out_p);
+  reference.jvp_vjp(0.0, y, theta, u, v, out_y_ref, out_p_ref);
+  EXPECT_TRUE(same_bits(out_y, out_y_ref)) << "second derivatives in y";
+  EXPECT_TRUE(same_bits(out_p, out_p_ref)) << "second derivatives in theta";
 
   const SparsityPattern pattern = problem.sparsity(), pattern_ref = reference.sparsity();
   EXPECT_EQ(pattern.size, pattern_ref.size);
@@ -185,6 +193,28 @@ TEST(StencilPlugin, ImplicitGradientsHaveTheBitsOfTheModelInCpp) {
         problem.total_parameter_gradient(theta, store_all.grad_y0, store_all.grad_theta),
         reference.total_parameter_gradient(theta, expected.grad_y0, expected.grad_theta)));
   }
+}
+
+// rodas4 (whose exact adjoint takes the second derivatives through the plugin) likewise.
+TEST(StencilPlugin, RosenbrockGradientsHaveTheBitsOfTheModelInCpp) {
+  const StencilPlugin plugin = load_stencil_plugin(REWIND_BRUSSELATOR_STENCIL_PLUGIN);
+  const PluginStencilProblem problem = plugin.on_grid({6, 7});
+  const auto reference = stencil_problem(testing::BrusselatorWithStart{}, 6, 7);
+  const Vector theta = plugin.default_parameters();
+  const Vector y0 = problem.initial_state(theta);
+  const auto objective = Objective<B>::terminal_squared_norm();
+  const StepControl control = StepControl::fixed(0.0, 0.02, 15);
+  const ImplicitLinearSolver solver =
+      kSparseLuAvailable ? ImplicitLinearSolver::sparse : ImplicitLinearSolver::dense;
+  RosenbrockStepper stepper(problem, RosenbrockTableau::rodas4(), control, solver);
+  RosenbrockStepper reference_stepper(reference, RosenbrockTableau::rodas4(), control, solver);
+  const auto expected = differentiate(reference_stepper, objective, y0, theta, StoreAllStrategy{});
+  testing::expect_same_gradient_bits<B>(
+      differentiate(stepper, objective, y0, theta, StoreAllStrategy{}), expected);
+  const auto revolve =
+      differentiate(stepper, objective, y0, theta, CheckpointStrategy{revolve_schedule(3)});
+  testing::expect_same_gradient_bits<B>(revolve, expected);
+  EXPECT_TRUE(revolve.drift.bitwise_identical());
 }
 
 TEST(StencilPlugin, RefusesAGridBelowTheStencilsSpanAndTheWrongNumberOfSizes) {

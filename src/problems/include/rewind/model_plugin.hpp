@@ -299,6 +299,10 @@ struct StencilExport {
                       double* out) {
     return guarded([&] { problem(grid).jvp(y, p, w, out); });
   }
+  static int grid_jvp_vjp(const void* grid, double, const double* y, const double* p,
+                          const double* u, const double* w, double* out_y, double* out_p) {
+    return guarded([&] { problem(grid).jvp_vjp(y, p, u, w, out_y, out_p); });
+  }
   static int grid_nonzeros(const void* grid, std::int64_t* nonzeros) {
     return guarded([&] { *nonzeros = problem(grid).jacobian_nonzeros(); });
   }
@@ -356,6 +360,7 @@ struct StencilExport {
       d.grid_rhs = &grid_rhs;
       d.grid_vjp = &grid_vjp;
       d.grid_jvp = &grid_jvp;
+      d.grid_jvp_vjp = &grid_jvp_vjp;
       d.grid_nonzeros = &grid_nonzeros;
       d.grid_sparsity = &grid_sparsity;
       d.grid_jacobian_values = &grid_jacobian_values;

@@ -21,7 +21,8 @@
 // adds the second derivatives (jvp_vjp) and the model's declared autonomy, which the Rosenbrock
 // methods need; 4 adds the model's declared band Jacobian (band_upper, band_lower,
 // band_jacobian), which the band linear solvers take; 5 adds stencil models (the grid_ members:
-// a PDE on a structured grid whose size the loader chooses, with its sparse Jacobian).
+// a PDE on a structured grid whose size the loader chooses, with its sparse Jacobian); 6 adds a
+// stencil model's second derivatives (grid_jvp_vjp), which the Rosenbrock methods need.
 //
 // A stencil model (rewind/stencil_model.hpp) has grid_dimension 1, 2 or 3. Its state_size is then
 // the number of fields per cell and state_names the fields' names; the problem itself exists per
@@ -40,7 +41,7 @@
 // version that way); a plugin records the value it was built with, and a loader compares it with
 // the one it was built with.
 #ifndef REWIND_MODEL_ABI_VERSION
-#define REWIND_MODEL_ABI_VERSION 5
+#define REWIND_MODEL_ABI_VERSION 6
 #endif
 
 extern "C" {
@@ -129,6 +130,10 @@ struct rwd_model_plugin {
   // y0 = the initial state on the grid for p; out_p = (∂y0/∂p)ᵀ w.
   int (*grid_initial_state)(const void* grid, const double* p, double* y0);
   int (*grid_initial_state_vjp)(const void* grid, const double* p, const double* w, double* out_p);
+  // out_y, out_p = the gradients in y and p of wᵀ (∂f/∂y) u on the grid (version 6; a stencil
+  // model is autonomous: t is ignored).
+  int (*grid_jvp_vjp)(const void* grid, double t, const double* y, const double* p, const double* u,
+                      const double* w, double* out_y, double* out_p);
 };
 
 // The type of the exported entry point.

@@ -261,7 +261,7 @@ inline void require_well_formed_grid(const rwd_model_plugin& d, const std::strin
   if (d.grid_dimension == 0) return;
   bool ok = d.grid_dimension <= 3 && d.grid_default_size >= 0 && d.grid_error && d.grid_make &&
             d.grid_free && d.grid_set_threads && d.grid_rhs && d.grid_vjp && d.grid_jvp &&
-            d.grid_nonzeros && d.grid_sparsity && d.grid_jacobian_values &&
+            d.grid_jvp_vjp && d.grid_nonzeros && d.grid_sparsity && d.grid_jacobian_values &&
             (d.grid_has_initial_state != 0) == (d.grid_initial_state != nullptr) &&
             (d.grid_initial_state != nullptr) == (d.grid_initial_state_vjp != nullptr);
   for (std::uint32_t dim = 0; ok && dim < d.grid_dimension; ++dim) ok = d.grid_min_sizes[dim] >= 1;

@@ -9,7 +9,8 @@
 //   rwd::DiagonallyImplicitRungeKutta stepper(problem, …, rwd::ImplicitLinearSolver::sparse);
 //
 // A PluginStencilProblem is an rwd::Problem on the Eigen backend with what rwd::StencilProblem
-// has — rhs, the derived vjp and jvp, sparsity() and jacobian_values() (so the sparse and
+// has — rhs, the derived vjp, jvp and second derivatives (jvp_vjp: the Rosenbrock methods),
+// sparsity() and jacobian_values() (so the sparse and
 // gmres-ilu linear solvers and CVODES's KLU take it), initial_state and its vjp where the model
 // has initial_cell — each calling the plugin, which runs rwd::stencil_problem(Model{}, sizes…)
 // on the caller's arrays: the same bits as that problem in C++, at any thread count. Before
@@ -103,6 +104,8 @@ class PluginStencilProblem {
  public:
   using Backend = EigenBackend;
   using Vector = Backend::Vector;
+  // A cell update does not see t (the Rosenbrock methods need the declaration).
+  static constexpr bool autonomous = true;
 
   Index state_size() const { return state_size_; }
   Index parameter_size() const { return plugin_.parameter_size(); }
@@ -131,6 +134,15 @@ class PluginStencilProblem {
     detail::require_length(kName, "direction w", w.size(), state_size());
     detail::require_length(kName, "output out", out.size(), state_size());
     check(call().grid_jvp(grid(), t, y.data(), theta.data(), w.data(), out.data()));
+  }
+  // The second derivatives of the Rosenbrock methods' adjoints (rwd::StencilProblem::jvp_vjp).
+  void jvp_vjp(double t, const Vector& y, const Vector& theta, const Vector& u, const Vector& w,
+               Vector& out_y, Vector& out_theta) const {
+    detail::require_vjp_sizes<Backend>(kName, state_size(), parameter_size(), y, theta, w, out_y,
+                                       out_theta);
+    detail::require_length(kName, "direction u", u.size(), state_size());
+    check(call().grid_jvp_vjp(grid(), t, y.data(), theta.data(), u.data(), w.data(), out_y.data(),
+                              out_theta.data()));
   }
 
   // ∂f/∂y's pattern (rwd::StencilProblem::sparsity). Allocates; call it once.
