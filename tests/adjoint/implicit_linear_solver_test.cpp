@@ -130,8 +130,9 @@ TEST(ImplicitLinearSolver, SparseUnderEveryScheduleAndStoreGivesTheStoreAllBits)
 TEST(ImplicitLinearSolver, GmresGradientIsTheDenseSolversToRoundOff) {
   // Full Newton with inexact (10⁻³) Krylov updates converges the stages to the same Newton
   // tolerance as the dense LU's simplified Newton, so the two runs differ by about that
-  // tolerance; the transposed solves are exact to 10⁻¹⁴. Nothing is factored.
-  expect_dense_gradient(ImplicitLinearSolver::gmres, 1e-9, [](const ImplicitCounters& c) {
+  // tolerance, and the error estimate's filter is solved to the Krylov tolerance too, which moves
+  // the accepted sizes a little; the transposed solves are exact to 10⁻¹⁴. Nothing is factored.
+  expect_dense_gradient(ImplicitLinearSolver::gmres, 3e-9, [](const ImplicitCounters& c) {
     EXPECT_EQ(c.factorizations, 0);
     EXPECT_GT(c.gmres_products, 0);
   });
@@ -172,9 +173,9 @@ TEST(ImplicitLinearSolver, GmresGivesTheSameBitsOnAnyThreadCount) {
 
 TEST(ImplicitLinearSolver, IluPreconditionedGmresGradientIsTheDenseSolversInFewerProducts) {
   Index unpreconditioned = 0;
-  expect_dense_gradient(ImplicitLinearSolver::gmres, 1e-9,
+  expect_dense_gradient(ImplicitLinearSolver::gmres, 3e-9,
                         [&](const ImplicitCounters& c) { unpreconditioned = c.gmres_products; });
-  expect_dense_gradient(ImplicitLinearSolver::gmres_ilu, 1e-9, [&](const ImplicitCounters& c) {
+  expect_dense_gradient(ImplicitLinearSolver::gmres_ilu, 3e-9, [&](const ImplicitCounters& c) {
     EXPECT_EQ(c.factorizations, 0);
     EXPECT_GT(c.gmres_products, 0);
     EXPECT_LT(10 * c.gmres_products, 7 * unpreconditioned)
