@@ -91,7 +91,13 @@ Json report_json(const DataFitReport& report) {
   j["state_size"] = settings.state_names.size();
   j["threads"] = rwd::thread_count();
   j["method"] = settings.spec.method;
-  j["max_step"] = settings.spec.max_step;
+  const bool adaptive = settings.spec.rtol > 0.0;
+  j["adaptive"] = adaptive;
+  j["max_step"] = adaptive ? Json(nullptr) : Json(settings.spec.max_step);
+  j["rtol"] = adaptive ? Json(settings.spec.rtol) : Json(nullptr);
+  j["atol"] = adaptive ? Json(settings.spec.atol) : Json(nullptr);
+  j["step_rounds"] = result.step_rounds;
+  j["steps_settled"] = result.steps_settled;
   j["t0"] = settings.spec.t0;
   j["steps"] = report.stages.empty() ? 0 : report.stages.back().steps;
   j["initial_state_source"] = settings.initial_state_source;
@@ -250,9 +256,17 @@ void print_data_fit_text(std::ostream& out, const DataFitReport& report) {
       << format("%.1f", report.seconds) << " s\n";
   const double peak = static_cast<double>(result.summary.storage.peak_bytes_on(LevelKind::memory));
   out << "  each gradient: " << (report.stages.empty() ? 0 : report.stages.back().steps)
-      << " steps, " << report.checkpoint.plan.name << ", recompute ratio "
-      << format("%.3g", report.checkpoint.plan.recompute_ratio()) << ", peak snapshot memory "
-      << format_bytes(peak) << "\n";
+      << (settings.spec.rtol > 0.0 ? " adaptive" : "") << " steps, " << report.checkpoint.plan.name
+      << ", recompute ratio " << format("%.3g", report.checkpoint.plan.recompute_ratio())
+      << ", peak snapshot memory " << format_bytes(peak) << "\n";
+  if (settings.spec.rtol > 0.0)
+    out << "  adaptive steps: chosen " << result.step_rounds
+        << (result.step_rounds == 1 ? " time" : " times") << ", held while the optimiser moved; "
+        << (result.steps_settled
+                ? "the estimate chooses the same steps"
+                : "the estimate still chooses other steps (the last round's cap): tighten "
+                  "--rtol")
+        << "\n";
 }
 
 void draw_fit_plots(const std::string& plot_data, const std::string& prefix) {

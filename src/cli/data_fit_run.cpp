@@ -113,10 +113,15 @@ DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options) {
   // A stiff built-in problem (robertson, brusselator: BDF in `rewind run`) defaults to esdirk43,
   // which takes steps that land on every row; the others to rk4.
   const std::string method = !flags.method.empty() ? flags.method : info.stiff ? "esdirk43" : "rk4";
-  if (flags.rtol || flags.atol)
+  if ((flags.rtol || flags.atol) && !flags.adaptive)
     fail<InvalidArgument>(flags.rtol ? "--rtol" : "--atol",
-                          " goes with --observations: a data fit takes steps that land on every "
-                          "data time (--dt caps them), not adaptive ones");
+                          " sets adaptive steps' tolerance: add --adaptive (a data fit takes "
+                          "fixed steps that land on every data time unless told, --dt capping "
+                          "them)");
+  if (flags.adaptive && options.dt)
+    fail<InvalidArgument>(
+        "--dt caps fixed steps; with --adaptive the error controller chooses "
+        "them (--rtol, --atol)");
   if (method == "bdf")
     fail<InvalidArgument>(
         "--method bdf: a data fit takes steps that land on every data time, "
@@ -133,6 +138,9 @@ DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options) {
   run.linear_solver = flags.linear_solver;
   run.newton_rtol = flags.newton_rtol;
   run.newton_atol = flags.newton_atol;
+  run.adaptive = flags.adaptive;  // its tolerances and method checked as `rewind run`'s
+  run.rtol = flags.rtol;
+  run.atol = flags.atol;
   run.dt = 1.0;
   run.no_fd_check = true;
   run.progress = options.progress;
@@ -182,6 +190,10 @@ DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options) {
   spec.method = method;
   spec.newton = newton_options_of(settings.run.method);
   spec.max_step = options.dt.value_or((last_fitted - spec.t0) / 1000.0);
+  if (settings.run.control.is_adaptive()) {  // --adaptive, checked by resolve_run_settings
+    spec.rtol = settings.run.control.rtol;
+    spec.atol = settings.run.control.atol;
+  }
   spec.sigma = options.sigma.value_or(0.0);
   spec.max_evaluations = options.max_evaluations;
   spec.restarts = options.restarts;

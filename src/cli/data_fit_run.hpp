@@ -247,8 +247,15 @@ void plan_stage(const P& problem, const DataFitSettings& settings, Index steps,
     run.checkpoint.disk_read_cost = checkpoint.plan.costs.disk_read_time;
   }
   auto [request, driver_options] = checkpoint_request(problem, run, y0, theta, checkpoint);
-  spec.plan = plan_within_memory(request, steps, checkpoint);
   spec.checkpoint_options = driver_options;
+  if (spec.rtol > 0.0) {
+    // Adaptive steps: each round's runs are planned for that round's steps.
+    spec.planner = [request = std::move(request), &checkpoint](Index round_steps) {
+      return plan_within_memory(request, round_steps, checkpoint);
+    };
+    return;
+  }
+  spec.plan = plan_within_memory(request, steps, checkpoint);
 }
 
 // `joined` carried on by a stage's result: its history after the earlier stages' (evaluations
@@ -329,8 +336,10 @@ DataFitReport run_data_fit_on(const P& problem, const DataFitSettings& settings,
     const Index rows = detail::stage_rows(settings, stage);
     const TimeSeries part = detail::first_rows(settings.data, rows);
     FitSpec spec = detail::stage_spec(settings, theta, y0, last);
-    const auto steps =
-        static_cast<Index>(data_step_grid(spec.t0, part.times, spec.max_step).step_sizes.size());
+    const Eigen::VectorXd stage_y0 = y0.size() ? y0 : initial_state_at(theta);
+    // The steps the stage starts on: fixed ones, or those an adaptive run from there chooses.
+    const auto steps = static_cast<Index>(
+        fit_step_grid(problem, part.times, spec, theta, stage_y0).step_sizes.size());
     if (on_stage) on_stage(stage, settings.stages, steps, rows);
     const double stage_start = since_start();
     const int earlier_evaluations = joined.evaluations;
@@ -341,10 +350,9 @@ DataFitReport run_data_fit_on(const P& problem, const DataFitSettings& settings,
         shifted.evaluations += earlier_evaluations;
         on_iteration(shifted);
       };
-    detail::plan_stage(problem, settings, steps, y0.size() ? y0 : initial_state_at(theta), theta,
-                       spec, report.checkpoint);
+    detail::plan_stage(problem, settings, steps, stage_y0, theta, spec, report.checkpoint);
     DataFitResult result = rwd::fit(problem, part, spec);
-    report.stages.push_back({rows, steps, result.iterations, result.evaluations,
+    report.stages.push_back({rows, result.steps, result.iterations, result.evaluations,
                              result.residual_sum_of_squares / 2.0, result.theta, result.status});
     detail::join_stage(joined, std::move(result), stage, stage_start, report.history_stage);
     theta = joined.theta;

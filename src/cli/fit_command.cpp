@@ -345,8 +345,12 @@ void run_data_fit_command(const FitCommandOptions& options, const std::string& p
       log << " " << settings.column_names[c];
       if (state != settings.column_names[c]) log << " as " << state;
     }
-    log << "), y0: " << settings.initial_state_source << " = " << settings.spec.t0
-        << ", steps <= " << settings.spec.max_step << "\n";
+    log << "), y0: " << settings.initial_state_source << " = " << settings.spec.t0;
+    if (settings.spec.rtol > 0.0)
+      log << ", adaptive steps (rtol " << settings.spec.rtol << ", atol " << settings.spec.atol
+          << ") landing on every row\n";
+    else
+      log << ", steps <= " << settings.spec.max_step << "\n";
   }
   const auto on_iteration = [&](const FitIteration& it) {
     print_iteration(log, it, settings.fitted);

@@ -353,6 +353,10 @@ inline FitSettings resolve_fit_settings(const FitCommandOptions& options) {
     rwd::detail::fail<InvalidArgument>(
         "--validation and --t0 go with --data; an observation file records its own observed "
         "steps and initial state");
+  if (options.method_flags.adaptive)
+    rwd::detail::fail<InvalidArgument>(
+        "--adaptive goes with --data (a series of times); an observation file compares step "
+        "indices of fixed steps, which adaptive steps would move");
   // The command line registers no --steps for fit (FlagUse::fit); a caller filling the options
   // in code is told the same.
   if (options.checkpoint.steps)

@@ -43,8 +43,17 @@ void add_method_flags(CLI::App& command, RunOptions& options, MethodFlagUse use)
     command.add_option("--t-final", options.t_final,
                        "with --adaptive: end time (default steps * dt)");
   }
-  const std::string tolerance_use =
-      run ? "with --adaptive or bdf" : "bdf (the only adaptive method here)";
+  if (use == MethodFlagUse::fit)
+    command.add_flag("--adaptive", options.adaptive,
+                     "with --data: adaptive steps from the method's embedded\n"
+                     "error estimate to --rtol/--atol, landing on every data\n"
+                     "time, chosen at the start and again at the estimate\n"
+                     "(held while the optimiser moves); for data spanning\n"
+                     "decades of time");
+  const std::string tolerance_use = run ? "with --adaptive or bdf"
+                                    : use == MethodFlagUse::fit
+                                        ? "bdf, or --data with --adaptive"
+                                        : "bdf (the only adaptive method here)";
   command.add_option("--rtol", options.rtol,
                      tolerance_use + ": relative tolerance (default 1e-6)" +
                          (use == MethodFlagUse::fit ? "\n(default: the file's)" : ""));

@@ -86,8 +86,8 @@ def main():
             f.write("t,y1,y2,y3\n0,1,0,0\n1,0.97,3e-5,0.03\n2,0.94,3e-5,0.06\n")
         data_fit = ["fit", "robertson", "--data", series, "--fit", "p1"]
         refused(rewind, "--log-scale: p2 is not fitted", *data_fit, "--log-scale", "p2")
-        refused(rewind, "--rtol goes with --observations", *data_fit, "--method", "esdirk43",
-                "--rtol", "1e-9")
+        refused(rewind, "--rtol sets adaptive steps' tolerance: add --adaptive", *data_fit,
+                "--method", "esdirk43", "--rtol", "1e-9")
         refused(rewind, "--method bdf: a data fit takes steps that land on every data time",
                 *data_fit, "--method", "bdf")
         refused(rewind, "--newton-rtol applies to the implicit methods", *data_fit,

@@ -7,11 +7,9 @@
 #include <cmath>
 
 namespace rwd::detail {
-namespace {
 
-// The step h from t that lands on `target` exactly: t + h rounds to target. b − t is exact when
-// t and b are within a factor 2 (Sterbenz) and then t + h = b; otherwise the rounded difference
-// may miss by an ulp, and the neighbouring doubles are tried.
+// b − t is exact when t and b are within a factor 2 (Sterbenz) and then t + h = b; otherwise the
+// rounded difference may miss by an ulp, and the neighbouring doubles are tried.
 double step_onto(double t, double target) {
   double h = target - t;
   for (int tries = 0; tries < 8 && t + h != target; ++tries)
@@ -22,14 +20,7 @@ double step_onto(double t, double target) {
   return h;
 }
 
-}  // namespace
-}  // namespace rwd::detail
-
-namespace rwd {
-
-using detail::fail;
-
-DataStepGrid data_step_grid(double t0, const std::vector<double>& times, double max_step) {
+void require_data_times(double t0, const std::vector<double>& times) {
   if (!std::isfinite(t0)) fail<InvalidArgument>("rwd::fit: t0 = ", t0, " must be finite");
   if (times.empty()) fail<InvalidArgument>("rwd::fit: the data have no time (no row)");
   for (std::size_t k = 0; k < times.size(); ++k) {
@@ -46,6 +37,16 @@ DataStepGrid data_step_grid(double t0, const std::vector<double>& times, double 
   if (!(times.back() > t0))
     fail<InvalidArgument>("rwd::fit: every data time is t0 = ", t0,
                           "; a fit needs data after the start");
+}
+
+}  // namespace rwd::detail
+
+namespace rwd {
+
+using detail::fail;
+
+DataStepGrid data_step_grid(double t0, const std::vector<double>& times, double max_step) {
+  detail::require_data_times(t0, times);
   const double longest = max_step == 0.0 ? (times.back() - t0) / 1000.0 : max_step;
   if (!std::isfinite(longest) || !(longest > 0.0))
     fail<InvalidArgument>(
@@ -53,6 +54,7 @@ DataStepGrid data_step_grid(double t0, const std::vector<double>& times, double 
         " must be finite and > 0 (0: a thousandth of the time to the last datum)");
 
   DataStepGrid grid;
+  grid.times = times;
   double t = t0;
   for (const double target : times) {
     if (target > t) {

@@ -27,6 +27,22 @@
 // would miss it is adjusted by an ulp; rwd::data_step_grid). The steps do not depend on θ, so a
 // fit compares the same steps of every run.
 //
+// Adaptive steps instead (spec.rtol > 0, with spec.atol): for a stiff model whose data span
+// decades of time, or a transient that fixed steps would have to resolve everywhere. The
+// method's embedded error estimate and PI controller choose the steps to these tolerances
+// (rwd::StepControl::adaptive from t0 to the last data time), every data time a stop time the run
+// lands on exactly (rwd::adapted_step_grid). Steps that moved with θ would make J jump by the
+// tolerance's order wherever the controller changes its mind, which stalls a line search near
+// the minimum and leaves the Hessian meaningless; so the steps are chosen at the fit's start θ
+// and then held (prescribed, as above) while the optimiser moves, and J is smooth. When it
+// stops, the steps are chosen again at the estimate; if they differ, the fit goes on from there
+// with the new steps, up to detail::kAdaptiveRounds (8) rounds, so that the estimate minimises J
+// on the steps its own θ chooses (DataFitResult::step_rounds says how many rounds ran, and
+// steps_settled whether the last choice changed nothing). A round that fails — a run on the held
+// steps that cannot go on at a θ far from where they were chosen — goes on the same way from its
+// best θ. Every gradient is the exact discrete adjoint of the
+// steps it ran; max_step is not used.
+//
 // With spec.fit_initial_state every component of y0 is estimated too, unbounded, starting from
 // the y0 above (at the start θ): a first measurement is then not taken as exact, and a y0 that
 // came from initial_state(θ) becomes free. The covariance and standard errors are then over
@@ -59,7 +75,8 @@
 // twice, or both fitted and fixed; a start outside its bounds or bounds with lower >= upper; an
 // unknown method, or bdf (CVODES chooses its own steps, which cannot land on every data time)
 // or a stochastic scheme; max_step not finite or <= 0; σ <= 0; no σ and n <= p; a spec.plan for
-// another number of steps than the run's.
+// another number of steps than the run's; rtol < 0 or not finite, or rtol > 0 with atol <= 0
+// or a method without an embedded error estimate (adaptive steps).
 //
 // The command line's `rewind fit --data FILE.csv` is this call.
 #pragma once
@@ -78,6 +95,7 @@
 
 #include "rewind/adjoint/checkpoint_options.hpp"
 #include "rewind/adjoint/checkpointed_adjoint.hpp"
+#include "rewind/adjoint/run_checks.hpp"
 #include "rewind/backend/eigen_backend.hpp"
 #include "rewind/error.hpp"
 #include "rewind/fit/fit_parameters.hpp"
@@ -142,13 +160,21 @@ struct FitSpec {
   NewtonOptions newton;
   double max_step = 0.0;  // longest step, in time units (0: a thousandth of the time to the last
                           // datum, so at least 1000 steps)
-  double sigma = 0.0;     // the data's noise level, > 0; 0: estimated from the residuals
+  // Adaptive steps (see the top): the error controller's tolerances; rtol = 0: the fixed steps of
+  // max_step.
+  double rtol = 0.0;
+  double atol = 1e-9;
+  double sigma = 0.0;  // the data's noise level, > 0; 0: estimated from the residuals
   PlanRequest checkpoints = PlanRequest::store_all();  // the plan of every gradient run
   CheckpointOptions checkpoint_options;                // stores, threads, drift policy
   // The plan of every gradient run, when the caller has made one (a budget in bytes, the
   // stage-aware chooser, measured disk costs): it must be for the run's steps
   // (rwd::data_step_grid(t0, times, max_step).step_sizes.size()). Empty: checkpoints' plan.
   std::optional<CheckpointPlan> plan;
+  // The plan of every gradient run for its number of steps, when the caller plans per run (with
+  // adaptive steps the rounds' step counts differ; a plan of a fixed count is refused there).
+  // Set: used instead of `plan` and `checkpoints`.
+  Planner planner;
   int max_evaluations = 200;  // most gradient runs of the fit, >= 1
   int restarts = 0;  // restarts after the optimiser's own stop (FitOptions::restarts), >= 0
   double relative_tolerance = 1e-10;  // stop when a step changes J by less than this fraction
@@ -177,8 +203,12 @@ struct DataFitResult {
   std::string status;            // why the optimiser stopped, in words
   bool converged = false;  // it stopped on a tolerance (not on failure nor on max_evaluations)
   bool failed = false;     // a non-finite run or the optimiser's failure ended the fit
-  Index steps = 0;         // steps of every run
+  Index steps = 0;         // steps of every run (adaptive: of the last round's)
   std::vector<Index> data_steps;  // the step of each data time
+  // Adaptive steps: the rounds of choosing steps and fitting on them (1 for fixed steps), and
+  // whether the steps chosen again at the estimate were the ones it was fitted on.
+  int step_rounds = 1;
+  bool steps_settled = true;
   Eigen::VectorXd initial_state;  // y0 at the fit: estimated, given, or initial_state(θ̂)
   // σ·sqrt of y0's diagonal entries of the covariance (FitSpec::fit_initial_state; else empty)
   Eigen::VectorXd initial_state_standard_errors;
@@ -194,8 +224,18 @@ struct DataFitResult {
 struct DataStepGrid {
   std::vector<double> step_sizes;
   std::vector<Index> data_steps;  // the step index of each data time
+  std::vector<double> times;      // the data times themselves
 };
 DataStepGrid data_step_grid(double t0, const std::vector<double>& times, double max_step);
+
+namespace detail {
+// The step h from t that lands on `target` exactly: t + h rounds to target (InvalidArgument when
+// no double does).
+double step_onto(double t, double target);
+// Refuses a time not finite, before t0 or not after the one before it (naming the row), or no
+// time after t0.
+void require_data_times(double t0, const std::vector<double>& times);
+}  // namespace detail
 
 namespace detail {
 
@@ -265,15 +305,86 @@ std::vector<std::string> parameter_names_of(const P& problem) {
   }
 }
 
-// Calls f(stepper) with the stepper of spec.method for `problem`, taking `grid`'s steps from
-// spec.t0 (see FitSpec::method), and returns what f returns; the stepper lives for the call.
+// Whether spec asks for adaptive steps (FitSpec::rtol > 0); refuses tolerances that mean nothing.
+inline bool adaptive_steps(const FitSpec& spec) {
+  if (!(spec.rtol >= 0.0) || !std::isfinite(spec.rtol))
+    fail<InvalidArgument>("rwd::fit: FitSpec::rtol = ", spec.rtol,
+                          " must be finite and >= 0 (0: fixed steps of max_step)");
+  if (spec.rtol > 0.0 && !(spec.atol > 0.0 && std::isfinite(spec.atol)))
+    fail<InvalidArgument>("rwd::fit: FitSpec::atol = ", spec.atol,
+                          " must be finite and > 0 with adaptive steps (rtol = ", spec.rtol, ")");
+  if (spec.rtol > 0.0 && spec.plan && !spec.planner)
+    fail<InvalidArgument>(
+        "rwd::fit: FitSpec::plan is for a fixed number of steps, and adaptive steps (rtol > 0) "
+        "change theirs from round to round; give FitSpec::planner or checkpoints");
+  return spec.rtol > 0.0;
+}
+
+// The full θ a fit starts from: FitSpec::parameters, or the problem's defaults.
+template <class P>
+Eigen::VectorXd base_parameters(const P& problem, const FitSpec& spec) {
+  if (spec.parameters.size() > 0) {
+    if (spec.parameters.size() != problem.parameter_size())
+      fail<InvalidArgument>("rwd::fit: FitSpec::parameters has ", spec.parameters.size(),
+                            " values but the model has ", problem.parameter_size(), " parameters");
+    return spec.parameters;
+  }
+  if constexpr (has_default_parameters<P>()) {
+    return problem.default_parameters();
+  } else {
+    fail<InvalidArgument>(
+        "rwd::fit: the model has no default parameters: give FitSpec::parameters");
+  }
+}
+
+// Where a fit's runs start (see the top): `given` (FitSpec::initial_state, checked), else the
+// problem's initial_state(θ), else its default initial state.
+template <class P>
+class FitStart {
+ public:
+  FitStart(const P& problem, Eigen::VectorXd given)
+      : problem_(problem),
+        given_(std::move(given)),
+        from_parameters_(given_.size() == 0 && has_parameter_initial_state(problem)) {
+    if (given_.size() == 0) {
+      if (!from_parameters_) {
+        if constexpr (requires { problem.default_initial_state(); })
+          given_ = problem.default_initial_state();
+        else
+          fail<InvalidArgument>(
+              "rwd::fit: no initial state: give FitSpec::initial_state, or a model with "
+              "initial_state(p, y0)");
+      }
+    } else {
+      if (given_.size() != problem.state_size())
+        fail<InvalidArgument>("rwd::fit: FitSpec::initial_state has ", given_.size(),
+                              " components but the model has ", problem.state_size(), " states");
+      if (!given_.allFinite())
+        fail<InvalidArgument>("rwd::fit: FitSpec::initial_state contains NaN or Inf");
+    }
+  }
+  // y0 of a run with θ.
+  Eigen::VectorXd at(const Eigen::VectorXd& theta) const {
+    if constexpr (InitialStateFromParameters<P>)
+      if (from_parameters_) return problem_.initial_state(theta);
+    return given_;
+  }
+  // Whether y0 moves with θ (initial_state(θ)).
+  bool from_parameters() const { return from_parameters_; }
+
+ private:
+  const P& problem_;
+  Eigen::VectorXd given_;
+  bool from_parameters_ = false;
+};
+
+// The stepper of spec.method for `problem` under `control` (see FitSpec::method), handed to f.
 // Refuses bdf, a stochastic scheme and an unknown name (naming the methods a fit takes).
 template <class P, class F>
-decltype(auto) with_fit_stepper(const P& problem, const FitSpec& spec, const DataStepGrid& grid,
-                                F&& f) {
+decltype(auto) with_method_stepper(const P& problem, const FitSpec& spec,
+                                   const StepControl& control, F&& f) {
   static_assert(std::is_same_v<typename P::Backend, EigenBackend>,
                 "rwd::fit works on host (Eigen) problems");
-  const StepControl control = StepControl::prescribed(spec.t0, grid.step_sizes);
   if (ImplicitTableau::known(spec.method)) {
     DiagonallyImplicitRungeKutta stepper(problem, ImplicitTableau::by_name(spec.method), control,
                                          spec.newton);
@@ -297,6 +408,55 @@ decltype(auto) with_fit_stepper(const P& problem, const FitSpec& spec, const Dat
   return std::forward<F>(f)(stepper);
 }
 
+// The steps one adaptive run of spec.method (spec.rtol, spec.atol) from y0 at t0 with θ accepts,
+// to the last of `times`, landing on every one of them, as a grid the fit replays: each size
+// adjusted (detail::step_onto) so that t_n + h_n is the run's t_{n+1} exactly — the adaptive
+// run's steps, each to an ulp, landing on every data time exactly. A run that turns non-finite
+// stops with rwd::NumericalError naming the step and the time; one the controller cannot continue
+// with rwd::SolverError.
+template <class P>
+DataStepGrid adapted_step_grid(const P& problem, const FitSpec& spec,
+                               const std::vector<double>& times, const Eigen::VectorXd& y0,
+                               const Eigen::VectorXd& theta) {
+  detail::require_data_times(spec.t0, times);
+  StepControl control = StepControl::adaptive(spec.t0, times.back(), spec.rtol, spec.atol);
+  for (const double t : times)
+    if (t > spec.t0 && t < times.back()) control.stop_times.push_back(t);
+  return with_method_stepper(problem, spec, control, [&](auto& stepper) {
+    DataStepGrid grid;
+    grid.times = times;
+    Eigen::VectorXd y = y0;
+    Carry carry = stepper.initial_carry(y, theta);
+    auto next_time = times.begin();
+    for (; next_time != times.end() && *next_time == spec.t0; ++next_time)
+      grid.data_steps.push_back(0);
+    while (!stepper.finished(carry)) {
+      const double t = carry.t;
+      stepper.step(y, carry, theta);
+      require_finite_state<EigenBackend>(y, carry);
+      grid.step_sizes.push_back(step_onto(t, carry.t));
+      if (next_time != times.end() && carry.t == *next_time) {
+        grid.data_steps.push_back(carry.step);
+        ++next_time;
+      }
+    }
+    if (next_time != times.end())
+      fail<SolverError>("rwd::fit: the adaptive run ended at t = ", carry.t,
+                        " without landing on the data time ", *next_time);
+    return grid;
+  });
+}
+
+// Calls f(stepper) with the stepper of spec.method for `problem`, taking `grid`'s steps from
+// spec.t0 (see FitSpec::method), and returns what f returns; the stepper lives for the call.
+// Refuses bdf, a stochastic scheme and an unknown name (naming the methods a fit takes).
+template <class P, class F>
+decltype(auto) with_fit_stepper(const P& problem, const FitSpec& spec, const DataStepGrid& grid,
+                                F&& f) {
+  return with_method_stepper(problem, spec, StepControl::prescribed(spec.t0, grid.step_sizes),
+                             std::forward<F>(f));
+}
+
 // Everything a fit, a prediction or a gradient check of `problem` against data times needs
 // beside the stepper S (with_fit_stepper's, taking the grid's steps): the misfit (σ = 1), the
 // plan and the driver. The problem, the stepper and the grid must outlive it.
@@ -315,56 +475,22 @@ class DataFitSetup {
                              problem.state_size(), 1.0)),
         plan_(plan_for(spec, static_cast<Index>(grid_.step_sizes.size()))),
         driver_(stepper_, misfit_, spec.checkpoint_options),
-        initial_state_(spec.initial_state),
-        y0_from_parameters_(initial_state_.size() == 0 && has_parameter_initial_state(problem)) {
-    if (initial_state_.size() == 0) {
-      if (!y0_from_parameters_) {
-        if constexpr (requires { problem.default_initial_state(); })
-          initial_state_ = problem.default_initial_state();
-        else
-          fail<InvalidArgument>(
-              "rwd::fit: no initial state: give FitSpec::initial_state, or a model with "
-              "initial_state(p, y0)");
-      }
-    } else {
-      if (initial_state_.size() != problem.state_size())
-        fail<InvalidArgument>("rwd::fit: FitSpec::initial_state has ", initial_state_.size(),
-                              " components but the model has ", problem.state_size(), " states");
-      if (!initial_state_.allFinite())
-        fail<InvalidArgument>("rwd::fit: FitSpec::initial_state contains NaN or Inf");
-    }
-  }
+        start_(problem, spec.initial_state) {}
 
   // The full θ the fit starts from: FitSpec::parameters, or the problem's defaults.
   Eigen::VectorXd base_parameters(const FitSpec& spec) const {
-    if (spec.parameters.size() > 0) {
-      if (spec.parameters.size() != problem_.parameter_size())
-        fail<InvalidArgument>("rwd::fit: FitSpec::parameters has ", spec.parameters.size(),
-                              " values but the model has ", problem_.parameter_size(),
-                              " parameters");
-      return spec.parameters;
-    }
-    if constexpr (has_default_parameters<P>()) {
-      return problem_.default_parameters();
-    } else {
-      fail<InvalidArgument>(
-          "rwd::fit: the model has no default parameters: give FitSpec::parameters");
-    }
+    return detail::base_parameters(problem_, spec);
   }
 
   // The y0 of a run with θ (when y0 is not estimated itself): given, default, or initial_state(θ).
-  Eigen::VectorXd initial_state(const Eigen::VectorXd& theta) const {
-    if constexpr (InitialStateFromParameters<P>)
-      if (y0_from_parameters_) return problem_.initial_state(theta);
-    return initial_state_;
-  }
+  Eigen::VectorXd initial_state(const Eigen::VectorXd& theta) const { return start_.at(theta); }
 
   // J(θ) (σ = 1) and dJ/dθ, through y0 too when the initial state depends on θ.
   FitGradient gradient(const Eigen::VectorXd& theta) {
     auto run = driver_.run(initial_state(theta), theta, plan_);
     FitGradient out{run.loss, std::move(run.grad_theta), Eigen::VectorXd(), std::move(run.summary)};
     if constexpr (InitialStateFromParameters<P>)
-      if (y0_from_parameters_)
+      if (start_.from_parameters())
         out.grad_theta = problem_.total_parameter_gradient(theta, run.grad_y0, out.grad_theta);
     return out;
   }
@@ -388,6 +514,7 @@ class DataFitSetup {
 
  private:
   static CheckpointPlan plan_for(const FitSpec& spec, Index steps) {
+    if (spec.planner) return spec.planner(steps);
     if (!spec.plan) return plan_checkpoints(spec.checkpoints, steps);
     if (spec.plan->steps != steps)
       fail<InvalidArgument>("rwd::fit: FitSpec::plan is for ", spec.plan->steps,
@@ -403,8 +530,7 @@ class DataFitSetup {
   Objective<EigenBackend> misfit_;
   CheckpointPlan plan_;
   CheckpointedAdjoint<S> driver_;
-  Eigen::VectorXd initial_state_;
-  bool y0_from_parameters_ = false;
+  FitStart<P> start_;
 };
 
 // The joint (θ, y0) uncertainty of a fit that estimated y0 too, and θ's alone otherwise, at unit
@@ -478,6 +604,110 @@ DataFitResult fit_with(DataFitSetup<P, S>& setup, const FitSpec& spec) {
   return result;
 }
 
+// Fits spec.fit's parameters of `problem` to `data` on `grid`'s steps.
+template <class P>
+DataFitResult fit_on(const P& problem, const TimeSeries& data, const FitSpec& spec,
+                     const DataStepGrid& grid) {
+  return with_fit_stepper(problem, spec, grid, [&](auto& stepper) {
+    DataFitSetup setup(problem, stepper, grid, data, spec);
+    return fit_with(setup, spec);
+  });
+}
+
+// `result` carried on by a later round's: its history after the earlier rounds', the counts
+// summed, the rest the round's.
+inline void join_round(DataFitResult& joined, DataFitResult round) {
+  std::vector<FitIteration> history = std::move(joined.history);
+  for (FitIteration& it : round.history) {
+    it.evaluations += joined.evaluations;
+    history.push_back(std::move(it));
+  }
+  const int iterations = joined.iterations + round.iterations;
+  const int evaluations = joined.evaluations + round.evaluations;
+  const int rounds = joined.step_rounds + 1;
+  joined = std::move(round);
+  joined.history = std::move(history);
+  joined.iterations = iterations;
+  joined.evaluations = evaluations;
+  joined.step_rounds = rounds;
+}
+
+// The rounds of an adaptive fit (see the top of this file): steps chosen at θ, a fit on them, and
+// again from the estimate while the steps it chooses differ.
+inline constexpr int kAdaptiveRounds = 8;
+
+// Whether a fit lowered J below its start's by more than the relative tolerance.
+inline bool lowered_j(const DataFitResult& result, double relative_tolerance) {
+  if (result.history.empty()) return false;
+  return result.residual_sum_of_squares / 2.0 <
+         result.history.front().loss * (1.0 - relative_tolerance);
+}
+
+template <class P>
+DataFitResult fit_adaptive(const P& problem, const TimeSeries& data, const FitSpec& spec) {
+  const FitStart<P> start(problem, spec.initial_state);
+  FitSpec round = spec;
+  const ResolvedParameters first =
+      resolve_parameters(spec, parameter_names_of(problem), base_parameters(problem, spec));
+  Eigen::VectorXd theta = first.theta_start;
+  Eigen::VectorXd y0 = start.at(theta);
+  DataStepGrid grid = adapted_step_grid(problem, spec, data.times, y0, theta);
+  DataFitResult joined;
+  for (int r = 1;; ++r) {
+    // Progress lines count on from the earlier rounds.
+    if (spec.on_iteration && r > 1)
+      round.on_iteration = [&spec, iterations = joined.iterations + 1,
+                            evaluations = joined.evaluations](const FitIteration& it) {
+        FitIteration shifted = it;
+        shifted.iteration += iterations;
+        shifted.evaluations += evaluations;
+        spec.on_iteration(shifted);
+      };
+    DataFitResult result = fit_on(problem, data, round, grid);
+    if (r > 1 && result.failed && !lowered_j(result, spec.relative_tolerance)) {
+      // A later round starts at the previous estimate. When its optimiser could not lower J from
+      // there at all (a line search lost in J's round-off at the minimum), that estimate is the
+      // minimum on these steps: its standard errors and status from one evaluation there.
+      FitSpec at_estimate = round;
+      at_estimate.max_evaluations = 1;
+      at_estimate.on_iteration = {};
+      result = fit_on(problem, data, at_estimate, grid);
+      result.converged = true;
+      result.status =
+          "the estimate minimises J on the steps it chooses (a round from it could "
+          "not lower J further)";
+    }
+    if (r == 1)
+      joined = std::move(result);
+    else
+      join_round(joined, std::move(result));
+    theta = joined.theta;  // the best θ of a failed round
+    y0 = joined.initial_state;
+    DataStepGrid again;
+    try {
+      again = adapted_step_grid(problem, spec, data.times, y0, theta);
+    } catch (const std::runtime_error& e) {  // rwd::NumericalError, rwd::SolverError
+      joined.failed = true;
+      joined.converged = false;
+      joined.status = std::string("choosing the steps again at the estimate: ") + e.what();
+      return joined;
+    }
+    joined.steps_settled = again.step_sizes == grid.step_sizes;
+    // A round that failed — a run on the held steps that could not go on (a Newton iteration at
+    // a θ far from where they were chosen) or a line search that could not lower J — goes on
+    // from its best θ on the steps chosen there, while rounds remain and those steps differ.
+    if (joined.steps_settled || r == kAdaptiveRounds)
+      return joined;  // Go on from the estimate: every parameter (fitted or held) at its value
+                      // there, y0 too when
+    // it is estimated, on the steps the estimate chose.
+    round.parameters = theta;
+    for (std::size_t i = 0; i < round.fit.size(); ++i)
+      round.fit[i].start = theta[first.options.fitted[i]];
+    if (spec.fit_initial_state) round.initial_state = y0;
+    grid = std::move(again);
+  }
+}
+
 }  // namespace detail
 
 // Fits spec.fit's parameters of `problem` to `data` (see the top of this file).
@@ -486,11 +716,19 @@ DataFitResult fit(const P& problem, const TimeSeries& data, const FitSpec& spec)
   if (!(spec.sigma >= 0.0) || !std::isfinite(spec.sigma))
     detail::fail<InvalidArgument>("rwd::fit: FitSpec::sigma = ", spec.sigma,
                                   " must be finite and > 0 (or 0: estimated from the residuals)");
-  const DataStepGrid grid = data_step_grid(spec.t0, data.times, spec.max_step);
-  return detail::with_fit_stepper(problem, spec, grid, [&](auto& stepper) {
-    detail::DataFitSetup setup(problem, stepper, grid, data, spec);
-    return detail::fit_with(setup, spec);
-  });
+  if (detail::adaptive_steps(spec)) return detail::fit_adaptive(problem, data, spec);
+  return detail::fit_on(problem, data, spec, data_step_grid(spec.t0, data.times, spec.max_step));
+}
+
+// The grid of `spec`'s runs at θ for `times`: max_step's fixed steps, or the steps an adaptive run
+// from y0 (empty: the fit's start at θ) chooses.
+template <class P>
+DataStepGrid fit_step_grid(const P& problem, const std::vector<double>& times, const FitSpec& spec,
+                           const Eigen::VectorXd& theta, const Eigen::VectorXd& y0 = {}) {
+  if (!detail::adaptive_steps(spec)) return data_step_grid(spec.t0, times, spec.max_step);
+  const Eigen::VectorXd start =
+      y0.size() ? y0 : detail::FitStart<P>(problem, spec.initial_state).at(theta);
+  return detail::adapted_step_grid(problem, spec, times, start, theta);
 }
 
 // The states at `times` of the run fit() makes with spec (its t0, initial state, method and
@@ -498,7 +736,8 @@ DataFitResult fit(const P& problem, const TimeSeries& data, const FitSpec& spec)
 // start (empty: spec.initial_state, else initial_state(θ), else the default initial state).
 // `times` as fit() takes data times (finite, strictly increasing, >= t0); the steps are cut as
 // fit() cuts them, so at the data times themselves this repeats fit()'s run step for step (other
-// times cut the intervals differently, a difference of the integrator's error).
+// times cut the intervals differently, a difference of the integrator's error). With adaptive
+// steps, the steps an adaptive run at θ landing on `times` chooses.
 template <class P>
 Eigen::MatrixXd predict(const P& problem, const std::vector<double>& times, const FitSpec& spec,
                         const Eigen::VectorXd& theta, const Eigen::VectorXd& y0 = {}) {
@@ -516,7 +755,7 @@ Eigen::MatrixXd predict(const P& problem, const std::vector<double>& times, cons
   if (y0.size() != 0 && y0.size() != problem.state_size())
     detail::fail<InvalidArgument>("rwd::predict: y0 has ", y0.size(), " values but the model has ",
                                   problem.state_size(), " states");
-  const DataStepGrid grid = data_step_grid(run.t0, at.times, run.max_step);
+  const DataStepGrid grid = fit_step_grid(problem, at.times, run, theta, y0);
   return detail::with_fit_stepper(problem, run, grid, [&](auto& stepper) {
     detail::DataFitSetup setup(problem, stepper, grid, at, run);
     return setup.states_at_data(y0.size() ? y0 : setup.initial_state(theta), theta);

@@ -98,11 +98,12 @@ GradientCheck check_gradient(Stepper& stepper, const Objective<EigenBackend>& ob
 
 // The gradient rwd::fit would use for `problem` against `data` with `spec`'s integration,
 // checkpointing and initial state (σ = 1: J = ½ RSS), at the full θ, every parameter checked
-// (those spec.fit names and the others alike; spec.fit itself may be empty).
+// (those spec.fit names and the others alike; spec.fit itself may be empty). With adaptive
+// steps, on the steps an adaptive run at θ chooses, held for the differences as a fit holds them.
 template <class P>
 GradientCheck check_gradient(const P& problem, const TimeSeries& data, const Eigen::VectorXd& theta,
                              const FitSpec& spec, const GradientCheckOptions& options = {}) {
-  const DataStepGrid grid = data_step_grid(spec.t0, data.times, spec.max_step);
+  const DataStepGrid grid = fit_step_grid(problem, data.times, spec, theta);
   return detail::with_fit_stepper(problem, spec, grid, [&](auto& stepper) {
     detail::DataFitSetup setup(problem, stepper, grid, data, spec);
     return detail::check_gradient_with(
