@@ -227,6 +227,14 @@ def test_a_stiff_model_fitted_to_a_measured_series_with_an_implicit_method(tmp_p
     said = str(message(lambda: rewind.fit(model=ROBERTSON_PLUGIN, data=series, method="bdf",
                                           fit="k1")))
     assert "--method bdf: a data fit takes steps that land on every data time" in said
+    # Adaptive steps instead, landing on every row: the same k1, in far fewer steps.
+    adaptive = rewind.fit(model=ROBERTSON_PLUGIN, data=series, method="esdirk43", adaptive=True,
+                          rtol=1e-9, atol=1e-12, fit="k1", start={"k1": truth * 1.5},
+                          sigma=1e-3)
+    assert adaptive.report["failed"] is False
+    assert adaptive.report["adaptive"] is True and adaptive.report["steps_settled"] is True
+    assert adaptive.report["steps"] < 1000  # fixed: 4000
+    assert math.isclose(adaptive.parameters["k1"], truth, rel_tol=1e-5)
 
 
 def test_commands_from_several_python_threads_keep_their_own_reports():

@@ -104,6 +104,37 @@ TEST(FitDataAdaptive, RobertsonsRatesWithImplicitAndRosenbrockSteps) {
   }
 }
 
+// The cvsRoberts horizon: every state at 0.4·10^k for k = −3 … 7 (to 4·10⁷, y₁ nearly spent),
+// noise 10⁻⁶, from the same start; rodas4's adaptive steps (its stages solve no Newton system,
+// so held steps of 10⁵ near t = 3·10⁶ stay solvable at the θ the optimiser tries).
+TEST(FitDataAdaptive, RodasFitsRobertsonOverTheCvsRobertsHorizon) {
+  const auto problem = auto_problem(RobertsonModel{});
+  FitSpec tight;
+  tight.method = "rodas4";
+  tight.rtol = 1e-11;
+  tight.atol = 1e-16;
+  TimeSeries data;
+  for (int k = -3; k <= 7; ++k) data.times.push_back(0.4 * std::pow(10.0, k));
+  data.columns = {"y1", "y2", "y3"};
+  data.values = predict(problem, data.times, tight, Eigen::VectorXd{{0.04, 1e4, 3e7}});
+  add_noise(data.values, 1e-6, 44);
+  FitSpec spec;
+  spec.method = "rodas4";
+  spec.rtol = 1e-8;
+  spec.atol = 1e-14;
+  spec.fit = {
+      {"k1", 0.1, 0.0, 1e9, true}, {"k2", 2.5e3, 0.0, 1e9, true}, {"k3", 9e7, 0.0, 1e9, true}};
+  spec.restarts = 2;
+  const DataFitResult r = fit(problem, data, spec);
+  ASSERT_FALSE(r.failed) << r.status;
+  ASSERT_TRUE(r.positive_definite);
+  const double truth[] = {0.04, 1e4, 3e7};
+  for (Index j = 0; j < 3; ++j)
+    EXPECT_LT(std::abs(r.estimates[j] - truth[j]), 3.0 * r.standard_errors[j]) << j;
+  EXPECT_TRUE(r.steps_settled);
+  EXPECT_LT(r.steps, 5000);
+}
+
 // SIR from unevenly spaced infected counts with noise of σ = 2, dopri5's adaptive steps.
 TimeSeries sir_series(const std::vector<double>& days, double noise = 2.0) {
   const auto problem = auto_problem(SirFromTenInfected{});

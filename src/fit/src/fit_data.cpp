@@ -237,6 +237,7 @@ DataFitResult data_fit_result(const ResolvedParameters& resolved, const FitResul
   out.converged = !fit.failed && (code == NLOPT_SUCCESS || code == NLOPT_FTOL_REACHED ||
                                   code == NLOPT_XTOL_REACHED || code == NLOPT_ROUNDOFF_LIMITED);
   out.failed = fit.failed;
+  out.optimizer_code = fit.optimizer_code;
   out.initial_state = fit.initial_state;
   out.gradient = fit.gradient;
   out.history = fit.history;

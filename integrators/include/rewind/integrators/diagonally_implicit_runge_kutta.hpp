@@ -441,11 +441,12 @@ class DiagonallyImplicitRungeKutta {
   }
 
   // Y_i = base_ + h a_ii f(t_i, Y_i) by simplified Newton from the predictor
-  // base_ + h a_ii k_{i−1} (y_n for a first stage). When the iteration contracts too slowly —
-  // the rate ‖Δ_k‖/‖Δ_{k−1}‖ is kRefreshRate or more, or at that rate it would not reach the
-  // tolerance within max_iterations (the Jacobian at y_n can be far from the one at the stage:
-  // Robertson's fast reactions have zero derivatives at y_2 = 0) — the iteration matrix is
-  // rebuilt from the Jacobian at the current iterate, at most kMaxRefreshes times per stage.
+  // base_ + h a_ii k_{i−1} (y_n for a first stage). When that iteration fails, once more from the
+  // previous stage's value Y_{i−1}, with the iteration matrix rebuilt there: the extrapolated
+  // predictor is an explicit step, which lands far from the stage where h|λ| is huge (Robertson's
+  // steps of 10⁵ near t = 3·10⁶, prescribed by an adaptive run at other rate constants), where
+  // the previous stage is close. Only runs that would otherwise fail take the second try, and a
+  // replay fails and retries alike (the same bits).
   void solve_implicit_stage(int i, const Vector& y, double t, double ti, double h,
                             const Vector& theta, Vector& Yi) {
     const double gamma = tableau_.a_at(i, i);
@@ -455,6 +456,25 @@ class DiagonallyImplicitRungeKutta {
       Yi = base_ + (h * gamma) * k_[static_cast<std::size_t>(i - 1)];
     const bool full_newton = matrix_.matrix_free();
     if (!full_newton) factor_iteration_matrix(y, t, h, gamma, theta);
+    try {
+      newton_iterations(i, ti, h, gamma, theta, Yi);
+    } catch (const NewtonFailure& failure) {
+      if (i == 0 || failure.stage < 0) throw;  // no other start; a singular matrix stands
+      Yi = stages_[static_cast<std::size_t>(i - 1)];
+      if (!full_newton) refactor_at(ti, Yi, h, gamma, theta);
+      newton_iterations(i, ti, h, gamma, theta, Yi);
+    }
+  }
+
+  // The simplified Newton iteration of stage i from Yi, with the factored iteration matrix. When
+  // it contracts too slowly — the rate ‖Δ_k‖/‖Δ_{k−1}‖ is kRefreshRate or more, or at that rate it
+  // would not reach the tolerance within max_iterations (the Jacobian at y_n can be far from the
+  // one at the stage: Robertson's fast reactions have zero derivatives at y_2 = 0) — the
+  // iteration matrix is rebuilt from the Jacobian at the current iterate, at most kMaxRefreshes
+  // times. Throws NewtonFailure.
+  void newton_iterations(int i, double ti, double h, double gamma, const Vector& theta,
+                         Vector& Yi) {
+    const bool full_newton = matrix_.matrix_free();
     double previous = 0.0;
     int refreshes = 0;
     for (int it = 1; it <= newton_.max_iterations; ++it) {

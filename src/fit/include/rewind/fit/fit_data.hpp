@@ -203,6 +203,7 @@ struct DataFitResult {
   std::string status;            // why the optimiser stopped, in words
   bool converged = false;  // it stopped on a tolerance (not on failure nor on max_evaluations)
   bool failed = false;     // a non-finite run or the optimiser's failure ended the fit
+  int optimizer_code = 0;  // NLopt's nlopt_result (0 when a run that failed stopped the fit)
   Index steps = 0;         // steps of every run (adaptive: of the last round's)
   std::vector<Index> data_steps;  // the step of each data time
   // Adaptive steps: the rounds of choosing steps and fitting on them (1 for fixed steps), and
@@ -595,10 +596,24 @@ DataFitResult fit_with(DataFitSetup<P, S>& setup, const FitSpec& spec) {
   }
   // A fit that a non-finite run or the optimiser ended keeps its best θ and says why in
   // `status`; its standard errors are NaN rather than computed around a point that is no fit.
-  const ParameterUncertainty unit =
-      detail::unit_uncertainty(setup, fitted, resolved.options, spec.uncertainty);
+  // A run of the Hessian's differences that cannot go on (a Newton iteration a little off the
+  // fit) leaves the standard errors NaN and says so; the fit itself stands.
+  std::string uncertainty_failure;
+  ParameterUncertainty unit;
+  try {
+    unit = detail::unit_uncertainty(setup, fitted, resolved.options, spec.uncertainty);
+  } catch (const NumericalError& e) {
+    uncertainty_failure = e.what();
+  } catch (const SolverError& e) {
+    uncertainty_failure = e.what();
+  }
+  if (!uncertainty_failure.empty())
+    unit = detail::unit_uncertainty(setup, fitted, resolved.options, false);
   DataFitResult result =
       detail::data_fit_result(resolved, fitted, unit, setup.measured(), spec.sigma);
+  if (!uncertainty_failure.empty())
+    result.status +=
+        "; no standard errors: a run of their differences failed (" + uncertainty_failure + ")";
   result.steps = static_cast<Index>(setup.grid().step_sizes.size());
   result.data_steps = setup.grid().data_steps;
   return result;
@@ -664,7 +679,8 @@ DataFitResult fit_adaptive(const P& problem, const TimeSeries& data, const FitSp
         spec.on_iteration(shifted);
       };
     DataFitResult result = fit_on(problem, data, round, grid);
-    if (r > 1 && result.failed && !lowered_j(result, spec.relative_tolerance)) {
+    const bool optimiser_failed = result.failed && result.optimizer_code != 0;
+    if (r > 1 && optimiser_failed && !lowered_j(result, spec.relative_tolerance)) {
       // A later round starts at the previous estimate. When its optimiser could not lower J from
       // there at all (a line search lost in J's round-off at the minimum), that estimate is the
       // minimum on these steps: its standard errors and status from one evaluation there.
@@ -684,12 +700,18 @@ DataFitResult fit_adaptive(const P& problem, const TimeSeries& data, const FitSp
     theta = joined.theta;  // the best θ of a failed round
     y0 = joined.initial_state;
     DataStepGrid again;
+    std::string unchosen;
     try {
       again = adapted_step_grid(problem, spec, data.times, y0, theta);
-    } catch (const std::runtime_error& e) {  // rwd::NumericalError, rwd::SolverError
+    } catch (const NumericalError& e) {
+      unchosen = e.what();
+    } catch (const SolverError& e) {
+      unchosen = e.what();
+    }
+    if (!unchosen.empty()) {
       joined.failed = true;
       joined.converged = false;
-      joined.status = std::string("choosing the steps again at the estimate: ") + e.what();
+      joined.status = "choosing the steps again at the estimate: " + unchosen;
       return joined;
     }
     joined.steps_settled = again.step_sizes == grid.step_sizes;
