@@ -264,8 +264,8 @@ void print_data_fit_text(std::ostream& out, const DataFitReport& report) {
         << (result.step_rounds == 1 ? " time" : " times") << ", held while the optimiser moved; "
         << (result.steps_settled
                 ? "the estimate chooses the same steps"
-                : "the estimate still chooses other steps (the last round's cap): tighten "
-                  "--rtol")
+                : "the estimate still chooses other steps (it moved in the last of the "
+                  "rounds allowed)")
         << "\n";
 }
 

@@ -158,6 +158,23 @@ inline ParameterBounds parse_bounds_text(const char* flag, const std::string& na
   return b;
 }
 
+// rwd::warn_if_poorly_determined over the fitted parameters of an observation fit (the
+// uncertainty's y0 part, when y0 was fitted too, left out).
+inline void warn_if_poorly_determined(const FitSettings& settings, const FitResult& result,
+                                      const ParameterUncertainty& uncertainty) {
+  const auto p = static_cast<Index>(settings.fitted.size());
+  std::vector<std::string> names;
+  Eigen::VectorXd estimates(p);
+  for (Index i = 0; i < p; ++i) {
+    const NamedParameter& fitted = settings.fitted[static_cast<std::size_t>(i)];
+    names.push_back(fitted.name);
+    estimates[i] = result.theta[fitted.index];
+  }
+  rwd::warn_if_poorly_determined(names, estimates, uncertainty.standard_errors.head(p),
+                                 uncertainty.covariance.topLeftCorner(p, p),
+                                 uncertainty.positive_definite);
+}
+
 // The bounds a parameter has without --bounds: its model's domain.
 inline ParameterBounds domain_bounds(const ProblemInfo& info, const std::string& name) {
   const double inf = std::numeric_limits<double>::infinity();
@@ -540,9 +557,11 @@ FitReport run_fit_on(const P& problem, const FitSettings& settings,
       theta = result.theta;
       y0 = result.initial_state;
       if (!last) return;
-      if (settings.uncertainty && !result.failed)
+      if (settings.uncertainty && !result.failed) {
         report.uncertainty =
             parameter_uncertainty(stepper, objective, result, fit, plan, driver_options);
+        detail::warn_if_poorly_determined(settings, result, *report.uncertainty);
+      }
       report.start_prediction = detail::prediction_or_none(stepper, observations.initial_state,
                                                            settings.theta_start, observations);
       report.fit_prediction =

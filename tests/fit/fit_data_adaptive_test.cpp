@@ -57,9 +57,10 @@ void add_noise(Eigen::MatrixXd& values, double sigma, std::uint64_t seed) {
         sigma * std::sqrt(-2.0 * std::log(uniform())) * std::cos(2.0 * M_PI * uniform());
 }
 
-// Every state of Robertson's kinetics at log_times() from a tightly converged adaptive run of
-// `method` at the true rates, with noise of σ = 10⁻⁶ (3 % of y₂'s plateau).
-TimeSeries robertson_series(const std::string& method) {
+// Every state of Robertson's kinetics at `times` from a tightly converged adaptive run of
+// `method` at the true rates, with noise of σ = 10⁻⁶ (3 % of y₂'s plateau) drawn from `seed`.
+TimeSeries robertson_series(const std::string& method, std::vector<double> times,
+                            std::uint64_t seed) {
   const auto problem = auto_problem(RobertsonModel{});
   FitSpec tight;
   tight.method = method;
@@ -68,36 +69,47 @@ TimeSeries robertson_series(const std::string& method) {
   tight.newton.rtol = 1e-13;
   tight.newton.atol = 1e-18;
   TimeSeries data;
-  data.times = log_times();
+  data.times = std::move(times);
   data.columns = {"y1", "y2", "y3"};
   data.values = predict(problem, data.times, tight, Eigen::VectorXd{{0.04, 1e4, 3e7}});
-  add_noise(data.values, 1e-6, 43);
+  add_noise(data.values, 1e-6, seed);
   return data;
+}
+
+// The three rates on the log scale from 2.5, 1/4 and 3 times the truth, bounded by [0, 10⁹], on
+// `method`'s adaptive steps to rtol 10⁻⁸, atol 10⁻¹⁴, two restarts, σ estimated.
+FitSpec robertson_rates_spec(const std::string& method) {
+  FitSpec spec;
+  spec.method = method;
+  spec.rtol = 1e-8;
+  spec.atol = 1e-14;
+  spec.newton.rtol = 1e-12;
+  spec.newton.atol = 1e-16;
+  spec.fit = {
+      {"k1", 0.1, 0.0, 1e9, true}, {"k2", 2.5e3, 0.0, 1e9, true}, {"k3", 9e7, 0.0, 1e9, true}};
+  spec.restarts = 2;
+  return spec;
+}
+
+// The fit found every rate within 3 standard errors, on steps that settled.
+void expect_the_true_rates(const DataFitResult& r) {
+  ASSERT_FALSE(r.failed) << r.status;
+  ASSERT_TRUE(r.positive_definite);
+  const double truth[] = {0.04, 1e4, 3e7};
+  for (Index j = 0; j < 3; ++j)
+    EXPECT_LT(std::abs(r.estimates[j] - truth[j]), 3.0 * r.standard_errors[j]) << j;
+  EXPECT_TRUE(r.steps_settled);
 }
 
 TEST(FitDataAdaptive, RobertsonsRatesWithImplicitAndRosenbrockSteps) {
   // bench/stiff_data_fit.py's fit on fixed steps of 5·10⁻⁴ (80 000 a run); here the steps are
-  // adaptive. From rates off by 2.5, 1/4 and 3, on the log scale, σ estimated.
+  // adaptive.
   const auto problem = auto_problem(RobertsonModel{});
-  const double truth[] = {0.04, 1e4, 3e7};
   for (const char* method : {"esdirk43", "rodas4"}) {
     SCOPED_TRACE(method);
-    const TimeSeries data = robertson_series(method);
-    FitSpec spec;
-    spec.method = method;
-    spec.rtol = 1e-8;
-    spec.atol = 1e-14;
-    spec.newton.rtol = 1e-12;
-    spec.newton.atol = 1e-16;
-    spec.fit = {
-        {"k1", 0.1, 0.0, 1e9, true}, {"k2", 2.5e3, 0.0, 1e9, true}, {"k3", 9e7, 0.0, 1e9, true}};
-    spec.restarts = 2;
-    const DataFitResult r = fit(problem, data, spec);
-    ASSERT_FALSE(r.failed) << r.status;
-    ASSERT_TRUE(r.positive_definite);
-    for (Index j = 0; j < 3; ++j)
-      EXPECT_LT(std::abs(r.estimates[j] - truth[j]), 3.0 * r.standard_errors[j]) << j;
-    EXPECT_TRUE(r.steps_settled);
+    const TimeSeries data = robertson_series(method, log_times(), 43);
+    const DataFitResult r = fit(problem, data, robertson_rates_spec(method));
+    expect_the_true_rates(r);
     EXPECT_EQ(r.data_steps.size(), data.times.size());
     EXPECT_EQ(r.data_steps.back(), r.steps);
     EXPECT_LT(r.steps, 2000);  // fixed steps short enough for the transient: 80 000
@@ -109,29 +121,11 @@ TEST(FitDataAdaptive, RobertsonsRatesWithImplicitAndRosenbrockSteps) {
 // so held steps of 10⁵ near t = 3·10⁶ stay solvable at the θ the optimiser tries).
 TEST(FitDataAdaptive, RodasFitsRobertsonOverTheCvsRobertsHorizon) {
   const auto problem = auto_problem(RobertsonModel{});
-  FitSpec tight;
-  tight.method = "rodas4";
-  tight.rtol = 1e-11;
-  tight.atol = 1e-16;
-  TimeSeries data;
-  for (int k = -3; k <= 7; ++k) data.times.push_back(0.4 * std::pow(10.0, k));
-  data.columns = {"y1", "y2", "y3"};
-  data.values = predict(problem, data.times, tight, Eigen::VectorXd{{0.04, 1e4, 3e7}});
-  add_noise(data.values, 1e-6, 44);
-  FitSpec spec;
-  spec.method = "rodas4";
-  spec.rtol = 1e-8;
-  spec.atol = 1e-14;
-  spec.fit = {
-      {"k1", 0.1, 0.0, 1e9, true}, {"k2", 2.5e3, 0.0, 1e9, true}, {"k3", 9e7, 0.0, 1e9, true}};
-  spec.restarts = 2;
-  const DataFitResult r = fit(problem, data, spec);
-  ASSERT_FALSE(r.failed) << r.status;
-  ASSERT_TRUE(r.positive_definite);
-  const double truth[] = {0.04, 1e4, 3e7};
-  for (Index j = 0; j < 3; ++j)
-    EXPECT_LT(std::abs(r.estimates[j] - truth[j]), 3.0 * r.standard_errors[j]) << j;
-  EXPECT_TRUE(r.steps_settled);
+  std::vector<double> times;
+  for (int k = -3; k <= 7; ++k) times.push_back(0.4 * std::pow(10.0, k));
+  const DataFitResult r =
+      fit(problem, robertson_series("rodas4", times, 44), robertson_rates_spec("rodas4"));
+  expect_the_true_rates(r);
   EXPECT_LT(r.steps, 5000);
 }
 

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
+
+#include "rewind/warning.hpp"
 
 namespace rwd::detail {
 
@@ -58,3 +61,45 @@ ParameterUncertainty uncertainty_from_gradients(
 }
 
 }  // namespace rwd::detail
+
+namespace rwd {
+
+void warn_if_poorly_determined(const std::vector<std::string>& names,
+                               const Eigen::VectorXd& estimates,
+                               const Eigen::VectorXd& standard_errors,
+                               const Eigen::MatrixXd& covariance, bool positive_definite) {
+  if (!positive_definite) {
+    warn("fit",
+         "the Hessian of J at the fit is not positive definite: no standard errors (a parameter "
+         "the data do not determine, or not a minimum)");
+    return;
+  }
+  const auto p = static_cast<Index>(names.size());
+  for (Index i = 0; i < p; ++i) {
+    Index partner = -1;
+    double strongest = 0.0;
+    for (Index k = 0; k < p; ++k) {
+      if (k == i) continue;
+      const double rho = covariance(i, k) / std::sqrt(covariance(i, i) * covariance(k, k));
+      if (std::abs(rho) > std::abs(strongest)) {
+        strongest = rho;
+        partner = k;
+      }
+    }
+    const double ratio = standard_errors[i] / std::abs(estimates[i]);
+    const bool combined = std::abs(strongest) >= 0.99;
+    // Poor: an error above the estimate, or above a tenth of it along a near-degenerate
+    // direction (|ρ| ≥ 0.999: the fit slid along a valley the data barely bound).
+    if (!(ratio > 1.0 || (ratio > 0.1 && std::abs(strongest) >= 0.999))) continue;
+    std::ostringstream text;
+    text.precision(3);
+    text << "the data hardly determine " << names[static_cast<std::size_t>(i)]
+         << ": its standard error is " << ratio << " times its estimate";
+    if (combined)
+      text << " (correlation " << strongest << " with " << names[static_cast<std::size_t>(partner)]
+           << ": the data fix mainly a combination of the two)";
+    warn("fit", text.str());
+  }
+}
+
+}  // namespace rwd

@@ -64,6 +64,9 @@
 // square roots of its diagonal; NaN (and positive_definite false) when H is not positive
 // definite — a parameter the data do not determine — or when spec.uncertainty is false.
 //
+// A parameter the data hardly determine (its standard error above its magnitude; no standard
+// errors at all) is warned about (rwd::warn_if_poorly_determined, rewind/warning.hpp's handler).
+//
 // A run that turns non-finite (the driver names the step and time) or an optimiser failure ends
 // the fit without an exception: converged is false, status says what happened, the estimates are
 // the best found so far and the standard errors NaN.
@@ -204,8 +207,9 @@ struct DataFitResult {
   bool converged = false;  // it stopped on a tolerance (not on failure nor on max_evaluations)
   bool failed = false;     // a non-finite run or the optimiser's failure ended the fit
   int optimizer_code = 0;  // NLopt's nlopt_result (0 when a run that failed stopped the fit)
-  Index steps = 0;         // steps of every run (adaptive: of the last round's)
-  std::vector<Index> data_steps;  // the step of each data time
+  bool uncertainty_failed = false;  // a run of the standard errors' differences failed (status)
+  Index steps = 0;                  // steps of every run (adaptive: of the last round's)
+  std::vector<Index> data_steps;    // the step of each data time
   // Adaptive steps: the rounds of choosing steps and fitting on them (1 for fixed steps), and
   // whether the steps chosen again at the estimate were the ones it was fitted on.
   int step_rounds = 1;
@@ -274,6 +278,18 @@ bool has_parameter_initial_state(const P& problem) {
     return problem.has_initial_state();
   else
     return false;
+}
+
+// Whether P's initial_state(θ) may be called: a templated model without one still has the
+// member (rwd::AutoProblem), which refuses it at compile time.
+template <class P>
+constexpr bool initial_state_callable() {
+  if constexpr (!InitialStateFromParameters<P>)
+    return false;
+  else if constexpr (requires { P::kHasInitialState; })
+    return P::kHasInitialState;
+  else
+    return true;
 }
 
 template <class P>
@@ -366,7 +382,7 @@ class FitStart {
   }
   // y0 of a run with θ.
   Eigen::VectorXd at(const Eigen::VectorXd& theta) const {
-    if constexpr (InitialStateFromParameters<P>)
+    if constexpr (initial_state_callable<P>())
       if (from_parameters_) return problem_.initial_state(theta);
     return given_;
   }
@@ -490,7 +506,7 @@ class DataFitSetup {
   FitGradient gradient(const Eigen::VectorXd& theta) {
     auto run = driver_.run(initial_state(theta), theta, plan_);
     FitGradient out{run.loss, std::move(run.grad_theta), Eigen::VectorXd(), std::move(run.summary)};
-    if constexpr (InitialStateFromParameters<P>)
+    if constexpr (initial_state_callable<P>())
       if (start_.from_parameters())
         out.grad_theta = problem_.total_parameter_gradient(theta, run.grad_y0, out.grad_theta);
     return out;
@@ -611,9 +627,11 @@ DataFitResult fit_with(DataFitSetup<P, S>& setup, const FitSpec& spec) {
     unit = detail::unit_uncertainty(setup, fitted, resolved.options, false);
   DataFitResult result =
       detail::data_fit_result(resolved, fitted, unit, setup.measured(), spec.sigma);
-  if (!uncertainty_failure.empty())
+  if (!uncertainty_failure.empty()) {
+    result.uncertainty_failed = true;
     result.status +=
         "; no standard errors: a run of their differences failed (" + uncertainty_failure + ")";
+  }
   result.steps = static_cast<Index>(setup.grid().step_sizes.size());
   result.data_steps = setup.grid().data_steps;
   return result;
@@ -629,11 +647,12 @@ DataFitResult fit_on(const P& problem, const TimeSeries& data, const FitSpec& sp
   });
 }
 
-// `result` carried on by a later round's: its history after the earlier rounds', the counts
-// summed, the rest the round's.
+// `result` carried on by a later round's: its history after the earlier rounds' (numbered on
+// from them, as the progress lines are), the counts summed, the rest the round's.
 inline void join_round(DataFitResult& joined, DataFitResult round) {
   std::vector<FitIteration> history = std::move(joined.history);
   for (FitIteration& it : round.history) {
+    it.iteration += joined.iterations + 1;
     it.evaluations += joined.evaluations;
     history.push_back(std::move(it));
   }
@@ -738,8 +757,16 @@ DataFitResult fit(const P& problem, const TimeSeries& data, const FitSpec& spec)
   if (!(spec.sigma >= 0.0) || !std::isfinite(spec.sigma))
     detail::fail<InvalidArgument>("rwd::fit: FitSpec::sigma = ", spec.sigma,
                                   " must be finite and > 0 (or 0: estimated from the residuals)");
-  if (detail::adaptive_steps(spec)) return detail::fit_adaptive(problem, data, spec);
-  return detail::fit_on(problem, data, spec, data_step_grid(spec.t0, data.times, spec.max_step));
+  DataFitResult result =
+      detail::adaptive_steps(spec)
+          ? detail::fit_adaptive(problem, data, spec)
+          : detail::fit_on(problem, data, spec, data_step_grid(spec.t0, data.times, spec.max_step));
+  if (spec.uncertainty && !result.failed && !result.uncertainty_failed) {
+    const Index p = result.estimates.size();
+    warn_if_poorly_determined(result.names, result.estimates, result.standard_errors,
+                              result.covariance.topLeftCorner(p, p), result.positive_definite);
+  }
+  return result;
 }
 
 // The grid of `spec`'s runs at θ for `times`: max_step's fixed steps, or the steps an adaptive run

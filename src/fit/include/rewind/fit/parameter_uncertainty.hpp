@@ -22,6 +22,7 @@
 
 #include <Eigen/Core>
 #include <functional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -42,6 +43,18 @@ struct ParameterUncertainty {
   bool positive_definite = false;   // whether H is (so that the above mean something)
   int evaluations = 0;              // gradient runs spent (2 per fitted index)
 };
+
+// Warns (rwd::warn, source "fit"; rewind/warning.hpp) about what an uncertainty says the data do
+// not determine, so that a fit which converged to a number the data do not fix is not taken at
+// its word: a Hessian that is not positive definite (no standard errors), and each estimate whose
+// standard error exceeds its magnitude, or a tenth of it when it is correlated |ρ| ≥ 0.999 with
+// another (a valley the data barely bound) — naming that correlate when |ρ| ≥ 0.99 (the data fix
+// mainly a combination of the two). Silent for a well-determined fit, however correlated. `names`,
+// `estimates`, `standard_errors` and `covariance` are over the same quantities.
+void warn_if_poorly_determined(const std::vector<std::string>& names,
+                               const Eigen::VectorXd& estimates,
+                               const Eigen::VectorXd& standard_errors,
+                               const Eigen::MatrixXd& covariance, bool positive_definite);
 
 namespace detail {
 
