@@ -737,9 +737,8 @@ DataFitResult fit_adaptive(const P& problem, const TimeSeries& data, const FitSp
     // A round that failed — a run on the held steps that could not go on (a Newton iteration at
     // a θ far from where they were chosen) or a line search that could not lower J — goes on
     // from its best θ on the steps chosen there, while rounds remain and those steps differ.
-    if (joined.steps_settled || r == kAdaptiveRounds)
-      return joined;  // Go on from the estimate: every parameter (fitted or held) at its value
-                      // there, y0 too when
+    if (joined.steps_settled || r == kAdaptiveRounds) return joined;
+    // Go on from the estimate: every parameter (fitted or held) at its value there, y0 too when
     // it is estimated, on the steps the estimate chose.
     round.parameters = theta;
     for (std::size_t i = 0; i < round.fit.size(); ++i)
