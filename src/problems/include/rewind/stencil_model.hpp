@@ -303,9 +303,9 @@ class StencilProblem {
 
   // out_y = ∇_y [wᵀ (∂f/∂y) u], out_theta = ∇_θ [wᵀ (∂f/∂y) u] (both overwritten): the second
   // derivatives the Rosenbrock methods' exact adjoints need (rewind/integrators/rosenbrock.hpp).
-  // One nested forward-mode evaluation per cell, one cell at a time (15× the derived vjp on the
-  // Brusselator, bench/results/stencil_models.md), scattered and summed as the vjp is: the same
-  // bits for any thread count.
+  // One nested forward-mode evaluation per cell, one cell at a time — without the vjp's
+  // vectorised chunks, so several times its cost (bench/results/stencil_models.md) — scattered
+  // and summed as the vjp is: the same bits for any thread count.
   void jvp_vjp(double /*t*/, const Vector& y, const Vector& theta, const Vector& u, const Vector& w,
                Vector& out_y, Vector& out_theta) const {
     detail::require_vjp_sizes<Backend>(kName, state_size(), kParameters, y, theta, w, out_y,
