@@ -13,6 +13,7 @@
 #include "rewind/distributed/distributed_gray_scott.hpp"
 #include "rewind/distributed/distributed_heat2d.hpp"
 #include "rewind/distributed/distributed_lorenz96.hpp"
+#include "rewind/distributed/distributed_plugin_stencil.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -99,14 +100,35 @@ std::string problems_split_across_ranks() {
 }
 
 RunReport run_gradient_across_ranks(const RunSettings& settings, const PlanCallback& on_plan) {
+  if (settings.problem->run_across_ranks)
+    return settings.problem->run_across_ranks(settings, on_plan);
   const Communicator world = Communicator::world();
   std::optional<RunReport> report = run_named_split(DistributedModels{}, settings, on_plan, world);
   if (!report)
     rwd::detail::fail<InvalidArgument>(
         settings.problem->name, " does not split its state across ranks (", world.size(),
         " ranks here); the problems that do: ", problems_split_across_ranks(),
-        ". Run it without mpirun");
+        ", and stencil models on 2-D and 3-D grids (--model). Run it without mpirun");
   return std::move(*report);
+}
+
+RunReport run_stencil_model_across_ranks(const StencilPlugin& plugin, const RunSettings& settings,
+                                         const PlanCallback& on_plan) {
+  using B = DistributedBackend;
+  const std::vector<Index> sizes(static_cast<std::size_t>(plugin.dimension()), settings.n);
+  const DistributedPluginStencilProblem problem(plugin, sizes, Communicator::world());
+  DistributedVector theta = problem.default_parameters();  // replicated: every rank all of it
+  std::vector<double> values = host_values<B>(theta);
+  apply_parameter_values(settings.parameters, values);
+  B::copy_from_host(values, theta);
+  const DistributedVector y0 = problem.initial_state(theta);
+  const ThroughInitialState<DistributedVector> through_y0 =
+      [&](const DistributedVector& grad_y0, const DistributedVector& grad_theta) {
+        return problem.total_parameter_gradient(theta, grad_y0, grad_theta);
+      };
+  ProcessGroup::begin_work();
+  return run_gradient(problem, y0, theta, problem.parameter_names(), settings, on_plan, {},
+                      through_y0);
 }
 
 }  // namespace rwd::cli

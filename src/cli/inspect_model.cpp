@@ -28,6 +28,7 @@ std::vector<std::string> forms_of(const rwd_model_plugin& d) {
   std::vector<std::string> forms;
   if (d.grid_dimension != 0) {
     forms = {"vjp", "jvp", "sparse Jacobian", "second derivatives (jvp_vjp)"};
+    if (d.window_make) forms.push_back("slab windows (splits across MPI ranks)");
   } else {
     forms = {"vjp", "jvp", "Jacobian", "second derivatives (jvp_vjp)"};
     if (d.band_jacobian)

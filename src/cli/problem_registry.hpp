@@ -74,6 +74,10 @@ struct ProblemInfo : ProblemFacts {
   // `rewind run`: J = ½|y_N|² from the defaults with --parameters applied, its gradient and
   // the spot check (gradient_run.hpp), on the Eigen backend in this process.
   std::function<RunReport(const RunSettings&, const PlanCallback&)> run;
+  // `rewind run` under mpirun, split across the ranks, for a problem that is no built-in (a
+  // stencil model plugin on a 2-D or 3-D grid, in a build with MPI: distributed_run.hpp); empty
+  // otherwise (a built-in's split form is listed in distributed_run.cpp).
+  std::function<RunReport(const RunSettings&, const PlanCallback&)> run_across_ranks;
   // `rewind generate`: H y_k + noise at the recording's observed steps, from its initial state
   // and parameters (observation_run.hpp); one column per observed step.
   std::function<Eigen::MatrixXd(const RunSettings&, const Observations&)> observe;

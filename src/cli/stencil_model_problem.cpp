@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "data_fit_run.hpp"
+#if REWIND_CLI_WITH_MPI
+#include "distributed_run.hpp"
+#endif
 #include "fit_run.hpp"
 #include "gradient_run.hpp"
 #include "observation_run.hpp"
@@ -126,6 +129,14 @@ ProblemInfo stencil_model_entry(const StencilPlugin& plugin) {
     return run_gradient(problem, y0, parameters, plugin.parameter_names(), settings, on_plan, {},
                         through_y0);
   };
+#if REWIND_CLI_WITH_MPI
+  // Under mpirun a 2-D or 3-D grid splits across the ranks; a 1-D grid (its slabs are single
+  // cells) runs under one rank, and more are refused there, naming the model.
+  info.distributed_form = plugin.dimension() >= 2;
+  info.run_across_ranks = [plugin](const RunSettings& settings, const PlanCallback& on_plan) {
+    return run_stencil_model_across_ranks(plugin, settings, on_plan);
+  };
+#endif
   info.observe = [plugin](const RunSettings& settings, const Observations& recording) {
     return observe_problem(on_grid(plugin, settings.n), settings, recording);
   };

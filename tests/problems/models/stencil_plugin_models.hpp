@@ -1,6 +1,7 @@
 // Stencil models with an initial state (initial_cell), built as plugins by rewind_add_model
-// (tests/CMakeLists.txt: gray_scott_stencil_plugin.cpp, brusselator_stencil_plugin.cpp) and
-// compared, in tests/problems/stencil_plugin_test.cpp, with the same models made problems in C++.
+// (tests/CMakeLists.txt: gray_scott_stencil_plugin.cpp, brusselator_stencil_plugin.cpp,
+// lorenz96_stencil_plugin.cpp) and compared, in tests/problems/stencil_plugin_test.cpp and
+// tests/distributed/distributed_plugin_stencil_test.cpp, with the same models made problems in C++.
 //
 // GrayScottWithStart is tests' GrayScottStencil (the built-in Gray–Scott's expressions, so its rhs
 // has the built-in's bits) starting from the built-in's default initial state (seed 0): through
@@ -57,6 +58,17 @@ struct BrusselatorWithStart : BrusselatorStencil {
     const double wave = sin(2.0 * pi * x) * cos(pi * z);
     y0[0] = p[0] + 0.1 * wave + 0.5 * bump;
     y0[1] = p[1] / p[0] - 0.1 * wave;
+  }
+};
+
+// Lorenz-96 as a 1-D stencil model starting from y = F with cell 0 nudged by 0.01: a plugin whose
+// grid does not split across ranks (its slabs are single cells), refused under mpirun.
+struct Lorenz96WithStart : Lorenz96Stencil {
+  static constexpr Index default_grid_size = 40;
+
+  template <class T>
+  void initial_cell(const T* p, const GridCell<1>& at, T* y0) const {
+    y0[0] = p[0] + (at.index[0] == 0 ? 0.01 : 0.0);
   }
 };
 

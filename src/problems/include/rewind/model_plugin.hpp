@@ -24,7 +24,9 @@
 // sizes, the optional `static constexpr Index default_grid_size`) and makes the problem on the
 // grid the loader asks for (rwd::load_stencil_plugin, rewind/plugin_model.hpp; --model PATH
 // --n N), with its derived vjp, jvp, sparse Jacobian and, where the model has `initial_cell`, its
-// initial state — so a PDE loaded as a plugin runs with the sparse and gmres-ilu linear solvers.
+// initial state — so a PDE loaded as a plugin runs with the sparse and gmres-ilu linear solvers —
+// and, on a 2-D or 3-D grid, the same on a window of slabs, with which a loader linked with MPI
+// splits the grid across ranks (rwd::DistributedPluginStencilProblem).
 //
 // One REWIND_MODEL per library (the entry point has one fixed name). Empty or repeated names are
 // not refused at compile time: the description carries the reason, and the loader reports it.
@@ -33,8 +35,11 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -326,6 +331,40 @@ struct StencilExport {
     return guarded([&] { problem(grid).initial_state_vjp(p, w, out_p); });
   }
 
+  // The model on a window of its grid (the ABI's window_ functions; D ≥ 2).
+  using Engine = detail::StencilEngine<Model>;
+  static const Engine& engine(const void* window) { return *static_cast<const Engine*>(window); }
+  static int window_make(const std::int64_t* sizes, const std::int64_t* storage,
+                         std::int64_t stored_slabs, void** window) {
+    *window = nullptr;
+    return guarded([&] {
+      std::array<Index, kDimension> n;
+      for (int d = 0; d < kDimension; ++d) n[d] = sizes[d];
+      auto made = std::make_unique<Engine>(Model{}, n, StencilOptions{});
+      made->grid().store_slabs(std::vector<Index>(storage, storage + n[0]), stored_slabs);
+      *window = made.release();
+    });
+  }
+  static void window_free(void* window) { delete static_cast<Engine*>(window); }
+  static int window_rhs(const void* window, double, const double* y, const double* p, double* f,
+                        std::int64_t first, std::int64_t end) {
+    return guarded([&] { engine(window).rhs(y, p, f, first, end); });
+  }
+  static int window_jvp(const void* window, double, const double* y, const double* p,
+                        const double* w, double* out, std::int64_t first, std::int64_t end) {
+    return guarded([&] { engine(window).jvp(y, p, w, out, first, end); });
+  }
+  static int window_vjp(const void* window, double, const double* y, const double* p,
+                        const double* v, double* out, double* partials, const std::int64_t* slots) {
+    return guarded([&] { engine(window).vjp(y, p, v, out, partials, slots); });
+  }
+  // Each stencil point's offset along dimension 0.
+  static constexpr std::array<std::int64_t, Engine::kPoints> kSlabOffsets = [] {
+    std::array<std::int64_t, Engine::kPoints> offsets{};
+    for (int s = 0; s < Engine::kPoints; ++s) offsets[s] = Model::stencil[s][0];
+    return offsets;
+  }();
+
   static std::int64_t default_grid_size() {
     if constexpr (requires { Model::default_grid_size; })
       return static_cast<std::int64_t>(Model::default_grid_size);
@@ -364,6 +403,16 @@ struct StencilExport {
       d.grid_nonzeros = &grid_nonzeros;
       d.grid_sparsity = &grid_sparsity;
       d.grid_jacobian_values = &grid_jacobian_values;
+      d.grid_points = Engine::kPoints;
+      d.grid_slab_offsets = kSlabOffsets.data();
+      d.grid_slab_boundary = static_cast<std::uint32_t>(Model::boundaries[0]);
+      if constexpr (kDimension >= 2) {  // a 1-D grid's slabs are single cells: it does not split
+        d.window_make = &window_make;
+        d.window_free = &window_free;
+        d.window_rhs = &window_rhs;
+        d.window_jvp = &window_jvp;
+        d.window_vjp = &window_vjp;
+      }
       if constexpr (Problem::kHasInitialState) {
         d.grid_initial_state = &grid_initial_state;
         d.grid_initial_state_vjp = &grid_initial_state_vjp;

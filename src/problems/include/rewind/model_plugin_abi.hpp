@@ -22,7 +22,9 @@
 // methods need; 4 adds the model's declared band Jacobian (band_upper, band_lower,
 // band_jacobian), which the band linear solvers take; 5 adds stencil models (the grid_ members:
 // a PDE on a structured grid whose size the loader chooses, with its sparse Jacobian); 6 adds a
-// stencil model's second derivatives (grid_jvp_vjp), which the Rosenbrock methods need.
+// stencil model's second derivatives (grid_jvp_vjp), which the Rosenbrock methods need; 7 adds
+// a stencil model's window functions (grid_slab_offsets, window_), with which a loader linked
+// with MPI splits the grid across ranks (rwd::DistributedPluginStencilProblem).
 //
 // A stencil model (rewind/stencil_model.hpp) has grid_dimension 1, 2 or 3. Its state_size is then
 // the number of fields per cell and state_names the fields' names; the problem itself exists per
@@ -41,7 +43,7 @@
 // version that way); a plugin records the value it was built with, and a loader compares it with
 // the one it was built with.
 #ifndef REWIND_MODEL_ABI_VERSION
-#define REWIND_MODEL_ABI_VERSION 6
+#define REWIND_MODEL_ABI_VERSION 7
 #endif
 
 extern "C" {
@@ -134,6 +136,35 @@ struct rwd_model_plugin {
   // model is autonomous: t is ignored).
   int (*grid_jvp_vjp)(const void* grid, double t, const double* y, const double* p, const double* u,
                       const double* w, double* out_y, double* out_p);
+
+  // A stencil model on a window of its grid (version 7): the slabs (cells of one index along
+  // dimension 0) one process holds, its own and copies of its neighbours', which the loader fills
+  // and exchanges (rewind/distributed/slab_split.hpp). What the loader needs to place the window:
+  // the stencil's points, each point's offset along dimension 0 (grid_points values), and
+  // dimension 0's boundary (0 periodic, 1 fixed, 2 reflecting: rwd::Boundary's order).
+  std::int64_t grid_points;
+  const std::int64_t* grid_slab_offsets;
+  std::uint32_t grid_slab_boundary;
+  // *window = the model on a grid of these sizes (grid_dimension ≥ 2 entries) that stores
+  // `stored_slabs` slabs: global slab i at position storage[i] (sizes[0] entries), or not at all
+  // (−1). Arrays given to the window_ functions are field-major over the stored cells
+  // (state_size · stored_slabs · cells per slab values). Released by window_free. The window_
+  // members are null for a 1-D grid (its slabs are single cells: it does not split).
+  int (*window_make)(const std::int64_t* sizes, const std::int64_t* storage,
+                     std::int64_t stored_slabs, void** window);
+  void (*window_free)(void* window);
+  // f = rhs (out = (∂f/∂y) w) at the cells of the global slabs [first, end), read from the window.
+  int (*window_rhs)(const void* window, double t, const double* y, const double* p, double* f,
+                    std::int64_t first, std::int64_t end);
+  int (*window_jvp)(const void* window, double t, const double* y, const double* p, const double* w,
+                    double* out, std::int64_t first, std::int64_t end);
+  // out = (∂f/∂y)ᵀ v over the window (zeroed first) from the cells of the slabs `slots` visits,
+  // in the whole grid's order of contributions, with their parameter parts into `partials`:
+  // slots[i] (one per global slab) is −2 (not visited), −1 (visited, its parameter part dropped)
+  // or the slot s whose max(1, parameter_size) partials start at partials[s · max(1,
+  // parameter_size)].
+  int (*window_vjp)(const void* window, double t, const double* y, const double* p, const double* v,
+                    double* out, double* partials, const std::int64_t* slots);
 };
 
 // The type of the exported entry point.

@@ -49,6 +49,7 @@
 namespace rwd {
 
 class PluginStencilProblem;
+class DistributedPluginStencilProblem;  // rewind/distributed/distributed_plugin_stencil.hpp
 
 // A loaded stencil-model plugin: what the model declares, and problems on grids of any size.
 class StencilPlugin {
@@ -94,6 +95,7 @@ class StencilPlugin {
 
  private:
   friend class PluginStencilProblem;
+  friend class DistributedPluginStencilProblem;
   std::shared_ptr<void> library_;
   const rwd_model_plugin* d_;
   std::string path_;

@@ -19,6 +19,7 @@
 // serves one run at a time, like the problem that owns it.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <vector>
 
@@ -92,35 +93,72 @@ class RowLayout {
       const Sums<K> s = partial(b);
       for (int j = 0; j < K; ++j) mine[static_cast<std::size_t>(b * K + j)] = s.v[j];
     });
-    const double* all = gather(mine, K);
-    Sums<K> total = Sums<K>::zero();
+    Sums<K> total;
+    sum_in_row_order(gather(mine, K), K, total.v);
+    return total;
+  }
+
+  // whole = the whole state in the serial layout (global_size() values) from every rank's local
+  // values (local_size() each). A collective.
+  void gather_whole(std::span<const double> mine, std::span<double> whole) const {
+    if (static_cast<Index>(mine.size()) != local_size() ||
+        static_cast<Index>(whole.size()) != global_size())
+      detail::fail<InvalidArgument>("RowLayout::gather_whole: ", mine.size(), " local values and ",
+                                    "room for ", whole.size(), "; this rank holds ", local_size(),
+                                    " of ", global_size());
+    std::vector<int>& counts = counts_;
+    counts.resize(static_cast<std::size_t>(comm_.size()));
+    for (int k = 0; k < comm_.size(); ++k)
+      counts[static_cast<std::size_t>(k)] = static_cast<int>(fields_ * rows_of(k) * row_length_);
+    std::vector<double>& ranked = scratch(1, global_size());  // rank by rank, field by field
+    comm_.all_gather(mine, counts, std::span<double>(ranked.data(), whole.size()));
+    const double* from = ranked.data();
+    for (int k = 0; k < comm_.size(); ++k)
+      for (Index f = 0; f < fields_; ++f) {
+        const Index count = rows_of(k) * row_length_;
+        std::copy_n(from, count, whole.data() + (f * rows_ + first_row(k)) * row_length_);
+        from += count;
+      }
+  }
+
+  // The same fold of partials a caller computed: `mine` holds `width` values per local row block
+  // (block b's at b·width), `total` receives the width sums (the bits fold_rows<width> gives).
+  // A collective.
+  void fold_row_values(std::span<const double> mine, int width, std::span<double> total) const {
+    if (static_cast<Index>(mine.size()) != local_blocks() * width ||
+        static_cast<Index>(total.size()) != width)
+      detail::fail<InvalidArgument>("RowLayout::fold_row_values: ", mine.size(),
+                                    " partials and room for ", total.size(), " sums; ",
+                                    local_blocks(), " blocks of ", width, " were expected");
+    sum_in_row_order(gather(mine, width), width, total.data());
+  }
+
+ private:
+  // total[j] = Σ over global rows in order (field by field, rank by rank) of the gathered
+  // partials' value j, from zero.
+  void sum_in_row_order(const double* all, int K, double* total) const {
+    std::fill_n(total, K, 0.0);
     for (Index f = 0; f < fields_; ++f)
       for (int k = 0; k < comm_.size(); ++k) {
         // Rank k's values start at its displacement; its field f rows follow its earlier fields.
         const double* rank_rows = all + (displacement(k) + f * rows_of(k)) * K;
-        for (Index r = 0; r < rows_of(k); ++r) {
-          Sums<K> s;
-          for (int j = 0; j < K; ++j) s.v[j] = rank_rows[r * K + j];
-          total = total + s;
-        }
+        for (Index r = 0; r < rows_of(k); ++r)
+          for (int j = 0; j < K; ++j) total[j] = total[j] + rank_rows[r * K + j];
       }
-    return total;
   }
 
- private:
   // Values before rank k's in the gathered array, in units of blocks.
   Index displacement(int k) const { return fields_ * first_row(k); }
 
   // Gathers every rank's `mine` (K values per block) into one array in rank order.
-  const double* gather(const std::vector<double>& mine, int K) const {
+  const double* gather(std::span<const double> mine, int K) const {
     std::vector<int>& counts = counts_;
     counts.resize(static_cast<std::size_t>(comm_.size()));
     for (int k = 0; k < comm_.size(); ++k)
       counts[static_cast<std::size_t>(k)] = static_cast<int>(fields_ * rows_of(k) * K);
     std::vector<double>& all = scratch(1, global_blocks() * K);
-    comm_.all_gather(
-        std::span<const double>(mine.data(), static_cast<std::size_t>(local_blocks() * K)), counts,
-        std::span<double>(all.data(), static_cast<std::size_t>(global_blocks() * K)));
+    comm_.all_gather(mine.first(static_cast<std::size_t>(local_blocks() * K)), counts,
+                     std::span<double>(all.data(), static_cast<std::size_t>(global_blocks() * K)));
     return all.data();
   }
   Index global_blocks() const { return fields_ * rows_; }

@@ -35,11 +35,6 @@ inline constexpr bool kIsOffsetArray = false;
 template <int D, std::size_t S>
 inline constexpr bool kIsOffsetArray<std::array<Offset<D>, S>> = true;
 
-// A slab the vjp does not visit (StencilEngine::vjp's `slots`), and one it visits whose parameter
-// part is dropped (another process sums it).
-inline constexpr Index kSlabSkipped = -2;
-inline constexpr Index kSlabUnsummed = -1;
-
 template <class Model>
 class StencilEngine {
   static_assert(

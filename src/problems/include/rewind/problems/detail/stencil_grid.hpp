@@ -26,6 +26,11 @@ inline constexpr int stencil_dimension =
 // A neighbour that lies beyond a fixed wall: it reads the wall's value, and nothing flows back.
 inline constexpr Index kStencilWall = -1;
 
+// A slab the vjp does not visit (StencilEngine::vjp's `slots`), and one it visits whose parameter
+// part is dropped (another process sums it).
+inline constexpr Index kSlabSkipped = -2;
+inline constexpr Index kSlabUnsummed = -1;
+
 // Index i along a dimension of n cells, i within one stencil span of [0, n), mapped into the
 // grid by the dimension's boundary (kStencilWall beyond a fixed wall).
 inline Index map_stencil_index(Index i, Index n, Boundary boundary) {
