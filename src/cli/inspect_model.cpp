@@ -31,6 +31,7 @@ std::vector<std::string> forms_of(const rwd_model_plugin& d) {
     if (d.window_make) forms.push_back("slab windows (splits across MPI ranks)");
   } else {
     forms = {"vjp", "jvp", "Jacobian", "second derivatives (jvp_vjp)"};
+    if (d.time_derivative) forms.push_back("time derivatives (df/dt and its vjp)");
     if (d.band_jacobian)
       forms.push_back("band Jacobian (upper " + std::to_string(d.band_upper) + ", lower " +
                       std::to_string(d.band_lower) + ")");
@@ -100,7 +101,10 @@ int inspect_model_plugin(const std::filesystem::path& file, bool json) {
             << (initial_state ? (stencil ? "initial_cell(p, at, y0), differentiated in θ"
                                          : "initial_state(p, y0), differentiated in θ")
                               : "none")
-            << "\n  autonomous        " << (d->autonomous ? "yes" : "no (Rosenbrock refuses it)")
+            << "\n  autonomous        "
+            << (d->autonomous        ? "yes"
+                : d->time_derivative ? "no (df/dt derived: the Rosenbrock methods take it)"
+                                     : "no (Rosenbrock refuses it: no df/dt)")
             << "\n  derived           " << joined(forms_of(*d)) << "\n";
   return kExitSuccess;
 }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "models/forced_relaxation.hpp"
 #include "models/logistic_sde.hpp"
 #include "models/reaction_diffusion_model.hpp"
 #include "models/robertson_model.hpp"
@@ -160,7 +161,48 @@ TEST(PluginModel, AStiffModelRunsRosenbrockWithAutoProblemsBits) {
   testing::expect_message(testing::error_message<InvalidArgument>([&] {
                             RosenbrockStepper(sir, RosenbrockTableau::rodas4(), control);
                           }),
-                          "must be autonomous and say so");
+                          "needs df/dt for the stages");
+}
+
+// A model whose f depends on t and whose rhs takes t as its scalar type: the plugin gives ∂f/∂t
+// and its second derivatives with auto_problem's bits, so rodas4 takes it with auto_problem's
+// gradient bits; a model without them says so.
+TEST(PluginModel, ANonAutonomousModelRunsRosenbrockWithAutoProblemsBits) {
+  const PluginModel model = load_model_plugin(REWIND_FORCED_RELAXATION_PLUGIN);
+  const auto reference_problem = auto_problem(testing::ForcedRelaxation{});
+  EXPECT_FALSE(model.declares_autonomous());
+  EXPECT_TRUE(model.has_time_derivative());
+  EXPECT_FALSE(load_model_plugin(REWIND_SIR_PLUGIN).has_time_derivative());
+  const Vector theta = model.default_parameters();
+  const Vector y = (Vector(2) << 0.4, 1.3).finished(), w = (Vector(2) << 0.7, -1.1).finished();
+  Vector rate(2), rate_ref(2), out_y(2), out_p(3), out_y_ref(2), out_p_ref(3);
+  model.time_derivative(0.9, y, theta, rate);
+  reference_problem.time_derivative(0.9, y, theta, rate_ref);
+  EXPECT_TRUE(same_bits(rate, rate_ref));
+  model.time_derivative_vjp(0.9, y, theta, w, out_y, out_p);
+  reference_problem.time_derivative_vjp(0.9, y, theta, w, out_y_ref, out_p_ref);
+  EXPECT_TRUE(same_bits(out_y, out_y_ref));
+  EXPECT_TRUE(same_bits(out_p, out_p_ref));
+
+  const Vector y0 = model.initial_state(theta);
+  const auto objective = Objective<B>::terminal_squared_norm();
+  const StepControl control = StepControl::adaptive(0.3, 2.0, 1e-6, 1e-9);
+  RosenbrockStepper stepper(model, RosenbrockTableau::rodas4(), control);
+  RosenbrockStepper reference_stepper(reference_problem, RosenbrockTableau::rodas4(), control);
+  const auto reference = differentiate(reference_stepper, objective, y0, theta, StoreAllStrategy{});
+  const auto revolve =
+      differentiate(stepper, objective, y0, theta, CheckpointStrategy{revolve_schedule(3)});
+  EXPECT_GT(reference.summary.steps, 10);
+  EXPECT_TRUE(same_bits(revolve.y_final, reference.y_final));
+  testing::expect_same_gradient_bits<B>(revolve, reference);
+
+  const PluginModel sir = load_model_plugin(REWIND_SIR_PLUGIN);
+  Vector sir_rate(3);
+  testing::expect_message(testing::error_message<InvalidArgument>([&] {
+                            sir.time_derivative(0.0, sir.initial_state(sir.default_parameters()),
+                                                sir.default_parameters(), sir_rate);
+                          }),
+                          "gives no df/dt");
 }
 
 static_assert(detail::RuntimeBandProblem<PluginModel>);

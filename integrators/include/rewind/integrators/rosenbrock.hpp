@@ -44,10 +44,17 @@
 //   const Vector& u, const Vector& w, Vector& out_y, Vector& out_theta) const`, overwriting
 //   out_y = ∇_y [wᵀ (∂f/∂y)(t, y, θ) u] and out_theta = ∇_θ [wᵀ (∂f/∂y)(t, y, θ) u] (the vjp of
 //   the jvp along u; rwd::auto_problem derives it, rwd::Robertson has its own);
-// - autonomy, declared: `static constexpr bool autonomous = true`, or at run time by
-//   `bool declares_autonomous() const` (a model loaded from a plugin). The methods' γ_i h ∂f/∂t
-//   term and its second derivatives are not taken: a non-autonomous problem is refused rather than
-//   integrated at a reduced order.
+// - for the time-derivative term, either autonomy, declared (`static constexpr bool autonomous =
+//   true`, or at run time `bool declares_autonomous() const`: a model loaded from a plugin), or
+//   ∂f/∂t: `time_derivative(t, y, θ, out)` and `time_derivative_vjp(t, y, θ, w, out_y, out_θ)`
+//   (TimeDerivativeProblem below; rwd::auto_problem derives them for a model whose rhs takes t as
+//   its scalar type). A problem with neither is refused rather than integrated at a reduced order.
+//
+// Non-autonomous problems: q_i gains hγ · γ_i h ∂f/∂t(t_n, y_n), with γ_i the tableau's
+// gamma_sum — the method applied to the system made autonomous by t' = 1, whose Jacobian has
+// ∂f/∂t as its last column (tests/adjoint/rosenbrock_time_test.cpp compares the two). Its adjoint
+// adds ∇_{(y, θ)} [ρᵀ ∂f/∂t] at (t_n, y_n), ρ = Σ_i hγ γ_i h q̄_i, to λ_n and dJ/dθ: one
+// time_derivative_vjp per reversed step.
 //
 // Adaptive runs: the embedded error estimate Σ (m_i − m̂_i) U_i in the run's error norm and the
 // Runge–Kutta engines' PI controller (rwd::PiController, rewind/integrators/step_control.hpp); a
@@ -110,11 +117,25 @@ concept RuntimeAutonomyProblem = requires(const P& p) {
   { p.declares_autonomous() } -> std::convertible_to<bool>;
 };
 
+// A problem that gives ∂f/∂t and the second derivatives of its time-derivative term:
+// time_derivative(t, y, θ, out) overwrites out = ∂f/∂t, time_derivative_vjp(t, y, θ, w, out_y,
+// out_θ) overwrites the gradients in y and θ of wᵀ ∂f/∂t (rwd::auto_problem derives both for a
+// model whose rhs takes t as its scalar type). A problem that also says at run time whether it
+// has them (`bool has_time_derivative() const`: a model loaded from a plugin) is asked.
+template <class P>
+concept TimeDerivativeProblem = ImplicitEngineProblem<P> &&
+    requires(const P& p, double t, const Eigen::VectorXd& v, Eigen::VectorXd& out) {
+  p.time_derivative(t, v, v, out);
+  p.time_derivative_vjp(t, v, v, v, out, out);
+};
+
 // Work of the linear algebra since construction (or reset_counters()).
 struct RosenbrockCounters {
   Index jacobian_evaluations = 0;           // one per step attempt, one per reversed kept step
   Index factorizations = 0;                 // LU factorisations of I − hγJ
   Index second_derivative_evaluations = 0;  // jvp_vjp calls, s per reversed step
+  // Non-autonomous problems: ∂f/∂t, one per step attempt, and its vjp, one per reversed step.
+  Index time_derivative_evaluations = 0;
 };
 
 template <ImplicitEngineProblem P>
@@ -140,11 +161,15 @@ class RosenbrockStepper {
           "Rosenbrock method '", tableau_.name,
           "': the exact adjoint needs second derivatives of f, and the problem has no "
           "jvp_vjp(t, y, theta, u, w, out_y, out_theta) (rwd::auto_problem derives it)");
-    if (!declared_autonomous(problem))
+    autonomous_ = declared_autonomous(problem);
+    if (!autonomous_ && !gives_time_derivative(problem))
       detail::fail<InvalidArgument>(
           "Rosenbrock method '", tableau_.name,
-          "': the problem must be autonomous and say so (static constexpr bool autonomous = "
-          "true); the time-derivative term of non-autonomous problems is not supported");
+          "': a problem whose f depends on t needs df/dt for the stages and its second "
+          "derivatives for the adjoint: declare the problem autonomous (static constexpr bool "
+          "autonomous = true) if f does not depend on t, or give time_derivative and "
+          "time_derivative_vjp (rwd::auto_problem derives them for a model whose rhs takes t as "
+          "its scalar type: template <class T> void rhs(T t, const T* y, const T* p, T* f))");
     if (control_.is_adaptive() && !tableau_.has_embedded())
       detail::fail<InvalidArgument>("Rosenbrock method '", tableau_.name,
                                     "' has no embedded error estimate, so it cannot take adaptive "
@@ -161,6 +186,10 @@ class RosenbrockStepper {
     nu_ = Vector::Zero(n_);
     second_y_ = Vector::Zero(n_);
     y_new_ = Vector::Zero(n_);
+    if (!autonomous_) {
+      time_rate_ = Vector::Zero(n_);
+      time_weight_ = Vector::Zero(n_);
+    }
     mu_stage_ = Vector::Zero(p_);
     const int q = std::min(tableau_.order,
                            tableau_.embedded_order > 0 ? tableau_.embedded_order : tableau_.order);
@@ -277,6 +306,19 @@ class RosenbrockStepper {
       return false;
   }
 
+  static bool gives_time_derivative(const P& problem) {
+    if constexpr (!TimeDerivativeProblem<P>)
+      return false;
+    else if constexpr (requires { problem.has_time_derivative(); })
+      return problem.has_time_derivative();
+    else
+      return true;
+  }
+
+  // Whether the stages take the time-derivative term: f depends on t (or does not say it does
+  // not) and the problem gives ∂f/∂t (the constructor refuses one that does not).
+  static constexpr bool kTimeTerm = TimeDerivativeProblem<P>;
+
   // A Rosenbrock step's stages are linear solves whose errors enter the step itself: only direct
   // solvers.
   ImplicitLinearSolver refuse_gmres(ImplicitLinearSolver wanted) const {
@@ -391,6 +433,11 @@ class RosenbrockStepper {
     evaluate_jacobian(t, y, theta);
     if (!factor(h)) throw SingularMatrix{};
     const double hg = h * tableau_.gamma;
+    if constexpr (kTimeTerm)
+      if (!autonomous_) {
+        problem_.time_derivative(t, y, theta, time_rate_);  // ∂f/∂t(t_n, y_n)
+        ++rosenbrock_counters_.time_derivative_evaluations;
+      }
     for (int i = 0; i < tableau_.stages; ++i) {
       stage_argument(i, y, increments_.data());
       problem_.rhs(t + tableau_.alpha[static_cast<std::size_t>(i)] * h, argument_, theta, work_);
@@ -400,6 +447,7 @@ class RosenbrockStepper {
         const double c = tableau_.c_at(i, j);
         if (c != 0.0) work_ += (tableau_.gamma * c) * increments_[static_cast<std::size_t>(j)];
       }
+      if (const double d = time_term(i, h); d != 0.0) work_ += d * time_rate_;
       Vector& increment = increments_[static_cast<std::size_t>(i)];
       increment = work_;
       matrix_.solve(increment, /*transposed=*/false);
@@ -409,6 +457,13 @@ class RosenbrockStepper {
       const double m = tableau_.m[static_cast<std::size_t>(i)];
       if (m != 0.0) y_new_ += m * increments_[static_cast<std::size_t>(i)];
     }
+  }
+
+  // The coefficient hγ · γ_i h of ∂f/∂t(t_n, y_n) in stage i's right side q_i (0 for an
+  // autonomous problem): (I/(hγ) − J) U_i = … + γ_i h ∂f/∂t, multiplied by hγ.
+  double time_term(int i, double h) const {
+    if (autonomous_) return 0.0;
+    return (h * tableau_.gamma) * (tableau_.gamma_sum[static_cast<std::size_t>(i)] * h);
   }
 
   // work_ = Σ (m_i − m̂_i) U_i, the embedded error estimate.
@@ -430,10 +485,12 @@ class RosenbrockStepper {
     for (int i = 0; i < s; ++i)
       increment_adjoints_[static_cast<std::size_t>(i)] =
           tableau_.m[static_cast<std::size_t>(i)] * lambda;
-    second_y_.setZero();  // Σ_i (ν_i + σ_i), added to λ at the end
+    second_y_.setZero();                       // Σ_i (ν_i + σ_i), added to λ at the end
+    if (!autonomous_) time_weight_.setZero();  // Σ_i hγ γ_i h q̄_i, the adjoint of ∂f/∂t
     for (int i = s - 1; i >= 0; --i) {
       solved_ = increment_adjoints_[static_cast<std::size_t>(i)];
       matrix_.solve(solved_, /*transposed=*/true);  // q̄_i
+      if (const double d = time_term(i, h); d != 0.0) time_weight_ += d * solved_;
       for (int j = 0; j < i; ++j) {
         const double c = tableau_.c_at(i, j);
         if (c != 0.0)
@@ -452,6 +509,13 @@ class RosenbrockStepper {
       }
       add_jacobian_adjoint(t, y_n, U[i], theta, mu);
     }
+    if constexpr (kTimeTerm)
+      if (!autonomous_) {  // ∇_{(y, θ)} [time_weight_ᵀ ∂f/∂t] at (t_n, y_n)
+        problem_.time_derivative_vjp(t, y_n, theta, time_weight_, nu_, mu_stage_);
+        ++rosenbrock_counters_.time_derivative_evaluations;
+        second_y_ += nu_;
+        if (p_ > 0) mu += mu_stage_;
+      }
     lambda += second_y_;
     ++counters_.adjoint_steps;
   }
@@ -462,7 +526,7 @@ class RosenbrockStepper {
     // Only for a problem the constructor accepts (an unfit one never gets here): a factory that
     // instantiates the engine for every problem does not compile unused second derivatives.
     if constexpr (SecondDerivativeProblem<P> &&
-                  (DeclaredAutonomousProblem<P> || RuntimeAutonomyProblem<P>)) {
+                  (DeclaredAutonomousProblem<P> || RuntimeAutonomyProblem<P> || kTimeTerm)) {
       problem_.jvp_vjp(t, y_n, theta, u, solved_, nu_, mu_stage_);
       ++rosenbrock_counters_.second_derivative_evaluations;
       second_y_ += nu_;
@@ -477,7 +541,9 @@ class RosenbrockStepper {
   std::vector<Vector> increments_;          // U_1 … U_s of the last step computed
   std::vector<Vector> increment_adjoints_;  // Ū_1 … Ū_s of the step being reversed
   Vector argument_, work_, solved_, nu_, second_y_, y_new_, mu_stage_;
-  StageMatrix<P> matrix_;  // J(y_n), I − hγJ factored, solves
+  bool autonomous_ = true;          // f does not depend on t: no time-derivative term
+  Vector time_rate_, time_weight_;  // ∂f/∂t(t_n, y_n) and its adjoint weight (non-autonomous)
+  StageMatrix<P> matrix_;           // J(y_n), I − hγJ factored, solves
   double h_ = 0.0;
   PiController controller_;
   StepperCounters counters_;

@@ -27,8 +27,8 @@
 //
 // What a model provides: `state_names` and `parameter_names` (std::array<const char*, N>, each
 // name non-empty and distinct within its list; a model without parameters has an empty array),
-// and `rhs(t, y, p, f)` templated on the scalar T, writing all of f from y and p (t is a plain
-// double: time is not differentiated). Optional: `default_parameters` (std::array<double, P>) and
+// and `rhs(t, y, p, f)` templated on the scalar T, writing all of f from y and p (t a plain double,
+// or of type T: "Time" below). Optional: `default_parameters` (std::array<double, P>) and
 // `initial_state(p, y0)`, templated like rhs, writing all of y0.
 //
 // How the derivatives are derived: rhs is evaluated once with Sacado's forward-mode scalar
@@ -57,7 +57,15 @@
 // forward mode), the second derivatives of the Rosenbrock methods' exact adjoints
 // (rewind/integrators/rosenbrock.hpp), which also need the model to declare
 // `static constexpr bool autonomous = true;` (the problem's `autonomous` says what the model
-// declares, false when it does not).
+// declares, false when it does not) — or ∂f/∂t:
+//
+// Time. A model whose f depends on t may take t as its scalar type,
+//   template <class T> void rhs(T t, const T* y, const T* p, T* f) const;
+// (kTimeDifferentiable): the problem then also has time_derivative(t, y, θ, out) = ∂f/∂t (forward
+// mode along t), time_derivative_vjp(t, y, θ, w, out_y, out_θ) = the gradients in y and θ of
+// wᵀ ∂f/∂t (nested forward mode, the inner component along t) and vjp_time(t, y, θ, v) = v·∂f/∂t,
+// so the Rosenbrock methods and the run-end adjoints take it without a declared autonomy. Every
+// other evaluation passes t to it as a constant of the scalar type (zero derivative components).
 //
 // Hand-written derivatives stay possible where they are faster. A model may also have
 //   void vjp(double t, const double* y, const double* p, const double* v,
@@ -149,6 +157,22 @@ namespace detail {
 template <int Components>
 using ForwardScalar = Sacado::Fad::SFad<double, Components>;
 
+// The scalar T holding the constant `value` (every derivative component zero, nested ones too):
+// time passed to a model whose rhs takes t as its scalar type (see "Time" at the top of this
+// file). Component by component, not Sacado's constructor (see AutoProblem::seed).
+template <class T>
+T constant_scalar(double value) {
+  if constexpr (std::is_same_v<T, double>) {
+    return value;
+  } else {
+    using Inner = typename T::value_type;
+    T a;
+    a.val() = constant_scalar<Inner>(value);
+    for (int k = 0; k < a.size(); ++k) a.fastAccessDx(k) = constant_scalar<Inner>(0.0);
+    return a;
+  }
+}
+
 template <class Names>
 inline constexpr bool kIsNameArray = false;
 template <std::size_t N>
@@ -211,8 +235,18 @@ class AutoProblem {
       requires(const Model& m, double t, const double* y, double* f) { m.rhs(t, y, y, f); },
       "rwd::auto_problem: the model needs `template <class T> void rhs(double t, const T* y, "
       "const T* p, T* f) const`, callable with T = double");
+  // Whether the model's rhs takes t as its scalar type (`template <class T> void rhs(T t, const
+  // T* y, const T* p, T* f) const`): ∂f/∂t is then derived (time_derivative), and the Rosenbrock
+  // methods take the model even when it is not autonomous.
+  static constexpr bool kTimeDifferentiable =
+      requires(const Model& m, detail::ForwardScalar<1> t, const detail::ForwardScalar<1>* y,
+               detail::ForwardScalar<1>* f) {
+    m.rhs(t, y, y, f);
+  };
   static_assert(
-      requires(const Model& m, double t, const Derivative* y, Derivative* f) { m.rhs(t, y, y, f); },
+      requires(const Model& m, double t, const Derivative* y, Derivative* f) {
+        m.rhs(t, y, y, f);
+      } || kTimeDifferentiable,
       "rwd::auto_problem: rhs must be a template in the scalar type T (it is called with "
       "Sacado's forward-mode scalar to derive the vjp)");
 
@@ -318,7 +352,7 @@ class AutoProblem {
 
   void rhs(double t, const Vector& y, const Vector& theta, Vector& f) const {
     detail::require_rhs_sizes<Backend>(kName, kStates, kParameters, y, theta, f);
-    model_.rhs(t, y.data(), theta.data(), f.data());
+    call_rhs(t, y.data(), theta.data(), f.data());
   }
 
   // g(t, y, θ), the diagonal noise of an SDE (dy_i = f_i dt + g_i dW_i), for a model with a
@@ -359,7 +393,7 @@ class AutoProblem {
       p[j].val() = theta[j];
       p[j].fastAccessDx(0) = 0.0;
     }
-    model_.rhs(t, x.data(), p.data(), f.data());
+    call_rhs(t, x.data(), p.data(), f.data());
     for (Index i = 0; i < kStates; ++i) out[i] = f[i].fastAccessDx(0);
   }
 
@@ -389,7 +423,7 @@ class AutoProblem {
     };
     for (Index j = 0; j < kStates; ++j) seed_nested(x[j], y[j], u[j], j);
     for (Index j = 0; j < kParameters; ++j) seed_nested(p[j], theta[j], 0.0, kStates + j);
-    model_.rhs(t, x.data(), p.data(), f.data());
+    call_rhs(t, x.data(), p.data(), f.data());
     auto weighted_second = [&](Index k) {
       double s = 0.0;
       for (Index i = 0; i < kStates; ++i)
@@ -453,7 +487,7 @@ class AutoProblem {
     std::array<Compressed, static_cast<std::size_t>(kParameters)> p;
     for (Index j = 0; j < kStates; ++j) seed(x[j], y[j], j % colours);
     for (Index j = 0; j < kParameters; ++j) seed(p[j], theta[j], -1);  // constants
-    model_.rhs(t, x.data(), p.data(), f.data());
+    call_rhs(t, x.data(), p.data(), f.data());
     bands.setZero(colours, kStates);
     for (Index j = 0; j < kStates; ++j) {
       const Index first = std::max<Index>(0, j - upper),
@@ -487,8 +521,77 @@ class AutoProblem {
     for (Index j = 0; j < kParameters; ++j) out_theta[j] = weighted(f, v.data(), kStates + j);
   }
 
+  // ∂f/∂t at (t, y, θ) (overwritten), from one evaluation of rhs in forward mode along t, for a
+  // model whose rhs takes t as its scalar type: the time-derivative term of the Rosenbrock
+  // methods' stages.
+  void time_derivative(double t, const Vector& y, const Vector& theta,
+                       Vector& out) const requires kTimeDifferentiable {
+    detail::require_rhs_sizes<Backend>(kName, kStates, kParameters, y, theta, out);
+    using Directional = detail::ForwardScalar<1>;
+    std::array<Directional, static_cast<std::size_t>(kStates)> x, f;
+    std::array<Directional, static_cast<std::size_t>(kParameters)> p;
+    for (Index j = 0; j < kStates; ++j) x[j] = detail::constant_scalar<Directional>(y[j]);
+    for (Index j = 0; j < kParameters; ++j) p[j] = detail::constant_scalar<Directional>(theta[j]);
+    Directional time = detail::constant_scalar<Directional>(t);
+    time.fastAccessDx(0) = 1.0;
+    model_.rhs(time, x.data(), p.data(), f.data());
+    for (Index i = 0; i < kStates; ++i) out[i] = f[i].fastAccessDx(0);
+  }
+
+  // out_y = ∇_y [wᵀ ∂f/∂t] and out_theta = ∇_θ [wᵀ ∂f/∂t] at (t, y, θ) (both overwritten): the
+  // adjoint of the Rosenbrock stages' time-derivative term. Nested forward mode as jvp_vjp, the
+  // inner component along t instead of a state direction.
+  void time_derivative_vjp(double t, const Vector& y, const Vector& theta, const Vector& w,
+                           Vector& out_y, Vector& out_theta) const requires kTimeDifferentiable {
+    detail::require_vjp_sizes<Backend>(kName, kStates, kParameters, y, theta, w, out_y, out_theta);
+    using Inner = detail::ForwardScalar<1>;
+    using Nested = Sacado::Fad::SFad<Inner, kComponents>;
+    std::array<Nested, static_cast<std::size_t>(kStates)> x, f;
+    std::array<Nested, static_cast<std::size_t>(kParameters)> p;
+    for (Index j = 0; j < kStates; ++j) {
+      x[j] = detail::constant_scalar<Nested>(y[j]);
+      x[j].fastAccessDx(static_cast<int>(j)).val() = 1.0;
+    }
+    for (Index j = 0; j < kParameters; ++j) {
+      p[j] = detail::constant_scalar<Nested>(theta[j]);
+      p[j].fastAccessDx(static_cast<int>(kStates + j)).val() = 1.0;
+    }
+    Nested time = detail::constant_scalar<Nested>(t);
+    time.val().fastAccessDx(0) = 1.0;
+    model_.rhs(time, x.data(), p.data(), f.data());
+    auto weighted_second = [&](Index k) {
+      double s = 0.0;
+      for (Index i = 0; i < kStates; ++i)
+        s +=
+            w[i] * f[static_cast<std::size_t>(i)].fastAccessDx(static_cast<int>(k)).fastAccessDx(0);
+      return s;
+    };
+    for (Index j = 0; j < kStates; ++j) out_y[j] = weighted_second(j);
+    for (Index j = 0; j < kParameters; ++j) out_theta[j] = weighted_second(kStates + j);
+  }
+
+  // v·∂f/∂t (the run-end adjoints' dJ/dh of a non-autonomous model, rewind/adjoint/run_end.hpp).
+  double vjp_time(double t, const Vector& y, const Vector& theta,
+                  const Vector& v) const requires kTimeDifferentiable {
+    Vector rate(kStates);
+    time_derivative(t, y, theta, rate);
+    double s = 0.0;
+    for (Index i = 0; i < kStates; ++i) s += v[i] * rate[i];
+    return s;
+  }
+
  private:
   static constexpr const char* kName = "rwd::auto_problem";
+
+  // The model's rhs on scalars T, t passed as a double or, to a model whose rhs takes t as its
+  // scalar type, as a constant T.
+  template <class T>
+  void call_rhs(double t, const T* y, const T* p, T* f) const {
+    if constexpr (requires { model_.rhs(t, y, p, f); })
+      model_.rhs(t, y, p, f);
+    else
+      model_.rhs(detail::constant_scalar<T>(t), y, p, f);
+  }
 
   // evaluate(x, p, out) (the model's rhs or diffusion) with every derivative component: of the
   // n outputs, component j < n is ∂/∂y_j and n + j is ∂/∂θ_j.
@@ -506,7 +609,7 @@ class AutoProblem {
       double t, const Vector& y, const Vector& theta) const {
     return derivative_evaluation(
         y, theta,
-        [&](const Derivative* x, const Derivative* p, Derivative* f) { model_.rhs(t, x, p, f); });
+        [&](const Derivative* x, const Derivative* p, Derivative* f) { call_rhs(t, x, p, f); });
   }
 
   template <std::size_t N>

@@ -171,6 +171,25 @@ struct ModelExport {
     store(out_y, b.out_y);
     store(out_p, b.out_p);
   }
+  // ∂f/∂t and the gradients of wᵀ ∂f/∂t (instantiated only for a model whose rhs takes t as its
+  // scalar type).
+  static void time_derivative(double t, const double* y, const double* p, double* out) {
+    Buffers& b = buffers();
+    load(b.y, y);
+    load(b.p, p);
+    problem()->time_derivative(t, b.y, b.p, b.out_y);
+    store(out, b.out_y);
+  }
+  static void time_derivative_vjp(double t, const double* y, const double* p, const double* w,
+                                  double* out_y, double* out_p) {
+    Buffers& b = buffers();
+    load(b.y, y);
+    load(b.p, p);
+    load(b.w, w);
+    problem()->time_derivative_vjp(t, b.y, b.p, b.w, b.out_y, b.out_p);
+    store(out_y, b.out_y);
+    store(out_p, b.out_p);
+  }
   // LAPACK band storage, (upper + lower + 1) × n column-major (Eigen's default), as
   // AutoProblem::band_jacobian (instantiated only for a model that declares jacobian_band).
   static void band_jacobian(double t, const double* y, const double* p, double* bands) {
@@ -226,6 +245,10 @@ struct ModelExport {
       d.jvp = &jvp;
       d.jacobian = &jacobian;
       d.jvp_vjp = &jvp_vjp;
+      if constexpr (Problem::kTimeDifferentiable) {
+        d.time_derivative = &time_derivative;
+        d.time_derivative_vjp = &time_derivative_vjp;
+      }
       if constexpr (Problem::kHasInitialState) {
         d.initial_state = &initial_state;
         d.initial_state_vjp = &initial_state_vjp;

@@ -24,7 +24,9 @@
 // a PDE on a structured grid whose size the loader chooses, with its sparse Jacobian); 6 adds a
 // stencil model's second derivatives (grid_jvp_vjp), which the Rosenbrock methods need; 7 adds
 // a stencil model's window functions (grid_slab_offsets, window_), with which a loader linked
-// with MPI splits the grid across ranks (rwd::DistributedPluginStencilProblem).
+// with MPI splits the grid across ranks (rwd::DistributedPluginStencilProblem), and a templated
+// model's time derivatives (time_derivative, time_derivative_vjp), with which the Rosenbrock
+// methods take a model whose f depends on t.
 //
 // A stencil model (rewind/stencil_model.hpp) has grid_dimension 1, 2 or 3. Its state_size is then
 // the number of fields per cell and state_names the fields' names; the problem itself exists per
@@ -97,6 +99,12 @@ struct rwd_model_plugin {
   // max(0, j − band_upper) ≤ i ≤ min(state_size − 1, j + band_lower), every other entry 0 (all
   // overwritten). Null exactly when the model declares no band.
   void (*band_jacobian)(double t, const double* y, const double* p, double* bands);
+  // out = ∂f/∂t, and out_y, out_p = the gradients in y and p of wᵀ ∂f/∂t (version 7), for a model
+  // whose rhs takes t as its scalar type (rwd::AutoProblem::kTimeDifferentiable); both null
+  // otherwise.
+  void (*time_derivative)(double t, const double* y, const double* p, double* out);
+  void (*time_derivative_vjp)(double t, const double* y, const double* p, const double* w,
+                              double* out_y, double* out_p);
 
   // A stencil model's grid (version 5; see the top of this file): its dimension (0: not a stencil
   // model, every grid_ member below then 0 or null), the smallest size of each dimension (the

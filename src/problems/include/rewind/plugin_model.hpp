@@ -77,6 +77,10 @@ class PluginModel {
   // Whether the model declares `static constexpr bool autonomous = true` (known when the plugin is
   // loaded, not when rewind is compiled: the Rosenbrock methods check it when they are made).
   bool declares_autonomous() const { return d_->autonomous != 0; }
+  // Whether the model gives ∂f/∂t (its rhs takes t as its scalar type): then the Rosenbrock
+  // methods take it even when it is not autonomous. time_derivative and time_derivative_vjp
+  // refuse a model without it.
+  bool has_time_derivative() const { return d_->time_derivative != nullptr; }
   // Whether the model declares `static constexpr rwd::JacobianBand jacobian_band{upper, lower}`
   // (known when the plugin is loaded: the band solvers check it when they are made). Without it,
   // band_upper(), band_lower() and band_jacobian() refuse, saying band_refusal().
@@ -173,6 +177,20 @@ class PluginModel {
     detail::require_length(kName, "weights w", w.size(), state_size());
     d_->jvp_vjp(t, y.data(), theta.data(), u.data(), w.data(), out_y.data(), out_theta.data());
   }
+  // out = ∂f/∂t (overwritten).
+  void time_derivative(double t, const Vector& y, const Vector& theta, Vector& out) const {
+    require_time_derivative();
+    detail::require_rhs_sizes<Backend>(kName, state_size(), parameter_size(), y, theta, out);
+    d_->time_derivative(t, y.data(), theta.data(), out.data());
+  }
+  // out_y, out_theta = the gradients in y and θ of wᵀ ∂f/∂t (overwritten).
+  void time_derivative_vjp(double t, const Vector& y, const Vector& theta, const Vector& w,
+                           Vector& out_y, Vector& out_theta) const {
+    require_time_derivative();
+    detail::require_vjp_sizes<Backend>(kName, state_size(), parameter_size(), y, theta, w, out_y,
+                                       out_theta);
+    d_->time_derivative_vjp(t, y.data(), theta.data(), w.data(), out_y.data(), out_theta.data());
+  }
   void jacobian(double t, const Vector& y, const Vector& theta, Eigen::MatrixXd& J) const {
     detail::require_length(kName, "state y", y.size(), state_size());
     detail::require_length(kName, "parameter vector theta", theta.size(), parameter_size());
@@ -208,6 +226,15 @@ class PluginModel {
     if (!has_diffusion())
       detail::fail<InvalidArgument>(path_, ": the model ", name(),
                                     " declares no diffusion(t, y, p, g): it is not stochastic");
+  }
+
+  void require_time_derivative() const {
+    if (!has_time_derivative())
+      detail::fail<InvalidArgument>(
+          path_, ": the model ", name(),
+          " gives no df/dt: its rhs takes t as a double (write "
+          "template <class T> void rhs(T t, const T* y, const T* p, T* f) "
+          "to have it derived)");
   }
 
   void require_band() const {
@@ -255,15 +282,28 @@ inline void require_well_formed_band(const rwd_model_plugin& d, const std::strin
         "against this rewind");
 }
 
+// Refuses a description with one of the time derivatives and not the other.
+inline void require_paired_time_derivatives(const rwd_model_plugin& d, const std::string& path) {
+  if ((d.time_derivative == nullptr) != (d.time_derivative_vjp == nullptr))
+    fail<InvalidArgument>("model '", path, "' (", d.name, ") describes time_derivative",
+                          d.time_derivative ? "" : " (null)", " and time_derivative_vjp",
+                          d.time_derivative_vjp ? "" : " (null)",
+                          ": both or neither; rebuild the model against this rewind");
+}
+
 // Refuses a stencil model's description whose grid is malformed: a dimension above 3, a smallest
 // size below 1, or a grid_ function missing.
 inline void require_well_formed_grid(const rwd_model_plugin& d, const std::string& path) {
   if (d.grid_dimension == 0) return;
-  bool ok = d.grid_dimension <= 3 && d.grid_default_size >= 0 && d.grid_error && d.grid_make &&
-            d.grid_free && d.grid_set_threads && d.grid_rhs && d.grid_vjp && d.grid_jvp &&
-            d.grid_jvp_vjp && d.grid_nonzeros && d.grid_sparsity && d.grid_jacobian_values &&
-            (d.grid_has_initial_state != 0) == (d.grid_initial_state != nullptr) &&
-            (d.grid_initial_state != nullptr) == (d.grid_initial_state_vjp != nullptr);
+  bool ok =
+      d.grid_dimension <= 3 && d.grid_default_size >= 0 && d.grid_error && d.grid_make &&
+      d.grid_free && d.grid_set_threads && d.grid_rhs && d.grid_vjp && d.grid_jvp &&
+      d.grid_jvp_vjp && d.grid_nonzeros && d.grid_sparsity && d.grid_jacobian_values &&
+      (d.grid_has_initial_state != 0) == (d.grid_initial_state != nullptr) &&
+      (d.grid_initial_state != nullptr) == (d.grid_initial_state_vjp != nullptr) &&
+      d.grid_points >= 1 && d.grid_slab_offsets && d.grid_slab_boundary <= 2 &&
+      (d.grid_dimension >= 2) == (d.window_make != nullptr) &&
+      (d.window_make == nullptr || (d.window_free && d.window_rhs && d.window_jvp && d.window_vjp));
   for (std::uint32_t dim = 0; ok && dim < d.grid_dimension; ++dim) ok = d.grid_min_sizes[dim] >= 1;
   if (!ok)
     fail<InvalidArgument>("model '", path, "' (", d.name,
@@ -317,6 +357,7 @@ inline std::pair<std::shared_ptr<void>, const rwd_model_plugin*> open_model_plug
                                   ") is refused: ", description->error);
   require_well_formed_band(*description, path);
   require_well_formed_grid(*description, path);
+  require_paired_time_derivatives(*description, path);
   return {std::move(library), description};
 }
 
