@@ -43,7 +43,11 @@
 // to end on the next one, the carry's t is that time itself, and the step's adjoint uses the size
 // the step took — replayed from (y_n, carry_n), or kept with its stages.
 //
-// The problem: an rwd::Problem on rwd::EigenBackend. Linear algebra (NewtonOptions::
+// The problem: an rwd::Problem on rwd::EigenBackend, or on another backend with a jvp — a state
+// split across MPI ranks (rwd::DistributedBackend, whose CvodesVectorTraits say
+// matrix_free_implicit) — where the stage solves are matrix-free GMRES alone
+// (rwd::MatrixFreeStageMatrix; the vector arithmetic the backend's, the same per entry as Eigen's
+// expressions here). Linear algebra on Eigen (NewtonOptions::
 // linear_solver, rewind/integrators/stage_matrix.hpp): band when the problem states its band
 // (LAPACK, the band Jacobian the problem's own or assembled exactly from upper + lower + 1 vjps),
 // dense otherwise (Eigen, the problem's jacobian() or one assembled from n vjps; at most 5000
@@ -69,6 +73,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -80,6 +85,7 @@
 #include "rewind/integrators/adaptive_attempts.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/integrators/implicit_tableau.hpp"
+#include "rewind/integrators/matrix_free_stage_matrix.hpp"
 #include "rewind/integrators/stage_matrix.hpp"
 #include "rewind/integrators/step_control.hpp"
 #include "rewind/integrators/stop_time_landing.hpp"
@@ -121,11 +127,28 @@ struct ImplicitCounters {
   Index gmres_products = 0;        // matrix-free GMRES: the jvps and vjps of its solves
 };
 
-template <ImplicitEngineProblem P>
+namespace detail {
+// The stage matrices of an engine on P's backend: every solver on Eigen, GMRES alone on another.
+template <class P, bool Eigen = std::is_same_v<typename P::Backend, EigenBackend>>
+struct StageMatrixFor {
+  using type = MatrixFreeStageMatrix<P>;
+};
+template <class P>
+struct StageMatrixFor<P, true> {
+  using type = StageMatrix<P>;
+};
+}  // namespace detail
+
+// A problem the diagonally implicit engine runs: one on the Eigen backend (every linear solver),
+// or on another backend with a jvp (a state split across MPI ranks: matrix-free GMRES).
+template <class P>
+concept DiagonallyImplicitProblem = ImplicitEngineProblem<P> ||(Problem<P>&& detail::HasJvp<P>);
+
+template <DiagonallyImplicitProblem P>
 class DiagonallyImplicitRungeKutta {
  public:
-  using Backend = EigenBackend;
-  using Vector = Eigen::VectorXd;
+  using Backend = typename P::Backend;
+  using Vector = typename Backend::Vector;
 
   // Validates the tableau, the step control (stop times included) and the Newton options;
   // adaptive control needs an embedded pair.
@@ -144,17 +167,17 @@ class DiagonallyImplicitRungeKutta {
     p_ = problem_.parameter_size();
     if (n_ < 1) detail::fail<InvalidArgument>("problem state_size = ", n_, " must be >= 1");
     const int s = tableau_.stages;
-    stages_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
-    k_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
-    nu_.assign(static_cast<std::size_t>(s), Vector::Zero(n_));
-    base_ = Vector::Zero(n_);
-    work_ = Vector::Zero(n_);
-    update_ = Vector::Zero(n_);
-    u_ = Vector::Zero(n_);
-    rhs_ = Vector::Zero(n_);
-    correction_ = Vector::Zero(n_);
-    mu_stage_ = Vector::Zero(p_);
-    y_new_ = Vector::Zero(n_);
+    stages_.assign(static_cast<std::size_t>(s), Backend::zeros(n_));
+    k_.assign(static_cast<std::size_t>(s), Backend::zeros(n_));
+    nu_.assign(static_cast<std::size_t>(s), Backend::zeros(n_));
+    base_ = Backend::zeros(n_);
+    work_ = Backend::zeros(n_);
+    update_ = Backend::zeros(n_);
+    u_ = Backend::zeros(n_);
+    rhs_ = Backend::zeros(n_);
+    correction_ = Backend::zeros(n_);
+    mu_stage_ = Backend::zeros(p_);
+    y_new_ = Backend::zeros(n_);
     const int q = std::min(tableau_.order,
                            tableau_.embedded_order > 0 ? tableau_.embedded_order : tableau_.order);
     controller_ = PiController::for_order(q);
@@ -250,8 +273,12 @@ class DiagonallyImplicitRungeKutta {
     for (std::size_t i = 0; i < stages_.size(); ++i) stages[offset + i] = stages_[i];
     if (control_.is_adaptive()) {
       Vector& size = stages[stages.size() - 1];
-      size.setZero();
-      size[0] = h_;
+      if constexpr (kEigen) {
+        size.setZero();
+        size[0] = h_;
+      } else {
+        Backend::fill(size, h_);  // every entry: read back by the max norm, on any backend
+      }
     }
   }
 
@@ -262,8 +289,8 @@ class DiagonallyImplicitRungeKutta {
     require_stage_vectors(stages.size(), "adjoint_step_from_stages");
     check_sizes(stages[0], theta);
     check_adjoint_sizes(lambda, mu);
-    const double h =
-        control_.is_adaptive() ? stages[stages.size() - 1][0] : fixed_step_size(carry_n);
+    const double h = control_.is_adaptive() ? kept_step_size(stages[stages.size() - 1])
+                                            : fixed_step_size(carry_n);
     reverse(carry_n.t, h, theta, lambda, mu, stages.data() + stage_offset());
   }
 
@@ -276,16 +303,57 @@ class DiagonallyImplicitRungeKutta {
   };
 
   void check_sizes(const Vector& y, const Vector& theta) const {
-    if (y.size() != n_)
-      detail::fail<InvalidArgument>("state has ", y.size(), " components; the problem has ", n_);
-    if (theta.size() != p_)
-      detail::fail<InvalidArgument>("parameter vector has ", theta.size(),
+    if (Backend::size(y) != n_)
+      detail::fail<InvalidArgument>("state has ", Backend::size(y), " components; the problem has ",
+                                    n_);
+    if (Backend::size(theta) != p_)
+      detail::fail<InvalidArgument>("parameter vector has ", Backend::size(theta),
                                     " components; the problem has ", p_);
   }
   void check_adjoint_sizes(const Vector& lambda, const Vector& mu) const {
-    if (lambda.size() != n_ || mu.size() != p_)
-      detail::fail<InvalidArgument>("adjoint vectors have sizes (", lambda.size(), ", ", mu.size(),
-                                    "); expected (", n_, ", ", p_, ")");
+    if (Backend::size(lambda) != n_ || Backend::size(mu) != p_)
+      detail::fail<InvalidArgument>("adjoint vectors have sizes (", Backend::size(lambda), ", ",
+                                    Backend::size(mu), "); expected (", n_, ", ", p_, ")");
+  }
+
+  // The step size step_keeping_stages() kept in its last vector.
+  static double kept_step_size(const Vector& size) {
+    if constexpr (kEigen)
+      return size[0];
+    else
+      return Backend::max_norm(size);  // h > 0 in every entry: exactly h
+  }
+
+  // Vector arithmetic: Eigen's expressions on the Eigen backend (the bits this engine has always
+  // computed), the backend's element-wise operations on another (the same arithmetic per entry).
+  static constexpr bool kEigen = std::is_same_v<Backend, EigenBackend>;
+  static void zero(Vector& y) {
+    if constexpr (kEigen)
+      y.setZero();
+    else
+      Backend::fill(y, 0.0);
+  }
+  static void assign(Vector& y, const Vector& x) {
+    if constexpr (kEigen)
+      y = x;
+    else
+      Backend::copy(x, y);
+  }
+  // y += a·x
+  static void add(Vector& y, double a, const Vector& x) {
+    if constexpr (kEigen)
+      y += a * x;
+    else
+      Backend::axpy(a, x, y);
+  }
+  // y = a·x
+  static void assign_scaled(Vector& y, double a, const Vector& x) {
+    if constexpr (kEigen) {
+      y = a * x;
+    } else {
+      Backend::copy(x, y);
+      Backend::scale(a, y);
+    }
   }
   void require_stage_vectors(std::size_t given, const char* what) const {
     if (given != static_cast<std::size_t>(stage_count()))
@@ -384,11 +452,11 @@ class DiagonallyImplicitRungeKutta {
 
   // work_ = h Σ (b_i − b̂_i) k_i, the embedded error estimate.
   void error_estimate(double h) {
-    work_.setZero();
+    zero(work_);
     for (int i = 0; i < tableau_.stages; ++i) {
       const double w = tableau_.b[static_cast<std::size_t>(i)] -
                        tableau_.b_embedded[static_cast<std::size_t>(i)];
-      if (w != 0.0) work_ += (h * w) * k_[static_cast<std::size_t>(i)];
+      if (w != 0.0) add(work_, h * w, k_[static_cast<std::size_t>(i)]);
     }
   }
 
@@ -403,8 +471,8 @@ class DiagonallyImplicitRungeKutta {
   // every replay. A matrix-free solve that does not converge leaves the estimate unfiltered.
   void filter_error_estimate() {
     if (factored_diagonal_ == 0.0) return;  // no implicit stage factored in this attempt
-    update_ = work_;
-    if (matrix_.solve(update_, /*transposed=*/false)) work_ = update_;
+    assign(update_, work_);
+    if (matrix_.solve(update_, /*transposed=*/false)) assign(work_, update_);
   }
 
   // The stages and y_{n+1} of one attempt of size h from (t, y). Throws NewtonFailure.
@@ -417,26 +485,26 @@ class DiagonallyImplicitRungeKutta {
       const double ti = t + tableau_.c[static_cast<std::size_t>(i)] * h;
       Vector& Yi = stages_[static_cast<std::size_t>(i)];
       if (!tableau_.implicit_stage(i)) {
-        Yi = base_;
+        assign(Yi, base_);
       } else {
         solve_implicit_stage(i, y, t, ti, h, theta, Yi);
       }
       problem_.rhs(ti, Yi, theta, k_[static_cast<std::size_t>(i)]);
       ++counters_.rhs_evaluations;
     }
-    y_new_ = y;
+    assign(y_new_, y);
     for (int i = 0; i < s; ++i) {
       const double b = tableau_.b[static_cast<std::size_t>(i)];
-      if (b != 0.0) y_new_ += (h * b) * k_[static_cast<std::size_t>(i)];
+      if (b != 0.0) add(y_new_, h * b, k_[static_cast<std::size_t>(i)]);
     }
   }
 
   // base_ = y + h Σ_{j<i} a_ij k_j.
   void stage_base(int i, const Vector& y, double h) {
-    base_ = y;
+    assign(base_, y);
     for (int j = 0; j < i; ++j) {
       const double a = tableau_.a_at(i, j);
-      if (a != 0.0) base_ += (h * a) * k_[static_cast<std::size_t>(j)];
+      if (a != 0.0) add(base_, h * a, k_[static_cast<std::size_t>(j)]);
     }
   }
 
@@ -450,17 +518,21 @@ class DiagonallyImplicitRungeKutta {
   void solve_implicit_stage(int i, const Vector& y, double t, double ti, double h,
                             const Vector& theta, Vector& Yi) {
     const double gamma = tableau_.a_at(i, i);
-    if (i == 0)
-      Yi = y;
-    else
+    if (i == 0) {
+      assign(Yi, y);
+    } else if constexpr (kEigen) {
       Yi = base_ + (h * gamma) * k_[static_cast<std::size_t>(i - 1)];
+    } else {
+      assign(Yi, base_);
+      add(Yi, h * gamma, k_[static_cast<std::size_t>(i - 1)]);
+    }
     const bool full_newton = matrix_.matrix_free();
     if (!full_newton) factor_iteration_matrix(y, t, h, gamma, theta);
     try {
       newton_iterations(i, ti, h, gamma, theta, Yi);
     } catch (const NewtonFailure& failure) {
       if (i == 0 || failure.stage < 0) throw;  // no other start; a singular matrix stands
-      Yi = stages_[static_cast<std::size_t>(i - 1)];
+      assign(Yi, stages_[static_cast<std::size_t>(i - 1)]);
       if (!full_newton) refactor_at(ti, Yi, h, gamma, theta);
       newton_iterations(i, ti, h, gamma, theta, Yi);
     }
@@ -480,12 +552,15 @@ class DiagonallyImplicitRungeKutta {
     for (int it = 1; it <= newton_.max_iterations; ++it) {
       problem_.rhs(ti, Yi, theta, work_);
       ++counters_.rhs_evaluations;
-      work_ = Yi - base_ - (h * gamma) * work_;  // the residual G(Z)
-      update_ = work_;
+      residual(Yi, h * gamma);  // work_ = G(Z) = Z − base_ − h γ f(Z), f(Z) in work_
+      assign(update_, work_);
       if (full_newton) move_matrix_free_point_in_attempt(ti, Yi, h, gamma, theta);
       if (!matrix_.solve(update_, /*transposed=*/false))
         throw NewtonFailure{i, it, std::numeric_limits<double>::quiet_NaN()};
-      Yi -= update_;
+      if constexpr (kEigen)
+        Yi -= update_;
+      else
+        Backend::axpy(-1.0, update_, Yi);
       ++implicit_counters_.newton_iterations;
       const double norm = Backend::error_norm(update_, Yi, Yi, newton_.rtol, newton_.atol);
       if (!std::isfinite(norm) || !Backend::all_finite(Yi)) throw NewtonFailure{i, it, norm};
@@ -503,6 +578,17 @@ class DiagonallyImplicitRungeKutta {
       previous = norm;
     }
     throw NewtonFailure{i, newton_.max_iterations, previous};
+  }
+
+  // work_ ← Z − base_ − c·work_ (work_ holding f(Z)).
+  void residual(const Vector& z, double c) {
+    if constexpr (kEigen) {
+      work_ = z - base_ - c * work_;
+    } else {
+      Backend::scale(-c, work_);  // −c f(Z)
+      Backend::axpy(1.0, z, work_);
+      Backend::axpy(-1.0, base_, work_);
+    }
   }
 
   // Matrix-free solves: the stage matrix I − c J(t, z) for the next solve (for gmres nothing is
@@ -558,17 +644,17 @@ class DiagonallyImplicitRungeKutta {
     preconditioner_diagonal_ = 0.0;  // built on first need in this step
     for (int i = s - 1; i >= 0; --i) {
       const double ti = t + tableau_.c[static_cast<std::size_t>(i)] * h;
-      u_ = (h * tableau_.b[static_cast<std::size_t>(i)]) * lambda;
+      assign_scaled(u_, h * tableau_.b[static_cast<std::size_t>(i)], lambda);
       for (int j = i + 1; j < s; ++j) {
         const double a = tableau_.a_at(j, i);
-        if (a != 0.0) u_ += (h * a) * nu_[static_cast<std::size_t>(j)];
+        if (a != 0.0) add(u_, h * a, nu_[static_cast<std::size_t>(j)]);
       }
       if (tableau_.implicit_stage(i)) transposed_stage_solve(i, t, h, Y, theta);
       problem_.vjp(ti, Y[i], theta, u_, nu_[static_cast<std::size_t>(i)], mu_stage_);
       ++counters_.vjp_evaluations;
-      if (p_ > 0) mu += mu_stage_;
+      if (p_ > 0) add(mu, 1.0, mu_stage_);
     }
-    for (int i = 0; i < s; ++i) lambda += nu_[static_cast<std::size_t>(i)];
+    for (int i = 0; i < s; ++i) add(lambda, 1.0, nu_[static_cast<std::size_t>(i)]);
     ++counters_.adjoint_steps;
   }
 
@@ -581,7 +667,6 @@ class DiagonallyImplicitRungeKutta {
   // factorisation per step instead of one per implicit stage; the same numbers from a replayed
   // step and from kept stages, so every schedule keeps its bits.
   void transposed_stage_solve(int i, double t, double h, const Vector* Y, const Vector& theta) {
-    const int last = tableau_.stages - 1;
     const double gamma = tableau_.a_at(i, i);
     const double ti = t + tableau_.c[static_cast<std::size_t>(i)] * h;
     if (matrix_.matrix_free()) {
@@ -600,6 +685,15 @@ class DiagonallyImplicitRungeKutta {
                                   "; a direct solver, dense, band or sparse, does)");
       return;
     }
+    if constexpr (kEigen) direct_transposed_stage_solve(i, t, h, Y, theta);
+  }
+
+  // transposed_stage_solve with a factored matrix (dense, band or sparse: the Eigen backend).
+  void direct_transposed_stage_solve(int i, double t, double h, const Vector* Y,
+                                     const Vector& theta) {
+    const int last = tableau_.stages - 1;
+    const double gamma = tableau_.a_at(i, i);
+    const double ti = t + tableau_.c[static_cast<std::size_t>(i)] * h;
     rhs_ = u_;
     if (preconditioner_diagonal_ != gamma) {
       const double ts = t + tableau_.c[static_cast<std::size_t>(last)] * h;
@@ -658,7 +752,8 @@ class DiagonallyImplicitRungeKutta {
   Index n_ = 0, p_ = 0;
   std::vector<Vector> stages_, k_, nu_;
   Vector base_, work_, update_, u_, mu_stage_, y_new_;
-  StageMatrix<P> matrix_;  // J, I − h γ J factored, solves
+  // J, I − h γ J factored, solves (matrix-free GMRES alone on a backend other than Eigen).
+  typename detail::StageMatrixFor<P>::type matrix_;
   bool jacobian_ready_ = false;
   double factored_diagonal_ = 0.0;        // γ of the forward iteration matrix in lu_ (0: none)
   double preconditioner_diagonal_ = 0.0;  // γ of the reverse sweep's M_p in lu_ (0: none)

@@ -86,6 +86,15 @@ enum class ImplicitLinearSolver {
               // Jacobian (rwd::IncompleteLu); the problem must declare it and have a jvp
 };
 
+namespace detail {
+// GMRES stage solves: relative residuals of the solves with M (Newton updates) and with Mᵀ (the
+// adjoint's), and the true relative residual an adjoint solve that stalled short of its tolerance
+// may keep (StageMatrix's gmres solvers and rwd::MatrixFreeStageMatrix).
+inline constexpr double kStageGmresTolerance = 1e-3;
+inline constexpr double kStageGmresTransposedTolerance = 1e-14;
+inline constexpr double kStageGmresTransposedFloor = 1e-12;
+}  // namespace detail
+
 // A problem an implicit engine can run: an rwd::Problem on the Eigen backend.
 template <class P>
 concept ImplicitEngineProblem = Problem<P> && std::same_as<typename P::Backend, EigenBackend>;
@@ -106,9 +115,9 @@ class StageMatrix {
   static constexpr double kSingular = 1e-14;
   // GMRES: relative residuals of the solves with M (Newton updates) and with Mᵀ (the adjoint's),
   // and the true relative residual an adjoint solve that stalled short of its tolerance may keep.
-  static constexpr double kGmresTolerance = 1e-3;
-  static constexpr double kGmresTransposedTolerance = 1e-14;
-  static constexpr double kGmresTransposedFloor = 1e-12;
+  static constexpr double kGmresTolerance = detail::kStageGmresTolerance;
+  static constexpr double kGmresTransposedTolerance = detail::kStageGmresTransposedTolerance;
+  static constexpr double kGmresTransposedFloor = detail::kStageGmresTransposedFloor;
 
   // Dense, band, sparse or GMRES from `wanted` and what the problem declares; refuses
   // (InvalidArgument, naming `method`) the band solver for a problem without a band, the sparse

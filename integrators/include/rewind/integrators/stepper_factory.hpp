@@ -165,12 +165,17 @@ decltype(auto) with_stepper(const P& problem, const Method& method, const StepCo
     }
   }
   if (const auto* irk = std::get_if<ImplicitRungeKuttaMethod>(&method)) {
-    if constexpr (ImplicitEngineProblem<P>) {
+    if constexpr (ImplicitEngineProblem<P> || (DiagonallyImplicitProblem<P> && requires {
+                    CvodesVectorTraits<B>::matrix_free_implicit;
+                  })) {
+      // (a split state: matrix-free GMRES, refusing the other solvers)
       DiagonallyImplicitRungeKutta stepper(problem, irk->tableau, control, irk->newton);
       return std::forward<F>(f)(stepper);
     } else {
       detail::fail<InvalidArgument>("the implicit method ", irk->tableau.name,
-                                    " runs on the CPU backend (Eigen), not on ", B::name);
+                                    " runs on the CPU backend (Eigen) and across MPI ranks, not "
+                                    "on ",
+                                    B::name);
     }
   }
   if (const auto* ros = std::get_if<RosenbrockMethod>(&method)) {

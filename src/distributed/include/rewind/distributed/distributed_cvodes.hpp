@@ -29,6 +29,9 @@ struct CvodesVectorTraits<DistributedBackend> {
   using Vector = DistributedVector;
   // A matrix of the whole state on one process is what splitting the state avoids.
   static constexpr bool matrix_solvers = false;
+  // The diagonally implicit engine runs on these vectors with matrix-free GMRES
+  // (rwd::MatrixFreeStageMatrix; tests/distributed/distributed_implicit_test.cpp).
+  static constexpr bool matrix_free_implicit = true;
 
   static N_Vector view(Vector& v, CvodesVectors kind, SUNContext context) {
     if (kind != CvodesVectors::rewind)
