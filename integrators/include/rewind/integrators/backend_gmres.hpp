@@ -21,7 +21,9 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <type_traits>
 
+#include "rewind/backend/eigen_backend.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/cvodes_vector_traits.hpp"
 #include "rewind/integrators/stage_gmres.hpp"
@@ -50,6 +52,7 @@ class BackendGmres {
     s.like = like;
     s.scratch_in = like;
     s.scratch_out = like;
+    s.aliased = like;
     s.right_side = like;
     if (SUNContext_Create(nullptr, &s.context) != 0)
       detail::fail<Error>("BackendGmres: SUNContext_Create failed");
@@ -72,7 +75,7 @@ class BackendGmres {
       detail::fail<InvalidArgument>("BackendGmres: tolerance ", tolerance, " must be > 0");
     Outcome outcome;
     Backend::copy(x, s.right_side);
-    outcome.right_side = std::sqrt(Backend::dot(s.right_side, s.right_side));
+    outcome.right_side = norm(s.right_side);
     Backend::fill(x, 0.0);
     if (outcome.right_side == 0.0) {
       outcome.converged = true;
@@ -98,9 +101,18 @@ class BackendGmres {
   }
 
  private:
+  // ‖x‖₂: Eigen's own on the Eigen backend (the bits rwd::StageGmres has always had), the
+  // backend's fixed-order dot product on another.
+  static double norm(const Vector& x) {
+    if constexpr (std::is_same_v<Backend, EigenBackend>)
+      return x.norm();
+    else
+      return std::sqrt(Backend::dot(x, x));
+  }
+
   struct State {
     SUNContext context = nullptr;
-    Vector like, scratch_in, scratch_out, right_side;
+    Vector like, scratch_in, scratch_out, aliased, right_side;
     N_Vector like_view = nullptr;  // the template SPGMR clones its Krylov vectors from
     SUNLinearSolver solver = nullptr;
     const Product* product = nullptr;    // during solve()
@@ -118,7 +130,12 @@ class BackendGmres {
       try {
         const Vector& in = Traits::in(v, self.scratch_in);
         Vector& out = Traits::out(z, self.scratch_out);
-        (*self.product)(in, out);
+        if (&out != &in) {
+          (*self.product)(in, out);
+        } else {  // z is v: the product's out is never its v
+          (*self.product)(in, self.aliased);
+          Backend::copy(self.aliased, out);
+        }
         Traits::store(z, out);
         return 0;
       } catch (...) {

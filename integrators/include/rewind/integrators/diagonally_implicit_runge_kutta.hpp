@@ -46,8 +46,8 @@
 // The problem: an rwd::Problem on rwd::EigenBackend, or on another backend with a jvp — a state
 // split across MPI ranks (rwd::DistributedBackend, whose CvodesVectorTraits say
 // matrix_free_implicit) — where the stage solves are matrix-free GMRES alone
-// (rwd::MatrixFreeStageMatrix; the vector arithmetic the backend's, the same per entry as Eigen's
-// expressions here). Linear algebra on Eigen (NewtonOptions::
+// (rwd::MatrixFreeStageMatrix; the vector arithmetic the backend's, the same operations per entry
+// as Eigen's expressions here). Linear algebra on Eigen (NewtonOptions::
 // linear_solver, rewind/integrators/stage_matrix.hpp): band when the problem states its band
 // (LAPACK, the band Jacobian the problem's own or assembled exactly from upper + lower + 1 vjps),
 // dense otherwise (Eigen, the problem's jacobian() or one assembled from n vjps; at most 5000
@@ -142,7 +142,9 @@ struct StageMatrixFor<P, true> {
 // A problem the diagonally implicit engine runs: one on the Eigen backend (every linear solver),
 // or on another backend with a jvp (a state split across MPI ranks: matrix-free GMRES).
 template <class P>
-concept DiagonallyImplicitProblem = ImplicitEngineProblem<P> ||(Problem<P>&& detail::HasJvp<P>);
+concept MatrixFreeImplicitProblem = Problem<P> && detail::HasJvp<P>;
+template <class P>
+concept DiagonallyImplicitProblem = ImplicitEngineProblem<P> || MatrixFreeImplicitProblem<P>;
 
 template <DiagonallyImplicitProblem P>
 class DiagonallyImplicitRungeKutta {
@@ -325,7 +327,7 @@ class DiagonallyImplicitRungeKutta {
   }
 
   // Vector arithmetic: Eigen's expressions on the Eigen backend (the bits this engine has always
-  // computed), the backend's element-wise operations on another (the same arithmetic per entry).
+  // computed), the backend's element-wise operations on another (the same operations per entry).
   static constexpr bool kEigen = std::is_same_v<Backend, EigenBackend>;
   static void zero(Vector& y) {
     if constexpr (kEigen)
@@ -580,14 +582,15 @@ class DiagonallyImplicitRungeKutta {
     throw NewtonFailure{i, newton_.max_iterations, previous};
   }
 
-  // work_ ← Z − base_ − c·work_ (work_ holding f(Z)).
+  // work_ ← (Z − base_) − c·work_ (work_ holding f(Z)); update_ is scratch.
   void residual(const Vector& z, double c) {
     if constexpr (kEigen) {
       work_ = z - base_ - c * work_;
     } else {
-      Backend::scale(-c, work_);  // −c f(Z)
-      Backend::axpy(1.0, z, work_);
-      Backend::axpy(-1.0, base_, work_);
+      Backend::copy(z, update_);
+      Backend::axpy(-1.0, base_, update_);
+      Backend::axpy(-c, work_, update_);
+      Backend::copy(update_, work_);
     }
   }
 

@@ -315,8 +315,8 @@ class RosenbrockStepper {
       return true;
   }
 
-  // Whether the stages take the time-derivative term: f depends on t (or does not say it does
-  // not) and the problem gives ∂f/∂t (the constructor refuses one that does not).
+  // Whether the problem has the time-derivative members at all (compiled in); the stages take the
+  // term when, besides, it is not declared autonomous (autonomous_).
   static constexpr bool kTimeTerm = TimeDerivativeProblem<P>;
 
   // A Rosenbrock step's stages are linear solves whose errors enter the step itself: only direct

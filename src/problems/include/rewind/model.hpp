@@ -424,15 +424,7 @@ class AutoProblem {
     for (Index j = 0; j < kStates; ++j) seed_nested(x[j], y[j], u[j], j);
     for (Index j = 0; j < kParameters; ++j) seed_nested(p[j], theta[j], 0.0, kStates + j);
     call_rhs(t, x.data(), p.data(), f.data());
-    auto weighted_second = [&](Index k) {
-      double s = 0.0;
-      for (Index i = 0; i < kStates; ++i)
-        s +=
-            w[i] * f[static_cast<std::size_t>(i)].fastAccessDx(static_cast<int>(k)).fastAccessDx(0);
-      return s;
-    };
-    for (Index j = 0; j < kStates; ++j) out_y[j] = weighted_second(j);
-    for (Index j = 0; j < kParameters; ++j) out_theta[j] = weighted_second(kStates + j);
+    take_second_derivatives(f, w, out_y, out_theta);
   }
 
   // J = ∂f/∂y, n × n (overwritten): the model's own jacobian if it has one, else
@@ -559,15 +551,7 @@ class AutoProblem {
     Nested time = detail::constant_scalar<Nested>(t);
     time.val().fastAccessDx(0) = 1.0;
     model_.rhs(time, x.data(), p.data(), f.data());
-    auto weighted_second = [&](Index k) {
-      double s = 0.0;
-      for (Index i = 0; i < kStates; ++i)
-        s +=
-            w[i] * f[static_cast<std::size_t>(i)].fastAccessDx(static_cast<int>(k)).fastAccessDx(0);
-      return s;
-    };
-    for (Index j = 0; j < kStates; ++j) out_y[j] = weighted_second(j);
-    for (Index j = 0; j < kParameters; ++j) out_theta[j] = weighted_second(kStates + j);
+    take_second_derivatives(f, w, out_y, out_theta);
   }
 
   // v·∂f/∂t (the run-end adjoints' dJ/dh of a non-autonomous model, rewind/adjoint/run_end.hpp).
@@ -624,6 +608,22 @@ class AutoProblem {
   static void seed(Scalar& a, double value, Index j) {
     a.val() = value;
     for (int i = 0; i < a.size(); ++i) a.fastAccessDx(i) = i == j ? 1.0 : 0.0;
+  }
+
+  // out_y, out_theta from a nested evaluation f (outer components (y, θ), one inner component):
+  // entry j is Σ_i w_i ∂/∂x_j [the inner derivative of f_i], i in order.
+  template <class Outputs>
+  static void take_second_derivatives(const Outputs& f, const Vector& w, Vector& out_y,
+                                      Vector& out_theta) {
+    auto weighted_second = [&](Index k) {
+      double s = 0.0;
+      for (Index i = 0; i < kStates; ++i)
+        s +=
+            w[i] * f[static_cast<std::size_t>(i)].fastAccessDx(static_cast<int>(k)).fastAccessDx(0);
+      return s;
+    };
+    for (Index j = 0; j < kStates; ++j) out_y[j] = weighted_second(j);
+    for (Index j = 0; j < kParameters; ++j) out_theta[j] = weighted_second(kStates + j);
   }
 
   // Σ_k w_k ∂out_k/∂x_j, k in order.
