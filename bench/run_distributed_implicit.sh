@@ -17,19 +17,21 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS
 export OMP_WAIT_POLICY=passive OMPI_MCA_mpi_yield_when_idle=1
 
 # One line: seconds (median), steps, J, dJ/dθ of `label`'s runs (the command after it).
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 measure() {
   local label=$1
   shift
-  local reports=()
-  for _ in $(seq "$repeat"); do reports+=("$("$@" "${args[@]}")"); done
-  printf '%s\n' "${reports[@]}" | python3 -c '
-import json, statistics, sys
-label = sys.argv[1]
-runs = [json.loads(line) for line in sys.stdin if line.strip()]
+  rm -f "$scratch"/*.json
+  for i in $(seq "$repeat"); do "$@" "${args[@]}" >"$scratch/$i.json"; done
+  python3 - "$label" "$scratch" <<'PY'
+import glob, json, statistics, sys
+label, folder = sys.argv[1], sys.argv[2]
+runs = [json.load(open(f)) for f in sorted(glob.glob(folder + "/*.json"))]
 seconds = statistics.median(r["stats"]["total_seconds"] for r in runs)
 r = runs[0]
-print(f"{label}\t{seconds:.3f}\t{r[\"steps\"]}\t{r[\"loss\"]!r}\t{r[\"grad_theta\"]}")
-' "$label"
+print("\t".join([label, "%.3f" % seconds, str(r["steps"]), repr(r["loss"]), str(r["grad_theta"])]))
+PY
 }
 
 echo "brusselator n = $n (2·$n² unknowns), esdirk43 adaptive to t = $t_final, GMRES, revolve(8)"
