@@ -116,17 +116,20 @@ RunReport run_stencil_model_across_ranks(const StencilPlugin& plugin, const RunS
                                          const PlanCallback& on_plan) {
   using B = DistributedBackend;
   const std::vector<Index> sizes(static_cast<std::size_t>(plugin.dimension()), settings.n);
+  // Refusals the same on every rank (sizes, rank count, parameters) come before any work ...
   const DistributedPluginStencilProblem problem(plugin, sizes, Communicator::world());
   DistributedVector theta = problem.default_parameters();  // replicated: every rank all of it
   std::vector<double> values = host_values<B>(theta);
   apply_parameter_values(settings.parameters, values);
   B::copy_from_host(values, theta);
+  // ... a failure from here on may be one rank's (the whole-grid initial state's memory, a
+  // model's exception in its cells): it ends the job rather than leave the others waiting.
+  ProcessGroup::begin_work();
   const DistributedVector y0 = problem.initial_state(theta);
   const ThroughInitialState<DistributedVector> through_y0 =
       [&](const DistributedVector& grad_y0, const DistributedVector& grad_theta) {
         return problem.total_parameter_gradient(theta, grad_y0, grad_theta);
       };
-  ProcessGroup::begin_work();
   return run_gradient(problem, y0, theta, problem.parameter_names(), settings, on_plan, {},
                       through_y0);
 }

@@ -40,7 +40,9 @@ RunReport run_gradient_across_ranks(const RunSettings& settings, const PlanCallb
 
 // `rewind run --model PATH` under mpirun for a stencil model on a 2-D or 3-D grid (n cells per
 // side): split across MPI_COMM_WORLD from the model's initial state for θ (--parameters applied),
-// dJ/dθ including θ's effect through it — the one-process run's bits for any rank count.
+// dJ/dθ including θ's effect through it: the same bits for any rank count — with the explicit
+// methods the one-process run's bits too; with GMRES (esdirk43, bdf) the one-process run's
+// gradient to round-off, its reductions folding in another order.
 RunReport run_stencil_model_across_ranks(const StencilPlugin& plugin, const RunSettings& settings,
                                          const PlanCallback& on_plan);
 

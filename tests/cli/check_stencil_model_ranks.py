@@ -120,6 +120,9 @@ def main():
     expect_refusal(mpiexec, 2, rewind, stiff[:-4] + ["--linear-solver", "sparse"],
                    ["matrix-free GMRES only (--linear-solver gmres)"],
                    "a direct solver across ranks")
+    expect_refusal(mpiexec, 2, rewind, ["run", "gray_scott", "--n", "16", "--method", "esdirk43"],
+                   ["needs the problem's Jacobian-vector product", "this problem has none"],
+                   "the implicit method across ranks for a split problem without a jvp")
 
     l96 = ["run", "--model", lorenz96, "--steps", "20"]
     one = across(mpiexec, 1, rewind, l96)

@@ -142,6 +142,16 @@ TEST(DistributedImplicit, EveryScheduleGivesTheStoreAllBits) {
     if (!control.is_adaptive())
       planners.emplace_back("stage-aware 20 units",
                             stage_aware_schedule(20, stepper.stage_count()));
+    {  // store-all keeping every step's stages (and, adaptive, the step's size): no Newton replay
+      SCOPED_TRACE("store-all keeping stages");
+      StoreAllOptions keep;
+      keep.keep_stages = true;
+      StoreAllAdjoint driver(stepper, objective, keep);
+      const auto r = driver.run(y0, theta);
+      EXPECT_TRUE(same_bits(local_values(r.grad_y0), local_values(reference.grad_y0)));
+      for (Index j = 0; j < 3; ++j)
+        EXPECT_TRUE(same_bits(r.grad_theta.local[j], reference.grad_theta.local[j])) << j;
+    }
     for (const auto& [name, planner] : planners) {
       SCOPED_TRACE(name);
       CheckpointOptions options;

@@ -4,8 +4,8 @@
 // solves of the implicit engines on a state split across MPI ranks (the distributed backend's
 // traits are in rewind/distributed/distributed_cvodes.hpp: include it first).
 //
-//   rwd::BackendGmres<rwd::DistributedBackend> gmres(like);   // like: a vector of the state's
-//   shape const auto outcome = gmres.solve(x, 1e-10, [&](const Vector& v, Vector& av) { … });
+//   rwd::BackendGmres<rwd::DistributedBackend> gmres(like);   // like: shaped as the state
+//   const auto outcome = gmres.solve(x, 1e-10, [&](const Vector& v, Vector& av) { … });
 //
 // The same contract as StageGmres (x holds b on entry and the solution on return, from a zero
 // guess; `tolerance` relative to ‖b‖₂). Its reductions are the backend's, which on the

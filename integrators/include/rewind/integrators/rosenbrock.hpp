@@ -145,7 +145,8 @@ class RosenbrockStepper {
   using Vector = Eigen::VectorXd;
 
   // Validates the tableau and the step control (stop times included); refuses a problem without
-  // jvp_vjp or without a declared autonomy, and adaptive control without an embedded pair. The
+  // jvp_vjp, one neither declared autonomous nor giving ∂f/∂t, and adaptive control without an
+  // embedded pair. The
   // stage matrices I − hγJ are factored as `linear_solver` says
   // (rewind/integrators/stage_matrix.hpp).
   RosenbrockStepper(const P& problem, RosenbrockTableau tableau, StepControl control,

@@ -145,6 +145,17 @@ inline IntervalGrid bdf_interval_grid(const StepControl& control) {
                       control.steps};
 }
 
+// Whether the implicit Runge–Kutta engine runs on backend B's vectors besides Eigen's: its
+// CVODES vector traits say matrix_free_implicit (the distributed backend's, in
+// rewind/distributed/distributed_cvodes.hpp, which a program splitting its state includes).
+template <class B>
+inline constexpr bool kMatrixFreeImplicitBackend = [] {
+  if constexpr (requires { CvodesVectorTraits<B>::matrix_free_implicit; })
+    return static_cast<bool>(CvodesVectorTraits<B>::matrix_free_implicit);
+  else
+    return false;
+}();
+
 // Builds the stepper `method` names for `problem` with `control`, and returns f(stepper); the
 // stepper lives for the duration of the call. Refuses (InvalidArgument), before any step: BDF on a
 // backend without a CVODES N_Vector or with steps that are not fixed, a stochastic scheme for a
@@ -165,16 +176,25 @@ decltype(auto) with_stepper(const P& problem, const Method& method, const StepCo
     }
   }
   if (const auto* irk = std::get_if<ImplicitRungeKuttaMethod>(&method)) {
-    if constexpr (ImplicitEngineProblem<P> || (DiagonallyImplicitProblem<P> && requires {
-                    CvodesVectorTraits<B>::matrix_free_implicit;
-                  })) {
-      // (a split state: matrix-free GMRES, refusing the other solvers)
+    if constexpr (ImplicitEngineProblem<P>) {
       DiagonallyImplicitRungeKutta stepper(problem, irk->tableau, control, irk->newton);
       return std::forward<F>(f)(stepper);
+    } else if constexpr (kMatrixFreeImplicitBackend<B>) {
+      // A split state: matrix-free GMRES (the engine refuses the other solvers), on the jvp.
+      if constexpr (DiagonallyImplicitProblem<P>) {
+        DiagonallyImplicitRungeKutta stepper(problem, irk->tableau, control, irk->newton);
+        return std::forward<F>(f)(stepper);
+      } else {
+        detail::fail<InvalidArgument>(
+            "the implicit method ", irk->tableau.name,
+            " on a state split across ranks solves its stages by matrix-free GMRES, which needs "
+            "the problem's Jacobian-vector product jvp(t, y, theta, v, out), and this problem has "
+            "none (the stencil models and the split brusselator have one)");
+      }
     } else {
       detail::fail<InvalidArgument>("the implicit method ", irk->tableau.name,
-                                    " runs on the CPU backend (Eigen) and across MPI ranks, not "
-                                    "on ",
+                                    " runs on the CPU backend (Eigen) and on a state split across "
+                                    "MPI ranks, not on ",
                                     B::name);
     }
   }

@@ -22,6 +22,11 @@
 // the start and at the end of a gradient — what a grid that fits no single process cannot pay;
 // the steps in between hold this rank's slabs only.
 //
+// A refusal from inside the plugin during a product (a model's exception in a cell, a read outside
+// the declared shape in a plugin built with read checks) is raised on the rank whose cells met it
+// alone, while the others go on into the product's collectives: a caller that cannot end the job
+// then (the tool does: MPI_Abort) would leave them waiting. Check a new model on one process.
+//
 // Refused (InvalidArgument, naming the plugin's path): a 1-D model (its slabs are single cells;
 // it runs on one process), sizes the plugin refuses, and more ranks than the stencil's reach along
 // dimension 0 allows (the largest count that works named).
