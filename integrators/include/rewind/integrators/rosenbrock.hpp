@@ -117,6 +117,13 @@ concept RuntimeAutonomyProblem = requires(const P& p) {
   { p.declares_autonomous() } -> std::convertible_to<bool>;
 };
 
+// A problem that says at run time whether it gives ∂f/∂t (a model loaded from a plugin,
+// rwd::PluginModel: whether its rhs takes t as its scalar type is known when it is loaded).
+template <class P>
+concept RuntimeTimeDerivativeProblem = requires(const P& p) {
+  { p.has_time_derivative() } -> std::convertible_to<bool>;
+};
+
 // A problem that gives ∂f/∂t and the second derivatives of its time-derivative term:
 // time_derivative(t, y, θ, out) overwrites out = ∂f/∂t, time_derivative_vjp(t, y, θ, w, out_y,
 // out_θ) overwrites the gradients in y and θ of wᵀ ∂f/∂t (rwd::auto_problem derives both for a
@@ -310,7 +317,7 @@ class RosenbrockStepper {
   static bool gives_time_derivative(const P& problem) {
     if constexpr (!TimeDerivativeProblem<P>)
       return false;
-    else if constexpr (requires { problem.has_time_derivative(); })
+    else if constexpr (RuntimeTimeDerivativeProblem<P>)
       return problem.has_time_derivative();
     else
       return true;

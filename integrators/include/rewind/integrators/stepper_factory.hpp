@@ -145,16 +145,13 @@ inline IntervalGrid bdf_interval_grid(const StepControl& control) {
                       control.steps};
 }
 
-// Whether the implicit Runge–Kutta engine runs on backend B's vectors besides Eigen's: its
-// CVODES vector traits say matrix_free_implicit (the distributed backend's, in
+// A backend besides Eigen's whose vectors the implicit Runge–Kutta engine runs on: its CVODES
+// vector traits say matrix_free_implicit (the distributed backend's, in
 // rewind/distributed/distributed_cvodes.hpp, which a program splitting its state includes).
 template <class B>
-inline constexpr bool kMatrixFreeImplicitBackend = [] {
-  if constexpr (requires { CvodesVectorTraits<B>::matrix_free_implicit; })
-    return static_cast<bool>(CvodesVectorTraits<B>::matrix_free_implicit);
-  else
-    return false;
-}();
+concept MatrixFreeImplicitBackend = requires {
+  requires static_cast<bool>(CvodesVectorTraits<B>::matrix_free_implicit);
+};
 
 // Builds the stepper `method` names for `problem` with `control`, and returns f(stepper); the
 // stepper lives for the duration of the call. Refuses (InvalidArgument), before any step: BDF on a
@@ -179,7 +176,7 @@ decltype(auto) with_stepper(const P& problem, const Method& method, const StepCo
     if constexpr (ImplicitEngineProblem<P>) {
       DiagonallyImplicitRungeKutta stepper(problem, irk->tableau, control, irk->newton);
       return std::forward<F>(f)(stepper);
-    } else if constexpr (kMatrixFreeImplicitBackend<B>) {
+    } else if constexpr (MatrixFreeImplicitBackend<B>) {
       // A split state: matrix-free GMRES (the engine refuses the other solvers), on the jvp.
       if constexpr (DiagonallyImplicitProblem<P>) {
         DiagonallyImplicitRungeKutta stepper(problem, irk->tableau, control, irk->newton);

@@ -173,6 +173,13 @@ T constant_scalar(double value) {
   }
 }
 
+// Whether the model's rhs takes t as a double when its state is of scalar type T (otherwise it
+// takes t as a T: "Time" at the top of this file).
+template <class Model, class T>
+concept RhsTakesDoubleTime = requires(const Model& m, double t, const T* y, T* f) {
+  m.rhs(t, y, y, f);
+};
+
 template <class Names>
 inline constexpr bool kIsNameArray = false;
 template <std::size_t N>
@@ -571,7 +578,7 @@ class AutoProblem {
   // scalar type, as a constant T.
   template <class T>
   void call_rhs(double t, const T* y, const T* p, T* f) const {
-    if constexpr (requires { model_.rhs(t, y, p, f); })
+    if constexpr (detail::RhsTakesDoubleTime<Model, T>)
       model_.rhs(t, y, p, f);
     else
       model_.rhs(detail::constant_scalar<T>(t), y, p, f);
