@@ -475,6 +475,7 @@ RunReport run_gradient(const P& problem, const V& y0, const V& theta,
       // norm.
       report.grad_y0_norm = stable_norm<B>(result.grad_y0);
       report.grad_y0 = host_values<B>(result.grad_y0);
+      report.final_state = host_values<B>(result.y_final);
       if (through_initial_state) {
         const V grad_theta = through_initial_state(result.grad_y0, result.grad_theta);
         report.grad_theta_norm = stable_norm<B>(grad_theta);

@@ -19,12 +19,11 @@
 #include "gradient_run.hpp"
 #include "observation_run.hpp"
 #include "problem_parameters.hpp"
-#include "rewind/adjoint/measure_costs.hpp"
 #include "rewind/error.hpp"
-#include "rewind/integrators/butcher_tableau.hpp"
-#include "rewind/integrators/explicit_runge_kutta.hpp"
 #include "rewind/plugin_model.hpp"
+#include "run_settings.hpp"
 #include "stencil_model_problem.hpp"
+#include "step_timing.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -167,22 +166,20 @@ const ProblemInfo& load_model_problem(const std::string& path) {
 ModelStepTiming time_model_step(const std::string& path, const std::string& method,
                                 std::optional<Index> n) {
   const ProblemInfo& info = load_model_problem(path);  // the refusals, once
-  if (info.sized()) return time_stencil_model_step(load_stencil_plugin(path), method, n);
-  if (n)
+  if (n && !info.sized())
     rwd::detail::fail<InvalidArgument>("--n ", *n, ": model '", path, "' (", info.name,
                                        ") has a fixed state of ", info.fixed_state_size,
                                        " values; --n sizes a stencil model's grid");
+  RunOptions options;  // the run's defaults for the model, and its refusals of the method
+  options.model = path;
+  options.method = method;
+  options.n = n;
+  const RunSettings settings = resolve_run_settings(options);
+  if (info.sized()) return time_stencil_model_step(load_stencil_plugin(path), settings);
   const PluginModel model = load_model_plugin(path);
-  const ButcherTableau tableau = ButcherTableau::by_name(method);  // refuses bdf and unknowns
   const Eigen::VectorXd theta = model.default_parameters();
-  // Long enough that the timing batches never start over (each stops by 100 000 steps).
-  constexpr Index kSteps = Index{1} << 30;
-  ExplicitRungeKutta stepper(model, tableau, StepControl::fixed(0.0, info.default_dt, kSteps));
-  ModelStepTiming timing;
+  ModelStepTiming timing = time_steps(model, model.initial_state(theta), theta, settings);
   timing.name = model.name();
-  timing.state_size = model.state_size();
-  timing.state_bytes = static_cast<std::int64_t>(model.state_size()) * 8;
-  timing.step_seconds = measure_step_seconds(stepper, model.initial_state(theta), theta);
   return timing;
 }
 

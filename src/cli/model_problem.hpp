@@ -31,14 +31,25 @@ namespace rwd::cli {
 // The registry entry of the model plugin at `path` (or InvalidArgument, naming the path).
 const ProblemInfo& load_model_problem(const std::string& path);
 
-// What `rewind plan --model PATH` weighs: the bytes of the model's state (8 per value) and the
-// seconds of one fixed step of `method` (an explicit Runge–Kutta tableau) at its default dt from
-// initial_state(default θ) (rwd::measure_step_seconds: the median of 5 batches).
+// What `rewind plan --model PATH` weighs: the bytes of the model's state (8 per value), the
+// seconds of one fixed step of `method` (any method `rewind run` takes, with its defaults) at the
+// model's default dt from initial_state(default θ), and of one reversed step (step_timing.hpp).
 struct ModelStepTiming {
   std::string name;
   Index state_size = 0;
   std::int64_t state_bytes = 0;
-  double step_seconds = 0.0;
+  double step_seconds = 0.0;  // one step (rwd::measure_step_seconds)
+  // A step and a reversed step on the same steps, the run's first (rwd::AdjointStepSeconds), and
+  // from them the adjoint cost F of rwd::CostModel: a reversed step, less the step it re-runs,
+  // in steps.
+  double first_step_seconds = 0.0;
+  double first_adjoint_step_seconds = 0.0;
+  double adjoint_cost_factor = 0.0;
+  int stage_units = 0;  // stage vectors a kept step holds (0: keeps none)
+  // An implicit or Rosenbrock method's work per step and per reversed step, on the same steps
+  // ("2.1 Newton iterations, 1 Jacobian, …"); empty for the others.
+  std::string step_work;
+  std::string adjoint_step_work;
 };
 // n: a stencil model's grid, cells per dimension (default: its default); refused for a model of
 // fixed size.

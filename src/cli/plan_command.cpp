@@ -44,10 +44,12 @@ struct PlanOutcome {
   std::optional<std::int64_t> memory_bytes;
   std::optional<std::int64_t> state_bytes;
   double adjoint_cost = kDefaultAdjointCost;
+  bool adjoint_cost_measured = false;  // on --model (no --adjoint-cost given)
   // --stage-aware: the method named, and revolve at the same budget for comparison.
   std::optional<std::string> method;
   std::optional<CheckpointPlan> revolve;
-  std::optional<ModelStepTiming> model;  // --model: its state's bytes and step time, measured
+  // --model: its state's bytes, a step's and a reversed step's time, measured
+  std::optional<ModelStepTiming> model;
   std::string model_path;
   std::string model_method;  // the method of the timed step
   std::optional<Index> snapshot_bytes() const {
@@ -93,6 +95,16 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
         outcome.model->name + ": " + std::to_string(outcome.model->state_size) + " states, " +
             std::to_string(outcome.model->state_bytes) + " bytes; one " + outcome.model_method +
             " step " + fmt("%.3g us", 1e6 * outcome.model->step_seconds) + " (measured)");
+  if (outcome.model) {
+    row(out, "  on its first steps",
+        "a step " + fmt("%.3g us", 1e6 * outcome.model->first_step_seconds) + ", reversed " +
+            fmt("%.3g us", 1e6 * outcome.model->first_adjoint_step_seconds) +
+            " (the step re-run, then its adjoint)");
+    if (!outcome.model->step_work.empty()) {
+      row(out, "  work per step", outcome.model->step_work);
+      row(out, "  per reversed step", outcome.model->adjoint_step_work);
+    }
+  }
   const ScheduleFamily& family = *plan.family;
   std::string c = std::to_string(plan.snapshots);
   if (const std::string note = family.snapshots_note(); !note.empty()) c += " (" + note + ")";
@@ -161,7 +173,9 @@ void print_text(std::ostream& out, const PlanOutcome& outcome) {
       fmt("%.4g", plan.predicted_time_ratio(outcome.adjoint_cost)) +
           (plan.uses_disk() ? " forward runs = (p + l*(1 + F) + disk I/O) / l, F = "
                             : " forward runs = (p + l*(1 + F)) / l, F = ") +
-          fmt("%g", outcome.adjoint_cost) + " (--adjoint-cost)");
+          fmt("%.3g", outcome.adjoint_cost) +
+          (outcome.adjoint_cost_measured ? " (measured: reversed / step - 1)"
+                                         : " (--adjoint-cost)"));
   if (outcome.model)
     row(out, "  in seconds",
         fmt("%.4g s", plan.predicted_time_ratio(outcome.adjoint_cost) * static_cast<double>(l) *
@@ -230,6 +244,7 @@ Json plan_json(const PlanOutcome& outcome) {
   j["store_all_bytes"] = sb ? product(l + 1, *sb) : null;
   j["store_all_possible"] = plan.family->keeps_every_state() || (plan.budget && *plan.budget >= l);
   j["adjoint_cost"] = outcome.adjoint_cost;
+  j["adjoint_cost_measured"] = outcome.adjoint_cost_measured;
   j["predicted_time_ratio"] = plan.predicted_time_ratio(outcome.adjoint_cost);
   j["memory_snapshots"] = fact("memory_snapshots");
   j["disk_snapshots"] = fact("disk_snapshots");
@@ -240,7 +255,13 @@ Json plan_json(const PlanOutcome& outcome) {
   j["disk_restores"] = opt(plan.restores_on(LevelKind::disk));
   j["peak_disk_slots"] = plan.uses_disk() ? Json(plan.peak_slots_on(LevelKind::disk)) : null;
   j["model"] = outcome.model ? Json(outcome.model_path) : null;
+  j["model_method"] = outcome.model ? Json(outcome.model_method) : null;
   j["model_step_seconds"] = outcome.model ? Json(outcome.model->step_seconds) : null;
+  j["model_first_step_seconds"] = outcome.model ? Json(outcome.model->first_step_seconds) : null;
+  j["model_first_adjoint_step_seconds"] =
+      outcome.model ? Json(outcome.model->first_adjoint_step_seconds) : null;
+  j["model_step_work"] = outcome.model ? Json(outcome.model->step_work) : null;
+  j["model_adjoint_step_work"] = outcome.model ? Json(outcome.model->adjoint_step_work) : null;
   j["predicted_seconds"] =
       outcome.model ? Json(outcome.plan.predicted_time_ratio(outcome.adjoint_cost) *
                            static_cast<double>(outcome.plan.steps) * outcome.model->step_seconds)
@@ -402,6 +423,8 @@ std::string plan_help() {
          "  rewind plan --steps 1e6 --memory 1GiB --state-bytes 8MiB --json\n"
          "  rewind plan --steps 5000 --schedule uniform --interval 100\n"
          "  rewind plan --online --steps 1e5 --snapshots 20\n"
+         "  rewind plan --model stiff_model.so --method esdirk43 --steps 1e4 --snapshots 20 \\\n"
+         "              --stage-aware\n"
          "  rewind plan --steps 1e5 --ram-snapshots 4 --disk-snapshots 100 --disk-write-cost 2 \\\n"
          "              --disk-read-cost 1\n"
          "  rewind plan --steps 1e5 --ram-snapshots 4 --disk-snapshots 100 --disk /scratch \\\n"
@@ -445,6 +468,10 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
     outcome.model_path = options.model;
     outcome.state_bytes = outcome.model->state_bytes;
     outcome.step_time = outcome.model->step_seconds;
+    if (!options.checkpoint.adjoint_cost) {  // F as measured, unless given
+      outcome.adjoint_cost = request.costs.adjoint_cost_factor = outcome.model->adjoint_cost_factor;
+      outcome.adjoint_cost_measured = true;
+    }
   }
   if (settings.memory_bytes) {
     if (!outcome.state_bytes)
@@ -490,7 +517,14 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
       rwd::detail::fail<InvalidArgument>(
           "--stage-aware needs a budget in memory (--snapshots C or --memory BYTES) and no "
           "other --schedule or disk level");
-    const int stages = rwd::ButcherTableau::by_name(*options.method).stages;
+    // The stage vectors a kept step holds: the timed stepper's with --model (any method that
+    // keeps its stages), else the explicit tableau's.
+    const int stages = outcome.model ? outcome.model->stage_units
+                                     : rwd::ButcherTableau::by_name(*options.method).stages;
+    if (stages == 0)
+      rwd::detail::fail<InvalidArgument>(
+          "--stage-aware: --method ", *options.method,
+          " keeps no stage values; name a Runge-Kutta or Rosenbrock method");
     outcome.method = *options.method;
     // Snapshot copies at --copy-cost, free without it: rewind plan has no problem to time them.
     rwd::CostModel costs;
@@ -536,9 +570,10 @@ CLI::App* add_plan_command(CLI::App& app) {
                    "measured in --disk DIR (with --state-bytes)")
       ->type_name("SECONDS");
   plan->add_option("--model", options->model,
-                   "a model plugin (rewind_add_model): its state's bytes and the\n"
-                   "time of one of its steps (--method, default rk4) measured\n"
-                   "instead of --state-bytes and --step-time")
+                   "a model plugin (rewind_add_model): its state's bytes, the\n"
+                   "time of one of its steps (--method, default rk4) and of one\n"
+                   "reversed step measured, instead of --state-bytes and\n"
+                   "--step-time; F (--adjoint-cost) from them unless given")
       ->type_name("PATH");
   plan->add_option("--n", options->n,
                    "with --model of a stencil model: its grid, N cells per dimension\n"
@@ -552,7 +587,8 @@ CLI::App* add_plan_command(CLI::App& app) {
 
   plan->add_option("--method", options->method,
                    "with --stage-aware: the Runge-Kutta method whose stages a\n"
-                   "stage snapshot holds (rk4: 4 state-sized slots)")
+                   "stage snapshot holds (rk4: 4 state-sized slots); with --model:\n"
+                   "the method timed, any of `rewind run`'s (esdirk43, rodas4, ...)")
       ->type_name("NAME");
   plan->add_flag("--online", options->online,
                  "the online schedule, for runs whose length is known only when\n"

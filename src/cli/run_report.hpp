@@ -81,6 +81,7 @@ struct RunReport {
   double loss = 0.0;                         // J = ½|y_N|²
   double grad_y0_norm = 0.0;                 // |dJ/dy0|₂
   std::vector<double> grad_y0;               // dJ/dy0 (this rank's part of a split state)
+  std::vector<double> final_state;           // y_N (this rank's part; not in the reports)
   double grad_theta_norm = 0.0;              // |dJ/dθ|₂
   std::vector<double> parameters;            // θ of the run (defaults and --parameters)
   std::vector<double> grad_theta;            // dJ/dθ

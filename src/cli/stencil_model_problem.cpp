@@ -14,10 +14,8 @@
 #include "gradient_run.hpp"
 #include "observation_run.hpp"
 #include "problem_parameters.hpp"
-#include "rewind/adjoint/measure_costs.hpp"
 #include "rewind/error.hpp"
-#include "rewind/integrators/butcher_tableau.hpp"
-#include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "step_timing.hpp"
 
 namespace rwd::cli {
 namespace {
@@ -152,21 +150,11 @@ ProblemInfo stencil_model_entry(const StencilPlugin& plugin) {
   return info;
 }
 
-ModelStepTiming time_stencil_model_step(const StencilPlugin& plugin, const std::string& method,
-                                        std::optional<Index> n) {
-  const ButcherTableau tableau = ButcherTableau::by_name(method);  // refuses bdf and unknowns
-  const Index size = n.value_or(default_grid(plugin));
-  const PluginStencilProblem problem = on_grid(plugin, size);
+ModelStepTiming time_stencil_model_step(const StencilPlugin& plugin, const RunSettings& settings) {
+  const PluginStencilProblem problem = on_grid(plugin, settings.n);
   const Eigen::VectorXd theta = plugin.default_parameters();
-  const double dt = plugin.default_dt() > 0.0 ? plugin.default_dt() : kStencilDefaultDt;
-  // Long enough that the timing batches never start over (each stops by 100 000 steps).
-  constexpr Index kSteps = Index{1} << 30;
-  ExplicitRungeKutta stepper(problem, tableau, StepControl::fixed(0.0, dt, kSteps));
-  ModelStepTiming timing;
+  ModelStepTiming timing = time_steps(problem, problem.initial_state(theta), theta, settings);
   timing.name = plugin.name();
-  timing.state_size = problem.state_size();
-  timing.state_bytes = static_cast<std::int64_t>(problem.state_size()) * 8;
-  timing.step_seconds = measure_step_seconds(stepper, problem.initial_state(theta), theta);
   return timing;
 }
 

@@ -22,12 +22,13 @@
 
 namespace rwd::cli {
 
+struct RunSettings;  // run_settings.hpp
+
 // The registry entry of a loaded stencil-model plugin (or InvalidArgument, naming its path).
 ProblemInfo stencil_model_entry(const StencilPlugin& plugin);
 
-// What `rewind plan --model PATH [--n N]` weighs for a stencil model on the grid of N cells per
-// dimension (default: the entry's default n).
-ModelStepTiming time_stencil_model_step(const StencilPlugin& plugin, const std::string& method,
-                                        std::optional<Index> n);
+// What `rewind plan --model PATH [--n N]` weighs for a stencil model, on the grid of settings.n
+// cells per dimension, with the run's settings (model_problem.hpp, step_timing.hpp).
+ModelStepTiming time_stencil_model_step(const StencilPlugin& plugin, const RunSettings& settings);
 
 }  // namespace rwd::cli

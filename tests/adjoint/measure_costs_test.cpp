@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -79,6 +80,40 @@ TEST(MeasureCosts, EveryLevelAskedForIsMeasuredAndConvertedToSteps) {
   EXPECT_EQ(costs.disk_write_time, m.disk->write_seconds / m.step_seconds);
   EXPECT_EQ(costs.disk_read_time, m.disk->read_seconds / m.step_seconds);
   EXPECT_NO_THROW(costs.validate());
+}
+
+// A step and a reversed step (the step re-run, then reversed) are timed from the same starts — a
+// run's first steps, here all three of a run shorter than the 64 it may take — and give the
+// adjoint cost factor F = reversed / step − 1. The counters count each part's work: the steps'
+// when between_parts sees them, the reversed steps' afterwards.
+TEST(MeasureCosts, AStepAndAReversedStepOnTheSameStepsGiveTheAdjointCostFactor) {
+  Lorenz96<> problem(40);
+  const Vec y0 = problem.default_initial_state(), theta = problem.default_parameters();
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 3));
+  StepperCounters forward;
+  const AdjointStepSeconds pair = measure_adjoint_step_seconds(
+      stepper, y0, theta, [&](const auto& s) { forward = s.counters(); });
+  EXPECT_TRUE(positive_and_finite(pair.step_seconds)) << pair.step_seconds;
+  EXPECT_TRUE(positive_and_finite(pair.adjoint_step_seconds)) << pair.adjoint_step_seconds;
+  EXPECT_GT(forward.steps, 0);
+  EXPECT_EQ(forward.adjoint_steps, 0);
+  EXPECT_EQ(forward.rhs_evaluations, 4 * forward.steps);
+  EXPECT_EQ(stepper.counters().steps, 0);
+  EXPECT_GT(stepper.counters().adjoint_steps, 0);
+  EXPECT_EQ(stepper.counters().vjp_evaluations, 4 * stepper.counters().adjoint_steps);
+  EXPECT_EQ(pair.adjoint_cost_factor(),
+            std::max(0.0, pair.adjoint_step_seconds / pair.step_seconds - 1.0));
+
+  CostProbe probe;
+  probe.adjoint = true;
+  const CostMeasurement m = measure_costs(stepper, y0, theta, probe);
+  ASSERT_TRUE(m.adjoint);
+  EXPECT_EQ(m.in_forward_steps().adjoint_cost_factor, m.adjoint->adjoint_cost_factor());
+
+  AdjointStepSeconds given{.step_seconds = 2.0, .adjoint_step_seconds = 5.0};
+  EXPECT_EQ(given.adjoint_cost_factor(), 1.5);
+  given.adjoint_step_seconds = 1.5;  // below a step (noise): F is never negative
+  EXPECT_EQ(given.adjoint_cost_factor(), 0.0);
 }
 
 TEST(MeasureCosts, SnapshotSizesAndProbeSlotsFollowTheState) {

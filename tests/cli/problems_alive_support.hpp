@@ -1,8 +1,8 @@
 // Shared by problems_alive_test.cpp and problems_alive_long_test.cpp: a built-in problem run as
 // `rewind run NAME [--n N] [--steps L] --snapshots 20` runs it (its defaults for everything not
-// given: size, step, method), through the library's checkpointed driver so that the final state
-// comes back too. The runs are compiled once, in problems_alive_support.cpp: every built-in
-// problem's drivers and steppers are the heaviest code a test instantiates.
+// given: size, step, method), through the tool's own run (ProblemInfo::run), whose report carries
+// the final state too. The tool's library compiled the runs already: every built-in problem's
+// drivers and steppers are the heaviest code a test could instantiate.
 #pragma once
 
 #include <Eigen/Core>
@@ -33,7 +33,7 @@ struct Outcome {
 };
 
 // The gradient of the terminal squared norm of problem `name` at its `rewind run` defaults
-// (n and steps overridden where given), revolve in 20 snapshots.
+// (n and steps overridden where given), with --snapshots 20.
 Outcome run_like_the_cli(const std::string& name, std::optional<Index> n = {},
                          std::optional<Index> steps = {});
 

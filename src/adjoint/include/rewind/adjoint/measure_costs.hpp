@@ -1,14 +1,16 @@
 // rewind/adjoint/measure_costs.hpp — what a checkpointing plan weighs, measured against the
-// stepper that will run: seconds of one forward step, of a snapshot's write and read on the disk,
-// and of a snapshot copy into and out of the device and host levels; and the same as a CostModel
-// in forward steps, the unit the schedules plan in.
+// stepper that will run: seconds of one forward step and of one reversed step (an implicit
+// method's Newton iterations and factorisations included, at the rate its run does them), of a
+// snapshot's write and read on the disk, and of a snapshot copy into and out of the device and
+// host levels; and the same as a CostModel in forward steps, the unit the schedules plan in.
 //
 //   rwd::CostProbe probe;
 //   probe.disk_directory = "/scratch";        // the disk level's directory (empty: no disk)
 //   probe.levels = true;                      // the device and host levels' copies
+//   probe.adjoint = true;                     // a reversed step: the adjoint's cost factor
 //   rwd::CostMeasurement m = rwd::measure_costs(stepper, y0, theta, probe);
-//   rwd::CostModel costs = m.in_forward_steps();   // step_time 1; disk, device, host copies
-//   costs.adjoint_cost_factor = 1.5;
+//   rwd::CostModel costs = m.in_forward_steps();   // step_time 1; disk, device, host copies;
+//                                                  // adjoint_cost_factor measured
 //   auto plan = rwd::plan_checkpoints(rwd::PlanRequest::three_level(4, 64, 1000, costs), l);
 //
 // The step is timed on a copy of y0 (the stepper's own state is what initial_carry makes of it);
@@ -41,6 +43,29 @@
 
 namespace rwd {
 
+namespace detail {
+// Median seconds of one `call()` over 5 batches, each at least 20 ms (or 100 000 calls); the
+// slowest rank's, at least 1e-9. Across ranks a call is a collective (a step): every rank makes
+// as many as the others, since the batch ends on the slowest rank's clock.
+template <VectorBackend B, class Call>
+double median_batch_seconds(Call&& call) {
+  std::vector<double> samples;
+  for (int batch = 0; batch < 5; ++batch) {
+    const auto start = std::chrono::steady_clock::now();
+    Index taken = 0;
+    double elapsed = 0.0;
+    do {
+      call();
+      ++taken;
+      elapsed = max_on_any_process<B>(seconds_since(start));
+    } while (elapsed < 0.02 && taken < 100000);
+    samples.push_back(elapsed / static_cast<double>(taken));
+  }
+  std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
+  return max_on_any_process<B>(std::max(samples[2], 1e-9));
+}
+}  // namespace detail
+
 // Seconds of one forward step of `stepper` from y0 with θ: the median of 5 batches of steps,
 // each at least 20 ms (or 100 000 steps); a run that ends within a batch starts over from y0.
 // At least 1e-9. Takes steps with `stepper` (its counters and carry move on): a caller that
@@ -52,25 +77,95 @@ double measure_step_seconds(Stepper& stepper, const typename Stepper::Backend::V
   using V = typename B::Vector;
   V y = y0;
   Carry carry = stepper.initial_carry(y, theta);
-  std::vector<double> samples;
-  for (int batch = 0; batch < 5; ++batch) {
-    const auto start = std::chrono::steady_clock::now();
-    Index taken = 0;
-    double elapsed = 0.0;
-    do {
-      if (stepper.finished(carry)) {  // short runs: start over
-        y = y0;
-        carry = stepper.initial_carry(y, theta);
-      }
-      stepper.step(y, carry, theta);
-      ++taken;
-      // Across ranks a step is a collective: every rank must take as many as the others.
-      elapsed = max_on_any_process<B>(seconds_since(start));
-    } while (elapsed < 0.02 && taken < 100000);
-    samples.push_back(elapsed / static_cast<double>(taken));
+  return detail::median_batch_seconds<B>([&] {
+    if (stepper.finished(carry)) {  // short runs: start over
+      y = y0;
+      carry = stepper.initial_carry(y, theta);
+    }
+    stepper.step(y, carry, theta);
+  });
+}
+
+// Seconds of one step and of one reversed step, measured on the same steps
+// (measure_adjoint_step_seconds).
+struct AdjointStepSeconds {
+  double step_seconds = 0.0;          // one step from each start
+  double adjoint_step_seconds = 0.0;  // adjoint_step from each start: the step re-run, reversed
+
+  // CostModel::adjoint_cost_factor: a reversed step less the step it re-runs, in steps; at
+  // least 0 (timing noise can put a cheap adjoint under its step).
+  double adjoint_cost_factor() const {
+    return std::max(0.0, adjoint_step_seconds / step_seconds - 1.0);
   }
-  std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
-  return max_on_any_process<B>(std::max(samples[2], 1e-9));
+};
+
+namespace detail {
+// Median seconds of `one(k)` for k = count − 1, …, 0 and round again (`restart()` before each
+// round), as median_batch_seconds.
+template <VectorBackend B, class One, class Restart>
+double median_seconds_over_starts(std::size_t count, One&& one, Restart&& restart) {
+  std::size_t next = 0;
+  return median_batch_seconds<B>([&] {
+    if (next == 0) {
+      next = count;
+      restart();
+    }
+    one(--next);
+  });
+}
+}  // namespace detail
+
+// A step and a reversed step of `stepper`, timed from the same starts: the states and carries of
+// the first steps of a run from y0 (up to 64, fewer if the run ends first). First a step from each
+// start in turn (its state copied from the start: the copy is in the figure), then
+// `between_parts(stepper)`, then adjoint_step from each — the step re-run, then reversed — with
+// λ from y_K, the state those steps reach (a cotangent of the state's scale), restarted at every
+// round so that a growing adjoint never overflows, and μ accumulating. The counters are reset
+// before each part, so between_parts sees the steps' work and, after the call, they hold the
+// reversed steps' (an implicit method's Newton iterations and factorisations, say). The same
+// steps for both, so that a run's transient (where an implicit method's Newton iterations are
+// most) weighs on each alike. Throws InvalidArgument when the run from y0 takes no step. Across
+// processes, the slowest rank's times (every rank takes as many steps).
+template <TimeStepper Stepper, class BetweenParts = void (*)(Stepper&)>
+AdjointStepSeconds measure_adjoint_step_seconds(
+    Stepper& stepper, const typename Stepper::Backend::Vector& y0,
+    const typename Stepper::Backend::Vector& theta,
+    BetweenParts&& between_parts = [](Stepper&) {}) {
+  using B = typename Stepper::Backend;
+  using V = typename B::Vector;
+  constexpr std::size_t kStarts = 64;
+  std::vector<V> starts;
+  std::vector<Carry> carries;
+  V y = y0;
+  Carry carry = stepper.initial_carry(y, theta);
+  while (starts.size() < kStarts && !stepper.finished(carry)) {
+    starts.push_back(y);
+    carries.push_back(carry);
+    stepper.step(y, carry, theta);
+  }
+  if (starts.empty())
+    detail::fail<InvalidArgument>("measure_adjoint_step_seconds: the run from y0 takes no step");
+  const V lambda_start = y;  // y_K
+  AdjointStepSeconds seconds;
+  stepper.reset_counters();
+  seconds.step_seconds = detail::median_seconds_over_starts<B>(
+      starts.size(),
+      [&](std::size_t k) {
+        B::copy(starts[k], y);
+        carry = carries[k];
+        stepper.step(y, carry, theta);
+      },
+      [] {});
+  between_parts(stepper);
+  stepper.reset_counters();
+  V lambda = lambda_start;
+  V mu = theta;
+  B::fill(mu, 0.0);
+  seconds.adjoint_step_seconds = detail::median_seconds_over_starts<B>(
+      starts.size(),
+      [&](std::size_t k) { stepper.adjoint_step(starts[k], carries[k], theta, lambda, mu); },
+      [&] { B::copy(lambda_start, lambda); });
+  return seconds;
 }
 
 // Values of y a snapshot holds: all of them, or on a backend split across processes the most
@@ -100,6 +195,8 @@ struct CostProbe {
   // Device slots the copies go round (level_probe_slots: as many as the run keeps, so that the
   // copies meet the caches as the run's do; 1 times a copy that stays in the CPU's cache).
   int level_slots = 1;
+  // A reversed step (rwd::measure_adjoint_step_seconds), for CostModel::adjoint_cost_factor.
+  bool adjoint = false;
 
   // Throws InvalidArgument naming the field: level_samples and level_slots >= 1.
   void validate() const {
@@ -121,13 +218,16 @@ inline int level_probe_slots(Index state_bytes, Index budget) {
 
 // Measured seconds (the slowest rank's across processes); a level not probed is absent.
 struct CostMeasurement {
-  double step_seconds = 0.0;         // one forward step (measure_step_seconds)
+  double step_seconds = 0.0;  // one forward step (measure_step_seconds)
+  // A step and a reversed step on the same steps (measure_adjoint_step_seconds).
+  std::optional<AdjointStepSeconds> adjoint;
   std::optional<DiskCosts> disk;     // one snapshot write and read on the disk
   std::optional<LevelCosts> levels;  // one snapshot copy into and out of the device and host levels
 
   // `base` with the measured costs over one forward step's, the unit the schedules plan in:
   // step_time = 1; write_time/read_time and host_write_time/host_read_time from the levels,
-  // disk_write_time/disk_read_time from the disk, where measured (the others as in `base`).
+  // disk_write_time/disk_read_time from the disk, adjoint_cost_factor from the reversed step
+  // (AdjointStepSeconds::adjoint_cost_factor), where measured (the others as in `base`).
   // Throws InvalidArgument when step_seconds is not > 0 or a cost is not finite and >= 0.
   CostModel in_forward_steps(CostModel base = {}) const {
     if (!(step_seconds > 0.0))
@@ -144,15 +244,16 @@ struct CostMeasurement {
       base.disk_write_time = disk->write_seconds / step_seconds;
       base.disk_read_time = disk->read_seconds / step_seconds;
     }
+    if (adjoint) base.adjoint_cost_factor = adjoint->adjoint_cost_factor();
     base.validate();
     return base;
   }
 };
 
-// One forward step of `stepper` from y0 with θ, then what `probe` asks for, in that order: the
-// levels' copies and the disk's write and read, for snapshots of y0's size (snapshot_values) and
-// the carry. Throws StorageError when the disk directory cannot take the scratch file. Takes
-// steps with `stepper` (see measure_step_seconds).
+// One forward step of `stepper` from y0 with θ, then what `probe` asks for, in that order: a
+// reversed step, the levels' copies and the disk's write and read, for snapshots of y0's size
+// (snapshot_values) and the carry. Throws StorageError when the disk directory cannot take the
+// scratch file. Takes steps with `stepper` (see measure_step_seconds).
 template <TimeStepper Stepper>
 CostMeasurement measure_costs(Stepper& stepper, const typename Stepper::Backend::Vector& y0,
                               const typename Stepper::Backend::Vector& theta,
@@ -161,6 +262,7 @@ CostMeasurement measure_costs(Stepper& stepper, const typename Stepper::Backend:
   probe.validate();
   CostMeasurement measured;
   measured.step_seconds = measure_step_seconds(stepper, y0, theta);
+  if (probe.adjoint) measured.adjoint = measure_adjoint_step_seconds(stepper, y0, theta);
   const Index values = snapshot_values<B>(y0);
   if (probe.levels) {
     LevelCosts levels = measure_level_costs<B>(values, probe.level_samples, probe.level_slots);
