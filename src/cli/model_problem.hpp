@@ -32,10 +32,12 @@ namespace rwd::cli {
 const ProblemInfo& load_model_problem(const std::string& path);
 
 // What `rewind plan --model PATH` weighs: the bytes of the model's state (8 per value), the
-// seconds of one fixed step of `method` (any method `rewind run` takes, with its defaults) at the
-// model's default dt from initial_state(default θ), and of one reversed step (step_timing.hpp).
+// seconds of one fixed step of `method` (any method `rewind run` takes, with its defaults; empty:
+// the run's default for the model) at the model's default dt from initial_state(default θ), and of
+// one reversed step (step_timing.hpp).
 struct ModelStepTiming {
   std::string name;
+  std::string method;  // the method timed (rwd::method_name)
   Index state_size = 0;
   std::int64_t state_bytes = 0;
   double step_seconds = 0.0;  // one step (rwd::measure_step_seconds)

@@ -463,8 +463,8 @@ PlanOutcome plan_outcome(const PlanOnlyOptions& options) {
       rwd::detail::fail<InvalidArgument>(
           "--model measures the state's bytes and a step's time itself; drop --state-bytes and "
           "--step-time");
-    outcome.model_method = options.method.value_or("rk4");
-    outcome.model = time_model_step(options.model, outcome.model_method, options.n);
+    outcome.model = time_model_step(options.model, options.method.value_or(""), options.n);
+    outcome.model_method = outcome.model->method;
     outcome.model_path = options.model;
     outcome.state_bytes = outcome.model->state_bytes;
     outcome.step_time = outcome.model->step_seconds;
@@ -571,7 +571,7 @@ CLI::App* add_plan_command(CLI::App& app) {
       ->type_name("SECONDS");
   plan->add_option("--model", options->model,
                    "a model plugin (rewind_add_model): its state's bytes, the\n"
-                   "time of one of its steps (--method, default rk4) and of one\n"
+                   "time of one of its steps (--method, default the run's) and of one\n"
                    "reversed step measured, instead of --state-bytes and\n"
                    "--step-time; F (--adjoint-cost) from them unless given")
       ->type_name("PATH");

@@ -92,6 +92,7 @@ ModelStepTiming time_steps(const P& problem, const Eigen::VectorXd& y0,
   const StepControl control = StepControl::fixed(0.0, settings.control.dt, kSteps);
   return with_stepper(problem, settings, control, [&](auto& stepper) {
     ModelStepTiming timing;
+    timing.method = method_name(settings.method);
     timing.state_size = stepper.state_size();
     timing.state_bytes = static_cast<std::int64_t>(timing.state_size) * 8;
     if constexpr (StageKeepingStepper<std::remove_cvref_t<decltype(stepper)>>)

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "problems/models/stencil_models.hpp"
@@ -129,7 +130,7 @@ TEST(StencilSecondDerivatives, DifferenceTheJvpOnPeriodicOneDimensionalAndWalled
   }
 }
 
-TEST(StencilSecondDerivatives, SameBitsOnAnyThreadCountAndWithTheReadCheck) {
+TEST(StencilSecondDerivatives, SameBitsOnAnyThreadCountAndToRoundOffWithTheReadCheck) {
   if (!kThreadsAvailable) GTEST_SKIP() << "built without OpenMP";
   const auto problem = stencil_problem(BrusselatorStencil{}, 130, 130);
   ASSERT_GT(problem.block_count(), 2);
@@ -153,9 +154,16 @@ TEST(StencilSecondDerivatives, SameBitsOnAnyThreadCountAndWithTheReadCheck) {
     EXPECT_TRUE(same_bits(second(problem), one)) << threads << " threads";
   }
   set_thread_count(1);
+  // The read check evaluates cell by cell, adding into each entry in cell order and summing the
+  // parameter parts in cell order, where the vectorised runs add line group by line group and
+  // sum in four lanes: the same derivatives to round-off, as the vjp's.
   const auto checked =
       stencil_problem(BrusselatorStencil{}, {130, 130}, StencilOptions{.check_reads = true});
-  EXPECT_TRUE(same_bits(second(checked), one)) << "read check on";
+  const Vector with_check = second(checked);
+  for (const auto& [part, size] : {std::pair<Index, Index>{0, n}, std::pair<Index, Index>{n, 3}})
+    EXPECT_LE((with_check.segment(part, size) - one.segment(part, size)).norm(),
+              1e-14 * one.segment(part, size).norm())
+        << "read check on, entries " << part << " to " << part + size;
 }
 
 TEST(StencilSecondDerivatives, RefuseADirectionOfTheWrongLength) {

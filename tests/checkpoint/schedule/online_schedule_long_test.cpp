@@ -1,7 +1,8 @@
 // Long sweeps of OnlineSchedule (label `long`: ctest -L long): the bounds of online_placement.hpp
 // for every run length l ≤ 10^5 and budgets c ≤ 40 (the forward phase's own cost prediction, one
-// pass per c), and the validated action stream for sampled l up to 10^7 and c up to 100 — for
-// both rules past β(c, 3), never_above_dynamic never above Wang, Moin & Iaccarino's schedule.
+// pass per c), the validated action stream for every l ≤ 2000 and c ≤ 20 and for sampled l up to
+// 10^7 and c up to 100 — for both rules past β(c, 3), never_above_dynamic never above Wang, Moin &
+// Iaccarino's schedule.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "rewind/schedule/revolve_cost.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
 #include "support/online_ratio_bound.hpp"
+#include "support/online_sweep.hpp"
 
 namespace rwd {
 namespace {
@@ -39,6 +41,12 @@ TEST_P(OnlineLong, BoundsForEveryLengthUpTo100000AndBudgetUpTo40) {
       ASSERT_LE(static_cast<int>(placement.positions().size()), c);
     }
   }
+}
+
+// online_schedule_test.cpp's sweep for every length: the validated action stream of every run
+// l ≤ 2000, c ≤ 20.
+TEST_P(OnlineLong, ValidStreamsForEveryLengthUpTo2000AndBudgetUpTo20) {
+  testing::sweep_online_schedule(GetParam(), 2000, 20, [](Index, int) { return true; });
 }
 
 TEST_P(OnlineLong, ValidStreamsForSampledLengthsUpTo10Million) {

@@ -1,8 +1,9 @@
-// OnlineSchedule: valid in the simulator for every run length l ≤ 2000 and budget c ≤ 20, with its
-// advances against offline revolve's p(l, c) region by region (the worst ratios are printed) and
-// equal to what OnlinePlacement predicts; valid with at most c slots for random stop points up to
-// 10^6; the action stream's shape (forward phase, end_at, reverse phase, reset, clone); bad input
-// refused. (Larger budgets: online_schedule_long_test.cpp.)
+// OnlineSchedule: valid in the simulator for run lengths l ≤ 2000 (every one to 400, then sampled)
+// and every budget c ≤ 20, with its advances against offline revolve's p(l, c) region by region
+// (the worst ratios are printed) and equal to what OnlinePlacement predicts; valid with at most c
+// slots for random stop points up to 10^6; the action stream's shape (forward phase, end_at,
+// reverse phase, reset, clone); bad input refused. (Every length to 2000, and larger budgets:
+// online_schedule_long_test.cpp.)
 #include "rewind/schedule/online_schedule.hpp"
 
 #include <gtest/gtest.h>
@@ -19,71 +20,23 @@
 #include "rewind/schedule/revolve_cost.hpp"
 #include "rewind/schedule/schedule_simulator.hpp"
 #include "support/online_ratio_bound.hpp"
+#include "support/online_sweep.hpp"
 
 namespace rwd {
 namespace {
-
-// The worst ratio advances / p(l, c) seen in a region, and where.
-struct Worst {
-  double ratio = 1.0;
-  Index excess = 0;  // advances − p(l, c) at its largest
-  Index l = 0;
-  int c = 0;
-  void see(Index advances, Index optimum, Index steps, int snapshots) {
-    const double r =
-        static_cast<double>(advances) / static_cast<double>(std::max<Index>(optimum, 1));
-    excess = std::max(excess, advances - optimum);
-    if (r > ratio) {
-      ratio = r;
-      l = steps;
-      c = snapshots;
-    }
-  }
-  void print(const char* region) const {
-    std::printf("online/offline worst ratio %-28s %.4f at l = %lld, c = %d; most extra %lld\n",
-                region, ratio, static_cast<long long>(l), c, static_cast<long long>(excess));
-  }
-};
 
 using testing::online_ratio_bound;
 
 class OnlineScheduleRules : public ::testing::TestWithParam<OnlineRule> {};
 
-TEST_P(OnlineScheduleRules, EveryLengthUpTo2000AndBudgetUpTo20) {
-  const OnlineRule rule = GetParam();
-  Worst r2, r3, beyond;
-  for (int c = 1; c <= 20; ++c) {
+// Every length up to 400, then every 7th and those around β(c, 2) and β(c, 3), where the regions
+// of online_ratio_bound.hpp meet (every length to 2000: online_schedule_long_test.cpp).
+TEST_P(OnlineScheduleRules, LengthsUpTo2000AndEveryBudgetUpTo20) {
+  testing::sweep_online_schedule(GetParam(), 2000, 20, [](Index l, int c) {
     const Index beta2 = revolve_beta(c, 2), beta3 = revolve_beta(c, 3);
-    OnlinePlacement placement(c, rule);  // the forward phase alone, one step per l
-    for (Index l = 1; l <= 2000; ++l) {
-      const ScheduleCost cost = simulate_online(c, l, {}, rule);  // throws on a broken rule
-      const Index optimum = revolve_advances(l, c);
-      if (l >= 2) {  // the run ending at l asked about y_0 … y_{l−2}
-        placement.decide(l - 2);
-        ASSERT_EQ(cost.advances, placement.advances_if_ended_here())
-            << "l = " << l << ", c = " << c;
-      }
-      ASSERT_GE(cost.advances, optimum) << "l = " << l << ", c = " << c;
-      ASSERT_LE(static_cast<double>(cost.advances),
-                online_ratio_bound(l, c, rule) * static_cast<double>(optimum))
-          << "l = " << l << ", c = " << c << ": " << cost.advances
-          << " advances, p(l, c) = " << optimum;
-      if (l <= beta2 || l == beta3) {  // offline revolve's optimum, not knowing l
-        ASSERT_EQ(cost.advances, optimum) << "l = " << l << ", c = " << c;
-      }
-      if (l <= static_cast<Index>(c) + 1) {  // it stores all and recomputes nothing
-        ASSERT_EQ(cost.advances, l - 1);
-      }
-      ASSERT_EQ(cost.reverses, l);
-      ASSERT_EQ(cost.first_sweep_advances, l - 1);
-      ASSERT_LE(cost.peak_slots, c);
-      ASSERT_EQ(cost.stores, cost.frees);
-      (l <= beta2 ? r2 : l <= beta3 ? r3 : beyond).see(cost.advances, optimum, l, c);
-    }
-  }
-  r2.print("l <= beta(c,2):");
-  r3.print("beta(c,2) < l <= beta(c,3):");
-  beyond.print("beta(c,3) < l <= 2000:");
+    return l <= 400 || l % 7 == 0 || l == 2000 || (l >= beta2 - 1 && l <= beta2 + 1) ||
+           (l >= beta3 - 1 && l <= beta3 + 1);
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(BothRules, OnlineScheduleRules,

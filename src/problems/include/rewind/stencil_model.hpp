@@ -68,15 +68,15 @@
 // and Σ_k v_k ∂f_k/∂θ into out_θ. jvp (∂f/∂y)w calls `cell` with one derivative component seeded
 // with w (a gather: each cell writes only itself). jvp_vjp (∇_y and ∇_θ of wᵀ(∂f/∂y)u, for the
 // Rosenbrock methods' adjoints) nests the two: the vjp's scalar over the jvp's, seeded with u,
-// scattered like the vjp. sparsity() gives the Jacobian ∂f/∂y's pattern
-// in compressed rows: row (k, c) has a column for every field at every cell the stencil of c
-// reads (a superset of the true pattern where the kernel ignores a field at some point), and
-// jacobian_values(t, y, θ, values) the Jacobian's entries in that order — one forward-mode
-// evaluation per cell (the vjp's scalar), each cell writing its own rows, derivatives of points
-// that read the same cell added in stencil order — for sparse direct solvers (CVODES's KLU:
-// rwd::CvodesLinearSolver::sparse).
-// Exact: the derivatives of the computed expressions, to round-off (the built-in problems'
-// hand-written vjps agree to ~1e-16 relative; tests compare at 1e-13).
+// run and scattered like the vjp (the same chunks and lanes, below). sparsity() gives the
+// Jacobian ∂f/∂y's pattern in compressed rows: row (k, c) has a column for every field at every
+// cell the stencil of c reads (a superset of the true pattern where the kernel ignores a field at
+// some point), and jacobian_values(t, y, θ, values) the Jacobian's entries in that order — one
+// forward-mode evaluation per cell (the vjp's scalar), each cell writing its own rows, derivatives
+// of points that read the same cell added in stencil order — for sparse direct solvers (CVODES's
+// KLU: rwd::CvodesLinearSolver::sparse). Exact: the derivatives of the computed expressions, to
+// round-off (the built-in problems' hand-written vjps agree to ~1e-16 relative; tests compare at
+// 1e-13).
 //
 // Cost (bench/results/stencil_models.md). Cells whose neighbourhood stays inside the grid
 // without wrapping — all but a border of the stencil's reach — run in chunks of kStencilChunk

@@ -163,7 +163,7 @@ class StencilEngine {
   // partial layout and order of contributions), each cell evaluated once with a nested
   // forward-mode scalar — its neighbourhood and θ seeded with unit vectors over one directional
   // component seeded with u — so that the outer derivative of the inner one is the cell's part,
-  // Σ_k v_k ∂/∂x [(∂f_k/∂x) u]. Cell by cell (no vectorised runs).
+  // Σ_k v_k ∂/∂x [(∂f_k/∂x) u]. In the vjp's vectorised runs of cells, as the vjp.
   void jvp_vjp(const double* y, const double* theta, const double* u, const double* v, double* out,
                double* partials, const Index* slots) const {
     if (options_.check_reads)
@@ -462,27 +462,13 @@ class StencilEngine {
     call_cell<Checked>(x.data(), p.data(), at, f.data());
     std::array<double, kFields> w;
     for (int k = 0; k < kFields; ++k) w[k] = v[k * cells + c];
-    auto weighted_second = [&](int component) {
-      double sum = 0.0;
-      for (int k = 0; k < kFields; ++k) sum += w[k] * f[k].fastAccessDx(component).fastAccessDx(0);
-      return sum;
-    };
     for (int k = 0; k < kFields; ++k)
       for (int s = 0; s < kPoints; ++s) {
         if (nb[s] == kStencilWall) continue;
-        out[k * cells + nb[s]] += weighted_second(k * kPoints + s);
+        out[k * cells + nb[s]] += weighted_second_component(f, w, k * kPoints + s);
       }
-    for (int j = 0; j < kParameters; ++j) sums[j] += weighted_second(kFields * kPoints + j);
-  }
-
-  // a = value + ε·along (the inner component), seeded with the outer unit vector e_component.
-  static void seed_nested(Nested& a, double value, double along, int component) {
-    a.val().val() = value;
-    a.val().fastAccessDx(0) = along;
-    for (int i = 0; i < a.size(); ++i) {
-      a.fastAccessDx(i).val() = i == component ? 1.0 : 0.0;
-      a.fastAccessDx(i).fastAccessDx(0) = 0.0;
-    }
+    for (int j = 0; j < kParameters; ++j)
+      sums[j] += weighted_second_component(f, w, kFields * kPoints + j);
   }
 
   // The vjp (Second: jvp_vjp, along u) of the cells of block b (slots == nullptr: all, the
@@ -499,21 +485,23 @@ class StencilEngine {
       else
         vjp_cell<Checked>(at, c, nb, y, theta, v, out, sums);
     };
-    constexpr bool kCellByCell = Checked || Second;
+    constexpr bool kCellByCell = Checked;
     auto run = [&](const Cell& at, Index first_cell, Index lo, Index hi,
                    const std::array<Index, kPoints>& shift) {
-      std::array<const double*, std::size_t{kFields} * kPoints> rows;
+      std::array<const double*, std::size_t{kFields} * kPoints> rows, along{};
       std::array<double*, std::size_t{kFields} * kPoints> lines;
       std::array<const double*, kFields> weights;
       for (int k = 0; k < kFields; ++k) {
         for (int s = 0; s < kPoints; ++s) {
           rows[k * kPoints + s] = y + k * cells + shift[s];
+          if constexpr (Second) along[k * kPoints + s] = u + k * cells + shift[s];
           lines[k * kPoints + s] = out + k * cells + shift[s] - Model::stencil[s][kDimension - 1];
         }
         weights[k] = v + k * cells + first_cell;
       }
-      stencil_vjp_run<kDimension, kFields, kPoints, kParameters, Derivative>(
-          model_, rows.data(), lines.data(), weights.data(), theta, at, lo, hi, sums);
+      using Scalar = std::conditional_t<Second, Nested, Derivative>;
+      stencil_vjp_run<kDimension, kFields, kPoints, kParameters, Scalar, Second>(
+          model_, rows.data(), along.data(), lines.data(), weights.data(), theta, at, lo, hi, sums);
     };
     if constexpr (kDimension == 1) {
       sums = partials + b * kSumWidth;

@@ -61,6 +61,28 @@ inline void seed_component(Derivative& a, double value, int j) {
   for (int i = 0; i < a.size(); ++i) a.fastAccessDx(i) = i == j ? 1.0 : 0.0;
 }
 
+// a = value + ε·along (the inner, directional component), seeded with the outer unit vector e_j:
+// jvp_vjp's nested forward-mode scalar (element by element, as seed_component).
+template <class Nested>
+inline void seed_nested(Nested& a, double value, double along, int j) {
+  a.val().val() = value;
+  a.val().fastAccessDx(0) = along;
+  for (int i = 0; i < a.size(); ++i) {
+    a.fastAccessDx(i).val() = i == j ? 1.0 : 0.0;
+    a.fastAccessDx(i).fastAccessDx(0) = 0.0;
+  }
+}
+
+// Σ_k w_k ∂/∂(component j) [∂f_k along the inner direction], k in order: jvp_vjp's part of
+// component j.
+template <class Nested, std::size_t F>
+inline double weighted_second_component(const std::array<Nested, F>& f,
+                                        const std::array<double, F>& w, int j) {
+  double s = 0.0;
+  for (std::size_t k = 0; k < F; ++k) s += w[k] * f[k].fastAccessDx(j).fastAccessDx(0);
+  return s;
+}
+
 // Σ_k w_k ∂f_k/∂(component j), k in order.
 template <class Derivative, std::size_t F>
 inline double weighted_component(const std::array<Derivative, F>& f, const std::array<double, F>& w,
@@ -85,28 +107,45 @@ inline double* stencil_chunk_buffer() {
 // Pass 1 of a chunk: every cell's weighted local gradient into g (row c at g + c·kStencilChunk),
 // with nothing written anywhere else, so the loop has no dependence from cell to cell and
 // vectorises across cells (rows and weights by value, as in stencil_rhs_run; the seeds are
-// constants once the loops over components are unrolled).
-template <int D, int F, int S, int P, class Derivative, class Model>
+// constants once the loops over components are unrolled). Second (jvp_vjp): Derivative is the
+// nested scalar, along[c][j] the inner direction u at the value rows[c][j], and g the weighted
+// second derivatives Σ_k w_k ∂/∂x_c [(∂f_k/∂x) u].
+template <int D, int F, int S, int P, class Derivative, bool Second, class Model>
 REWIND_STENCIL_FLATTEN REWIND_SIMD_CLONES_AVX512 void stencil_vjp_gradients(
     const Model& model, std::array<const double*, std::size_t{F} * S> rows,
+    [[maybe_unused]] std::array<const double*, std::size_t{F} * S> along,
     std::array<const double*, F> weights, const double* theta, GridCell<D> at, Index lo, Index hi,
     double* __restrict g) {
   std::array<Derivative, std::max(1, P)> p;
-  for (int q = 0; q < P; ++q) seed_component(p[q], theta[q], F * S + q);
+  for (int q = 0; q < P; ++q) {
+    if constexpr (Second)
+      seed_nested(p[q], theta[q], 0.0, F * S + q);
+    else
+      seed_component(p[q], theta[q], F * S + q);
+  }
   for (Index j = lo; j < hi; ++j) {
     at.index[D - 1] = j;
     std::array<Derivative, std::size_t{F} * S> x;
     std::array<Derivative, F> f;
 #pragma GCC unroll 64
-    for (int c = 0; c < F * S; ++c) seed_component(x[c], rows[c][j], c);
+    for (int c = 0; c < F * S; ++c) {
+      if constexpr (Second)
+        seed_nested(x[c], rows[c][j], along[c][j], c);
+      else
+        seed_component(x[c], rows[c][j], c);
+    }
     model.cell(StencilNeighbourhood<Derivative, D, F, S, false>(x.data(), at), p.data(), at,
                f.data());
     std::array<double, F> w;
 #pragma GCC unroll 16
     for (int k = 0; k < F; ++k) w[k] = weights[k][j];
 #pragma GCC unroll 64
-    for (int c = 0; c < F * S + P; ++c)
-      g[c * kStencilChunk + (j - lo)] = weighted_component(f, w, c);
+    for (int c = 0; c < F * S + P; ++c) {
+      if constexpr (Second)
+        g[c * kStencilChunk + (j - lo)] = weighted_second_component(f, w, c);
+      else
+        g[c * kStencilChunk + (j - lo)] = weighted_component(f, w, c);
+    }
   }
 }
 
@@ -185,22 +224,27 @@ REWIND_STENCIL_INLINE inline void add_line_group(double* __restrict line,
 // chunk's gradients into out_y line by line (add_line_group: for each field, each group of
 // points that read one line) and the parameter rows into sums in four lanes. rows[c][j]: the
 // value point c of field ⌊c/S⌋ reads for cell j; lines[c]: the start of the line (in out_y) that
-// point c of field ⌊c/S⌋ reads; weights[k][j]: v at cell j, field k.
-template <int D, int F, int S, int P, class Derivative, class Model>
+// point c of field ⌊c/S⌋ reads; weights[k][j]: v at cell j, field k. Second (jvp_vjp, Derivative
+// the nested scalar): along[c][j] is u where rows[c][j] is y, and the gradients are the weighted
+// second derivatives (stencil_vjp_gradients); otherwise along is not read.
+template <int D, int F, int S, int P, class Derivative, bool Second, class Model>
 REWIND_SIMD_CLONES_AVX512 void stencil_vjp_run(const Model& model, const double* const* rows,
-                                               double* const* lines, const double* const* weights,
-                                               const double* theta, const GridCell<D>& at, Index lo,
-                                               Index hi, double* sums) {
+                                               const double* const* along, double* const* lines,
+                                               const double* const* weights, const double* theta,
+                                               const GridCell<D>& at, Index lo, Index hi,
+                                               double* sums) {
   constexpr StencilLineGroups<S> groups = stencil_line_groups<D>(Model::stencil);
   double* g = stencil_chunk_buffer<F * S + std::max(1, P)>();
   for (Index begin = lo; begin < hi; begin += kStencilChunk) {
     const Index end = std::min(hi, begin + kStencilChunk), length = end - begin;
-    std::array<const double*, std::size_t{F} * S> row_pointers;
+    std::array<const double*, std::size_t{F} * S> row_pointers, along_pointers{};
     std::array<const double*, F> weight_pointers;
     for (int c = 0; c < F * S; ++c) row_pointers[c] = rows[c];
+    if constexpr (Second)
+      for (int c = 0; c < F * S; ++c) along_pointers[c] = along[c];
     for (int k = 0; k < F; ++k) weight_pointers[k] = weights[k];
-    stencil_vjp_gradients<D, F, S, P, Derivative>(model, row_pointers, weight_pointers, theta, at,
-                                                  begin, end, g);
+    stencil_vjp_gradients<D, F, S, P, Derivative, Second>(
+        model, row_pointers, along_pointers, weight_pointers, theta, at, begin, end, g);
     for (int k = 0; k < F; ++k)
       [&]<std::size_t... G>(std::index_sequence<G...>) REWIND_STENCIL_INLINE {
         (add_line_group<Model, static_cast<int>(G), D, F, S>(lines[k * S + groups.points[G][0]], g,
