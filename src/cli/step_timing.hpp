@@ -66,7 +66,7 @@ std::string work_per_step(const S& stepper, Index steps) {
                      {c.factorizations, "factorisation"},
                      {c.adjoint_iterations, "transposed iteration"},
                      {c.gmres_products, "GMRES product"},
-                     {c.newton_failures, "failed Newton iteration"}},
+                     {c.newton_failures, "Newton failure"}},
                     steps);
   } else if constexpr (RosenbrockCountingStepper<S>) {
     const RosenbrockCounters& c = stepper.rosenbrock_counters();
