@@ -1,6 +1,6 @@
 // src/cli/step_timing.hpp — what `rewind plan --model PATH --method NAME` measures on a model: one
 // step of the method over a long run (rwd::measure_step_seconds), the adjoint cost F from a step
-// and a reversed step on the same steps (rwd::measure_adjoint_step_seconds: the first 64 of a run),
+// and a reversed step on the same steps (rwd::measure_adjoint_step_seconds: a run's first steps),
 // and for an implicit or Rosenbrock method the work behind each, per step, from the stepper's
 // counters.
 //

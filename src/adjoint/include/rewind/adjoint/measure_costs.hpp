@@ -116,7 +116,8 @@ double median_seconds_over_starts(std::size_t count, One&& one, Restart&& restar
 }  // namespace detail
 
 // A step and a reversed step of `stepper`, timed from the same starts: the states and carries of
-// the first steps of a run from y0 (up to 64, fewer if the run ends first). First a step from each
+// the first steps of a run from y0 (up to 64 and up to 64 MiB of states, fewer if the run ends
+// first). First a step from each
 // start in turn (its state copied from the start: the copy is in the figure), then
 // `between_parts(stepper)`, then adjoint_step from each — the step re-run, then reversed — with
 // λ from y_K, the state those steps reach (a cotangent of the state's scale), restarted at every
@@ -133,12 +134,15 @@ AdjointStepSeconds measure_adjoint_step_seconds(
     BetweenParts&& between_parts = [](Stepper&) {}) {
   using B = typename Stepper::Backend;
   using V = typename B::Vector;
-  constexpr std::size_t kStarts = 64;
+  // At most 64 starts, and at most 64 MiB of them (at least one): a large state keeps fewer.
+  const Index state_bytes = std::max<Index>(host_size<B>(y0), 1) * Index{sizeof(double)};
+  const auto kept =
+      static_cast<std::size_t>(std::clamp<Index>((Index{64} << 20) / state_bytes, 1, 64));
   std::vector<V> starts;
   std::vector<Carry> carries;
   V y = y0;
   Carry carry = stepper.initial_carry(y, theta);
-  while (starts.size() < kStarts && !stepper.finished(carry)) {
+  while (starts.size() < kept && !stepper.finished(carry)) {
     starts.push_back(y);
     carries.push_back(carry);
     stepper.step(y, carry, theta);
