@@ -554,8 +554,7 @@ class DiagonallyImplicitRungeKutta {
     for (int it = 1; it <= newton_.max_iterations; ++it) {
       problem_.rhs(ti, Yi, theta, work_);
       ++counters_.rhs_evaluations;
-      residual(Yi, h * gamma);  // work_ = G(Z) = Z − base_ − h γ f(Z), f(Z) in work_
-      assign(update_, work_);
+      residual(Yi, h * gamma);  // update_ = G(Z) = Z − base_ − h γ f(Z), f(Z) in work_
       if (full_newton) move_matrix_free_point_in_attempt(ti, Yi, h, gamma, theta);
       if (!matrix_.solve(update_, /*transposed=*/false))
         throw NewtonFailure{i, it, std::numeric_limits<double>::quiet_NaN()};
@@ -582,15 +581,14 @@ class DiagonallyImplicitRungeKutta {
     throw NewtonFailure{i, newton_.max_iterations, previous};
   }
 
-  // work_ ← (Z − base_) − c·work_ (work_ holding f(Z)); update_ is scratch.
+  // update_ ← (Z − base_) − c·work_ (work_ holding f(Z)), in that order on every backend.
   void residual(const Vector& z, double c) {
     if constexpr (kEigen) {
-      work_ = z - base_ - c * work_;
+      update_ = z - base_ - c * work_;
     } else {
       Backend::copy(z, update_);
       Backend::axpy(-1.0, base_, update_);
       Backend::axpy(-c, work_, update_);
-      Backend::copy(update_, work_);
     }
   }
 
