@@ -19,6 +19,7 @@
 #include "fit_run.hpp"
 #include "integer_option.hpp"
 #include "method_flag_options.hpp"
+#include "process_group.hpp"
 #include "progress.hpp"
 #include "report_output.hpp"
 #include "rewind/error.hpp"
@@ -517,6 +518,7 @@ CLI::App* add_fit_command(CLI::App& app) {
       ->type_name("PREFIX");
 
   fit->callback([options, plot] {
+    ProcessGroup::require_one_process("rewind fit");
     if (!plot->empty() && plot->find('\'') != std::string::npos)
       rwd::detail::fail<InvalidArgument>("--plot '", *plot, "': the name has a quote");
     options->progress = stderr_is_terminal();

@@ -13,6 +13,7 @@
 #include "method_flag_options.hpp"
 #include "observation_run.hpp"
 #include "problem_registry.hpp"
+#include "process_group.hpp"
 #include "report_output.hpp"
 #include "rewind/error.hpp"
 #include "rewind/fit/observations.hpp"
@@ -141,6 +142,7 @@ void add_observation_generator(CLI::App& generate, const ProblemInfo& info) {
   // --n given before the problem's name went to `generate` itself (for --model): refused before
   // anything is written.
   command->callback([request, &generate, name = command->get_name()] {
+    ProcessGroup::require_one_process("rewind generate");
     if (generate.count("--n") > 0)
       rwd::detail::fail<InvalidArgument>(
           "--n before the problem's name is for --model; write "
@@ -162,6 +164,7 @@ void add_model_generator(CLI::App& generate) {
                      "with --model of a stencil model: its grid side n (default: the model's)");
   add_generation_options(generate, *request);
   generate.callback([&generate, request] {
+    ProcessGroup::require_one_process("rewind generate");
     if (!generate.get_subcommands().empty()) {
       if (!request->options.run.model.empty())
         rwd::detail::fail<InvalidArgument>(
@@ -199,6 +202,7 @@ CLI::App* add_generate_command(CLI::App& app) {
                      "RK4 steps per sample interval");
   spiral->add_flag("--force", settings->force, "overwrite an existing file");
   spiral->callback([settings] {
+    ProcessGroup::require_one_process("rewind generate");
     const std::filesystem::path out(settings->out);
     if (std::filesystem::exists(out) && !settings->force)
       rwd::detail::fail<InvalidArgument>("'", settings->out,

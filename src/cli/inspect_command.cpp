@@ -12,6 +12,7 @@
 
 #include "exit_status.hpp"
 #include "inspect_files.hpp"
+#include "process_group.hpp"
 #include "report_output.hpp"
 #include "rewind/carry.hpp"
 #include "rewind/disk/hdf5_snapshot_file.hpp"
@@ -149,6 +150,7 @@ CLI::App* add_inspect_command(CLI::App& app) {
       "corrupt or the file cannot be read, 2 the file does not exist or is no file rewind\n"
       "writes.");
   command->callback([path, json] {
+    ProcessGroup::require_one_process("rewind inspect");
     switch (identify_file(*path)) {
       case FileKind::snapshots:
         if (inspect_snapshots(*path, *json) != kExitSuccess)

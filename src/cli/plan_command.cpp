@@ -21,6 +21,7 @@
 #include "model_problem.hpp"
 #include "online_plan.hpp"
 #include "plot_script.hpp"
+#include "process_group.hpp"
 #include "report_output.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
@@ -596,6 +597,7 @@ CLI::App* add_plan_command(CLI::App& app) {
                  "--snapshots C, against offline revolve's p(L, C)");
 
   plan->callback([options] {
+    ProcessGroup::require_one_process("rewind plan");
     if (options->online) {
       std::vector<std::string> others;
       if (options->state_bytes) others.emplace_back("--state-bytes");

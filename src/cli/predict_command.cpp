@@ -12,6 +12,7 @@
 
 #include "input_file.hpp"
 #include "integer_option.hpp"
+#include "process_group.hpp"
 #include "rewind/error.hpp"
 #include "rewind/integrators/butcher_tableau.hpp"
 #include "rewind/neural/data_trainer.hpp"
@@ -177,7 +178,10 @@ CLI::App* add_predict_command(CLI::App& app) {
                       "absolute tolerance (adaptive models; default: the model's)");
   command->add_option("--output,-o", s->output, "write here (.csv, .h5) instead of stdout");
   command->add_flag("--force", s->force, "replace an existing --output");
-  command->callback([s] { predict(*s); });
+  command->callback([s] {
+    ProcessGroup::require_one_process("rewind predict");
+    predict(*s);
+  });
   return command;
 }
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "exit_status.hpp"
+#include "rewind/error.hpp"
 
 #if REWIND_CLI_WITH_MPI
 #include <mpi.h>
@@ -62,6 +63,14 @@ int ProcessGroup::size() {
 }
 bool ProcessGroup::launched() {
   return g_launched;
+}
+void ProcessGroup::require_one_process(std::string_view command) {
+  if (g_size > 1)
+    rwd::detail::fail<InvalidArgument>(
+        command, " runs in one process, and this job has ", g_size,
+        " ranks (each would run all of it and write the same files): run it without mpirun. "
+        "Under mpirun, rewind run splits the problems whose state splits, and rewind train its "
+        "minibatches");
 }
 void ProcessGroup::begin_work() {
   g_working = true;

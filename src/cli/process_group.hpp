@@ -6,8 +6,9 @@
 //
 // A plain `rewind run ...` never initialises MPI, so the tool behaves exactly as a serial build.
 // Under a launcher every rank parses the same command line and runs the same command: the
-// problems that split their state across ranks (rwd::cli::distributed_problem_names()) do,
-// the others are refused before any work.
+// problems that split their state across ranks (problems_split_across_ranks(),
+// distributed_run.hpp) do, the others are refused before any work, and so are the subcommands
+// that run in one process (plan, inspect, predict, generate, fit: require_one_process).
 //
 // Failures (main.cpp): every rank sees the same bad command line, so an error raised before the
 // command starts its work is printed by rank 0 and every rank leaves normally with the same exit
@@ -39,6 +40,12 @@ class ProcessGroup {
   static bool launched();
   // Rank 0 prints results, warnings and the error of a failure every rank shares.
   static bool prints() { return rank() == 0; }
+
+  // Refuses (InvalidArgument, before any work) to run `command` ("rewind generate"), which runs
+  // in one process, in a job of more than one rank: every rank would run all of it and write
+  // the same files. Under mpirun only `rewind run` (a problem whose state splits) and
+  // `rewind train` use the ranks.
+  static void require_one_process(std::string_view command);
 
   // The command has started work that communicates between ranks: from now on a failure ends the
   // job (see the top of this file).

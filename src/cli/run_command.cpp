@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <variant>
 
 #include "checkpoint_flag_options.hpp"
 #include "device_run.hpp"
@@ -17,6 +18,8 @@
 #include "process_group.hpp"
 #include "progress.hpp"
 #include "report_output.hpp"
+#include "rewind/error.hpp"
+#include "rewind/integrators/stepper_factory.hpp"
 #include "run_settings.hpp"
 #include "text_report.hpp"
 
@@ -122,6 +125,39 @@ RunReport run_on_this_job(const RunSettings& settings, const PlanCallback& on_pl
   return run_gradient(settings, on_plan);
 }
 
+// A fixed step of an implicit or Rosenbrock method that fails (a singular iteration matrix, a
+// Newton iteration that does not converge, a non-finite state) is most often a step too large for
+// a stiff problem — a stiff problem's default dt is sized for bdf, which chooses its own steps
+// within it. When the method could choose its steps too (it has an embedded error estimate), the
+// error says so.
+bool could_adapt_instead(const RunSettings& settings) {
+  if (settings.control.is_adaptive()) return false;
+  if (const auto* implicit = std::get_if<ImplicitRungeKuttaMethod>(&settings.method))
+    return implicit->tableau.has_embedded();
+  if (const auto* rosenbrock = std::get_if<RosenbrockMethod>(&settings.method))
+    return rosenbrock->tableau.has_embedded();
+  return false;
+}
+
+template <class Failure>
+[[noreturn]] void fail_with_adaptive_hint(const RunSettings& settings, const Failure& failure) {
+  throw Failure(std::string(failure.what()) + "; these were fixed steps of dt = " +
+                rwd::cli::detail::shortest(settings.control.dt) + ": with --adaptive, " +
+                method_name(settings.method) + " chooses its own steps");
+}
+
+RunReport run_with_step_hint(const RunSettings& settings, const PlanCallback& on_plan) {
+  try {
+    return run_on_this_job(settings, on_plan);
+  } catch (const SolverError& e) {
+    if (could_adapt_instead(settings)) fail_with_adaptive_hint(settings, e);
+    throw;
+  } catch (const NumericalError& e) {
+    if (could_adapt_instead(settings)) fail_with_adaptive_hint(settings, e);
+    throw;
+  }
+}
+
 }  // namespace
 
 CLI::App* add_run_command(CLI::App& app) {
@@ -181,7 +217,7 @@ CLI::App* add_run_command(CLI::App& app) {
     PlanCallback on_plan;
     if (!settings.json)
       on_plan = [](const CheckpointReport& plan) { print_plan_prediction(std::cout, plan); };
-    const RunReport report = run_on_this_job(settings, on_plan);
+    const RunReport report = run_with_step_hint(settings, on_plan);
     if (settings.json) {
       emit_json_report(run_report_json(report));
       emit_report_vector("grad_y0", report.grad_y0);

@@ -19,10 +19,13 @@ built with MPI).
 - Failures end the job with one line on stderr (mpirun -q): a problem that does not split
   (exit 2), more ranks than rows (exit 2), a run that blows up mid-run (exit 1; every rank meets
   the NaN through the collective check, rank 0 reports it and ends the job).
+- generate, fit, plan, inspect and predict, which run in one process, are refused under 2 ranks
+  (exit 2, one line) and write nothing.
 """
 import json
 import re
 import os
+import shutil
 import subprocess
 import sys
 
@@ -184,6 +187,35 @@ def main():
             fail(f"-np 4 {' '.join(args)}: exit {proc.returncode} (want {status}), stderr "
                  f"{proc.stderr.strip()!r} (want one line matching {message!r})")
         print(f"-np 4 {' '.join(args)}: exit {status}, one line: {lines[0]}")
+
+    # The subcommands that run in one process are refused in a job of 2 ranks, before any work:
+    # nothing written (each rank would have run all of it and written the same files).
+    one_process = os.path.abspath("check_ranks_one_process")
+    shutil.rmtree(one_process, ignore_errors=True)
+    os.makedirs(one_process)
+    observations = os.path.join(one_process, "observations.h5")
+    alone = subprocess.run([rewind, "generate", "lorenz63", "--observe-every", "10", "--out",
+                            observations], capture_output=True, text=True, env=ENV)
+    if alone.returncode != 0:
+        fail(f"generate lorenz63 in one process: {alone.stderr.strip()}")
+    written = os.path.join(one_process, "written")
+    for args in (["generate", "lorenz63", "--observe-every", "10", "--out", written],
+                 ["fit", "lorenz63", "--fit", "rho", "--observations", observations, "--plot",
+                  written],
+                 ["plan", "--steps", "100", "--snapshots", "5", "--plot", written + ".png"],
+                 ["inspect", observations],
+                 ["predict", "--parameters", observations, "--y0", "1,2", "--t", "0,1",
+                  "--output", written + ".csv"]):
+        proc = launch(mpiexec, 2, rewind, *args)
+        lines = [l for l in proc.stderr.splitlines() if l.strip()]
+        want = f"rewind {args[0]} runs in one process, and this job has 2 ranks"
+        if proc.returncode != 2 or len(lines) != 1 or want not in lines[0]:
+            fail(f"-np 2 {' '.join(args)}: exit {proc.returncode} (want 2), stderr "
+                 f"{proc.stderr.strip()!r} (want one line saying {want!r})")
+        left = [f for f in os.listdir(one_process) if f.startswith("written")]
+        if left:
+            fail(f"-np 2 {' '.join(args)} wrote {left}")
+        print(f"-np 2 {' '.join(args)}: exit 2, one line: {lines[0]}")
 
 
 if __name__ == "__main__":
