@@ -4,7 +4,7 @@ documentation, leaving the header itself untouched.
 
 rewind's headers document themselves in plain // comments: each file starts with a block that
 says what it is for, with a usage example; a comment above a declaration says its contract, units
-and why. This filter turns them into Doxygen comments on the fly:
+and why. This filter turns them into Doxygen comments:
 
   - the block at the top of the file becomes the file's documentation (@file, @brief from its
     first paragraph, the rest as the detailed description);
@@ -19,7 +19,8 @@ outside `backticks` and "quotes" (which Doxygen prints as they are), so that pro
 readers of the source makes no Doxygen warning. The first sentence of a block is its brief
 description (JAVADOC_AUTOBRIEF in Doxyfile.in).
 
-Usage (Doxygen's FILTER_PATTERNS runs it with the file name): header_filter.py FILE
+Usage: header_filter.py FILE prints FILE filtered; build_reference.py calls filter_header on every
+public header in one process before it runs Doxygen.
 """
 import re
 import sys
