@@ -14,7 +14,11 @@
   shortest text that reads back as it), with zero drift, and leaves no file behind.
 - SIGTERM/SIGINT stop at a step boundary: exit status 143/130 and a message saying where the run
   stopped and that running it again continues it (or, when the signal lands before the handler
-  is installed or after the run, the default action).
+  is installed or after the run, the default action). With 40 kill cycles or more, a signal
+  must have stopped each sweep of each schedule; where the random instants missed the forward
+  sweep (only a fresh attempt has one, and under a launcher it is a small part of the run), a
+  SIGTERM as the snapshot files of a ten times longer run appear stops it for certain, and that
+  run continues to its uninterrupted bits.
 - A file left by another configuration (--steps) is refused naming the difference (exit 1) and
   is left in place; --resume without --disk, or with --compression, is refused (exit 2).
 - With --mpiexec and --ranks, the same under `mpiexec -np N` with the state split across the
@@ -213,6 +217,39 @@ def stop_once(rewind, command, scratch, files):
         fail(f"a stopped run left {files_in(scratch)}")
 
 
+def stop_in_forward_sweep(rewind, command, scratch, files, what):
+    """Stops a fresh run by SIGTERM as soon as its snapshot files appear (the disk level opens
+    them before the forward sweep), checks that it says it stopped there, and continues it to the
+    bits of the same command run uninterrupted: the forward-sweep stop for certain, where random
+    kill instants missed it. The run is ten times longer than the cycles' (--steps × 10): under
+    a launcher a 6000-step forward sweep can end before a signal passed on by it reaches the
+    ranks, and resumed attempts have no forward sweep at all."""
+    longer = list(command)
+    steps = longer.index("--steps") + 1
+    longer[steps] = str(int(longer[steps]) * 10)
+    with tempfile.TemporaryDirectory() as alone:
+        uninterrupted = json.loads(run(rewind, *[a if a != scratch else alone
+                                                 for a in longer]).stdout)
+    proc = subprocess.Popen([*rewind, *longer], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=ENV, start_new_session=True)
+    while not set(files) <= set(files_in(scratch)) and proc.poll() is None:
+        time.sleep(0.002)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate()
+    end_group(proc)
+    if "run it again with resume to continue" not in err or "forward sweep" not in err:
+        fail(f"{what}: SIGTERM as the snapshot files appeared did not stop the forward sweep "
+             f"(exit {proc.returncode}): {err.strip()}")
+    if files_in(scratch) != files:
+        fail(f"{what}: a stopped run left {files_in(scratch)}, not its snapshot files")
+    continued = json.loads(run(rewind, *longer).stdout)
+    same_gradient(continued, uninterrupted, f"{what}, continued after a forward-sweep stop")
+    if continued["schedule"]["resumed"] is None:
+        fail(f"{what}: the run continued after a forward-sweep stop did not resume")
+    if files_in(scratch):
+        fail(f"{what}: a completed run left {files_in(scratch)}")
+
+
 def option(name, default):
     return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
 
@@ -272,6 +309,9 @@ def main():
                 fail(f"{what}: a run never killed says it resumed, or left {files_in(scratch)}")
             seen = kill_cycles(rewind, command, expected, seconds, cycles, rng, scratch, what,
                                files)
+            if cycles >= 40 and seen["forward"] == 0:
+                stop_in_forward_sweep(rewind, command, scratch, files, what)
+                seen["forward"] = seen["forward_stopped_for_certain"] = 1
             # (Under a launcher the kill instants drift with the machine's load, and all of them
             # may land after the run; the stop below checks a resumed completion for certain.)
             if seen["resumed"] == 0 and len(rewind) == 1:
