@@ -201,20 +201,21 @@ def kill_cycles(rewind, command, reference, seconds, cycles, rng, scratch, what,
             fail(f"{what}: a stopped run left {files_in(scratch)}, not its snapshot files")
 
 
-def stop_once(rewind, command, scratch, files):
-    """Starts `command` and stops it by SIGTERM once its snapshot files have their names (a fixed
-    delay is too long on a fast machine, and one killed while creating its file leaves only
-    "<name>.creating")."""
+def stop_once(rewind, command, scratch, files, delay=0.05):
+    """Starts `command` and stops it by SIGTERM `delay` seconds after its snapshot files have their
+    names (a fixed delay from the start is too long on a fast machine, and one killed while
+    creating its file leaves only "<name>.creating"); returns its stderr."""
     proc = subprocess.Popen([*rewind, *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=ENV, start_new_session=True)
     while not set(files) <= set(files_in(scratch)) and proc.poll() is None:
         time.sleep(0.002)
-    time.sleep(0.05)
+    time.sleep(delay)
     proc.send_signal(signal.SIGTERM)
-    proc.communicate()
+    _, err = proc.communicate()
     end_group(proc)
     if files_in(scratch) != files:
         fail(f"a stopped run left {files_in(scratch)}")
+    return err
 
 
 def stop_in_forward_sweep(rewind, command, scratch, files, what):
@@ -230,18 +231,10 @@ def stop_in_forward_sweep(rewind, command, scratch, files, what):
     with tempfile.TemporaryDirectory() as alone:
         uninterrupted = json.loads(run(rewind, *[a if a != scratch else alone
                                                  for a in longer]).stdout)
-    proc = subprocess.Popen([*rewind, *longer], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=ENV, start_new_session=True)
-    while not set(files) <= set(files_in(scratch)) and proc.poll() is None:
-        time.sleep(0.002)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate()
-    end_group(proc)
+    err = stop_once(rewind, longer, scratch, files, delay=0.0)
     if "run it again with resume to continue" not in err or "forward sweep" not in err:
-        fail(f"{what}: SIGTERM as the snapshot files appeared did not stop the forward sweep "
-             f"(exit {proc.returncode}): {err.strip()}")
-    if files_in(scratch) != files:
-        fail(f"{what}: a stopped run left {files_in(scratch)}, not its snapshot files")
+        fail(f"{what}: SIGTERM as the snapshot files appeared did not stop the forward sweep: "
+             f"{err.strip()}")
     continued = json.loads(run(rewind, *longer).stdout)
     same_gradient(continued, uninterrupted, f"{what}, continued after a forward-sweep stop")
     if continued["schedule"]["resumed"] is None:

@@ -117,15 +117,14 @@ double median_seconds_over_starts(std::size_t count, One&& one, Restart&& restar
 
 // A step and a reversed step of `stepper`, timed from the same starts: the states and carries of
 // the first steps of a run from y0 (up to 64 and up to 64 MiB of states, fewer if the run ends
-// first). First a step from each
-// start in turn (its state copied from the start: the copy is in the figure), then
-// `between_parts(stepper)`, then adjoint_step from each — the step re-run, then reversed — with
-// λ from y_K, the state those steps reach (a cotangent of the state's scale), restarted at every
-// round so that a growing adjoint never overflows, and μ accumulating. The counters are reset
-// before each part, so between_parts sees the steps' work and, after the call, they hold the
-// reversed steps' (an implicit method's Newton iterations and factorisations, say). The same
-// steps for both, so that a run's transient (where an implicit method's Newton iterations are
-// most) weighs on each alike. Throws InvalidArgument when the run from y0 takes no step. Across
+// first). First a step from each start in turn (its state copied from the start: the copy is in the
+// figure), then `between_parts(stepper)`, then adjoint_step from each — the step re-run, then
+// reversed — with λ from y_K, the state those steps reach (a cotangent of the state's scale),
+// restarted at every round so that a growing adjoint never overflows, and μ accumulating. The
+// counters are reset before each part, so between_parts sees the steps' work and, after the call,
+// they hold the reversed steps' (an implicit method's Newton iterations and factorisations, say).
+// The same steps for both, so that a run's transient (where an implicit method's Newton iterations
+// are most) weighs on each alike. Throws InvalidArgument when the run from y0 takes no step. Across
 // processes, the slowest rank's times (every rank takes as many steps).
 template <TimeStepper Stepper, class BetweenParts = void (*)(Stepper&)>
 AdjointStepSeconds measure_adjoint_step_seconds(
