@@ -1,11 +1,12 @@
 // Stencil models split across MPI ranks (rwd::DistributedStencilProblem), run by ctest under
 // mpiexec with 1, 2, 3 and 4 ranks: rhs, jvp and the derived vjp against the one-process
 // rwd::StencilProblem bit for bit — Gray–Scott (periodic), Heat2D (fixed walls), the Brusselator
-// (reflecting walls), a 2-D model whose stencil reaches two rows up and one down, and a 3-D model
-// reaching one plane back and two ahead — with 1 and 2 threads per rank and on grids cut into
-// several blocks and colours; gradients under every schedule and store the one-process gradient's
-// bits; and the refusals. Each rank checks its own slabs; θ's gradient must be the same on every
-// rank.
+// (reflecting walls), a 2-D model whose stencil reaches two rows up and one down, a 3-D model
+// reaching one plane back and two ahead, and 1-D lines of cells split by blocks (Lorenz-96 on a
+// ring, a two-field line reaching three cells back and two ahead between walls) — with 1 and 2
+// threads per rank and on grids cut into several blocks and colours; gradients under every
+// schedule and store the one-process gradient's bits; and the refusals. Each rank checks its own
+// slabs; θ's gradient must be the same on every rank.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -37,6 +38,7 @@ using test::world;
 using testing::BrusselatorStencil;
 using testing::GrayScottStencil;
 using testing::Heat2DStencil;
+using testing::Lorenz96Stencil;
 
 using V = Eigen::VectorXd;
 using B = DistributedBackend;
@@ -80,6 +82,30 @@ struct Planes3D {
         6.0 * u;
     f[0] = p[0] * spread - p[1] * u * v;
     f[1] = p[1] * u * v - 0.1 * v + 0.05 * (x(1, ahead2) - x(1, back));
+  }
+};
+
+// Two fields on a line, reaching three cells back and eleven ahead (span 14): on blocks of 5000
+// cells (5000 = 39·128 + 8: the last chunk of a block is 8 cells) a cell's contributions from the
+// block below come through two points, +5 and +11, from both sides of that chunk's start — so a
+// neighbour's block visited in other chunks than the whole block's would add them in another
+// order. u' = a (u_{i−3} − 2u_i + u_{i+5}) − u v + c, v' = u v − b v + c (v_{i+11} − v_{i−1}) +
+// 37 u_{i+11} (a large weight, so that adding the two in another order changes the bits).
+template <Boundary kBoundary>
+struct LineReach {
+  static constexpr std::array<const char*, 2> field_names{"u", "v"};
+  static constexpr std::array<const char*, 3> parameter_names{"a", "b", "c"};
+  static constexpr std::array<double, 3> default_parameters{0.2, 0.3, 0.05};
+  static constexpr std::array<double, 2> wall_values{0.4, 0.1};
+  enum Point { back3, back1, centre, ahead5, ahead11 };
+  static constexpr std::array<Offset<1>, 5> stencil{{{-3}, {-1}, {0}, {5}, {11}}};
+  static constexpr std::array<Boundary, 1> boundaries{kBoundary};
+
+  template <class T, class X>
+  void cell(const X& x, const T* p, const GridCell<1>& /*at*/, T* f) const {
+    const T u = x(0, centre), v = x(1, centre);
+    f[0] = p[0] * ((x(0, back3) - 2.0 * u) + x(0, ahead5)) - u * v + p[2];
+    f[1] = u * v - p[1] * v + p[2] * (x(1, ahead11) - x(1, back1)) + 37.0 * x(0, ahead11);
   }
 };
 
@@ -241,6 +267,58 @@ TEST(DistributedStencil, GradientsAreTheOneProcessBitsUnderEveryScheduleAndStore
     expect_serial_gradient_under_every_schedule(GrayScottStencil{}, {16, 12}, 1.0, 12, threads);
     expect_serial_gradient_under_every_schedule(Heat2DStencil(16), {16, 16}, 1.0, 12, threads);
     expect_serial_gradient_under_every_schedule(ReachTwoUp{}, {13, 10}, 0.5, 10, threads);
+  }
+}
+
+// 1-D: lines of 4096·k cells are k equal blocks; 5 blocks around a ring take three colours; lines
+// of 2·10⁴ and 10⁵ cells are blocks of 5000; 2 blocks on 2 ranks around a ring make one block
+// both neighbours of the other.
+TEST(DistributedStencil, ProductsAreTheOneProcessBitsOnLinesOfCells) {
+  const StencilProblem<Lorenz96Stencil> ring(Lorenz96Stencil{}, {5 * 4096});
+  ASSERT_EQ(ring.block_count(), 5);
+  ASSERT_EQ(ring.colour_count(), 3);
+  ASSERT_EQ(StencilProblem<Lorenz96Stencil>(Lorenz96Stencil{}, {100000}).block_count(), 20);
+  for (int threads : {1, 2}) {
+    expect_serial_products(Lorenz96Stencil{}, {4 * 4096}, threads);
+    expect_serial_products(Lorenz96Stencil{}, {5 * 4096}, threads);
+    expect_serial_products(Lorenz96Stencil{}, {100000}, threads);
+    expect_serial_products(LineReach<Boundary::periodic>{}, {5 * 4096}, threads);
+    expect_serial_products(LineReach<Boundary::periodic>{}, {4 * 5000}, threads);
+    expect_serial_products(LineReach<Boundary::fixed>{}, {4 * 5000}, threads);
+    expect_serial_products(LineReach<Boundary::reflecting>{}, {4 * 5000}, threads);
+    if (world().size() <= 2)
+      expect_serial_products(LineReach<Boundary::periodic>{}, {8192}, threads);
+  }
+}
+
+TEST(DistributedStencil, LineGradientsAreTheOneProcessBitsUnderEveryScheduleAndStore) {
+  for (int threads : {1, 2}) {
+    expect_serial_gradient_under_every_schedule(Lorenz96Stencil{}, {4 * 4096}, 0.01, 10, threads);
+    expect_serial_gradient_under_every_schedule(LineReach<Boundary::fixed>{}, {4 * 5000}, 0.1, 10,
+                                                threads);
+  }
+}
+
+TEST(DistributedStencil, RefusesALineOfFewerBlocksThanRanksOrOfUnequalBlocks) {
+  try {
+    // 20011 is prime: no equal blocks of 4096 to 16384 cells.
+    DistributedStencilProblem<Lorenz96Stencil> problem(Lorenz96Stencil{}, {20011}, world());
+    FAIL() << "a line of unequal blocks was accepted";
+  } catch (const InvalidArgument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("n = 20011 has none"), std::string::npos) << message;
+  }
+  if (world().size() < 2) return;
+  const Index cells = 4096 * (world().size() - 1);
+  try {
+    DistributedStencilProblem<Lorenz96Stencil> problem(Lorenz96Stencil{}, {cells}, world());
+    FAIL() << "a line of fewer blocks than ranks was accepted";
+  } catch (const InvalidArgument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("every rank needs a block or more: use at most " +
+                           std::to_string(world().size() - 1) + " rank"),
+              std::string::npos)
+        << message;
   }
 }
 

@@ -1,5 +1,5 @@
 // rewind/distributed/distributed_stencil.hpp — a stencil model (rewind/stencil_model.hpp) on a
-// 2-D or 3-D grid split across MPI ranks, its vector–Jacobian products derived as on one process.
+// grid split across MPI ranks, its vector–Jacobian products derived as on one process.
 //
 //   rwd::MpiSession mpi(argc, argv);
 //   rwd::DistributedStencilProblem<GrayScottModel> problem(GrayScottModel{}, {708, 708},
@@ -33,10 +33,17 @@
 // one-process sum. Checked with 1–4 ranks and 1–2 threads per rank against StencilProblem
 // (tests/distributed/distributed_stencil_test.cpp).
 //
+// A 1-D grid (a line of cells: Lorenz-96, a 1-D PDE) splits by blocks of cells instead. Its vjp's
+// parameter part is one partial per block (of the grid's fixed cut: StencilGrid), so ranks own
+// whole blocks, which need to be of one length: the smallest divisor of the grid's n cells from
+// max(4096, span + 128) to four times that (a grid of up to that many cells is one block, on one
+// rank). A grid whose n has no such divisor (a large prime) runs on one rank only: the
+// constructor refuses more, naming n. The halos are the stencil's span plus 128 cells (a chunk of
+// the vjp's vectorised loop), and the vjp recomputes, of a neighbour's block, only the chunks whose
+// cells reach this rank's: about span + 128 cells on each side.
+//
 // Cost: the window holds three copies of a rank's slabs plus halos (y, the cotangent or
-// direction, and the output), and the vjp recomputes up to 2·span halo slabs per rank. A 1-D
-// grid does not split (a 1-D stencil's cells are the slabs; their parameter sums are taken per
-// block of cells on one process): the constructor's static_assert says so.
+// direction, and the output), and the vjp recomputes up to 2·span halo slabs per rank.
 #pragma once
 
 #include <algorithm>
@@ -68,9 +75,6 @@ class DistributedStencilProblem {
   static constexpr int kDimension = Engine::kDimension;
   static constexpr int kFields = Engine::kFields;
   static constexpr int kParameters = Engine::kParameters;
-  static_assert(kDimension >= 2,
-                "rwd::DistributedStencilProblem: a 1-D grid does not split across ranks (its "
-                "slabs are single cells); run it with rwd::stencil_problem on one process");
 
   // sizes: the grid's, one per dimension (as rwd::stencil_problem); comm: the ranks to split
   // dimension 0 over. Refuses (InvalidArgument) what rwd::stencil_problem refuses, and a rank
@@ -83,7 +87,7 @@ class DistributedStencilProblem {
     state_.assign(window, 0.0);
     cotangent_.assign(window, 0.0);
     output_.assign(window, 0.0);
-    partials_.assign(static_cast<std::size_t>(local_slabs() * Engine::kSumWidth), 0.0);
+    partials_.assign(static_cast<std::size_t>(split_.local_partials() * Engine::kSumWidth), 0.0);
     DistributedBackend::use_layout(split_.layout());
   }
 
@@ -92,10 +96,12 @@ class DistributedStencilProblem {
   const std::array<Index, kDimension>& grid_sizes() const { return engine_.grid().sizes(); }
   const RowLayout& layout() const { return *split_.layout(); }
   const Model& model() const { return engine_.model(); }
-  // This rank's slabs: [first_slab(), first_slab() + local_slabs()) along dimension 0.
+  // This rank's slabs: [first_slab(), first_slab() + local_slabs()) along dimension 0 (1-D: its
+  // cells).
   Index first_slab() const { return split_.first_slab(); }
   Index local_slabs() const { return split_.local_slabs(); }
-  // Slabs copied from each neighbour before a product: the stencil's reach along dimension 0.
+  // Slabs copied from each neighbour before a product: the stencil's reach along dimension 0
+  // (1-D: that many cells and 128 more).
   Index halo_slabs() const { return split_.halo_slabs(); }
 
   static std::vector<std::string> field_names() { return StencilProblem<Model>::field_names(); }
@@ -180,6 +186,11 @@ class DistributedStencilProblem {
     stencil.fields = kFields;
     for (int s = 0; s < Engine::kPoints; ++s) stencil.offsets.push_back(Model::stencil[s][0]);
     stencil.boundary = Model::boundaries[0];
+    if constexpr (kDimension == 1) {
+      stencil.block_cells = engine.grid().equal_block_cells();
+      if (stencil.block_cells == 0)
+        detail::refuse_unequal_line(kName, stencil.slabs, engine.grid().span(0));
+    }
     return stencil;
   }
 

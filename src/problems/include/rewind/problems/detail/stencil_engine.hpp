@@ -125,7 +125,8 @@ class StencilEngine {
     return hi;
   }
 
-  // f = the cell updates of the slabs [first, end) (D ≥ 2; D = 1: the whole grid), read from y.
+  // f = the cell updates of the slabs [first, end) (D = 1: of the cells [first, end)), read from
+  // y.
   void rhs(const double* y, const double* theta, double* f, Index first, Index end) const {
     if (options_.check_reads)
       rhs_cells<true>(y, theta, f, first, end);
@@ -133,7 +134,7 @@ class StencilEngine {
       rhs_cells<false>(y, theta, f, first, end);
   }
 
-  // out = (∂f/∂y) w on the slabs [first, end) (D ≥ 2; D = 1: the whole grid).
+  // out = (∂f/∂y) w on the slabs [first, end) (D = 1: the cells [first, end)).
   void jvp(const double* y, const double* theta, const double* w, double* out, Index first,
            Index end) const {
     if (options_.check_reads)
@@ -145,11 +146,14 @@ class StencilEngine {
   // out = (∂f/∂y)ᵀ v over the stored cells (zeroed first) from the cells of the slabs visited,
   // and their parameter parts Σ_k v_k ∂f_k/∂θ summed into `partials`. slots == nullptr: every
   // slab is visited and the partials are per block (D = 1: partials[b·kSumWidth + j]) or per
-  // slab (D ≥ 2: partials[i·kSumWidth + j]). Otherwise (D ≥ 2) slots[i] says for global slab i:
-  // kSlabSkipped, not visited; kSlabUnsummed, visited with its parameter part dropped; or the
-  // slot its partial goes to. Every stored entry receives its contributions in the one order of
-  // the whole grid's scatter (colour, then slab): visiting a subset of slabs leaves the entries
-  // the skipped slabs do not touch with the whole grid's bits.
+  // slab (D ≥ 2: partials[i·kSumWidth + j]). Otherwise slots[i] says for global slab i (D = 1:
+  // for block i) kSlabSkipped, not visited; kSlabUnsummed, visited with its parameter part
+  // dropped; or the slot its partial goes to. Every stored entry receives its contributions in the
+  // one order of the whole grid's scatter (colour, then slab): visiting a subset of slabs leaves
+  // the entries the skipped slabs do not touch with the whole grid's bits. On a 1-D grid an
+  // unsummed block is visited only in the cells that reach a summed neighbour block, rounded out
+  // to whole chunks (StencilGrid::chunk_floor/chunk_ceil), so the window need not hold its other
+  // cells.
   void vjp(const double* y, const double* theta, const double* v, double* out, double* partials,
            const Index* slots) const {
     if (options_.check_reads)
@@ -283,12 +287,17 @@ class StencilEngine {
     return threads_for(kFields * grid_.cells(), kParallelMinElements);
   }
 
-  // visit_slab(i) for each slab of [first, end) on the threads (D ≥ 2), or the whole grid's
-  // blocks (D = 1) — loops whose cells write only themselves.
-  template <class SlabVisit, class BlockVisit>
-  void each_slab(Index first, Index end, SlabVisit&& visit_slab, BlockVisit&& visit_block) const {
+  // On the threads, loops whose cells write only themselves: visit_slab(i) for each slab i of
+  // [first, end) (D ≥ 2), or visit_cells(b, begin, stop) for the cells [begin, stop) of each
+  // block b that [first, end) meets (D = 1: the slabs are cells).
+  template <class SlabVisit, class CellsVisit>
+  void each_slab(Index first, Index end, SlabVisit&& visit_slab, CellsVisit&& visit_cells) const {
     if constexpr (kDimension == 1)
-      parallel_indices(grid_.blocks(), threads(), visit_block);
+      parallel_indices(grid_.blocks(), threads(), [&](Index b) {
+        const Index begin = std::max(first, grid_.block_begin(b));
+        const Index stop = std::min(end, grid_.block_begin(b + 1));
+        if (begin < stop) visit_cells(b, begin, stop);
+      });
     else
       parallel_indices(end - first, threads(), [&](Index i) { visit_slab(first + i); });
   }
@@ -348,11 +357,13 @@ class StencilEngine {
               grid_.for_each_slab_cell(i, cell, run);
           }
         },
-        [&](Index b) {
-          if constexpr (Checked)
-            grid_.for_each_cell(b, cell);
-          else
-            grid_.for_each_cell(b, cell, run);
+        [&](Index b, Index begin, Index stop) {
+          if constexpr (kDimension == 1) {
+            if constexpr (Checked)
+              grid_.for_each_cell_of(b, begin, stop, cell);
+            else
+              grid_.for_each_cell_of(b, begin, stop, cell, run);
+          }
         });
   }
 
@@ -382,7 +393,9 @@ class StencilEngine {
         [&](Index i) {
           if constexpr (kDimension >= 2) grid_.for_each_slab_cell(i, cell);
         },
-        [&](Index b) { grid_.for_each_cell(b, cell); });
+        [&](Index b, Index begin, Index stop) {
+          if constexpr (kDimension == 1) grid_.for_each_cell_of(b, begin, stop, cell);
+        });
   }
 
   template <bool Checked>
@@ -415,7 +428,9 @@ class StencilEngine {
         [&](Index i) {
           if constexpr (kDimension >= 2) grid_.for_each_slab_cell(i, cell);
         },
-        [&](Index b) { grid_.for_each_cell(b, cell); });
+        [&](Index b, Index begin, Index stop) {
+          if constexpr (kDimension == 1) grid_.for_each_cell_of(b, begin, stop, cell);
+        });
   }
 
   // One cell's part of the vjp: its weighted local gradient scattered into out, its parameter
@@ -503,16 +518,40 @@ class StencilEngine {
       stencil_vjp_run<kDimension, kFields, kPoints, kParameters, Scalar, Second>(
           model_, rows.data(), along.data(), lines.data(), weights.data(), theta, at, lo, hi, sums);
     };
+    thread_local std::array<double, kSumWidth> dropped_sums;
+    double* dropped = dropped_sums.data();
+    auto visit_cells = [&](Index begin, Index end) {
+      if constexpr (kDimension == 1) {
+        if constexpr (kCellByCell)
+          grid_.for_each_cell_of(b, begin, end, cell);
+        else
+          grid_.for_each_cell_of(b, begin, end, cell, run);
+      }
+    };
     if constexpr (kDimension == 1) {
-      sums = partials + b * kSumWidth;
+      const Index slot = slots ? slots[b] : b;
+      if (slot == kSlabSkipped) return;
+      sums = slot == kSlabUnsummed ? dropped : partials + slot * kSumWidth;
       std::fill_n(sums, kSumWidth, 0.0);
-      if constexpr (kCellByCell)
-        grid_.for_each_cell(b, cell);
-      else
-        grid_.for_each_cell(b, cell, run);
+      const Index begin = grid_.block_begin(b), end = grid_.block_begin(b + 1);
+      if (slot != kSlabUnsummed) {
+        visit_cells(begin, end);
+        return;
+      }
+      // The cells that reach the summed block below (through negative offsets) and above.
+      const Index lower_end = summed_block(slots, b - 1) && lowest_offset(0) < 0
+                                  ? grid_.chunk_ceil(b, begin - lowest_offset(0))
+                                  : begin;
+      const Index upper_begin = summed_block(slots, b + 1) && highest_offset(0) > 0
+                                    ? grid_.chunk_floor(b, end - highest_offset(0))
+                                    : end;
+      if (lower_end >= upper_begin) {
+        visit_cells(begin, end);
+      } else {
+        visit_cells(begin, lower_end);
+        visit_cells(upper_begin, end);
+      }
     } else {
-      thread_local std::array<double, kSumWidth> dropped_sums;
-      double* dropped = dropped_sums.data();
       for (Index i = grid_.block_begin(b); i < grid_.block_begin(b + 1); ++i) {
         const Index slot = slots ? slots[i] : i;
         if (slot == kSlabSkipped) continue;
@@ -524,6 +563,16 @@ class StencilEngine {
           grid_.for_each_slab_cell(i, cell, run);
       }
     }
+  }
+
+  // Whether block b (around a periodic grid; none beyond a wall) has its partial summed here.
+  bool summed_block(const Index* slots, Index b) const {
+    const Index blocks = grid_.blocks();
+    if (b < 0 || b >= blocks) {
+      if (Model::boundaries[0] != Boundary::periodic) return false;
+      b = (b + blocks) % blocks;
+    }
+    return slots[b] >= 0;
   }
 
   template <bool Checked, bool Second>

@@ -26,6 +26,12 @@ inline constexpr int stencil_dimension =
 // A neighbour that lies beyond a fixed wall: it reads the wall's value, and nothing flows back.
 inline constexpr Index kStencilWall = -1;
 
+// Cells per chunk of a run in the vjp: the chunk's local gradients (F·S + P values per cell) stay
+// in the level-1 cache between its two passes (stencil_runs.hpp). Chunks start at the start of a
+// block's run of inside cells, so a window that visits part of a block (a 1-D grid split across
+// processes) visits whole chunks.
+inline constexpr Index kStencilChunk = 128;
+
 // A slab the vjp does not visit (StencilEngine::vjp's `slots`), and one it visits whose parameter
 // part is dropped (another process sums it).
 inline constexpr Index kSlabSkipped = -2;
@@ -101,6 +107,20 @@ class StencilGrid {
   // blocks on a large grid. Changing it changes the order of the vjp's sums (not their terms).
   static constexpr Index kBlockCells = 4096;
 
+  // The length of a 1-D grid's blocks where they can all be equal: the smallest divisor of the
+  // grid's n cells in [least, 4·least], least = max(kBlockCells, span + kStencilChunk), or n
+  // itself below that (one block). Equal blocks are what processes own whole and what a split
+  // state's sums are folded by (rwd::RowLayout's rows); least leaves room for a neighbour's
+  // chunks within one block. 0 where n has no such divisor: the blocks are then ⌊n/kBlockCells⌋
+  // cuts of nearly equal length, and the grid does not split across processes.
+  static Index line_block_cells(Index n, Index span) {
+    const Index least = std::max(kBlockCells, span + kStencilChunk);
+    if (n <= least) return n;
+    for (Index length = least; length <= std::min(n, 4 * least); ++length)
+      if (n % length == 0) return length;
+    return 0;
+  }
+
   StencilGrid(const std::array<Index, D>& sizes, const std::array<Offset<D>, S>& stencil,
               const std::array<Boundary, D>& boundaries)
       : sizes_(sizes), boundaries_(boundaries) {
@@ -119,6 +139,10 @@ class StencilGrid {
     const Index slab = cells_ / sizes_[0];
     const Index block_rows = std::max({Index{1}, span(0), (kBlockCells + slab - 1) / slab});
     blocks_ = std::max<Index>(1, sizes_[0] / block_rows);
+    if constexpr (D == 1) {
+      line_block_cells_ = line_block_cells(sizes_[0], span(0));
+      if (line_block_cells_ > 0) blocks_ = sizes_[0] / line_block_cells_;
+    }
     colours_ =
         blocks_ == 1 ? 1 : (boundaries_[0] == Boundary::periodic && blocks_ % 2 == 1 ? 3 : 2);
   }
@@ -143,23 +167,62 @@ class StencilGrid {
     return colours_ == 3 && b == blocks_ - 1 ? 2 : static_cast<int>(b % 2);
   }
   Index block_begin(Index b) const { return b * sizes_[0] / blocks_; }
+  // A 1-D grid's block length where its blocks are equal (line_block_cells), else 0.
+  Index equal_block_cells() const { return line_block_cells_; }
+
+  // A 1-D grid's block b runs its inside cells (no point crossing a boundary) as chunks of
+  // kStencilChunk cells from run_begin(b) to run_end(b); the cells before and after go one at a
+  // time. chunk_floor and chunk_ceil round a cell of the block down and up to where a chunk
+  // starts or the run ends (a cell outside the run stays): the bounds of a part of the block
+  // whose visit computes whole chunks, as the whole block's does.
+  Index run_begin(Index b) const {
+    return std::clamp(last_lo_, block_begin(b), block_begin(b + 1));
+  }
+  Index run_end(Index b) const { return std::clamp(last_hi_, run_begin(b), block_begin(b + 1)); }
+  Index chunk_floor(Index b, Index x) const {
+    const Index begin = run_begin(b), end = run_end(b);
+    if (x <= begin || x >= end) return x;
+    return begin + (x - begin) / kStencilChunk * kStencilChunk;
+  }
+  Index chunk_ceil(Index b, Index x) const {
+    const Index begin = run_begin(b), end = run_end(b);
+    if (x <= begin || x >= end) return x;
+    return std::min(end, begin + (x - begin + kStencilChunk - 1) / kStencilChunk * kStencilChunk);
+  }
 
   // Where the slabs (the cells of one index along dimension 0) are stored. By default slab i is
   // at position i of a grid-sized array. A problem split across processes stores its own slabs
   // and copies of its neighbours' in a window of `stored` slabs instead: storage[i] is slab i's
   // position there, −1 for a slab not held (never read: the caller visits only slabs whose
   // neighbourhood it holds). Values are field-major over the stored cells (stored_cells()).
+  //
+  // On a 1-D grid the slabs are its cells, and a window holds consecutive cells (around a
+  // periodic grid): cell i at position i − o for the window's first cell o (which may lie below
+  // 0 or beyond n − 1 around a periodic grid: then i − o ± n). storage must say so; the grid
+  // keeps o alone, not a position per cell.
   void store_slabs(std::vector<Index> storage, Index stored) {
     if (static_cast<Index>(storage.size()) != sizes_[0] || stored < 1)
       fail<InvalidArgument>("StencilGrid::store_slabs: ", storage.size(), " positions for ",
                             sizes_[0], " slabs, ", stored, " stored");
-    storage_ = std::move(storage);
     stored_slabs_ = stored;
+    if constexpr (D == 1) {
+      window_origin_ = line_window_origin(storage);
+      windowed_ = true;
+    } else {
+      storage_ = std::move(storage);
+    }
   }
   Index slab_cells() const { return cells_ / sizes_[0]; }
   Index stored_cells() const { return stored_slabs_ * slab_cells(); }
   Index slab_position(Index i) const {
-    return storage_.empty() ? i : storage_[static_cast<std::size_t>(i)];
+    if constexpr (D == 1) {
+      if (!windowed_) return i;
+      const Index at = i - window_origin_;
+      if (at < 0) return at + sizes_[0];
+      return at >= stored_slabs_ ? at - sizes_[0] : at;
+    } else {
+      return storage_.empty() ? i : storage_[static_cast<std::size_t>(i)];
+    }
   }
 
   // visit(at, c, neighbours) for every cell c of block b in memory order: `neighbours[s]` is the
@@ -177,6 +240,18 @@ class StencilGrid {
     } else {
       for (Index i = lo; i < hi; ++i) for_each_slab_cell(i, visit, run);
     }
+  }
+
+  // The same for the cells [begin, end) of a 1-D grid's block b alone (bounds from chunk_floor
+  // and chunk_ceil for a vjp's visit: then its chunks are the whole block's).
+  template <class Visit, class Run = std::nullptr_t>
+  void for_each_cell_of(Index b, Index begin, Index end, Visit&& visit, Run&& run = nullptr) const {
+    static_assert(D == 1, "StencilGrid: parts of blocks are walked on a 1-D grid");
+    if (begin < block_begin(b) || end > block_begin(b + 1) || begin > end)
+      fail<InvalidArgument>("StencilGrid::for_each_cell_of: cells [", begin, ", ", end,
+                            ") are not within block ", b);
+    GridCell<D> at{{}, sizes_};
+    line(at, begin, end, visit, run);
   }
 
   // The same for the cells of slab i alone (D ≥ 2: a slab is whole lines), in memory order.
@@ -201,6 +276,10 @@ class StencilGrid {
   // where no point crosses a boundary: those cells form one run when there is a run visitor).
   template <class Visit, class Run>
   void line(GridCell<D>& at, Index begin, Index end, Visit& visit, Run& run) const {
+    if constexpr (D == 1) {
+      line_of_cells(at, begin, end, visit, run);
+      return;
+    }
     constexpr int last = D - 1;
     const Index n = sizes_[last];
     std::array<Index, S> base;
@@ -246,6 +325,61 @@ class StencilGrid {
     cells(begin, end);
   }
 
+  // The cells [begin, end) of a 1-D grid, at their positions in the stored cells: a neighbour
+  // mapped by the boundary, then placed; the run's positions from `begin`'s (a window's cells are
+  // consecutive, and a run's points do not cross the grid's boundary).
+  template <class Visit, class Run>
+  void line_of_cells(GridCell<D>& at, Index begin, Index end, Visit& visit, Run& run) const {
+    const Index n = sizes_[0];
+    const Index first = begin < end ? slab_position(begin) - begin : 0;
+    std::array<Index, S> neighbours;
+    auto cells = [&](Index from, Index to) {
+      for (Index j = from; j < to; ++j) {
+        at.index[0] = j;
+        for (int s = 0; s < S; ++s) {
+          const Index m = map_stencil_index(j + offsets_[s][0], n, boundaries_[0]);
+          neighbours[s] = m == kStencilWall ? kStencilWall : slab_position(m);
+        }
+        visit(static_cast<const GridCell<D>&>(at), first + j, neighbours);
+      }
+    };
+    if constexpr (!std::is_same_v<std::remove_cvref_t<Run>, std::nullptr_t>) {
+      const Index lo = std::clamp(last_lo_, begin, end), hi = std::clamp(last_hi_, lo, end);
+      cells(begin, lo);
+      std::array<Index, S> shift;
+      for (int s = 0; s < S; ++s) shift[s] = first + offsets_[s][0];
+      if (lo < hi) run(static_cast<const GridCell<D>&>(at), first, lo, hi, shift);
+      cells(hi, end);
+    } else {
+      cells(begin, end);
+    }
+  }
+
+  // The first cell o of a 1-D window from its positions (see store_slabs), checked.
+  Index line_window_origin(const std::vector<Index>& storage) const {
+    const Index n = sizes_[0];
+    Index origin = 0;
+    bool found = false;
+    for (Index i = 0; i < n && !found; ++i)
+      if (storage[static_cast<std::size_t>(i)] >= 0) {
+        origin = i - storage[static_cast<std::size_t>(i)];
+        found = true;
+      }
+    if (!found) fail<InvalidArgument>("StencilGrid::store_slabs: the window holds no cell");
+    for (Index i = 0; i < n; ++i) {
+      const Index at = storage[static_cast<std::size_t>(i)];
+      if (at < 0) continue;
+      const Index expected = i - origin < 0                ? i - origin + n
+                             : i - origin >= stored_slabs_ ? i - origin - n
+                                                           : i - origin;
+      if (at != expected)
+        fail<InvalidArgument>("StencilGrid::store_slabs: cell ", i, " at position ", at,
+                              "; a 1-D window holds consecutive cells (cell i at i − ", origin,
+                              ", modulo ", n, ")");
+    }
+    return origin;
+  }
+
   std::array<Index, D> sizes_;
   std::array<Boundary, D> boundaries_;
   std::array<std::array<Index, D>, S> offsets_{};
@@ -255,6 +389,9 @@ class StencilGrid {
   Index last_lo_ = 0, last_hi_ = 0;  // cells of a line whose points all stay inside it
   Index blocks_ = 1;
   int colours_ = 1;
+  Index line_block_cells_ = 0;  // D = 1: the blocks' equal length, or 0
+  bool windowed_ = false;       // D = 1: the stored cells are a window from window_origin_
+  Index window_origin_ = 0;
 };
 
 // A growable per-thread buffer of doubles (the vjp's per-block parameter sums): allocates only

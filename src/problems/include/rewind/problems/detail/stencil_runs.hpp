@@ -92,10 +92,6 @@ inline double weighted_component(const std::array<Derivative, F>& f, const std::
   return s;
 }
 
-// Cells per chunk of a run in the vjp: the chunk's local gradients (F·S + P values per cell) stay
-// in the level-1 cache between the two passes below.
-inline constexpr Index kStencilChunk = 128;
-
 // One chunk's local gradients: row c (c < F·S + P) holds, for each cell of the chunk, the
 // weighted derivative Σ_k w_k ∂f_k/∂(component c). Per thread, allocated once.
 template <int Rows>
