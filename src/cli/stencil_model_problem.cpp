@@ -128,9 +128,8 @@ ProblemInfo stencil_model_entry(const StencilPlugin& plugin) {
                         through_y0);
   };
 #if REWIND_CLI_WITH_MPI
-  // Under mpirun a 2-D or 3-D grid splits across the ranks; a 1-D grid (its slabs are single
-  // cells) runs under one rank, and more are refused there, naming the model.
-  info.distributed_form = plugin.dimension() >= 2;
+  // Under mpirun the grid splits across the ranks (a 1-D grid by equal blocks of cells).
+  info.distributed_form = true;
   info.run_across_ranks = [plugin](const RunSettings& settings, const PlanCallback& on_plan) {
     return run_stencil_model_across_ranks(plugin, settings, on_plan);
   };

@@ -12,8 +12,11 @@ added by tests/cli/CMakeLists.txt when rewind is built with MPI).
   dJ/dtheta through the initial state is the one-process run's for 1, 2 and 3 ranks; with
   esdirk43 and matrix-free GMRES the same bits for 1, 2 and 3 ranks, the one-process run's
   gradient to 1e-9, and a direct solver refused across ranks.
-- Refused before any work, one line from rank 0 (exit 2): a 1-D model under 2 ranks (it runs
-  under 1), and more ranks than the grid's rows allow for the stencil's reach.
+- Lorenz-96 on a 1-D ring of 20000 cells (four equal blocks of 5000) with revolve: the same bits
+  for 1, 2 and 4 ranks, dJ/dtheta the one-process run's.
+- Refused before any work, one line from rank 0 (exit 2): more ranks than the grid's rows allow for
+  the stencil's reach, a 1-D grid of fewer blocks than ranks, and one of a prime number of cells
+  (no equal blocks).
 """
 import json
 import os
@@ -125,12 +128,13 @@ def main():
                    "the implicit method across ranks for a split problem without a jvp")
 
     l96 = ["run", "--model", lorenz96, "--steps", "20"]
-    one = across(mpiexec, 1, rewind, l96)
-    if one["problem"] != "Lorenz96":
-        fail(f"a 1-D model under one rank: the report names {one['problem']}")
-    expect_refusal(mpiexec, 2, rewind, l96,
-                   [lorenz96, "a stencil model on a 1-D grid, which does not split across ranks",
-                    "without mpirun"], "a 1-D model under 2 ranks")
+    check_same_bits(mpiexec, rewind, l96 + ["--n", "20000", "--snapshots", "4"], [1, 2, 4],
+                    "lorenz96 on a ring of cells, revolve")
+    expect_refusal(mpiexec, 3, rewind, l96 + ["--n", "8192"],
+                   [lorenz96, "cut into 2 blocks of 4096", "use at most 2 ranks"],
+                   "a line of 2 blocks over 3 ranks")
+    expect_refusal(mpiexec, 2, rewind, l96 + ["--n", "20011"],
+                   [lorenz96, "n = 20011 has none"], "a line of a prime number of cells")
     expect_refusal(mpiexec, 3, rewind, gs[:3] + ["--n", "5"],
                    [gray_scott, "reaches 2 slabs", "use at most 2 ranks"],
                    "5 rows over 3 ranks")

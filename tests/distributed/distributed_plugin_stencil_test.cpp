@@ -1,10 +1,12 @@
 // Stencil models loaded from plugins and split across MPI ranks
 // (rwd::DistributedPluginStencilProblem), run by ctest under mpiexec with 1, 2, 3 and 4 ranks:
 // rhs, jvp and the derived vjp against the one-process rwd::PluginStencilProblem bit for bit —
-// Gray–Scott (periodic) and the Brusselator (reflecting walls), with 1 and 2 threads per rank;
+// Gray–Scott (periodic), the Brusselator (reflecting walls) and Lorenz-96 (a ring of cells),
+// with 1 and 2 threads per rank;
 // the initial state and the gradient through it (the Brusselator's depends on A and B); rk4
 // gradients under store-all, revolve, disk and two-level stores with the one-process bits; and
-// the refusals: a 1-D model, more ranks than the stencil's reach allows.
+// Lorenz-96 on a 1-D ring split by blocks of cells; and the refusals: a line with no equal blocks,
+// more ranks than the stencil's reach allows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -156,16 +158,22 @@ TEST(DistributedPluginStencil, GradientsAreTheOneProcessBitsUnderEveryScheduleAn
   }
 }
 
-TEST(DistributedPluginStencil, RefusesAOneDimensionalGridNamingThePath) {
+// Lorenz-96 on a ring of 4·5000 cells (four equal blocks, one or more per rank): the products and
+// the initial state have the one-process plugin's bits.
+TEST(DistributedPluginStencil, ALineOfCellsSplitsWithTheOneProcessPluginsBits) {
+  for (int threads : {1, 2})
+    expect_serial_products(REWIND_LORENZ96_STENCIL_PLUGIN, {20000}, threads);
+}
+
+TEST(DistributedPluginStencil, RefusesALineWithNoEqualBlocksNamingThePath) {
   const StencilPlugin plugin = load_stencil_plugin(REWIND_LORENZ96_STENCIL_PLUGIN);
   try {
-    DistributedPluginStencilProblem problem(plugin, {40}, world());
-    FAIL() << "a 1-D grid was split";
+    DistributedPluginStencilProblem problem(plugin, {20011}, world());  // 20011 is prime
+    FAIL() << "a line of unequal blocks was split";
   } catch (const InvalidArgument& e) {
     const std::string message = e.what();
     EXPECT_NE(message.find(REWIND_LORENZ96_STENCIL_PLUGIN), std::string::npos) << message;
-    EXPECT_NE(message.find("1-D grid, which does not split across ranks"), std::string::npos)
-        << message;
+    EXPECT_NE(message.find("n = 20011 has none"), std::string::npos) << message;
   }
 }
 

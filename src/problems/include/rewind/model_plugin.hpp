@@ -354,7 +354,7 @@ struct StencilExport {
     return guarded([&] { problem(grid).initial_state_vjp(p, w, out_p); });
   }
 
-  // The model on a window of its grid (the ABI's window_ functions; D ≥ 2).
+  // The model on a window of its grid (the ABI's window_ functions).
   using Engine = detail::StencilEngine<Model>;
   static const Engine& engine(const void* window) { return *static_cast<const Engine*>(window); }
   static int window_make(const std::int64_t* sizes, const std::int64_t* storage,
@@ -429,13 +429,11 @@ struct StencilExport {
       d.grid_points = Engine::kPoints;
       d.grid_slab_offsets = kSlabOffsets.data();
       d.grid_slab_boundary = static_cast<std::uint32_t>(Model::boundaries[0]);
-      if constexpr (kDimension >= 2) {  // a 1-D grid's slabs are single cells: it does not split
-        d.window_make = &window_make;
-        d.window_free = &window_free;
-        d.window_rhs = &window_rhs;
-        d.window_jvp = &window_jvp;
-        d.window_vjp = &window_vjp;
-      }
+      d.window_make = &window_make;
+      d.window_free = &window_free;
+      d.window_rhs = &window_rhs;
+      d.window_jvp = &window_jvp;
+      d.window_vjp = &window_vjp;
       if constexpr (Problem::kHasInitialState) {
         d.grid_initial_state = &grid_initial_state;
         d.grid_initial_state_vjp = &grid_initial_state_vjp;

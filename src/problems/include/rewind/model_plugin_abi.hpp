@@ -153,23 +153,27 @@ struct rwd_model_plugin {
   std::int64_t grid_points;
   const std::int64_t* grid_slab_offsets;
   std::uint32_t grid_slab_boundary;
-  // *window = the model on a grid of these sizes (grid_dimension ≥ 2 entries) that stores
+  // *window = the model on a grid of these sizes (grid_dimension entries) that stores
   // `stored_slabs` slabs: global slab i at position storage[i] (sizes[0] entries), or not at all
   // (−1). Arrays given to the window_ functions are field-major over the stored cells
-  // (state_size · stored_slabs · cells per slab values). Released by window_free. The window_
-  // members are null for a 1-D grid (its slabs are single cells: it does not split).
+  // (state_size · stored_slabs · cells per slab values). Released by window_free. On a 1-D grid
+  // the slabs are the cells, and the window holds consecutive cells (around a periodic grid:
+  // rwd::detail::StencilGrid::store_slabs); plugins of this version built before 1-D grids split
+  // leave the window_ members null there.
   int (*window_make)(const std::int64_t* sizes, const std::int64_t* storage,
                      std::int64_t stored_slabs, void** window);
   void (*window_free)(void* window);
-  // f = rhs (out = (∂f/∂y) w) at the cells of the global slabs [first, end), read from the window.
+  // f = rhs (out = (∂f/∂y) w) at the cells of the global slabs [first, end) (1-D: the cells
+  // [first, end)), read from the window.
   int (*window_rhs)(const void* window, double t, const double* y, const double* p, double* f,
                     std::int64_t first, std::int64_t end);
   int (*window_jvp)(const void* window, double t, const double* y, const double* p, const double* w,
                     double* out, std::int64_t first, std::int64_t end);
   // out = (∂f/∂y)ᵀ v over the window (zeroed first) from the cells of the slabs `slots` visits,
   // in the whole grid's order of contributions, with their parameter parts into `partials`:
-  // slots[i] (one per global slab) is −2 (not visited), −1 (visited, its parameter part dropped)
-  // or the slot s whose max(1, parameter_size) partials start at partials[s · max(1,
+  // slots[i] (one per global slab; on a 1-D grid one per block of the grid's equal cut,
+  // rwd::detail::StencilGrid::line_block_cells) is −2 (not visited), −1 (visited, its parameter
+  // part dropped) or the slot s whose max(1, parameter_size) partials start at partials[s · max(1,
   // parameter_size)].
   int (*window_vjp)(const void* window, double t, const double* y, const double* p, const double* v,
                     double* out, double* partials, const std::int64_t* slots);

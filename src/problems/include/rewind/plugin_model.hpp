@@ -302,7 +302,7 @@ inline void require_well_formed_grid(const rwd_model_plugin& d, const std::strin
       (d.grid_has_initial_state != 0) == (d.grid_initial_state != nullptr) &&
       (d.grid_initial_state != nullptr) == (d.grid_initial_state_vjp != nullptr) &&
       d.grid_points >= 1 && d.grid_slab_offsets && d.grid_slab_boundary <= 2 &&
-      (d.grid_dimension >= 2) == (d.window_make != nullptr) &&
+      (d.grid_dimension < 2 || d.window_make != nullptr) &&  // 1-D: null from older builds
       (d.window_make == nullptr || (d.window_free && d.window_rhs && d.window_jvp && d.window_vjp));
   for (std::uint32_t dim = 0; ok && dim < d.grid_dimension; ++dim) ok = d.grid_min_sizes[dim] >= 1;
   if (!ok)

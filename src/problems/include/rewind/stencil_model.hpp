@@ -95,7 +95,9 @@
 // Determinism. rhs, vjp, jvp and jacobian_values run on rwd::thread_count() threads and give the
 // same bits for any thread count (rewind/parallel.hpp's contract). The grid is cut along dimension
 // 0 into blocks that depend only on the grid's sizes and the stencil; every block is at least the
-// stencil's span in dimension 0, so blocks two apart never touch the same entry. The vjp's
+// stencil's span in dimension 0, so blocks two apart never touch the same entry. (A 1-D grid's
+// blocks are of one length where its n cells allow — a divisor of n from max(4096, span + 128) to
+// four times that —, so that processes can own whole blocks.) The vjp's
 // scatter runs colour by colour — even blocks (in parallel), then odd blocks, and a third colour
 // for the last block of an odd number of blocks around a periodic dimension 0 — and inside a
 // block in memory order: line by line, along a line the border cells one at a time and the

@@ -1,5 +1,5 @@
 // rewind/distributed/distributed_plugin_stencil.hpp — a stencil model loaded from a plugin
-// (rewind/plugin_stencil_model.hpp) on a 2-D or 3-D grid split across MPI ranks: what
+// (rewind/plugin_stencil_model.hpp) on a grid split across MPI ranks: what
 // rwd::DistributedStencilProblem is for a model compiled in, for one the command line loads
 // (`mpirun -np 4 rewind run --model gray_scott.so --n 708`).
 //
@@ -9,11 +9,12 @@
 //   auto y0 = problem.initial_state(theta);      // this rank's slabs of the model's initial_cell
 //
 // The split is rwd::DistributedStencilProblem's (rewind/distributed/distributed_stencil.hpp:
-// slabs along dimension 0 split in order, halos exchanged before every rhs, jvp and vjp, the vjp's
-// parameter partials folded in slab order), with the cell updates run inside the plugin on this
-// rank's window (the ABI's window_ functions: rwd::detail::StencilEngine on a grid that stores
-// the window's slabs, in the plugin's build). So the rhs, jvp and vjp have the one-process
-// rwd::PluginStencilProblem's bits — and the C++ model's — for any number of ranks and threads.
+// slabs along dimension 0 split in order — on a 1-D grid, equal blocks of cells —, halos exchanged
+// before every rhs, jvp and vjp, the vjp's parameter partials folded in order), with the cell
+// updates run inside the plugin on this rank's window (the ABI's window_ functions:
+// rwd::detail::StencilEngine on a grid that stores the window's slabs, in the plugin's build). So
+// the rhs, jvp and vjp have the one-process rwd::PluginStencilProblem's bits — and the C++ model's
+// — for any number of ranks and threads.
 //
 // The initial state and its vjp (the gradient through the initial state of a model whose
 // initial_cell depends on θ) are the whole grid's, computed on every rank by the plugin's
@@ -27,9 +28,10 @@
 // alone, while the others go on into the product's collectives: a caller that cannot end the job
 // then (the tool does: MPI_Abort) would leave them waiting. Check a new model on one process.
 //
-// Refused (InvalidArgument, naming the plugin's path): a 1-D model (its slabs are single cells;
-// it runs on one process), sizes the plugin refuses, and more ranks than the stencil's reach along
-// dimension 0 allows (the largest count that works named).
+// Refused (InvalidArgument, naming the plugin's path): a model built without window functions
+// (a 1-D model built before 1-D grids split), sizes the plugin refuses, more ranks than the
+// stencil's reach along dimension 0 allows (the largest count that works named) and, on a 1-D
+// grid, more ranks than blocks or a cell count n with no equal cut (distributed_stencil.hpp).
 #pragma once
 
 #include <algorithm>
@@ -66,7 +68,8 @@ class DistributedPluginStencilProblem {
         split_("model '" + plugin.path() + "' (" + plugin.name() + ")", comm,
                slab_stencil(plugin, sizes)) {
     const rwd_model_plugin& d = description();
-    std::vector<std::int64_t> storage(split_.storage().begin(), split_.storage().end());
+    const std::vector<Index> stored = split_.storage();
+    const std::vector<std::int64_t> storage(stored.begin(), stored.end());
     std::vector<std::int64_t> n(sizes.begin(), sizes.end());
     void* made = nullptr;
     d.grid_set_threads(thread_count());
@@ -78,7 +81,7 @@ class DistributedPluginStencilProblem {
     cotangent_.assign(values, 0.0);
     output_.assign(values, 0.0);
     sum_width_ = std::max<Index>(1, parameter_size());
-    partials_.assign(static_cast<std::size_t>(split_.local_slabs() * sum_width_), 0.0);
+    partials_.assign(static_cast<std::size_t>(split_.local_partials() * sum_width_), 0.0);
     DistributedBackend::use_layout(split_.layout());
   }
 
@@ -175,14 +178,9 @@ class DistributedPluginStencilProblem {
     if (status != 0) refuse();
   }
 
-  // sizes, once the model is known to be a 2-D or 3-D stencil model with window functions.
+  // sizes, once the model is known to have window functions.
   static const std::vector<Index>& checked_dimension(const StencilPlugin& plugin,
                                                      const std::vector<Index>& sizes) {
-    if (plugin.dimension() < 2)
-      detail::fail<InvalidArgument>(
-          "model '", plugin.path(), "' (", plugin.name(),
-          ") is a stencil model on a 1-D grid, which does not split across ranks (its slabs are "
-          "single cells): run it in one process, without mpirun");
     if (plugin.d_->window_make == nullptr)
       detail::fail<InvalidArgument>("model '", plugin.path(), "' (", plugin.name(),
                                     ") has no window functions: rebuild it against this rewind");
@@ -204,6 +202,17 @@ class DistributedPluginStencilProblem {
                                     ") declares boundary ", d.grid_slab_boundary,
                                     " along dimension 0; the kinds are 0, 1 and 2");
     stencil.boundary = static_cast<Boundary>(d.grid_slab_boundary);
+    if (sizes.size() == 1) {  // the grid's equal cut, as the plugin's engine makes it
+      Index lowest = 0, highest = 0;
+      for (Index o : stencil.offsets) {
+        lowest = std::min(lowest, o);
+        highest = std::max(highest, o);
+      }
+      stencil.block_cells = detail::StencilGrid<1, 1>::line_block_cells(sizes[0], highest - lowest);
+      if (stencil.block_cells == 0)
+        detail::refuse_unequal_line("model '" + plugin.path() + "' (" + plugin.name() + ")",
+                                    sizes[0], highest - lowest);
+    }
     return stencil;
   }
 
