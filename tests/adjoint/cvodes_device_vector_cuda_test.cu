@@ -34,4 +34,12 @@ TEST_F(CvodesDeviceVectorCuda, EveryScheduleGivesTheSameBits) {
   expect_schedule_independence(64);
 }
 
+TEST_F(CvodesDeviceVectorCuda, Esdirk43GradientMatchesTheCpuProblem) {
+  expect_esdirk_gradient_close_to_cpu(64, 1e-6);
+}
+
+TEST_F(CvodesDeviceVectorCuda, Esdirk43EveryScheduleGivesTheSameBits) {
+  expect_esdirk_schedule_independence(64);
+}
+
 }  // namespace

@@ -11,7 +11,13 @@
 //       a BDF (GMRES) gradient of the Brusselator with the state on the device against the CPU
 //       problem's, both at rtol 1e-9;
 //   expect_schedule_independence(n)
-//       store-all and revolve with 2 and 3 snapshots over the intervals: the same bits.
+//       store-all and revolve with 2 and 3 snapshots over the intervals: the same bits;
+//   expect_esdirk_gradient_close_to_cpu(n, tolerance)
+//       the implicit Runge–Kutta engine on device vectors (esdirk43, adaptive, its stages solved
+//       by matrix-free GMRES over the device N_Vector) against the CPU problem's GMRES run;
+//   expect_esdirk_schedule_independence(n)
+//       its exact discrete adjoint on fixed steps: store-all, revolve with 2 and 3 snapshots and
+//       a stage-aware schedule (esdirk43's 6 stages to a stage snapshot) give the same bits.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -25,6 +31,7 @@
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/backend/thrust_backend.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
+#include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
 #include "rewind/integrators/eigen_nvector.hpp"
 #include "rewind/integrators/thrust_cvodes.hpp"
 #include "rewind/objective.hpp"
@@ -224,6 +231,58 @@ inline void expect_schedule_independence(Index n) {
     EXPECT_TRUE(h.grad_theta == s.grad_theta);
     EXPECT_TRUE(h.y_final == s.y_final);
     EXPECT_GT(r.summary.recomputed_steps, 0);
+  }
+}
+
+inline NewtonOptions gmres_newton() {
+  NewtonOptions newton;
+  newton.linear_solver = ImplicitLinearSolver::gmres;
+  return newton;
+}
+
+inline void expect_esdirk_gradient_close_to_cpu(Index n, double tolerance) {
+  const StepControl control = StepControl::adaptive(0.0, 1.0, 1e-8, 1e-10);
+  const DeviceBrusselator2D<B> device(n);
+  DiagonallyImplicitRungeKutta device_stepper(device, ImplicitTableau::esdirk43(), control,
+                                              gmres_newton());
+  StoreAllAdjoint device_driver(device_stepper, Objective<B>::terminal_squared_norm());
+  const auto dr = device_driver.run(device.default_initial_state(), device.default_parameters());
+  const HostResult d = on_host<B>(dr);
+
+  const Brusselator2D cpu(n);
+  DiagonallyImplicitRungeKutta cpu_stepper(cpu, ImplicitTableau::esdirk43(), control,
+                                           gmres_newton());
+  StoreAllAdjoint cpu_driver(cpu_stepper, Objective<EigenBackend>::terminal_squared_norm());
+  const auto cr = cpu_driver.run(cpu.default_initial_state(), cpu.default_parameters());
+  const HostResult c = on_host<EigenBackend>(cr);
+  EXPECT_GT(cr.summary.steps, 5);
+  EXPECT_LT(relative(d.loss, c.loss), tolerance);
+  EXPECT_LT(max_relative(d.y_final, c.y_final), tolerance);
+  EXPECT_LT(max_relative(d.grad_y0, c.grad_y0), tolerance);
+  EXPECT_LT(max_relative(d.grad_theta, c.grad_theta), tolerance);
+}
+
+inline void expect_esdirk_schedule_independence(Index n) {
+  const DeviceBrusselator2D<B> problem(n);
+  DiagonallyImplicitRungeKutta stepper(problem, ImplicitTableau::esdirk43(),
+                                       StepControl::fixed(0.0, 0.05, 12), gmres_newton());
+  const auto J = Objective<B>::terminal_squared_norm();
+  StoreAllAdjoint store_all(stepper, J);
+  const HostResult s =
+      on_host<B>(store_all.run(problem.default_initial_state(), problem.default_parameters()));
+  CheckpointedAdjoint checkpointed(stepper, J);
+  for (const auto& [name, planner] : std::vector<std::pair<std::string, Planner>>{
+           {"revolve c=2", revolve_schedule(2)},
+           {"revolve c=3", revolve_schedule(3)},
+           {"stage-aware, 12 units", stage_aware_schedule(12, 6)}}) {
+    SCOPED_TRACE(name);
+    const auto r =
+        checkpointed.run(problem.default_initial_state(), problem.default_parameters(), planner);
+    const HostResult h = on_host<B>(r);
+    EXPECT_EQ(h.loss, s.loss);
+    EXPECT_TRUE(h.grad_y0 == s.grad_y0);
+    EXPECT_TRUE(h.grad_theta == s.grad_theta);
+    EXPECT_TRUE(h.y_final == s.y_final);
   }
 }
 

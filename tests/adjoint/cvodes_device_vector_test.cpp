@@ -1,6 +1,7 @@
 // CVODES with the state in rwd::ThrustBackend vectors (rewind's device N_Vector) on the CPP device
 // system: the vector operations against the CPU N_Vector, a BDF gradient of the Brusselator
-// against the CPU problem, schedule independence, and what is refused. The same checks run on a
+// against the CPU problem, schedule independence, the same for esdirk43 (the implicit
+// Runge–Kutta engine over device vectors), and what is refused. The same checks run on a
 // GPU in cvodes_device_vector_cuda_test.cu.
 #include <gtest/gtest.h>
 
@@ -22,6 +23,17 @@ TEST(CvodesDeviceVector, BdfGradientMatchesTheCpuProblem) {
 
 TEST(CvodesDeviceVector, EveryScheduleGivesTheSameBits) {
   expect_schedule_independence(10);
+}
+
+// The implicit Runge–Kutta engine with the state on the device: its stage solves by GMRES over the
+// device N_Vector, its adjoint exact; against the CPU problem to round-off (the reductions fold
+// in another order), and the same bits under every schedule.
+TEST(CvodesDeviceVector, Esdirk43GradientMatchesTheCpuProblem) {
+  expect_esdirk_gradient_close_to_cpu(12, 1e-11);
+}
+
+TEST(CvodesDeviceVector, Esdirk43EveryScheduleGivesTheSameBits) {
+  expect_esdirk_schedule_independence(10);
 }
 
 // On the CPP device system the device problem's rhs and jvp are the CPU problem's bits (the same

@@ -18,6 +18,11 @@ device system, the GPU code path on the CPU):
   N_Vector): revolve with 2 snapshots gives the store-all bits, the gradient agrees with
   --backend eigen (GMRES too) to 1e-7 relative at rtol 1e-9, and a matrix solver is refused
   before any work;
+- brusselator with --method esdirk43 on --backend thrust (the implicit Runge–Kutta engine, its
+  stages solved by GMRES over the device N_Vector, its adjoint exact): adaptive steps agree with
+  --backend eigen (GMRES too) to 1e-11; fixed steps give the same bits under revolve, two levels
+  on disk and a stage-aware schedule, and the spot check agrees; another solver, a Rosenbrock
+  method, and an implicit method on a device problem without a jvp are refused before any work;
 - an unknown backend and a problem with no device right-hand side are refused.
 """
 import json
@@ -134,6 +139,35 @@ def check_bdf(rewind):
     refused(rewind, *base, *thrust, "--linear-solver", "band", needle="GMRES")
 
 
+def check_implicit(rewind):
+    thrust = ["--backend", "thrust"]
+    adaptive = ["brusselator", "--n", "12", "--method", "esdirk43", "--adaptive", "--t-final", "1",
+                "--rtol", "1e-8", "--atol", "1e-10", "--linear-solver", "gmres"]
+    device = run_json(rewind, *adaptive, *thrust)
+    if device["stats"]["backend"] != "thrust-cpp" or device["fd_check"]["verdict"] != "agree":
+        fail(f"brusselator esdirk43 thrust: ran {device['stats']['backend']!r}, spot check "
+             f"{device['fd_check']['verdict']!r}")
+    close(device, run_json(rewind, *adaptive), "brusselator esdirk43 thrust against eigen",
+          tol=1e-11)
+    fixed = ["brusselator", "--n", "10", "--method", "esdirk43", "--steps", "12", "--dt", "0.05",
+             "--linear-solver", "gmres", "--no-fd-check", *thrust]
+    store_all = run_json(rewind, *fixed)
+    with tempfile.TemporaryDirectory() as directory:
+        for extra in (["--snapshots", "3"], ["--snapshots", "3", "--stage-aware"],
+                      ["--ram-snapshots", "1", "--disk-snapshots", "2", "--disk", directory]):
+            other = run_json(rewind, *fixed, *extra)
+            what = f"brusselator esdirk43 thrust {' '.join(extra[:3])}"
+            same_bits(store_all, other, what)
+            if not other["drift"]["bitwise_identical"]:
+                fail(f"{what}: replays not bitwise: {other['drift']!r}")
+    dense = [a if a != "gmres" else "dense" for a in fixed]
+    refused(rewind, *dense, needle="GMRES")
+    refused(rewind, "brusselator", "--n", "10", "--method", "rodas4", "--steps", "4", *thrust,
+            needle="runs on the CPU backend (Eigen), not on thrust-cpp")
+    refused(rewind, "heat2d", "--n", "10", "--method", "sdirk2", "--steps", "4", "--dt", "0.5",
+            *thrust, needle="needs the problem's Jacobian-vector product")
+
+
 def check_cuda(rewind):
     command, proc = run(rewind, "gray_scott", "--n", "32", "--steps", "20", "--backend", "cuda",
                         "--no-fd-check")
@@ -159,6 +193,7 @@ def main():
     check_problem(rewind, "heat2d", 16, 80, adaptive=False)
     check_problem(rewind, "lorenz96", 40, 150, adaptive=True)
     check_bdf(rewind)
+    check_implicit(rewind)
     check_cuda(rewind)
     refused(rewind, "gray_scott", "--backend", "gpu", needle="--backend = 'gpu' is not a backend")
     refused(rewind, "lorenz63", "--backend", "thrust",
@@ -168,8 +203,8 @@ def main():
     refused(rewind, "heat2d", "--backend", "thrust", "--device-snapshots", "2",
             "--disk-snapshots", "3", needle="--disk-snapshots 3 needs --disk DIR")
     print("check_backend_run: thrust-cpp = its own store-all bitwise for every schedule, "
-          "= eigen to 1e-12; bdf over device vectors likewise; cuda runs or is refused with the "
-          "reason")
+          "= eigen to 1e-12; bdf and esdirk43 over device vectors likewise; cuda runs or is "
+          "refused with the reason")
 
 
 if __name__ == "__main__":

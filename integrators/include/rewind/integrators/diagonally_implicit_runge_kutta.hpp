@@ -44,8 +44,8 @@
 // the step took — replayed from (y_n, carry_n), or kept with its stages.
 //
 // The problem: an rwd::Problem on rwd::EigenBackend, or on another backend with a jvp — a state
-// split across MPI ranks (rwd::DistributedBackend, whose CvodesVectorTraits say
-// matrix_free_implicit) — where the stage solves are matrix-free GMRES alone
+// split across MPI ranks (rwd::DistributedBackend) or in device vectors (rwd::ThrustBackend), whose
+// CvodesVectorTraits say matrix_free_implicit — where the stage solves are matrix-free GMRES alone
 // (rwd::MatrixFreeStageMatrix; the vector arithmetic the backend's, the same operations per entry
 // as Eigen's expressions here). Linear algebra on Eigen (NewtonOptions::
 // linear_solver, rewind/integrators/stage_matrix.hpp): band when the problem states its band

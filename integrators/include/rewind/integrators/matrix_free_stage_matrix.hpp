@@ -1,10 +1,11 @@
 // rewind/integrators/matrix_free_stage_matrix.hpp — the implicit engines' stage matrices
-// M = I − c·J on a backend other than Eigen (a state split across MPI ranks): matrix-free GMRES
-// only (rwd::BackendGmres), with the problem's jvp for M and its vjp for Mᵀ — StageMatrix's
-// `gmres` solver (rewind/integrators/stage_matrix.hpp says why its tolerances are what they are)
-// with the same interface, so rwd::DiagonallyImplicitRungeKutta runs unchanged on it. A matrix
-// of the whole state on one process is what splitting the state avoids: dense, band, sparse and
-// gmres-ilu are refused, naming gmres.
+// M = I − c·J on a backend other than Eigen (a state split across MPI ranks, or in device vectors:
+// rwd::ThrustBackend): matrix-free GMRES only (rwd::BackendGmres), with the problem's jvp for M
+// and its vjp for Mᵀ — StageMatrix's `gmres` solver (rewind/integrators/stage_matrix.hpp says why
+// its tolerances are what they are) with the same interface, so rwd::DiagonallyImplicitRungeKutta
+// runs unchanged on it. A matrix of the whole state in one process's memory is what splitting the
+// state or keeping it on a device avoids: dense, band, sparse and gmres-ilu are refused, naming
+// gmres.
 #pragma once
 
 #include <cmath>
@@ -31,10 +32,10 @@ class MatrixFreeStageMatrix {
       : problem_(problem) {
     if (wanted != ImplicitLinearSolver::gmres && wanted != ImplicitLinearSolver::automatic)
       detail::fail<InvalidArgument>(
-          "method '", method,
-          "' on a state split across ranks solves its stages by matrix-free "
-          "GMRES only (--linear-solver gmres): a dense, band or sparse matrix, or the ILU "
-          "preconditioner's, holds the whole state on one process");
+          "method '", method, "' on backend ", Backend::name,
+          " (a state split across ranks, or on a device) solves its stages by matrix-free GMRES "
+          "only (--linear-solver gmres): a dense, band or sparse matrix, or the ILU "
+          "preconditioner's, holds the whole state in one process's memory");
     if constexpr (!detail::HasJvp<P>)
       detail::fail<InvalidArgument>(
           "method '", method,

@@ -177,21 +177,22 @@ decltype(auto) with_stepper(const P& problem, const Method& method, const StepCo
       DiagonallyImplicitRungeKutta stepper(problem, irk->tableau, control, irk->newton);
       return std::forward<F>(f)(stepper);
     } else if constexpr (MatrixFreeImplicitBackend<B>) {
-      // A split state: matrix-free GMRES (the engine refuses the other solvers), on the jvp.
+      // A split state or device vectors: matrix-free GMRES (the engine refuses the other
+      // solvers), on the jvp.
       if constexpr (DiagonallyImplicitProblem<P>) {
         DiagonallyImplicitRungeKutta stepper(problem, irk->tableau, control, irk->newton);
         return std::forward<F>(f)(stepper);
       } else {
         detail::fail<InvalidArgument>(
-            "the implicit method ", irk->tableau.name,
-            " on a state split across ranks solves its stages by matrix-free GMRES, which needs "
-            "the problem's Jacobian-vector product jvp(t, y, theta, v, out), and this problem has "
-            "none (the stencil models and the split brusselator have one)");
+            "the implicit method ", irk->tableau.name, " on backend ", B::name,
+            " solves its stages by matrix-free GMRES, which needs the problem's Jacobian-vector "
+            "product jvp(t, y, theta, v, out), and this problem has none there (the stencil "
+            "models and brusselator have one across ranks, brusselator on a device)");
       }
     } else {
       detail::fail<InvalidArgument>("the implicit method ", irk->tableau.name,
-                                    " runs on the CPU backend (Eigen) and on a state split across "
-                                    "MPI ranks, not on ",
+                                    " runs on the CPU backend (Eigen), on a state split across MPI "
+                                    "ranks and on device vectors (Thrust), not on ",
                                     B::name);
     }
   }

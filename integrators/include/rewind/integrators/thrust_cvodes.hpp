@@ -102,6 +102,9 @@ template <>
 struct CvodesVectorTraits<ThrustBackend> {
   using Vector = ThrustBackend::Vector;
   static constexpr bool matrix_solvers = false;  // GMRES only (see the top)
+  // The diagonally implicit engine runs on these vectors with matrix-free GMRES
+  // (rwd::MatrixFreeStageMatrix over this N_Vector; tests/integrators/device_implicit_test.cpp).
+  static constexpr bool matrix_free_implicit = true;
 
   static N_Vector view(Vector& v, CvodesVectors, SUNContext context) {
     return ThrustNVector::view(v, context);
