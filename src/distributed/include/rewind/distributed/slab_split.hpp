@@ -67,8 +67,8 @@ class SlabSplit {
 
   const std::shared_ptr<RowLayout>& layout() const { return layout_; }
   // This rank's slabs: [first_slab(), first_slab() + local_slabs()) (1-D: cells).
-  Index first_slab() const { return layout_->first_row() * cells_per_row(); }
-  Index local_slabs() const { return layout_->local_rows() * cells_per_row(); }
+  Index first_slab() const { return layout_->first_row() * slabs_per_row(); }
+  Index local_slabs() const { return layout_->local_rows() * slabs_per_row(); }
   // Slabs copied from each neighbour before a product: the stencil's reach along dimension 0
   // (1-D: that many cells and one chunk more).
   Index halo_slabs() const { return halo_; }
@@ -142,9 +142,9 @@ class SlabSplit {
     return hi - lo;
   }
 
-  // The layout's rows: the slabs, or a 1-D grid's blocks.
-  Index cells_per_row() const { return stencil_.block_cells > 0 ? stencil_.block_cells : 1; }
-  Index layout_rows() const { return stencil_.slabs / cells_per_row(); }
+  // The layout's rows: the slabs, or a 1-D grid's blocks (of block_cells slabs, its cells).
+  Index slabs_per_row() const { return stencil_.block_cells > 0 ? stencil_.block_cells : 1; }
+  Index layout_rows() const { return stencil_.slabs / slabs_per_row(); }
   Index layout_row_length() const {
     return stencil_.block_cells > 0 ? stencil_.block_cells : stencil_.slab_cells;
   }
