@@ -5,11 +5,14 @@
 // the same bits on every rank count and thread count as on one process.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <deque>
 #include <memory>
 
 #include "distributed_test_support.hpp"
 #include "integrators/cvodes_nvector_conformance.hpp"
+#include "rewind/adjoint/drift_monitor.hpp"
+#include "rewind/distributed/distributed_backend.hpp"
 #include "rewind/distributed/distributed_nvector.hpp"
 #include "rewind/distributed/row_layout.hpp"
 
@@ -124,6 +127,43 @@ TEST(DistributedNVectorConformance, ReductionsHaveTheBitsOfOneProcess) {
         EXPECT_TRUE(same_bits(r[j], reference[j]))
             << "n = " << n << ", " << threads << " threads: reduction " << j << " is " << r[j]
             << ", on one process " << reference[j];
+    }
+  }
+}
+
+// The drift monitor's fingerprint of a split state sums each row by the vectorised range kernel
+// (DistributedBackend::sum_index_ranges): sum_index's bits with the per-index kernel, split or
+// replicated, with 1 and 2 threads.
+TEST(DistributedBackend, FingerprintSumsByRangesAreSumIndexsBits) {
+  rwd::test::ThreadCountGuard restore;
+  const std::uint64_t seed = 0x5EEDF00DULL;
+  auto expect_same = [&](const DistributedVector& x, Index n, const char* what) {
+    using B = rwd::DistributedBackend;
+    const rwd::Sums<8> each = B::sum_index<8>(n, rwd::detail::FingerprintKernel{B::data(x), seed});
+    const rwd::Sums<8> ranges = B::sum_index_ranges<8>(n, [&](Index begin, Index end) {
+      return rwd::detail::fingerprint_range(B::data(x), seed, begin, end);
+    });
+    for (int j = 0; j < 8; ++j)
+      EXPECT_TRUE(same_bits(each.v[j], ranges.v[j]))
+          << what << ", n = " << n << ": sum " << j << " is " << ranges.v[j] << " by ranges, "
+          << each.v[j] << " index by index";
+  };
+  for (const int threads : {1, 2}) {
+    if (threads > 1 && !rwd::kThreadsAvailable) break;
+    rwd::set_thread_count(threads);
+    for (const Shape& s : kShapes) {
+      const Index n = s.fields * s.rows * s.row_length;
+      rwd::DistributedBackend::use_layout(
+          std::make_shared<RowLayout>(rwd::test::world(), s.fields, s.rows, s.row_length));
+      DistributedVector x = rwd::DistributedBackend::zeros(n);
+      for (Index i = 0; i < x.local.size(); ++i)
+        x.local[i] = std::sin(0.37 * static_cast<double>(i + 1)) * 1e3;
+      expect_same(x, n, "split");
+    }
+    for (const Index n : {Index{3}, Index{70001}}) {  // no layout of these sizes: replicated
+      DistributedVector x = rwd::DistributedBackend::zeros(n);
+      for (Index i = 0; i < n; ++i) x.local[i] = std::cos(0.11 * static_cast<double>(i)) - 0.5;
+      expect_same(x, n, "replicated");
     }
   }
 }

@@ -316,10 +316,16 @@ class DriftMonitor {
 
   Fingerprint fingerprint(const Vector& y) {
     Sums<8> p;
-    if constexpr (std::is_same_v<B, EigenBackend>)
+    if constexpr (std::is_same_v<B, EigenBackend>) {
       p = detail::host_fingerprint_sums(B::data(y), seed_, B::size(y));
-    else
+    } else if constexpr (kSumsRanges) {
+      // A split state (rwd::DistributedBackend): sum_index's sums, each of its pieces vectorised.
+      p = B::template sum_index_ranges<8>(B::size(y), [&](Index begin, Index end) {
+        return detail::fingerprint_range(B::data(y), seed_, begin, end);
+      });
+    } else {
       p = B::template sum_index<8>(B::size(y), detail::FingerprintKernel{B::data(y), seed_});
+    }
     Fingerprint f;
     for (int j = 0; j < 4; ++j) f.proj[j] = p[j];
     // The four exact lane sums, as integers, folded with FNV-1a.
@@ -328,6 +334,11 @@ class DriftMonitor {
     f.hash = h;
     return f;
   }
+
+  // Whether B sums stretches of local indices (sum_index_ranges).
+  static constexpr bool kSumsRanges = requires {
+    B::template sum_index_ranges<8>(Index{}, [](Index, Index) { return Sums<8>{}; });
+  };
 
   DriftPolicy policy_;
   std::uint64_t seed_;

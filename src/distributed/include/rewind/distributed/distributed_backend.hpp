@@ -199,6 +199,27 @@ struct DistributedBackend {
     });
   }
 
+  // sum_index(n, f) where the caller can sum a stretch of local indices faster than f one index at
+  // a time: sum_range(begin, end) must return what adding f(begin), …, f(end − 1) one after the
+  // other from zero returns (a vectorised loop may, as rwd::DriftMonitor's fingerprint does). The
+  // stretches are sum_index's pieces — a split vector's rows, a replicated one's blocks as
+  // EigenBackend::sum_index takes them — so the result is sum_index's bits.
+  template <int K, class SumRange>
+  static Sums<K> sum_index_ranges(Index n, SumRange&& sum_range) {
+    const RowLayout* l = layout_for(n);
+    if (!l) {
+      if (n <= detail::kIndexSumDirectLimit) return sum_range(Index{0}, n);
+      const Index blocks = (n + detail::kIndexSumBlock - 1) / detail::kIndexSumBlock;
+      return detail::ordered_fold<K>(
+          blocks, detail::threads_for(n, detail::kParallelMinElements), [&](Index b) {
+            return sum_range(b * detail::kIndexSumBlock,
+                             std::min(n, (b + 1) * detail::kIndexSumBlock));
+          });
+    }
+    const Index length = l->row_length();
+    return l->fold_rows<K>([&](Index b) { return sum_range(b * length, (b + 1) * length); });
+  }
+
  private:
   static std::vector<std::shared_ptr<const RowLayout>>& layouts() {
     static std::vector<std::shared_ptr<const RowLayout>> in_use;
