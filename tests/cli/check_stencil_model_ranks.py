@@ -13,7 +13,8 @@ added by tests/cli/CMakeLists.txt when rewind is built with MPI).
   esdirk43 and matrix-free GMRES the same bits for 1, 2 and 3 ranks, the one-process run's
   gradient to 1e-9, and a direct solver refused across ranks.
 - Lorenz-96 on a 1-D ring of 20000 cells (four equal blocks of 5000) with revolve: the same bits
-  for 1, 2 and 4 ranks, dJ/dtheta the one-process run's.
+  for 1, 2 and 4 ranks, dJ/dtheta the one-process run's; on 8192 cells with esdirk43 and GMRES the
+  same bits for 1 and 2 ranks, the one-process gradient to 1e-9.
 - Refused before any work, one line from rank 0 (exit 2): more ranks than the grid's rows allow for
   the stencil's reach, a 1-D grid of fewer blocks than ranks, and one of a prime number of cells
   (no equal blocks).
@@ -130,6 +131,10 @@ def main():
     l96 = ["run", "--model", lorenz96, "--steps", "20"]
     check_same_bits(mpiexec, rewind, l96 + ["--n", "20000", "--snapshots", "4"], [1, 2, 4],
                     "lorenz96 on a ring of cells, revolve")
+    check_same_bits(mpiexec, rewind,
+                    ["run", "--model", lorenz96, "--n", "8192", "--method", "esdirk43", "--adaptive",
+                     "--t-final", "0.5", "--linear-solver", "gmres", "--snapshots", "4"], [1, 2],
+                    "lorenz96 on a ring of cells, esdirk43 gmres", serial_tolerance=1e-9)
     expect_refusal(mpiexec, 3, rewind, l96 + ["--n", "8192"],
                    [lorenz96, "cut into 2 blocks of 4096", "use at most 2 ranks"],
                    "a line of 2 blocks over 3 ranks")
