@@ -200,6 +200,19 @@ inline Sums<K> ordered_index_sum(Index n, F&& f) {
   });
 }
 
+// ordered_index_sum's bits where the caller sums each of its pieces itself: sum_range(begin, end)
+// must return what adding f(begin), …, f(end − 1) one after the other from zero returns (a
+// vectorised loop may: the drift monitor's fingerprint). The pieces are ordered_index_sum's: the
+// whole range up to kIndexSumDirectLimit, blocks of kIndexSumBlock beyond, added in order.
+template <int K, class SumRange>
+inline Sums<K> ordered_range_sum(Index n, SumRange&& sum_range) {
+  if (n <= kIndexSumDirectLimit) return sum_range(Index{0}, n);
+  const Index blocks = (n + kIndexSumBlock - 1) / kIndexSumBlock;
+  return ordered_fold<K>(blocks, threads_for(n, kParallelMinElements), [&](Index b) {
+    return sum_range(b * kIndexSumBlock, std::min(n, (b + 1) * kIndexSumBlock));
+  });
+}
+
 // Σ_i term(i) over [begin, end) in four interleaved partial sums (element i into lane
 // (i − begin) mod 4, combined as (l0 + l1) + (l2 + l3)): one piece of a fixed decomposition.
 template <class Term>

@@ -131,10 +131,10 @@ TEST(DriftMonitor, FingerprintsOnTheThrustBackendAreTheHosts) {
   drift_checks::expect_fingerprints_match_the_host<ThrustBackend>(300001);
 }
 
-// The Eigen backend fingerprints through a vectorised loop of its own (host_fingerprint_sums);
-// every sum must be the bits of FingerprintKernel through sum_index, which the other backends
-// run: around the chunk (256), sum_index's direct limit (65536) and its blocks (1024), and for
-// values a state can hold (±0, subnormals, ±Inf, NaN).
+// The host backends fingerprint through a vectorised loop (fingerprint_range over
+// sum_index_ranges' pieces); every sum must be the bits of FingerprintKernel through sum_index,
+// which the device backends run: around the chunk (256), sum_index's direct limit (65536) and its
+// blocks (1024), and for values a state can hold (±0, subnormals, ±Inf, NaN).
 TEST(DriftMonitor, HostFingerprintIsTheKernelsThroughSumIndexBitForBit) {
   std::mt19937_64 rng(31);
   std::uniform_real_distribution<double> value(-3.0, 3.0);
@@ -154,7 +154,9 @@ TEST(DriftMonitor, HostFingerprintIsTheKernelsThroughSumIndexBitForBit) {
       y[(k * 7919) % y.size()] = specials[k];
     for (const std::uint64_t seed : {std::uint64_t{0x5EEDF00D}, std::uint64_t{42}}) {
       const Sums<8> want = B::sum_index<8>(n, detail::FingerprintKernel{y.data(), seed});
-      const Sums<8> got = detail::host_fingerprint_sums(y.data(), seed, n);
+      const Sums<8> got = B::sum_index_ranges<8>(n, [&](Index begin, Index end) {
+        return detail::fingerprint_range(y.data(), seed, begin, end);
+      });
       for (int j = 0; j < 8; ++j) {
         if (std::isnan(got.v[j]) && std::isnan(want.v[j])) continue;  // a NaN's payload: either
         EXPECT_EQ(double_bits(got.v[j]), double_bits(want.v[j]))

@@ -73,6 +73,15 @@ concept VectorBackend = requires(typename B::Vector& x, const typename B::Vector
   B::copy_from_host(host_in, x);
 };
 
+// A backend on host memory whose reductions over indices a caller can run piece by piece:
+// B::sum_index_ranges<K>(n, sum_range) gives B::sum_index<K>(n, f)'s bits when sum_range(begin,
+// end) returns what adding f(begin), …, f(end − 1) from zero returns — so a vectorised kernel can
+// replace f (the drift monitor's fingerprint). The Eigen and distributed backends.
+template <class B>
+concept RangeSumBackend = requires {
+  B::template sum_index_ranges<1>(Index{}, [](Index, Index) { return Sums<1>{}; });
+};
+
 // dst = src for a copy that nothing reads again soon: B::copy_streaming where the backend has
 // one (the Eigen backend's non-temporal stores), else B::copy. The same values either way.
 template <class B>

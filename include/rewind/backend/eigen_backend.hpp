@@ -168,6 +168,12 @@ struct EigenBackend {
   static Sums<K> sum_index(Index n, F&& f) {
     return detail::ordered_index_sum<K>(n, f);
   }
+  // sum_index's bits with each of its pieces summed by sum_range(begin, end) (see
+  // detail::ordered_range_sum: a vectorised kernel for what f adds index by index).
+  template <int K, class SumRange>
+  static Sums<K> sum_index_ranges(Index n, SumRange&& sum_range) {
+    return detail::ordered_range_sum<K>(n, sum_range);
+  }
 
  private:
   static void check_host_size(Eigen::Index n, std::size_t host) {

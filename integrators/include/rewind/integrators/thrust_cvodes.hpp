@@ -103,7 +103,7 @@ struct CvodesVectorTraits<ThrustBackend> {
   using Vector = ThrustBackend::Vector;
   static constexpr bool matrix_solvers = false;  // GMRES only (see the top)
   // The diagonally implicit engine runs on these vectors with matrix-free GMRES
-  // (rwd::MatrixFreeStageMatrix over this N_Vector; tests/integrators/device_implicit_test.cpp).
+  // (rwd::MatrixFreeStageMatrix over this N_Vector; tests/adjoint/cvodes_device_vector_test.cpp).
   static constexpr bool matrix_free_implicit = true;
 
   static N_Vector view(Vector& v, CvodesVectors, SUNContext context) {

@@ -104,12 +104,13 @@ struct FingerprintKernel {
   }
 };
 
-// The Eigen backend's fingerprint: the sums FingerprintKernel gives through sum_index, bit for
-// bit, in a form that vectorises. sum_index adds each element's eight values into eight running
-// sums, one element after the other, so every element waits on the additions before it, and the
-// 64-bit hash runs one element at a time beside them. Here a chunk of elements first gets its
-// four projection terms and its hash pieces in a loop with no dependence between elements
-// (vectorised, AVX-512 or AVX2 where the CPU has it: REWIND_SIMD_CLONES_AVX512); then the
+// The fingerprint on a host backend (rwd::RangeSumBackend: Eigen, a split state): the sums
+// FingerprintKernel gives through sum_index, bit for bit, in a form that vectorises, one of
+// sum_index's pieces at a time (B::sum_index_ranges). sum_index adds each element's eight values
+// into eight running sums, one element after the other, so every element waits on the additions
+// before it, and the 64-bit hash runs one element at a time beside them. Here a chunk of elements
+// first gets its four projection terms and its hash pieces in a loop with no dependence between
+// elements (vectorised, AVX-512 or AVX2 where the CPU has it: REWIND_SIMD_CLONES_AVX512); then the
 // projection terms are added in element order, as sum_index adds them (the same bits); the hash
 // pieces are added as integers, which is exact in any order, as their sums in doubles are (below
 // 2^53).
@@ -163,17 +164,6 @@ inline Sums<8> fingerprint_range(const double* y, std::uint64_t seed, Index begi
   s.v[3] = s3;
   for (int j = 0; j < 4; ++j) s.v[4 + j] = static_cast<double>(pieces[j]);
   return s;
-}
-
-// What EigenBackend::sum_index<8>(n, FingerprintKernel{y, seed}) returns, in sum_index's pieces:
-// the whole vector up to kIndexSumDirectLimit, blocks of kIndexSumBlock elements beyond (added in
-// block order, on threads when the vector is long enough, as sum_index does).
-inline Sums<8> host_fingerprint_sums(const double* y, std::uint64_t seed, Index n) {
-  if (n <= kIndexSumDirectLimit) return fingerprint_range(y, seed, 0, n);
-  const Index blocks = (n + kIndexSumBlock - 1) / kIndexSumBlock;
-  return ordered_fold<8>(blocks, threads_for(n, kParallelMinElements), [&](Index b) {
-    return fingerprint_range(y, seed, b * kIndexSumBlock, std::min(n, (b + 1) * kIndexSumBlock));
-  });
 }
 
 }  // namespace detail
@@ -316,10 +306,8 @@ class DriftMonitor {
 
   Fingerprint fingerprint(const Vector& y) {
     Sums<8> p;
-    if constexpr (std::is_same_v<B, EigenBackend>) {
-      p = detail::host_fingerprint_sums(B::data(y), seed_, B::size(y));
-    } else if constexpr (kSumsRanges) {
-      // A split state (rwd::DistributedBackend): sum_index's sums, each of its pieces vectorised.
+    if constexpr (RangeSumBackend<B>) {
+      // On the host (Eigen, a split state): sum_index's sums, each of its pieces vectorised.
       p = B::template sum_index_ranges<8>(B::size(y), [&](Index begin, Index end) {
         return detail::fingerprint_range(B::data(y), seed_, begin, end);
       });
@@ -334,11 +322,6 @@ class DriftMonitor {
     f.hash = h;
     return f;
   }
-
-  // Whether B sums stretches of local indices (sum_index_ranges).
-  static constexpr bool kSumsRanges = requires {
-    B::template sum_index_ranges<8>(Index{}, [](Index, Index) { return Sums<8>{}; });
-  };
 
   DriftPolicy policy_;
   std::uint64_t seed_;

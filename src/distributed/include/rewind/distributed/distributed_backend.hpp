@@ -207,15 +207,7 @@ struct DistributedBackend {
   template <int K, class SumRange>
   static Sums<K> sum_index_ranges(Index n, SumRange&& sum_range) {
     const RowLayout* l = layout_for(n);
-    if (!l) {
-      if (n <= detail::kIndexSumDirectLimit) return sum_range(Index{0}, n);
-      const Index blocks = (n + detail::kIndexSumBlock - 1) / detail::kIndexSumBlock;
-      return detail::ordered_fold<K>(
-          blocks, detail::threads_for(n, detail::kParallelMinElements), [&](Index b) {
-            return sum_range(b * detail::kIndexSumBlock,
-                             std::min(n, (b + 1) * detail::kIndexSumBlock));
-          });
-    }
+    if (!l) return EigenBackend::sum_index_ranges<K>(n, sum_range);
     const Index length = l->row_length();
     return l->fold_rows<K>([&](Index b) { return sum_range(b * length, (b + 1) * length); });
   }

@@ -203,15 +203,10 @@ class DistributedPluginStencilProblem {
                                     " along dimension 0; the kinds are 0, 1 and 2");
     stencil.boundary = static_cast<Boundary>(d.grid_slab_boundary);
     if (sizes.size() == 1) {  // the grid's equal cut, as the plugin's engine makes it
-      Index lowest = 0, highest = 0;
-      for (Index o : stencil.offsets) {
-        lowest = std::min(lowest, o);
-        highest = std::max(highest, o);
-      }
-      stencil.block_cells = detail::StencilGrid<1, 1>::line_block_cells(sizes[0], highest - lowest);
+      stencil.block_cells = detail::StencilGrid<1, 1>::line_block_cells(sizes[0], stencil.span());
       if (stencil.block_cells == 0)
         detail::refuse_unequal_line("model '" + plugin.path() + "' (" + plugin.name() + ")",
-                                    sizes[0], highest - lowest);
+                                    sizes[0], stencil.span());
     }
     return stencil;
   }

@@ -39,6 +39,16 @@ struct SlabStencil {
   std::vector<Index> offsets;              // each stencil point's offset along dimension 0
   Boundary boundary = Boundary::periodic;  // dimension 0's
   Index block_cells = 0;                   // a 1-D grid's equal block length (slab_cells 1); else 0
+
+  // The highest offset less the lowest (0 included): how far the stencil reaches.
+  Index span() const {
+    Index lo = 0, hi = 0;
+    for (Index o : offsets) {
+      lo = std::min(lo, o);
+      hi = std::max(hi, o);
+    }
+    return hi - lo;
+  }
 };
 
 // Refuses a 1-D grid of n cells whose blocks cannot be equal (StencilGrid::line_block_cells is 0).
@@ -57,7 +67,7 @@ class SlabSplit {
   // stencil reaches along dimension 0 (or none), naming the largest rank count that works.
   SlabSplit(const std::string& owner, const Communicator& comm, SlabStencil stencil)
       : stencil_(std::move(stencil)),
-        span_(span_of(stencil_.offsets)),
+        span_(stencil_.span()),
         halo_(stencil_.block_cells > 0 ? span_ + kStencilChunk : span_),
         layout_(std::make_shared<RowLayout>(checked(owner, comm), stencil_.fields, layout_rows(),
                                             layout_row_length())),
@@ -133,15 +143,6 @@ class SlabSplit {
   }
 
  private:
-  static Index span_of(const std::vector<Index>& offsets) {
-    Index lo = 0, hi = 0;
-    for (Index o : offsets) {
-      lo = std::min(lo, o);
-      hi = std::max(hi, o);
-    }
-    return hi - lo;
-  }
-
   // The layout's rows: the slabs, or a 1-D grid's blocks (of block_cells slabs, its cells).
   Index slabs_per_row() const { return stencil_.block_cells > 0 ? stencil_.block_cells : 1; }
   Index layout_rows() const { return stencil_.slabs / slabs_per_row(); }
@@ -216,11 +217,7 @@ class SlabSplit {
   void place_line_blocks() {
     const Index blocks = layout_rows(), first = layout_->first_row(), own = layout_->local_rows();
     const bool periodic = stencil_.boundary == Boundary::periodic;
-    Index lowest = 0, highest = 0;
-    for (Index o : stencil_.offsets) {
-      lowest = std::min(lowest, o);
-      highest = std::max(highest, o);
-    }
+    const auto& offsets = stencil_.offsets;
     slots_.assign(static_cast<std::size_t>(blocks), kSlabSkipped);
     for (Index b = 0; b < own; ++b) slots_[static_cast<std::size_t>(first + b)] = b;
     auto visit = [&](Index b) {
@@ -229,8 +226,8 @@ class SlabSplit {
       Index& slot = slots_[static_cast<std::size_t>(b)];
       if (slot == kSlabSkipped) slot = kSlabUnsummed;
     };
-    if (highest > 0) visit(first - 1);
-    if (lowest < 0) visit(first + own);
+    if (std::ranges::any_of(offsets, [](Index o) { return o > 0; })) visit(first - 1);
+    if (std::ranges::any_of(offsets, [](Index o) { return o < 0; })) visit(first + own);
   }
 
   // Two MPI_Sendrecv per window: first slabs up, last slabs down; a periodic dimension 0 wraps

@@ -206,8 +206,7 @@ class StencilGrid {
                             sizes_[0], " slabs, ", stored, " stored");
     stored_slabs_ = stored;
     if constexpr (D == 1) {
-      window_origin_ = line_window_origin(storage);
-      windowed_ = true;
+      place_line_window(storage);
     } else {
       storage_ = std::move(storage);
     }
@@ -236,7 +235,7 @@ class StencilGrid {
     const Index lo = block_begin(b), hi = block_begin(b + 1);
     GridCell<D> at{{}, sizes_};
     if constexpr (D == 1) {
-      line(at, lo, hi, visit, run);
+      line_of_cells(at, lo, hi, visit, run);
     } else {
       for (Index i = lo; i < hi; ++i) for_each_slab_cell(i, visit, run);
     }
@@ -251,7 +250,7 @@ class StencilGrid {
       fail<InvalidArgument>("StencilGrid::for_each_cell_of: cells [", begin, ", ", end,
                             ") are not within block ", b);
     GridCell<D> at{{}, sizes_};
-    line(at, begin, end, visit, run);
+    line_of_cells(at, begin, end, visit, run);
   }
 
   // The same for the cells of slab i alone (D ≥ 2: a slab is whole lines), in memory order.
@@ -276,10 +275,7 @@ class StencilGrid {
   // where no point crosses a boundary: those cells form one run when there is a run visitor).
   template <class Visit, class Run>
   void line(GridCell<D>& at, Index begin, Index end, Visit& visit, Run& run) const {
-    if constexpr (D == 1) {
-      line_of_cells(at, begin, end, visit, run);
-      return;
-    }
+    static_assert(D >= 2, "StencilGrid: a 1-D grid's line is line_of_cells");
     constexpr int last = D - 1;
     const Index n = sizes_[last];
     std::array<Index, S> base;
@@ -355,29 +351,23 @@ class StencilGrid {
     }
   }
 
-  // The first cell o of a 1-D window from its positions (see store_slabs), checked.
-  Index line_window_origin(const std::vector<Index>& storage) const {
+  // A 1-D window's first cell o, from the positions (see store_slabs), checked against every
+  // held cell's.
+  void place_line_window(const std::vector<Index>& storage) {
     const Index n = sizes_[0];
-    Index origin = 0;
-    bool found = false;
-    for (Index i = 0; i < n && !found; ++i)
-      if (storage[static_cast<std::size_t>(i)] >= 0) {
-        origin = i - storage[static_cast<std::size_t>(i)];
-        found = true;
-      }
-    if (!found) fail<InvalidArgument>("StencilGrid::store_slabs: the window holds no cell");
+    const auto held =
+        std::find_if(storage.begin(), storage.end(), [](Index at) { return at >= 0; });
+    if (held == storage.end())
+      fail<InvalidArgument>("StencilGrid::store_slabs: the window holds no cell");
+    window_origin_ = (held - storage.begin()) - *held;
+    windowed_ = true;
     for (Index i = 0; i < n; ++i) {
       const Index at = storage[static_cast<std::size_t>(i)];
-      if (at < 0) continue;
-      const Index expected = i - origin < 0                ? i - origin + n
-                             : i - origin >= stored_slabs_ ? i - origin - n
-                                                           : i - origin;
-      if (at != expected)
+      if (at >= 0 && at != slab_position(i))
         fail<InvalidArgument>("StencilGrid::store_slabs: cell ", i, " at position ", at,
-                              "; a 1-D window holds consecutive cells (cell i at i − ", origin,
-                              ", modulo ", n, ")");
+                              "; a 1-D window holds consecutive cells (cell i at i − ",
+                              window_origin_, ", modulo ", n, ")");
     }
-    return origin;
   }
 
   std::array<Index, D> sizes_;
