@@ -66,14 +66,16 @@ std::string work_per_step(const S& stepper, Index steps) {
                      {c.factorizations, "factorisation"},
                      {c.adjoint_iterations, "transposed iteration"},
                      {c.gmres_products, "GMRES product"},
-                     {c.newton_failures, "Newton failure"}},
+                     {c.newton_failures, "Newton failure"},
+                     {c.substepped_steps, "step taken in substeps"}},
                     steps);
   } else if constexpr (RosenbrockCountingStepper<S>) {
     const RosenbrockCounters& c = stepper.rosenbrock_counters();
     return per_step({{c.jacobian_evaluations, "Jacobian"},
                      {c.factorizations, "factorisation"},
                      {c.second_derivative_evaluations, "second derivative"},
-                     {c.time_derivative_evaluations, "time derivative"}},
+                     {c.time_derivative_evaluations, "time derivative"},
+                     {c.substepped_steps, "step taken in substeps"}},
                     steps);
   } else {
     return {};

@@ -16,6 +16,7 @@
 #include "rewind/schedule/schedules.hpp"
 #include "support/host_vectors.hpp"
 #include "support/same_gradient_bits.hpp"
+#include "support/scratch_directory.hpp"
 
 namespace rwd {
 namespace {
@@ -116,6 +117,34 @@ TEST(StageAwareAdjoint, StreamedAndInPlaceStagesGiveTheSameBits) {
   check_stage_plans(GrayScott<>(48), "rk4", StepControl::fixed(0.0, 1.0, 12));
   const Index big = ExplicitRungeKutta<Lorenz96<>>::kCopiedStagesMaxSize + 2;
   check_stage_plans(Lorenz96<>(big), "rk4", StepControl::fixed(0.0, 0.01, 13));
+}
+
+// Stage snapshots in the disk level (on_disk) and the same plan's actions all in memory
+// (in_memory): the store-all bits, the stages written to and read from the snapshot file.
+TEST(StageAwareAdjoint, StageSnapshotsOnDiskGiveTheStoreAllBits) {
+  const Lorenz63 problem;
+  const auto y0 = problem.default_initial_state();
+  const auto theta = problem.default_parameters();
+  const auto objective = objective_with_observations<EigenBackend>();
+  ExplicitRungeKutta stepper(problem, ButcherTableau::rk4(), StepControl::fixed(0.0, 0.01, 40));
+  const int s = stepper.stage_count();
+  StoreAllAdjoint reference_driver(stepper, objective);
+  const auto reference = reference_driver.run(y0, theta);
+  test::ScratchDirectory scratch;
+  CheckpointOptions options;
+  options.drift_policy = DriftPolicy::fail;
+  options.disk.directory = scratch.path();
+  CheckpointedAdjoint driver(stepper, objective, options);
+  for (const int units : {2 * s + 1, 5 * s}) {
+    SCOPED_TRACE(units);
+    const auto on_file = driver.run(y0, theta, on_disk(stage_aware_schedule(units, s)));
+    testing::expect_same_gradient_bits<EigenBackend>(on_file, reference);
+    EXPECT_GT(on_file.summary.storage.stores_on(LevelKind::disk), 0);
+    EXPECT_EQ(on_file.summary.storage.stores_on(LevelKind::memory), 0);
+    const auto in_ram = driver.run(y0, theta, in_memory(stage_aware_schedule(units, s)));
+    testing::expect_same_gradient_bits<EigenBackend>(in_ram, reference);
+    EXPECT_EQ(in_ram.summary.forward_steps, on_file.summary.forward_steps);
+  }
 }
 
 // The summary's time split: forward, recompute and reverse time are each counted where that work

@@ -36,12 +36,20 @@
 // factored (I − h γ J)⁻¹ (filter_error_estimate: stiff components damped), in the run's error
 // norm and the explicit engine's PI controller (rewind/integrators/step_control.hpp); a Newton
 // iteration that does not converge rejects the attempt and retries with a quarter of the step.
-// Fixed or prescribed steps whose Newton iteration fails stop the run with rwd::SolverError naming
-// the step and the time. Accepted step sizes are constants of the discrete map, as for the explicit
-// engine. Stop times (StepControl::stop_times) are landed on exactly, by the explicit engine's
-// rule (rewind/integrators/stop_time_landing.hpp): a step is cut, or its first attempt stretched,
-// to end on the next one, the carry's t is that time itself, and the step's adjoint uses the size
-// the step took — replayed from (y_n, carry_n), or kept with its stages.
+// A fixed or prescribed step whose stage equations fail (a Newton iteration that does not converge,
+// a singular iteration matrix) is taken instead as 2, 4, … equal substeps, the first count all of
+// whose substeps succeed, up to NewtonOptions::max_substeps (solve_in_substeps): a step held by a
+// data fit's grid, chosen by an adaptive run at other parameters, may be too long for the
+// parameters an optimiser tries — Robertson's held steps of 1.6·10⁵ near t = 3·10⁶ have no stage
+// solution connected to the previous stage there. The step's map is then the composition of its
+// substeps, deterministic in (y_n, θ, h), and its adjoint reverses them one by one (replayed, or
+// from y_n when the stages were kept: such a step keeps y_n and a marker, not its stages). Past
+// max_substeps the run stops with rwd::SolverError naming the step and the time. Accepted step
+// sizes are constants of the discrete map, as for the explicit engine. Stop times
+// (StepControl::stop_times) are landed on exactly, by the explicit engine's rule
+// (rewind/integrators/stop_time_landing.hpp): a step is cut, or its first attempt stretched, to end
+// on the next one, the carry's t is that time itself, and the step's adjoint uses the size the step
+// took — replayed from (y_n, carry_n), or kept with its stages.
 //
 // The problem: an rwd::Problem on rwd::EigenBackend, or on another backend with a jvp — a state
 // split across MPI ranks (rwd::DistributedBackend) or in device vectors (rwd::ThrustBackend), whose
@@ -84,6 +92,7 @@
 #include "rewind/error.hpp"
 #include "rewind/integrators/adaptive_attempts.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/held_step_substeps.hpp"
 #include "rewind/integrators/implicit_tableau.hpp"
 #include "rewind/integrators/matrix_free_stage_matrix.hpp"
 #include "rewind/integrators/stage_matrix.hpp"
@@ -101,6 +110,9 @@ struct NewtonOptions {
   double atol = 1e-12;
   int max_iterations = 10;  // per stage and attempt
   ImplicitLinearSolver linear_solver = ImplicitLinearSolver::automatic;
+  // Fixed or prescribed steps: the most equal substeps a step whose stage equations fail is cut
+  // into (2, 4, … up to this); 1 stops the run at the first failure. Adaptive steps shrink instead.
+  int max_substeps = 64;
 
   void validate() const {
     if (!(rtol > 0.0) || !std::isfinite(rtol))
@@ -112,6 +124,7 @@ struct NewtonOptions {
       detail::fail<InvalidArgument>("Newton atol = ", atol, " must be finite and > 0");
     if (max_iterations < 1)
       detail::fail<InvalidArgument>("Newton max_iterations = ", max_iterations, " must be >= 1");
+    detail::validate_max_substeps(max_substeps, "Newton");
   }
 };
 
@@ -122,6 +135,7 @@ struct ImplicitCounters {
                                    // reversed (and adjoint fallback)
   Index factorizations = 0;        // LU factorisations
   Index newton_failures = 0;       // attempts rejected because an iteration did not converge
+  Index substepped_steps = 0;      // fixed steps taken as substeps (solve_in_substeps), replays too
   Index adjoint_iterations = 0;    // preconditioned iterations of the transposed stage solves
   Index adjoint_fallbacks = 0;     // transposed solves that factored their own stage matrix
   Index gmres_products = 0;        // matrix-free GMRES: the jvps and vjps of its solves
@@ -254,14 +268,17 @@ class DiagonallyImplicitRungeKutta {
     check_sizes(y_n, theta);
     check_adjoint_sizes(lambda, mu);
     advance(y_n, carry_n, theta);
-    reverse(carry_n.t, h_, theta, lambda, mu, stages_.data());
+    reverse_advanced_step(carry_n.t, theta, lambda, mu);
+    ++counters_.adjoint_steps;
   }
 
   // The vectors a step keeps for its reverse (each of the state's size): y_n first — the kept
   // vectors also stand for the step's start, which a schedule may restore and an observation
   // reads — then the stage values Y_1 … Y_s, where an explicit first stage's Y_1 is y_n itself
   // and is kept once; with adaptive steps one more, holding the accepted step size in its first
-  // entry (the carry holds only the size the step tried first).
+  // entry (the carry holds only the size the step tried first). A fixed step taken as substeps
+  // keeps y_n first and NaN in its last vector (a converged stage is finite), which its reverse
+  // reads as "replay the substeps from y_n".
   int stage_count() const {
     return stage_offset() + tableau_.stages + (control_.is_adaptive() ? 1 : 0);
   }
@@ -271,6 +288,10 @@ class DiagonallyImplicitRungeKutta {
     require_stage_vectors(stages.size(), "step_keeping_stages");
     if (stage_offset() == 1) stages[0] = y;
     step(y, carry, theta);
+    if (substeps_ > 1) {
+      keep_substep_marker(stages);
+      return;
+    }
     const auto offset = static_cast<std::size_t>(stage_offset());
     for (std::size_t i = 0; i < stages_.size(); ++i) stages[offset + i] = stages_[i];
     if (control_.is_adaptive()) {
@@ -291,6 +312,12 @@ class DiagonallyImplicitRungeKutta {
     require_stage_vectors(stages.size(), "adjoint_step_from_stages");
     check_sizes(stages[0], theta);
     check_adjoint_sizes(lambda, mu);
+    ++counters_.adjoint_steps;
+    if (!control_.is_adaptive() && !Backend::all_finite(stages[stages.size() - 1])) {
+      advance(stages[0], carry_n, theta);  // taken as substeps: replay them from y_n
+      reverse_advanced_step(carry_n.t, theta, lambda, mu);
+      return;
+    }
     const double h = control_.is_adaptive() ? kept_step_size(stages[stages.size() - 1])
                                             : fixed_step_size(carry_n);
     reverse(carry_n.t, h, theta, lambda, mu, stages.data() + stage_offset());
@@ -378,12 +405,14 @@ class DiagonallyImplicitRungeKutta {
   Carry advance(const Vector& y, const Carry& carry, const Vector& theta) {
     Carry next = carry;
     next.step = carry.step + 1;
+    substeps_ = 1;
     if (!control_.is_adaptive()) {
       h_ = fixed_step_size(carry);
       try {
         solve_step(y, carry.t, h_, theta);
       } catch (const NewtonFailure& f) {
-        fail_newton(carry, h_, f);
+        ++implicit_counters_.newton_failures;
+        solve_in_substeps(y, carry, theta, f);
       }
       next.t = control_.is_prescribed()
                    ? carry.t + h_
@@ -405,16 +434,81 @@ class DiagonallyImplicitRungeKutta {
         });
   }
 
-  [[noreturn]] void fail_newton(const Carry& carry, double h, const NewtonFailure& f) const {
+  // The held step of size h_ from (y, carry), whose stage equations failed whole, as m = 2, 4, …
+  // ≤ max_substeps equal substeps of h_/m: the first m all of whose substeps succeed. Leaves
+  // substeps_ = m, their start states in substep_starts_[0 .. m), the last one's stages in stages_
+  // and k_ and y_{n+1} in y_new_, as solve_step does for a whole step. Throws SolverError naming
+  // the step when no m up to max_substeps succeeds.
+  void solve_in_substeps(const Vector& y, const Carry& carry, const Vector& theta,
+                         NewtonFailure failure) {
+    int tried = 1;
+    substeps_ = detail::first_substep_count(
+        newton_.max_substeps,
+        [&](int j, int m) {
+          if (j == 0 && substep_starts_.size() < static_cast<std::size_t>(m))
+            substep_starts_.resize(static_cast<std::size_t>(m), Backend::zeros(n_));
+          Vector& start = substep_starts_[static_cast<std::size_t>(j)];
+          assign(start, j == 0 ? y : y_new_);
+          try {
+            solve_step(start, detail::substep_time(carry.t, j, h_ / m), h_ / m, theta);
+          } catch (const NewtonFailure&) {
+            ++implicit_counters_.newton_failures;
+            throw;
+          }
+        },
+        failure, tried);
+    if (substeps_ == 0) fail_newton(carry, h_, failure, tried);
+    ++implicit_counters_.substepped_steps;
+  }
+
+  // The reverse of the step advance() has just taken (t: its start): through its stages, or
+  // through its substeps, last first, each re-solved from its start (the same bits as forward:
+  // solve_step is a function of its arguments alone) but the last, whose stages are still there.
+  void reverse_advanced_step(double t, const Vector& theta, Vector& lambda, Vector& mu) {
+    if (substeps_ == 1) {
+      reverse(t, h_, theta, lambda, mu, stages_.data());
+      return;
+    }
+    const double hs = h_ / substeps_;
+    for (int j = substeps_ - 1; j >= 0; --j) {
+      const double tj = detail::substep_time(t, j, hs);
+      if (j < substeps_ - 1) {
+        try {
+          solve_step(substep_starts_[static_cast<std::size_t>(j)], tj, hs, theta);
+        } catch (const NewtonFailure&) {
+          detail::fail<SolverError>("adjoint of the step at t = ", t, " (h = ", h_, "): substep ",
+                                    j + 1, " of ", substeps_,
+                                    ", which converged forward, failed when replayed");
+        }
+      }
+      reverse(tj, hs, theta, lambda, mu, stages_.data());
+    }
+  }
+
+  // The kept vectors of a step taken as substeps: y_n (the first substep's start) first, NaN in
+  // the last (see stage_count()).
+  void keep_substep_marker(std::span<Vector> stages) const {
+    assign(stages[0], substep_starts_[0]);
+    Vector& marker = stages[stages.size() - 1];
+    if constexpr (kEigen)
+      marker.setConstant(std::numeric_limits<double>::quiet_NaN());
+    else
+      Backend::fill(marker, std::numeric_limits<double>::quiet_NaN());
+  }
+
+  // A fixed step that failed whole and in every count of substeps up to `substeps` (1: not cut).
+  [[noreturn]] void fail_newton(const Carry& carry, double h, const NewtonFailure& f,
+                                int substeps) const {
+    std::ostringstream cut;
+    if (substeps > 1) cut << ", whole and in " << substeps << " substeps of h/" << substeps;
     if (f.stage < 0)
       detail::fail<SolverError>("step ", carry.step, " at t = ", carry.t, " (h = ", h,
-                                "): the iteration matrix I - h a_ii J is singular (reciprocal "
-                                "condition ",
-                                f.update_norm, "); take smaller steps");
-    detail::fail<SolverError>(
-        "step ", carry.step, " at t = ", carry.t, " (h = ", h, "): the Newton iteration of stage ",
-        f.stage + 1, " did not converge in ", f.iterations, " iterations (last update norm ",
-        f.update_norm, "); take smaller steps or loosen NewtonOptions");
+                                "): the iteration matrix I - h a_ii J is singular", cut.str(),
+                                " (reciprocal condition ", f.update_norm, "); take smaller steps");
+    detail::fail<SolverError>("step ", carry.step, " at t = ", carry.t, " (h = ", h,
+                              "): the Newton iteration of stage ", f.stage + 1, " did not converge",
+                              cut.str(), " (last: ", f.iterations, " iterations, update norm ",
+                              f.update_norm, "); take smaller steps or loosen NewtonOptions");
   }
 
   // A first adaptive step of 1 % of the time y0 takes to change by its own size at the rate
@@ -656,7 +750,6 @@ class DiagonallyImplicitRungeKutta {
       if (p_ > 0) add(mu, 1.0, mu_stage_);
     }
     for (int i = 0; i < s; ++i) add(lambda, 1.0, nu_[static_cast<std::size_t>(i)]);
-    ++counters_.adjoint_steps;
   }
 
   // u_ ← (I − h γ J_iᵀ)⁻¹ u_, J_i = J(t_i, Y_i) at the converged stage value (γ = a_ii), by
@@ -760,6 +853,8 @@ class DiagonallyImplicitRungeKutta {
   double preconditioner_diagonal_ = 0.0;  // γ of the reverse sweep's M_p in lu_ (0: none)
   Vector rhs_, correction_;               // the transposed solve's right side and correction
   double h_ = 0.0;
+  int substeps_ = 1;                    // substeps of the step advance() took last (fixed steps)
+  std::vector<Vector> substep_starts_;  // their start states (solve_in_substeps)
   PiController controller_;
   StepperCounters counters_;
   mutable ImplicitCounters implicit_counters_;

@@ -58,8 +58,11 @@
 //
 // Adaptive runs: the embedded error estimate Σ (m_i − m̂_i) U_i in the run's error norm and the
 // Runge–Kutta engines' PI controller (rwd::PiController, rewind/integrators/step_control.hpp); a
-// singular M rejects the attempt and retries with a quarter of the step (fixed or prescribed steps
-// stop with rwd::SolverError naming the step and the time). Accepted step sizes are constants of
+// singular M rejects the attempt and retries with a quarter of the step. A fixed or prescribed step
+// whose M is singular is taken as 2, 4, … equal substeps, the first count all of whose matrices
+// factor, up to max_substeps (rewind/integrators/held_step_substeps.hpp; its adjoint reverses the
+// substeps, and a stage-keeping schedule keeps y_n and a marker for it); past that the run stops
+// with rwd::SolverError naming the step and the time. Accepted step sizes are constants of
 // the discrete map. Stop times (StepControl::stop_times) are landed on exactly, by the Runge–Kutta
 // engines' rule (rewind/integrators/stop_time_landing.hpp): a step is cut, or its first attempt
 // stretched, to end on the next one, the carry's t is that time itself, and the step's adjoint
@@ -73,6 +76,7 @@
 #include <algorithm>
 #include <cmath>
 #include <concepts>
+#include <limits>
 #include <optional>
 #include <span>
 #include <sstream>
@@ -88,6 +92,7 @@
 #include "rewind/integrators/adaptive_attempts.hpp"
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
 #include "rewind/integrators/explicit_runge_kutta.hpp"
+#include "rewind/integrators/held_step_substeps.hpp"
 #include "rewind/integrators/rosenbrock_tableau.hpp"
 #include "rewind/integrators/stage_matrix.hpp"
 #include "rewind/integrators/step_control.hpp"
@@ -143,6 +148,7 @@ struct RosenbrockCounters {
   Index second_derivative_evaluations = 0;  // jvp_vjp calls, s per reversed step
   // Non-autonomous problems: ∂f/∂t, one per step attempt, and its vjp, one per reversed step.
   Index time_derivative_evaluations = 0;
+  Index substepped_steps = 0;  // fixed steps taken as substeps (a singular M whole), replays too
 };
 
 template <ImplicitEngineProblem P>
@@ -153,17 +159,20 @@ class RosenbrockStepper {
 
   // Validates the tableau and the step control (stop times included); refuses a problem without
   // jvp_vjp, one neither declared autonomous nor giving ∂f/∂t, and adaptive control without an
-  // embedded pair. The
-  // stage matrices I − hγJ are factored as `linear_solver` says
-  // (rewind/integrators/stage_matrix.hpp).
+  // embedded pair. The stage matrices I − hγJ are factored as `linear_solver` says
+  // (rewind/integrators/stage_matrix.hpp). A fixed step whose I − hγJ is singular is cut into at
+  // most `max_substeps` substeps (1: the run stops there).
   RosenbrockStepper(const P& problem, RosenbrockTableau tableau, StepControl control,
-                    ImplicitLinearSolver linear_solver = ImplicitLinearSolver::automatic)
+                    ImplicitLinearSolver linear_solver = ImplicitLinearSolver::automatic,
+                    int max_substeps = 64)
       : problem_(problem),
         tableau_(std::move(tableau)),
         control_(control),
-        matrix_(problem, refuse_gmres(linear_solver), tableau_.name) {
+        matrix_(problem, refuse_gmres(linear_solver), tableau_.name),
+        max_substeps_(max_substeps) {
     tableau_.validate();
     control_.validate();
+    detail::validate_max_substeps(max_substeps, "Rosenbrock");
     if constexpr (!SecondDerivativeProblem<P>)
       detail::fail<InvalidArgument>(
           "Rosenbrock method '", tableau_.name,
@@ -267,12 +276,14 @@ class RosenbrockStepper {
     check_sizes(y_n, theta);
     check_adjoint_sizes(lambda, mu);
     advance(y_n, carry_n, theta);  // leaves M = I − hγJ(y_n) factored for the accepted h
-    reverse(carry_n.t, h_, y_n, increments_.data(), theta, lambda, mu);
+    reverse_advanced_step(carry_n.t, y_n, theta, lambda, mu);
+    ++counters_.adjoint_steps;
   }
 
   // The vectors a step keeps for its reverse: y_n, then U_1 … U_s; with adaptive steps one more,
   // holding the accepted step size in its first entry (the carry holds only the size the step
-  // tried first).
+  // tried first). A fixed step taken as substeps keeps y_n and NaN in its last vector (a computed
+  // increment is finite), which its reverse reads as "replay the substeps from y_n".
   int stage_count() const { return tableau_.stages + 1 + (control_.is_adaptive() ? 1 : 0); }
 
   // step(), also writing the vectors stage_count() describes into `stages`.
@@ -280,6 +291,10 @@ class RosenbrockStepper {
     require_stage_vectors(stages.size(), "step_keeping_stages");
     stages[0] = y;
     step(y, carry, theta);
+    if (substeps_ > 1) {
+      stages[stages.size() - 1].setConstant(std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
     for (std::size_t i = 0; i < increments_.size(); ++i) stages[i + 1] = increments_[i];
     if (control_.is_adaptive()) {
       Vector& size = stages[stages.size() - 1];
@@ -295,6 +310,12 @@ class RosenbrockStepper {
     require_stage_vectors(stages.size(), "adjoint_step_from_stages");
     check_sizes(stages[0], theta);
     check_adjoint_sizes(lambda, mu);
+    ++counters_.adjoint_steps;
+    if (!control_.is_adaptive() && !stages[stages.size() - 1].allFinite()) {
+      advance(stages[0], carry_n, theta);  // taken as substeps: replay them from y_n
+      reverse_advanced_step(carry_n.t, stages[0], theta, lambda, mu);
+      return;
+    }
     const double h =
         control_.is_adaptive() ? stages[stages.size() - 1][0] : fixed_step_size(carry_n);
     evaluate_jacobian(carry_n.t, stages[0], theta);
@@ -372,13 +393,13 @@ class RosenbrockStepper {
   Carry advance(const Vector& y, const Carry& carry, const Vector& theta) {
     Carry next = carry;
     next.step = carry.step + 1;
+    substeps_ = 1;
     if (!control_.is_adaptive()) {
       h_ = fixed_step_size(carry);
       try {
         solve_step(y, carry.t, h_, theta);
       } catch (const SingularMatrix&) {
-        detail::fail<SolverError>("step ", carry.step, " at t = ", carry.t, " (h = ", h_,
-                                  "): the matrix I - h gamma J is singular; take smaller steps");
+        solve_in_substeps(y, carry, theta);
       }
       next.t = control_.is_prescribed()
                    ? carry.t + h_
@@ -396,6 +417,59 @@ class RosenbrockStepper {
           error_estimate();
           return Backend::error_norm(work_, y, y_new_, control_.rtol, control_.atol);
         });
+  }
+
+  // The held step of size h_ from (y, carry), whose M was singular whole, as m = 2, 4, … ≤
+  // max_substeps_ equal substeps (rewind/integrators/held_step_substeps.hpp): leaves substeps_ = m,
+  // their starts in substep_starts_, the last one's increments and factored M in increments_ and
+  // matrix_, y_{n+1} in y_new_. Throws SolverError naming the step when no m succeeds.
+  void solve_in_substeps(const Vector& y, const Carry& carry, const Vector& theta) {
+    SingularMatrix last;
+    int tried = 1;
+    substeps_ = detail::first_substep_count(
+        max_substeps_,
+        [&](int j, int m) {
+          if (j == 0 && substep_starts_.size() < static_cast<std::size_t>(m))
+            substep_starts_.resize(static_cast<std::size_t>(m), Vector::Zero(n_));
+          Vector& start = substep_starts_[static_cast<std::size_t>(j)];
+          start = j == 0 ? y : y_new_;
+          solve_step(start, detail::substep_time(carry.t, j, h_ / m), h_ / m, theta);
+        },
+        last, tried);
+    if (substeps_ == 0) {
+      std::ostringstream cut;
+      if (tried > 1) cut << ", whole and in " << tried << " substeps of h/" << tried;
+      detail::fail<SolverError>("step ", carry.step, " at t = ", carry.t, " (h = ", h_,
+                                "): the matrix I - h gamma J is singular", cut.str(),
+                                "; take smaller steps");
+    }
+    ++rosenbrock_counters_.substepped_steps;
+  }
+
+  // The reverse of the step advance() has just taken from y_n at t: through its increments, or
+  // through its substeps, last first, each re-run from its start (the same operations on the same
+  // bits) but the last, whose increments and factored M are still there.
+  void reverse_advanced_step(double t, const Vector& y_n, const Vector& theta, Vector& lambda,
+                             Vector& mu) {
+    if (substeps_ == 1) {
+      reverse(t, h_, y_n, increments_.data(), theta, lambda, mu);
+      return;
+    }
+    const double hs = h_ / substeps_;
+    for (int j = substeps_ - 1; j >= 0; --j) {
+      const double tj = detail::substep_time(t, j, hs);
+      const Vector& start = substep_starts_[static_cast<std::size_t>(j)];
+      if (j < substeps_ - 1) {
+        try {
+          solve_step(start, tj, hs, theta);
+        } catch (const SingularMatrix&) {
+          detail::fail<SolverError>("adjoint of the step at t = ", t, " (h = ", h_, "): substep ",
+                                    j + 1, " of ", substeps_,
+                                    ", whose matrix factored forward, is singular when replayed");
+        }
+      }
+      reverse(tj, hs, start, increments_.data(), theta, lambda, mu);
+    }
   }
 
   // A first adaptive step of 1 % of the time y0 takes to change by its own size at the rate
@@ -525,7 +599,6 @@ class RosenbrockStepper {
         if (p_ > 0) mu += mu_stage_;
       }
     lambda += second_y_;
-    ++counters_.adjoint_steps;
   }
 
   // second_y_ += ∇_y [w_iᵀ J(y_n) U_i], mu += ∇_θ [the same], w_i in solved_.
@@ -553,6 +626,9 @@ class RosenbrockStepper {
   Vector time_rate_, time_weight_;  // ∂f/∂t(t_n, y_n) and its adjoint weight (non-autonomous)
   StageMatrix<P> matrix_;           // J(y_n), I − hγJ factored, solves
   double h_ = 0.0;
+  int max_substeps_ = 64;               // a held step's most substeps (solve_in_substeps)
+  int substeps_ = 1;                    // substeps of the step advance() took last (fixed steps)
+  std::vector<Vector> substep_starts_;  // their start states
   PiController controller_;
   StepperCounters counters_;
   RosenbrockCounters rosenbrock_counters_;

@@ -27,6 +27,7 @@ class DiskOnlySchedule final : public Schedule {
   Index steps() const override { return inner_->steps(); }
   int slots() const override { return inner_->slots(); }
   int memory_slots() const override { return 0; }
+  int stage_units() const override { return inner_->stage_units(); }
   std::string name() const override { return inner_->name() + " on disk"; }
   void reset() override { inner_->reset(); }
   std::unique_ptr<Schedule> clone() const override {
@@ -46,6 +47,7 @@ class MemoryOnlySchedule final : public Schedule {
   Index steps() const override { return inner_->steps(); }
   int slots() const override { return inner_->slots(); }
   int memory_slots() const override { return inner_->slots(); }
+  int stage_units() const override { return inner_->stage_units(); }
   std::string name() const override { return inner_->name() + " in memory"; }
   void reset() override { inner_->reset(); }
   std::unique_ptr<Schedule> clone() const override {
