@@ -11,6 +11,11 @@
 //                                          reference
 //   … --kept-stages       # each esdirk/rodas row again keeping stages ("+kept", below)
 //   … --json                                              # one JSON line per row instead
+//   … --brusselator 256 --solvers gmres --reference gmres --snapshots 40 --repeats 1
+//     --methods esdirk43  # (one line) a large grid: the esdirk43 rows alone (of esdirk32,
+//     esdirk43, rodas4),
+//                         # checkpointed (online revolve with 40 snapshots instead of store-all),
+//                         # each row and the reference run once
 //
 // Robertson's kinetics in the cvsRoberts setting ([0, 4·10⁷], θ = (0.04, 10⁴, 3·10⁷),
 // y0 = (1, 0, 0)); the Brusselator on [0, 10] (rwd::Brusselator2D: its defaults, species
@@ -33,9 +38,15 @@
 // the store-all driver keeping every step's stages (StoreAllOptions::keep_stages, row "…+kept"):
 // the same gradient bits, no step re-run in the reverse sweep, stage_count() times the memory.
 //
+// With --snapshots C the implicit and Rosenbrock rows (and the reference) run under
+// rwd::CheckpointedAdjoint with revolve_schedule(C) — online(C) for these adaptive runs — in
+// place of the store-all driver, whose memory grows with the steps (a 2·256² state is 1 MiB):
+// the same gradient bits (every schedule gives them), a different time; --kept-stages is then
+// refused (stage-keeping schedules need a fixed number of steps).
+//
 // The error of a gradient is max_j |g_j − ref_j| / |ref_j| over θ's components (Robertson's
-// scales differ by 10¹⁰, so a norm would only see dJ/dp1). Times are the median of 3 runs, on one
-// thread (rwd::set_thread_count(1)).
+// scales differ by 10¹⁰, so a norm would only see dJ/dp1). Times are the median of 3 runs (of
+// --repeats R: 1 runs each row once), on one thread (rwd::set_thread_count(1)).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -44,10 +55,13 @@
 #include <functional>
 #include <iostream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "rewind/adjoint/checkpointed_adjoint.hpp"
 #include "rewind/adjoint/store_all_adjoint.hpp"
 #include "rewind/integrators/cvodes_interval_stepper.hpp"
 #include "rewind/integrators/diagonally_implicit_runge_kutta.hpp"
@@ -55,6 +69,7 @@
 #include "rewind/parallel.hpp"
 #include "rewind/problems/brusselator2d.hpp"
 #include "rewind/problems/robertson.hpp"
+#include "rewind/schedule/schedules.hpp"
 
 namespace {
 
@@ -82,26 +97,55 @@ struct Row {
   rwd::Index krylov_products = 0;  // the GMRES rows: jvps and vjps of the stage solves
 };
 
-// The median time of three calls of `run`, and the last call's result.
+// How every row runs: the calls timed (their median), and the snapshots of a checkpointed
+// implicit or Rosenbrock row (0: the store-all driver).
+struct RunOptions {
+  int repeats = 3;
+  int snapshots = 0;
+  std::string methods = "esdirk32,esdirk43,rodas4";  // the Brusselator's rows (--methods)
+};
+RunOptions& run_options() {
+  static RunOptions options;
+  return options;
+}
+
+// The median time of run_options().repeats calls of `run`, and the last call's result.
 template <class Run>
 double median_seconds(Run&& run) {
   std::vector<double> times;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < run_options().repeats; ++i) {
     const auto start = std::chrono::steady_clock::now();
     run();
     times.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(times.begin(), times.end());
-  return times[1];
+  return times[times.size() / 2];
 }
 
-// The store-all driver, keeping stages or not, and the row's name.
+// The store-all driver, keeping stages or not.
 rwd::StoreAllOptions store_all_options(bool keep_stages) {
   rwd::StoreAllOptions options;
   options.keep_stages = keep_stages;
   return options;
 }
+
+// The gradient of `stepper`'s run: store-all (keeping stages or not), or checkpointed with
+// run_options().snapshots.
+template <class Stepper>
+auto gradient_of(Stepper& stepper, const V& y0, const V& theta, bool keep_stages) {
+  const auto objective = rwd::Objective<rwd::EigenBackend>::terminal_squared_norm();
+  if (run_options().snapshots > 0) {
+    rwd::CheckpointedAdjoint driver(stepper, objective);
+    const auto r = driver.run(y0, theta, rwd::revolve_schedule(run_options().snapshots));
+    return std::make_pair(r.summary.steps, V(r.grad_theta));
+  }
+  rwd::StoreAllAdjoint driver(stepper, objective, store_all_options(keep_stages));
+  const auto r = driver.run(y0, theta);
+  return std::make_pair(r.summary.steps, V(r.grad_theta));
+}
+
+// The row's name.
 std::string row_name(const std::string& method, const std::string& suffix, bool keep_stages) {
   return method + suffix + (keep_stages ? "+kept" : "");
 }
@@ -116,14 +160,10 @@ Row implicit_gradient(const Case<P>& c, const std::string& method, double rtol, 
   rwd::DiagonallyImplicitRungeKutta stepper(
       c.problem, rwd::ImplicitTableau::by_name(method),
       rwd::StepControl::adaptive(0.0, c.horizon, rtol, rtol * c.atol_per_rtol), newton);
-  rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm(),
-                              store_all_options(keep_stages));
   Row row{row_name(method, c.suffix, keep_stages), rtol, 0, 0.0, V()};
   row.seconds = median_seconds([&] {
     stepper.reset_counters();
-    const auto result = driver.run(c.y0, c.theta);
-    row.steps = result.summary.steps;
-    row.grad = result.grad_theta;
+    std::tie(row.steps, row.grad) = gradient_of(stepper, c.y0, c.theta, keep_stages);
     row.krylov_products = stepper.implicit_counters().gmres_products;
   });
   return row;
@@ -135,14 +175,9 @@ Row rosenbrock_gradient(const Case<P>& c, const std::string& method, double rtol
   rwd::RosenbrockStepper stepper(
       c.problem, rwd::RosenbrockTableau::by_name(method),
       rwd::StepControl::adaptive(0.0, c.horizon, rtol, rtol * c.atol_per_rtol), c.implicit_solver);
-  rwd::StoreAllAdjoint driver(stepper, rwd::Objective<rwd::EigenBackend>::terminal_squared_norm(),
-                              store_all_options(keep_stages));
   Row row{row_name(method, c.suffix, keep_stages), rtol, 0, 0.0, V()};
-  row.seconds = median_seconds([&] {
-    const auto result = driver.run(c.y0, c.theta);
-    row.steps = result.summary.steps;
-    row.grad = result.grad_theta;
-  });
+  row.seconds = median_seconds(
+      [&] { std::tie(row.steps, row.grad) = gradient_of(stepper, c.y0, c.theta, keep_stages); });
   return row;
 }
 
@@ -290,15 +325,17 @@ void brusselator_table(rwd::Index n, const std::string& solvers, const std::stri
   std::vector<Row> rows;
   for (double rtol : rtols) {
     const double newton = newton_rtol_for(rtol);
+    const std::string& methods = run_options().methods;
     for (const Case* c : cases)
-      add_rows(rows, kept,
-               [&](bool keep) { return implicit_gradient(*c, "esdirk43", rtol, newton, keep); });
+      if (names(methods, "esdirk43"))
+        add_rows(rows, kept,
+                 [&](bool keep) { return implicit_gradient(*c, "esdirk43", rtol, newton, keep); });
     for (const Case* c : {&gmres, &gmres_ilu})
-      if (names(solvers, c->suffix.substr(1)))
+      if (names(solvers, c->suffix.substr(1)) && names(methods, "esdirk32"))
         add_rows(rows, kept,
                  [&](bool keep) { return implicit_gradient(*c, "esdirk32", rtol, newton, keep); });
     for (const Case* c : cases)  // Rosenbrock: direct solvers only
-      if (c != &gmres && c != &gmres_ilu)
+      if (c != &gmres && c != &gmres_ilu && names(methods, "rodas4"))
         add_rows(rows, kept,
                  [&](bool keep) { return rosenbrock_gradient(*c, "rodas4", rtol, keep); });
     for (const Case* c : bdf_cases(cases, gmres)) rows.push_back(bdf_gradient(*c, rtol));
@@ -350,11 +387,23 @@ int main(int argc, char** argv) try {
       rtols = parse_rtols(argv[++i]);
     else if (arg == "--reference-rtol" && i + 1 < argc)
       reference_rtol = std::stod(argv[++i]);
+    else if (arg == "--snapshots" && i + 1 < argc)
+      run_options().snapshots = std::stoi(argv[++i]);
+    else if (arg == "--repeats" && i + 1 < argc)
+      run_options().repeats = std::stoi(argv[++i]);
+    else if (arg == "--methods" && i + 1 < argc)
+      run_options().methods = argv[++i];
     else
       throw rwd::InvalidArgument("unknown argument " + arg +
                                  " (use --json, --kept-stages, --brusselator N, --solvers LIST, "
-                                 "--reference S, --rtols LIST, --reference-rtol R)");
+                                 "--reference S, --rtols LIST, --reference-rtol R, --snapshots C, "
+                                 "--repeats R, --methods LIST)");
   }
+  if (run_options().repeats < 1 || run_options().snapshots < 0)
+    throw rwd::InvalidArgument("--repeats must be >= 1 and --snapshots >= 0");
+  if (kept && run_options().snapshots > 0)
+    throw rwd::InvalidArgument(
+        "--kept-stages keeps every step's stages (store-all); it does not go with --snapshots");
   rwd::set_thread_count(1);
   if (brusselator > 0)
     brusselator_table(brusselator, solvers, reference_by, json, kept, rtols, reference_rtol);

@@ -25,6 +25,7 @@
 #include "rewind/model.hpp"
 #include "rewind/problems/robertson.hpp"
 #include "rewind/schedule/schedules.hpp"
+#include "rewind/warning.hpp"
 #include "support/scratch_directory.hpp"
 
 namespace rwd {
@@ -72,10 +73,24 @@ TEST(ImplicitSubsteps, AHeldStepThatFailsWholeIsItsHalvesTakenAsSteps) {
   const Robertson problem;
   const V y0 = problem.default_initial_state(), theta = problem.default_parameters();
   auto held = esdirk43(problem, {100.0, 100.0});
-  const V y = run(held, y0, theta);
-  EXPECT_EQ(held.implicit_counters().substepped_steps, 1);
-  EXPECT_EQ(held.implicit_counters().newton_failures, 1);  // whole only: the halves converged
-  EXPECT_EQ(held.counters().steps, 42);
+  std::vector<Warning> warnings;
+  V y;
+  {
+    ScopedWarningHandler keep([&](const Warning& w) { warnings.push_back(w); });
+    y = run(held, y0, theta);
+    run(held, y0, theta);  // again: the stepper has said it once
+  }
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].source, "implicit engine");
+  EXPECT_NE(warnings[0].message.find(
+                "esdirk43: step 40 at t = 0.300887 (h = 100): the stage equations failed"),
+            std::string::npos)
+      << warnings[0].message;
+  EXPECT_NE(warnings[0].message.find("taken as 2 substeps of h/2"), std::string::npos)
+      << warnings[0].message;
+  EXPECT_EQ(held.implicit_counters().substepped_steps, 2);  // one in each run
+  EXPECT_EQ(held.implicit_counters().newton_failures, 2);   // whole only: the halves converged
+  EXPECT_EQ(held.counters().steps, 84);
   auto halves = esdirk43(problem, {50.0, 50.0, 100.0});
   EXPECT_TRUE(same_bits(y, run(halves, y0, theta)));
   EXPECT_EQ(halves.implicit_counters().newton_failures, 0);

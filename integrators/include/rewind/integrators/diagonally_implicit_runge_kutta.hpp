@@ -112,6 +112,8 @@ struct NewtonOptions {
   ImplicitLinearSolver linear_solver = ImplicitLinearSolver::automatic;
   // Fixed or prescribed steps: the most equal substeps a step whose stage equations fail is cut
   // into (2, 4, … up to this); 1 stops the run at the first failure. Adaptive steps shrink instead.
+  // A step cut into m substeps holds their m start states (state-sized vectors, kept by the
+  // stepper for its reverse), so a large state may want a smaller limit.
   int max_substeps = 64;
 
   void validate() const {
@@ -459,6 +461,8 @@ class DiagonallyImplicitRungeKutta {
         failure, tried);
     if (substeps_ == 0) fail_newton(carry, h_, failure, tried);
     ++implicit_counters_.substepped_steps;
+    detail::warn_first_substeps(warned_substeps_, "implicit engine", tableau_.name,
+                                "the stage equations failed", carry.step, carry.t, h_, substeps_);
   }
 
   // The reverse of the step advance() has just taken (t: its start): through its stages, or
@@ -855,6 +859,7 @@ class DiagonallyImplicitRungeKutta {
   double h_ = 0.0;
   int substeps_ = 1;                    // substeps of the step advance() took last (fixed steps)
   std::vector<Vector> substep_starts_;  // their start states (solve_in_substeps)
+  bool warned_substeps_ = false;        // warn_first_substeps has warned
   PiController controller_;
   StepperCounters counters_;
   mutable ImplicitCounters implicit_counters_;

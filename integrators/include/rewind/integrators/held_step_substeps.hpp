@@ -11,7 +11,11 @@
 // search and the substeps' times.
 #pragma once
 
+#include <string>
+
 #include "rewind/error.hpp"
+#include "rewind/types.hpp"
+#include "rewind/warning.hpp"
 
 namespace rwd::detail {
 
@@ -47,6 +51,20 @@ int first_substep_count(int max_substeps, SolveSubstep&& solve_substep, Failure&
     }
   }
   return 0;
+}
+
+// The one warning a stepper gives when it first cuts a held step (`warned` keeps it to one: a
+// replay or a later cut step says nothing more), so that a run whose fixed steps were not all
+// taken as asked says so. `source` names the engine ("implicit engine", "Rosenbrock engine"),
+// `method` the tableau, `failure` what failed at the whole step.
+inline void warn_first_substeps(bool& warned, const char* source, const std::string& method,
+                                const char* failure, Index step, double t, double h, int substeps) {
+  if (warned) return;
+  warned = true;
+  warn(source, method, ": step ", step, " at t = ", t, " (h = ", h, "): ", failure,
+       " at the whole step, which was taken as ", substeps, " substeps of h/", substeps,
+       "; later steps are cut alike where they fail, without another warning (max_substeps = 1 "
+       "stops the run there instead)");
 }
 
 }  // namespace rwd::detail

@@ -444,6 +444,8 @@ class RosenbrockStepper {
                                 "; take smaller steps");
     }
     ++rosenbrock_counters_.substepped_steps;
+    detail::warn_first_substeps(warned_substeps_, "Rosenbrock engine", tableau_.name,
+                                "I - h gamma J was singular", carry.step, carry.t, h_, substeps_);
   }
 
   // The reverse of the step advance() has just taken from y_n at t: through its increments, or
@@ -629,6 +631,7 @@ class RosenbrockStepper {
   int max_substeps_ = 64;               // a held step's most substeps (solve_in_substeps)
   int substeps_ = 1;                    // substeps of the step advance() took last (fixed steps)
   std::vector<Vector> substep_starts_;  // their start states
+  bool warned_substeps_ = false;        // warn_first_substeps has warned
   PiController controller_;
   StepperCounters counters_;
   RosenbrockCounters rosenbrock_counters_;
