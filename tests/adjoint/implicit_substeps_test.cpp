@@ -26,6 +26,7 @@
 #include "rewind/problems/robertson.hpp"
 #include "rewind/schedule/schedules.hpp"
 #include "rewind/warning.hpp"
+#include "support/same_gradient_bits.hpp"
 #include "support/scratch_directory.hpp"
 
 namespace rwd {
@@ -107,9 +108,7 @@ TEST(ImplicitSubsteps, TheGradientIsTheHalvesGradientBitForBit) {
   auto halves = esdirk43(problem, {50.0, 50.0, 100.0});
   const auto a = StoreAllAdjoint(held, objective).run(y0, theta);
   const auto b = StoreAllAdjoint(halves, objective).run(y0, theta);
-  EXPECT_EQ(a.loss, b.loss);
-  EXPECT_TRUE(same_bits(a.grad_theta, b.grad_theta));
-  EXPECT_TRUE(same_bits(a.grad_y0, b.grad_y0));
+  testing::expect_same_gradient_bits<EigenBackend>(a, b);
 }
 
 TEST(ImplicitSubsteps, WithoutSubstepsTheRunStopsAtTheStepNamingIt) {
@@ -195,10 +194,7 @@ TEST(ImplicitSubsteps, EveryScheduleAndStoreGivesTheStoreAllBits) {
     stepper.reset_counters();
     const auto r = driver.run(y0, theta, planner);
     EXPECT_GE(stepper.implicit_counters().substepped_steps, 1);
-    EXPECT_EQ(r.loss, reference.loss);
-    EXPECT_TRUE(same_bits(r.grad_y0, reference.grad_y0));
-    EXPECT_TRUE(same_bits(r.grad_theta, reference.grad_theta));
-    EXPECT_TRUE(same_bits(r.y_final, reference.y_final));
+    testing::expect_same_gradient_bits<EigenBackend>(r, reference);
     EXPECT_TRUE(r.drift.bitwise_identical());
   }
 }
@@ -255,10 +251,7 @@ TEST(ImplicitSubsteps, RosenbrockCutsAStepWhoseMatrixIsSingular) {
   const auto a = StoreAllAdjoint(held, objective).run(y0, theta);
   const auto b = StoreAllAdjoint(halves, objective).run(y0, theta);
   EXPECT_EQ(held.rosenbrock_counters().substepped_steps, 2);  // forward, and replayed
-  EXPECT_EQ(a.loss, b.loss);
-  EXPECT_TRUE(same_bits(a.y_final, b.y_final));
-  EXPECT_TRUE(same_bits(a.grad_theta, b.grad_theta));
-  EXPECT_TRUE(same_bits(a.grad_y0, b.grad_y0));
+  testing::expect_same_gradient_bits<EigenBackend>(a, b);
   const int s = held.stage_count();
   for (const auto& [name, planner] : std::vector<std::pair<std::string, Planner>>{
            {"revolve c=2", revolve_schedule(2)},
@@ -267,8 +260,7 @@ TEST(ImplicitSubsteps, RosenbrockCutsAStepWhoseMatrixIsSingular) {
     CheckpointOptions options;
     options.drift_policy = DriftPolicy::fail;
     const auto r = CheckpointedAdjoint(held, objective, options).run(y0, theta, planner);
-    EXPECT_TRUE(same_bits(r.grad_theta, a.grad_theta));
-    EXPECT_TRUE(same_bits(r.grad_y0, a.grad_y0));
+    testing::expect_same_gradient_bits<EigenBackend>(r, a);
   }
   EXPECT_THROW(rodas4({h}, 0), InvalidArgument);
 }
