@@ -138,6 +138,7 @@ DataFitSettings resolve_data_fit_settings(const FitCommandOptions& options) {
   run.linear_solver = flags.linear_solver;
   run.newton_rtol = flags.newton_rtol;
   run.newton_atol = flags.newton_atol;
+  run.max_substeps = flags.max_substeps;
   run.adaptive = flags.adaptive;  // its tolerances and method checked as `rewind run`'s
   run.rtol = flags.rtol;
   run.atol = flags.atol;

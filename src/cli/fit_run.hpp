@@ -197,6 +197,7 @@ inline RunOptions fit_method_options(const RunOptions& flags, const Observations
   run.linear_solver = flags.linear_solver;
   run.newton_rtol = flags.newton_rtol;
   run.newton_atol = flags.newton_atol;
+  run.max_substeps = flags.max_substeps;
   if (run.method != observations.method) return run;
   const MethodSettings& recorded = observations.method_settings;
   const auto recorded_value = [](double value) {

@@ -74,6 +74,10 @@ void add_method_flags(CLI::App& command, RunOptions& options, MethodFlagUse use)
                      "1e-10); the gradient is exact up to this residual");
   command.add_option("--newton-atol", options.newton_atol,
                      "implicit methods: Newton's absolute tolerance (default 1e-12)");
+  command.add_option("--max-substeps", options.max_substeps,
+                     "implicit and Rosenbrock methods, fixed steps: a step whose\n"
+                     "stage equations fail whole is taken as 2, 4, ... equal\n"
+                     "substeps, at most this many (default 64; 1: stop there)");
 }
 
 }  // namespace rwd::cli

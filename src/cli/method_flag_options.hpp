@@ -7,8 +7,9 @@
 //   rwd::cli::add_method_flags(*generate, *options, rwd::cli::MethodFlagUse::generate);
 //
 // run: --method, --adaptive, --t-final, --rtol, --atol, --linear-solver, --newton-rtol,
-// --newton-atol. generate and fit: the same without --adaptive and --t-final (observations are
-// step indices of a run whose steps do not depend on θ: fixed steps, or BDF's fixed intervals).
+// --newton-atol, --max-substeps. generate and fit: the same without --adaptive and --t-final
+// (observations are step indices of a run whose steps do not depend on θ: fixed steps, or BDF's
+// fixed intervals).
 #pragma once
 
 #include <CLI/CLI.hpp>

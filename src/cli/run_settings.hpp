@@ -56,6 +56,7 @@ struct RunOptions {
   std::string linear_solver;      // bdf: dense | band | gmres; empty: band if the problem has one
   std::optional<double> newton_rtol;  // implicit Runge–Kutta methods: NewtonOptions::rtol
   std::optional<double> newton_atol;  // … and NewtonOptions::atol
+  std::optional<int> max_substeps;    // implicit and Rosenbrock methods: a failed fixed step's cut
   std::optional<std::uint64_t> seed;  // --seed: noise seed of a problem with noise (0 … 2^64 − 1)
   std::uint64_t fd_seed = 1;          // direction of the finite-difference spot check (--fd-seed)
   std::optional<double> fd_epsilon;  // first (largest) spot-check step; default: default_fd_step
@@ -176,6 +177,15 @@ inline ImplicitLinearSolver implicit_linear_solver(const RunOptions& options,
                                      "with a band)");
 }
 
+// --max-substeps N, refused outside [1, 2^20] (rewind/integrators/held_step_substeps.hpp).
+inline int checked_max_substeps(int n) {
+  if (n < 1 || n > rwd::detail::kMaxHeldStepSubsteps)
+    rwd::detail::fail<InvalidArgument>("--max-substeps ", n,
+                                       ": must be in [1, 2^20] (1: a fixed step whose stage "
+                                       "equations fail stops the run)");
+  return n;
+}
+
 // A Rosenbrock method solves one linear system per stage and no nonlinear one: the Newton flags
 // do not apply; --linear-solver chooses how its matrices are factored.
 inline void apply_rosenbrock_options(const RunOptions& options, RosenbrockMethod& rosenbrock) {
@@ -185,6 +195,7 @@ inline void apply_rosenbrock_options(const RunOptions& options, RosenbrockMethod
                                        " is a Rosenbrock method, which solves no nonlinear "
                                        "system (no Newton iteration)");
   rosenbrock.linear_solver = implicit_linear_solver(options, rosenbrock.tableau.name);
+  if (options.max_substeps) rosenbrock.max_substeps = checked_max_substeps(*options.max_substeps);
 }
 
 // The implicit methods' flags: --newton-rtol/--newton-atol into the method's NewtonOptions, and
@@ -200,6 +211,9 @@ inline void apply_implicit_options(const RunOptions& options, ImplicitRungeKutta
           options.newton_rtol ? "--newton-rtol" : "--newton-atol",
           " applies to the implicit methods (backward_euler, trapezoid, sdirk2, esdirk32, "
           "esdirk43)");
+    if (options.max_substeps)
+      rwd::detail::fail<InvalidArgument>(
+          "--max-substeps applies to the implicit and Rosenbrock methods' fixed steps");
     return;
   }
   implicit->newton.linear_solver = implicit_linear_solver(options, implicit->tableau.name);
@@ -213,6 +227,8 @@ inline void apply_implicit_options(const RunOptions& options, ImplicitRungeKutta
                                     "must be finite and > 0");
     implicit->newton.atol = *options.newton_atol;
   }
+  if (options.max_substeps)
+    implicit->newton.max_substeps = checked_max_substeps(*options.max_substeps);
   implicit->newton.validate();
 }
 

@@ -75,6 +75,7 @@ struct ImplicitRungeKuttaMethod {
 struct RosenbrockMethod {
   RosenbrockTableau tableau;
   ImplicitLinearSolver linear_solver = ImplicitLinearSolver::automatic;
+  int max_substeps = 64;  // a fixed step whose I − hγJ is singular: its most substeps
 };
 
 using Method = std::variant<ExplicitRungeKuttaMethod, StochasticMethod, BdfMethod,
@@ -199,7 +200,8 @@ decltype(auto) with_stepper(const P& problem, const Method& method, const StepCo
   if (const auto* ros = std::get_if<RosenbrockMethod>(&method)) {
     if constexpr (ImplicitEngineProblem<P>) {
       // refuses an unfit problem
-      RosenbrockStepper stepper(problem, ros->tableau, control, ros->linear_solver);
+      RosenbrockStepper stepper(problem, ros->tableau, control, ros->linear_solver,
+                                ros->max_substeps);
       return std::forward<F>(f)(stepper);
     } else {
       detail::fail<InvalidArgument>("the Rosenbrock method ", ros->tableau.name,
