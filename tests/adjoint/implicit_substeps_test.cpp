@@ -63,6 +63,25 @@ DiagonallyImplicitRungeKutta<Robertson> esdirk43(const Robertson& problem,
                                       newton(max_substeps));
 }
 
+// Each planner's checkpointed gradient of `stepper`'s run (disk levels in a scratch directory):
+// `reference`'s bits, with no drift in any replay.
+template <class Stepper, class Reference>
+void expect_every_planner_gives(Stepper& stepper, const Objective<EigenBackend>& objective,
+                                const V& y0, const V& theta,
+                                const std::vector<std::pair<std::string, Planner>>& planners,
+                                const Reference& reference) {
+  test::ScratchDirectory scratch;
+  CheckpointOptions options;
+  options.drift_policy = DriftPolicy::fail;
+  options.disk.directory = scratch.path();
+  for (const auto& [name, planner] : planners) {
+    SCOPED_TRACE(name);
+    const auto r = CheckpointedAdjoint(stepper, objective, options).run(y0, theta, planner);
+    testing::expect_same_gradient_bits<EigenBackend>(r, reference);
+    EXPECT_TRUE(r.drift.bitwise_identical());
+  }
+}
+
 V run(DiagonallyImplicitRungeKutta<Robertson>& stepper, const V& y0, const V& theta) {
   V y = y0;
   Carry carry = stepper.initial_carry(y, theta);
@@ -176,27 +195,15 @@ TEST(ImplicitSubsteps, EveryScheduleAndStoreGivesTheStoreAllBits) {
   const auto objective = Objective<EigenBackend>::trajectory_misfit(steps, data);
   auto stepper = esdirk43(problem, {100.0, 100.0});
   const int s = stepper.stage_count();
-  StoreAllAdjoint reference_driver(stepper, objective);
-  const auto reference = reference_driver.run(y0, theta);
-  test::ScratchDirectory scratch;
-  for (const auto& [name, planner] : std::vector<std::pair<std::string, Planner>>{
-           {"revolve c=3", revolve_schedule(3)},
-           {"uniform k=7", uniform_schedule(7)},
-           {"revolve c=4 on disk", on_disk(revolve_schedule(4))},
-           {"stage-aware 20 units", stage_aware_schedule(20, s)},
-           {"stage-aware 8 units on disk", on_disk(stage_aware_schedule(8, s))},
-           {"store-all stages", store_all_stages_schedule(s)}}) {
-    SCOPED_TRACE(name);
-    CheckpointOptions options;
-    options.drift_policy = DriftPolicy::fail;
-    options.disk.directory = scratch.path();
-    CheckpointedAdjoint driver(stepper, objective, options);
-    stepper.reset_counters();
-    const auto r = driver.run(y0, theta, planner);
-    EXPECT_GE(stepper.implicit_counters().substepped_steps, 1);
-    testing::expect_same_gradient_bits<EigenBackend>(r, reference);
-    EXPECT_TRUE(r.drift.bitwise_identical());
-  }
+  const auto reference = StoreAllAdjoint(stepper, objective).run(y0, theta);
+  expect_every_planner_gives(stepper, objective, y0, theta,
+                             {{"revolve c=3", revolve_schedule(3)},
+                              {"uniform k=7", uniform_schedule(7)},
+                              {"revolve c=4 on disk", on_disk(revolve_schedule(4))},
+                              {"stage-aware 20 units", stage_aware_schedule(20, s)},
+                              {"stage-aware 8 units on disk", on_disk(stage_aware_schedule(8, s))},
+                              {"store-all stages", store_all_stages_schedule(s)}},
+                             reference);
 }
 
 // Kept stages: a substepped step keeps y_n and a marker, and its reverse replays the substeps
@@ -252,16 +259,10 @@ TEST(ImplicitSubsteps, RosenbrockCutsAStepWhoseMatrixIsSingular) {
   const auto b = StoreAllAdjoint(halves, objective).run(y0, theta);
   EXPECT_EQ(held.rosenbrock_counters().substepped_steps, 2);  // forward, and replayed
   testing::expect_same_gradient_bits<EigenBackend>(a, b);
-  const int s = held.stage_count();
-  for (const auto& [name, planner] : std::vector<std::pair<std::string, Planner>>{
-           {"revolve c=2", revolve_schedule(2)},
-           {"store-all stages", store_all_stages_schedule(s)}}) {
-    SCOPED_TRACE(name);
-    CheckpointOptions options;
-    options.drift_policy = DriftPolicy::fail;
-    const auto r = CheckpointedAdjoint(held, objective, options).run(y0, theta, planner);
-    testing::expect_same_gradient_bits<EigenBackend>(r, a);
-  }
+  expect_every_planner_gives(held, objective, y0, theta,
+                             {{"revolve c=2", revolve_schedule(2)},
+                              {"store-all stages", store_all_stages_schedule(held.stage_count())}},
+                             a);
   EXPECT_THROW(rodas4({h}, 0), InvalidArgument);
 }
 

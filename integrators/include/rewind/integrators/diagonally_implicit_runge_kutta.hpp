@@ -114,7 +114,7 @@ struct NewtonOptions {
   // into (2, 4, … up to this); 1 stops the run at the first failure. Adaptive steps shrink instead.
   // A step cut into m substeps holds their m start states (state-sized vectors, kept by the
   // stepper for its reverse), so a large state may want a smaller limit.
-  int max_substeps = 64;
+  int max_substeps = detail::kDefaultMaxSubsteps;
 
   void validate() const {
     if (!(rtol > 0.0) || !std::isfinite(rtol))
@@ -503,15 +503,14 @@ class DiagonallyImplicitRungeKutta {
   // A fixed step that failed whole and in every count of substeps up to `substeps` (1: not cut).
   [[noreturn]] void fail_newton(const Carry& carry, double h, const NewtonFailure& f,
                                 int substeps) const {
-    std::ostringstream cut;
-    if (substeps > 1) cut << ", whole and in " << substeps << " substeps of h/" << substeps;
+    const std::string cut = detail::substeps_tried_text(substeps);
     if (f.stage < 0)
       detail::fail<SolverError>("step ", carry.step, " at t = ", carry.t, " (h = ", h,
-                                "): the iteration matrix I - h a_ii J is singular", cut.str(),
+                                "): the iteration matrix I - h a_ii J is singular", cut,
                                 " (reciprocal condition ", f.update_norm, "); take smaller steps");
     detail::fail<SolverError>("step ", carry.step, " at t = ", carry.t, " (h = ", h,
                               "): the Newton iteration of stage ", f.stage + 1, " did not converge",
-                              cut.str(), " (last: ", f.iterations, " iterations, update norm ",
+                              cut, " (last: ", f.iterations, " iterations, update norm ",
                               f.update_norm, "); take smaller steps or loosen NewtonOptions");
   }
 

@@ -19,8 +19,9 @@
 
 namespace rwd::detail {
 
-// The most substeps a held step may be cut into: 2^20.
+// The most substeps a held step may be cut into: 2^20; and the engines' default limit.
 inline constexpr int kMaxHeldStepSubsteps = 1 << 20;
+inline constexpr int kDefaultMaxSubsteps = 64;
 
 // Refuses a limit outside [1, 2^20] (1: a failed held step stops the run), naming `owner`.
 inline void validate_max_substeps(int max_substeps, const char* owner) {
@@ -51,6 +52,14 @@ int first_substep_count(int max_substeps, SolveSubstep&& solve_substep, Failure&
     }
   }
   return 0;
+}
+
+// ", whole and in m substeps of h/m" for a failure message when the search tried up to m
+// substeps (`tried` from first_substep_count), "" when it tried none.
+inline std::string substeps_tried_text(int tried) {
+  if (tried <= 1) return {};
+  const std::string m = std::to_string(tried);
+  return ", whole and in " + m + " substeps of h/" + m;
 }
 
 // The one warning a stepper gives when it first cuts a held step (`warned` keeps it to one: a

@@ -164,7 +164,7 @@ class RosenbrockStepper {
   // most `max_substeps` substeps (1: the run stops there).
   RosenbrockStepper(const P& problem, RosenbrockTableau tableau, StepControl control,
                     ImplicitLinearSolver linear_solver = ImplicitLinearSolver::automatic,
-                    int max_substeps = 64)
+                    int max_substeps = detail::kDefaultMaxSubsteps)
       : problem_(problem),
         tableau_(std::move(tableau)),
         control_(control),
@@ -437,11 +437,9 @@ class RosenbrockStepper {
         },
         last, tried);
     if (substeps_ == 0) {
-      std::ostringstream cut;
-      if (tried > 1) cut << ", whole and in " << tried << " substeps of h/" << tried;
       detail::fail<SolverError>("step ", carry.step, " at t = ", carry.t, " (h = ", h_,
-                                "): the matrix I - h gamma J is singular", cut.str(),
-                                "; take smaller steps");
+                                "): the matrix I - h gamma J is singular",
+                                detail::substeps_tried_text(tried), "; take smaller steps");
     }
     ++rosenbrock_counters_.substepped_steps;
     detail::warn_first_substeps(warned_substeps_, "Rosenbrock engine", tableau_.name,
@@ -628,7 +626,8 @@ class RosenbrockStepper {
   Vector time_rate_, time_weight_;  // ∂f/∂t(t_n, y_n) and its adjoint weight (non-autonomous)
   StageMatrix<P> matrix_;           // J(y_n), I − hγJ factored, solves
   double h_ = 0.0;
-  int max_substeps_ = 64;               // a held step's most substeps (solve_in_substeps)
+  int max_substeps_ =
+      detail::kDefaultMaxSubsteps;      // a held step's most substeps (solve_in_substeps)
   int substeps_ = 1;                    // substeps of the step advance() took last (fixed steps)
   std::vector<Vector> substep_starts_;  // their start states
   bool warned_substeps_ = false;        // warn_first_substeps has warned

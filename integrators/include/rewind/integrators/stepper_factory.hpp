@@ -75,7 +75,8 @@ struct ImplicitRungeKuttaMethod {
 struct RosenbrockMethod {
   RosenbrockTableau tableau;
   ImplicitLinearSolver linear_solver = ImplicitLinearSolver::automatic;
-  int max_substeps = 64;  // a fixed step whose I − hγJ is singular: its most substeps
+  int max_substeps =
+      detail::kDefaultMaxSubsteps;  // a fixed step whose I − hγJ is singular: its most substeps
 };
 
 using Method = std::variant<ExplicitRungeKuttaMethod, StochasticMethod, BdfMethod,
